@@ -1,0 +1,39 @@
+// Package sharedtest locates the project's shared reference data (real
+// transcripts and ccusage's totals for them) for tests that read it in place.
+package sharedtest
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Dir returns the shared data folder beside the repository, skipping the
+// test when it is absent (outside the project's CI).
+func Dir(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate the repository")
+	}
+	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+	if _, err := os.Stat(filepath.Join(dir, "transcripts")); err != nil {
+		t.Skipf("shared reference data not found at %s: skipping", dir)
+	}
+	return dir
+}
+
+// Transcripts lists the real transcripts whose names match pattern (a glob
+// such as "claude-code_*.jsonl").
+func Transcripts(t testing.TB, pattern string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(Dir(t), "transcripts", pattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatalf("no shared transcripts match %s", pattern)
+	}
+	return files
+}

@@ -1,0 +1,227 @@
+// Package report turns sessions into the spillway.report/v1 document and
+// writes it as JSON, CSV or a text table.
+package report
+
+import (
+	"sort"
+	"time"
+
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Schema names the JSON contract.
+const Schema = "spillway.report/v1"
+
+// Report is the whole document.
+type Report struct {
+	Schema   string     `json:"schema"`
+	Prices   string     `json:"prices"`
+	Sessions []*Session `json:"sessions"`
+}
+
+// Session is one transcript's report.
+type Session struct {
+	Path      string         `json:"path"`
+	Format    string         `json:"format"`
+	SessionID string         `json:"session_id"`
+	Title     string         `json:"title,omitempty"`
+	Version   string         `json:"agent_version,omitempty"`
+	Models    []string       `json:"models"`
+	Calls     []Call         `json:"calls"`
+	Results   []Result       `json:"results"`
+	Events    []Event        `json:"events"`
+	Totals    Totals         `json:"totals"`
+	Warnings  []Warning      `json:"warnings"`
+	Skipped   map[string]int `json:"skipped_records"`
+	Lines     int            `json:"lines"`
+}
+
+// Call is one API call.
+type Call struct {
+	Index        int        `json:"index"`
+	Line         int        `json:"line"`
+	Time         *time.Time `json:"time"`
+	Model        string     `json:"model"`
+	Segment      int        `json:"segment"`
+	Sidechain    bool       `json:"sidechain,omitempty"`
+	Recorded     *Tokens    `json:"recorded"`
+	PromptTokens *int64     `json:"prompt_tokens"`
+	OutputTokens *int64     `json:"output_tokens"`
+	CostUSD      *float64   `json:"cost_usd"`
+	ToolCalls    int        `json:"tool_calls"`
+}
+
+// Tokens are recorded token counts; the four kinds add up to what was billed.
+type Tokens struct {
+	Input         int64 `json:"input"`
+	CacheCreation int64 `json:"cache_creation"`
+	CacheRead     int64 `json:"cache_read"`
+	Output        int64 `json:"output"`
+}
+
+func (t *Tokens) add(u transcript.Usage) {
+	t.Input += u.Input
+	t.CacheCreation += u.CacheCreation
+	t.CacheRead += u.CacheRead
+	t.Output += u.Output
+}
+
+// Result is one tool result.
+type Result struct {
+	CallID    string `json:"call_id"`
+	Tool      string `json:"tool"`
+	CallIndex int    `json:"call_index"`
+	Line      int    `json:"line"`
+	IsError   bool   `json:"is_error"`
+	Bytes     int    `json:"bytes"`
+	Images    int    `json:"images,omitempty"`
+	Clipped   bool   `json:"clipped_by_log,omitempty"`
+}
+
+// Event is a compaction or sidechain boundary.
+type Event struct {
+	Kind       string `json:"kind"`
+	Line       int    `json:"line"`
+	BeforeCall int    `json:"before_call"`
+	Trigger    string `json:"trigger,omitempty"`
+	PreTokens  int64  `json:"pre_tokens,omitempty"`
+}
+
+// Totals sum a session.
+type Totals struct {
+	APICalls    int    `json:"api_calls"`
+	Recorded    Tokens `json:"recorded"`
+	CallsNoData int    `json:"calls_without_usage"`
+	ToolResults int    `json:"tool_results"`
+	ResultBytes int64  `json:"result_bytes"`
+	// CostUSD is null when nothing was recorded or a model has no price.
+	CostUSD        *float64    `json:"cost_usd"`
+	PricedCostUSD  float64     `json:"priced_cost_usd"`
+	UnpricedModels []string    `json:"unpriced_models"`
+	ByModel        []ModelCost `json:"by_model"`
+	Compactions    int         `json:"compactions"`
+	Warnings       int         `json:"warnings"`
+}
+
+// ModelCost is one model's share of a session.
+type ModelCost struct {
+	Model    string   `json:"model"`
+	APICalls int      `json:"api_calls"`
+	Recorded Tokens   `json:"recorded"`
+	CostUSD  *float64 `json:"cost_usd"`
+}
+
+// Warning is a line the reader could not fully use.
+type Warning struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// Build reports one session priced with prices.
+func Build(s *transcript.Session, prices *pricing.Table) *Session {
+	out := &Session{
+		Path: s.Path, Format: string(s.Format), SessionID: s.ID, Title: s.Title, Version: s.Version,
+		Models: nonNil(s.Models), Calls: make([]Call, 0, len(s.Calls)), Results: []Result{},
+		Events: []Event{}, Warnings: make([]Warning, 0, len(s.Warnings)), Skipped: s.Skipped, Lines: s.Lines,
+	}
+	t := &out.Totals
+	byModel := map[string]*ModelCost{}
+	unpriced := map[string]bool{}
+	var recordedCalls int
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		rc := Call{
+			Index: c.Index, Line: c.Line, Time: timePtr(c.Time), Model: c.Model,
+			Segment: c.Segment, Sidechain: c.Sidechain, ToolCalls: len(c.ToolCalls),
+		}
+		if c.Usage != nil {
+			recordedCalls++
+			u := *c.Usage
+			rc.Recorded = &Tokens{Input: u.Input, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Output: u.Output}
+			prompt, output := u.Prompt(), u.Output
+			rc.PromptTokens, rc.OutputTokens = &prompt, &output
+			t.Recorded.add(u)
+			m := byModel[c.Model]
+			if m == nil {
+				m = &ModelCost{Model: c.Model}
+				byModel[c.Model] = m
+			}
+			m.APICalls++
+			m.Recorded.add(u)
+			if usd, ok := prices.Cost(c.Model, u); ok {
+				rc.CostUSD = &usd
+				t.PricedCostUSD += usd
+				m.CostUSD = addPtr(m.CostUSD, usd)
+			} else {
+				unpriced[c.Model] = true
+			}
+		} else {
+			t.CallsNoData++
+		}
+		out.Calls = append(out.Calls, rc)
+	}
+	for _, r := range s.Results() {
+		out.Results = append(out.Results, Result{
+			CallID: r.CallID, Tool: r.Tool, CallIndex: r.CallIndex, Line: r.Line,
+			IsError: r.IsError, Bytes: r.Bytes(), Images: r.Images, Clipped: r.Clipped,
+		})
+		t.ResultBytes += int64(r.Bytes())
+	}
+	for _, e := range s.Events {
+		out.Events = append(out.Events, Event{Kind: string(e.Kind), Line: e.Line, BeforeCall: e.BeforeCall, Trigger: e.Trigger, PreTokens: e.PreTokens})
+		if e.Kind == transcript.EventCompaction {
+			t.Compactions++
+		}
+	}
+	for _, w := range s.Warnings {
+		out.Warnings = append(out.Warnings, Warning{Line: w.Line, Message: w.Message})
+	}
+	t.APICalls = len(s.Calls)
+	t.ToolResults = len(out.Results)
+	t.Warnings = s.WarningCount
+	t.UnpricedModels = sortedKeys(unpriced)
+	if recordedCalls > 0 && len(unpriced) == 0 {
+		usd := t.PricedCostUSD
+		t.CostUSD = &usd
+	}
+	for _, name := range sortedKeys(byModel) {
+		t.ByModel = append(t.ByModel, *byModel[name])
+	}
+	if t.ByModel == nil {
+		t.ByModel = []ModelCost{}
+	}
+	return out
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func addPtr(p *float64, v float64) *float64 {
+	if p == nil {
+		return &v
+	}
+	*p += v
+	return p
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

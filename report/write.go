@@ -1,0 +1,177 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Writer writes a report one session at a time, so a long list of sessions
+// never has to be held in memory.
+type Writer interface {
+	Begin() error
+	Session(*Session) error
+	End() error
+}
+
+// Formats lists the output formats NewWriter accepts.
+var Formats = []string{"text", "json", "csv"}
+
+// NewWriter returns a writer for format ("text", "json" or "csv"); prices
+// names the price table in the output.
+func NewWriter(format string, w io.Writer, prices string) (Writer, error) {
+	switch format {
+	case "text", "":
+		return &textWriter{w: w}, nil
+	case "json":
+		return &jsonWriter{w: w, prices: prices}, nil
+	case "csv":
+		return &csvWriter{w: csv.NewWriter(w)}, nil
+	}
+	return nil, fmt.Errorf("unknown report format %q (want %s)", format, strings.Join(Formats, ", "))
+}
+
+type jsonWriter struct {
+	w      io.Writer
+	prices string
+	n      int
+}
+
+func (j *jsonWriter) Begin() error {
+	head, _ := json.Marshal(struct {
+		Schema string `json:"schema"`
+		Prices string `json:"prices"`
+	}{Schema, j.prices})
+	_, err := fmt.Fprintf(j.w, "%s,\"sessions\":[\n", head[:len(head)-1])
+	return err
+}
+
+func (j *jsonWriter) Session(s *Session) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode session %s: %w", s.Path, err)
+	}
+	if j.n > 0 {
+		if _, err := io.WriteString(j.w, ",\n"); err != nil {
+			return err
+		}
+	}
+	j.n++
+	_, err = j.w.Write(data)
+	return err
+}
+
+func (j *jsonWriter) End() error {
+	_, err := io.WriteString(j.w, "\n]}\n")
+	return err
+}
+
+type csvWriter struct{ w *csv.Writer }
+
+func (c *csvWriter) Begin() error {
+	return c.w.Write([]string{"session_id", "path", "format", "index", "time", "model",
+		"input", "cache_creation", "cache_read", "output", "prompt_tokens", "cost_usd", "tool_calls"})
+}
+
+func (c *csvWriter) Session(s *Session) error {
+	for _, call := range s.Calls {
+		row := []string{s.SessionID, s.Path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), call.Model}
+		if r := call.Recorded; r != nil {
+			row = append(row, itoa(r.Input), itoa(r.CacheCreation), itoa(r.CacheRead), itoa(r.Output), itoa(*call.PromptTokens))
+		} else {
+			row = append(row, "", "", "", "", "")
+		}
+		cost := ""
+		if call.CostUSD != nil {
+			cost = strconv.FormatFloat(*call.CostUSD, 'f', 9, 64)
+		}
+		row = append(row, cost, strconv.Itoa(call.ToolCalls))
+		if err := c.w.Write(row); err != nil {
+			return err
+		}
+	}
+	c.w.Flush()
+	return c.w.Error()
+}
+
+func (c *csvWriter) End() error {
+	c.w.Flush()
+	return c.w.Error()
+}
+
+func csvTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.Format(time.RFC3339Nano)
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+type textWriter struct {
+	w io.Writer
+	n int
+}
+
+func (t *textWriter) Begin() error { return nil }
+func (t *textWriter) End() error   { return nil }
+
+func (t *textWriter) Session(s *Session) error {
+	var b strings.Builder
+	if t.n > 0 {
+		b.WriteString("\n")
+	}
+	t.n++
+	fmt.Fprintf(&b, "%s\n", Clean(s.Path))
+	fmt.Fprintf(&b, "  %s", s.Format)
+	if s.Version != "" {
+		fmt.Fprintf(&b, " %s", Clean(s.Version))
+	}
+	fmt.Fprintf(&b, " · session %s", Clean(s.SessionID))
+	if s.Title != "" {
+		fmt.Fprintf(&b, " · %q", Clean(s.Title))
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "call\ttime\tmodel\tprompt\toutput\tcost\ttools\t")
+	for _, c := range s.Calls {
+		prompt, output := "–", "–"
+		if c.Recorded != nil {
+			prompt, output = Count(*c.PromptTokens), Count(*c.OutputTokens)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, output, USD(c.CostUSD), c.ToolCalls)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	tot := s.Totals
+	fmt.Fprintf(&b, "  %d API calls, %d tool results (%s), %d compactions\n",
+		tot.APICalls, tot.ToolResults, Bytes(tot.ResultBytes), tot.Compactions)
+	fmt.Fprintf(&b, "  recorded: input %s · cache write %s · cache read %s · output %s\n",
+		Count(tot.Recorded.Input), Count(tot.Recorded.CacheCreation), Count(tot.Recorded.CacheRead), Count(tot.Recorded.Output))
+	fmt.Fprintf(&b, "  cost: %s", USD(tot.CostUSD))
+	switch {
+	case len(tot.UnpricedModels) > 0:
+		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", Clean(strings.Join(tot.UnpricedModels, ", ")), USD(&tot.PricedCostUSD))
+	case tot.CallsNoData == tot.APICalls:
+		b.WriteString(" (the log records no usage)")
+	}
+	b.WriteString("\n")
+	if tot.Warnings > 0 {
+		fmt.Fprintf(&b, "  %d warning(s); first at line %d: %s\n", tot.Warnings, s.Warnings[0].Line, Clean(s.Warnings[0].Message))
+	}
+	_, err := io.WriteString(t.w, b.String())
+	return err
+}
+
+func clock(t *time.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return t.Format("2006-01-02 15:04:05")
+}

@@ -1,0 +1,185 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+)
+
+// builder holds what every reader needs while it assembles a Session: the
+// calls so far, where each tool call lives, the current context segment and
+// the warnings.
+type builder struct {
+	s         *Session
+	toolCalls map[string]toolRef
+	models    map[string]bool
+	segment   int
+	sidechain bool
+	// leading collects what arrived before the first call.
+	leading Call
+}
+
+type toolRef struct {
+	call int // index into s.Calls
+	pos  int // index into that call's ToolCalls
+}
+
+func newBuilder(path string, format Format) *builder {
+	return &builder{
+		s:         &Session{Path: path, Format: format, Skipped: map[string]int{}},
+		toolCalls: map[string]toolRef{},
+		models:    map[string]bool{},
+		leading:   Call{Index: -1},
+	}
+}
+
+func (b *builder) warnf(line int, format string, args ...any) {
+	b.s.WarningCount++
+	if len(b.s.Warnings) < MaxWarnings {
+		b.s.Warnings = append(b.s.Warnings, Warning{Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (b *builder) skip(kind string) { b.s.Skipped[kind]++ }
+
+// newCall appends a call and returns it. Pointers into s.Calls stay valid
+// only until the next newCall.
+func (b *builder) newCall(line int, t time.Time, model string, sidechain bool) *Call {
+	if sidechain != b.sidechain {
+		kind := EventSidechainEnd
+		if sidechain {
+			kind = EventSidechainStart
+		}
+		b.s.Events = append(b.s.Events, Event{Kind: kind, Line: line, Time: t, BeforeCall: len(b.s.Calls)})
+		b.sidechain = sidechain
+	}
+	b.noteModel(model)
+	b.s.Calls = append(b.s.Calls, Call{
+		Index: len(b.s.Calls), Line: line, Time: t, Model: model,
+		Segment: b.segment, Sidechain: sidechain,
+	})
+	return &b.s.Calls[len(b.s.Calls)-1]
+}
+
+func (b *builder) noteModel(model string) {
+	if model == "" || b.models[model] {
+		return
+	}
+	b.models[model] = true
+	b.s.Models = append(b.s.Models, model)
+}
+
+// last is the call that new results and prompts belong after.
+func (b *builder) last() *Call {
+	if len(b.s.Calls) == 0 {
+		return &b.leading
+	}
+	return &b.s.Calls[len(b.s.Calls)-1]
+}
+
+// addToolCall records a tool call on the given call. A repeated id (a
+// resumed session that copies earlier lines) keeps the first.
+func (b *builder) addToolCall(callIndex int, tc ToolCall) {
+	if _, dup := b.toolCalls[tc.ID]; dup && tc.ID != "" {
+		return
+	}
+	c := &b.s.Calls[callIndex]
+	if tc.ID != "" {
+		b.toolCalls[tc.ID] = toolRef{call: callIndex, pos: len(c.ToolCalls)}
+	}
+	c.ToolCalls = append(c.ToolCalls, tc)
+}
+
+// addResult links a result to its tool call and files it after the latest call.
+func (b *builder) addResult(r ToolResult) {
+	r.CallIndex = -1
+	if ref, ok := b.toolCalls[r.CallID]; ok && r.CallID != "" {
+		tc := b.s.Calls[ref.call].ToolCalls[ref.pos]
+		r.Tool, r.Input, r.CallIndex = tc.Name, tc.Input, ref.call
+	} else if r.Tool == "" {
+		b.warnf(r.Line, "tool result for unknown call id %q", r.CallID)
+	}
+	last := b.last()
+	last.Results = append(last.Results, r)
+}
+
+func (b *builder) addPrompt(p Prompt) {
+	last := b.last()
+	last.Prompts = append(last.Prompts, p)
+}
+
+// compaction starts a new context segment before the next call.
+func (b *builder) compaction(e Event) {
+	e.Kind = EventCompaction
+	e.BeforeCall = len(b.s.Calls)
+	b.s.Events = append(b.s.Events, e)
+	b.segment++
+}
+
+// lastCompaction returns the compaction event that no call has followed yet.
+func (b *builder) lastCompaction() *Event {
+	for i := len(b.s.Events) - 1; i >= 0; i-- {
+		e := &b.s.Events[i]
+		if e.BeforeCall != len(b.s.Calls) {
+			return nil
+		}
+		if e.Kind == EventCompaction {
+			return e
+		}
+	}
+	return nil
+}
+
+func (b *builder) session() *Session {
+	s := b.s
+	if len(b.leading.Results) > 0 || len(b.leading.Prompts) > 0 {
+		s.Leading = b.leading
+	}
+	return s
+}
+
+// rawJSON returns raw as JSON, quoting it as a string when it is not JSON.
+func rawJSON(raw []byte) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	if json.Valid(raw) {
+		return json.RawMessage(append([]byte(nil), raw...))
+	}
+	q, _ := json.Marshal(string(raw))
+	return q
+}
+
+func parseTime(s []byte) time.Time {
+	if len(s) == 0 {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(s))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// snapshotOf copies what reading goes on changing, so the copy can be read
+// while the builder keeps appending. Inner slices are only ever appended to
+// beyond the copied lengths, so sharing their arrays is safe.
+func snapshotOf(b *builder) *Session {
+	s := *b.session()
+	s.Calls = slices.Clone(s.Calls)
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		c.ToolCalls = slices.Clip(c.ToolCalls)
+		c.Results = slices.Clip(c.Results)
+		c.Prompts = slices.Clip(c.Prompts)
+	}
+	s.Leading.Results = slices.Clip(s.Leading.Results)
+	s.Leading.Prompts = slices.Clip(s.Leading.Prompts)
+	s.Events = slices.Clone(s.Events)
+	s.Models = slices.Clip(s.Models)
+	s.Warnings = slices.Clip(s.Warnings)
+	s.Skipped = maps.Clone(s.Skipped)
+	return &s
+}

@@ -1,0 +1,541 @@
+package lines
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Options tunes Follow. The zero value is ready to use.
+type Options struct {
+	// Poll is the interval of the polling fallback, which is always on
+	// because network and virtual file systems send no notifications.
+	// Default 1s.
+	Poll time.Duration
+	// PollOnly disables fsnotify: changes are seen only by polling.
+	PollOnly bool
+	// Start is the byte offset to start the first file at: 0 is the
+	// beginning, -1 the current end. A line that began before Start is
+	// skipped; a Start beyond the end of the file restarts it at 0 with a
+	// Truncated event. In directory mode it applies only to a file that
+	// exists when Follow is called; files found later are read from 0.
+	Start int64
+	// Match tells, in directory mode, which files are sessions.
+	// Default: names ending in ".jsonl".
+	Match func(path string) bool
+	// BatchLines is the maximum number of lines in one event (default
+	// 4096). A batch is also cut once it holds about 4 MiB.
+	BatchLines int
+}
+
+const (
+	defaultPoll       = time.Second
+	defaultBatchLines = 4096
+	maxBatchBytes     = 4 << 20
+	// fingerprintLen bytes just before the read offset are kept and compared
+	// on every read: a file truncated and refilled to at least the same size
+	// cannot be told apart from an appended one by its size alone.
+	fingerprintLen = 64
+	arenaSize      = 64 << 10
+)
+
+func (o Options) withDefaults() Options {
+	if o.Poll <= 0 {
+		o.Poll = defaultPoll
+	}
+	if o.BatchLines <= 0 {
+		o.BatchLines = defaultBatchLines
+	}
+	if o.Match == nil {
+		o.Match = func(p string) bool { return strings.HasSuffix(filepath.Base(p), ".jsonl") }
+	}
+	return o
+}
+
+// Kind tells what an Event reports.
+type Kind int
+
+const (
+	// Lines carries complete lines appended to Path.
+	Lines Kind = iota + 1
+	// Truncated: Path was truncated (or rewritten); reading restarts at
+	// offset 0 and an incomplete last line is dropped.
+	Truncated
+	// Rotated: Path now names another file (rename, atomic replace, delete
+	// and recreate). The old file was read to its end; the new one is read
+	// from offset 0.
+	Rotated
+	// Switched: in directory mode, Path is the session now followed, read
+	// from Offset. It announces every file, the first one included.
+	Switched
+	// Error reports a non-fatal problem; following goes on.
+	Error
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Lines:
+		return "Lines"
+	case Truncated:
+		return "Truncated"
+	case Rotated:
+		return "Rotated"
+	case Switched:
+		return "Switched"
+	case Error:
+		return "Error"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Event is what Follow delivers.
+type Event struct {
+	Kind Kind
+	// Path is the file the event is about.
+	Path string
+	// Lines holds, for Kind Lines, complete lines without their '\n', in
+	// order. They belong to the receiver; lines of one event may share a
+	// backing array, but never overlap.
+	Lines [][]byte
+	// Offset is the file offset just after the last delivered byte: a
+	// value to pass as Options.Start to resume.
+	Offset int64
+	// Err is set for Kind Error.
+	Err error
+}
+
+// Follow delivers the complete lines of path as they are appended, until ctx
+// is done; then the channel is closed. A slow receiver makes Follow wait:
+// nothing is dropped.
+//
+// path may be a file, which must exist, or a directory: then Follow follows
+// the newest matching file anywhere below it, waiting for one if there is
+// none, and switches to each matching file that appears later unless it is
+// older than the current one (by modification time).
+func Follow(ctx context.Context, path string, opt Options) (<-chan Event, error) {
+	f, err := newFollower(ctx, path, opt)
+	if err != nil {
+		return nil, fmt.Errorf("follow %s: %w", path, err)
+	}
+	f.start()
+	return f.out, nil
+}
+
+type follower struct {
+	ctx  context.Context
+	opt  Options
+	out  chan Event
+	file string // file mode: the path followed
+	root string // directory mode: the tree searched for sessions
+
+	cur      *tailer
+	curPath  atomic.Pointer[string] // read by the watch goroutine
+	baseline time.Time              // modification time of cur when chosen
+	known    map[string]uint64      // directory mode: files seen, by scan generation
+	gen      uint64
+
+	watcher     *fsnotify.Watcher
+	watched     map[string]bool
+	watchFailed bool
+	sig         signals
+	wake        chan struct{}
+	watchDone   chan struct{}
+	notices     []Event // sent at the next opportunity
+
+	buf        []byte
+	batch      [][]byte
+	batchBytes int
+	batchPath  string
+	batchOff   int64
+	arena      []byte
+}
+
+// tailer reads one open file from a kept offset.
+type tailer struct {
+	path      string
+	f         *os.File
+	info      os.FileInfo // of f when opened, to recognise it by identity
+	off       int64       // next byte to read
+	done      int64       // offset just after the last complete line
+	fp        []byte      // up to fingerprintLen bytes just before off
+	skipFirst bool        // the first line began before the start offset
+	split     Splitter
+	onLine    func([]byte) error
+	lastErr   string
+}
+
+func newFollower(ctx context.Context, path string, opt Options) (*follower, error) {
+	opt = opt.withDefaults()
+	clean := filepath.Clean(path)
+	st, err := os.Stat(clean)
+	if err != nil {
+		return nil, err
+	}
+	f := &follower{
+		ctx:     ctx,
+		opt:     opt,
+		out:     make(chan Event, 4),
+		wake:    make(chan struct{}, 1),
+		watched: make(map[string]bool),
+	}
+	f.setCurPath("")
+	if !opt.PollOnly {
+		w, err := fsnotify.NewWatcher()
+		if err != nil {
+			f.watchFailed = true
+			f.notices = append(f.notices, Event{Kind: Error, Path: clean,
+				Err: fmt.Errorf("watch: %w (polling every %v)", err, opt.Poll)})
+		} else {
+			f.watcher = w
+		}
+	}
+	if st.IsDir() {
+		f.root = clean
+		f.known = make(map[string]uint64)
+		newest, newestT := "", time.Time{}
+		f.walk(clean, func(p string) {
+			f.known[p] = f.gen
+			if fi, err := os.Stat(p); err == nil && (newest == "" || fi.ModTime().After(newestT)) {
+				newest, newestT = p, fi.ModTime()
+			}
+		})
+		if newest != "" {
+			ev, err := f.attach(newest, opt.Start, Switched)
+			if err != nil {
+				f.close()
+				return nil, err
+			}
+			f.notices = append(f.notices, ev...)
+		}
+		return f, nil
+	}
+	f.file = clean
+	f.watchDir(filepath.Dir(clean))
+	ev, err := f.attach(clean, opt.Start, 0)
+	if err != nil {
+		f.close()
+		return nil, err
+	}
+	f.notices = append(f.notices, ev...)
+	return f, nil
+}
+
+func (f *follower) start() {
+	if f.watcher != nil {
+		f.watchDone = make(chan struct{})
+		go f.watch()
+	}
+	go f.run()
+}
+
+func (f *follower) run() {
+	defer func() {
+		f.close()
+		close(f.out)
+	}()
+	tick := time.NewTicker(f.opt.Poll)
+	defer tick.Stop()
+	full := false
+	for {
+		if f.step(full) != nil {
+			return
+		}
+		full = false
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-f.wake:
+		case <-tick.C:
+			full = true
+		}
+	}
+}
+
+// close releases everything; it waits for the watch goroutine.
+func (f *follower) close() {
+	if f.watcher != nil {
+		f.watcher.Close()
+		if f.watchDone != nil {
+			<-f.watchDone
+		}
+	}
+	if f.cur != nil {
+		f.cur.f.Close()
+		f.cur = nil
+	}
+}
+
+// step brings everything up to date. full is set on poll ticks. It returns
+// an error only when ctx is done.
+func (f *follower) step(full bool) error {
+	evs, resync := f.takeSignals()
+	if err := f.sendNotices(); err != nil {
+		return err
+	}
+	if f.root != "" {
+		if err := f.scan(evs, full || resync); err != nil {
+			return err
+		}
+	} else {
+		for _, ev := range evs {
+			f.unwatch(ev.Name)
+		}
+		if full {
+			f.watchDir(filepath.Dir(f.file))
+		}
+	}
+	if f.cur != nil {
+		if err := f.poll(); err != nil {
+			return err
+		}
+	}
+	if err := f.flush(); err != nil {
+		return err
+	}
+	return f.sendNotices()
+}
+
+// setCurPath tells the watch goroutine which file's writes matter.
+func (f *follower) setCurPath(p string) { f.curPath.Store(&p) }
+
+// target is the path given to Follow, cleaned.
+func (f *follower) target() string {
+	if f.root != "" {
+		return f.root
+	}
+	return f.file
+}
+
+// attach makes path the current file, read from start, and returns the
+// events announcing it (kind 0: none).
+func (f *follower) attach(path string, start int64, kind Kind) ([]Event, error) {
+	t, restarted, err := f.open(path, start)
+	if err != nil {
+		return nil, err
+	}
+	f.setCur(t)
+	var evs []Event
+	if kind != 0 {
+		evs = append(evs, Event{Kind: kind, Path: path, Offset: t.off})
+	}
+	if restarted {
+		evs = append(evs, Event{Kind: Truncated, Path: path})
+	}
+	return evs, nil
+}
+
+// open opens path to be read from start; restarted tells that start was
+// beyond the end of the file, so reading starts at 0 instead.
+func (f *follower) open(path string, start int64) (t *tailer, restarted bool, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	info, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, false, err
+	}
+	if !info.Mode().IsRegular() {
+		fh.Close()
+		return nil, false, fmt.Errorf("%s: not a regular file", path)
+	}
+	t = &tailer{path: path, f: fh, info: info}
+	t.onLine = func(line []byte) error { return f.addLine(t, line) }
+	switch size := info.Size(); {
+	case start < 0:
+		start = size
+	case start > size:
+		start, restarted = 0, true
+	}
+	if start > 0 {
+		k := min(start, fingerprintLen)
+		t.fp = make([]byte, k, fingerprintLen)
+		if _, err := fh.ReadAt(t.fp, start-k); err != nil {
+			// Shrunk since the Stat.
+			start, restarted, t.fp = 0, true, t.fp[:0]
+		} else {
+			t.skipFirst = t.fp[k-1] != '\n'
+		}
+	}
+	t.off, t.done = start, start
+	return t, restarted, nil
+}
+
+// setCur makes t the current file, closing the previous one.
+func (f *follower) setCur(t *tailer) {
+	if f.cur != nil && f.cur != t {
+		f.cur.f.Close()
+	}
+	f.cur = t
+	f.baseline = t.info.ModTime()
+	f.setCurPath(t.path)
+}
+
+// poll reads the current file to its end, then checks whether its path now
+// names another file; if so it drains the old file and moves to the new one.
+func (f *follower) poll() error {
+	t := f.cur
+	if err := f.read(t); err != nil {
+		return err
+	}
+	st, err := os.Stat(t.path)
+	if err != nil || os.SameFile(st, t.info) || !st.Mode().IsRegular() {
+		// Gone (deleted or renamed away, maybe with writers still
+		// appending to it): keep reading the open file until the path
+		// names a new one.
+		return nil
+	}
+	// The writer may have appended to the old file after the rename.
+	if err := f.read(t); err != nil {
+		return err
+	}
+	if err := f.flush(); err != nil {
+		return err
+	}
+	nt, _, err := f.open(t.path, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // renamed again in between; the next look decides
+		}
+		return f.report(t, err)
+	}
+	if os.SameFile(nt.info, t.info) {
+		nt.f.Close() // raced back to the old file
+		return nil
+	}
+	f.setCur(nt)
+	if err := f.send(Event{Kind: Rotated, Path: nt.path}); err != nil {
+		return err
+	}
+	return f.read(nt)
+}
+
+// read delivers what was appended to t since the last read, up to the
+// current end of the file.
+func (f *follower) read(t *tailer) error {
+	if f.buf == nil {
+		f.buf = make([]byte, fingerprintLen+readChunk)
+	}
+	for {
+		k := len(t.fp)
+		n, err := t.f.ReadAt(f.buf, t.off-int64(k))
+		if err != nil && err != io.EOF {
+			return f.report(t, fmt.Errorf("read %s: %w", t.path, err))
+		}
+		t.lastErr = ""
+		if n < k || !bytes.Equal(f.buf[:k], t.fp) {
+			if err := f.emit(Event{Kind: Truncated, Path: t.path}); err != nil {
+				return err
+			}
+			t.off, t.done, t.fp, t.skipFirst = 0, 0, t.fp[:0], false
+			t.split.Reset()
+			continue
+		}
+		if n == k {
+			return nil
+		}
+		if err := t.split.Split(f.buf[k:n], t.onLine); err != nil {
+			return err
+		}
+		t.off += int64(n - k)
+		// The buffer holds the file from t.off-k on, so its tail is
+		// exactly the bytes before the new offset.
+		m := min(n, fingerprintLen)
+		t.fp = append(t.fp[:0], f.buf[n-m:n]...)
+		if n < len(f.buf) {
+			return nil
+		}
+	}
+}
+
+// report delivers a non-fatal error, once until the next success.
+func (f *follower) report(t *tailer, err error) error {
+	if t.lastErr == err.Error() {
+		return nil
+	}
+	t.lastErr = err.Error()
+	return f.emit(Event{Kind: Error, Path: t.path, Err: err})
+}
+
+func (f *follower) addLine(t *tailer, line []byte) error {
+	t.done += int64(len(line)) + 1
+	if t.skipFirst {
+		t.skipFirst = false
+		return nil
+	}
+	if len(f.batch) > 0 && f.batchPath != t.path {
+		if err := f.flush(); err != nil {
+			return err
+		}
+	}
+	f.batch = append(f.batch, f.copyLine(line))
+	f.batchBytes += len(line)
+	f.batchPath, f.batchOff = t.path, t.done
+	if len(f.batch) >= f.opt.BatchLines || f.batchBytes >= maxBatchBytes {
+		return f.flush()
+	}
+	return nil
+}
+
+// copyLine copies line out of the read buffer; small lines share arenas to
+// spare the allocator.
+func (f *follower) copyLine(line []byte) []byte {
+	n := len(line)
+	if n > arenaSize/4 {
+		return bytes.Clone(line)
+	}
+	if cap(f.arena)-len(f.arena) < n {
+		f.arena = make([]byte, 0, arenaSize)
+	}
+	i := len(f.arena)
+	f.arena = append(f.arena, line...)
+	return f.arena[i : i+n : i+n]
+}
+
+func (f *follower) flush() error {
+	if len(f.batch) == 0 {
+		return nil
+	}
+	ev := Event{Kind: Lines, Path: f.batchPath, Lines: f.batch, Offset: f.batchOff}
+	f.batch, f.batchBytes = nil, 0
+	return f.send(ev)
+}
+
+// emit sends ev after the lines batched so far.
+func (f *follower) emit(ev Event) error {
+	if err := f.flush(); err != nil {
+		return err
+	}
+	return f.send(ev)
+}
+
+func (f *follower) send(ev Event) error {
+	select {
+	case f.out <- ev:
+		return nil
+	case <-f.ctx.Done():
+		return f.ctx.Err()
+	}
+}
+
+func (f *follower) sendNotices() error {
+	for len(f.notices) > 0 {
+		if err := f.emit(f.notices[0]); err != nil {
+			return err
+		}
+		f.notices = f.notices[1:]
+	}
+	f.notices = nil
+	return nil
+}

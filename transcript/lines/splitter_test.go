@@ -1,0 +1,369 @@
+package lines
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// splitAll feeds chunks to a fresh Splitter and returns the lines (copied)
+// and what is left pending.
+func splitAll(t testing.TB, chunks [][]byte) (lines []string, pending string) {
+	t.Helper()
+	var s Splitter
+	for _, c := range chunks {
+		err := s.Split(c, func(line []byte) error {
+			lines = append(lines, string(line))
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Split: %v", err)
+		}
+	}
+	return lines, string(s.Pending())
+}
+
+// want gives the complete lines of data and its trailing partial line.
+func want(data string) ([]string, string) {
+	parts := strings.Split(data, "\n")
+	return parts[:len(parts)-1], parts[len(parts)-1]
+}
+
+func TestSplitterChunkBoundaries(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+	}{
+		{"empty", ""},
+		{"one newline", "\n"},
+		{"empty lines", "\n\n\n"},
+		{"two lines", "a\nb\n"},
+		{"partial last", "a\nbc"},
+		{"no newline", "no newline at all"},
+		{"multibyte", "héllo wörld\n日本語\n🙂\n"},
+		{"crlf kept", "a\r\nb\r\n\r\n"},
+		{"json", "{\"type\":\"user\",\"text\":\"€ 5\"}\n{\"type\":\"assistant\"}\n{\"part"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantLines, wantPending := want(tt.data)
+			data := []byte(tt.data)
+			// Every split into two chunks, and every split into three.
+			for i := 0; i <= len(data); i++ {
+				for j := i; j <= len(data); j++ {
+					chunks := [][]byte{data[:i], data[i:j], data[j:]}
+					lines, pending := splitAll(t, chunks)
+					if diff := cmp.Diff(wantLines, lines, cmpopts.EquateEmpty()); diff != "" {
+						t.Fatalf("cuts at %d,%d: lines mismatch (-want +got):\n%s", i, j, diff)
+					}
+					if pending != wantPending {
+						t.Fatalf("cuts at %d,%d: pending %q, want %q", i, j, pending, wantPending)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSplitterLongLine(t *testing.T) {
+	long := bytes.Repeat([]byte("0123456789abcdef"), 2<<20/16) // 2 MiB
+	data := append([]byte("first\n"), long...)
+	data = append(data, "\nlast\ntail"...)
+	for _, size := range []int{1 << 10, 4 << 10, 1 << 20, len(data)} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			var chunks [][]byte
+			for p := data; len(p) > 0; {
+				n := min(size, len(p))
+				chunks = append(chunks, p[:n])
+				p = p[n:]
+			}
+			lines, pending := splitAll(t, chunks)
+			if len(lines) != 3 || lines[0] != "first" || lines[1] != string(long) || lines[2] != "last" {
+				t.Fatalf("got %d lines with lengths %v", len(lines), lens(lines))
+			}
+			if pending != "tail" {
+				t.Fatalf("pending %q, want %q", pending, "tail")
+			}
+		})
+	}
+}
+
+func lens(ss []string) []int {
+	var n []int
+	for _, s := range ss {
+		n = append(n, len(s))
+	}
+	return n
+}
+
+func TestSplitterPendingReset(t *testing.T) {
+	var s Splitter
+	var got []string
+	collect := func(line []byte) error { got = append(got, string(line)); return nil }
+
+	if err := s.Split([]byte("abc"), collect); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Split([]byte("de"), collect); err != nil {
+		t.Fatal(err)
+	}
+	if p := string(s.Pending()); p != "abcde" {
+		t.Fatalf("Pending = %q, want %q", p, "abcde")
+	}
+	s.Reset()
+	if p := s.Pending(); len(p) != 0 {
+		t.Fatalf("Pending after Reset = %q, want empty", p)
+	}
+	if err := s.Split([]byte("x\ny"), collect); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"x"}, got); diff != "" {
+		t.Fatalf("lines (-want +got):\n%s", diff)
+	}
+	if p := string(s.Pending()); p != "y" {
+		t.Fatalf("Pending = %q, want %q", p, "y")
+	}
+}
+
+func TestSplitterZeroCopy(t *testing.T) {
+	var s Splitter
+	p := []byte("one\ntwo\n")
+	err := s.Split(p, func(line []byte) error {
+		if &line[0] != &p[0] && &line[0] != &p[4] {
+			t.Errorf("line %q was copied", line)
+		}
+		if cap(line) != len(line) {
+			t.Errorf("line %q has cap %d: appending to it would overwrite the input", line, cap(line))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSplitterError(t *testing.T) {
+	stop := errors.New("stop")
+	for _, prefix := range []string{"", "held"} {
+		t.Run("pending="+prefix, func(t *testing.T) {
+			var s Splitter
+			var got []string
+			if err := s.Split([]byte(prefix), nil); err != nil {
+				t.Fatal(err)
+			}
+			err := s.Split([]byte("a\nb\nc\nd"), func(line []byte) error {
+				got = append(got, string(line))
+				if len(got) == 2 {
+					return stop
+				}
+				return nil
+			})
+			if !errors.Is(err, stop) {
+				t.Fatalf("Split error = %v, want %v", err, stop)
+			}
+			if diff := cmp.Diff([]string{prefix + "a", "b"}, got); diff != "" {
+				t.Fatalf("lines (-want +got):\n%s", diff)
+			}
+			if p := s.Pending(); len(p) != 0 {
+				t.Fatalf("Pending after error = %q, want empty", p)
+			}
+		})
+	}
+}
+
+type readLine struct {
+	Line     string
+	Complete bool
+}
+
+func readAll(t *testing.T, r io.Reader) []readLine {
+	t.Helper()
+	var got []readLine
+	err := ReadAll(r, func(line []byte, complete bool) error {
+		got = append(got, readLine{string(line), complete})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("ReadAll: %v", err)
+	}
+	return got
+}
+
+func TestReadAll(t *testing.T) {
+	big := func(c byte) string { return `{"image":"` + strings.Repeat(string(c), 833_000) + `"}` }
+	tests := []struct {
+		name string
+		data string
+		want []readLine
+	}{
+		{"empty", "", nil},
+		{"final line without newline", "a\nb", []readLine{{"a", true}, {"b", false}}},
+		{"final newline", "a\n", []readLine{{"a", true}}},
+		{"empty line", "\n", []readLine{{"", true}}},
+		{"crlf", "a\r\nb\r", []readLine{{"a\r", true}, {"b\r", false}}},
+		{"833 KB lines", big('A') + "\n" + big('B') + "\n" + big('C'),
+			[]readLine{{big('A'), true}, {big('B'), true}, {big('C'), false}}},
+	}
+	readers := []struct {
+		name string
+		wrap func(io.Reader) io.Reader
+	}{
+		{"plain", func(r io.Reader) io.Reader { return r }},
+		{"half", iotest.HalfReader},
+		{"data with EOF", iotest.DataErrReader},
+	}
+	for _, tt := range tests {
+		for _, rd := range readers {
+			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
+				got := readAll(t, rd.wrap(strings.NewReader(tt.data)))
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Fatalf("lines (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func TestReadAllErrors(t *testing.T) {
+	boom := errors.New("boom")
+	err := ReadAll(io.MultiReader(strings.NewReader("a\n"), iotest.ErrReader(boom)),
+		func([]byte, bool) error { return nil })
+	if !errors.Is(err, boom) {
+		t.Fatalf("reader error: got %v, want it to wrap %v", err, boom)
+	}
+
+	stop := errors.New("stop")
+	n := 0
+	err = ReadAll(strings.NewReader("a\nb\nc"), func([]byte, bool) error { n++; return stop })
+	if err != stop || n != 1 {
+		t.Fatalf("callback error: got %v after %d calls, want %v after 1", err, n, stop)
+	}
+	err = ReadAll(strings.NewReader("a\nb\nc"), func(_ []byte, complete bool) error {
+		if !complete {
+			return stop
+		}
+		return nil
+	})
+	if err != stop {
+		t.Fatalf("callback error on final line: got %v, want %v", err, stop)
+	}
+}
+
+type chunkReader struct {
+	data []byte
+	cuts []byte
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(r.data)
+	if len(r.cuts) > 0 {
+		n = int(r.cuts[0])%64 + 1
+		r.cuts = r.cuts[1:]
+	}
+	n = copy(p, r.data[:min(n, len(r.data))])
+	r.data = r.data[n:]
+	return n, nil
+}
+
+func FuzzSplitter(f *testing.F) {
+	f.Add([]byte("a\nb\nc"), []byte{1, 2, 3})
+	f.Add([]byte(""), []byte{})
+	f.Add([]byte("\n\n\n"), []byte{0, 0, 0})
+	f.Add([]byte("héllo\r\nwörld\r\n日本語"), []byte{2, 5, 7, 11})
+	f.Add([]byte("{\"a\":1}\n{\"b\":\"€\"}\n{\"c\""), []byte{9, 3})
+	f.Add(bytes.Repeat([]byte("x"), 300), []byte{63, 63, 63, 63, 63})
+	f.Fuzz(func(t *testing.T, data, cuts []byte) {
+		wantLines, wantPending := want(string(data))
+
+		// Chunk boundaries chosen by cuts.
+		var chunks [][]byte
+		rest := data
+		for _, c := range cuts {
+			n := min(int(c), len(rest))
+			chunks = append(chunks, rest[:n])
+			rest = rest[n:]
+		}
+		chunks = append(chunks, rest)
+		lines, pending := splitAll(t, chunks)
+		if !cmp.Equal(wantLines, lines, cmpopts.EquateEmpty()) || pending != wantPending {
+			t.Fatalf("Split(%q in chunks at %v) = %q + pending %q, want %q + %q",
+				data, cuts, lines, pending, wantLines, wantPending)
+		}
+
+		var got []readLine
+		err := ReadAll(&chunkReader{data, cuts}, func(line []byte, complete bool) error {
+			got = append(got, readLine{string(line), complete})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantAll []readLine
+		for _, l := range wantLines {
+			wantAll = append(wantAll, readLine{l, true})
+		}
+		if wantPending != "" {
+			wantAll = append(wantAll, readLine{wantPending, false})
+		}
+		if !cmp.Equal(wantAll, got) {
+			t.Fatalf("ReadAll(%q in chunks at %v) = %v, want %v", data, cuts, got, wantAll)
+		}
+	})
+}
+
+// jsonl generates transcript-like data of about size bytes: mostly short
+// and medium lines, some large tool outputs and the odd base64 image.
+func jsonl(size int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		var n int
+		switch r := rng.IntN(100); {
+		case r < 70:
+			n = 200 + rng.IntN(800)
+		case r < 95:
+			n = 1000 + rng.IntN(19000)
+		case r < 99:
+			n = 50_000 + rng.IntN(50_000)
+		default:
+			n = 833_000
+		}
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"%08x","message":{"content":"`, i)
+		for j := 0; j < n; j++ {
+			b.WriteByte("abcdefghijklmnopqrstuvwxyz0123456789+/"[rng.IntN(38)])
+		}
+		b.WriteString("\"}}\n")
+	}
+	return b.Bytes()
+}
+
+func BenchmarkSplitter(b *testing.B) {
+	data := jsonl(32 << 20)
+	b.SetBytes(int64(len(data)))
+	var s Splitter
+	n := 0
+	count := func([]byte) error { n++; return nil }
+	for b.Loop() {
+		for p := data; len(p) > 0; {
+			c := min(readChunk, len(p))
+			if err := s.Split(p[:c], count); err != nil {
+				b.Fatal(err)
+			}
+			p = p[c:]
+		}
+	}
+	if n == 0 {
+		b.Fatal("no lines")
+	}
+}

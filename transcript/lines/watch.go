@@ -1,0 +1,237 @@
+package lines
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// maxQueued bounds the directory events kept while the follower is busy;
+// past it they are dropped in favour of a full rescan.
+const maxQueued = 4096
+
+// signals carries what the watch goroutine saw to the follower goroutine.
+type signals struct {
+	mu     sync.Mutex
+	events []fsnotify.Event // Create, Remove and Rename, for the tree
+	resync bool             // events were lost: rescan everything
+	errs   []error
+}
+
+// watch turns fsnotify events into wake-ups. Events are only hints: the
+// kernel coalesces them and may drop them, so the follower always reads to
+// the end of the file and never counts events.
+func (f *follower) watch() {
+	defer close(f.watchDone)
+	for {
+		select {
+		case <-f.ctx.Done():
+			return
+		case ev, ok := <-f.watcher.Events:
+			if !ok {
+				return
+			}
+			name := filepath.Clean(ev.Name)
+			wake := name == *f.curPath.Load()
+			if ev.Op&(fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0 &&
+				(f.root != "" || name == filepath.Dir(f.file)) {
+				ev.Name = name
+				f.sig.mu.Lock()
+				if len(f.sig.events) < maxQueued {
+					f.sig.events = append(f.sig.events, ev)
+				} else {
+					f.sig.events, f.sig.resync = nil, true
+				}
+				f.sig.mu.Unlock()
+				wake = true
+			}
+			if wake {
+				f.poke()
+			}
+		case err, ok := <-f.watcher.Errors:
+			if !ok {
+				return
+			}
+			f.sig.mu.Lock()
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				f.sig.resync = true
+			} else if len(f.sig.errs) < 16 {
+				f.sig.errs = append(f.sig.errs, err)
+			}
+			f.sig.mu.Unlock()
+			f.poke()
+		}
+	}
+}
+
+func (f *follower) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// takeSignals turns watcher errors into notices and returns the queued
+// directory events and whether a full rescan is needed.
+func (f *follower) takeSignals() ([]fsnotify.Event, bool) {
+	f.sig.mu.Lock()
+	evs, resync, errs := f.sig.events, f.sig.resync, f.sig.errs
+	f.sig.events, f.sig.resync, f.sig.errs = nil, false, nil
+	f.sig.mu.Unlock()
+	for _, err := range errs {
+		f.notices = append(f.notices, Event{Kind: Error, Path: f.target(), Err: fmt.Errorf("watch: %w", err)})
+	}
+	return evs, resync
+}
+
+// watchDir adds a watch on dir unless it has one. Failures other than a
+// missing directory are reported once; polling covers for them.
+func (f *follower) watchDir(dir string) {
+	if f.watcher == nil || f.watched[dir] {
+		return
+	}
+	err := f.watcher.Add(dir)
+	if err == nil {
+		f.watched[dir] = true
+		return
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	f.watched[dir] = true // don't retry on every poll
+	if !f.watchFailed {
+		f.watchFailed = true
+		f.notices = append(f.notices, Event{Kind: Error, Path: dir,
+			Err: fmt.Errorf("watch %s: %w (polling every %v)", dir, err, f.opt.Poll)})
+	}
+}
+
+// unwatch forgets the watches of a directory that was removed or renamed,
+// and of the directories below it, so that they are set up again under
+// their new names. fsnotify keeps a moved directory's watches under the old
+// paths.
+func (f *follower) unwatch(dir string) {
+	if !f.watched[dir] {
+		return
+	}
+	prefix := dir + string(filepath.Separator)
+	for p := range f.watched {
+		if p == dir || strings.HasPrefix(p, prefix) {
+			delete(f.watched, p)
+			f.watcher.Remove(p) // already gone for a removed directory
+		}
+	}
+}
+
+// walk calls found for every matching regular file below dir, watching each
+// directory before listing it so that nothing created meanwhile is missed.
+// Symbolic links below dir are not followed.
+func (f *follower) walk(dir string, found func(path string)) {
+	f.watchDir(dir)
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	ents, _ := d.ReadDir(-1)
+	d.Close()
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir():
+			f.walk(p, found)
+		case e.Type().IsRegular() && f.opt.Match(p):
+			found(p)
+		}
+	}
+}
+
+// scan looks, in directory mode, for matching files that appeared since the
+// last look, and switches to the newest of them unless it is older than the
+// current file. A full scan lists the whole tree; otherwise only what the
+// watch goroutine reported is looked at.
+func (f *follower) scan(evs []fsnotify.Event, full bool) error {
+	var cands []string
+	found := func(p string) {
+		if _, ok := f.known[p]; !ok {
+			cands = append(cands, p)
+		}
+		f.known[p] = f.gen
+	}
+	for _, ev := range evs {
+		if ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
+			f.unwatch(ev.Name)
+		}
+		if ev.Op&fsnotify.Create == 0 {
+			continue
+		}
+		fi, err := os.Lstat(ev.Name)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			f.walk(ev.Name, found)
+		case fi.Mode().IsRegular() && f.opt.Match(ev.Name):
+			found(ev.Name)
+		}
+	}
+	if full {
+		f.gen++
+		f.walk(f.root, found)
+		for p, g := range f.known {
+			if g != f.gen {
+				delete(f.known, p)
+			}
+		}
+	}
+
+	best, bestT := "", time.Time{}
+	for _, p := range cands {
+		if f.cur != nil && p == f.cur.path {
+			continue // recreated in place: poll handles it as a rotation
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		if f.cur != nil && os.SameFile(fi, f.cur.info) {
+			if _, err := os.Stat(f.cur.path); errors.Is(err, fs.ErrNotExist) {
+				// The current file was moved: follow it under its new name.
+				f.cur.path = p
+				f.setCurPath(p)
+			}
+			continue
+		}
+		mt := fi.ModTime()
+		if mt.Before(f.baseline) {
+			continue
+		}
+		if best == "" || mt.After(bestT) || (mt.Equal(bestT) && p > best) {
+			best, bestT = p, mt
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	if f.cur != nil {
+		if err := f.read(f.cur); err != nil {
+			return err
+		}
+	}
+	evs2, err := f.attach(best, 0, Switched)
+	if err != nil {
+		f.notices = append(f.notices, Event{Kind: Error, Path: best, Err: fmt.Errorf("open %s: %w", best, err)})
+		return nil
+	}
+	for _, ev := range evs2 {
+		if err := f.emit(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}

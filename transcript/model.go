@@ -1,0 +1,172 @@
+// Package transcript reads the JSONL logs that coding agents write (Claude
+// Code, Codex CLI, Google Antigravity, and spillway's own generic format)
+// into one model: a Session of API calls, each with its recorded usage, the
+// tool calls it made and the tool results that came back before the next call.
+package transcript
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Format names a transcript dialect.
+type Format string
+
+// The formats spillway reads.
+const (
+	FormatClaude      Format = "claude-code"
+	FormatCodex       Format = "codex"
+	FormatAntigravity Format = "antigravity"
+	FormatGeneric     Format = "generic"
+)
+
+// Formats lists every readable format, in detection order.
+var Formats = []Format{FormatClaude, FormatCodex, FormatAntigravity, FormatGeneric}
+
+// Session is one agent conversation as read from one file.
+type Session struct {
+	Path    string
+	Format  Format
+	ID      string
+	Title   string
+	Version string   // agent version, where the log records one
+	Models  []string // in order of first use
+	Calls   []Call
+	Events  []Event
+	// Leading holds results and prompts that arrived before the first call
+	// (a resumed session); its Index is -1.
+	Leading Call
+
+	// Warnings holds at most MaxWarnings entries; WarningCount counts all.
+	Warnings     []Warning
+	WarningCount int
+	// Skipped counts lines of record types the reader does not use, per type.
+	Skipped map[string]int
+	Lines   int // lines read, including blank and skipped ones
+}
+
+// MaxWarnings bounds the warnings kept per session; the rest are only counted.
+const MaxWarnings = 1000
+
+// Call is one model request.
+type Call struct {
+	Index int
+	Line  int // line of the first record of this call
+	Time  time.Time
+	Model string
+	// Usage is what the log recorded for this request; nil when nothing was.
+	Usage *Usage
+	// Segment counts the compactions before this call: calls of one segment
+	// share a context window.
+	Segment   int
+	Sidechain bool
+	// Text is what the model wrote (text blocks only; thinking excluded).
+	Text      string
+	ToolCalls []ToolCall
+	// Results came back after this call and before the next one, in order.
+	Results []ToolResult
+	// Prompts are user messages that arrived after this call, before the next.
+	Prompts []Prompt
+}
+
+// Usage is the recorded token usage of one request. The four billed kinds
+// are disjoint and add up to what the provider billed.
+type Usage struct {
+	Input           int64 // uncached input
+	CacheCreation   int64 // cache writes, all lifetimes
+	CacheCreation1h int64 // part of CacheCreation written with a one-hour lifetime
+	CacheRead       int64 // cached input read
+	Output          int64 // includes reasoning
+	Reasoning       int64 // part of Output, where recorded
+	Fast            bool  // the request ran in fast mode
+}
+
+// Prompt is the size of the prompt the request sent: every input kind.
+func (u Usage) Prompt() int64 { return u.Input + u.CacheCreation + u.CacheRead }
+
+// Total is every billed token of the request.
+func (u Usage) Total() int64 { return u.Prompt() + u.Output }
+
+// ToolCall is a tool invocation the model asked for.
+type ToolCall struct {
+	ID    string
+	Name  string
+	Input json.RawMessage // arguments as JSON (a JSON string for free-text tools)
+}
+
+// ToolResult is what came back from one tool call, as the model saw it.
+type ToolResult struct {
+	CallID string
+	Tool   string          // name of the linked tool call; empty when unlinked
+	Input  json.RawMessage // input of the linked tool call
+	// CallIndex is the API call that made the tool call, -1 when unlinked.
+	CallIndex int
+	Line      int
+	Time      time.Time
+	// Text is the exact text the model received: the text blocks, concatenated.
+	Text    string
+	IsError bool
+	Images  int // image blocks: counted, not decoded
+	Other   int // other non-text blocks
+	// Status carries a format's own state where it has one (Antigravity: RUNNING).
+	Status string
+	// Clipped means the log itself shortened the text: the real result was larger.
+	Clipped bool
+}
+
+// Bytes is the UTF-8 size of the result text.
+func (r ToolResult) Bytes() int { return len(r.Text) }
+
+// Prompt is a user message.
+type Prompt struct {
+	Line   int
+	Text   string
+	Images int
+	Meta   bool // injected by the harness rather than typed (summaries, reminders)
+}
+
+// EventKind classifies a session event.
+type EventKind string
+
+// Event kinds.
+const (
+	EventCompaction     EventKind = "compaction"
+	EventSidechainStart EventKind = "sidechain-start"
+	EventSidechainEnd   EventKind = "sidechain-end"
+)
+
+// Event is something that changes the context between calls.
+type Event struct {
+	Kind EventKind
+	Line int
+	Time time.Time
+	// BeforeCall is the index of the first call after the event.
+	BeforeCall int
+	Trigger    string // compaction: "auto" or "manual", where recorded
+	PreTokens  int64  // compaction: context size before, where recorded
+	Summary    string // compaction: the summary the model continues from
+}
+
+// Warning is a problem with one line that did not stop the reading.
+type Warning struct {
+	Line    int
+	Message string
+}
+
+// Results returns every tool result in transcript order.
+func (s *Session) Results() []*ToolResult {
+	n := len(s.Leading.Results)
+	for i := range s.Calls {
+		n += len(s.Calls[i].Results)
+	}
+	out := make([]*ToolResult, 0, n)
+	for j := range s.Leading.Results {
+		out = append(out, &s.Leading.Results[j])
+	}
+	for i := range s.Calls {
+		for j := range s.Calls[i].Results {
+			out = append(out, &s.Calls[i].Results[j])
+		}
+	}
+	return out
+}

@@ -1,0 +1,285 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+)
+
+// Options control reading.
+type Options struct {
+	// Format skips detection when set.
+	Format Format
+}
+
+// ErrEmpty is returned for a file with no records at all.
+var ErrEmpty = errors.New("empty transcript: no lines to read")
+
+// NotTranscriptError says a file is not a log in any supported format.
+type NotTranscriptError struct {
+	Path   string
+	Reason string
+}
+
+func (e *NotTranscriptError) Error() string {
+	return fmt.Sprintf("%s is not an agent transcript (%s); expected JSON Lines written by Claude Code, Codex CLI or Antigravity, or spillway's generic format", e.Path, e.Reason)
+}
+
+// ParseFormat accepts a format name as given on the command line.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return "", nil
+	case "claude-code", "claude", "claudecode":
+		return FormatClaude, nil
+	case "codex", "codex-cli":
+		return FormatCodex, nil
+	case "antigravity", "gemini-antigravity":
+		return FormatAntigravity, nil
+	case "generic", "spillway":
+		return FormatGeneric, nil
+	}
+	return "", fmt.Errorf("unknown input format %q (want auto, claude-code, codex, antigravity or generic)", s)
+}
+
+// ReadFile reads the transcript at path.
+func ReadFile(path string, opt Options) (*Session, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a transcript file", path)
+	}
+	return Read(f, path, opt)
+}
+
+// Read reads a whole transcript from r; name labels it in errors and in the Session.
+func Read(r io.Reader, name string, opt Options) (*Session, error) {
+	d := NewDecoder(name, opt)
+	err := readAllLines(r, func(line []byte, _ bool) error { return d.Feed(line) })
+	if err != nil {
+		var nt *NotTranscriptError
+		if errors.As(err, &nt) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return d.Finish()
+}
+
+// detectLimit is how many non-blank lines detection looks at before it
+// declares a file not a transcript.
+const detectLimit = 200
+
+// Decoder turns lines into a Session incrementally; Follow uses it on a
+// growing file. It is not safe for concurrent use.
+type Decoder struct {
+	name     string
+	format   Format
+	n        int // line number of the last line fed
+	nonBlank int
+	p        fastjson.Parser
+	b        *builder
+	lp       lineParser
+	held     []heldLine // lines read before the format was known
+	sawJSON  bool
+	failed   error
+}
+
+type heldLine struct {
+	n    int
+	line []byte
+}
+
+// lineParser consumes the parsed records of one format.
+type lineParser interface {
+	record(v *fastjson.Value, line int)
+	// snapshot returns the session as read so far, with any call still
+	// being assembled included, without disturbing further reading.
+	snapshot() *Session
+	finish() *Session
+}
+
+// NewDecoder returns a Decoder for the source called name.
+func NewDecoder(name string, opt Options) *Decoder {
+	d := &Decoder{name: name, format: opt.Format}
+	if opt.Format != "" {
+		d.start(opt.Format)
+	}
+	return d
+}
+
+func (d *Decoder) start(f Format) {
+	d.format = f
+	d.b = newBuilder(d.name, f)
+	switch f {
+	case FormatClaude:
+		d.lp = newClaudeParser(d.b)
+	case FormatCodex:
+		d.lp = newCodexParser(d.b)
+	case FormatAntigravity:
+		d.lp = newAntigravityParser(d.b)
+	default:
+		d.lp = newGenericParser(d.b)
+	}
+}
+
+// Format is the detected or forced format, empty while still undecided.
+func (d *Decoder) Format() Format { return d.format }
+
+// Feed reads one complete line, without its newline. It returns a
+// *NotTranscriptError once enough lines show the input is not a transcript.
+func (d *Decoder) Feed(line []byte) error {
+	if d.failed != nil {
+		return d.failed
+	}
+	d.n++
+	line = bytes.TrimRight(line, "\r")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	d.nonBlank++
+	if d.lp != nil {
+		d.parse(line, d.n)
+		return nil
+	}
+	if f := d.sniff(line); f != "" {
+		d.start(f)
+		for _, h := range d.held {
+			d.parse(h.line, h.n)
+		}
+		d.held = nil
+		d.parse(line, d.n)
+		return nil
+	}
+	d.held = append(d.held, heldLine{d.n, append([]byte(nil), line...)})
+	if d.nonBlank >= detectLimit {
+		d.failed = d.notTranscript()
+		return d.failed
+	}
+	return nil
+}
+
+func (d *Decoder) notTranscript() error {
+	reason := "no line is a JSON object"
+	if d.sawJSON {
+		reason = "its JSON lines match no known record shape"
+	}
+	return &NotTranscriptError{Path: d.name, Reason: reason}
+}
+
+// sniff returns the format a line belongs to, or "" when it cannot tell.
+func (d *Decoder) sniff(line []byte) Format {
+	v, err := d.p.ParseBytes(line)
+	if err != nil || v.Type() != fastjson.TypeObject {
+		return ""
+	}
+	d.sawJSON = true
+	return detect(v)
+}
+
+func (d *Decoder) parse(line []byte, n int) {
+	if !utf8.Valid(line) {
+		d.b.warnf(n, "invalid UTF-8 replaced with U+FFFD")
+		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	}
+	v, err := d.p.ParseBytes(line)
+	if err != nil {
+		d.b.warnf(n, "invalid JSON: %s", shortErr(err))
+		return
+	}
+	if v.Type() != fastjson.TypeObject {
+		d.b.warnf(n, "not a JSON object (%s)", v.Type())
+		return
+	}
+	d.lp.record(v, n)
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, "; unparsed tail"); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimPrefix(s, "cannot parse JSON: ")
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
+
+// Snapshot returns the session read so far; nil while the format is unknown.
+func (d *Decoder) Snapshot() *Session {
+	if d.lp == nil {
+		return nil
+	}
+	s := d.lp.snapshot()
+	d.finishSession(s)
+	return s
+}
+
+// Finish ends the input and returns the session.
+func (d *Decoder) Finish() (*Session, error) {
+	if d.failed != nil {
+		return nil, d.failed
+	}
+	if d.nonBlank == 0 {
+		return nil, fmt.Errorf("%s: %w", d.name, ErrEmpty)
+	}
+	if d.lp == nil {
+		return nil, d.notTranscript()
+	}
+	s := d.lp.finish()
+	d.finishSession(s)
+	return s, nil
+}
+
+func (d *Decoder) finishSession(s *Session) {
+	s.Lines = d.n
+	if s.ID == "" {
+		base := filepath.Base(d.name)
+		s.ID = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+}
+
+// readAllLines is a stand-in until the lines package lands.
+func readAllLines(r io.Reader, fn func([]byte, bool) error) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var long []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, chunk...)
+			continue
+		}
+		if len(long) > 0 {
+			chunk = append(long, chunk...)
+			long = long[:0]
+		}
+		if err == io.EOF {
+			if len(chunk) > 0 {
+				return fn(chunk, false)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if ferr := fn(chunk[:len(chunk)-1], true); ferr != nil {
+			return ferr
+		}
+	}
+}
