@@ -48,8 +48,10 @@ type Call struct {
 	Recorded     *Tokens    `json:"recorded"`
 	PromptTokens *int64     `json:"prompt_tokens"`
 	OutputTokens *int64     `json:"output_tokens"`
-	CostUSD      *float64   `json:"cost_usd"`
-	ToolCalls    int        `json:"tool_calls"`
+	// OutputLowerBound: the log recorded usage before the response ended.
+	OutputLowerBound bool     `json:"output_lower_bound,omitempty"`
+	CostUSD          *float64 `json:"cost_usd"`
+	ToolCalls        int      `json:"tool_calls"`
 }
 
 // Tokens are recorded token counts; the four kinds add up to what was billed.
@@ -101,7 +103,9 @@ type Totals struct {
 	UnpricedModels []string    `json:"unpriced_models"`
 	ByModel        []ModelCost `json:"by_model"`
 	Compactions    int         `json:"compactions"`
-	Warnings       int         `json:"warnings"`
+	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
+	LowerBoundOutputs int `json:"lower_bound_outputs"`
+	Warnings          int `json:"warnings"`
 }
 
 // ModelCost is one model's share of a session.
@@ -141,6 +145,10 @@ func Build(s *transcript.Session, prices *pricing.Table) *Session {
 			rc.Recorded = &Tokens{Input: u.Input, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Output: u.Output}
 			prompt, output := u.Prompt(), u.Output
 			rc.PromptTokens, rc.OutputTokens = &prompt, &output
+			if u.OutputLowerBound {
+				rc.OutputLowerBound = true
+				t.LowerBoundOutputs++
+			}
 			t.Recorded.add(u)
 			m := byModel[c.Model]
 			if m == nil {

@@ -143,15 +143,22 @@ func (t *textWriter) Session(s *Session) error {
 		prompt, output := "–", "–"
 		if c.Recorded != nil {
 			prompt, output = Count(*c.PromptTokens), Count(*c.OutputTokens)
+			if c.OutputLowerBound {
+				output = "≥" + output
+			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, output, USD(c.CostUSD), c.ToolCalls)
+		cost := "–"
+		if c.Recorded != nil {
+			cost = USD(c.CostUSD)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, output, cost, c.ToolCalls)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	tot := s.Totals
-	fmt.Fprintf(&b, "  %d API calls, %d tool results (%s), %d compactions\n",
-		tot.APICalls, tot.ToolResults, Bytes(tot.ResultBytes), tot.Compactions)
+	fmt.Fprintf(&b, "  %s, %s (%s), %s\n", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
+		Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
 	fmt.Fprintf(&b, "  recorded: input %s · cache write %s · cache read %s · output %s\n",
 		Count(tot.Recorded.Input), Count(tot.Recorded.CacheCreation), Count(tot.Recorded.CacheRead), Count(tot.Recorded.Output))
 	fmt.Fprintf(&b, "  cost: %s", USD(tot.CostUSD))
@@ -162,8 +169,12 @@ func (t *textWriter) Session(s *Session) error {
 		b.WriteString(" (the log records no usage)")
 	}
 	b.WriteString("\n")
+	if tot.LowerBoundOutputs > 0 {
+		fmt.Fprintf(&b, "  ≥ lower bound: the log wrote usage as the response began (%s)\n",
+			plural(tot.LowerBoundOutputs, "call"))
+	}
 	if tot.Warnings > 0 {
-		fmt.Fprintf(&b, "  %d warning(s); first at line %d: %s\n", tot.Warnings, s.Warnings[0].Line, Clean(s.Warnings[0].Message))
+		fmt.Fprintf(&b, "  %s; first at line %d: %s\n", plural(tot.Warnings, "warning"), s.Warnings[0].Line, Clean(s.Warnings[0].Message))
 	}
 	_, err := io.WriteString(t.w, b.String())
 	return err
@@ -174,4 +185,11 @@ func clock(t *time.Time) string {
 		return "–"
 	}
 	return t.Format("2006-01-02 15:04:05")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -14,11 +14,12 @@ type claudeParser struct {
 	b      *builder
 	groups map[string]int // group key → call index
 	ranks  map[int]claudeRank
+	ended  map[int]bool // some line of the call recorded a stop_reason
 	uuids  map[string]struct{}
 }
 
 func newClaudeParser(b *builder) *claudeParser {
-	return &claudeParser{b: b, groups: map[string]int{}, ranks: map[int]claudeRank{}, uuids: map[string]struct{}{}}
+	return &claudeParser{b: b, groups: map[string]int{}, ranks: map[int]claudeRank{}, ended: map[int]bool{}, uuids: map[string]struct{}{}}
 }
 
 // claudeRank orders the lines of one response when choosing whose usage to
@@ -124,6 +125,9 @@ func (p *claudeParser) assistant(v *fastjson.Value, line int) {
 			p.groups[key] = idx
 		}
 	}
+	if sr := msg.Get("stop_reason"); sr != nil && sr.Type() == fastjson.TypeString {
+		p.ended[idx] = true
+	}
 	if u := msg.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 		usage, rank := claudeUsage(u, line, p.b)
 		rank.mainChain = !sidechain
@@ -131,6 +135,11 @@ func (p *claudeParser) assistant(v *fastjson.Value, line int) {
 			p.ranks[idx] = rank
 			p.b.s.Calls[idx].Usage = usage
 		}
+	}
+	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == p.ended[idx] {
+		fixed := *u
+		fixed.OutputLowerBound = !p.ended[idx]
+		p.b.s.Calls[idx].Usage = &fixed
 	}
 	switch content := msg.Get("content"); {
 	case content == nil:

@@ -79,6 +79,9 @@ type Usage struct {
 	Output          int64 // includes reasoning
 	Reasoning       int64 // part of Output, where recorded
 	Fast            bool  // the request ran in fast mode
+	// OutputLowerBound means the log wrote usage before the response ended
+	// (Claude Code 2.0 to 2.1.22 record the count at the start of the stream).
+	OutputLowerBound bool
 }
 
 // Prompt is the size of the prompt the request sent: every input kind.

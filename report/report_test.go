@@ -1,0 +1,234 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func fixture(name string) string { return filepath.Join("..", "testdata", "transcripts", name) }
+
+func build(t *testing.T, name string) *Session {
+	t.Helper()
+	s, err := transcript.ReadFile(fixture(name), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(s, pricing.Default())
+}
+
+func TestBuildClaude(t *testing.T) {
+	r := build(t, "claude.jsonl")
+	// claude-sonnet-4-5 rates: input 3e-6, 5-minute write 3.75e-6, one-hour write 6e-6, cache read 3e-7, output 1.5e-5.
+	wantCalls := []float64{
+		3*3e-6 + 1000*3.75e-6 + 5000*3e-7 + 1*1.5e-5,             // 0.005274
+		5*3e-6 + 1500*3.75e-6 + 500*6e-6 + 6000*3e-7 + 50*1.5e-5, // 0.011190
+		7*3e-6 + 300*3.75e-6 + 20*1.5e-5,                         // 0.001446
+	}
+	if len(r.Calls) != len(wantCalls) {
+		t.Fatalf("%d calls", len(r.Calls))
+	}
+	var sum float64
+	for i, c := range r.Calls {
+		if c.CostUSD == nil || math.Abs(*c.CostUSD-wantCalls[i]) > 1e-12 {
+			t.Errorf("call %d cost = %v, want %.9f", i, c.CostUSD, wantCalls[i])
+		}
+		sum += wantCalls[i]
+	}
+	if math.Abs(sum-0.01791) > 1e-12 {
+		t.Fatalf("hand sum %.9f", sum)
+	}
+	tot := r.Totals
+	if tot.CostUSD == nil || math.Abs(*tot.CostUSD-0.01791) > 1e-12 {
+		t.Errorf("total cost = %v, want 0.017910", tot.CostUSD)
+	}
+	wantTok := Tokens{Input: 3 + 5 + 7, CacheCreation: 1000 + 2000 + 300, CacheRead: 5000 + 6000, Output: 1 + 50 + 20}
+	if tot.Recorded != wantTok {
+		t.Errorf("recorded = %+v, want %+v", tot.Recorded, wantTok)
+	}
+	if p := *r.Calls[1].PromptTokens; p != 5+2000+6000 {
+		t.Errorf("prompt tokens of call 1 = %d", p)
+	}
+	// Results: the lock-file read, the grep (two text blocks and an image), the error.
+	lock := "     1→{\n     2→  \"name\": \"café\",\n     3→}\n"
+	wantResults := []Result{
+		{CallID: "toolu_1", Tool: "Read", CallIndex: 0, Line: 6, Bytes: len(lock)},
+		{CallID: "toolu_3", Tool: "Grep", CallIndex: 1, Line: 10, Bytes: len("a.js:1:lodash\nb.js:2:lodash"), Images: 1},
+		{CallID: "toolu_2", Tool: "Bash", CallIndex: 1, Line: 11, IsError: true, Bytes: len("<tool_use_error>npm: not found</tool_use_error>")},
+	}
+	// 11 + 28 + 11 bytes: each line is 5 spaces, a digit and a 3-byte U+2192; é is 2 bytes.
+	if len(lock) != 50 {
+		t.Fatalf("lock text is %d bytes, want 50", len(lock))
+	}
+	if diff := cmp.Diff(wantResults, r.Results); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	if tot.ResultBytes != 50+27+47 || tot.Compactions != 1 || tot.Warnings != 2 || tot.ToolResults != 3 {
+		t.Errorf("totals %+v", tot)
+	}
+}
+
+func TestBuildUnpriced(t *testing.T) {
+	r := build(t, "generic.jsonl")
+	tot := r.Totals
+	if tot.CostUSD != nil {
+		t.Errorf("total cost = %v, want unknown: one model has no price", *tot.CostUSD)
+	}
+	// The priced call: claude-haiku-4-5, 100×1e-6 + 900×1e-7 + 40×5e-6.
+	if want := 100*1e-6 + 900*1e-7 + 40*5e-6; math.Abs(tot.PricedCostUSD-want) > 1e-12 {
+		t.Errorf("priced cost = %.9f, want %.9f", tot.PricedCostUSD, want)
+	}
+	if diff := cmp.Diff([]string{"unknown-model-x"}, tot.UnpricedModels); diff != "" {
+		t.Error(diff)
+	}
+	if r.Calls[1].CostUSD != nil {
+		t.Error("an unpriced call must have no cost, not $0")
+	}
+}
+
+func TestBuildNoUsage(t *testing.T) {
+	r := build(t, "antigravity.jsonl")
+	if r.Totals.CostUSD != nil || r.Totals.CallsNoData != 3 || r.Calls[0].Recorded != nil || r.Calls[0].PromptTokens != nil {
+		t.Errorf("a log without usage must report unknown cost: %+v", r.Totals)
+	}
+}
+
+func TestJSONContract(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter("json", &buf, "test prices")
+	if err := w.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"claude.jsonl", "antigravity.jsonl"} {
+		if err := w.Session(build(t, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema   string `json:"schema"`
+		Sessions []map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, buf.String())
+	}
+	if doc.Schema != "spillway.report/v1" || len(doc.Sessions) != 2 {
+		t.Fatalf("schema %q, %d sessions", doc.Schema, len(doc.Sessions))
+	}
+	for _, key := range []string{"path", "format", "session_id", "models", "calls", "results", "totals", "warnings"} {
+		if _, ok := doc.Sessions[0][key]; !ok {
+			t.Errorf("session lacks %q", key)
+		}
+	}
+	var calls []map[string]json.RawMessage
+	json.Unmarshal(doc.Sessions[0]["calls"], &calls)
+	for _, key := range []string{"index", "time", "model", "recorded", "prompt_tokens", "cost_usd"} {
+		if _, ok := calls[0][key]; !ok {
+			t.Errorf("call lacks %q", key)
+		}
+	}
+	var results []map[string]json.RawMessage
+	json.Unmarshal(doc.Sessions[0]["results"], &results)
+	for _, key := range []string{"call_id", "tool", "call_index", "is_error", "bytes"} {
+		if _, ok := results[0][key]; !ok {
+			t.Errorf("result lacks %q", key)
+		}
+	}
+	var totals map[string]json.RawMessage
+	json.Unmarshal(doc.Sessions[1]["totals"], &totals)
+	for _, key := range []string{"api_calls", "tool_results", "recorded", "cost_usd"} {
+		if _, ok := totals[key]; !ok {
+			t.Errorf("totals lack %q", key)
+		}
+	}
+	if string(totals["cost_usd"]) != "null" {
+		t.Errorf("antigravity cost_usd = %s, want null", totals["cost_usd"])
+	}
+}
+
+func TestCSV(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter("csv", &buf, "")
+	w.Begin()
+	w.Session(build(t, "claude.jsonl"))
+	w.End()
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
+	}
+	want := "sess-claude-1,../testdata/transcripts/claude.jsonl,claude-code,1,2026-01-02T10:00:04Z,claude-sonnet-4-5,5,2000,6000,50,8005,0.011190000,2"
+	if lines[2] != want {
+		t.Errorf("row 1 =\n%s\nwant\n%s", lines[2], want)
+	}
+}
+
+func TestTextGolden(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter("text", &buf, "")
+	for _, name := range []string{"claude.jsonl", "codex.jsonl", "generic.jsonl"} {
+		if err := w.Session(build(t, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden := filepath.Join("..", "testdata", "report", "fixtures.txt")
+	if *update {
+		os.MkdirAll(filepath.Dir(golden), 0o755)
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update)", err)
+	}
+	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
+		t.Errorf("text report differs from %s (-want +got):\n%s", golden, diff)
+	}
+}
+
+func TestFormatters(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 60 * 1024: "60.0 KiB", 5 << 20: "5.0 MiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	v := 0.0123456789
+	if got := USD(&v); got != "$0.012346" {
+		t.Errorf("USD = %q", got)
+	}
+	if got := USD(nil); got != "unknown" {
+		t.Errorf("USD(nil) = %q", got)
+	}
+	for in, want := range map[string]string{
+		"plain":                    "plain",
+		"a\x1b]52;c;ZXZpbA==\x07b": `a\x1b]52;c;ZXZpbA==\x07b`,
+		"title\x1b]0;pwned\x07":    `title\x1b]0;pwned\x07`,
+		"line\nbreak\ttab":         `line\nbreak\ttab`,
+		"bad\xffbyte":              `bad\xffbyte`,
+		"c1\u009bcsi":              `c1\x9bcsi`,
+		"café → ok":                "café → ok",
+		"bidi\u202eevil":           `bidi\u202eevil`,
+	} {
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

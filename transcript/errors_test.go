@@ -1,0 +1,106 @@
+package transcript
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNotATranscript(t *testing.T) {
+	tests := []struct {
+		name, content, reason string
+	}{
+		{"notes.md", "# Notes\n\nSome text.\n", "no line is a JSON object"},
+		{"package.json", "{\n  \"name\": \"x\"\n}\n", "no line is a JSON object"},
+		{"events.jsonl", `{"event":"click","x":1}` + "\n" + `{"event":"scroll"}` + "\n", "its JSON lines match no known record shape"},
+		{"numbers.jsonl", "1\n2\n3\n", "no line is a JSON object"},
+		{"binary.bin", "\x00\x01\x02\xff\xfe", "no line is a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), tt.name)
+			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadFile(path, Options{})
+			var nt *NotTranscriptError
+			if !errors.As(err, &nt) {
+				t.Fatalf("err = %v, want a NotTranscriptError", err)
+			}
+			if nt.Reason != tt.reason || nt.Path != path {
+				t.Errorf("got path %q reason %q, want %q %q", nt.Path, nt.Reason, path, tt.reason)
+			}
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "expected JSON Lines written by Claude Code, Codex CLI or Antigravity") {
+				t.Errorf("message should be one line naming what was expected: %q", msg)
+			}
+		})
+	}
+}
+
+func TestNotATranscriptStopsEarly(t *testing.T) {
+	// A long non-transcript is rejected after detectLimit lines, not read to the end.
+	r := strings.NewReader(strings.Repeat("plain text line\n", 1_000_000))
+	_, err := Read(r, "big.txt", Options{})
+	var nt *NotTranscriptError
+	if !errors.As(err, &nt) {
+		t.Fatalf("err = %v", err)
+	}
+	if left := r.Len(); left < 10_000_000 {
+		t.Errorf("read %d bytes before rejecting, want at most a few chunks", 16_000_000-left)
+	}
+}
+
+func TestEmpty(t *testing.T) {
+	for _, content := range []string{"", "\n\n  \n\r\n"} {
+		_, err := Read(strings.NewReader(content), "empty.jsonl", Options{})
+		if !errors.Is(err, ErrEmpty) {
+			t.Errorf("Read(%q) err = %v, want ErrEmpty", content, err)
+		}
+	}
+}
+
+func TestDirectory(t *testing.T) {
+	_, err := ReadFile(t.TempDir(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestForcedFormat(t *testing.T) {
+	// A Codex file read as Claude Code yields no calls and counts its
+	// records as unknown types rather than failing.
+	s, err := ReadFile(fixture("codex.jsonl"), Options{Format: FormatClaude})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"session_meta": 1, "turn_context": 1, "event_msg": 9, "response_item": 10, "compacted": 1}
+	if len(s.Calls) != 0 || !maps.Equal(s.Skipped, want) {
+		t.Errorf("calls %d, skipped %v", len(s.Calls), s.Skipped)
+	}
+}
+
+func TestDetectAfterMalformedFirstLine(t *testing.T) {
+	in := "{broken\n" + `{"spillway":"transcript/v1","session_id":"x"}` + "\n" + `{"role":"user","content":"hi"}` + "\n"
+	s, err := Read(strings.NewReader(in), "g.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Format != FormatGeneric || s.ID != "x" || s.WarningCount != 1 || s.Warnings[0].Line != 1 {
+		t.Errorf("format %s id %q warnings %v", s.Format, s.ID, s.Warnings)
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"": "", "auto": "", "claude": FormatClaude, "Codex": FormatCodex, "antigravity": FormatAntigravity, "generic": FormatGeneric} {
+		got, err := ParseFormat(in)
+		if err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := ParseFormat("aider"); err == nil {
+		t.Error("ParseFormat(aider) should fail")
+	}
+}
