@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/spillway-dev/spillway/transcript/lines"
 	"github.com/valyala/fastjson"
 )
 
@@ -70,7 +70,7 @@ func ReadFile(path string, opt Options) (*Session, error) {
 // Read reads a whole transcript from r; name labels it in errors and in the Session.
 func Read(r io.Reader, name string, opt Options) (*Session, error) {
 	d := NewDecoder(name, opt)
-	err := readAllLines(r, func(line []byte, _ bool) error { return d.Feed(line) })
+	err := lines.ReadAll(r, func(line []byte, _ bool) error { return d.Feed(line) })
 	if err != nil {
 		var nt *NotTranscriptError
 		if errors.As(err, &nt) {
@@ -255,31 +255,3 @@ func (d *Decoder) finishSession(s *Session) {
 	}
 }
 
-// readAllLines is a stand-in until the lines package lands.
-func readAllLines(r io.Reader, fn func([]byte, bool) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
-	var long []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, chunk...)
-			continue
-		}
-		if len(long) > 0 {
-			chunk = append(long, chunk...)
-			long = long[:0]
-		}
-		if err == io.EOF {
-			if len(chunk) > 0 {
-				return fn(chunk, false)
-			}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if ferr := fn(chunk[:len(chunk)-1], true); ferr != nil {
-			return ferr
-		}
-	}
-}

@@ -1,0 +1,178 @@
+package transcript
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/spillway-dev/spillway/transcript/lines"
+)
+
+// FollowOptions tune Follow.
+type FollowOptions struct {
+	Options
+	// Poll is the polling fallback's interval (default 1s); PollOnly turns
+	// file-system notifications off, for file systems that send none.
+	Poll     time.Duration
+	PollOnly bool
+	// Every bounds how often updates are sent while lines keep arriving
+	// (default 30ms): a burst becomes one update, not one per line.
+	Every time.Duration
+}
+
+// Update is a followed session as read so far.
+type Update struct {
+	// Session is a snapshot, safe to keep and read while following goes
+	// on; nil until the format is known.
+	Session *Session
+	Path    string
+	Offset  int64 // bytes of Path read so far
+	Size    int64 // size of Path when last looked at
+	// Restarted says why the session was read again from the start:
+	// "truncated", "rotated", or "switched" (a newer session file in a
+	// followed directory). Empty otherwise.
+	Restarted string
+	// Err is a problem: the file is not a transcript (following waits for
+	// the next file or truncation), or the watch failed and fell back to
+	// polling.
+	Err error
+}
+
+// Follow reads path (a file, or a directory: its newest session, switching
+// to newer ones as they appear) and keeps reading what is appended. It
+// sends an update after each burst of lines; a receiver that falls behind
+// gets the latest state, not every intermediate one. The channel closes
+// when ctx is done.
+func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update, error) {
+	events, err := lines.Follow(ctx, path, lines.Options{Poll: opt.Poll, PollOnly: opt.PollOnly})
+	if err != nil {
+		return nil, err
+	}
+	every := opt.Every
+	if every <= 0 {
+		every = 30 * time.Millisecond
+	}
+	out := make(chan Update, 1)
+	go func() {
+		defer close(out)
+		f := follower{opt: opt.Options, path: path}
+		var (
+			timer   = time.NewTimer(time.Hour)
+			armed   bool
+			lastOut time.Time
+		)
+		timer.Stop()
+		defer timer.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-events:
+				if !ok {
+					return
+				}
+				f.handle(ev)
+				if !f.dirty {
+					continue
+				}
+				if wait := every - time.Since(lastOut); wait > 0 {
+					if !armed {
+						timer.Reset(wait)
+						armed = true
+					}
+					continue
+				}
+			case <-timer.C:
+				armed = false
+			}
+			if f.dirty {
+				replace(out, f.update())
+				lastOut = time.Now()
+			}
+		}
+	}()
+	return out, nil
+}
+
+// replace puts u in the one-slot channel, taking back an update the
+// receiver has not picked up yet; a restart or error it carried is kept.
+func replace(out chan Update, u Update) {
+	for {
+		select {
+		case out <- u:
+			return
+		default:
+		}
+		select {
+		case old := <-out:
+			if u.Restarted == "" {
+				u.Restarted = old.Restarted
+			}
+			if u.Err == nil {
+				u.Err = old.Err
+			}
+		default:
+		}
+	}
+}
+
+// follower turns line events into session updates.
+type follower struct {
+	opt       Options
+	path      string
+	dec       *Decoder
+	offset    int64
+	restarted string
+	err       error
+	dirty     bool
+}
+
+func (f *follower) handle(ev lines.Event) {
+	switch ev.Kind {
+	case lines.Lines:
+		if f.dec == nil {
+			f.reset(ev.Path, "")
+		}
+		for _, line := range ev.Lines {
+			if err := f.dec.Feed(line); err != nil {
+				f.err = err
+				break
+			}
+		}
+		f.offset = ev.Offset
+	case lines.Truncated:
+		f.reset(ev.Path, "truncated")
+	case lines.Rotated:
+		f.reset(ev.Path, "rotated")
+	case lines.Switched:
+		restarted := "switched"
+		if f.dec == nil {
+			restarted = "" // the first file of a directory
+		}
+		f.reset(ev.Path, restarted)
+		f.offset = ev.Offset
+	case lines.Error:
+		f.err = ev.Err
+	}
+	f.dirty = true
+}
+
+func (f *follower) reset(path, why string) {
+	f.path, f.restarted, f.err, f.offset = path, why, nil, 0
+	f.dec = NewDecoder(path, f.opt)
+}
+
+func (f *follower) update() Update {
+	u := Update{Path: f.path, Offset: f.offset, Restarted: f.restarted, Err: f.err}
+	if f.dec != nil {
+		u.Session = f.dec.Snapshot()
+	}
+	if st, err := os.Stat(f.path); err == nil {
+		u.Size = st.Size()
+	}
+	if u.Size < u.Offset {
+		u.Size = u.Offset
+	}
+	f.restarted, f.dirty = "", false
+	return u
+}

@@ -1,0 +1,189 @@
+package transcript
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// claudeLines returns the fixture's records, one string per line.
+func claudeLines(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(fixture("claude.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+// waitFor reads updates until ok accepts one or the deadline passes.
+func waitFor(t *testing.T, ch <-chan Update, what string, ok func(Update) bool) Update {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case u, open := <-ch:
+			if !open {
+				t.Fatalf("channel closed waiting for %s", what)
+			}
+			touch(u.Session)
+			if ok(u) {
+				return u
+			}
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// touch reads every part of a snapshot, so the race detector sees any
+// sharing with the reader that goes on appending.
+func touch(s *Session) (n int) {
+	if s == nil {
+		return 0
+	}
+	for _, c := range append([]Call{s.Leading}, s.Calls...) {
+		n += len(c.Text) + len(c.ToolCalls) + len(c.Prompts)
+		if c.Usage != nil {
+			n += int(c.Usage.Output)
+		}
+		for _, r := range c.Results {
+			n += len(r.Text) + len(r.Tool)
+		}
+	}
+	for _, e := range s.Events {
+		n += len(e.Summary)
+	}
+	for k, v := range s.Skipped {
+		n += len(k) + v
+	}
+	return n + len(s.Warnings) + len(s.Models)
+}
+
+func calls(u Update) int {
+	if u.Session == nil {
+		return -1
+	}
+	return len(u.Session.Calls)
+}
+
+func appendTo(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFollowFile(t *testing.T) {
+	for _, pollOnly := range []bool{false, true} {
+		t.Run(map[bool]string{false: "notify", true: "poll"}[pollOnly], func(t *testing.T) {
+			ls := claudeLines(t)
+			path := filepath.Join(t.TempDir(), "s.jsonl")
+			// The first call's two lines are in the file; the second call's first line is half written.
+			appendTo(t, path, strings.Join(ls[:6], "")+ls[6][:40])
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ch, err := Follow(ctx, path, FollowOptions{Poll: 20 * time.Millisecond, PollOnly: pollOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := waitFor(t, ch, "the first call", func(u Update) bool { return calls(u) == 1 })
+			if len(u.Session.Calls[0].Results) != 1 || u.Session.WarningCount != 0 {
+				t.Fatalf("a held partial line must not be parsed: %+v", u.Session.Warnings)
+			}
+			appendTo(t, path, ls[6][40:]+strings.Join(ls[7:17], ""))
+			u = waitFor(t, ch, "three calls", func(u Update) bool { return calls(u) == 3 })
+			if u.Session.Calls[2].Segment != 1 || len(u.Session.Calls[1].Results) != 2 {
+				t.Errorf("segment %d, results %d", u.Session.Calls[2].Segment, len(u.Session.Calls[1].Results))
+			}
+			if u.Offset != u.Size {
+				t.Errorf("offset %d of %d", u.Offset, u.Size)
+			}
+			// Truncate and write a shorter session: it is read again from the start.
+			if err := os.WriteFile(path, []byte(strings.Join(ls[:5], "")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var sawRestart bool
+			u = waitFor(t, ch, "one call after the restart", func(u Update) bool {
+				sawRestart = sawRestart || u.Restarted == "truncated"
+				return calls(u) == 1
+			})
+			if !sawRestart || len(u.Session.Calls[0].Results) != 0 {
+				t.Errorf("restart seen: %v; results after truncation: %d", sawRestart, len(u.Session.Calls[0].Results))
+			}
+		})
+	}
+}
+
+func TestFollowDirectorySwitches(t *testing.T) {
+	ls := claudeLines(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "proj", "old.jsonl")
+	os.MkdirAll(filepath.Dir(old), 0o700)
+	appendTo(t, old, strings.Join(ls[:6], ""))
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(old, past, past)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := Follow(ctx, dir, FollowOptions{Poll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ch, "the old session", func(u Update) bool { return calls(u) == 1 && u.Path == old })
+	newer := filepath.Join(dir, "proj2", "new.jsonl")
+	os.MkdirAll(filepath.Dir(newer), 0o700)
+	appendTo(t, newer, strings.Join(ls[:17], ""))
+	var sawSwitch bool
+	waitFor(t, ch, "the switch", func(u Update) bool {
+		sawSwitch = sawSwitch || u.Restarted == "switched"
+		return u.Path == newer && calls(u) == 3
+	})
+	if !sawSwitch {
+		t.Error("no update said the session was switched")
+	}
+}
+
+func TestFollowNotATranscript(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.jsonl")
+	appendTo(t, path, strings.Repeat("just text\n", detectLimit))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := Follow(ctx, path, FollowOptions{Poll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := waitFor(t, ch, "the error", func(u Update) bool { return u.Err != nil })
+	if _, ok := u.Err.(*NotTranscriptError); !ok {
+		t.Errorf("err = %v", u.Err)
+	}
+}
+
+func TestFollowClosesOnCancel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendTo(t, path, claudeLines(t)[2])
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := Follow(ctx, path, FollowOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case _, open := <-ch:
+			if !open {
+				return
+			}
+		case <-deadline:
+			t.Fatal("channel not closed after cancel")
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package transcript
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"testing"
+)
+
+// fuzzReader reads arbitrary bytes as format and checks the invariants
+// every consumer relies on. The seeds are the fixtures, whole and line by line.
+func fuzzReader(f *testing.F, format Format, seedFiles ...string) {
+	for _, name := range seedFiles {
+		data, err := os.ReadFile(fixture(name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Read(bytes.NewReader(data), "fuzz.jsonl", Options{Format: format})
+		if err != nil {
+			var nt *NotTranscriptError
+			if errors.Is(err, ErrEmpty) || errors.As(err, &nt) {
+				return
+			}
+			t.Fatalf("unexpected error: %v", err)
+		}
+		checkSession(t, s)
+	})
+}
+
+func checkSession(t *testing.T, s *Session) {
+	t.Helper()
+	if s.WarningCount < len(s.Warnings) || len(s.Warnings) > MaxWarnings {
+		t.Fatalf("%d warnings kept, %d counted", len(s.Warnings), s.WarningCount)
+	}
+	segment := 0
+	for i, c := range s.Calls {
+		if c.Index != i {
+			t.Fatalf("call %d has index %d", i, c.Index)
+		}
+		if c.Segment < segment {
+			t.Fatalf("call %d goes back to segment %d", i, c.Segment)
+		}
+		segment = c.Segment
+		if u := c.Usage; u != nil && (u.Input < 0 || u.CacheCreation < 0 || u.CacheRead < 0 || u.Output < 0 || u.CacheCreation1h > u.CacheCreation) {
+			t.Fatalf("call %d has impossible usage %+v", i, *u)
+		}
+	}
+	for _, r := range s.Results() {
+		if r.CallIndex < -1 || r.CallIndex >= len(s.Calls) {
+			t.Fatalf("result %q links to call %d of %d", r.CallID, r.CallIndex, len(s.Calls))
+		}
+		if r.Line < 1 || r.Line > s.Lines {
+			t.Fatalf("result on line %d of %d", r.Line, s.Lines)
+		}
+	}
+	for _, e := range s.Events {
+		if e.BeforeCall < 0 || e.BeforeCall > len(s.Calls) {
+			t.Fatalf("event before call %d of %d", e.BeforeCall, len(s.Calls))
+		}
+	}
+}
+
+func FuzzClaude(f *testing.F)      { fuzzReader(f, FormatClaude, "claude.jsonl") }
+func FuzzCodex(f *testing.F)       { fuzzReader(f, FormatCodex, "codex.jsonl") }
+func FuzzAntigravity(f *testing.F) { fuzzReader(f, FormatAntigravity, "antigravity.jsonl") }
+func FuzzGeneric(f *testing.F)     { fuzzReader(f, FormatGeneric, "generic.jsonl") }
+
+// FuzzDetect reads arbitrary bytes with format detection.
+func FuzzDetect(f *testing.F) {
+	fuzzReader(f, "", "claude.jsonl", "codex.jsonl", "antigravity.jsonl", "generic.jsonl")
+}
