@@ -1,12 +1,9 @@
 package lines
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,13 +112,19 @@ type Event struct {
 }
 
 // Follow delivers the complete lines of path as they are appended, until ctx
-// is done; then the channel is closed. A slow receiver makes Follow wait:
-// nothing is dropped.
+// is done; then the channel is closed. A line is delivered once, whole, after
+// its '\n' has been written. A slow receiver makes Follow wait: nothing is
+// dropped.
+//
+// Changes are noticed through fsnotify and, always, by polling every
+// opt.Poll. Only appended bytes are read. A truncated or rewritten file is
+// read again from its start (Truncated); when path comes to name another
+// file, the old one is read to its end first (Rotated).
 //
 // path may be a file, which must exist, or a directory: then Follow follows
 // the newest matching file anywhere below it, waiting for one if there is
-// none, and switches to each matching file that appears later unless it is
-// older than the current one (by modification time).
+// none, and switches to each matching file that appears later, unless that
+// file was last modified before the current one was chosen.
 func Follow(ctx context.Context, path string, opt Options) (<-chan Event, error) {
 	f, err := newFollower(ctx, path, opt)
 	if err != nil {
@@ -158,20 +161,6 @@ type follower struct {
 	batchPath  string
 	batchOff   int64
 	arena      []byte
-}
-
-// tailer reads one open file from a kept offset.
-type tailer struct {
-	path      string
-	f         *os.File
-	info      os.FileInfo // of f when opened, to recognise it by identity
-	off       int64       // next byte to read
-	done      int64       // offset just after the last complete line
-	fp        []byte      // up to fingerprintLen bytes just before off
-	skipFirst bool        // the first line began before the start offset
-	split     Splitter
-	onLine    func([]byte) error
-	lastErr   string
 }
 
 func newFollower(ctx context.Context, path string, opt Options) (*follower, error) {
@@ -218,6 +207,10 @@ func newFollower(ctx context.Context, path string, opt Options) (*follower, erro
 			f.notices = append(f.notices, ev...)
 		}
 		return f, nil
+	}
+	if !st.Mode().IsRegular() {
+		f.close()
+		return nil, errors.New("not a regular file")
 	}
 	f.file = clean
 	f.watchDir(filepath.Dir(clean))
@@ -283,7 +276,7 @@ func (f *follower) step(full bool) error {
 		return err
 	}
 	if f.root != "" {
-		if err := f.scan(evs, full || resync); err != nil {
+		if err := f.scan(evs, full, resync); err != nil {
 			return err
 		}
 	} else {
@@ -334,44 +327,6 @@ func (f *follower) attach(path string, start int64, kind Kind) ([]Event, error) 
 	return evs, nil
 }
 
-// open opens path to be read from start; restarted tells that start was
-// beyond the end of the file, so reading starts at 0 instead.
-func (f *follower) open(path string, start int64) (t *tailer, restarted bool, err error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, false, err
-	}
-	info, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, false, err
-	}
-	if !info.Mode().IsRegular() {
-		fh.Close()
-		return nil, false, fmt.Errorf("%s: not a regular file", path)
-	}
-	t = &tailer{path: path, f: fh, info: info}
-	t.onLine = func(line []byte) error { return f.addLine(t, line) }
-	switch size := info.Size(); {
-	case start < 0:
-		start = size
-	case start > size:
-		start, restarted = 0, true
-	}
-	if start > 0 {
-		k := min(start, fingerprintLen)
-		t.fp = make([]byte, k, fingerprintLen)
-		if _, err := fh.ReadAt(t.fp, start-k); err != nil {
-			// Shrunk since the Stat.
-			start, restarted, t.fp = 0, true, t.fp[:0]
-		} else {
-			t.skipFirst = t.fp[k-1] != '\n'
-		}
-	}
-	t.off, t.done = start, start
-	return t, restarted, nil
-}
-
 // setCur makes t the current file, closing the previous one.
 func (f *follower) setCur(t *tailer) {
 	if f.cur != nil && f.cur != t {
@@ -380,127 +335,6 @@ func (f *follower) setCur(t *tailer) {
 	f.cur = t
 	f.baseline = t.info.ModTime()
 	f.setCurPath(t.path)
-}
-
-// poll reads the current file to its end, then checks whether its path now
-// names another file; if so it drains the old file and moves to the new one.
-func (f *follower) poll() error {
-	t := f.cur
-	if err := f.read(t); err != nil {
-		return err
-	}
-	st, err := os.Stat(t.path)
-	if err != nil || os.SameFile(st, t.info) || !st.Mode().IsRegular() {
-		// Gone (deleted or renamed away, maybe with writers still
-		// appending to it): keep reading the open file until the path
-		// names a new one.
-		return nil
-	}
-	// The writer may have appended to the old file after the rename.
-	if err := f.read(t); err != nil {
-		return err
-	}
-	if err := f.flush(); err != nil {
-		return err
-	}
-	nt, _, err := f.open(t.path, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // renamed again in between; the next look decides
-		}
-		return f.report(t, err)
-	}
-	if os.SameFile(nt.info, t.info) {
-		nt.f.Close() // raced back to the old file
-		return nil
-	}
-	f.setCur(nt)
-	if err := f.send(Event{Kind: Rotated, Path: nt.path}); err != nil {
-		return err
-	}
-	return f.read(nt)
-}
-
-// read delivers what was appended to t since the last read, up to the
-// current end of the file.
-func (f *follower) read(t *tailer) error {
-	if f.buf == nil {
-		f.buf = make([]byte, fingerprintLen+readChunk)
-	}
-	for {
-		k := len(t.fp)
-		n, err := t.f.ReadAt(f.buf, t.off-int64(k))
-		if err != nil && err != io.EOF {
-			return f.report(t, fmt.Errorf("read %s: %w", t.path, err))
-		}
-		t.lastErr = ""
-		if n < k || !bytes.Equal(f.buf[:k], t.fp) {
-			if err := f.emit(Event{Kind: Truncated, Path: t.path}); err != nil {
-				return err
-			}
-			t.off, t.done, t.fp, t.skipFirst = 0, 0, t.fp[:0], false
-			t.split.Reset()
-			continue
-		}
-		if n == k {
-			return nil
-		}
-		if err := t.split.Split(f.buf[k:n], t.onLine); err != nil {
-			return err
-		}
-		t.off += int64(n - k)
-		// The buffer holds the file from t.off-k on, so its tail is
-		// exactly the bytes before the new offset.
-		m := min(n, fingerprintLen)
-		t.fp = append(t.fp[:0], f.buf[n-m:n]...)
-		if n < len(f.buf) {
-			return nil
-		}
-	}
-}
-
-// report delivers a non-fatal error, once until the next success.
-func (f *follower) report(t *tailer, err error) error {
-	if t.lastErr == err.Error() {
-		return nil
-	}
-	t.lastErr = err.Error()
-	return f.emit(Event{Kind: Error, Path: t.path, Err: err})
-}
-
-func (f *follower) addLine(t *tailer, line []byte) error {
-	t.done += int64(len(line)) + 1
-	if t.skipFirst {
-		t.skipFirst = false
-		return nil
-	}
-	if len(f.batch) > 0 && f.batchPath != t.path {
-		if err := f.flush(); err != nil {
-			return err
-		}
-	}
-	f.batch = append(f.batch, f.copyLine(line))
-	f.batchBytes += len(line)
-	f.batchPath, f.batchOff = t.path, t.done
-	if len(f.batch) >= f.opt.BatchLines || f.batchBytes >= maxBatchBytes {
-		return f.flush()
-	}
-	return nil
-}
-
-// copyLine copies line out of the read buffer; small lines share arenas to
-// spare the allocator.
-func (f *follower) copyLine(line []byte) []byte {
-	n := len(line)
-	if n > arenaSize/4 {
-		return bytes.Clone(line)
-	}
-	if cap(f.arena)-len(f.arena) < n {
-		f.arena = make([]byte, 0, arenaSize)
-	}
-	i := len(f.arena)
-	f.arena = append(f.arena, line...)
-	return f.arena[i : i+n : i+n]
 }
 
 func (f *follower) flush() error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -296,7 +297,7 @@ func FuzzSplitter(f *testing.F) {
 		}
 		chunks = append(chunks, rest)
 		lines, pending := splitAll(t, chunks)
-		if !cmp.Equal(wantLines, lines, cmpopts.EquateEmpty()) || pending != wantPending {
+		if !slices.Equal(wantLines, lines) || pending != wantPending {
 			t.Fatalf("Split(%q in chunks at %v) = %q + pending %q, want %q + %q",
 				data, cuts, lines, pending, wantLines, wantPending)
 		}
@@ -316,28 +317,29 @@ func FuzzSplitter(f *testing.F) {
 		if wantPending != "" {
 			wantAll = append(wantAll, readLine{wantPending, false})
 		}
-		if !cmp.Equal(wantAll, got) {
+		if !slices.Equal(wantAll, got) {
 			t.Fatalf("ReadAll(%q in chunks at %v) = %v, want %v", data, cuts, got, wantAll)
 		}
 	})
 }
 
-// jsonl generates transcript-like data of about size bytes: mostly short
-// and medium lines, some large tool outputs and the odd base64 image.
-func jsonl(size int) []byte {
+// jsonl generates transcript-like data of about size bytes. Mixed: mostly
+// short and medium lines, some large tool outputs and the odd base64 image;
+// otherwise only short lines.
+func jsonl(size int, mixed bool) []byte {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var b bytes.Buffer
 	for i := 0; b.Len() < size; i++ {
-		var n int
-		switch r := rng.IntN(100); {
-		case r < 70:
-			n = 200 + rng.IntN(800)
-		case r < 95:
-			n = 1000 + rng.IntN(19000)
-		case r < 99:
-			n = 50_000 + rng.IntN(50_000)
-		default:
-			n = 833_000
+		n := 200 + rng.IntN(800)
+		if r := rng.IntN(100); mixed && r >= 70 {
+			switch {
+			case r < 95:
+				n = 1000 + rng.IntN(19000)
+			case r < 99:
+				n = 50_000 + rng.IntN(50_000)
+			default:
+				n = 833_000
+			}
 		}
 		fmt.Fprintf(&b, `{"type":"assistant","uuid":"%08x","message":{"content":"`, i)
 		for j := 0; j < n; j++ {
@@ -349,21 +351,29 @@ func jsonl(size int) []byte {
 }
 
 func BenchmarkSplitter(b *testing.B) {
-	data := jsonl(32 << 20)
-	b.SetBytes(int64(len(data)))
-	var s Splitter
-	n := 0
-	count := func([]byte) error { n++; return nil }
-	for b.Loop() {
-		for p := data; len(p) > 0; {
-			c := min(readChunk, len(p))
-			if err := s.Split(p[:c], count); err != nil {
-				b.Fatal(err)
-			}
-			p = p[c:]
+	for _, mixed := range []bool{true, false} {
+		name := "short"
+		if mixed {
+			name = "mixed"
 		}
-	}
-	if n == 0 {
-		b.Fatal("no lines")
+		b.Run(name, func(b *testing.B) {
+			data := jsonl(32<<20, mixed)
+			b.SetBytes(int64(len(data)))
+			var s Splitter
+			n := 0
+			count := func([]byte) error { n++; return nil }
+			for b.Loop() {
+				for p := data; len(p) > 0; {
+					c := min(readChunk, len(p))
+					if err := s.Split(p[:c], count); err != nil {
+						b.Fatal(err)
+					}
+					p = p[c:]
+				}
+			}
+			if n == 0 {
+				b.Fatal("no lines")
+			}
+		})
 	}
 }

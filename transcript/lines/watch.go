@@ -155,8 +155,17 @@ func (f *follower) walk(dir string, found func(path string)) {
 // scan looks, in directory mode, for matching files that appeared since the
 // last look, and switches to the newest of them unless it is older than the
 // current file. A full scan lists the whole tree; otherwise only what the
-// watch goroutine reported is looked at.
-func (f *follower) scan(evs []fsnotify.Event, full bool) error {
+// watch goroutine reported is looked at. After lost events (resync) the
+// watches of directories that moved away are dropped too.
+func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
+	if resync {
+		full = true
+		for p := range f.watched {
+			if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+				f.unwatch(p)
+			}
+		}
+	}
 	var cands []string
 	found := func(p string) {
 		if _, ok := f.known[p]; !ok {
@@ -225,7 +234,7 @@ func (f *follower) scan(evs []fsnotify.Event, full bool) error {
 	}
 	evs2, err := f.attach(best, 0, Switched)
 	if err != nil {
-		f.notices = append(f.notices, Event{Kind: Error, Path: best, Err: fmt.Errorf("open %s: %w", best, err)})
+		f.notices = append(f.notices, Event{Kind: Error, Path: best, Err: err})
 		return nil
 	}
 	for _, ev := range evs2 {
