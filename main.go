@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bytes"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,6 +19,13 @@ import (
 
 // exitUsage is the status for bad flags and inputs that are not transcripts.
 const exitUsage = 2
+
+//go:generate go run ./internal/demo/gendemo -out testdata/demo.jsonl
+
+// demoSession is opened when no path is given and no session is found.
+//
+//go:embed testdata/demo.jsonl
+var demoSession []byte
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -110,11 +119,6 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitUsage
 	}
-	readOpt, prices, err := common.resolve()
-	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
-		return exitUsage
-	}
 	if len(paths) == 0 {
 		files, err := transcript.Discover()
 		if err != nil {
@@ -127,12 +131,24 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		paths = []string{files[0].Path}
 	}
-	w, err := report.NewWriter(*format, stdout, prices.Source)
+	return printReport(paths, "stdin", stdin, common, *format, stdout, stderr)
+}
+
+// printReport writes the report of paths ("-" reads stdin, labelled
+// stdinName) and returns the exit status.
+func printReport(paths []string, stdinName string, stdin io.Reader, common commonFlags, format string, stdout, stderr io.Writer) int {
+	readOpt, prices, err := common.resolve()
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return exitUsage
 	}
-	problems, err := report.Generate(paths, stdin, report.Options{Prices: prices, Read: readOpt}, w, stderr)
+	w, err := report.NewWriter(format, stdout, prices.Source)
+	if err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		return exitUsage
+	}
+	opt := report.Options{Prices: prices, Read: readOpt, StdinName: stdinName}
+	problems, err := report.Generate(paths, stdin, opt, w, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return 1
@@ -146,7 +162,37 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// runInspect opens a session. Until the inspector lands it prints the report.
+// runInspect opens a session: the path given, else the newest one found,
+// else the built-in demo. Until the inspector lands it prints the report.
 func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runReport(args, stdin, stdout, stderr)
+	fs := flag.NewFlagSet("spillway", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var common commonFlags
+	common.register(fs)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	paths, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	if len(paths) > 1 {
+		fmt.Fprintf(stderr, "spillway: open one session at a time (got %d paths); spillway report takes several\n", len(paths))
+		return exitUsage
+	}
+	stdinName := "stdin"
+	if len(paths) == 0 {
+		files, err := transcript.Discover()
+		if err != nil {
+			fmt.Fprintf(stderr, "spillway: %v\n", err)
+		}
+		if len(files) == 0 {
+			fmt.Fprintln(stderr, "spillway: no sessions found under ~/.claude/projects or ~/.codex/sessions; showing the built-in demo")
+			paths, stdin, stdinName = []string{"-"}, bytes.NewReader(demoSession), "demo"
+		} else {
+			paths = []string{files[0].Path}
+		}
+	}
+	return printReport(paths, stdinName, stdin, common, "text", stdout, stderr)
 }

@@ -15,6 +15,8 @@ type Options struct {
 	Prices  *pricing.Table
 	Read    transcript.Options
 	Workers int
+	// StdinName labels the session read from "-" (default "stdin").
+	StdinName string
 }
 
 // Problems counts what went wrong with inputs that did not stop the report.
@@ -43,7 +45,11 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	}
 	for _, in := range inputs {
 		if in == "-" {
-			s, err := transcript.Read(stdin, "stdin", opt.Read)
+			name := opt.StdinName
+			if name == "" {
+				name = "stdin"
+			}
+			s, err := transcript.Read(stdin, name, opt.Read)
 			if err != nil {
 				complain(err)
 				continue

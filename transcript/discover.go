@@ -77,7 +77,31 @@ func Find(roots ...string) ([]File, error) {
 }
 
 // Discover finds the sessions of every agent on this machine, newest first.
+// Sub-agent logs are left out: they belong to a session, they are not one.
 func Discover() ([]File, error) {
 	home, _ := os.UserHomeDir()
-	return Find(Roots(os.Getenv, home)...)
+	files, err := Find(Roots(os.Getenv, home)...)
+	if err != nil {
+		return nil, err
+	}
+	out := files[:0]
+	for _, f := range files {
+		if !IsSubagent(f.Path) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// IsSubagent tells whether path is a Claude Code sub-agent log
+// (agent-<id>.jsonl beside the session, or under <session>/subagents/).
+func IsSubagent(path string) bool {
+	base := filepath.Base(path)
+	return strings.HasPrefix(base, "agent-") && strings.HasSuffix(base, ".jsonl") ||
+		filepath.Base(filepath.Dir(path)) == "subagents"
+}
+
+// IsSession tells whether path names a session log to follow or open.
+func IsSession(path string) bool {
+	return strings.HasSuffix(path, ".jsonl") && !IsSubagent(path)
 }

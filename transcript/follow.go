@@ -44,7 +44,7 @@ type Update struct {
 // gets the latest state, not every intermediate one. The channel closes
 // when ctx is done.
 func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update, error) {
-	events, err := lines.Follow(ctx, path, lines.Options{Poll: opt.Poll, PollOnly: opt.PollOnly})
+	events, err := lines.Follow(ctx, path, lines.Options{Poll: opt.Poll, PollOnly: opt.PollOnly, Match: IsSession})
 	if err != nil {
 		return nil, err
 	}

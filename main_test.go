@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func fixture(name string) string { return filepath.Join("testdata", "transcripts", name) }
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("hello\nworld\n"), 0o600)
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o600)
+	emptyDir := filepath.Join(dir, "nothing")
+	os.Mkdir(emptyDir, 0o700)
+	prices := filepath.Join(dir, "prices.json")
+	os.WriteFile(prices, []byte(`{"claude-sonnet-4-5":{"input_cost_per_token":1,"output_cost_per_token":0,"cache_read_input_token_cost":0,"cache_creation_input_token_cost":0}}`), 0o600)
+	claude, err := os.ReadFile(fixture("claude.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name       string
+		stdin      string
+		args       []string
+		code       int
+		stdoutHas  string
+		stderrHas  string
+		stderrLine bool // stderr is exactly one line
+	}{
+		{name: "text", args: []string{"report", fixture("claude.jsonl")}, stdoutHas: "cost: $0.017910"},
+		{name: "flags after the path", args: []string{"report", fixture("codex.jsonl"), "--format", "csv"}, stdoutHas: "sess-codex-1,"},
+		{name: "stdin", stdin: string(claude), args: []string{"report", "-"}, stdoutHas: "stdin"},
+		{name: "forced format", args: []string{"report", "--input-format", "generic", fixture("generic.jsonl")}, stdoutHas: "Generic demo"},
+		// Input 3+5+7 tokens at $1, and 500 one-hour cache writes at twice input
+		// since the file gives no one-hour rate; everything else is free.
+		{name: "own price file", args: []string{"report", "--prices", prices, fixture("claude.jsonl")}, stdoutHas: "cost: $1015.000000"},
+		{name: "not a transcript", args: []string{"report", notes}, code: 2, stderrHas: notes + " is not an agent transcript", stderrLine: true},
+		{name: "empty file", args: []string{"report", empty}, code: 1, stderrHas: "empty transcript", stderrLine: true},
+		{name: "empty directory", args: []string{"report", emptyDir}, code: 1, stderrHas: "no sessions found", stderrLine: true},
+		{name: "missing file", args: []string{"report", filepath.Join(dir, "gone.jsonl")}, code: 1, stderrHas: "no such file", stderrLine: true},
+		{name: "bad format flag", args: []string{"report", "--format", "xml", fixture("claude.jsonl")}, code: 2, stderrHas: `unknown report format "xml"`},
+		{name: "bad input format", args: []string{"report", "--input-format", "aider", fixture("claude.jsonl")}, code: 2, stderrHas: "unknown input format"},
+		{name: "unknown flag", args: []string{"report", "--nope"}, code: 2, stderrHas: "flag provided but not defined"},
+		{name: "help", args: []string{"help"}, stdoutHas: "spillway report"},
+		{name: "one bad input among good ones", args: []string{"report", notes, fixture("claude.jsonl")}, code: 2, stdoutHas: "cost: $0.017910", stderrHas: "not an agent transcript"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstderr: %s", code, tt.code, stderr)
+			}
+			if !strings.Contains(stdout, tt.stdoutHas) {
+				t.Errorf("stdout lacks %q:\n%s", tt.stdoutHas, stdout)
+			}
+			if !strings.Contains(stderr, tt.stderrHas) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderrHas, stderr)
+			}
+			if tt.stderrLine && strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr should be one line:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "", "report", "--format", "json", fixture("claude.jsonl"), fixture("antigravity.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Schema   string
+		Sessions []struct{ Format string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if doc.Schema != "spillway.report/v1" || len(doc.Sessions) != 2 || doc.Sessions[1].Format != "antigravity" {
+		t.Errorf("%+v", doc)
+	}
+}
+
+// TestNoNetwork checks that nothing linked into the binary can open a
+// network connection: spillway works offline, always.
+func TestNoNetwork(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg == "net" || pkg == "net/http" || strings.HasPrefix(pkg, "net/http/") {
+			t.Errorf("the binary links %s", pkg)
+		}
+	}
+}
