@@ -254,4 +254,3 @@ func (d *Decoder) finishSession(s *Session) {
 		s.ID = strings.TrimSuffix(base, filepath.Ext(base))
 	}
 }
-

@@ -122,8 +122,8 @@ func TestReadFixtures(t *testing.T) {
 				},
 				{
 					Index: 2, Line: 20, Time: ts("2026-05-02T20:55:19Z"), Model: "gpt-5.4", Segment: 1,
-					Usage: &Usage{Input: 50000, CacheRead: 250000, Output: 100, Fast: true},
-					Text:  "Done.",
+					Usage:   &Usage{Input: 50000, CacheRead: 250000, Output: 100, Fast: true},
+					Text:    "Done.",
 					Results: []ToolResult{{CallID: "c999", CallIndex: -1, Line: 22, Time: ts("2026-05-02T20:55:21Z"), Text: "orphan"}},
 				},
 			},

@@ -33,8 +33,8 @@ type Entry struct {
 	CacheReadAbove272k  *float64 `json:"cache_read_input_token_cost_above_272k_tokens,omitempty"`
 	CacheWriteAbove272k *float64 `json:"cache_creation_input_token_cost_above_272k_tokens,omitempty"`
 
-	Provider       string `json:"litellm_provider,omitempty"`
-	MaxInputTokens int64  `json:"max_input_tokens,omitempty"`
+	Provider       string   `json:"litellm_provider,omitempty"`
+	MaxInputTokens int64    `json:"max_input_tokens,omitempty"`
 	Specific       Specific `json:"provider_specific_entry,omitzero"`
 }
 
@@ -161,7 +161,7 @@ func aliases(model string) []string {
 
 // Long-context thresholds, in tokens.
 const (
-	perKindThreshold    = 200_000 // *_above_200k_tokens: per request and per token kind
+	perKindThreshold      = 200_000 // *_above_200k_tokens: per request and per token kind
 	wholeRequestThreshold = 272_000 // *_above_272k_tokens: the whole request once its prompt is over
 )
 

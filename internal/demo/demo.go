@@ -140,7 +140,7 @@ func Write(out io.Writer) error {
 		{text: "Now the build.", tool: "Bash",
 			input: map[string]any{"command": "npm run build", "description": "Build the bundle"}, result: buildLog(rng, true), isErr: true, output: 61},
 		{text: "The build still resolves lodash through the old date-utils pin; updating package.json.", tool: "Edit",
-			input: map[string]any{"file_path": cwd + "/package.json", "old_string": `"date-utils": "^2.3.0"`, "new_string": `"date-utils": "^3.1.0"`},
+			input:  map[string]any{"file_path": cwd + "/package.json", "old_string": `"date-utils": "^2.3.0"`, "new_string": `"date-utils": "^3.1.0"`},
 			result: "The file " + cwd + "/package.json has been updated.", output: 118},
 	}
 	for i, s := range steps {
