@@ -1,0 +1,89 @@
+package tokens
+
+import (
+	"hash/maphash"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Pieces whose counts are memoized: shorter ones merge about as fast as
+// the cache answers, longer ones are rare and would crowd it.
+const minCachedPiece, maxCachedPiece = 6, 128
+
+const pieceSlots = 1 << 15
+
+// pieceCache memoizes the counts of pieces that are not single tokens. It
+// is direct-mapped: a slot holds the last piece stored there, so its size
+// is fixed and lookups take no lock.
+type pieceCache struct {
+	seed  maphash.Seed
+	slots [pieceSlots]atomic.Pointer[pieceEntry]
+}
+
+type pieceEntry struct {
+	piece string
+	n     int
+}
+
+func newPieceCache() *pieceCache {
+	return &pieceCache{seed: maphash.MakeSeed()}
+}
+
+func (pc *pieceCache) slot(piece string) *atomic.Pointer[pieceEntry] {
+	return &pc.slots[maphash.String(pc.seed, piece)&(pieceSlots-1)]
+}
+
+func (pc *pieceCache) get(piece string) (int, bool) {
+	if e := pc.slot(piece).Load(); e != nil && e.piece == piece {
+		return e.n, true
+	}
+	return 0, false
+}
+
+func (pc *pieceCache) put(piece string, n int) {
+	// Clone so the entry does not keep the whole text alive.
+	pc.slot(piece).Store(&pieceEntry{piece: strings.Clone(piece), n: n})
+}
+
+// Cache memoizes counts by text, so a text seen many times is counted once.
+// It is safe for concurrent use; concurrent callers with the same text wait
+// for one count. It keeps every distinct text it is given.
+type Cache struct {
+	c  *Counter
+	mu sync.Mutex
+	m  map[string]*cacheEntry
+}
+
+type cacheEntry struct {
+	once sync.Once
+	n    int
+}
+
+// NewCache returns an empty Cache over c.
+func NewCache(c *Counter) *Cache {
+	return &Cache{c: c, m: map[string]*cacheEntry{}}
+}
+
+// Counter returns the Counter the cache counts with.
+func (k *Cache) Counter() *Counter { return k.c }
+
+// Count returns k.Counter().Count(text), counting each distinct text once.
+func (k *Cache) Count(text string) int {
+	k.mu.Lock()
+	e, ok := k.m[text]
+	if !ok {
+		e = &cacheEntry{}
+		k.m[text] = e
+	}
+	k.mu.Unlock()
+	e.once.Do(func() { e.n = k.c.Count(text) })
+	return e.n
+}
+
+// Len returns the number of distinct texts the cache holds.
+func (k *Cache) Len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.m)
+}
