@@ -1,0 +1,138 @@
+// Package termtext makes untrusted text (anything read from a transcript or
+// a spill file) safe to draw in a terminal: control characters and escape
+// sequences become visible escapes, invalid UTF-8 becomes U+FFFD, tabs are
+// expanded, and widths are measured in terminal cells.
+package termtext
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TabWidth is the tab stop used when expanding tabs.
+const TabWidth = 4
+
+// Escape renders s on one line: newlines and tabs as \n and \t, every other
+// control character (ESC starting a CSI or OSC sequence, BEL, C1 controls,
+// DEL) as \xNN, bidirectional overrides as \uNNNN, invalid bytes as U+FFFD.
+func Escape(s string) string {
+	if plain(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		default:
+			writeRune(&b, r, size)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// Lines splits s into display lines: tabs expanded to TabWidth stops,
+// "\r\n" and "\n" as breaks, every other control character escaped.
+func Lines(s string) []string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	raw := strings.Split(s, "\n")
+	out := make([]string, len(raw))
+	for i, line := range raw {
+		out[i] = Line(line)
+	}
+	return out
+}
+
+// Line makes one line safe, expanding tabs (a lone \r is escaped).
+func Line(s string) string {
+	if plain(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	col := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\t' {
+			n := TabWidth - col%TabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+		} else {
+			before := b.Len()
+			writeRune(&b, r, size)
+			col += ansi.StringWidth(b.String()[before:])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// writeRune writes r safely.
+func writeRune(b *strings.Builder, r rune, size int) {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		b.WriteRune(unicode.ReplacementChar)
+	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+		fmt.Fprintf(b, `\x%02x`, r)
+	case bidi(r):
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		b.WriteRune(r)
+	}
+}
+
+// bidi reports the invisible characters that reorder text (Trojan Source).
+func bidi(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// plain reports whether s needs no escaping: printable ASCII only.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// Width is the number of terminal cells a safe string takes.
+func Width(s string) int { return ansi.StringWidth(s) }
+
+// Truncate cuts a safe string to width cells, ending it with "…" when cut.
+func Truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+// Fit truncates or pads a safe string to exactly width cells.
+func Fit(s string, width int) string {
+	s = Truncate(s, width)
+	if w := ansi.StringWidth(s); w < width {
+		s += strings.Repeat(" ", width-w)
+	}
+	return s
+}
+
+// FitLeft is Fit with the padding on the left (right-aligned).
+func FitLeft(s string, width int) string {
+	s = Truncate(s, width)
+	if w := ansi.StringWidth(s); w < width {
+		s = strings.Repeat(" ", width-w) + s
+	}
+	return s
+}

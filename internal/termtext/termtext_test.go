@@ -1,0 +1,67 @@
+package termtext
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"clipboard \x1b]52;c;ZXZpbA==\x07 write", `clipboard \x1b]52;c;ZXZpbA==\x07 write`},
+		{"title \x1b]0;pwned\x1b\\", `title \x1b]0;pwned\x1b\`},
+		{"csi \x1b[2J\x1b[31mred", `csi \x1b[2J\x1b[31mred`},
+		{"c1 \u009b2J", `c1 \x9b2J`},
+		{"del \x7f", `del \x7f`},
+		{"line\nbreak\ttab\rcr", `line\nbreak\ttab\x0dcr`},
+		{"bad \xff\xfe bytes", "bad \uFFFD\uFFFD bytes"},
+		{"bidi \u202eevil\u2066", `bidi \u202eevil\u2066`},
+		{"wide 日本 é 😀", "wide 日本 é 😀"},
+	}
+	for _, tt := range tests {
+		got := Escape(tt.in)
+		if got != tt.want {
+			t.Errorf("Escape(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if strings.ContainsAny(got, "\x1b\x07\u009b\r\n") {
+			t.Errorf("Escape(%q) left a control character: %q", tt.in, got)
+		}
+	}
+}
+
+func TestLines(t *testing.T) {
+	got := Lines("a\tb\r\n\tc\x1b[31m\nab\tc\n日\tx")
+	want := []string{"a   b", "    c\\x1b[31m", "ab  c", "日  x"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Lines (-want +got):\n%s", diff)
+	}
+}
+
+func TestWidths(t *testing.T) {
+	if w := Width("日本"); w != 4 {
+		t.Errorf("Width(日本) = %d, want 4", w)
+	}
+	for _, tt := range []struct {
+		in    string
+		width int
+		trunc string
+		fit   string
+	}{
+		{"hello world", 5, "hell…", "hell…"},
+		{"hi", 5, "hi", "hi   "},
+		{"日本語です", 5, "日本…", "日本…"},
+		{"x", 0, "", ""},
+	} {
+		if got := Truncate(tt.in, tt.width); got != tt.trunc {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tt.in, tt.width, got, tt.trunc)
+		}
+		if got := Fit(tt.in, tt.width); got != tt.fit || Width(got) != tt.width {
+			t.Errorf("Fit(%q, %d) = %q (%d cells)", tt.in, tt.width, got, Width(got))
+		}
+	}
+	if got := FitLeft("7", 3); got != "  7" {
+		t.Errorf("FitLeft = %q", got)
+	}
+}

@@ -1,0 +1,291 @@
+// Package spillview shows one spilled tool result — a text file that may be
+// tens of megabytes, or a text held in memory — in a scrollable terminal
+// pane, marking which bytes the model saw (a spill's head and tail preview,
+// a truncation's head) and which it never did.
+//
+// A Document indexes line starts in one streaming pass and reads only the
+// lines on screen, so opening and scrolling cost the same for a 50 MB file
+// as for a small one. Everything drawn is untrusted agent output and goes
+// through termtext before it reaches the terminal.
+package spillview
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Range is a byte range [From, To) of the text.
+type Range struct{ From, To int64 }
+
+// Source is what to show.
+type Source struct {
+	Title string // e.g. "result 12 · Grep · spilled by harness-rs-0.0.50"
+	Path  string // a file on disk, read lazily; or
+	Text  string // in-memory text when Path is ""
+	// Seen are the byte ranges the model saw (a spill's head and tail
+	// preview, a truncation's head); nil means the model saw everything.
+	Seen []Range
+	Note string // one line shown under the title
+}
+
+const (
+	// indexChunk is the read size of the indexing and search passes.
+	indexChunk = 256 << 10
+	// searchChunk is larger: lowering a chunk costs one allocation.
+	searchChunk = 1 << 20
+	// maxLineRead caps how much of one line is read for display, so a
+	// single-line 50 MB file costs no more per frame than a short line.
+	maxLineRead = 64 << 10
+	// blockShift sizes the blocks of the line index (65,536 lines each):
+	// blocks never move once full, so a growing index copies little.
+	blockShift = 16
+)
+
+// Document is an opened source: a line index over the file, built by one
+// streaming pass (memory O(number of lines), not O(bytes)), read by ReadAt
+// per visible window. Safe to build off the UI goroutine; once built it is
+// only read, so the UI and a search may use it at the same time.
+type Document struct {
+	r    io.ReaderAt
+	f    *os.File // nil for in-memory text
+	size int64
+	// end is where the last line's text ends: size less a final newline.
+	end    int64
+	starts lineIndex
+}
+
+// lineIndex holds line start offsets in fixed-size blocks.
+type lineIndex struct {
+	blocks [][]int64
+	n      int
+}
+
+func (x *lineIndex) add(off int64) {
+	b := x.n >> blockShift
+	if b == len(x.blocks) {
+		// The first block grows as needed so a short text stays small;
+		// later ones are made whole, since the text is evidently long.
+		var block []int64
+		if b > 0 {
+			block = make([]int64, 0, 1<<blockShift)
+		}
+		x.blocks = append(x.blocks, block)
+	}
+	x.blocks[b] = append(x.blocks[b], off)
+	x.n++
+}
+
+func (x *lineIndex) at(i int) int64 { return x.blocks[i>>blockShift][i&(1<<blockShift-1)] }
+
+func (x *lineIndex) pop() {
+	x.n--
+	b := x.n >> blockShift
+	x.blocks[b] = x.blocks[b][:len(x.blocks[b])-1]
+}
+
+// Open opens src and indexes its lines. It does the I/O; call it from a
+// tea.Cmd (OpenCmd), not from Update.
+func Open(src Source) (*Document, error) {
+	if src.Path == "" {
+		d := &Document{r: strings.NewReader(src.Text), size: int64(len(src.Text))}
+		if err := d.index(); err != nil {
+			return nil, fmt.Errorf("index spilled text: %w", err)
+		}
+		return d, nil
+	}
+	f, err := os.Open(src.Path)
+	if err != nil {
+		// The *PathError would repeat the path after "open".
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
+	}
+	info, err := f.Stat()
+	if err == nil && info.IsDir() {
+		err = errors.New("is a directory")
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
+	}
+	d := &Document{r: f, f: f, size: info.Size()}
+	if err := d.index(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("index spill file %s: %w", src.Path, err)
+	}
+	return d, nil
+}
+
+// index records every line start in one pass over the text.
+func (d *Document) index() error {
+	if d.size == 0 {
+		return nil
+	}
+	buf := make([]byte, min(indexChunk, d.size))
+	d.starts.add(0)
+	var off int64
+	var last byte
+	for off < d.size {
+		n, err := d.r.ReadAt(buf[:min(int64(len(buf)), d.size-off)], off)
+		chunk := buf[:n]
+		for i := 0; ; {
+			j := bytes.IndexByte(chunk[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			if next := off + int64(i); next < d.size {
+				d.starts.add(next)
+			}
+		}
+		if n > 0 {
+			last = chunk[n-1]
+		}
+		off += int64(n)
+		if errors.Is(err, io.EOF) || (err == nil && n == 0) {
+			break // the file shrank since it was measured
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if off < d.size {
+		d.size = off
+		for d.starts.n > 0 && d.starts.at(d.starts.n-1) >= d.size {
+			d.starts.pop()
+		}
+	}
+	d.end = d.size
+	if d.size > 0 && last == '\n' {
+		d.end--
+	}
+	return nil
+}
+
+// Lines is the number of lines; a final newline does not start another.
+func (d *Document) Lines() int { return d.starts.n }
+
+// Size is the text's length in bytes.
+func (d *Document) Size() int64 { return d.size }
+
+// Close releases the file. A search still running then ends with an error.
+func (d *Document) Close() error {
+	if d == nil || d.f == nil {
+		return nil
+	}
+	return d.f.Close()
+}
+
+// span is line i's text [from, to), without its line break, and next, the
+// start of the following line (or the size).
+func (d *Document) span(i int) (from, to, next int64) {
+	from = d.starts.at(i)
+	if i+1 < d.starts.n {
+		next = d.starts.at(i + 1)
+		return from, next - 1, next
+	}
+	return from, d.end, d.size
+}
+
+// lineOf is the line holding byte off.
+func (d *Document) lineOf(off int64) int {
+	return sort.Search(d.starts.n, func(i int) bool { return d.starts.at(i) > off }) - 1
+}
+
+// readLine reads line i for display, at most maxLineRead bytes of it.
+// rest is how many bytes of the line were left unread.
+func (d *Document) readLine(i int) (raw []byte, from, rest int64, err error) {
+	from, to, _ := d.span(i)
+	n := min(to-from, maxLineRead)
+	raw = make([]byte, n)
+	got, err := d.r.ReadAt(raw, from)
+	raw = raw[:got]
+	if err != nil && !(errors.Is(err, io.EOF) && got > 0) {
+		return nil, from, 0, fmt.Errorf("read line %d: %w", i+1, err)
+	}
+	rest = to - from - int64(got)
+	if rest > 0 {
+		// Drop a rune cut in half by the cap rather than show U+FFFD.
+		for k := 1; k <= utf8.UTFMax && k <= len(raw); k++ {
+			if i := len(raw) - k; utf8.RuneStart(raw[i]) {
+				if !utf8.FullRune(raw[i:]) {
+					rest += int64(k)
+					raw = raw[:i]
+				}
+				break
+			}
+		}
+	} else if len(raw) > 0 && raw[len(raw)-1] == '\r' {
+		raw = raw[:len(raw)-1] // CRLF
+	}
+	return raw, from, rest, nil
+}
+
+// Search finds lines containing query (case-insensitive), scanning the whole
+// document (streamed); returns line numbers (0-based) in order. I/O: call it
+// from a Cmd.
+func (d *Document) Search(query string) ([]int, error) {
+	if query == "" || d.size == 0 {
+		return nil, nil
+	}
+	q := bytes.ToLower([]byte(query))
+	// A match of len(q) lowered bytes spans at most UTFMax bytes per rune of
+	// the raw text; keep that much when a chunk has to cut a line.
+	overlap := min(utf8.UTFMax*(len(q)+1), searchChunk/2)
+	buf := make([]byte, min(searchChunk, d.size))
+	var found []int
+	line := 0
+	var off int64
+	for off < d.size {
+		n, err := d.r.ReadAt(buf[:min(int64(len(buf)), d.size-off)], off)
+		if err != nil && !(errors.Is(err, io.EOF) && n > 0) {
+			return found, fmt.Errorf("search: %w", err)
+		}
+		chunk := buf[:n]
+		end, advance := n, n
+		if err == nil && off+int64(n) < d.size {
+			if nl := bytes.LastIndexByte(chunk, '\n'); nl >= 0 {
+				end, advance = nl+1, nl+1
+			} else {
+				// One line longer than the chunk: rescan its last bytes.
+				advance = n - overlap
+				for advance > 1 && !utf8.RuneStart(chunk[advance]) {
+					advance--
+				}
+			}
+		}
+		lower := bytes.ToLower(chunk[:end])
+		cur, pos := line, 0
+		for {
+			k := bytes.Index(lower[pos:], q)
+			if k < 0 {
+				break
+			}
+			cur += bytes.Count(lower[pos:pos+k], []byte{'\n'})
+			if len(found) == 0 || found[len(found)-1] != cur {
+				found = append(found, cur)
+			}
+			nl := bytes.IndexByte(lower[pos+k:], '\n')
+			if nl < 0 {
+				break
+			}
+			pos += k + nl + 1
+			cur++
+		}
+		line += bytes.Count(chunk[:advance], []byte{'\n'})
+		off += int64(advance)
+		if err != nil {
+			break // the file shrank since it was indexed
+		}
+	}
+	return found, nil
+}

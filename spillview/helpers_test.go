@@ -1,0 +1,107 @@
+package spillview
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/spillway-dev/spillway/themes"
+)
+
+// numbered is n lines "line 001: <filler>", each lineLen bytes with its
+// newline, so byte offsets are easy to compute.
+func numbered(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %03d: the quick brown fox jumps\n", i)
+	}
+	return b.String()
+}
+
+const lineLen = len("line 001: the quick brown fox jumps\n")
+
+// open opens src and returns a model of size w×h showing it.
+func open(t testing.TB, src Source, styles *themes.Styles, w, h int) Model {
+	t.Helper()
+	d, err := Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	m := New(styles, DefaultKeyMap())
+	m.SetSize(w, h)
+	m.SetDocument(d, src)
+	return m
+}
+
+func press(s string) tea.KeyPressMsg {
+	switch s {
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "ctrl+d", "ctrl+u":
+		return tea.KeyPressMsg{Code: rune(s[len(s)-1]), Mod: tea.ModCtrl}
+	}
+	r := []rune(s)
+	if len(r) != 1 {
+		panic("press: unknown key " + s)
+	}
+	return tea.KeyPressMsg{Code: r[0], Text: s}
+}
+
+// typeText sends each rune of s as a key press.
+func typeText(m Model, s string) Model {
+	for _, r := range s {
+		m, _ = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	return m
+}
+
+// plainRows is the view without styling, one string per row.
+func plainRows(m Model) []string {
+	return strings.Split(ansi.Strip(m.View()), "\n")
+}
+
+// checkSize fails unless view fills exactly w×h cells.
+func checkSize(t testing.TB, view string, w, h int) {
+	t.Helper()
+	if w <= 0 || h <= 0 {
+		if view != "" {
+			t.Errorf("%d×%d: view = %q, want empty", w, h, view)
+		}
+		return
+	}
+	rows := strings.Split(view, "\n")
+	if len(rows) != h {
+		t.Errorf("%d×%d: %d rows", w, h, len(rows))
+	}
+	for i, row := range rows {
+		if got := ansi.StringWidth(row); got != w {
+			t.Errorf("%d×%d: row %d is %d cells: %q", w, h, i, got, ansi.Strip(row))
+		}
+	}
+}

@@ -1,0 +1,377 @@
+package spillview
+
+import (
+	"slices"
+	"sort"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/themes"
+)
+
+// OpenedMsg reports the document OpenCmd opened, or why it could not.
+type OpenedMsg struct {
+	Doc *Document
+	Src Source
+	Err error
+}
+
+// SearchedMsg reports a search's matching lines (0-based, in order).
+type SearchedMsg struct {
+	Query string
+	Lines []int
+	Err   error
+	doc   *Document // the document searched; results for another are dropped
+}
+
+// CloseMsg is sent when the user leaves the viewer (q / esc).
+type CloseMsg struct{}
+
+// OpenCmd opens src and returns an OpenedMsg.
+func OpenCmd(src Source) tea.Cmd {
+	return func() tea.Msg {
+		d, err := Open(src)
+		return OpenedMsg{Doc: d, Src: src, Err: err}
+	}
+}
+
+func searchCmd(d *Document, query string) tea.Cmd {
+	return func() tea.Msg {
+		lines, err := d.Search(query)
+		return SearchedMsg{Query: query, Lines: lines, Err: err, doc: d}
+	}
+}
+
+const (
+	wheelLines = 3
+	promptHint = "enter search · esc cancel"
+)
+
+// Model is the viewer pane. It owns its document: a new one given to
+// SetDocument closes the old, and Close closes the current.
+type Model struct {
+	styles        *themes.Styles
+	paint         *painter
+	keys          KeyMap
+	width, height int
+
+	doc     *Document
+	src     Source
+	seen    seenMap
+	err     error
+	loading bool
+
+	top int // first line shown
+	x   int // first column shown
+
+	input     textinput.Model
+	searching bool   // the prompt is open
+	pending   string // query whose search is running
+	query     string // query whose matches are shown
+	matches   []int
+	cur       int // index into matches
+	searchErr error
+}
+
+// New returns an empty viewer; give it a size and a document.
+func New(styles *themes.Styles, keys KeyMap) Model {
+	in := textinput.New()
+	in.Prompt = "/"
+	m := Model{keys: keys, input: in}
+	m.SetStyles(styles)
+	return m
+}
+
+// SetSize sets the cells the pane fills.
+func (m *Model) SetSize(width, height int) {
+	m.width, m.height = max(width, 0), max(height, 0)
+	w := m.width - 2 // the prompt and the cursor
+	if m.width >= 40+len(promptHint) {
+		w -= len(promptHint) + 1
+	}
+	m.input.SetWidth(max(w, 1))
+	m.setTop(m.top)
+}
+
+// SetStyles changes the theme.
+func (m *Model) SetStyles(styles *themes.Styles) {
+	if styles == nil {
+		styles = themes.New(themes.Mono)
+	}
+	m.styles, m.paint = styles, newPainter(styles)
+	st := textinput.StyleState{Text: styles.Value, Placeholder: styles.Faint, Suggestion: styles.Faint, Prompt: styles.Title}
+	m.input.SetStyles(textinput.Styles{
+		Focused: st, Blurred: st,
+		Cursor: textinput.CursorStyle{Color: styles.Palette.Accent, Shape: tea.CursorBlock},
+	})
+}
+
+// SetDocument shows doc (from an OpenedMsg); a nil doc shows src as still
+// opening. The previous document is closed.
+func (m *Model) SetDocument(doc *Document, src Source) {
+	if m.doc != nil && m.doc != doc {
+		m.doc.Close()
+	}
+	m.doc, m.src = doc, src
+	m.err, m.loading = nil, doc == nil
+	m.seen = newSeenMap(doc, src.Seen)
+	m.top, m.x = 0, 0
+	m.searching = false
+	m.input.Blur()
+	m.clearSearch()
+}
+
+// Load shows src as opening and returns the Cmd that opens it; hand the
+// OpenedMsg it yields to Update.
+func (m *Model) Load(src Source) tea.Cmd {
+	m.SetDocument(nil, src)
+	return OpenCmd(src)
+}
+
+// SetError shows err in place of the text (an open that failed).
+func (m *Model) SetError(err error) {
+	m.err, m.loading = err, false
+}
+
+// Close closes the document.
+func (m *Model) Close() error {
+	err := m.doc.Close()
+	m.doc = nil
+	return err
+}
+
+// Searching reports that the search prompt is open: the root must then
+// route every key here, including q and esc.
+func (m Model) Searching() bool { return m.searching }
+
+// Position is the first line shown (0-based) and the number of lines.
+func (m Model) Position() (top, lines int) {
+	if m.doc == nil {
+		return 0, 0
+	}
+	return m.top, m.doc.Lines()
+}
+
+// Update handles keys, the mouse wheel, OpenedMsg and SearchedMsg. The
+// search itself runs in the returned Cmd.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case OpenedMsg:
+		if !sameSource(m.src, msg.Src) && (m.loading || m.doc != nil || m.err != nil) {
+			msg.Doc.Close() // an open superseded by a later Load
+			return m, nil
+		}
+		m.SetDocument(msg.Doc, msg.Src)
+		if msg.Err != nil {
+			m.SetError(msg.Err)
+		}
+		return m, nil
+	case SearchedMsg:
+		m.searched(msg)
+		return m, nil
+	case tea.KeyPressMsg:
+		if m.searching {
+			return m.promptKey(msg)
+		}
+		return m.key(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Mouse().Button {
+		case tea.MouseWheelUp:
+			m.setTop(m.top - wheelLines)
+		case tea.MouseWheelDown:
+			m.setTop(m.top + wheelLines)
+		case tea.MouseWheelLeft:
+			m.scrollLeft()
+		case tea.MouseWheelRight:
+			m.scrollRight()
+		}
+		return m, nil
+	}
+	if m.searching { // cursor and paste messages
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	win := max(m.layout().win, 1)
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Close):
+		return m, func() tea.Msg { return CloseMsg{} }
+	case key.Matches(msg, k.Up):
+		m.setTop(m.top - 1)
+	case key.Matches(msg, k.Down):
+		m.setTop(m.top + 1)
+	case key.Matches(msg, k.PageUp):
+		// The page ending just above this one: separator rows mean it
+		// may hold fewer lines than the window has rows.
+		if m.top > 0 {
+			m.setTop(m.fillBack(m.top - 1))
+		}
+	case key.Matches(msg, k.PageDown):
+		m.setTop(m.top + m.visibleLines(m.top))
+	case key.Matches(msg, k.HalfUp):
+		m.setTop(m.top - max(win/2, 1))
+	case key.Matches(msg, k.HalfDown):
+		m.setTop(m.top + max(win/2, 1))
+	case key.Matches(msg, k.Top):
+		m.setTop(0)
+	case key.Matches(msg, k.Bottom):
+		m.setTop(m.maxTop())
+	case key.Matches(msg, k.Left):
+		m.scrollLeft()
+	case key.Matches(msg, k.Right):
+		m.scrollRight()
+	case key.Matches(msg, k.Search):
+		if m.doc == nil {
+			return m, nil
+		}
+		m.searching = true
+		m.input.Reset()
+		return m, m.input.Focus()
+	case key.Matches(msg, k.Next):
+		m.stepMatch(1)
+	case key.Matches(msg, k.Prev):
+		m.stepMatch(-1)
+	}
+	return m, nil
+}
+
+func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	switch msg.String() {
+	case "esc":
+		m.searching = false
+		m.input.Blur()
+		return m, nil
+	case "enter":
+		m.searching = false
+		m.input.Blur()
+		query := m.input.Value()
+		m.clearSearch()
+		if query == "" || m.doc == nil {
+			return m, nil
+		}
+		m.pending = query
+		return m, searchCmd(m.doc, query)
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return m, cmd
+}
+
+func (m *Model) clearSearch() {
+	m.pending, m.query, m.matches, m.cur, m.searchErr = "", "", nil, 0, nil
+}
+
+func (m *Model) searched(msg SearchedMsg) {
+	// Results are dropped when they are for another document or a query
+	// the user has since replaced; a message built by hand is taken as is.
+	if msg.doc != nil && (msg.doc != m.doc || msg.Query != m.pending) {
+		return
+	}
+	m.pending, m.query, m.matches, m.searchErr = "", msg.Query, msg.Lines, msg.Err
+	m.cur = 0
+	if len(m.matches) == 0 {
+		return
+	}
+	if i := sort.SearchInts(m.matches, m.top); i < len(m.matches) {
+		m.cur = i
+	}
+	m.reveal(m.matches[m.cur])
+}
+
+func (m *Model) stepMatch(d int) {
+	n := len(m.matches)
+	if n == 0 {
+		return
+	}
+	m.cur = ((m.cur+d)%n + n) % n
+	m.reveal(m.matches[m.cur])
+}
+
+// reveal scrolls line to the top unless it is already on screen.
+func (m *Model) reveal(line int) {
+	if line >= m.top && line < m.top+m.visibleLines(m.top) {
+		return
+	}
+	m.setTop(line)
+}
+
+func (m *Model) setTop(top int) {
+	m.top = max(min(top, m.maxTop()), 0)
+}
+
+// maxTop is the top line that shows the last line at the bottom.
+func (m Model) maxTop() int {
+	if m.doc == nil || m.doc.Lines() == 0 {
+		return 0
+	}
+	return m.fillBack(m.doc.Lines() - 1)
+}
+
+// fillBack is the first top line of a window whose last line is end,
+// counting separator rows.
+func (m Model) fillBack(end int) int {
+	win := max(m.layout().win, 1)
+	seps := m.separators()
+	top, used := end, 0
+	for l := end; l >= 0; l-- {
+		need := 1
+		if _, ok := m.seen.gapAt(l); ok && seps {
+			need = 2
+		}
+		if used+need > win {
+			break
+		}
+		used += need
+		top = l
+	}
+	return top
+}
+
+// visibleLines is how many text lines fit from top.
+func (m Model) visibleLines(top int) int {
+	n := 0
+	for _, r := range m.rows(top, m.layout().win) {
+		if !r.sep {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+func (m *Model) scrollLeft() {
+	m.x = max(m.x-m.hstep(), 0)
+}
+
+// scrollRight moves right while some line on screen goes on past the
+// right edge; it reads the visible lines (bounded) to know.
+func (m *Model) scrollRight() {
+	tw := m.textWidth()
+	if m.doc == nil || tw <= 0 {
+		return
+	}
+	step := m.hstep()
+	widest := 0
+	for _, r := range m.rows(m.top, m.layout().win) {
+		if !r.sep {
+			widest = max(widest, piecesWidth(m.linePieces(r.line, m.x+step+tw, false)))
+		}
+	}
+	if widest <= m.x+tw {
+		return
+	}
+	m.x = min(m.x+step, widest-tw)
+}
+
+// hstep is half the text width, as less scrolls sideways.
+func (m Model) hstep() int { return max(m.textWidth()/2, 1) }
+
+func sameSource(a, b Source) bool {
+	return a.Path == b.Path && a.Title == b.Title && a.Text == b.Text && a.Note == b.Note && slices.Equal(a.Seen, b.Seen)
+}

@@ -1,0 +1,428 @@
+package spillview
+
+import (
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/themes"
+)
+
+// TestVerticalKeys drives every vertical key of the KeyMap, by each of its
+// keys, from a start line; the window shows 10 lines of 100, so the last
+// top line is 90.
+func TestVerticalKeys(t *testing.T) {
+	tests := []struct {
+		keys      []string
+		from, top int
+	}{
+		{[]string{"j", "down"}, 0, 1},
+		{[]string{"j", "down"}, 90, 90},
+		{[]string{"k", "up"}, 5, 4},
+		{[]string{"k", "up"}, 0, 0},
+		{[]string{"pgdown", "space"}, 0, 10},
+		{[]string{"pgdown", "space"}, 85, 90},
+		{[]string{"pgup", "b"}, 15, 5},
+		{[]string{"pgup", "b"}, 3, 0},
+		{[]string{"ctrl+d"}, 0, 5},
+		{[]string{"ctrl+d"}, 88, 90},
+		{[]string{"ctrl+u"}, 7, 2},
+		{[]string{"ctrl+u"}, 2, 0},
+		{[]string{"g", "home"}, 50, 0},
+		{[]string{"g", "home"}, 0, 0},
+		{[]string{"G", "end"}, 0, 90},
+		{[]string{"G", "end"}, 90, 90},
+	}
+	for _, tt := range tests {
+		for _, k := range tt.keys {
+			m := open(t, Source{Text: numbered(100)}, themes.New(themes.Mono), 80, 12)
+			m.setTop(tt.from)
+			m, cmd := m.Update(press(k))
+			if top, lines := m.Position(); top != tt.top || lines != 100 {
+				t.Errorf("%s from %d: Position = %d, %d; want %d, 100", k, tt.from, top, lines, tt.top)
+			}
+			if cmd != nil {
+				t.Errorf("%s: unexpected Cmd", k)
+			}
+			if got := plainRows(m)[1]; !strings.HasPrefix(strings.TrimSpace(got), strconv.Itoa(tt.top+1)+" ") {
+				t.Errorf("%s from %d: first text row = %q", k, tt.from, got)
+			}
+		}
+	}
+}
+
+// TestBottomWithSeparator: G shows the last line even when a separator row
+// shares the window.
+func TestBottomWithSeparator(t *testing.T) {
+	m := open(t, headTail(), themes.New(themes.Mono), 80, 20)
+	m, _ = m.Update(press("G"))
+	rows := plainRows(m)
+	if last := rows[len(rows)-2]; !strings.Contains(last, "line 100:") {
+		t.Errorf("last text row after G = %q", last)
+	}
+	// From the top, page down until the end: every line is shown once.
+	m, _ = m.Update(press("g"))
+	seen := map[string]bool{}
+	for range 20 {
+		for _, r := range plainRows(m) {
+			if i := strings.Index(r, "line "); i >= 0 && strings.Contains(r, ": the") {
+				seen[r[i:i+8]] = true
+			}
+		}
+		m, _ = m.Update(press("pgdown"))
+	}
+	if len(seen) != 100 {
+		t.Errorf("paging showed %d distinct lines, want 100", len(seen))
+	}
+}
+
+func TestHorizontalKeys(t *testing.T) {
+	text := "short\n" + strings.Repeat("0123456789", 20) + "\nend\n" // line 2 is 200 cells
+	// 40 wide, 3-digit gutter less: numbers need 1 digit, gutter 4, text 36.
+	m := open(t, Source{Text: text}, themes.New(themes.Mono), 40, 6)
+	if tw := m.textWidth(); tw != 36 {
+		t.Fatalf("text width = %d", tw)
+	}
+	steps := []struct {
+		key string
+		x   int
+	}{{"h", 0}, {"left", 0}}
+	for x := 18; x < 200-36; x += 18 {
+		steps = append(steps, struct {
+			key string
+			x   int
+		}{"l", x})
+	}
+	steps = append(steps, []struct {
+		key string
+		x   int
+	}{
+		{"right", 200 - 36}, {"l", 200 - 36}, // clamped: the longest line ends at the right edge
+		{"h", 200 - 36 - 18}, {"left", 200 - 36 - 36},
+		{"g", 200 - 36 - 36}, // vertical moves keep the column
+	}...)
+	for _, s := range steps {
+		m, _ = m.Update(press(s.key))
+		if m.x != s.x {
+			t.Fatalf("after %s: x = %d, want %d", s.key, m.x, s.x)
+		}
+	}
+	m.x = 200 - 36
+	row := plainRows(m)[2]
+	if want := "2 │ " + strings.Repeat("0123456789", 20)[200-36:]; row != want {
+		t.Errorf("scrolled row = %q, want %q", row, want)
+	}
+	if status := plainRows(m)[5]; !strings.Contains(status, "col 165") {
+		t.Errorf("status = %q, want the column", status)
+	}
+}
+
+func TestMouseWheel(t *testing.T) {
+	m := open(t, Source{Text: numbered(100)}, themes.New(themes.Mono), 80, 12)
+	for _, s := range []struct {
+		button tea.MouseButton
+		top    int
+	}{
+		{tea.MouseWheelDown, 3}, {tea.MouseWheelDown, 6}, {tea.MouseWheelUp, 3},
+		{tea.MouseWheelUp, 0}, {tea.MouseWheelUp, 0},
+	} {
+		m, _ = m.Update(tea.MouseWheelMsg{Button: s.button})
+		if top, _ := m.Position(); top != s.top {
+			t.Errorf("wheel %v: top = %d, want %d", s.button, top, s.top)
+		}
+	}
+	m.setTop(89)
+	m, _ = m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if top, _ := m.Position(); top != 90 {
+		t.Errorf("wheel down at the end: top = %d", top)
+	}
+	m, _ = m.Update(tea.MouseClickMsg{Button: tea.MouseLeft})
+	if top, _ := m.Position(); top != 90 {
+		t.Errorf("a click moved the view to %d", top)
+	}
+}
+
+func TestClose(t *testing.T) {
+	for _, k := range []string{"q", "esc"} {
+		m := open(t, Source{Text: numbered(5)}, themes.New(themes.Mono), 80, 12)
+		_, cmd := m.Update(press(k))
+		if cmd == nil {
+			t.Fatalf("%s: no Cmd", k)
+		}
+		if msg := cmd(); msg != (CloseMsg{}) {
+			t.Errorf("%s: Cmd gave %#v, want CloseMsg", k, msg)
+		}
+	}
+}
+
+// search opens the prompt, types query, presses enter and delivers the
+// result of the Cmd.
+func search(t testing.TB, m Model, query string) Model {
+	t.Helper()
+	m, _ = m.Update(press("/"))
+	if !m.Searching() {
+		t.Fatal("/ did not open the prompt")
+	}
+	m = typeText(m, query)
+	m, cmd := m.Update(press("enter"))
+	if m.Searching() {
+		t.Fatal("enter left the prompt open")
+	}
+	if cmd == nil {
+		t.Fatal("enter gave no Cmd")
+	}
+	msg, ok := cmd().(SearchedMsg)
+	if !ok {
+		t.Fatalf("Cmd gave %T, want SearchedMsg", msg)
+	}
+	if msg.Query != query || msg.Err != nil {
+		t.Fatalf("SearchedMsg = %+v", msg)
+	}
+	m, _ = m.Update(msg)
+	return m
+}
+
+func TestSearchFlow(t *testing.T) {
+	// Lines 1, 11, 21, ... 91 contain "1:" — and lines 10..19 contain "line 01".
+	m := open(t, Source{Text: numbered(100)}, themes.New(themes.Mono), 80, 12)
+	m.setTop(30)
+	m = search(t, m, "1: THE")
+	if diff := cmp.Diff([]int{0, 10, 20, 30, 40, 50, 60, 70, 80, 90}, m.matches); diff != "" {
+		t.Fatalf("matches (-want +got):\n%s", diff)
+	}
+	// The first match at or after the top (line 31, index 30) is current.
+	if m.cur != 3 {
+		t.Errorf("current match = %d, want 3", m.cur)
+	}
+	status := func() string { rows := plainRows(m); return rows[len(rows)-1] }
+	if !strings.Contains(status(), `"1: THE" match 4 of 10 · n/N`) {
+		t.Errorf("status = %q", status())
+	}
+	steps := []struct {
+		key      string
+		cur, top int
+	}{
+		{"n", 4, 40}, {"N", 3, 30}, {"N", 2, 20}, {"N", 1, 10}, {"N", 0, 0},
+		{"N", 9, 90}, // wraps to the last
+		{"n", 0, 0},  // and back to the first
+	}
+	for _, s := range steps {
+		m, _ = m.Update(press(s.key))
+		if top, _ := m.Position(); m.cur != s.cur || top != s.top {
+			t.Errorf("after %s: match %d top %d, want match %d top %d", s.key, m.cur, top, s.cur, s.top)
+		}
+	}
+	if !strings.Contains(status(), "match 1 of 10") {
+		t.Errorf("status = %q", status())
+	}
+	// A match already on screen does not scroll.
+	m.setTop(5)
+	m, _ = m.Update(press("n"))
+	if top, _ := m.Position(); top != 5 || m.cur != 1 {
+		t.Errorf("n to a visible match: top %d match %d", top, m.cur)
+	}
+}
+
+func TestSearchPrompt(t *testing.T) {
+	m := open(t, Source{Text: numbered(100)}, themes.New(themes.Mono), 80, 12)
+	m.setTop(50)
+	m, _ = m.Update(press("/"))
+	// In the prompt, keys are text: q and j do not close or scroll.
+	m = typeText(m, "qj")
+	if !m.Searching() || m.input.Value() != "qj" {
+		t.Fatalf("prompt: searching %v value %q", m.Searching(), m.input.Value())
+	}
+	m, _ = m.Update(press("backspace"))
+	if m.input.Value() != "q" {
+		t.Errorf("backspace: value %q", m.input.Value())
+	}
+	if rows := plainRows(m); !strings.HasPrefix(rows[len(rows)-1], "/q") {
+		t.Errorf("prompt row = %q", rows[len(rows)-1])
+	}
+	m, _ = m.Update(tea.PasteMsg{Content: "u\x1b[2Jx"})
+	if v := m.input.Value(); strings.ContainsRune(v, '\x1b') {
+		t.Errorf("pasted escape kept: %q", v)
+	}
+	// esc cancels the search only.
+	m, cmd := m.Update(press("esc"))
+	if m.Searching() {
+		t.Error("esc left the prompt open")
+	}
+	if cmd != nil {
+		if _, closed := cmd().(CloseMsg); closed {
+			t.Error("esc in the prompt closed the viewer")
+		}
+	}
+	if top, _ := m.Position(); top != 50 || m.query != "" {
+		t.Errorf("after esc: top %d query %q", top, m.query)
+	}
+	// Enter on an empty prompt clears the last search.
+	m = search(t, m, "line 099")
+	if len(m.matches) != 1 {
+		t.Fatalf("matches = %v", m.matches)
+	}
+	m, _ = m.Update(press("/"))
+	m, cmd = m.Update(press("enter"))
+	if cmd != nil || len(m.matches) != 0 || m.query != "" {
+		t.Errorf("empty search: cmd %v matches %v query %q", cmd != nil, m.matches, m.query)
+	}
+}
+
+func TestSearchNoMatch(t *testing.T) {
+	m := open(t, Source{Text: numbered(20)}, themes.New(themes.Mono), 80, 12)
+	m = search(t, m, "zebra")
+	rows := plainRows(m)
+	if !strings.Contains(rows[len(rows)-1], `no match for "zebra"`) {
+		t.Errorf("status = %q", rows[len(rows)-1])
+	}
+	m, _ = m.Update(press("n"))
+	if top, _ := m.Position(); top != 0 {
+		t.Errorf("n without matches moved to %d", top)
+	}
+}
+
+// TestSearchStale: a result for a replaced query or another document is
+// dropped.
+func TestSearchStale(t *testing.T) {
+	m := open(t, Source{Text: numbered(20)}, themes.New(themes.Mono), 80, 12)
+	m, _ = m.Update(press("/"))
+	m = typeText(m, "line 005")
+	m, first := m.Update(press("enter"))
+	m, _ = m.Update(press("/"))
+	m = typeText(m, "line 007")
+	m, second := m.Update(press("enter"))
+	m, _ = m.Update(first())
+	if m.query != "" || len(m.matches) != 0 {
+		t.Fatalf("stale result taken: query %q", m.query)
+	}
+	if rows := plainRows(m); !strings.Contains(rows[len(rows)-1], `searching "line 007"`) {
+		t.Errorf("status while searching = %q", rows[len(rows)-1])
+	}
+	m, _ = m.Update(second())
+	if diff := cmp.Diff([]int{6}, m.matches); diff != "" || m.query != "line 007" {
+		t.Errorf("matches (-want +got):\n%s", diff)
+	}
+	other, err := Open(Source{Text: "line 007\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = m.Update(SearchedMsg{Query: "line 007", Lines: []int{0}, doc: other})
+	if diff := cmp.Diff([]int{6}, m.matches); diff != "" {
+		t.Errorf("result for another document taken:\n%s", diff)
+	}
+}
+
+func TestSearchError(t *testing.T) {
+	m := open(t, Source{Text: numbered(20)}, themes.New(themes.Mono), 80, 12)
+	m, _ = m.Update(SearchedMsg{Query: "x", Err: errors.New("search: read failed\x1b[2J")})
+	out := m.View()
+	if strings.Contains(out, "\x1b[2J") {
+		t.Error("error text reached the view raw")
+	}
+	if rows := plainRows(m); !strings.Contains(rows[len(rows)-1], `search: read failed\x1b[2J`) {
+		t.Errorf("status = %q", rows[len(rows)-1])
+	}
+}
+
+func TestOpenedMsg(t *testing.T) {
+	path := writeFile(t, "spill.txt", numbered(30))
+	src := Source{Title: "result 3", Path: path}
+	m := New(themes.New(themes.Mono), DefaultKeyMap())
+	m.SetSize(60, 10)
+	cmd := m.Load(src)
+	if rows := plainRows(m); !strings.Contains(rows[1], "opening…") || !strings.Contains(rows[0], "result 3") {
+		t.Errorf("loading view = %q", rows)
+	}
+	m, _ = m.Update(cmd())
+	if _, lines := m.Position(); lines != 30 {
+		t.Fatalf("lines = %d", lines)
+	}
+	// An open superseded by a later Load is dropped and closed.
+	late := OpenCmd(src)().(OpenedMsg)
+	next := Source{Title: "result 4", Text: "x\n"}
+	cmd = m.Load(next)
+	m, _ = m.Update(late)
+	if m.doc != nil {
+		t.Error("stale OpenedMsg shown")
+	}
+	if _, err := late.Doc.Search("line"); err == nil {
+		t.Error("stale document left open")
+	}
+	m, _ = m.Update(cmd())
+	if _, lines := m.Position(); lines != 1 {
+		t.Errorf("lines = %d", lines)
+	}
+	// Also when it arrives after the later open has been shown.
+	m, _ = m.Update(OpenCmd(src)())
+	if _, lines := m.Position(); lines != 1 || m.src.Title != "result 4" {
+		t.Errorf("late OpenedMsg replaced the document: %d lines, %q", lines, m.src.Title)
+	}
+	if err := m.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestOpenError(t *testing.T) {
+	missing := filepath.Join("no", "such", "spill.txt")
+	m := New(themes.New(themes.Mono), DefaultKeyMap())
+	m.SetSize(80, 8)
+	cmd := m.Load(Source{Title: "result 9", Path: missing})
+	m, _ = m.Update(cmd())
+	rows := plainRows(m)
+	if want := "open spill file no/such/spill.txt: no such file or directory"; !strings.Contains(rows[1], want) {
+		t.Errorf("rows = %q, want %q", rows, want)
+	}
+	// Keys do nothing but close.
+	for _, k := range []string{"j", "G", "l", "/", "n", "ctrl+d"} {
+		m, _ = m.Update(press(k))
+	}
+	if m.Searching() {
+		t.Error("search opened without a document")
+	}
+	if _, cmd := m.Update(press("q")); cmd == nil || cmd() != (CloseMsg{}) {
+		t.Error("q did not close")
+	}
+	checkSize(t, m.View(), 80, 8)
+}
+
+func TestSetDocumentClosesPrevious(t *testing.T) {
+	first, err := Open(Source{Path: writeFile(t, "a.txt", "a\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Open(Source{Text: "b\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(themes.New(themes.Mono), DefaultKeyMap())
+	m.SetDocument(first, Source{})
+	m.SetDocument(first, Source{}) // the same document stays open
+	if _, err := first.Search("a"); err != nil {
+		t.Fatalf("same document closed: %v", err)
+	}
+	m.SetDocument(second, Source{})
+	if _, err := first.Search("a"); err == nil {
+		t.Error("previous document left open")
+	}
+}
+
+func TestHelp(t *testing.T) {
+	k := DefaultKeyMap()
+	n := 0
+	for _, col := range k.FullHelp() {
+		n += len(col)
+	}
+	if n != 14 {
+		t.Errorf("FullHelp lists %d bindings, want all 14", n)
+	}
+	for _, b := range k.ShortHelp() {
+		if b.Help().Key == "" || b.Help().Desc == "" {
+			t.Errorf("binding %v has no help", b.Keys())
+		}
+	}
+}
