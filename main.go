@@ -11,10 +11,16 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/charmbracelet/x/term"
+
+	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/report"
+	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
+	"github.com/spillway-dev/spillway/ui"
 )
 
 // exitUsage is the status for bad flags and inputs that are not transcripts.
@@ -36,6 +42,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "report":
 			return runReport(args[1:], stdin, stdout, stderr)
+		case "sweep":
+			return runSweep(args[1:], stdin, stdout, stderr)
+		case "presets":
+			return runPresets(args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
@@ -49,37 +59,55 @@ const usage = `spillway: per-call token costs of coding-agent sessions, before a
 Usage:
   spillway [flags] [PATH | -]            open a session (newest found when no PATH)
   spillway report [flags] [PATH ...]     per-call costs and totals as text, JSON or CSV
+  spillway sweep [flags] [PATH ...]      savings at ceilings from 2 KiB to 256 KiB
+  spillway presets [--format json]       the policy presets and every knob
 
 PATH is a transcript file, a directory (searched for *.jsonl), or - for standard input.
 Without PATH, sessions are looked for in $CLAUDE_CONFIG_DIR/projects (else ~/.claude/projects
 and ~/.config/claude/projects) and $CODEX_HOME/sessions (else ~/.codex/sessions).
 
-Run "spillway report -h" for its flags.
+Run "spillway report -h" for the flags.
 `
 
-// commonFlags are the flags every subcommand takes.
+// commonFlags are the flags every command that reads sessions takes.
 type commonFlags struct {
 	inputFormat string
 	prices      string
+	policy      policyFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.inputFormat, "input-format", "auto", "transcript format: auto, claude-code, codex, antigravity or generic")
 	fs.StringVar(&c.prices, "prices", "", "LiteLLM-shaped price file to use instead of the embedded table")
+	c.policy.register(fs)
 }
 
-func (c *commonFlags) resolve() (transcript.Options, *pricing.Table, error) {
+// options turns the flags into report options.
+func (c *commonFlags) options(fs *flag.FlagSet) (report.Options, error) {
 	f, err := transcript.ParseFormat(c.inputFormat)
 	if err != nil {
-		return transcript.Options{}, nil, err
+		return report.Options{}, err
 	}
 	prices := pricing.Default()
 	if c.prices != "" {
 		if prices, err = pricing.Load(c.prices); err != nil {
-			return transcript.Options{}, nil, err
+			return report.Options{}, err
 		}
 	}
-	return transcript.Options{Format: f}, prices, nil
+	policy, err := c.policy.resolve(fs)
+	if err != nil {
+		return report.Options{}, err
+	}
+	opt := report.Options{Prices: prices, Read: transcript.Options{Format: f}, Policy: policy}
+	if !policy.Inert() {
+		if opt.Counter, err = c.policy.counter(); err != nil {
+			return report.Options{}, err
+		}
+		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
+			return report.Options{}, err
+		}
+	}
+	return opt, nil
 }
 
 // parseInterspersed parses flags that may come before, between or after
@@ -102,97 +130,246 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("spillway report", flag.ContinueOnError)
+// command parses a subcommand's flags; done is set when it should exit
+// with code (help, or bad flags).
+func command(name, summary string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (fs *flag.FlagSet, common *commonFlags, paths []string, code int, done bool) {
+	fs = flag.NewFlagSet("spillway "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var common commonFlags
+	common = &commonFlags{}
 	common.register(fs)
-	format := fs.String("format", "text", "output format: "+strings.Join(report.Formats, ", "))
+	if extra != nil {
+		extra(fs)
+	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: spillway report [flags] [PATH ...]\n\nPer-call token costs and totals of each session.\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: spillway %s [flags] [PATH ...]\n\n%s\n\nFlags:\n", name, summary)
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return fs, common, nil, 0, true
 		}
-		return exitUsage
+		return fs, common, nil, exitUsage, true
+	}
+	return fs, common, paths, 0, false
+}
+
+// newestSession finds the session to open when no path is given.
+func newestSession(stderr io.Writer) (string, bool) {
+	files, err := transcript.Discover()
+	if err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+	}
+	if len(files) == 0 {
+		return "", false
+	}
+	return files[0].Path, true
+}
+
+func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var format string
+	fs, common, paths, code, done := command("report", "Per-call token costs and totals of each session, before and after the policy.", args, stderr,
+		func(fs *flag.FlagSet) {
+			fs.StringVar(&format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+		})
+	if done {
+		return code
 	}
 	if len(paths) == 0 {
-		files, err := transcript.Discover()
-		if err != nil {
-			fmt.Fprintf(stderr, "spillway: %v\n", err)
-			return 1
-		}
-		if len(files) == 0 {
+		path, ok := newestSession(stderr)
+		if !ok {
 			fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
 			return exitUsage
 		}
-		paths = []string{files[0].Path}
+		paths = []string{path}
 	}
-	return printReport(paths, "stdin", stdin, common, *format, stdout, stderr)
+	return printReport(fs, common, paths, "stdin", stdin, format, stdout, stderr)
 }
 
 // printReport writes the report of paths ("-" reads stdin, labelled
 // stdinName) and returns the exit status.
-func printReport(paths []string, stdinName string, stdin io.Reader, common commonFlags, format string, stdout, stderr io.Writer) int {
-	readOpt, prices, err := common.resolve()
+func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, format string, stdout, stderr io.Writer) int {
+	opt, err := common.options(fs)
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return exitUsage
 	}
-	w, err := report.NewWriter(format, stdout, prices.Source)
+	opt.StdinName = stdinName
+	w, err := report.NewWriter(format, stdout, opt.Prices.Source)
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return exitUsage
 	}
-	opt := report.Options{Prices: prices, Read: readOpt, StdinName: stdinName}
 	problems, err := report.Generate(paths, stdin, opt, w, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return 1
 	}
-	switch {
-	case problems.NotTranscripts > 0:
-		return exitUsage
-	case problems.Failed > 0:
-		return 1
-	}
-	return 0
+	return problems.Status()
 }
 
-// runInspect opens a session: the path given, else the newest one found,
-// else the built-in demo. Until the inspector lands it prints the report.
-func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("spillway", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var common commonFlags
-	common.register(fs)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	paths, err := parseInterspersed(fs, args)
+func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var format string
+	fs, common, paths, code, done := command("sweep", "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).", args, stderr,
+		func(fs *flag.FlagSet) {
+			fs.StringVar(&format, "format", "text", "output format: text or json")
+		})
+	if done {
+		return code
+	}
+	if len(paths) == 0 {
+		path, ok := newestSession(stderr)
+		if !ok {
+			fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
+			return exitUsage
+		}
+		paths = []string{path}
+	}
+	opt, err := common.options(fs)
 	if err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		return exitUsage
+	}
+	if opt.Counter == nil {
+		if opt.Counter, err = common.policy.counter(); err != nil {
+			fmt.Fprintf(stderr, "spillway: %v\n", err)
+			return 1
+		}
+	}
+	sw, problems, err := report.Sweep(paths, stdin, opt, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		return 1
+	}
+	if err := sw.Write(stdout, format); err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		return exitUsage
+	}
+	return problems.Status()
+}
+
+func runPresets(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("spillway presets", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "output format: text or json")
+	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return exitUsage
 	}
+	if err := report.WritePresets(stdout, *format, guard.Presets()); err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		return exitUsage
+	}
+	return 0
+}
+
+// runInspect opens a session in the inspector: the path given, else the
+// newest one found, else the built-in demo. Without a terminal to draw on
+// it prints the report instead.
+func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var theme string
+	var follow, noFollow bool
+	fs, common, paths, code, done := command("", "Open one session in the inspector.", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&theme, "theme", "auto", "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
+		fs.BoolVar(&follow, "follow", false, "follow the file as the agent writes it (default when it changed in the last minute)")
+		fs.BoolVar(&follow, "f", false, "short for --follow")
+		fs.BoolVar(&noFollow, "no-follow", false, "never follow")
+	})
+	if done {
+		return code
+	}
 	if len(paths) > 1 {
 		fmt.Fprintf(stderr, "spillway: open one session at a time (got %d paths); spillway report takes several\n", len(paths))
 		return exitUsage
 	}
-	stdinName := "stdin"
-	if len(paths) == 0 {
-		files, err := transcript.Discover()
-		if err != nil {
-			fmt.Fprintf(stderr, "spillway: %v\n", err)
-		}
-		if len(files) == 0 {
-			fmt.Fprintln(stderr, "spillway: no sessions found under ~/.claude/projects or ~/.codex/sessions; showing the built-in demo")
-			paths, stdin, stdinName = []string{"-"}, bytes.NewReader(demoSession), "demo"
+	if _, err := themes.Pick(theme, true, false); err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		return exitUsage
+	}
+	src := ui.Source{}
+	switch {
+	case len(paths) == 1 && paths[0] == "-":
+		src = ui.Source{Name: "stdin", Stdin: stdin}
+	case len(paths) == 1:
+		src = ui.Source{Name: paths[0], Path: paths[0]}
+	default:
+		if path, ok := newestSession(stderr); ok {
+			src = ui.Source{Name: path, Path: path}
 		} else {
-			paths = []string{files[0].Path}
+			fmt.Fprintln(stderr, "spillway: no sessions found under ~/.claude/projects or ~/.codex/sessions; showing the built-in demo")
+			src = ui.Source{Name: "demo", Data: demoSession}
 		}
 	}
-	return printReport(paths, stdinName, stdin, common, "text", stdout, stderr)
+	if !isTerminal(stdout) {
+		name, in := src.Path, stdin
+		if src.Data != nil {
+			name, in = "-", bytes.NewReader(src.Data)
+		} else if src.Stdin != nil {
+			name = "-"
+		}
+		return printReport(fs, common, []string{name}, src.Name, in, "text", stdout, stderr)
+	}
+	opt, err := common.options(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		return exitUsage
+	}
+	dir := false
+	if src.Path != "" {
+		info, err := os.Stat(src.Path)
+		if err != nil {
+			fmt.Fprintf(stderr, "spillway: %v\n", err)
+			return 1
+		}
+		dir = info.IsDir()
+	}
+	following := follow || (!noFollow && src.Path != "" && (dir || recentlyChanged(src.Path)))
+	if dir && !following {
+		files, err := transcript.Find(src.Path)
+		var newest string
+		for _, f := range files {
+			if transcript.IsSession(f.Path) {
+				newest = f.Path
+				break
+			}
+		}
+		if err != nil || newest == "" {
+			fmt.Fprintf(stderr, "spillway: %s: no sessions found (looked for *.jsonl files, recursively)\n", src.Path)
+			return 1
+		}
+		src = ui.Source{Name: newest, Path: newest}
+	}
+	spillRoot := opt.SpillRoot
+	if spillRoot == "" {
+		spillRoot, _ = common.policy.spillRoot()
+	}
+	err = ui.Run(ui.Options{
+		Source: src, Read: opt.Read, Policy: opt.Policy, Prices: opt.Prices,
+		Counter:   func() (guard.TokenCounter, error) { return common.policy.counter() },
+		SpillRoot: spillRoot, Follow: following, Theme: theme, NoColor: os.Getenv("NO_COLOR") != "",
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		var nt *transcript.NotTranscriptError
+		if errors.As(err, &nt) {
+			return exitUsage
+		}
+		return 1
+	}
+	return 0
+}
+
+// isTerminal tells whether w is a terminal the inspector can draw on.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// recentlyChanged tells whether a file was written in the last minute: a
+// session still running, followed by default.
+func recentlyChanged(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && time.Since(info.ModTime()) < time.Minute
 }

@@ -109,3 +109,48 @@ func TestNoNetwork(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicyCommands(t *testing.T) {
+	spill := t.TempDir()
+	policyFile := filepath.Join(t.TempDir(), "tuned.json")
+	os.WriteFile(policyFile, []byte(`{"name":"tuned","style":"harness-rs","unit":"utf8_bytes","ceiling":10000,"action":"truncate_head","dedupe":{"enabled":false}}`), 0o600)
+	demo := filepath.Join("testdata", "demo.jsonl")
+	tests := []struct {
+		name      string
+		args      []string
+		code      int
+		stdoutHas []string
+		stderrHas string
+	}{
+		{name: "presets", args: []string{"presets"}, stdoutHas: []string{"harness-rs-0.0.40", "agentscope-pre-2026-07", "claude-code", "Bash 30,000", "Read never", "dedupe-from-3"}},
+		{name: "presets as JSON", args: []string{"presets", "--format", "json"}, stdoutHas: []string{`"name": "codex"`, `"allowance": 1.2`}},
+		{name: "report under a preset", args: []string{"report", "--preset", "harness-rs-0.0.40", "--spill-dir", spill, demo},
+			stdoutHas: []string{"policy harness-rs-0.0.40", "suppress (stale)", "truncate", "under harness-rs-0.0.40"}},
+		{name: "flags override the preset", args: []string{"report", "--preset", "harness-rs-0.0.50", "--max-bytes", "8KiB", "--no-spill", "--dedupe-from", "3", "--spill-dir", spill, demo},
+			stdoutHas: []string{"policy harness-rs-0.0.50+custom", "8,192 JSON bytes", "repeat 3 of result 3"}},
+		{name: "a policy file", args: []string{"report", "--policy", policyFile, demo}, stdoutHas: []string{"policy tuned\n", "10,000 bytes"}},
+		{name: "sweep", args: []string{"sweep", "--preset", "claude-code", demo}, stdoutHas: []string{"claude-code over 1 session", "← the policy's own", "2,048", "262,144"}},
+		{name: "sweep as JSON", args: []string{"sweep", "--format", "json", demo}, stdoutHas: []string{`"schema":"spillway.sweep/v1"`}},
+		{name: "unknown preset", args: []string{"report", "--preset", "nope", demo}, code: 2, stderrHas: `unknown preset "nope"`},
+		{name: "contradictory flags", args: []string{"report", "--spill", "--no-spill", demo}, code: 2, stderrHas: "contradicts"},
+		{name: "Codex cannot spill", args: []string{"report", "--preset", "codex", "--spill", demo}, code: 2, stderrHas: "never spills"},
+		{name: "bad size", args: []string{"report", "--max-bytes", "lots", demo}, code: 2, stderrHas: "invalid size"},
+		{name: "both preset and policy", args: []string{"report", "--preset", "codex", "--policy", policyFile, demo}, code: 2, stderrHas: "give one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, "", tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\nstderr: %s", code, tt.code, stderr)
+			}
+			for _, want := range tt.stdoutHas {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr, tt.stderrHas) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderrHas, stderr)
+			}
+		})
+	}
+}

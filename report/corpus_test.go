@@ -71,7 +71,7 @@ func TestOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := Build(s, prices)
+			r := buildWith(t, s, prices, "none")
 			got := r.Totals.Recorded
 			wantTok := Tokens{Input: want.InputTokens, Output: want.OutputTokens, CacheCreation: want.CacheCreationTokens, CacheRead: want.CacheReadTokens}
 			if got != wantTok {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
 // Count formats a token count with thousands separators: 1234567 → "1,234,567".
@@ -50,39 +50,5 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// Clean makes untrusted text safe for a terminal: control characters,
-// escape sequences and invalid UTF-8 become visible escapes.
-func Clean(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case !unicode.IsPrint(r) && r != ' ':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	return b.String()
-}
+// Clean makes untrusted text safe for a terminal, on one line.
+func Clean(s string) string { return termtext.Escape(s) }

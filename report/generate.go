@@ -1,20 +1,27 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
 // Options configure Generate.
 type Options struct {
-	Prices  *pricing.Table
-	Read    transcript.Options
-	Workers int
+	Prices *pricing.Table
+	Read   transcript.Options
+	Policy guard.Policy
+	// Counter counts tokens; it may be nil when the policy is inert.
+	Counter guard.TokenCounter
+	// SpillRoot is where spill files go; empty plans them without writing.
+	SpillRoot string
+	Workers   int
 	// StdinName labels the session read from "-" (default "stdin").
 	StdinName string
 }
@@ -50,11 +57,15 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 				name = "stdin"
 			}
 			s, err := transcript.Read(stdin, name, opt.Read)
+			var rs *Session
+			if err == nil {
+				rs, err = opt.session(s)
+			}
 			if err != nil {
 				complain(err)
 				continue
 			}
-			if err := w.Session(Build(s, opt.Prices)); err != nil {
+			if err := w.Session(rs); err != nil {
 				return p, err
 			}
 			continue
@@ -64,18 +75,39 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 			complain(err)
 			continue
 		}
-		err = transcript.ReadEach(paths, opt.Read, opt.Workers, func(path string, s *transcript.Session, err error) error {
+		err = transcript.Each(paths, opt.Read, opt.Workers, opt.session, func(path string, rs *Session, err error) error {
 			if err != nil {
 				complain(err)
 				return nil
 			}
-			return w.Session(Build(s, opt.Prices))
+			return w.Session(rs)
 		})
 		if err != nil {
 			return p, err
 		}
 	}
 	return p, w.End()
+}
+
+// session replays one session and builds its report.
+func (opt Options) session(s *transcript.Session) (*Session, error) {
+	counter := opt.Counter
+	if opt.Policy.Inert() {
+		counter = nil
+	}
+	prep, err := guard.Prepare(context.Background(), s, counter, opt.Prices, nil)
+	if err != nil {
+		return nil, err
+	}
+	var store guard.SpillStore
+	if opt.SpillRoot != "" {
+		store = guard.DirStore{Root: opt.SpillRoot, Session: s.ID, Policy: opt.Policy.Name}
+	}
+	rp, err := prep.Replay(opt.Policy, guard.Options{Store: store})
+	if err != nil {
+		return nil, err
+	}
+	return Build(rp), nil
 }
 
 // expand turns a directory into the session files below it.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -35,7 +35,24 @@ type Session struct {
 	Warnings  []Warning      `json:"warnings"`
 	Skipped   map[string]int `json:"skipped_records"`
 	Lines     int            `json:"lines"`
+	// Policy is every knob of the policy the results were replayed through.
+	Policy guard.Policy `json:"policy"`
+	Tokens TokenNotes   `json:"tokens"`
 }
+
+// TokenNotes say where the token figures come from.
+type TokenNotes struct {
+	// Encoding counted the results ("" when nothing needed counting).
+	Encoding    string            `json:"encoding"`
+	Calibration guard.Calibration `json:"calibration"`
+	// Saved is the provenance of saved tokens: "calibrated" or "estimated".
+	Saved string `json:"saved"`
+	// Assumption states what the after figures assume.
+	Assumption string `json:"assumption"`
+}
+
+// assumption is printed wherever an after figure is.
+const assumption = "after figures assume the agent would have made the same calls and written the same output"
 
 // Call is one API call.
 type Call struct {
@@ -52,6 +69,10 @@ type Call struct {
 	OutputLowerBound bool     `json:"output_lower_bound,omitempty"`
 	CostUSD          *float64 `json:"cost_usd"`
 	ToolCalls        int      `json:"tool_calls"`
+	// After the policy: nil where nothing was recorded or priced.
+	PromptTokensAfter *int64   `json:"prompt_tokens_after"`
+	CostUSDAfter      *float64 `json:"cost_usd_after"`
+	SavedTokens       int64    `json:"saved_tokens"`
 }
 
 // Tokens are recorded token counts; the four kinds add up to what was billed.
@@ -79,6 +100,21 @@ type Result struct {
 	Bytes     int    `json:"bytes"`
 	Images    int    `json:"images,omitempty"`
 	Clipped   bool   `json:"clipped_by_log,omitempty"`
+	// The replay.
+	Action      string   `json:"action"`
+	Reason      string   `json:"reason"`
+	BytesAfter  int64    `json:"bytes_after"`
+	Tokens      *int64   `json:"tokens"`
+	TokensAfter *int64   `json:"tokens_after"`
+	SavedTokens int64    `json:"saved_tokens"`
+	SentAt      int      `json:"sent_at_call"`
+	SpillPath   string   `json:"spill_path"`
+	Locator     string   `json:"spill_locator,omitempty"`
+	RepeatOf    *int     `json:"repeat_of"`
+	Stale       bool     `json:"stale"`
+	CarryCost   *float64 `json:"carry_cost_usd"`
+	CarryCalls  int      `json:"carry_calls"`
+	Warning     string   `json:"warning,omitempty"`
 }
 
 // Event is a compaction or sidechain boundary.
@@ -103,6 +139,13 @@ type Totals struct {
 	UnpricedModels []string    `json:"unpriced_models"`
 	ByModel        []ModelCost `json:"by_model"`
 	Compactions    int         `json:"compactions"`
+	// After the policy.
+	PromptTokens      int64          `json:"prompt_tokens"`
+	PromptTokensAfter int64          `json:"prompt_tokens_after"`
+	CostUSDAfter      *float64       `json:"cost_usd_after"`
+	SavedTokens       int64          `json:"saved_tokens"`
+	Actions           map[string]int `json:"actions"`
+	Stale             int            `json:"stale"`
 	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
 	LowerBoundOutputs int `json:"lower_bound_outputs"`
 	Warnings          int `json:"warnings"`
@@ -122,12 +165,16 @@ type Warning struct {
 	Message string `json:"message"`
 }
 
-// Build reports one session priced with prices.
-func Build(s *transcript.Session, prices *pricing.Table) *Session {
+// Build reports a session replayed through a policy.
+func Build(rp *guard.Replay) *Session {
+	p := rp.Prepared
+	s := p.Session
 	out := &Session{
 		Path: s.Path, Format: string(s.Format), SessionID: s.ID, Title: s.Title, Version: s.Version,
-		Models: nonNil(s.Models), Calls: make([]Call, 0, len(s.Calls)), Results: []Result{},
+		Models: nonNil(s.Models), Calls: make([]Call, 0, len(s.Calls)), Results: make([]Result, 0, len(rp.Results)),
 		Events: []Event{}, Warnings: make([]Warning, 0, len(s.Warnings)), Skipped: s.Skipped, Lines: s.Lines,
+		Policy: rp.Policy,
+		Tokens: TokenNotes{Encoding: p.Encoding(), Calibration: rp.Calibration, Saved: rp.Calibration.Source(), Assumption: assumption},
 	}
 	t := &out.Totals
 	byModel := map[string]*ModelCost{}
@@ -139,12 +186,14 @@ func Build(s *transcript.Session, prices *pricing.Table) *Session {
 			Index: c.Index, Line: c.Line, Time: timePtr(c.Time), Model: c.Model,
 			Segment: c.Segment, Sidechain: c.Sidechain, ToolCalls: len(c.ToolCalls),
 		}
+		after := rp.Calls[i]
+		rc.SavedTokens = after.Fresh + after.Carried
 		if c.Usage != nil {
 			recordedCalls++
 			u := *c.Usage
 			rc.Recorded = &Tokens{Input: u.Input, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Output: u.Output}
-			prompt, output := u.Prompt(), u.Output
-			rc.PromptTokens, rc.OutputTokens = &prompt, &output
+			prompt, output, promptAfter := u.Prompt(), u.Output, after.UsageAfter.Prompt()
+			rc.PromptTokens, rc.OutputTokens, rc.PromptTokensAfter = &prompt, &output, &promptAfter
 			if u.OutputLowerBound {
 				rc.OutputLowerBound = true
 				t.LowerBoundOutputs++
@@ -157,10 +206,10 @@ func Build(s *transcript.Session, prices *pricing.Table) *Session {
 			}
 			m.APICalls++
 			m.Recorded.add(u)
-			if usd, ok := prices.Cost(c.Model, u); ok {
-				rc.CostUSD = &usd
-				t.PricedCostUSD += usd
-				m.CostUSD = addPtr(m.CostUSD, usd)
+			rc.CostUSD, rc.CostUSDAfter = after.Cost, after.CostAfter
+			if after.Cost != nil {
+				t.PricedCostUSD += *after.Cost
+				m.CostUSD = addPtr(m.CostUSD, *after.Cost)
 			} else {
 				unpriced[c.Model] = true
 			}
@@ -169,12 +218,24 @@ func Build(s *transcript.Session, prices *pricing.Table) *Session {
 		}
 		out.Calls = append(out.Calls, rc)
 	}
-	for _, r := range s.Results() {
-		out.Results = append(out.Results, Result{
-			CallID: r.CallID, Tool: r.Tool, CallIndex: r.CallIndex, Line: r.Line,
-			IsError: r.IsError, Bytes: r.Bytes(), Images: r.Images, Clipped: r.Clipped,
-		})
-		t.ResultBytes += int64(r.Bytes())
+	for i := range rp.Results {
+		r := &rp.Results[i]
+		src := r.Source
+		res := Result{
+			CallID: src.CallID, Tool: src.Tool, CallIndex: src.CallIndex, Line: src.Line,
+			IsError: src.IsError, Bytes: src.Bytes(), Images: src.Images, Clipped: src.Clipped,
+			Action: string(r.Outcome), Reason: r.Reason, BytesAfter: r.BytesAfter, SavedTokens: r.Saved,
+			SentAt: r.SentAt, SpillPath: r.SpillPath, Locator: r.Locator, Stale: r.Stale,
+			CarryCalls: r.CarryCalls, Warning: r.Warning,
+		}
+		if r.Tokens >= 0 {
+			res.Tokens, res.TokensAfter, res.CarryCost = &r.Tokens, &r.TokensAfter, &r.CarryCost
+		}
+		if r.RepeatOf >= 0 {
+			res.RepeatOf = &r.RepeatOf
+		}
+		out.Results = append(out.Results, res)
+		t.ResultBytes += int64(src.Bytes())
 	}
 	for _, e := range s.Events {
 		out.Events = append(out.Events, Event{Kind: string(e.Kind), Line: e.Line, BeforeCall: e.BeforeCall, Trigger: e.Trigger, PreTokens: e.PreTokens})
@@ -185,13 +246,24 @@ func Build(s *transcript.Session, prices *pricing.Table) *Session {
 	for _, w := range s.Warnings {
 		out.Warnings = append(out.Warnings, Warning{Line: w.Line, Message: w.Message})
 	}
+	for _, w := range rp.Warnings {
+		out.Warnings = append(out.Warnings, Warning{Message: w})
+	}
 	t.APICalls = len(s.Calls)
 	t.ToolResults = len(out.Results)
-	t.Warnings = s.WarningCount
+	t.Warnings = s.WarningCount + len(rp.Warnings)
 	t.UnpricedModels = sortedKeys(unpriced)
+	t.PromptTokens, t.PromptTokensAfter = rp.Totals.Prompt, rp.Totals.PromptAfter
+	t.SavedTokens = rp.Totals.SavedPerCall
+	t.Stale = rp.Totals.Stale
+	t.Actions = map[string]int{}
+	for _, o := range guard.Outcomes {
+		t.Actions[string(o)] = rp.Totals.Actions[o]
+	}
 	if recordedCalls > 0 && len(unpriced) == 0 {
 		usd := t.PricedCostUSD
 		t.CostUSD = &usd
+		t.CostUSDAfter = rp.Totals.CostAfter
 	}
 	for _, name := range sortedKeys(byModel) {
 		t.ByModel = append(t.ByModel, *byModel[name])

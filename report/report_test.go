@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"math"
@@ -11,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -25,7 +28,34 @@ func build(t *testing.T, name string) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Build(s, pricing.Default())
+	return buildWith(t, s, pricing.Default(), "none")
+}
+
+// buildWith reports s replayed through a preset, counting tokens with
+// o200k_base unless the preset never acts.
+func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, preset string) *Session {
+	t.Helper()
+	policy, err := guard.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counter guard.TokenCounter
+	if !policy.Inert() {
+		c, err := tokens.Get(tokens.O200kBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counter = tokens.NewCache(c)
+	}
+	prep, err := guard.Prepare(context.Background(), s, counter, prices, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := prep.Replay(policy, guard.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(rp)
 }
 
 func TestBuildClaude(t *testing.T) {
@@ -62,10 +92,11 @@ func TestBuildClaude(t *testing.T) {
 	}
 	// Results: the lock-file read, the grep (two text blocks and an image), the error.
 	lock := "     1→{\n     2→  \"name\": \"café\",\n     3→}\n"
+	grep, bashErr := "a.js:1:lodash\nb.js:2:lodash", "<tool_use_error>npm: not found</tool_use_error>"
 	wantResults := []Result{
-		{CallID: "toolu_1", Tool: "Read", CallIndex: 0, Line: 6, Bytes: len(lock)},
-		{CallID: "toolu_3", Tool: "Grep", CallIndex: 1, Line: 10, Bytes: len("a.js:1:lodash\nb.js:2:lodash"), Images: 1},
-		{CallID: "toolu_2", Tool: "Bash", CallIndex: 1, Line: 11, IsError: true, Bytes: len("<tool_use_error>npm: not found</tool_use_error>")},
+		{CallID: "toolu_1", Tool: "Read", CallIndex: 0, Line: 6, Bytes: len(lock), Action: "keep", Reason: "no ceiling", BytesAfter: int64(len(lock)), SentAt: 1},
+		{CallID: "toolu_3", Tool: "Grep", CallIndex: 1, Line: 10, Bytes: len(grep), Images: 1, Action: "keep", Reason: "no ceiling", BytesAfter: int64(len(grep)), SentAt: 3},
+		{CallID: "toolu_2", Tool: "Bash", CallIndex: 1, Line: 11, IsError: true, Bytes: len(bashErr), Action: "keep", Reason: "no ceiling", BytesAfter: int64(len(bashErr)), SentAt: 3},
 	}
 	// 11 + 28 + 11 bytes: each line is 5 spaces, a digit and a 3-byte U+2192; é is 2 bytes.
 	if len(lock) != 50 {
@@ -222,7 +253,7 @@ func TestFormatters(t *testing.T) {
 		"a\x1b]52;c;ZXZpbA==\x07b": `a\x1b]52;c;ZXZpbA==\x07b`,
 		"title\x1b]0;pwned\x07":    `title\x1b]0;pwned\x07`,
 		"line\nbreak\ttab":         `line\nbreak\ttab`,
-		"bad\xffbyte":              `bad\xffbyte`,
+		"bad\xffbyte":              "bad\uFFFDbyte",
 		"c1\u009bcsi":              `c1\x9bcsi`,
 		"café → ok":                "café → ok",
 		"bidi\u202eevil":           `bidi\u202eevil`,

@@ -127,6 +127,7 @@ func (t *textWriter) Session(s *Session) error {
 		b.WriteString("\n")
 	}
 	t.n++
+	active := !s.Policy.Inert()
 	fmt.Fprintf(&b, "%s\n", Clean(s.Path))
 	fmt.Fprintf(&b, "  %s", s.Format)
 	if s.Version != "" {
@@ -136,25 +137,36 @@ func (t *textWriter) Session(s *Session) error {
 	if s.Title != "" {
 		fmt.Fprintf(&b, " · %q", Clean(s.Title))
 	}
+	if active {
+		fmt.Fprintf(&b, " · policy %s", Clean(s.Policy.Name))
+	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "call\ttime\tmodel\tprompt\toutput\tcost\ttools\t")
+	if active {
+		fmt.Fprintln(tw, "call\ttime\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\t")
+	} else {
+		fmt.Fprintln(tw, "call\ttime\tmodel\tprompt\toutput\tcost\ttools\t")
+	}
 	for _, c := range s.Calls {
-		prompt, output := "–", "–"
+		prompt, after, output, cost, costAfter := "–", "–", "–", "–", "–"
 		if c.Recorded != nil {
-			prompt, output = Count(*c.PromptTokens), Count(*c.OutputTokens)
+			prompt, output, after = Count(*c.PromptTokens), Count(*c.OutputTokens), Count(*c.PromptTokensAfter)
 			if c.OutputLowerBound {
 				output = "≥" + output
 			}
+			cost, costAfter = USD(c.CostUSD), USD(c.CostUSDAfter)
 		}
-		cost := "–"
-		if c.Recorded != nil {
-			cost = USD(c.CostUSD)
+		if active {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, after, output, cost, costAfter, c.ToolCalls)
+		} else {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, output, cost, c.ToolCalls)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, output, cost, c.ToolCalls)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if active {
+		writeActions(&b, s)
 	}
 	tot := s.Totals
 	fmt.Fprintf(&b, "  %s, %s (%s), %s\n", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
@@ -167,17 +179,61 @@ func (t *textWriter) Session(s *Session) error {
 		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", Clean(strings.Join(tot.UnpricedModels, ", ")), USD(&tot.PricedCostUSD))
 	case tot.CallsNoData == tot.APICalls:
 		b.WriteString(" (the log records no usage)")
+	case active && tot.CostUSDAfter != nil:
+		saved := *tot.CostUSD - *tot.CostUSDAfter
+		share := 0.0
+		if *tot.CostUSD > 0 {
+			share = 100 * saved / *tot.CostUSD
+		}
+		fmt.Fprintf(&b, " → %s under %s (−%s, %.1f%%); prompt tokens %s → %s",
+			USD(tot.CostUSDAfter), Clean(s.Policy.Name), USD(&saved), share, Count(tot.PromptTokens), Count(tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
+	if active {
+		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, Clean(s.Tokens.Calibration.Note), s.Tokens.Assumption)
+	}
 	if tot.LowerBoundOutputs > 0 {
 		fmt.Fprintf(&b, "  ≥ lower bound: the log wrote usage as the response began (%s)\n",
 			plural(tot.LowerBoundOutputs, "call"))
 	}
 	if tot.Warnings > 0 {
-		fmt.Fprintf(&b, "  %s; first at line %d: %s\n", plural(tot.Warnings, "warning"), s.Warnings[0].Line, Clean(s.Warnings[0].Message))
+		first := s.Warnings[0]
+		where := ""
+		if first.Line > 0 {
+			where = fmt.Sprintf(" at line %d", first.Line)
+		}
+		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, Clean(first.Message))
 	}
 	_, err := io.WriteString(t.w, b.String())
 	return err
+}
+
+// writeActions lists the results the policy changed.
+func writeActions(b *strings.Builder, s *Session) {
+	var acted []Result
+	for _, r := range s.Results {
+		if r.Action != "keep" && r.Action != "exclude" {
+			acted = append(acted, r)
+		}
+	}
+	if len(acted) == 0 {
+		fmt.Fprintf(b, "  %s changes no result\n", Clean(s.Policy.Name))
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "result\tcall\ttool\taction\tbytes\tafter\ttokens saved\twhy\t")
+	for i, r := range s.Results {
+		if r.Action == "keep" || r.Action == "exclude" {
+			continue
+		}
+		action := r.Action
+		if r.Stale {
+			action += " (stale)"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", i, r.CallIndex, Clean(r.Tool), action,
+			Count(int64(r.Bytes)), Count(r.BytesAfter), Count(r.SavedTokens), Clean(r.Reason))
+	}
+	tw.Flush()
 }
 
 func clock(t *time.Time) string {

@@ -5,16 +5,17 @@ import (
 	"sync"
 )
 
-// ReadEach reads the files at paths on up to workers goroutines (0: one per
-// CPU) and calls fn for each, in the order of paths. At most 2×workers
-// sessions are in memory at once. An error from fn stops the reading and is
-// returned.
-func ReadEach(paths []string, opt Options, workers int, fn func(path string, s *Session, err error) error) error {
+// Each reads the files at paths on up to workers goroutines (0: one per
+// CPU), turns each session into a T with process on the same goroutine,
+// and calls fn with the results in the order of paths. At most 2×workers
+// results are held at once, so memory stays near a few sessions whatever
+// the number of files. An error from fn stops the work and is returned.
+func Each[T any](paths []string, opt Options, workers int, process func(*Session) (T, error), fn func(path string, v T, err error) error) error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	type result struct {
-		s   *Session
+		v   T
 		err error
 	}
 	results := make([]chan result, len(paths))
@@ -45,8 +46,14 @@ func ReadEach(paths []string, opt Options, workers int, fn func(path string, s *
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
+				var r result
 				s, err := ReadFile(paths[i], opt)
-				results[i] <- result{s, err}
+				if err != nil {
+					r.err = err
+				} else {
+					r.v, r.err = process(s)
+				}
+				results[i] <- r
 			}
 		}()
 	}
@@ -59,7 +66,7 @@ func ReadEach(paths []string, opt Options, workers int, fn func(path string, s *
 	for i, p := range paths {
 		r := <-results[i]
 		<-window
-		if err := fn(p, r.s, r.err); err != nil {
+		if err := fn(p, r.v, r.err); err != nil {
 			return err
 		}
 	}

@@ -200,6 +200,51 @@ func (e Entry) Cost(u transcript.Usage) float64 {
 	return c
 }
 
+// Rates are the prices of one more token of each kind in a request: what
+// adding or removing a token there costs, tiers and fast mode included.
+type Rates struct {
+	Input, CacheWrite, CacheWrite1h, CacheRead, Output float64
+}
+
+// Marginal returns the rates at usage u.
+func (e Entry) Marginal(u transcript.Usage) Rates {
+	write1h := or(e.CacheWrite1h, 2*e.Input)
+	var r Rates
+	if e.InputAbove272k != nil && u.Prompt() > wholeRequestThreshold {
+		r = Rates{
+			Input:        or(e.InputAbove272k, e.Input),
+			CacheRead:    or(e.CacheReadAbove272k, or(e.CacheRead, e.Input)),
+			CacheWrite:   or(e.CacheWriteAbove272k, or(e.CacheWrite, e.Input)),
+			CacheWrite1h: write1h,
+			Output:       or(e.OutputAbove272k, e.Output),
+		}
+	} else {
+		at := func(n int64, base float64, above *float64) float64 {
+			if above != nil && n > perKindThreshold {
+				return *above
+			}
+			return base
+		}
+		write1hAbove := e.CacheWrite1hAbove200k
+		if write1hAbove == nil && e.InputAbove200k != nil {
+			v := 2 * *e.InputAbove200k
+			write1hAbove = &v
+		}
+		r = Rates{
+			Input:        at(u.Input, e.Input, e.InputAbove200k),
+			CacheWrite:   at(u.CacheCreation-u.CacheCreation1h, or(e.CacheWrite, e.Input), e.CacheWriteAbove200k),
+			CacheWrite1h: at(u.CacheCreation1h, write1h, write1hAbove),
+			CacheRead:    at(u.CacheRead, or(e.CacheRead, e.Input), e.CacheReadAbove200k),
+			Output:       at(u.Output, e.Output, e.OutputAbove200k),
+		}
+	}
+	if u.Fast && e.Specific.Fast > 0 {
+		f := e.Specific.Fast
+		r = Rates{r.Input * f, r.CacheWrite * f, r.CacheWrite1h * f, r.CacheRead * f, r.Output * f}
+	}
+	return r
+}
+
 func tiered(n int64, base float64, above *float64) float64 {
 	if above == nil || n <= perKindThreshold {
 		return float64(n) * base

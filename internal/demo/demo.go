@@ -1,7 +1,8 @@
 // Package demo writes the session spillway opens when it finds no logs: a
-// realistic Claude Code session whose tool results show every guard action
-// (a 60 KB lock-file read, a large grep, the same file read three times with
-// and without an edit between, an MCP dump, a compaction).
+// realistic Claude Code session whose tool results show every guard action:
+// a 60 KB lock-file read, a 30 KB grep, the same file read three times in a
+// row and again after an edit, a file the user changed between two
+// identical reads, an MCP dump, a failing build and a compaction.
 package demo
 
 import (
@@ -117,36 +118,50 @@ func Write(out io.Writer) error {
 		return err
 	}
 	merge := mergeJS(false)
+	readMerge := map[string]any{"file_path": cwd + "/src/utils/merge.js"}
+	readPackage := map[string]any{"file_path": cwd + "/package.json"}
 	steps := []step{
 		{text: "I'll start with the lock file to see which packages pull in lodash.", tool: "Read",
 			input: map[string]any{"file_path": cwd + "/package-lock.json"}, result: numbered(lockFile(rng)), output: 96},
 		{text: "Now every place that imports it.", tool: "Grep",
 			input:  map[string]any{"pattern": "lodash", "path": cwd, "output_mode": "content", "-n": true},
 			result: grepHits(rng), output: 88},
-		{text: "Let me look at the helper that wraps merge.", tool: "Read",
-			input: map[string]any{"file_path": cwd + "/src/utils/merge.js"}, result: numbered(merge), output: 71},
+		{text: "Let me look at the helper that wraps merge.", tool: "Read", input: readMerge, result: numbered(merge), output: 71},
+		{text: "Let me check the exact lines of deepMerge again.", tool: "Read", input: readMerge, result: numbered(merge), output: 38},
+		{text: "Which other utils exist?", tool: "Glob", input: map[string]any{"pattern": "src/utils/*.js"},
+			result: cwd + "/src/utils/merge.js\n" + cwd + "/src/utils/format.js\n" + cwd + "/src/utils/debounce.js", output: 29},
+		{text: "Back to merge.js once more before deciding.", tool: "Read", input: readMerge, result: numbered(merge), output: 44},
 		{text: "Checking the open issues about bundle size.", tool: "mcp__github__search_issues",
 			input: map[string]any{"repo": "acme/shop", "query": "lodash bundle size"}, result: issuesJSON(rng), output: 64},
 		{text: "Which versions does npm resolve?", tool: "Bash",
 			input: map[string]any{"command": "npm ls lodash", "description": "List installed lodash versions"}, result: npmLs(false), output: 58},
-		{text: "Let me re-read merge.js before editing it.", tool: "Read",
-			input: map[string]any{"file_path": cwd + "/src/utils/merge.js"}, result: numbered(merge), output: 52},
 		{text: "Switching merge.js to lodash-es so there is one copy.", tool: "Edit",
 			input: map[string]any{"file_path": cwd + "/src/utils/merge.js", "old_string": "const _ = require('lodash');",
 				"new_string": "import merge from 'lodash-es/merge';"},
 			result: "The file " + cwd + "/src/utils/merge.js has been updated. Here's the result of running `cat -n` on a snippet of the edited file:\n     1→import merge from 'lodash-es/merge';\n     2→\n     3→export function deepMerge(target, ...sources) {", output: 143},
-		{text: "Reading it back to check the edit.", tool: "Read",
-			input: map[string]any{"file_path": cwd + "/src/utils/merge.js"}, result: numbered(mergeJS(true)), output: 47},
+		{text: "Reading it back to check the edit.", tool: "Read", input: readMerge, result: numbered(mergeJS(true)), output: 47},
+		{text: "And the package manifest.", tool: "Read", input: readPackage, result: numbered(packageJSON("2.3.0")), output: 33},
 		{text: "Now the build.", tool: "Bash",
 			input: map[string]any{"command": "npm run build", "description": "Build the bundle"}, result: buildLog(rng, true), isErr: true, output: 61},
-		{text: "The build still resolves lodash through the old date-utils pin; updating package.json.", tool: "Edit",
-			input:  map[string]any{"file_path": cwd + "/package.json", "old_string": `"date-utils": "^2.3.0"`, "new_string": `"date-utils": "^3.1.0"`},
-			result: "The file " + cwd + "/package.json has been updated.", output: 118},
 	}
 	for i, s := range steps {
 		if err := w.call(i, s); err != nil {
 			return err
 		}
+	}
+	// The user changes package.json outside the agent; the next Read asks
+	// for the same file again, and a harness that suppresses repeats by
+	// arguments alone would answer with the outdated content.
+	w.now = w.now.Add(90 * time.Second)
+	if err := w.line(map[string]any{"type": "user", "message": map[string]any{"role": "user",
+		"content": "I bumped date-utils to ^3.1.0 in package.json myself; have a look and carry on."}}); err != nil {
+		return err
+	}
+	w.prompt += 24
+	steps = append(steps, step{text: "Reading the updated manifest.", tool: "Read", input: readPackage,
+		result: numbered(packageJSON("3.1.0")), output: 36})
+	if err := w.call(len(steps)-1, steps[len(steps)-1]); err != nil {
+		return err
 	}
 	pre := w.prompt
 	w.now = w.now.Add(40 * time.Second)
@@ -258,6 +273,31 @@ func mergeJS(edited bool) string {
 	}
 	b.WriteString("  return target;\n}\n")
 	return b.String()
+}
+
+func packageJSON(dateUtils string) string {
+	return fmt.Sprintf(`{
+  "name": "shop",
+  "version": "1.4.0",
+  "private": true,
+  "scripts": {
+    "build": "webpack --mode production",
+    "test": "jest"
+  },
+  "dependencies": {
+    "axios": "^1.7.9",
+    "date-utils": "^%s",
+    "lodash-es": "^4.17.21",
+    "react": "^18.3.1",
+    "react-dom": "^18.3.1"
+  },
+  "devDependencies": {
+    "jest": "^29.7.0",
+    "webpack": "^5.97.1",
+    "webpack-cli": "^5.1.4"
+  }
+}
+`, dateUtils)
 }
 
 func npmLs(fixed bool) string {

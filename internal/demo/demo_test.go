@@ -36,7 +36,7 @@ func TestShowsEveryAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.WarningCount != 0 || len(s.Calls) != 13 {
+	if s.WarningCount != 0 || len(s.Calls) != 16 {
 		t.Fatalf("%d calls, warnings %v", len(s.Calls), s.Warnings)
 	}
 	results := s.Results()
@@ -50,19 +50,21 @@ func TestShowsEveryAction(t *testing.T) {
 	if g := byTool["Grep"]; len(g) != 1 || g[0].Bytes() < 30_000 {
 		t.Errorf("want one grep over 30 KB")
 	}
-	var merges []*transcript.ToolResult
+	reads := map[string][]string{}
 	for _, r := range byTool["Read"] {
-		if strings.Contains(string(r.Input), "merge.js") {
-			merges = append(merges, r)
-		}
+		reads[string(r.Input)] = append(reads[string(r.Input)], r.Text)
 	}
-	if len(merges) != 3 || merges[0].Text != merges[1].Text || merges[1].Text == merges[2].Text {
-		t.Errorf("merge.js should be read three times: twice identical, then changed by an edit")
+	merge := reads[`{"file_path":"/home/dev/shop/src/utils/merge.js"}`]
+	if len(merge) != 4 || merge[0] != merge[1] || merge[1] != merge[2] || merge[2] == merge[3] {
+		t.Errorf("merge.js should be read three times alike, then changed by the edit")
 	}
-	if len(byTool["Edit"]) != 2 || len(byTool["mcp__github__search_issues"]) != 1 {
-		t.Errorf("want two edits and one MCP call")
+	if pkg := reads[`{"file_path":"/home/dev/shop/package.json"}`]; len(pkg) != 2 || pkg[0] == pkg[1] {
+		t.Errorf("package.json should be read twice, changed by the user in between")
 	}
-	if len(s.Events) != 1 || s.Events[0].Kind != transcript.EventCompaction || s.Calls[12].Segment != 1 {
+	if len(byTool["Edit"]) != 1 || len(byTool["mcp__github__search_issues"]) != 1 || len(byTool["Glob"]) != 1 {
+		t.Errorf("want one edit, one glob and one MCP call")
+	}
+	if len(s.Events) != 1 || s.Events[0].Kind != transcript.EventCompaction || s.Calls[15].Segment != 1 {
 		t.Errorf("want one compaction before the last calls")
 	}
 	if r := byTool["Bash"]; len(r) != 4 || !r[1].IsError {

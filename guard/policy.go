@@ -1,0 +1,282 @@
+// Package guard replays the tool results of a recorded session through a
+// tool-result policy (a size ceiling with truncation or spilling, repeat
+// suppression) as a real harness would apply it, and prices every call
+// before and after.
+package guard
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Unit is how a policy measures a result.
+type Unit string
+
+// Units, named after what each harness counts.
+const (
+	JSONBytes    Unit = "json_bytes"    // compact JSON of the result value, keys sorted (harness-rs)
+	UTF8Bytes    Unit = "utf8_bytes"    // DeepSeek, Codex bytes mode
+	UTF16Units   Unit = "utf16_units"   // Java and JavaScript string length (AgentScope, Claude Code)
+	Codepoints   Unit = "codepoints"    // Python len (deepagents)
+	ApproxTokens Unit = "approx_tokens" // ceil(bytes/4) (Codex tokens mode)
+	Tokens       Unit = "tokens"        // the tokenizer's count
+)
+
+// Units lists every unit.
+var Units = []Unit{JSONBytes, UTF8Bytes, UTF16Units, Codepoints, ApproxTokens, Tokens}
+
+// Action is what a policy does with a result over its ceiling.
+type Action string
+
+// Actions over the ceiling.
+const (
+	TruncateHead   Action = "truncate_head"
+	TruncateMiddle Action = "truncate_middle"
+	Spill          Action = "spill"
+)
+
+// Style names the harness whose texts (truncation markers, spill notices,
+// repeat stubs, paths) a policy reproduces to the byte.
+type Style string
+
+// Styles.
+const (
+	StyleHarnessRS  Style = "harness-rs"
+	StyleAgentScope Style = "agentscope"
+	StyleDeepSeek   Style = "deepseek"
+	StyleClaudeCode Style = "claude-code"
+	StyleCodex      Style = "codex"
+)
+
+// Risk classifies a tool for repeat suppression.
+type Risk string
+
+// Risk classes.
+const (
+	ReadOnly Risk = "read_only" // may be suppressed when repeated
+	Write    Risk = "write"     // changes the workspace: clears what was seen
+	Network  Risk = "network"   // answers may differ: never suppressed, and clears
+	Neutral  Risk = "neutral"   // neither suppressed nor clearing
+)
+
+// NonText says what happens to results with image or other non-text blocks.
+type NonText string
+
+// Non-text handling.
+const (
+	NonTextKeep NonText = "keep" // measure the text, keep the blocks
+	NonTextDrop NonText = "drop" // measure the text, drop the blocks when replacing
+	NonTextSkip NonText = "skip" // leave such results alone
+)
+
+// Fallback is what happens when a spill file cannot be written.
+type Fallback string
+
+// Fallbacks.
+const (
+	FallbackTruncate Fallback = "truncate"      // harness-rs: the truncation marker instead
+	FallbackKeep     Fallback = "keep_original" // everyone else: the result stays inline
+)
+
+// Policy holds every knob of a tool-result policy.
+type Policy struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Style       Style  `json:"style"`
+
+	Unit Unit `json:"unit"`
+	// Ceiling in Unit; a result acts when its size is strictly greater.
+	// 0 means no ceiling.
+	Ceiling int64 `json:"ceiling"`
+	// PerTool overrides Ceiling by tool name (exact names, then patterns
+	// such as "mcp__*"); a negative value means never.
+	PerTool map[string]int64 `json:"per_tool,omitempty"`
+	// Allowance multiplies the ceiling (Codex adds 20% when recording).
+	Allowance float64 `json:"allowance,omitempty"`
+	Action    Action  `json:"action"`
+
+	// Preview sizes for spill and truncation, in PreviewUnit.
+	PreviewHead int64 `json:"preview_head"`
+	PreviewTail int64 `json:"preview_tail"`
+	PreviewUnit Unit  `json:"preview_unit"`
+	// LineAligned moves a head cut back to the last newline when it is in
+	// the second half of the preview (Claude Code).
+	LineAligned bool `json:"line_aligned,omitempty"`
+
+	Dedupe Dedupe `json:"dedupe"`
+	// Risk classifies tools: exact names, then patterns, then Default.
+	Risk RiskTable `json:"risk"`
+
+	Exclude      []string `json:"exclude,omitempty"` // tool names never shaped
+	ShapeErrors  bool     `json:"shape_errors"`      // apply the ceiling to error results
+	NonText      NonText  `json:"non_text,omitempty"`
+	SpillPath    string   `json:"spill_path,omitempty"` // template, see SpillLocator
+	OnSpillError Fallback `json:"on_spill_error,omitempty"`
+	// Agent names the agent in AgentScope paths.
+	Agent string `json:"agent,omitempty"`
+}
+
+// Dedupe configures repeat suppression.
+type Dedupe struct {
+	Enabled bool `json:"enabled"`
+	// From is the occurrence from which repeats are suppressed: 2 means
+	// the second identical call already is.
+	From int `json:"from"`
+	// Key: "tool_args" (tool name and canonical arguments) or "read_path"
+	// (path, offset and limit of a Read).
+	Key string `json:"key"`
+	// Tools limits suppression to these names (empty: any read-only tool).
+	Tools []string `json:"tools,omitempty"`
+	// SameContent suppresses only when the result is byte-identical to the
+	// earlier one, standing in for Claude Code's unchanged-mtime check.
+	SameContent bool `json:"same_content,omitempty"`
+	// Clear: "any_write" clears every key when a non-read-only call succeeds;
+	// "same_path" clears a key when a write touches its path.
+	Clear string `json:"clear"`
+}
+
+// RiskTable maps tool names to risk classes.
+type RiskTable struct {
+	Exact    map[string]Risk `json:"exact,omitempty"`
+	Patterns []RiskPattern   `json:"patterns,omitempty"`
+	Default  Risk            `json:"default"`
+}
+
+// RiskPattern classifies tool names matching a glob.
+type RiskPattern struct {
+	Glob string `json:"glob"`
+	Risk Risk   `json:"risk"`
+}
+
+// Classify returns the risk of a tool name.
+func (t RiskTable) Classify(tool string) Risk {
+	if r, ok := t.Exact[tool]; ok {
+		return r
+	}
+	for _, p := range t.Patterns {
+		if ok, _ := path.Match(p.Glob, tool); ok {
+			return p.Risk
+		}
+	}
+	if t.Default == "" {
+		return Write
+	}
+	return t.Default
+}
+
+// CeilingFor returns the ceiling that applies to tool, in Unit, with the
+// allowance applied; ok is false when the tool is never limited.
+func (p *Policy) CeilingFor(tool string) (int64, bool) {
+	c := p.Ceiling
+	if v, ok := p.PerTool[tool]; ok {
+		c = v
+	} else {
+		for _, glob := range sortedGlobs(p.PerTool) {
+			if ok, _ := path.Match(glob, tool); ok {
+				c = p.PerTool[glob]
+				break
+			}
+		}
+	}
+	if c <= 0 {
+		return 0, false
+	}
+	if p.Allowance > 0 && p.Allowance != 1 {
+		c = ceilMul(c, p.Allowance)
+	}
+	return c, true
+}
+
+func ceilMul(n int64, f float64) int64 {
+	v := float64(n) * f
+	c := int64(v)
+	if float64(c) < v {
+		c++
+	}
+	return c
+}
+
+func sortedGlobs(m map[string]int64) []string {
+	var out []string
+	for k := range m {
+		if strings.ContainsAny(k, "*?[") {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Inert tells whether the policy can never change a result.
+func (p *Policy) Inert() bool {
+	if p.Dedupe.Enabled || p.Ceiling > 0 {
+		return false
+	}
+	for _, v := range p.PerTool {
+		if v > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Excluded tells whether tool is never shaped.
+func (p *Policy) Excluded(tool string) bool { return slices.Contains(p.Exclude, tool) }
+
+// Validate reports the first knob that makes no sense.
+func (p *Policy) Validate() error {
+	if !slices.Contains(Units, p.Unit) {
+		return fmt.Errorf("policy %s: unknown unit %q", p.Name, p.Unit)
+	}
+	switch p.Action {
+	case TruncateHead, TruncateMiddle, Spill:
+	default:
+		return fmt.Errorf("policy %s: unknown action %q", p.Name, p.Action)
+	}
+	switch p.Style {
+	case StyleHarnessRS, StyleAgentScope, StyleDeepSeek, StyleClaudeCode, StyleCodex:
+	default:
+		return fmt.Errorf("policy %s: unknown style %q", p.Name, p.Style)
+	}
+	if p.Ceiling < 0 || p.PreviewHead < 0 || p.PreviewTail < 0 {
+		return fmt.Errorf("policy %s: ceiling and preview sizes must not be negative", p.Name)
+	}
+	if p.Dedupe.Enabled && p.Dedupe.From < 2 {
+		return fmt.Errorf("policy %s: dedupe.from must be 2 or more", p.Name)
+	}
+	return nil
+}
+
+// LoadPolicy reads a policy written by SavePolicy (or by hand).
+func LoadPolicy(file string) (Policy, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Policy{}, fmt.Errorf("read policy: %w", err)
+	}
+	var p Policy
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Policy{}, fmt.Errorf("policy %s: %w", file, err)
+	}
+	if err := p.Validate(); err != nil {
+		return Policy{}, err
+	}
+	return p, nil
+}
+
+// SavePolicy writes p as indented JSON that LoadPolicy reads back.
+func SavePolicy(file string, p Policy) error {
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write policy: %w", err)
+	}
+	return nil
+}

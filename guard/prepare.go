@@ -1,0 +1,299 @@
+package guard
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Prepared holds what replays of one session share whatever the policy:
+// every result's sizes in every unit, its token count, its repeat keys,
+// where it is carried, the tokenizer calibration and the recorded costs.
+// Build it once with Prepare; Replay is then cheap.
+type Prepared struct {
+	Session     *transcript.Session
+	Counter     TokenCounter
+	Prices      *pricing.Table
+	Calibration Calibration
+
+	items []item
+	// segEnd[s] is the last call of context segment s.
+	segEnd          []int
+	usesCacheWrites bool
+	costs           []*float64 // recorded cost of each call, nil when unknown
+	dir             string     // the transcript's folder, absolute
+}
+
+// item is one tool result and what every policy needs to know about it.
+type item struct {
+	r         *transcript.ToolResult
+	arrival   int // the call after which it came back; -1 before the first
+	sentAt    int // the first call whose prompt carries it; len(calls) when none
+	segment   int
+	sidechain bool
+	size      [len(unitOrder)]int64
+	tokens    int64   // estimated with the tokenizer
+	carry     float64 // recorded dollars its tokens cost over the calls that carried it
+	carryN    int     // those calls
+	argsKey   string  // tool name and canonical arguments
+	readKey   string  // Read path and range
+	writes    string  // path an edit or write tool changed
+}
+
+// unitOrder indexes item.size.
+var unitOrder = [...]Unit{JSONBytes, UTF8Bytes, UTF16Units, Codepoints, ApproxTokens, Tokens}
+
+func unitIndex(u Unit) int {
+	for i, x := range unitOrder {
+		if x == u {
+			return i
+		}
+	}
+	return 0
+}
+
+// TokenCounter counts tokens; *tokens.Cache is the real one.
+type TokenCounter interface {
+	Count(text string) int
+}
+
+// encodingOf names a counter's encoding for notes.
+func encodingOf(c TokenCounter) string {
+	if k, ok := c.(*tokens.Cache); ok {
+		return string(k.Counter().Encoding())
+	}
+	return "estimated"
+}
+
+// Progress reports counting: done of total texts.
+type Progress func(done, total int)
+
+// Prepare measures and counts every result of s. Counting runs on all
+// CPUs; ctx stops it early.
+func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, prices *pricing.Table, progress Progress) (*Prepared, error) {
+	p := &Prepared{Session: s, Counter: counter, Prices: prices}
+	if abs, err := filepath.Abs(s.Path); err == nil {
+		p.dir = filepath.Dir(abs)
+	}
+	p.segEnd = segmentEnds(s)
+	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
+		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1}
+		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
+			it.sentAt = len(s.Calls) // summarized away before any call sent it
+		}
+		p.items = append(p.items, it)
+	}
+	for j := range s.Leading.Results {
+		add(&s.Leading.Results[j], -1, 0, false)
+	}
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		if c.Usage != nil && c.Usage.CacheCreation > 0 {
+			p.usesCacheWrites = true
+		}
+		for j := range c.Results {
+			add(&c.Results[j], i, c.Segment, c.Sidechain)
+		}
+	}
+	for i := range p.items {
+		p.items[i].measure()
+	}
+	if err := p.count(ctx, progress); err != nil {
+		return nil, err
+	}
+	if counter != nil {
+		p.Calibration = calibrate(s, counter)
+	} else {
+		p.Calibration = Calibration{Factor: 1, Note: "tokens not counted: the policy never changes a result"}
+	}
+	p.priceRecorded()
+	return p, nil
+}
+
+func segmentEnds(s *transcript.Session) []int {
+	var ends []int
+	for i, c := range s.Calls {
+		for len(ends) <= c.Segment {
+			ends = append(ends, i)
+		}
+		ends[c.Segment] = i
+	}
+	return ends
+}
+
+// measure fills every size but the token count, and the repeat keys.
+func (it *item) measure() {
+	t := it.r.Text
+	it.size[unitIndex(JSONBytes)] = serdeLen(t)
+	it.size[unitIndex(UTF8Bytes)] = int64(len(t))
+	it.size[unitIndex(UTF16Units)] = utf16Len(t)
+	it.size[unitIndex(Codepoints)] = int64(utf8.RuneCountInString(t))
+	it.size[unitIndex(ApproxTokens)] = approxTokens(int64(len(t)))
+	it.argsKey = it.r.Tool + "(" + canonicalJSON(it.r.Input) + ")"
+	switch it.r.Tool {
+	case "Read":
+		it.readKey = readKey(it.r.Input)
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+		it.writes = inputField(it.r.Input, "file_path", "notebook_path")
+	}
+}
+
+// Encoding names what counted the results; empty when nothing did.
+func (p *Prepared) Encoding() string {
+	if p.Counter == nil {
+		return ""
+	}
+	return encodingOf(p.Counter)
+}
+
+// count tokenizes every result on all CPUs. Without a counter nothing is
+// counted and token figures stay unknown (-1): policies that never act
+// need none.
+func (p *Prepared) count(ctx context.Context, progress Progress) error {
+	if p.Counter == nil {
+		for i := range p.items {
+			p.items[i].tokens, p.items[i].size[unitIndex(Tokens)] = -1, -1
+		}
+		return nil
+	}
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	total := len(p.items)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= total {
+					return
+				}
+				it := &p.items[i]
+				it.tokens = int64(p.Counter.Count(it.r.Text))
+				it.size[unitIndex(Tokens)] = it.tokens
+				if n := done.Add(1); progress != nil && (n%64 == 0 || int(n) == total) {
+					progress(int(n), total)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// priceRecorded prices each call as recorded, and each result's carry
+// cost: its tokens at the marginal rate of every call that sent it (new
+// input at the first, cache read after), summed with prefix sums so the
+// work is linear in calls plus results.
+func (p *Prepared) priceRecorded() {
+	calls := p.Session.Calls
+	n := len(calls)
+	p.costs = make([]*float64, n)
+	fresh := make([]float64, n)
+	priced := make([]bool, n)
+	// Per chain (main, sidechain): prefix sums of cache-read rates and of
+	// priced calls, so a range of calls sums in O(1).
+	var cached, pricedN [2][]float64
+	for k := range cached {
+		cached[k], pricedN[k] = make([]float64, n+1), make([]float64, n+1)
+	}
+	for j := range calls {
+		c := &calls[j]
+		var rate pricing.Rates
+		if c.Usage != nil {
+			if e, _, ok := p.Prices.Lookup(c.Model); ok {
+				usd := e.Cost(*c.Usage)
+				p.costs[j], priced[j] = &usd, true
+				rate = e.Marginal(*c.Usage)
+				fresh[j] = rate.Input
+				if p.usesCacheWrites {
+					fresh[j] = rate.CacheWrite
+					if c.Usage.CacheCreation-c.Usage.CacheCreation1h <= 0 && c.Usage.CacheCreation1h > 0 {
+						fresh[j] = rate.CacheWrite1h
+					}
+				}
+			}
+		}
+		for k := range cached {
+			cached[k][j+1], pricedN[k][j+1] = cached[k][j], pricedN[k][j]
+		}
+		if priced[j] {
+			k := b2i(c.Sidechain)
+			cached[k][j+1] += rate.CacheRead
+			pricedN[k][j+1]++
+		}
+	}
+	for i := range p.items {
+		it := &p.items[i]
+		tok := p.Calibration.apply(it.tokens)
+		if tok <= 0 || it.sentAt >= n {
+			continue
+		}
+		k := b2i(it.sidechain)
+		end := p.segEnd[it.segment]
+		rate := cached[k][end+1] - cached[k][it.sentAt+1]
+		it.carryN = int(pricedN[k][end+1] - pricedN[k][it.sentAt+1])
+		if priced[it.sentAt] && calls[it.sentAt].Sidechain == it.sidechain {
+			rate += fresh[it.sentAt]
+			it.carryN++
+		}
+		it.carry = float64(tok) * rate
+	}
+}
+
+// remove takes tokens out of a call's usage: fresh ones from the bucket
+// billed as new input (cache writes where the session caches, else
+// uncached input), carried ones from cache reads; no bucket goes below 0.
+func (p *Prepared) remove(u transcript.Usage, fresh, carried int64) transcript.Usage {
+	if p.usesCacheWrites {
+		five := u.CacheCreation - u.CacheCreation1h
+		take := min(fresh, five)
+		five -= take
+		oneHour := max(0, u.CacheCreation1h-(fresh-take))
+		u.CacheCreation, u.CacheCreation1h = five+oneHour, oneHour
+	} else {
+		u.Input = max(0, u.Input-fresh)
+	}
+	u.CacheRead = max(0, u.CacheRead-carried)
+	return u
+}
+
+// Calibration scales tokenizer estimates to the model's own tokenizer.
+type Calibration struct {
+	// Factor multiplies estimated tokens; 1 when not applied.
+	Factor float64 `json:"factor"`
+	// Fitted is the factor fitted from the session, whether applied or not.
+	Fitted float64 `json:"fitted"`
+	// Low and High bound the middle half of the per-pair ratios.
+	Low   float64 `json:"low"`
+	High  float64 `json:"high"`
+	Pairs int     `json:"pairs"`
+	// Applied is true when the model's tokenizer is not the one counting
+	// (Claude and others); OpenAI models count with o200k itself.
+	Applied bool   `json:"applied"`
+	Note    string `json:"note"`
+}
+
+// apply scales an estimate.
+func (c Calibration) apply(n int64) int64 {
+	if !c.Applied || c.Factor == 0 {
+		return n
+	}
+	return int64(math.Round(float64(n) * c.Factor))
+}
+
+// Source names the provenance of a token figure scaled by c.
+func (c Calibration) Source() string {
+	if c.Applied {
+		return "calibrated"
+	}
+	return "estimated"
+}

@@ -1,0 +1,151 @@
+package guard
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// foreignRisk classifies the tools of Claude Code and Codex CLI the way
+// harness-rs classifies its own built-ins (read_file and grep read-only,
+// shell and edits destructive, web tools network, MCP destructive unless
+// listed). Unknown tools clear, as harness-rs's unregistered tools do.
+var foreignRisk = RiskTable{
+	Exact: map[string]Risk{
+		// Claude Code
+		"Read": ReadOnly, "NotebookRead": ReadOnly, "Grep": ReadOnly, "Glob": ReadOnly, "LS": ReadOnly,
+		"Bash": Write, "Edit": Write, "MultiEdit": Write, "Write": Write, "NotebookEdit": Write,
+		"Task": Write, "Agent": Write, "TodoWrite": Write,
+		"WebFetch": Network, "WebSearch": Network, "BashOutput": Network, "TaskOutput": Network,
+		"ExitPlanMode": Neutral, "AskUserQuestion": Neutral,
+		// Codex CLI
+		"read_file": ReadOnly, "list_dir": ReadOnly, "grep_files": ReadOnly, "view_image": ReadOnly,
+		"shell": Write, "shell_command": Write, "local_shell": Write, "exec_command": Write, "exec": Write,
+		"write_stdin": Write, "apply_patch": Write, "update_plan": Write, "wait": Write,
+		"web_search": Network,
+		// harness-rs's own
+		"grep": ReadOnly, "glob": ReadOnly, "shell_read": ReadOnly,
+		"write_file": Write, "edit_file": Write, "shell_exec": Write,
+	},
+	Patterns: []RiskPattern{{Glob: "mcp__*", Risk: Write}},
+	Default:  Write,
+}
+
+func harnessRS040() Policy {
+	return Policy{
+		Name:        "harness-rs-0.0.40",
+		Description: "harness-rs-loop 0.0.40 ToolResultPolicy: 24 KiB of serialized JSON, truncation marker, repeats of read-only calls suppressed",
+		Style:       StyleHarnessRS, Unit: JSONBytes, Ceiling: 24 * 1024, Action: TruncateHead,
+		Dedupe: Dedupe{Enabled: true, From: 2, Key: "tool_args", Clear: "any_write"},
+		Risk:   foreignRisk, ShapeErrors: true, NonText: NonTextKeep, OnSpillError: FallbackTruncate,
+	}
+}
+
+func harnessRS050() Policy {
+	p := harnessRS040()
+	p.Name = "harness-rs-0.0.50"
+	p.Description = "harness-rs-loop 0.0.50: spills over 24 KiB to .harness/spill/ with a 4 KiB preview; falls back to truncation; no repeat suppression"
+	p.Action = Spill
+	p.PreviewHead, p.PreviewUnit = harnessSpillPreviewBytes, UTF8Bytes
+	p.Dedupe.Enabled = false
+	p.SpillPath = ".harness/spill/{call_id}-{tool}.{ext}"
+	return p
+}
+
+func presetList() []Policy {
+	deduped := harnessRS050()
+	deduped.Name = "harness-rs-0.0.50-dedupe"
+	deduped.Description = "harness-rs-loop 0.0.50 with repeat suppression on (the measured +dedupe ablation)"
+	deduped.Dedupe.Enabled = true
+
+	from3 := deduped
+	from3.Name = "harness-rs-dedupe-from-3"
+	from3.Description = "harness-rs-loop 0.0.50 suppressing from the third identical call (suggested, not measured)"
+	from3.Dedupe.From = 3
+
+	agentscope := Policy{
+		Name:        "agentscope",
+		Description: "AgentScope Java ToolResultEvictionMiddleware: over 80,000 UTF-16 units evicted to large_tool_results/ with a 2,000 + 2,000 preview",
+		Style:       StyleAgentScope, Unit: UTF16Units, Ceiling: 80_000, Action: Spill,
+		PreviewHead: 2000, PreviewTail: 2000, PreviewUnit: UTF16Units,
+		Exclude: []string{"read_file", "write_file", "edit_file", "grep_files", "glob_files", "list_files",
+			"memory_search", "memory_get", "session_search"},
+		Risk: foreignRisk, ShapeErrors: true, NonText: NonTextDrop, OnSpillError: FallbackKeep,
+		SpillPath: "large_tool_results/{agent}/{call_id}-{sha256_16}", Agent: "agent",
+	}
+	agentscopeOld := agentscope
+	agentscopeOld.Name = "agentscope-pre-2026-07"
+	agentscopeOld.Description = "AgentScope before 2026-07: absolute /large_tool_results/ and no content hash in the file name"
+	agentscopeOld.SpillPath = "/large_tool_results/{agent}/{call_id}"
+
+	deepseek := Policy{
+		Name:        "deepseek",
+		Description: "DeepSeek Harness spill policy as shipped (maxInlineBytes 50,000): head and tail from the budget the notice leaves",
+		Style:       StyleDeepSeek, Unit: UTF8Bytes, Ceiling: 50_000, Action: Spill, PreviewUnit: UTF8Bytes,
+		Exclude: []string{"read"}, Risk: foreignRisk, ShapeErrors: true, NonText: NonTextSkip,
+		OnSpillError: FallbackKeep,
+		// The private mkdtemp root (dsh-spill- and six random characters) and
+		// the random name are stood in for at their real lengths.
+		SpillPath: "/tmp/dsh-spill-000000/session-{session_sha12}/{random12}-{tool}.txt",
+	}
+
+	claude := Policy{
+		Name:        "claude-code",
+		Description: "Claude Code ≥ 2.1.51: results persisted over 50,000 chars (Bash 30,000, Grep 20,000, Read never) with a 2,000-char preview; unchanged Read repeats stubbed",
+		Style:       StyleClaudeCode, Unit: UTF16Units, Ceiling: 50_000,
+		PerTool: map[string]int64{"Bash": 30_000, "Grep": 20_000, "Read": -1},
+		Action:  Spill, PreviewHead: claudePreviewUnits, PreviewUnit: UTF16Units, LineAligned: true,
+		Dedupe: Dedupe{Enabled: true, From: 2, Key: "read_path", Tools: []string{"Read"}, SameContent: true, Clear: "same_path"},
+		Risk:   foreignRisk, ShapeErrors: true, NonText: NonTextSkip, OnSpillError: FallbackKeep,
+		SpillPath: "{transcript_dir}/{session}/tool-results/{call_id}.txt",
+	}
+
+	codex := Policy{
+		Name:        "codex",
+		Description: "Codex CLI when it records a tool output: 10,000 tokens (bytes/4) plus 20%, middle truncation with a …N tokens truncated… marker",
+		Style:       StyleCodex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2, Action: TruncateMiddle,
+		Risk: foreignRisk, ShapeErrors: true, NonText: NonTextKeep,
+	}
+
+	none := Policy{
+		Name:        "none",
+		Description: "no policy: every result inline, as recorded",
+		Style:       StyleHarnessRS, Unit: JSONBytes, Action: TruncateHead, Risk: foreignRisk,
+	}
+	return []Policy{harnessRS040(), harnessRS050(), deduped, from3, agentscope, agentscopeOld, deepseek, claude, codex, none}
+}
+
+// Presets returns every preset, in the order spillway presets lists them.
+func Presets() []Policy {
+	list := presetList()
+	for i := range list {
+		list[i] = clone(list[i])
+	}
+	return list
+}
+
+// DefaultPreset is the policy used when none is named.
+const DefaultPreset = "harness-rs-0.0.50"
+
+// Preset returns the named preset.
+func Preset(name string) (Policy, error) {
+	var names []string
+	for _, p := range Presets() {
+		if p.Name == name {
+			return p, nil
+		}
+		names = append(names, p.Name)
+	}
+	return Policy{}, fmt.Errorf("unknown preset %q (have %s)", name, strings.Join(names, ", "))
+}
+
+// clone copies a policy so callers can change its maps and slices.
+func clone(p Policy) Policy {
+	p.PerTool = maps.Clone(p.PerTool)
+	p.Exclude = slices.Clone(p.Exclude)
+	p.Dedupe.Tools = slices.Clone(p.Dedupe.Tools)
+	p.Risk.Exact = maps.Clone(p.Risk.Exact)
+	p.Risk.Patterns = slices.Clone(p.Risk.Patterns)
+	return p
+}

@@ -1,0 +1,371 @@
+package guard
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// subject is one result as a style needs it.
+type subject struct {
+	text     string
+	tool     string
+	callID   string
+	session  string // session id
+	dir      string // folder of the transcript, for paths that live beside it
+	template string // the policy's spill path template
+	// Sizes measured once per session: the serialized JSON length, the
+	// UTF-16 length of text (0 means measure now).
+	jsonLen, utf16Len int64
+}
+
+func (s subject) serialized() int64 {
+	if s.jsonLen == 0 {
+		return serdeLen(s.text)
+	}
+	return s.jsonLen
+}
+
+func (s subject) units() int64 {
+	if s.utf16Len == 0 {
+		return utf16Len(s.text)
+	}
+	return s.utf16Len
+}
+
+// locator expands the spill path template. Placeholders: {call_id},
+// {tool}, {ext}, {agent}, {sha256_16} (of the text), {session},
+// {session_sha12}, {random12} (a fixed-length stand-in for a random name,
+// derived from the call id) and {transcript_dir}.
+func (s subject) locator(vars map[string]string) string {
+	out := s.template
+	for k, v := range vars {
+		out = strings.ReplaceAll(out, "{"+k+"}", v)
+	}
+	return out
+}
+
+// storeName is where spillway keeps a spilled file: the locator's last two
+// elements, which are unique within a session.
+func storeName(locator string) string {
+	return path.Join(path.Base(path.Dir(locator)), path.Base(locator))
+}
+
+// spillFile is a file a spill writes: Locator is how the replacement text
+// names it (exactly as the emulated harness would), File is where spillway
+// stores it, relative to its spill folder.
+type spillFile struct {
+	Locator string
+	File    string
+	Content string
+}
+
+// The harness-rs texts (crates/harness-loop/src/lib.rs), rendered from
+// their Rust string continuations.
+const (
+	harnessTruncateNote = "This result was %d bytes and was cut to %d to protect the context window. " +
+		"Do not ask for it again unchanged — narrow it: request a smaller range, a filter, or a specific field."
+	harnessSpillNote = "This result was %d bytes — too large to inline, so the FULL content was saved to '%s' " +
+		"(workspace-relative). Nothing was lost. Retrieve exactly the part you need: grep(path=\"%s\", pattern=...) " +
+		"or read_file(path=\"%s\", offset=..., limit=...). Do not repeat the original call — it will spill again."
+	harnessRepeatNote = "You already made this exact call in this run and nothing has changed the workspace since. " +
+		"The earlier result above still stands — use it rather than asking again."
+	harnessSpillPreviewBytes = 4096
+)
+
+// harnessTruncate is harness-rs's truncation marker: a byte prefix of the
+// result's serialized JSON, re-escaped inside a JSON object.
+func harnessTruncate(s subject, keep int64) string {
+	total := s.serialized()
+	head := headBytes(serdePrefix(s.text, keep+4), keep)
+	return fmt.Sprintf(`{"bytes_kept":%d,"bytes_total":%d,"head":%s,"note":%s,"tool":%s,"truncated":true}`,
+		len(head), total, serdeString(head),
+		serdeString(fmt.Sprintf(harnessTruncateNote, total, len(head))), serdeString(s.tool))
+}
+
+// harnessSpill is harness-rs 0.0.50's spill marker and file. A text result
+// is its own dominant string unless escaping makes it under 80% of its
+// serialized size; then the file holds the pretty JSON (for a string, the
+// quoted string itself).
+func harnessSpill(s subject, previewBytes int64) (string, spillFile) {
+	total := s.serialized()
+	vars := map[string]string{"call_id": harnessCallID(s.callID), "tool": s.tool, "ext": "txt"}
+	var rel, content, meta string
+	if int64(len(s.text))*5 >= total*4 {
+		rel = s.locator(vars)
+		content = s.text
+		meta = serdeString(fmt.Sprintf("[%d bytes spilled to %s]", len(s.text), rel))
+	} else {
+		vars["ext"] = "json"
+		rel = s.locator(vars)
+		content = serdeString(s.text)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"bytes_total":%d,`, total)
+	if meta != "" && len(meta) <= harnessSpillPreviewBytes {
+		fmt.Fprintf(&b, `"meta":%s,`, meta)
+	}
+	fmt.Fprintf(&b, `"note":%s,"path":%s,"preview":%s,"spilled":true,"tool":%s}`,
+		serdeString(fmt.Sprintf(harnessSpillNote, total, rel, rel, rel)), serdeString(rel),
+		serdeString(headBytes(content, previewBytes)), serdeString(s.tool))
+	return b.String(), spillFile{Locator: rel, File: storeName(rel), Content: content}
+}
+
+// harnessCallID keeps ASCII letters, digits, '-' and '_' of a call id, at
+// most 48 of them, or "call" when none is left.
+func harnessCallID(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if b.Len() == 48 {
+			break
+		}
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "call"
+	}
+	return b.String()
+}
+
+func harnessRepeat(tool string) string {
+	return fmt.Sprintf(`{"note":%s,"repeat_of_earlier_call":true,"tool":%s}`, serdeString(harnessRepeatNote), serdeString(tool))
+}
+
+// agentScopeSpill is AgentScope's eviction placeholder
+// (ToolResultEvictionMiddleware.buildPlaceholder): %,d in an English
+// locale and %n as "\n".
+func agentScopeSpill(s subject, agent string, head, tail int64) (string, spillFile) {
+	n := s.units()
+	sum := sha256.Sum256([]byte(s.text))
+	locator := s.locator(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": hex.EncodeToString(sum[:8])})
+	var b strings.Builder
+	fmt.Fprintf(&b, "Tool output was too large (%s chars) and has been saved to `%s`.\nTo read the full output, use `read_file` with path `%s`.\n\n",
+		grouped(n), locator, locator)
+	pHead, pTail := min(head, n/2), min(tail, n/2)
+	if pHead > 0 || pTail > 0 {
+		fmt.Fprintf(&b, "Preview (first %s chars):\n", grouped(pHead))
+		b.WriteString(headUnits(s.text, pHead))
+		fmt.Fprintf(&b, "\n\n... and last %s chars:\n", grouped(pTail))
+		b.WriteString(tailUnits(s.text, pTail))
+	}
+	return b.String(), spillFile{Locator: locator, File: storeName(locator), Content: s.text}
+}
+
+// javaSafe replaces every character outside [A-Za-z0-9_-] with '_', one per
+// UTF-16 code unit, as Java's replaceAll does.
+func javaSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'):
+			b.WriteRune(r)
+		case r >= 0x10000:
+			b.WriteString("__")
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// grouped formats n with comma thousands separators, as Java's %,d does in
+// an English locale.
+func grouped(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// DeepSeek Harness's spill notice (packages/spill/spill-policy) and the
+// local store's retrieval hint.
+const (
+	deepseekHint = "Use read with offset/limit, or grep this path to search within it."
+)
+
+// deepseekSpill is DeepSeek Harness's spill of a result over cap bytes.
+// ok is false when even the notice does not fit: the original then stays.
+func deepseekSpill(s subject, cap int64) (text string, f spillFile, ok bool) {
+	sessionSum := sha256.Sum256([]byte(s.session))
+	callSum := sha256.Sum256([]byte(s.callID))
+	locator := s.locator(map[string]string{
+		"session_sha12": hex.EncodeToString(sessionSum[:])[:12],
+		"random12":      hex.EncodeToString(callSum[:6]),
+		"tool":          encodeSegment(s.tool),
+	})
+	text, ok = deepseekReplace(s.text, cap, locator, deepseekHint)
+	return text, spillFile{Locator: locator, File: storeName(locator), Content: s.text}, ok
+}
+
+// deepseekReplace is the replacement text (spill-policy's spillReplacement):
+// the notice is first priced with the whole size omitted, plus 2 bytes for
+// the blank line; the rest of the cap is the preview budget, half (rounded
+// up) to the head and half to the tail, both trimmed to whole characters,
+// with nothing between them.
+func deepseekReplace(text string, cap int64, locator, hint string) (string, bool) {
+	total := int64(len(text))
+	notice := func(omitted int64) string {
+		return fmt.Sprintf("(Omitted %d bytes. Full formatted result stored at: %s. %s)", omitted, locator, hint)
+	}
+	budget := max(0, cap-int64(len(notice(total)))-2)
+	head := headBytes(text, (budget+1)/2)
+	tail := tailBytes(text, budget/2)
+	out := notice(total - int64(len(head)+len(tail)))
+	if preview := head + tail; preview != "" {
+		out = preview + "\n\n" + out
+	}
+	return out, int64(len(out)) <= cap && int64(len(out)) < total
+}
+
+// encodeSegment is the DeepSeek local store's file-name encoding: UTF-16
+// code units outside [A-Za-z0-9._-] (and '~') become ~XXXX.
+func encodeSegment(s string) string {
+	switch s {
+	case "":
+		return "~"
+	case ".":
+		return "~002E"
+	case "..":
+		return "~002E~002E"
+	}
+	var b strings.Builder
+	for _, u := range utf16.Encode([]rune(s)) {
+		if u < 0x80 && (u >= 'a' && u <= 'z' || u >= 'A' && u <= 'Z' || u >= '0' && u <= '9' || u == '.' || u == '_' || u == '-') {
+			b.WriteByte(byte(u))
+		} else {
+			fmt.Fprintf(&b, "~%04X", u)
+		}
+	}
+	return b.String()
+}
+
+// Claude Code's persisted-output message (buildLargeToolResultMessage) and
+// its Read repeat stub.
+const (
+	claudePreviewUnits = 2000
+	claudeReadStub     = "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading."
+)
+
+// claudeSpill persists the result and inlines a head preview cut back to
+// the last newline when that is past half of it.
+func claudeSpill(s subject, previewUnits int64, lineAligned bool) (string, spillFile) {
+	n := s.units()
+	preview, more := s.text, false
+	if n > previewUnits {
+		preview, more = headUnits(s.text, previewUnits), true
+		if lineAligned {
+			// The last newline of the preview, in code units, is past half
+			// of it when the text before it is longer than half.
+			if nl := strings.LastIndexByte(preview, '\n'); nl >= 0 && utf16Len(preview[:nl]) > previewUnits/2 {
+				preview = preview[:nl]
+			}
+		}
+	}
+	locator := s.locator(map[string]string{"transcript_dir": s.dir, "session": s.session, "call_id": s.callID})
+	var b strings.Builder
+	b.WriteString("<persisted-output>\n")
+	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", fileSize(n), locator)
+	fmt.Fprintf(&b, "Preview (first %s):\n", fileSize(previewUnits))
+	b.WriteString(preview)
+	if more {
+		b.WriteString("\n...\n")
+	} else {
+		b.WriteString("\n")
+	}
+	b.WriteString("</persisted-output>")
+	return b.String(), spillFile{Locator: locator, File: storeName(locator), Content: s.text}
+}
+
+// headUnits is the first n UTF-16 code units of s; a cut through a
+// surrogate pair keeps its first half, which is sent as U+FFFD.
+func headUnits(s string, n int64) string {
+	var used int64
+	for i, r := range s {
+		w := int64(1)
+		if r >= 0x10000 {
+			w = 2
+		}
+		if used+w > n {
+			if used < n { // half a pair
+				return s[:i] + "\uFFFD"
+			}
+			return s[:i]
+		}
+		used += w
+	}
+	return s
+}
+
+// tailUnits is the last n UTF-16 code units of s.
+func tailUnits(s string, n int64) string {
+	var used int64
+	i := len(s)
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		w := int64(1)
+		if r >= 0x10000 {
+			w = 2
+		}
+		if used+w > n {
+			if used < n {
+				return "\uFFFD" + s[i:]
+			}
+			return s[i:]
+		}
+		used += w
+		i -= size
+	}
+	return s
+}
+
+// fileSize is Claude Code's formatFileSize: binary units, one decimal
+// rounded half up as JavaScript's toFixed does, a trailing ".0" dropped.
+func fileSize(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	unit, div := "KB", int64(1024)
+	for _, u := range []string{"MB", "GB"} {
+		if n < div*1024 {
+			break
+		}
+		unit, div = u, div*1024
+	}
+	tenths := (n*10 + div/2) / div
+	if tenths%10 == 0 {
+		return fmt.Sprintf("%d%s", tenths/10, unit)
+	}
+	return fmt.Sprintf("%d.%d%s", tenths/10, tenths%10, unit)
+}
+
+// codexTruncate is Codex's middle truncation when it records a tool output
+// (codex-rs/utils/string/src/truncate.rs): half the byte budget to the
+// head, the rest to the tail, whole characters only, and a marker between
+// that is not counted against the budget.
+func codexTruncate(text string, budgetBytes int64, tokens bool) string {
+	total := int64(len(text))
+	if total <= budgetBytes {
+		return text
+	}
+	left := budgetBytes / 2
+	prefix := headBytes(text, left)
+	suffix := tailBytes(text, budgetBytes-left)
+	marker := fmt.Sprintf("…%d tokens truncated…", approxTokens(total-budgetBytes))
+	if !tokens {
+		removed := utf8.RuneCountInString(text[len(prefix) : len(text)-len(suffix)])
+		marker = fmt.Sprintf("…%d chars truncated…", removed)
+	}
+	return prefix + marker + suffix
+}

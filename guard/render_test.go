@@ -1,0 +1,263 @@
+package guard
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestSerdeString(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`plain`, `"plain"`},
+		{"q\"b\\n\n", `"q\"b\\n\n"`},
+		{"\b\f\r\t\x00\x1f\x7f", `"\b\f\r\t\u0000\u001f` + "\x7f\""},
+		// serde_json leaves HTML characters, U+2028/9 and non-ASCII raw.
+		{"<a>&\u2028é😀", "\"<a>&\u2028é😀\""},
+		{"bad\xffbyte", "\"bad\uFFFDbyte\""},
+	}
+	for _, tt := range tests {
+		got := serdeString(tt.in)
+		if got != tt.want {
+			t.Errorf("serdeString(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if n := serdeLen(tt.in); n != int64(len(tt.want)) {
+			t.Errorf("serdeLen(%q) = %d, want %d", tt.in, n, len(tt.want))
+		}
+	}
+}
+
+func TestCuts(t *testing.T) {
+	// "aé😀b": a(1) é(2) 😀(4) b(1) bytes; UTF-16: a é, then the surrogate pair, b.
+	s := "aé😀b"
+	tests := []struct{ name, got, want string }{
+		{"head 2 bytes stops before é", headBytes(s, 2), "a"},
+		{"head 3 bytes keeps é", headBytes(s, 3), "aé"},
+		{"head 6 bytes stops before 😀", headBytes(s, 6), "aé"},
+		{"tail 3 bytes skips 😀's continuation bytes", tailBytes(s, 3), "b"},
+		{"tail 5 bytes keeps 😀", tailBytes(s, 5), "😀b"},
+		{"UTF-16 [0,3) splits the pair", utf16Slice(s, 0, 3), "aé\uFFFD"},
+		{"UTF-16 [3,5) starts mid-pair", utf16Slice(s, 3, 5), "\uFFFDb"},
+		{"head 3 code points", headRunes(s, 3), "aé😀"},
+		{"tail 2 code points", tailRunes(s, 2), "😀b"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	if n := utf16Len(s); n != 5 {
+		t.Errorf("utf16Len = %d, want 5", n)
+	}
+}
+
+func TestHarnessTruncate(t *testing.T) {
+	// 200,000 bytes of "x" as a JSON string: 200,002 serialized bytes. The
+	// head is the first 24,576 of them: the opening quote and 24,575 x's,
+	// re-escaped as `"\"xxx…"` (24,579 bytes).
+	s := subject{text: strings.Repeat("x", 200_000), tool: "firehose"}
+	got := harnessTruncate(s, 24*1024)
+	note := "This result was 200002 bytes and was cut to 24576 to protect the context window. " +
+		"Do not ask for it again unchanged — narrow it: request a smaller range, a filter, or a specific field."
+	want := `{"bytes_kept":24576,"bytes_total":200002,"head":"\"` + strings.Repeat("x", 24575) + `","note":"` + note +
+		`","tool":"firehose","truncated":true}`
+	if got != want {
+		t.Fatalf("marker differs: got %d bytes, want %d", len(got), len(want))
+	}
+	// 20 + 21 + 7 + 24,579 + 8 + (185 + 2) + 18 + 18 bytes: larger than the ceiling it enforces.
+	if len(note) != 185 || len(got) != 24858 {
+		t.Errorf("note %d bytes, marker %d bytes; want 185 and 24,858", len(note), len(got))
+	}
+	// The cut backs off to a character boundary of the serialized text:
+	// `"` + "é" ×3 is 7 bytes, so 4 bytes keep `"é` and drop half of the next é.
+	small := harnessTruncate(subject{text: "ééé", tool: "t"}, 4)
+	if !strings.HasPrefix(small, `{"bytes_kept":3,"bytes_total":8,"head":"\"é",`) {
+		t.Errorf("multi-byte cut: %s", small)
+	}
+}
+
+func TestHarnessSpill(t *testing.T) {
+	s := subject{text: strings.Repeat("x", 200_000), tool: "firehose", callID: "call_1", template: ".harness/spill/{call_id}-{tool}.{ext}"}
+	got, f := harnessSpill(s, 4096)
+	rel := ".harness/spill/call_1-firehose.txt"
+	note := "This result was 200002 bytes — too large to inline, so the FULL content was saved to '" + rel +
+		"' (workspace-relative). Nothing was lost. Retrieve exactly the part you need: grep(path=\\\"" + rel +
+		"\\\", pattern=...) or read_file(path=\\\"" + rel + "\\\", offset=..., limit=...). Do not repeat the original call — it will spill again."
+	want := `{"bytes_total":200002,"meta":"[200000 bytes spilled to ` + rel + `]","note":"` + note + `","path":"` + rel +
+		`","preview":"` + strings.Repeat("x", 4096) + `","spilled":true,"tool":"firehose"}`
+	if got != want {
+		t.Errorf("marker differs:\n got %.300s…\nwant %.300s…", got, want)
+	}
+	if f.Locator != rel || f.File != "spill/call_1-firehose.txt" || f.Content != s.text {
+		t.Errorf("file %+v", f)
+	}
+	// A result that is mostly escapes is not its own dominant string: the
+	// file holds its JSON and no meta is attached. 100 quotes serialize to 202 bytes.
+	got, f = harnessSpill(subject{text: strings.Repeat(`"`, 100), tool: "t", callID: "weird id!/..", template: ".harness/spill/{call_id}-{tool}.{ext}"}, 4096)
+	if f.Locator != ".harness/spill/weirdid-t.json" || f.Content != `"`+strings.Repeat(`\"`, 100)+`"` || strings.Contains(got, `"meta"`) {
+		t.Errorf("structured spill: %+v\n%s", f, got)
+	}
+	if id := harnessCallID(strings.Repeat("a", 60)); len(id) != 48 {
+		t.Errorf("call ids keep 48 characters, got %d", len(id))
+	}
+	if id := harnessCallID("!!"); id != "call" {
+		t.Errorf("empty id = %q", id)
+	}
+}
+
+func TestHarnessRepeat(t *testing.T) {
+	want := `{"note":"You already made this exact call in this run and nothing has changed the workspace since. ` +
+		`The earlier result above still stands — use it rather than asking again.","repeat_of_earlier_call":true,"tool":"firehose"}`
+	if got := harnessRepeat("firehose"); got != want || len(got) != 223 {
+		t.Errorf("stub (%d bytes):\n%s", len(got), got)
+	}
+}
+
+// TestAgentScope is AgentScope's own test case (ToolResultEvictionMiddlewareTest):
+// 100 characters, a 4-character preview, call id "call:1", agent "Test Agent".
+func TestAgentScope(t *testing.T) {
+	s := subject{text: strings.Repeat("0123456789", 10), callID: "call:1", template: "large_tool_results/{agent}/{call_id}-{sha256_16}"}
+	got, f := agentScopeSpill(s, "Test Agent", 4, 4)
+	path := "large_tool_results/Test_Agent/call_1-9cfe7faff7054298" // first 8 bytes of SHA-256 of the text
+	want := "Tool output was too large (100 chars) and has been saved to `" + path + "`.\n" +
+		"To read the full output, use `read_file` with path `" + path + "`.\n\n" +
+		"Preview (first 4 chars):\n0123\n\n... and last 4 chars:\n6789"
+	if got != want || len(got) != 283 {
+		t.Errorf("placeholder (%d chars):\n%s", len(got), got)
+	}
+	if f.Locator != path || f.File != "Test_Agent/call_1-9cfe7faff7054298" {
+		t.Errorf("file %+v", f)
+	}
+	// Thousands are grouped; the preview is min(2,000, len/2) UTF-16 units
+	// each side, cutting a surrogate pair in half where it falls.
+	big := strings.Repeat("a", 1999) + "😀" + strings.Repeat("b", 121_454) // 1,999 + 2 + 121,454 = 123,455 units
+	got, _ = agentScopeSpill(subject{text: big, callID: "c", template: "/large_tool_results/{agent}/{call_id}"}, "agent", 2000, 2000)
+	if !strings.Contains(got, "Preview (first 2,000 chars):\n"+strings.Repeat("a", 1999)+"\uFFFD\n\n... and last 2,000 chars:\n"+strings.Repeat("b", 2000)) {
+		t.Errorf("preview wrong: %.200s", got)
+	}
+	if !strings.HasPrefix(got, "Tool output was too large (123,455 chars) and has been saved to `/large_tool_results/agent/c`.") {
+		t.Errorf("old path form: %.120s", got)
+	}
+}
+
+// TestDeepSeek is DeepSeek Harness's own test case (spill-policy.spec.ts):
+// 1,600 bytes under a 200-byte cap with a stub store's locator and hint.
+func TestDeepSeek(t *testing.T) {
+	text := strings.Repeat("HEAD", 200) + strings.Repeat("TAIL", 200)
+	got, ok := deepseekReplace(text, 200, "/spill/big.txt", "Use the stub retrieval path.")
+	// The notice priced at 1,600 omitted bytes is 99 bytes; with the blank
+	// line it reserves 101, leaving 99: 50 bytes of head, 49 of tail; 1,501 omitted.
+	want := strings.Repeat("HEAD", 12) + "HE" + "L" + strings.Repeat("TAIL", 12) +
+		"\n\n(Omitted 1501 bytes. Full formatted result stored at: /spill/big.txt. Use the stub retrieval path.)"
+	if !ok || got != want || len(got) != 200 {
+		t.Errorf("replacement (%d bytes, ok %v):\n%q", len(got), ok, got)
+	}
+	// A cap the notice alone overflows keeps the original.
+	if _, ok := deepseekReplace("xxxxx", 4, "/spill/big.txt", "hint"); ok {
+		t.Error("a 4-byte cap must keep the original")
+	}
+	// Cuts trim partial characters. The worst-case notice here is 58 bytes,
+	// so a 63-byte cap leaves a 3-byte budget: 2 bytes of head (one é) and 1
+	// of tail, which is half an é and is dropped.
+	got, _ = deepseekReplace(strings.Repeat("é", 100), 63, "L", "h")
+	if !strings.HasPrefix(got, "é\n\n(Omitted 198 bytes.") {
+		t.Errorf("multi-byte cut: %q", got)
+	}
+	if enc := encodeSegment("a b/c~.txt"); enc != "a~0020b~002Fc~007E.txt" {
+		t.Errorf("encodeSegment = %q", enc)
+	}
+	for in, want := range map[string]string{"": "~", ".": "~002E", "..": "~002E~002E", "😀": "~D83D~DE00"} {
+		if got := encodeSegment(in); got != want {
+			t.Errorf("encodeSegment(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestClaudeCode(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, "line %05d %s\n", i, strings.Repeat("x", 40))
+	}
+	text := b.String() // 1,000 lines of 52 characters
+	s := subject{text: text, callID: "toolu_01ABC", session: "SESSION", dir: "/home/u/.claude/projects/-home-u-proj",
+		template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}
+	got, f := claudeSpill(s, 2000, true)
+	path := "/home/u/.claude/projects/-home-u-proj/SESSION/tool-results/toolu_01ABC.txt"
+	// The last newline in the first 2,000 characters is at 1,975 (line 38
+	// ends there), past half of the preview: the preview stops before it.
+	want := "<persisted-output>\nOutput too large (50.8KB). Full output saved to: " + path + "\n\n" +
+		"Preview (first 2KB):\n" + text[:1975] + "\n...\n</persisted-output>"
+	if got != want || len(path) != 74 {
+		t.Errorf("message differs (%d chars):\n%.200s", len(got), got)
+	}
+	if f.Locator != path || f.File != "tool-results/toolu_01ABC.txt" {
+		t.Errorf("file %+v", f)
+	}
+	// Without a newline past half, the preview is exactly 2,000 units.
+	flat := strings.Repeat("y", 3000)
+	got, _ = claudeSpill(subject{text: flat, template: "x"}, 2000, true)
+	if !strings.Contains(got, "Preview (first 2KB):\n"+strings.Repeat("y", 2000)+"\n...\n") {
+		t.Errorf("flat preview: %.100s", got)
+	}
+}
+
+func TestFileSize(t *testing.T) {
+	// Binary units, one decimal rounded half up (JavaScript's toFixed), ".0" dropped.
+	for n, want := range map[int64]string{
+		1023: "1023 bytes", 1024: "1KB", 1280: "1.3KB", 2000: "2KB", 30001: "29.3KB",
+		50000: "48.8KB", 87654: "85.6KB", 5_000_000: "4.8MB", 3 << 30: "3GB",
+	} {
+		if got := fileSize(n); got != want {
+			t.Errorf("fileSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestCodex replays Codex's own truncation tests (truncate.rs and
+// output-truncation), without the exec-output header.
+func TestCodex(t *testing.T) {
+	long := "this is an example of a long output that should be truncated"
+	emoji := strings.Repeat("😀", 10) + "\nsecond line with text\n"
+	tests := []struct {
+		text   string
+		budget int64
+		tokens bool
+		want   string
+	}{
+		{"example output", 1, false, "…13 chars truncated…t"},
+		{"example output", 4, true, "ex…3 tokens truncated…ut"},
+		{long, 20, true, "this is an…10 tokens truncated… truncated"},
+		{long, 30, false, "this is an exam…30 chars truncated…ld be truncated"},
+		{long + "\nalso some other line", 30, false, "this is an exam…51 chars truncated…some other line"},
+		{long + "\nalso some other line", 40, true, "this is an example o…11 tokens truncated…also some other line"},
+		{emoji, 20, false, "😀😀…21 chars truncated…with text\n"},
+		{emoji, 32, true, "😀😀😀😀…8 tokens truncated… line with text\n"},
+		{"abcdef", 0, true, "…2 tokens truncated…"},
+		{"short", 100, true, "short"},
+	}
+	for _, tt := range tests {
+		if got := codexTruncate(tt.text, tt.budget, tt.tokens); got != tt.want {
+			t.Errorf("codexTruncate(%q, %d, %v) = %q, want %q", tt.text, tt.budget, tt.tokens, got, tt.want)
+		}
+	}
+}
+
+func TestSeenRanges(t *testing.T) {
+	text := strings.Repeat("a", 100) + strings.Repeat("b", 100) + strings.Repeat("c", 100)
+	tests := []struct {
+		name        string
+		style       Style
+		replacement string
+		want        []Range
+	}{
+		{"head and tail", StyleDeepSeek, strings.Repeat("a", 50) + strings.Repeat("c", 20) + "\n\n(notice)", []Range{{0, 50}, {280, 300}}},
+		{"head only", StyleClaudeCode, "<persisted-output>\n" + strings.Repeat("a", 100) + "bbb\n...", []Range{{0, 103}}},
+		{"escaped head", StyleHarnessRS, `{"head":"\"` + strings.Repeat("a", 10) + `"}`, []Range{{0, 10}}},
+		{"nothing", StyleCodex, "zzz", []Range{}},
+	}
+	for _, tt := range tests {
+		got := seenRanges(tt.style, text, tt.replacement)
+		if len(got) != len(tt.want) || (len(got) > 0 && (got[0] != tt.want[0] || got[len(got)-1] != tt.want[len(tt.want)-1])) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,480 @@
+package guard
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Outcome is what a policy did to one result.
+type Outcome string
+
+// Outcomes.
+const (
+	Keep     Outcome = "keep"
+	Truncate Outcome = "truncate"
+	Spilled  Outcome = "spill"
+	Suppress Outcome = "suppress"
+	Exclude  Outcome = "exclude"
+)
+
+// Outcomes lists every outcome in display order.
+var Outcomes = []Outcome{Keep, Truncate, Spilled, Suppress, Exclude}
+
+// Result is one tool result replayed through a policy.
+type Result struct {
+	Index   int // position among the session's results
+	Source  *transcript.ToolResult
+	Arrival int // the call after which it came back; -1 before the first
+	SentAt  int // the first call that carries it; len(calls) when none does
+	Risk    Risk
+	Outcome Outcome
+	Reason  string // why, in a few words
+
+	Size                int64 // in the policy's unit
+	Bytes, BytesAfter   int64
+	Tokens, TokensAfter int64 // estimated by the tokenizer
+	// Saved is the model's tokens taken out of every call that carries the
+	// result: the estimate difference, calibrated.
+	Saved int64
+	// Text is what the model would see under the policy.
+	Text      string
+	Locator   string // how Text names the spill file
+	SpillPath string // where spillway wrote it
+	RepeatOf  int    // Index of the result a suppressed repeat points back to; -1
+	// Stale marks a suppressed repeat whose real result differed from the
+	// one it points back to: the harness would have shown outdated content.
+	Stale bool
+	// CarryCost is what the result's tokens cost, as recorded, over the
+	// calls that re-sent it; CarryCalls counts them.
+	CarryCost  float64
+	CarryCalls int
+	Warning    string
+}
+
+// Call is one API call before and after the policy.
+type Call struct {
+	Index int
+	// Usage is as recorded, UsageAfter with the saved tokens removed; nil
+	// when nothing was recorded.
+	Usage, UsageAfter *transcript.Usage
+	// Cost and CostAfter are nil when the call has no usage or its model
+	// no price.
+	Cost, CostAfter *float64
+	// Fresh and Carried are the saved tokens taken from the new input and
+	// from the cached prefix of this call.
+	Fresh, Carried int64
+}
+
+// Replay is a session replayed through one policy.
+type Replay struct {
+	Policy      Policy
+	Prepared    *Prepared
+	Results     []Result
+	Calls       []Call
+	Totals      Totals
+	Calibration Calibration
+	Warnings    []string
+}
+
+// Totals sum a replay.
+type Totals struct {
+	Results       int                 `json:"results"`
+	Actions       map[Outcome]int     `json:"actions"`
+	Bytes         int64               `json:"bytes"`
+	BytesAfter    int64               `json:"bytes_after"`
+	Tokens        int64               `json:"tokens"`
+	TokensAfter   int64               `json:"tokens_after"`
+	SavedPerCall  int64               `json:"saved_tokens"` // summed over every call that would not carry them
+	Prompt        int64               `json:"prompt_tokens"`
+	PromptAfter   int64               `json:"prompt_tokens_after"`
+	Cost          *float64            `json:"cost_usd"`
+	CostAfter     *float64            `json:"cost_usd_after"`
+	RecordedCalls int                 `json:"recorded_calls"`
+	Stale         int                 `json:"stale"`
+	SpillFailures int                 `json:"spill_failures"`
+	ByTool        map[string]ToolStat `json:"-"`
+}
+
+// ToolStat sums one tool's results.
+type ToolStat struct{ Results, Acted int }
+
+// SpillStore writes spill files.
+type SpillStore interface {
+	// Write stores f and returns where it is.
+	Write(f SpillFile) (string, error)
+}
+
+// SpillFile is a file a spill writes: Locator is how the replacement names
+// it, exactly as the emulated harness would; File is where it is stored,
+// relative to the store.
+type SpillFile = spillFile
+
+// Options tune a replay.
+type Options struct {
+	// Store writes spill files; nil plans them without writing (sweeps).
+	Store SpillStore
+}
+
+// Replay runs every result of the prepared session through policy, in
+// transcript order, and prices every call before and after.
+func (p *Prepared) Replay(policy Policy, opt Options) (*Replay, error) {
+	if err := policy.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Counter == nil && !policy.Inert() {
+		return nil, fmt.Errorf("policy %s changes results, so their tokens must be counted", policy.Name)
+	}
+	rp := &Replay{Policy: policy, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
+	d := newDeduper(&policy)
+	for i := range p.items {
+		it := &p.items[i]
+		r := &rp.Results[i]
+		*r = Result{
+			Index: i, Source: it.r, Arrival: it.arrival, SentAt: it.sentAt,
+			Risk: policy.Risk.Classify(it.r.Tool), Outcome: Keep, RepeatOf: -1,
+			Size: it.size[unitIndex(policy.Unit)], Bytes: int64(len(it.r.Text)), Tokens: it.tokens,
+			Text: it.r.Text, CarryCost: it.carry, CarryCalls: it.carryN,
+		}
+		switch {
+		case policy.Excluded(it.r.Tool):
+			r.Outcome, r.Reason = Exclude, "excluded tool"
+		case d.suppress(i, it, r, p.items):
+		default:
+			rp.shape(it, r, opt)
+		}
+	}
+	rp.countAfter()
+	for i := range p.items {
+		rp.finish(&p.items[i], &rp.Results[i])
+	}
+	rp.price()
+	return rp, nil
+}
+
+// countAfter counts the tokens of every replacement text, on all CPUs.
+func (rp *Replay) countAfter() {
+	var acted []int
+	for i := range rp.Results {
+		if o := rp.Results[i].Outcome; o != Keep && o != Exclude {
+			acted = append(acted, i)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(acted)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= len(acted) {
+					return
+				}
+				r := &rp.Results[acted[k]]
+				r.TokensAfter = int64(rp.Prepared.Counter.Count(r.Text))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Seen returns the parts of r's original text the model still saw under
+// the policy: nil when it saw all of it, empty when it saw none (a
+// suppressed repeat). It is worked out when asked, not for every replay.
+func (rp *Replay) Seen(r *Result) []Range {
+	switch r.Outcome {
+	case Keep, Exclude:
+		return nil
+	case Suppress:
+		return []Range{}
+	}
+	return seenRanges(rp.Policy.Style, r.Source.Text, r.Text)
+}
+
+// shape applies the ceiling.
+func (rp *Replay) shape(it *item, r *Result, opt Options) {
+	pol := &rp.Policy
+	ceiling, limited := pol.CeilingFor(it.r.Tool)
+	switch {
+	case !limited:
+		r.Reason = "no ceiling"
+		return
+	case it.r.IsError && !pol.ShapeErrors:
+		r.Reason = "errors are not shaped"
+		return
+	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == NonTextSkip:
+		r.Reason = "has non-text blocks"
+		return
+	case r.Size <= ceiling:
+		r.Reason = fmt.Sprintf("%s ≤ %s", FormatSize(r.Size, pol.Unit), FormatSize(ceiling, pol.Unit))
+		return
+	}
+	over := fmt.Sprintf("%s > %s", FormatSize(r.Size, pol.Unit), FormatSize(ceiling, pol.Unit))
+	s := subject{text: it.r.Text, tool: it.r.Tool, callID: it.r.CallID, session: rp.Prepared.Session.ID,
+		dir: rp.Prepared.dir, template: pol.SpillPath, jsonLen: it.size[unitIndex(JSONBytes)],
+		utf16Len: it.size[unitIndex(UTF16Units)]}
+	if pol.Action != Spill {
+		r.Outcome, r.Reason, r.Text = Truncate, over, rp.truncate(s, ceiling)
+		return
+	}
+	text, f, ok := rp.spill(s, ceiling)
+	if !ok {
+		r.Reason = over + "; the notice alone would not fit, the original stays"
+		return
+	}
+	r.Outcome, r.Reason, r.Text, r.Locator = Spilled, over, text, f.Locator
+	if opt.Store == nil {
+		return
+	}
+	where, err := opt.Store.Write(f)
+	if err == nil {
+		r.SpillPath = where
+		return
+	}
+	rp.Totals.SpillFailures++
+	r.Warning = fmt.Sprintf("spill file not written (%v)", err)
+	if pol.OnSpillError == FallbackTruncate && pol.Style == StyleHarnessRS {
+		r.Outcome, r.Text, r.Locator = Truncate, rp.truncate(s, ceiling), ""
+		r.Warning += "; truncated instead"
+	} else {
+		r.Outcome, r.Text, r.Locator = Keep, it.r.Text, ""
+		r.Warning += "; the original stays inline"
+	}
+	rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", r.Index, it.r.Tool, r.Warning))
+}
+
+// truncate renders the style's truncation.
+func (rp *Replay) truncate(s subject, ceiling int64) string {
+	pol := &rp.Policy
+	switch pol.Style {
+	case StyleCodex:
+		if pol.Unit == ApproxTokens || pol.Unit == Tokens {
+			return codexTruncate(s.text, ceiling*4, true)
+		}
+		return codexTruncate(s.text, ceiling, false)
+	default:
+		// harness-rs keeps max_bytes of the serialized result: the ceiling.
+		return harnessTruncate(s, bytesFor(ceiling, pol.Unit))
+	}
+}
+
+// bytesFor converts a ceiling to the bytes a byte-cutting truncation keeps.
+func bytesFor(n int64, u Unit) int64 {
+	if u == ApproxTokens || u == Tokens {
+		return n * 4
+	}
+	return n
+}
+
+// spill renders the style's spill; ok is false when the style keeps the
+// original instead.
+func (rp *Replay) spill(s subject, ceiling int64) (string, spillFile, bool) {
+	pol := &rp.Policy
+	switch pol.Style {
+	case StyleAgentScope:
+		text, f := agentScopeSpill(s, pol.Agent, pol.PreviewHead, pol.PreviewTail)
+		return text, f, true
+	case StyleDeepSeek:
+		return deepseekSpill(s, bytesFor(ceiling, pol.Unit))
+	case StyleClaudeCode:
+		text, f := claudeSpill(s, pol.PreviewHead, pol.LineAligned)
+		return text, f, true
+	default:
+		text, f := harnessSpill(s, pol.PreviewHead)
+		return text, f, true
+	}
+}
+
+// finish fills the after-sizes and counts.
+func (rp *Replay) finish(it *item, r *Result) {
+	t := &rp.Totals
+	if t.Actions == nil {
+		t.Actions = map[Outcome]int{}
+		t.ByTool = map[string]ToolStat{}
+	}
+	r.BytesAfter = r.Bytes
+	if r.Outcome == Keep || r.Outcome == Exclude {
+		r.TokensAfter = r.Tokens
+	} else {
+		r.BytesAfter = int64(len(r.Text))
+		if diff := r.Tokens - r.TokensAfter; diff > 0 {
+			r.Saved = rp.Calibration.apply(diff)
+		}
+	}
+	t.Results++
+	t.Actions[r.Outcome]++
+	t.Bytes += r.Bytes
+	t.BytesAfter += r.BytesAfter
+	t.Tokens += r.Tokens
+	t.TokensAfter += r.TokensAfter
+	if r.Stale {
+		t.Stale++
+	}
+	st := t.ByTool[it.r.Tool]
+	st.Results++
+	if r.Outcome != Keep && r.Outcome != Exclude {
+		st.Acted++
+	}
+	t.ByTool[it.r.Tool] = st
+}
+
+// price takes each result's saved tokens out of every call that carries
+// it, fresh at the first and cached after, and prices every call again.
+func (rp *Replay) price() {
+	p := rp.Prepared
+	calls := p.Session.Calls
+	n := len(calls)
+	fresh := make([]int64, n)
+	carried := [2][]int64{make([]int64, n+1), make([]int64, n+1)} // difference arrays: main chain, sidechain
+	for i := range rp.Results {
+		r := &rp.Results[i]
+		it := &p.items[i]
+		if r.Saved == 0 || r.SentAt >= n {
+			continue
+		}
+		fresh[r.SentAt] += r.Saved
+		chain := carried[b2i(it.sidechain)]
+		if end := p.segEnd[it.segment]; r.SentAt+1 <= end {
+			chain[r.SentAt+1] += r.Saved
+			chain[end+1] -= r.Saved
+		}
+	}
+	rp.Calls = make([]Call, n)
+	var running [2]int64
+	t := &rp.Totals
+	var before, after float64
+	unknown := false
+	for j := range calls {
+		c := &calls[j]
+		for k := range running {
+			running[k] += carried[k][j]
+		}
+		out := Call{Index: j, Usage: c.Usage, Cost: p.costs[j]}
+		if c.Usage == nil {
+			rp.Calls[j] = out
+			continue
+		}
+		out.Fresh, out.Carried = fresh[j], running[b2i(c.Sidechain)]
+		ua := p.remove(*c.Usage, out.Fresh, out.Carried)
+		out.UsageAfter = &ua
+		if usd, ok := p.Prices.Cost(c.Model, ua); ok {
+			out.CostAfter = &usd
+		}
+		t.RecordedCalls++
+		t.Prompt += c.Usage.Prompt()
+		t.PromptAfter += ua.Prompt()
+		t.SavedPerCall += c.Usage.Prompt() - ua.Prompt()
+		if out.Cost == nil || out.CostAfter == nil {
+			unknown = true
+		} else {
+			before += *out.Cost
+			after += *out.CostAfter
+		}
+		rp.Calls[j] = out
+	}
+	if t.RecordedCalls > 0 && !unknown {
+		t.Cost, t.CostAfter = &before, &after
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// deduper decides repeat suppression.
+type deduper struct {
+	pol  *Policy
+	seen map[string]*seenKey
+}
+
+type seenKey struct {
+	count int // occurrences since the key was last cleared
+	shown int // index of the latest occurrence the model saw in full
+	path  string
+}
+
+func newDeduper(p *Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
+
+// suppress decides whether result i is a repeat to suppress and, for any
+// successful result, applies the policy's clearing rule. It reports
+// whether it replaced the result.
+func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
+	dd := &d.pol.Dedupe
+	if !dd.Enabled || it.r.IsError {
+		return false
+	}
+	eligible := r.Risk == ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
+	if !eligible {
+		d.clear(it, r.Risk)
+		return false
+	}
+	key := it.argsKey
+	if dd.Key == "read_path" {
+		key = it.readKey
+	}
+	if key == "" {
+		return false
+	}
+	k, ok := d.seen[key]
+	if !ok {
+		d.seen[key] = &seenKey{count: 1, shown: i, path: pathOf(key, dd.Key)}
+		return false
+	}
+	earlier := items[k.shown].r.Text
+	if dd.SameContent && earlier != it.r.Text {
+		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
+		return false
+	}
+	k.count++
+	if k.count < dd.From {
+		k.shown = i
+		return false
+	}
+	r.Outcome, r.RepeatOf, r.Stale = Suppress, k.shown, earlier != it.r.Text
+	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
+	if d.pol.Style == StyleClaudeCode {
+		r.Text = claudeReadStub
+	} else {
+		r.Text = harnessRepeat(it.r.Tool)
+	}
+	return true
+}
+
+// clear forgets what a successful non-read-only call may have changed.
+func (d *deduper) clear(it *item, risk Risk) {
+	switch d.pol.Dedupe.Clear {
+	case "any_write":
+		if risk != Neutral {
+			clear(d.seen)
+		}
+	case "same_path":
+		if it.writes == "" {
+			return
+		}
+		for key, k := range d.seen {
+			if k.path == it.writes {
+				delete(d.seen, key)
+			}
+		}
+	}
+}
+
+func pathOf(key, kind string) string {
+	if kind != "read_path" {
+		return ""
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] == 0 {
+			return key[:i]
+		}
+	}
+	return key
+}

@@ -1,0 +1,458 @@
+package guard
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// words counts one token per whitespace-separated word, so expected token
+// figures can be worked out by hand.
+type words struct{}
+
+func (words) Count(s string) int { return len(strings.Fields(s)) }
+
+// generic builds a session in spillway's generic format from messages.
+func generic(t *testing.T, msgs ...map[string]any) *transcript.Session {
+	t.Helper()
+	var b strings.Builder
+	for _, m := range msgs {
+		line, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	s, err := transcript.Read(strings.NewReader(b.String()), "test.jsonl", transcript.Options{Format: transcript.FormatGeneric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func prepared(t *testing.T, s *transcript.Session) *Prepared {
+	t.Helper()
+	p, err := Prepare(context.Background(), s, words{}, pricing.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// call is an assistant message calling one tool; result answers it.
+func call(id, tool string, input map[string]any) map[string]any {
+	return map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "",
+		"tool_calls": []any{map[string]any{"id": id, "name": tool, "arguments": input}}}
+}
+
+func result(id, text string, isError bool) map[string]any {
+	return map[string]any{"role": "tool", "tool_call_id": id, "content": text, "is_error": isError}
+}
+
+func outcomes(rp *Replay) []string {
+	var out []string
+	for _, r := range rp.Results {
+		s := string(r.Outcome)
+		if r.Stale {
+			s += " stale"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func mustPreset(t *testing.T, name string) Policy {
+	t.Helper()
+	p, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestDedupe(t *testing.T) {
+	readA := map[string]any{"file_path": "/a.go"}
+	tests := []struct {
+		name   string
+		preset string
+		msgs   []map[string]any
+		want   []string
+	}{
+		{"second identical read-only call", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", readA), result("2", "A", false),
+		}, []string{"keep", "suppress"}},
+		{"arguments are compared canonically", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Grep", map[string]any{"pattern": "x", "path": "/"}), result("1", "A", false),
+			call("2", "Grep", map[string]any{"path": "/", "pattern": "x"}), result("2", "A", false),
+		}, []string{"keep", "suppress"}},
+		{"a write between clears", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Bash", map[string]any{"command": "make"}), result("2", "ok", false),
+			call("3", "Read", readA), result("3", "A", false),
+		}, []string{"keep", "keep", "keep"}},
+		{"a failed write neither suppresses nor clears", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Bash", map[string]any{"command": "make"}), result("2", "boom", true),
+			call("3", "Read", readA), result("3", "A", false),
+		}, []string{"keep", "keep", "suppress"}},
+		{"an error result is never a repeat", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", readA), result("2", "gone", true),
+		}, []string{"keep", "keep"}},
+		{"a network tool clears and is never suppressed", "harness-rs-0.0.40", []map[string]any{
+			call("1", "WebFetch", map[string]any{"url": "u"}), result("1", "page", false),
+			call("2", "Read", readA), result("2", "A", false),
+			call("3", "WebFetch", map[string]any{"url": "u"}), result("3", "page", false),
+			call("4", "Read", readA), result("4", "A", false),
+		}, []string{"keep", "keep", "keep", "keep"}},
+		{"an unknown tool clears", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "frobnicate", nil), result("2", "ok", false),
+			call("3", "Read", readA), result("3", "A", false),
+		}, []string{"keep", "keep", "keep"}},
+		{"a neutral tool does not clear", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "AskUserQuestion", nil), result("2", "yes", false),
+			call("3", "Read", readA), result("3", "A", false),
+		}, []string{"keep", "keep", "suppress"}},
+		{"a repeat whose content changed is stale", "harness-rs-0.0.40", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			map[string]any{"role": "user", "content": "I edited a.go myself"},
+			call("2", "Read", readA), result("2", "A, edited", false),
+		}, []string{"keep", "suppress stale"}},
+		{"off by default in 0.0.50", "harness-rs-0.0.50", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", readA), result("2", "A", false),
+		}, []string{"keep", "keep"}},
+		{"from the third call", "harness-rs-dedupe-from-3", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", readA), result("2", "A", false),
+			call("3", "Read", readA), result("3", "A", false),
+			call("4", "Read", readA), result("4", "A", false),
+		}, []string{"keep", "keep", "suppress", "suppress"}},
+		{"Claude Code: an unchanged Read", "claude-code", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", map[string]any{"file_path": "/a.go", "offset": 1}), result("2", "A", false),
+		}, []string{"keep", "suppress"}},
+		{"Claude Code: a changed file is read again", "claude-code", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", readA), result("2", "B", false),
+			call("3", "Read", readA), result("3", "B", false),
+		}, []string{"keep", "keep", "suppress"}},
+		{"Claude Code: a different range is another read", "claude-code", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", map[string]any{"file_path": "/a.go", "offset": 50, "limit": 10}), result("2", "A", false),
+		}, []string{"keep", "keep"}},
+		{"Claude Code: an edit of the file clears it, of another does not", "claude-code", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", map[string]any{"file_path": "/b.go"}), result("2", "B", false),
+			call("3", "Edit", map[string]any{"file_path": "/a.go"}), result("3", "updated", false),
+			call("4", "Read", readA), result("4", "A", false),
+			call("5", "Read", map[string]any{"file_path": "/b.go"}), result("5", "B", false),
+		}, []string{"keep", "keep", "keep", "keep", "suppress"}},
+		{"Claude Code: only Read is deduplicated", "claude-code", []map[string]any{
+			call("1", "Grep", map[string]any{"pattern": "x"}), result("1", "A", false),
+			call("2", "Grep", map[string]any{"pattern": "x"}), result("2", "A", false),
+		}, []string{"keep", "keep"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rp, err := prepared(t, generic(t, tt.msgs...)).Replay(mustPreset(t, tt.preset), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, outcomes(rp)); diff != "" {
+				t.Errorf("outcomes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSuppressedText(t *testing.T) {
+	msgs := []map[string]any{
+		call("1", "Read", map[string]any{"file_path": "/a.go"}), result("1", "package a", false),
+		call("2", "Read", map[string]any{"file_path": "/a.go"}), result("2", "package a", false),
+	}
+	p := prepared(t, generic(t, msgs...))
+	for preset, want := range map[string]string{"harness-rs-0.0.40": harnessRepeat("Read"), "claude-code": claudeReadStub} {
+		rp, _ := p.Replay(mustPreset(t, preset), Options{})
+		r := rp.Results[1]
+		if r.Text != want || r.RepeatOf != 0 || r.Stale {
+			t.Errorf("%s: %+v", preset, r)
+		}
+	}
+}
+
+func TestGates(t *testing.T) {
+	big := strings.Repeat("word ", 20_000) // 100,000 bytes
+	tests := []struct {
+		name   string
+		preset string
+		msg    map[string]any
+		want   Outcome
+		reason string
+	}{
+		{"AgentScope excludes read_file", "agentscope", result("1", big, false), Exclude, "excluded tool"},
+		{"DeepSeek leaves results with images alone", "deepseek",
+			map[string]any{"role": "tool", "tool_call_id": "1", "content": []any{map[string]any{"type": "text", "text": big}, map[string]any{"type": "image"}}},
+			Keep, "has non-text blocks"},
+		{"errors are shaped where the harness shapes them", "harness-rs-0.0.40", result("1", big, true), Truncate, ""},
+		{"Claude Code never persists Read", "claude-code", result("1", big, false), Keep, "no ceiling"},
+		{"no policy", "none", result("1", big, false), Keep, "no ceiling"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := map[string]string{"agentscope": "read_file", "claude-code": "Read"}[tt.preset]
+			if tool == "" {
+				tool = "fetch"
+			}
+			s := generic(t, call("1", tool, nil), tt.msg)
+			rp, err := prepared(t, s).Replay(mustPreset(t, tt.preset), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rp.Results[0]
+			if r.Outcome != tt.want || (tt.reason != "" && r.Reason != tt.reason) {
+				t.Errorf("got %s (%s), want %s (%s)", r.Outcome, r.Reason, tt.want, tt.reason)
+			}
+		})
+	}
+	p := mustPreset(t, "harness-rs-0.0.40")
+	p.ShapeErrors = false
+	rp, _ := prepared(t, generic(t, call("1", "fetch", nil), result("1", big, true))).Replay(p, Options{})
+	if r := rp.Results[0]; r.Outcome != Keep || r.Reason != "errors are not shaped" {
+		t.Errorf("errors off: %s %s", r.Outcome, r.Reason)
+	}
+}
+
+func TestSpillFiles(t *testing.T) {
+	big := strings.Repeat("line of output\n", 4000) // 60,000 bytes
+	s := generic(t, call("c/../1", "../../evil", nil), result("c/../1", big, false))
+	p := prepared(t, s)
+	root := t.TempDir()
+	store := DirStore{Root: root, Session: s.ID, Policy: "harness-rs-0.0.50"}
+	rp, err := p.Replay(mustPreset(t, "harness-rs-0.0.50"), Options{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rp.Results[0]
+	if r.Outcome != Spilled || !strings.HasPrefix(r.SpillPath, root) {
+		t.Fatalf("outcome %s, path %q", r.Outcome, r.SpillPath)
+	}
+	data, err := os.ReadFile(r.SpillPath)
+	if err != nil || string(data) != big {
+		t.Fatalf("spill file holds %d bytes, %v", len(data), err)
+	}
+	for dir := r.SpillPath; dir != root; dir = filepath.Dir(dir) {
+		info, _ := os.Stat(dir)
+		want := os.FileMode(0o700)
+		if dir == r.SpillPath {
+			want = 0o600
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s has mode %v, want %v", dir, info.Mode().Perm(), want)
+		}
+	}
+	// The locator keeps the harness's own (unsanitized) form; the file stays inside the store.
+	if r.Locator != ".harness/spill/c1-../../evil.txt" {
+		t.Errorf("locator %q", r.Locator)
+	}
+
+	// A store that cannot write: a file where its folder should be.
+	blocker := filepath.Join(t.TempDir(), "not-a-folder")
+	os.WriteFile(blocker, nil, 0o600)
+	bad := DirStore{Root: blocker, Session: s.ID, Policy: "x"}
+	rp, _ = p.Replay(mustPreset(t, "harness-rs-0.0.50"), Options{Store: bad})
+	if r := rp.Results[0]; r.Outcome != Truncate || !strings.Contains(r.Warning, "truncated instead") || rp.Totals.SpillFailures != 1 || len(rp.Warnings) != 1 {
+		t.Errorf("harness-rs falls back to truncation: %s %q", r.Outcome, r.Warning)
+	}
+	as := mustPreset(t, "agentscope")
+	as.Exclude = nil
+	as.Ceiling = 1000
+	rp, _ = p.Replay(as, Options{Store: bad})
+	if r := rp.Results[0]; r.Outcome != Keep || r.Text != big || !strings.Contains(r.Warning, "original stays inline") {
+		t.Errorf("AgentScope keeps the original: %s %q", r.Outcome, r.Warning)
+	}
+}
+
+// TestCostAfter works through the cost model on three calls by hand. One
+// token is one word here. The 500-word result after call 0 is cut to 52
+// words by a 100-byte middle truncation (25 words, the marker glued to the
+// next word as 3, 24 more), saving 448 tokens: at call 1 they come out of
+// the cache write, at call 2 out of the cache read.
+func TestCostAfter(t *testing.T) {
+	usage := func(in, write, read, out int) map[string]any {
+		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": out}
+	}
+	c0 := call("1", "fetch", nil)
+	c0["usage"] = usage(10, 2000, 0, 100)
+	s := generic(t,
+		map[string]any{"role": "user", "content": "go"},
+		c0, result("1", strings.Repeat("w ", 500), false),
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 600, 2010, 20)},
+		map[string]any{"role": "user", "content": "more"},
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 50, 2610, 30)},
+	)
+	pol := mustPreset(t, "codex")
+	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
+	rp, err := prepared(t, s).Replay(pol, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rp.Results[0]
+	if r.Outcome != Truncate || r.Tokens != 500 || r.TokensAfter != 52 || r.Saved != 448 || r.SentAt != 1 {
+		t.Fatalf("result: %s, tokens %d → %d, saved %d, sent at %d", r.Outcome, r.Tokens, r.TokensAfter, r.Saved, r.SentAt)
+	}
+	want := []transcript.Usage{
+		{Input: 10, CacheCreation: 2000, Output: 100},
+		{Input: 10, CacheCreation: 600 - 448, CacheRead: 2010, Output: 20},
+		{Input: 10, CacheCreation: 50, CacheRead: 2610 - 448, Output: 30},
+	}
+	for i, c := range rp.Calls {
+		if diff := cmp.Diff(want[i], *c.UsageAfter); diff != "" {
+			t.Errorf("call %d usage after (-want +got):\n%s", i, diff)
+		}
+	}
+	// claude-sonnet-4-5: input 3e-6, cache write 3.75e-6, cache read 3e-7, output 1.5e-5.
+	before := []float64{
+		10*3e-6 + 2000*3.75e-6 + 100*1.5e-5,           // 0.009030
+		10*3e-6 + 600*3.75e-6 + 2010*3e-7 + 20*1.5e-5, // 0.003183
+		10*3e-6 + 50*3.75e-6 + 2610*3e-7 + 30*1.5e-5,  // 0.0014505
+	}
+	after := []float64{
+		before[0],
+		10*3e-6 + 152*3.75e-6 + 2010*3e-7 + 20*1.5e-5, // 0.001503
+		10*3e-6 + 50*3.75e-6 + 2162*3e-7 + 30*1.5e-5,  // 0.0013161
+	}
+	for i, c := range rp.Calls {
+		if math.Abs(*c.Cost-before[i]) > 1e-12 || math.Abs(*c.CostAfter-after[i]) > 1e-12 {
+			t.Errorf("call %d: cost %.7f → %.7f, want %.7f → %.7f", i, *c.Cost, *c.CostAfter, before[i], after[i])
+		}
+	}
+	tot := rp.Totals
+	if math.Abs(*tot.Cost-0.0136635) > 1e-12 || math.Abs(*tot.CostAfter-0.0118491) > 1e-12 {
+		t.Errorf("totals %.7f → %.7f, want 0.0136635 → 0.0118491", *tot.Cost, *tot.CostAfter)
+	}
+	// 448 tokens saved at two calls, worth 448 × (3.75e-6 + 3e-7).
+	if tot.Prompt != 7300 || tot.PromptAfter != 7300-2*448 || math.Abs(*tot.Cost-*tot.CostAfter-448*4.05e-6) > 1e-12 {
+		t.Errorf("prompt %d → %d", tot.Prompt, tot.PromptAfter)
+	}
+	// Carry cost: all 500 tokens written to the cache at call 1, read at call 2.
+	if r.CarryCalls != 2 || math.Abs(r.CarryCost-(500*3.75e-6+500*3e-7)) > 1e-12 {
+		t.Errorf("carry %d calls, $%.7f; want 2, $0.002025", r.CarryCalls, r.CarryCost)
+	}
+}
+
+// TestCostAfterBounds: savings never push a bucket below zero, nothing is
+// carried past a compaction, and without cache writes the fresh tokens come
+// out of uncached input.
+func TestCostAfterBounds(t *testing.T) {
+	usage := func(in, write, read int) map[string]any {
+		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 1}
+	}
+	c0 := call("1", "fetch", nil)
+	c0["usage"] = usage(5, 0, 0)
+	s := generic(t,
+		c0, result("1", strings.Repeat("w ", 500), false),
+		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(100, 0, 1000)},
+		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(7, 0, 200)},
+		map[string]any{"role": "system", "compaction": true, "content": "summary"},
+		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(9, 0, 900)},
+	)
+	pol := mustPreset(t, "codex")
+	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
+	rp, err := prepared(t, s).Replay(pol, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []transcript.Usage{*rp.Calls[1].UsageAfter, *rp.Calls[2].UsageAfter, *rp.Calls[3].UsageAfter}
+	want := []transcript.Usage{
+		{Input: 0, CacheRead: 1000, Output: 1}, // 448 fresh tokens floor 100 of uncached input at 0
+		{Input: 7, CacheRead: 0, Output: 1},    // 448 carried floor 200 of cache read at 0
+		{Input: 9, CacheRead: 900, Output: 1},  // after the compaction: untouched
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage after (-want +got):\n%s", diff)
+	}
+}
+
+func TestPresetsValid(t *testing.T) {
+	want := []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "harness-rs-0.0.50-dedupe", "harness-rs-dedupe-from-3",
+		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "codex", "none"}
+	var got []string
+	for _, p := range Presets() {
+		if err := p.Validate(); err != nil {
+			t.Error(err)
+		}
+		got = append(got, p.Name)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+	a, _ := Preset("claude-code")
+	a.PerTool["Bash"] = 1
+	if b, _ := Preset("claude-code"); b.PerTool["Bash"] != 30_000 {
+		t.Error("presets must not share maps")
+	}
+}
+
+func TestCeilingFor(t *testing.T) {
+	p := Policy{Ceiling: 50_000, PerTool: map[string]int64{"Bash": 30_000, "Read": -1, "mcp__*": 25_000}}
+	for tool, want := range map[string]int64{"Bash": 30_000, "Read": 0, "mcp__github__x": 25_000, "Grep": 50_000} {
+		got, ok := p.CeilingFor(tool)
+		if got != want || ok != (want > 0) {
+			t.Errorf("CeilingFor(%s) = %d, %v", tool, got, ok)
+		}
+	}
+	codex, _ := Preset("codex")
+	if c, _ := codex.CeilingFor("exec"); c != 12_000 {
+		t.Errorf("codex ceiling with its 20%% allowance = %d, want 12,000", c)
+	}
+}
+
+func TestPolicyFile(t *testing.T) {
+	p := mustPreset(t, "claude-code")
+	p.Ceiling = 12_345
+	file := filepath.Join(t.TempDir(), "policy.json")
+	if err := SavePolicy(file, p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadPolicy(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p, back); diff != "" {
+		t.Errorf("round trip (-saved +loaded):\n%s", diff)
+	}
+	os.WriteFile(file, []byte(`{"name":"x","unit":"furlongs"}`), 0o600)
+	if _, err := LoadPolicy(file); err == nil || !strings.Contains(err.Error(), "furlongs") {
+		t.Errorf("bad unit: %v", err)
+	}
+	os.WriteFile(file, []byte(`{"name":"x","celing":5}`), 0o600)
+	if _, err := LoadPolicy(file); err == nil || !strings.Contains(err.Error(), "celing") {
+		t.Errorf("misspelled knob: %v", err)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"24KiB": 24576, "80000": 80000, "50kB": 50000, "1.5MiB": 1572864, "80,000": 80000, "2 KiB": 2048} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-5", "5 parsecs"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) should fail", bad)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package guard
+
+import "slices"
+
+// SweepPoint is one ceiling's outcome over a session.
+type SweepPoint struct {
+	Ceiling int64 `json:"ceiling"`
+	// Own marks the policy's own ceiling.
+	Own bool `json:"own"`
+	// Acted counts results truncated or spilled; Suppressed, repeats.
+	Acted      int   `json:"acted"`
+	Suppressed int   `json:"suppressed"`
+	Saved      int64 `json:"saved_tokens"` // over every call that carried them
+	// Cost and CostAfter are nil when a call's model has no price.
+	Cost      *float64 `json:"cost_usd"`
+	CostAfter *float64 `json:"cost_usd_after"`
+}
+
+// SweepCeilings are the ceilings a sweep tries: powers of two from 2 KiB to
+// 256 KiB (in tokens, a quarter of that), and the policy's own.
+func SweepCeilings(p Policy) []int64 {
+	var out []int64
+	for kib := int64(2); kib <= 256; kib *= 2 {
+		out = append(out, bytesToUnit(kib*1024, p.Unit))
+	}
+	if p.Ceiling > 0 {
+		out = append(out, p.Ceiling)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func bytesToUnit(n int64, u Unit) int64 {
+	if u == ApproxTokens || u == Tokens {
+		return n / 4
+	}
+	return n
+}
+
+// Sweep replays the session at each ceiling, planning spills without
+// writing them.
+func (p *Prepared) Sweep(policy Policy, ceilings []int64) ([]SweepPoint, error) {
+	out := make([]SweepPoint, 0, len(ceilings))
+	for _, c := range ceilings {
+		q := clone(policy)
+		q.SetCeiling(c)
+		rp, err := p.Replay(q, Options{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SweepPoint{
+			Ceiling: c, Own: c == policy.Ceiling,
+			Acted:      rp.Totals.Actions[Truncate] + rp.Totals.Actions[Spilled],
+			Suppressed: rp.Totals.Actions[Suppress],
+			Saved:      rp.Totals.SavedPerCall,
+			Cost:       rp.Totals.Cost, CostAfter: rp.Totals.CostAfter,
+		})
+	}
+	return out, nil
+}

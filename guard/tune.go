@@ -1,0 +1,58 @@
+package guard
+
+import "fmt"
+
+// SetSpill turns spilling on or off. Off means the style's truncation;
+// styles with no truncation of their own (AgentScope, DeepSeek, Claude
+// Code) cannot turn spilling off, and Codex cannot spill.
+func (p *Policy) SetSpill(on bool) error {
+	switch {
+	case on && p.Style == StyleCodex:
+		return fmt.Errorf("%s: Codex truncates and never spills", p.Name)
+	case on:
+		p.Action = Spill
+		if p.PreviewHead == 0 && p.Style == StyleHarnessRS {
+			p.PreviewHead, p.PreviewUnit = harnessSpillPreviewBytes, UTF8Bytes
+		}
+		if p.SpillPath == "" && p.Style == StyleHarnessRS {
+			p.SpillPath = ".harness/spill/{call_id}-{tool}.{ext}"
+		}
+	case p.Style == StyleHarnessRS:
+		p.Action = TruncateHead
+	case p.Style == StyleCodex:
+		p.Action = TruncateMiddle
+	default:
+		return fmt.Errorf("%s only spills: %s has no truncation to fall back on", p.Name, p.Style)
+	}
+	return nil
+}
+
+// SetDedupe turns repeat suppression on from the from-th identical call
+// (2 or more), or off when from is 0.
+func (p *Policy) SetDedupe(from int) error {
+	if from == 0 {
+		p.Dedupe.Enabled = false
+		return nil
+	}
+	if from < 2 {
+		return fmt.Errorf("repeats can be suppressed from the 2nd call on, not the %dth", from)
+	}
+	p.Dedupe.Enabled, p.Dedupe.From = true, from
+	if p.Dedupe.Key == "" {
+		p.Dedupe.Key, p.Dedupe.Clear = "tool_args", "any_write"
+	}
+	return nil
+}
+
+// SetCeiling sets the ceiling in the policy's unit, scaling the per-tool
+// ceilings by the same factor so their proportions are kept.
+func (p *Policy) SetCeiling(c int64) {
+	if p.Ceiling > 0 && c > 0 {
+		for tool, v := range p.PerTool {
+			if v > 0 {
+				p.PerTool[tool] = max(1, v*c/p.Ceiling)
+			}
+		}
+	}
+	p.Ceiling = max(0, c)
+}

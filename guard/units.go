@@ -1,0 +1,63 @@
+package guard
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// unitNames label sizes.
+var unitNames = map[Unit]string{
+	JSONBytes: "JSON bytes", UTF8Bytes: "bytes", UTF16Units: "UTF-16 units", Codepoints: "code points",
+	ApproxTokens: "tokens (bytes/4)", Tokens: "tokens",
+}
+
+// FormatSize writes a size with its unit: "24,576 JSON bytes".
+func FormatSize(n int64, u Unit) string {
+	name, ok := unitNames[u]
+	if !ok {
+		name = string(u)
+	}
+	return group(n) + " " + name
+}
+
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + group(-n)
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// ParseSize reads a size such as "24KiB", "80000", "50kB" or "1.5MiB"
+// (binary KiB/MiB, decimal kB/MB, plain numbers as given).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"kB", 1000}, {"KB", 1000}, {"MB", 1_000_000}, {"GB", 1_000_000_000}, {"K", 1000}, {"k", 1000}, {"M", 1_000_000}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	t = strings.ReplaceAll(t, "_", "")
+	t = strings.ReplaceAll(t, ",", "")
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil && n >= 0 {
+		return n * mult, nil
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("invalid size %q (examples: 24KiB, 80000, 50kB)", s)
+	}
+	return int64(f * float64(mult)), nil
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/tokens"
+)
+
+// policyFlags are the knobs every command that replays takes. Each
+// overrides the preset (or --policy file) it starts from.
+type policyFlags struct {
+	preset, policyFile, maxBytes, unit, exclude, spillDir, encoding string
+	dedupe, noDedupe, spill, noSpill                                bool
+	dedupeFrom                                                      int
+	previewHead, previewTail                                        int64
+	set                                                             map[string]bool
+}
+
+func (f *policyFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.preset, "preset", guard.DefaultPreset, "policy preset (see spillway presets)")
+	fs.StringVar(&f.policyFile, "policy", "", "policy JSON file, as written by the inspector's w key")
+	fs.StringVar(&f.maxBytes, "max-bytes", "", "ceiling in the policy's unit: 24KiB, 80000, 50kB")
+	fs.StringVar(&f.unit, "unit", "", "size unit: json_bytes, utf8_bytes, utf16_units, codepoints, approx_tokens, tokens")
+	fs.BoolVar(&f.dedupe, "dedupe", false, "suppress repeats of read-only calls from the 2nd")
+	fs.IntVar(&f.dedupeFrom, "dedupe-from", 0, "suppress repeats from the N-th identical call")
+	fs.BoolVar(&f.noDedupe, "no-dedupe", false, "do not suppress repeats")
+	fs.BoolVar(&f.spill, "spill", false, "spill oversized results to files")
+	fs.BoolVar(&f.noSpill, "no-spill", false, "truncate instead of spilling")
+	fs.StringVar(&f.spillDir, "spill-dir", "", "where spill files are written (default: the user cache folder)")
+	fs.Int64Var(&f.previewHead, "preview-head", -1, "preview head size in the preview unit")
+	fs.Int64Var(&f.previewTail, "preview-tail", -1, "preview tail size in the preview unit")
+	fs.StringVar(&f.exclude, "exclude", "", "comma-separated tool names never shaped (replaces the preset's list)")
+	fs.StringVar(&f.encoding, "encoding", string(tokens.O200kBase), "tokenizer for estimates: o200k_base or cl100k_base")
+}
+
+// resolve builds the policy the flags describe.
+func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	var p guard.Policy
+	var err error
+	if f.policyFile != "" {
+		if f.set["preset"] {
+			return p, fmt.Errorf("--preset and --policy both choose the policy: give one")
+		}
+		p, err = guard.LoadPolicy(f.policyFile)
+	} else {
+		p, err = guard.Preset(f.preset)
+	}
+	if err != nil {
+		return p, err
+	}
+	custom := false
+	if f.unit != "" {
+		p.Unit, custom = guard.Unit(f.unit), true
+	}
+	if f.maxBytes != "" {
+		n, err := guard.ParseSize(f.maxBytes)
+		if err != nil {
+			return p, fmt.Errorf("--max-bytes: %w", err)
+		}
+		p.SetCeiling(n)
+		custom = true
+	}
+	switch {
+	case f.noDedupe && (f.dedupe || f.dedupeFrom > 0):
+		return p, fmt.Errorf("--no-dedupe contradicts --dedupe and --dedupe-from")
+	case f.noDedupe:
+		err = p.SetDedupe(0)
+	case f.dedupeFrom > 0:
+		err = p.SetDedupe(f.dedupeFrom)
+	case f.dedupe:
+		err = p.SetDedupe(2)
+	}
+	if err != nil {
+		return p, err
+	}
+	custom = custom || f.noDedupe || f.dedupe || f.dedupeFrom > 0
+	switch {
+	case f.spill && f.noSpill:
+		return p, fmt.Errorf("--spill contradicts --no-spill")
+	case f.spill || f.noSpill:
+		if err := p.SetSpill(f.spill); err != nil {
+			return p, err
+		}
+		custom = true
+	}
+	if f.previewHead >= 0 {
+		p.PreviewHead, custom = f.previewHead, true
+	}
+	if f.previewTail >= 0 {
+		p.PreviewTail, custom = f.previewTail, true
+	}
+	if f.set["exclude"] {
+		p.Exclude = nil
+		for _, name := range strings.Split(f.exclude, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				p.Exclude = append(p.Exclude, name)
+			}
+		}
+		custom = true
+	}
+	if custom && !strings.HasSuffix(p.Name, "+custom") {
+		p.Name += "+custom"
+	}
+	return p, p.Validate()
+}
+
+// counter returns the token counter the flags ask for.
+func (f *policyFlags) counter() (*tokens.Cache, error) {
+	enc, err := tokens.ParseEncoding(f.encoding)
+	if err != nil {
+		return nil, err
+	}
+	c, err := tokens.Get(enc)
+	if err != nil {
+		return nil, err
+	}
+	return tokens.NewCache(c), nil
+}
+
+// spillRoot is where spill files go: --spill-dir, else the cache folder.
+func (f *policyFlags) spillRoot() (string, error) {
+	if f.spillDir != "" {
+		return f.spillDir, nil
+	}
+	return guard.DefaultSpillRoot()
+}

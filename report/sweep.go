@@ -1,0 +1,267 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Status is the exit status problems call for: 2 when an input was not a
+// transcript, 1 when one could not be read, else 0.
+func (p Problems) Status() int {
+	switch {
+	case p.NotTranscripts > 0:
+		return 2
+	case p.Failed > 0:
+		return 1
+	}
+	return 0
+}
+
+// SweepDoc is the spillway.sweep/v1 document: savings at each ceiling,
+// summed over the sessions swept.
+type SweepDoc struct {
+	Schema   string       `json:"schema"`
+	Policy   guard.Policy `json:"policy"`
+	Sessions int          `json:"sessions"`
+	Results  int          `json:"results"`
+	// Unpriced counts sessions left out of the dollar figures: nothing
+	// recorded, or a model without a price.
+	Unpriced   int                `json:"unpriced_sessions"`
+	Points     []guard.SweepPoint `json:"points"`
+	Assumption string             `json:"assumption"`
+}
+
+// Sweep replays every session in inputs at each sweep ceiling.
+func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*SweepDoc, Problems, error) {
+	var p Problems
+	doc := &SweepDoc{Schema: "spillway.sweep/v1", Policy: opt.Policy, Assumption: assumption}
+	ceilings := guard.SweepCeilings(opt.Policy)
+	add := func(points []guard.SweepPoint, results int) {
+		doc.Sessions++
+		doc.Results += results
+		priced := len(points) > 0 && points[0].Cost != nil
+		if !priced {
+			doc.Unpriced++
+		}
+		if doc.Points == nil {
+			doc.Points = make([]guard.SweepPoint, len(points))
+			for i, pt := range points {
+				doc.Points[i] = guard.SweepPoint{Ceiling: pt.Ceiling, Own: pt.Own}
+			}
+		}
+		for i, pt := range points {
+			sum := &doc.Points[i]
+			sum.Acted += pt.Acted
+			sum.Suppressed += pt.Suppressed
+			sum.Saved += pt.Saved
+			if priced {
+				sum.Cost, sum.CostAfter = addKnown(sum.Cost, pt.Cost), addKnown(sum.CostAfter, pt.CostAfter)
+			}
+		}
+	}
+	sweepOne := func(s *transcript.Session) ([]guard.SweepPoint, error) {
+		prep, err := guard.Prepare(context.Background(), s, opt.Counter, opt.Prices, nil)
+		if err != nil {
+			return nil, err
+		}
+		return prep.Sweep(opt.Policy, ceilings)
+	}
+	complain := func(err error) {
+		var nt *transcript.NotTranscriptError
+		if errors.As(err, &nt) {
+			p.NotTranscripts++
+		} else {
+			p.Failed++
+		}
+		fmt.Fprintf(errw, "spillway: %s\n", Clean(err.Error()))
+	}
+	for _, in := range inputs {
+		if in == "-" {
+			s, err := transcript.Read(stdin, "stdin", opt.Read)
+			var points []guard.SweepPoint
+			if err == nil {
+				points, err = sweepOne(s)
+			}
+			if err != nil {
+				complain(err)
+				continue
+			}
+			add(points, len(s.Results()))
+			continue
+		}
+		paths, err := expand(in)
+		if err != nil {
+			complain(err)
+			continue
+		}
+		type swept struct {
+			points  []guard.SweepPoint
+			results int
+		}
+		err = transcript.Each(paths, opt.Read, opt.Workers, func(s *transcript.Session) (swept, error) {
+			points, err := sweepOne(s)
+			return swept{points, len(s.Results())}, err
+		}, func(_ string, v swept, err error) error {
+			if err != nil {
+				complain(err)
+			} else {
+				add(v.points, v.results)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, p, err
+		}
+	}
+	return doc, p, nil
+}
+
+// addKnown adds b to a running sum that starts unknown (nil).
+func addKnown(a, b *float64) *float64 {
+	v := *b
+	if a != nil {
+		v += *a
+	}
+	return &v
+}
+
+// Write writes the sweep as text or JSON.
+func (d *SweepDoc) Write(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		return enc.Encode(d)
+	case "text", "":
+	default:
+		return fmt.Errorf("unknown sweep format %q (want text or json)", format)
+	}
+	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", Clean(d.Policy.Name), plural(d.Sessions, "session"),
+		plural(d.Results, "tool result"), strings.TrimPrefix(guard.FormatSize(0, d.Policy.Unit), "0 "))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "ceiling\tshaped\tsuppressed\ttokens saved\tcost before\tcost after\tsaved\tshare\t")
+	for _, pt := range d.Points {
+		saved, share, own := "–", "–", ""
+		if pt.Cost != nil && pt.CostAfter != nil {
+			diff := *pt.Cost - *pt.CostAfter
+			saved = USD(&diff)
+			if *pt.Cost > 0 {
+				share = fmt.Sprintf("%.1f%%", 100*diff / *pt.Cost)
+			}
+		}
+		if pt.Own {
+			own = " ← the policy's own"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", Count(pt.Ceiling), pt.Acted, pt.Suppressed, Count(pt.Saved),
+			USD(pt.Cost), USD(pt.CostAfter), saved, share, own)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if d.Unpriced > 0 {
+		fmt.Fprintf(w, "Dollars leave out %s with no recorded usage or no price.\n", plural(d.Unpriced, "session"))
+	}
+	_, err := fmt.Fprintf(w, "Tokens saved are summed over every call that would no longer carry them; %s.\n", assumption)
+	return err
+}
+
+// WritePresets lists the presets with every knob.
+func WritePresets(w io.Writer, format string, presets []guard.Policy) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(presets)
+	case "text", "":
+	default:
+		return fmt.Errorf("unknown presets format %q (want text or json)", format)
+	}
+	for i, p := range presets {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s\n  %s\n", p.Name, p.Description)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, kv := range knobs(p) {
+			fmt.Fprintf(tw, "  %s\t%s\n", kv[0], kv[1])
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// knobs describes every knob of p in words.
+func knobs(p guard.Policy) [][2]string {
+	ceiling := "none"
+	if p.Ceiling > 0 {
+		ceiling = guard.FormatSize(p.Ceiling, p.Unit)
+		if p.Allowance > 0 && p.Allowance != 1 {
+			ceiling += fmt.Sprintf(" × %g allowance", p.Allowance)
+		}
+	}
+	var perTool []string
+	for _, tool := range sortedKeys(p.PerTool) {
+		v := p.PerTool[tool]
+		if v < 0 {
+			perTool = append(perTool, tool+" never")
+		} else {
+			perTool = append(perTool, fmt.Sprintf("%s %s", tool, Count(v)))
+		}
+	}
+	preview := "–"
+	if p.PreviewHead > 0 || p.PreviewTail > 0 {
+		preview = fmt.Sprintf("head %s, tail %s %s", Count(p.PreviewHead), Count(p.PreviewTail), strings.TrimPrefix(guard.FormatSize(0, p.PreviewUnit), "0 "))
+		if p.LineAligned {
+			preview += ", line-aligned"
+		}
+	}
+	if p.Style == guard.StyleDeepSeek {
+		preview = "head and tail from the ceiling minus the notice"
+	}
+	dedupe := "off"
+	if p.Dedupe.Enabled {
+		dedupe = fmt.Sprintf("from repeat %d, key %s, clear on %s", p.Dedupe.From, p.Dedupe.Key, p.Dedupe.Clear)
+		if len(p.Dedupe.Tools) > 0 {
+			dedupe += ", only " + strings.Join(p.Dedupe.Tools, ", ")
+		}
+		if p.Dedupe.SameContent {
+			dedupe += ", only if unchanged"
+		}
+	}
+	list := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ", ")
+	}
+	return [][2]string{
+		{"style", string(p.Style)},
+		{"unit", string(p.Unit)},
+		{"ceiling", ceiling},
+		{"per tool", list(perTool)},
+		{"action", string(p.Action)},
+		{"preview", preview},
+		{"dedupe", dedupe},
+		{"excluded", list(p.Exclude)},
+		{"errors shaped", fmt.Sprint(p.ShapeErrors)},
+		{"non-text blocks", string(p.NonText)},
+		{"spill path", orDash(p.SpillPath)},
+		{"on spill error", orDash(string(p.OnSpillError))},
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
+}
