@@ -1,0 +1,234 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Messages the commands below send back to Update.
+type (
+	// progressMsg reports loading or counting under way.
+	progressMsg struct {
+		phase       string
+		done, total int64
+		next        tea.Cmd
+	}
+	// loadedMsg carries a session read in full.
+	loadedMsg struct {
+		session *transcript.Session
+		err     error
+	}
+	// preparedMsg carries the session measured and counted.
+	preparedMsg struct {
+		seq  int
+		prep *guard.Prepared
+		err  error
+	}
+	// replayedMsg carries a replay under the policy of request seq.
+	replayedMsg struct {
+		seq    int
+		replay *guard.Replay
+		err    error
+	}
+	// sweptMsg carries the savings curve for the chart.
+	sweptMsg struct {
+		seq    int
+		points []guard.SweepPoint
+	}
+	// followMsg carries a followed session's newest state.
+	followMsg struct {
+		update transcript.Update
+		next   tea.Cmd
+	}
+	// followEndedMsg says the follower stopped.
+	followEndedMsg struct{}
+	// searchedMsg carries the calls matching a search.
+	searchedMsg struct {
+		query string
+		calls []int
+	}
+	// wroteMsg reports the policy file written.
+	wroteMsg struct {
+		path string
+		err  error
+	}
+	// tickMsg clears transient notices.
+	noticeExpiredMsg struct{ id int }
+)
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// loadCmd reads the source in the background and reports progress every
+// 100 ms until the session is in.
+func loadCmd(src Source, opt transcript.Options) tea.Cmd {
+	var r io.Reader
+	var size int64
+	var closer io.Closer
+	switch {
+	case src.Data != nil:
+		r, size = bytes.NewReader(src.Data), int64(len(src.Data))
+	case src.Stdin != nil:
+		r = src.Stdin
+	default:
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return func() tea.Msg { return loadedMsg{err: err} }
+		}
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+			if st.IsDir() {
+				f.Close()
+				return func() tea.Msg { return loadedMsg{err: fmt.Errorf("%s is a directory", src.Path)} }
+			}
+		}
+		r, closer = f, f
+	}
+	cr := &countingReader{r: r}
+	done := make(chan loadedMsg, 1)
+	go func() {
+		if closer != nil {
+			defer closer.Close()
+		}
+		s, err := transcript.Read(cr, src.Name, opt)
+		done <- loadedMsg{session: s, err: err}
+	}()
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		select {
+		case msg := <-done:
+			return msg
+		case <-time.After(100 * time.Millisecond):
+			return progressMsg{phase: "reading", done: cr.n.Load(), total: size, next: wait}
+		}
+	}
+	return wait
+}
+
+// prepareCmd counts the session's results, reporting progress.
+func prepareCmd(seq int, s *transcript.Session, counter func() (guard.TokenCounter, error), opt Options) tea.Cmd {
+	var done, total atomic.Int64
+	out := make(chan preparedMsg, 1)
+	go func() {
+		c, err := counter()
+		if err != nil {
+			out <- preparedMsg{seq: seq, err: err}
+			return
+		}
+		p, err := guard.Prepare(context.Background(), s, c, opt.Prices, func(d, t int) {
+			done.Store(int64(d))
+			total.Store(int64(t))
+		})
+		out <- preparedMsg{seq: seq, prep: p, err: err}
+	}()
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		select {
+		case msg := <-out:
+			return msg
+		case <-time.After(100 * time.Millisecond):
+			return progressMsg{phase: "counting tokens", done: done.Load(), total: total.Load(), next: wait}
+		}
+	}
+	return wait
+}
+
+// replayCmd replays the prepared session under policy, writing spill files.
+func replayCmd(seq int, p *guard.Prepared, policy guard.Policy, spillRoot string) tea.Cmd {
+	return func() tea.Msg {
+		var store guard.SpillStore
+		if spillRoot != "" {
+			store = guard.DirStore{Root: spillRoot, Session: p.Session.ID, Policy: policy.Name}
+		}
+		rp, err := p.Replay(policy, guard.Options{Store: store})
+		return replayedMsg{seq: seq, replay: rp, err: err}
+	}
+}
+
+// sweepCmd computes the savings curve at the sweep ceilings.
+func sweepCmd(seq int, p *guard.Prepared, policy guard.Policy) tea.Cmd {
+	return func() tea.Msg {
+		points, err := p.Sweep(policy, guard.SweepCeilings(policy))
+		if err != nil {
+			return sweptMsg{seq: seq}
+		}
+		return sweptMsg{seq: seq, points: points}
+	}
+}
+
+// followCmd waits for the follower's next update.
+func followCmd(ch <-chan transcript.Update) tea.Cmd {
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		u, ok := <-ch
+		if !ok {
+			return followEndedMsg{}
+		}
+		return followMsg{update: u, next: wait}
+	}
+	return wait
+}
+
+// startFollow starts following path.
+func startFollow(ctx context.Context, path string, opt transcript.Options) (tea.Cmd, error) {
+	ch, err := transcript.Follow(ctx, path, transcript.FollowOptions{Options: opt})
+	if err != nil {
+		return nil, err
+	}
+	return followCmd(ch), nil
+}
+
+// writePolicyCmd writes the tuned policy.
+func writePolicyCmd(path string, p guard.Policy) tea.Cmd {
+	return func() tea.Msg {
+		return wroteMsg{path: path, err: guard.SavePolicy(path, p)}
+	}
+}
+
+func expireNotice(id int) tea.Cmd {
+	return tea.Tick(4*time.Second, func(time.Time) tea.Msg { return noticeExpiredMsg{id: id} })
+}
+
+// searchCmd finds the calls whose text, tool names, inputs or results
+// contain query, ignoring case.
+func searchCmd(s *transcript.Session, query string) tea.Cmd {
+	return func() tea.Msg {
+		q := strings.ToLower(query)
+		var calls []int
+		has := func(text string) bool { return strings.Contains(strings.ToLower(text), q) }
+		for i := range s.Calls {
+			c := &s.Calls[i]
+			found := has(c.Text)
+			for _, tc := range c.ToolCalls {
+				found = found || has(tc.Name) || has(string(tc.Input))
+			}
+			for _, r := range c.Results {
+				found = found || has(r.Tool) || has(r.Text)
+			}
+			if found {
+				calls = append(calls, i)
+			}
+		}
+		return searchedMsg{query: query, calls: calls}
+	}
+}

@@ -1,0 +1,334 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/spillview"
+	"github.com/spillway-dev/spillway/themes"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// detailPane shows the selected call: its tool calls, each result's size
+// and outcome, and what the model saw before and after the policy.
+type detailPane struct {
+	ctx           *Context
+	width, height int
+	top           int // screen row of the pane
+	offset        int
+	result        int // selected result among the call's
+	stacked       bool
+
+	// lines caches the rendered content.
+	lines []string
+	key   string
+}
+
+func (d *detailPane) setSize(w, h int) {
+	d.width, d.height = w, h
+	d.key = ""
+}
+
+func (d *detailPane) reset() {
+	d.offset, d.result = 0, 0
+	d.key = ""
+}
+
+func (d *detailPane) scroll(n int) {
+	d.offset = max(0, min(d.offset+n, len(d.lines)-1))
+}
+
+func (d *detailPane) selectResult(step, call int) {
+	d.result = max(0, d.result+step)
+	d.offset = 0
+	d.key = ""
+}
+
+// results lists the replayed results of call.
+func callResults(rp *guard.Replay, call int) []*guard.Result {
+	if rp == nil {
+		return nil
+	}
+	var out []*guard.Result
+	for i := range rp.Results {
+		if rp.Results[i].Arrival == call {
+			out = append(out, &rp.Results[i])
+		}
+	}
+	return out
+}
+
+// View draws the window of the pane.
+func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, focused bool) string {
+	if d.height <= 0 || d.width <= 0 {
+		return ""
+	}
+	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d", s, rp, call, d.result, d.stacked, d.width)
+	if key != d.key {
+		d.lines = d.render(s, rp, call)
+		d.key = key
+		d.offset = min(d.offset, max(0, len(d.lines)-1))
+	}
+	st := d.ctx.Styles
+	title := "detail"
+	if focused {
+		title += " · ←/→ result · esc back"
+	} else {
+		title += " · tab to scroll"
+	}
+	out := []string{st.Separator.Render(termtext.Truncate("── "+title+" "+strings.Repeat("─", d.width), d.width))}
+	for i := d.offset; i < len(d.lines) && len(out) < d.height; i++ {
+		out = append(out, d.lines[i])
+	}
+	return strings.Join(out, "\n")
+}
+
+// render builds every line of the pane for call.
+func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) []string {
+	st := d.ctx.Styles
+	w := d.width
+	if s == nil || call < 0 || call >= len(s.Calls) {
+		return []string{st.Muted.Render("no call selected")}
+	}
+	c := &s.Calls[call]
+	var lines []string
+	add := func(line string) { lines = append(lines, line) }
+	head := fmt.Sprintf("call %d", call)
+	if !c.Time.IsZero() {
+		head += " · " + c.Time.UTC().Format("2006-01-02 15:04:05")
+	}
+	if c.Model != "" {
+		head += " · " + escape(c.Model)
+	}
+	if c.Sidechain {
+		head += " · sidechain"
+	}
+	add(st.Title.Render(termtext.Truncate(head, w)))
+	if c.Usage != nil {
+		u := *c.Usage
+		line := fmt.Sprintf("recorded: input %s · cache write %s · cache read %s · output %s",
+			count(u.Input), count(u.CacheCreation), count(u.CacheRead), count(u.Output))
+		if u.OutputLowerBound {
+			line += " (≥: written as the response began)"
+		}
+		add(st.Value.Render(termtext.Truncate(line, w)))
+		if rp != nil && call < len(rp.Calls) {
+			rc := rp.Calls[call]
+			after := u
+			if rc.UsageAfter != nil {
+				after = *rc.UsageAfter
+			}
+			line = fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", count(u.Prompt()), count(after.Prompt()), moneyFull(rc.Cost), moneyFull(rc.CostAfter))
+			if rc.Fresh+rc.Carried > 0 {
+				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", count(rc.Fresh), count(rc.Carried))
+			}
+			add(st.Value.Render(termtext.Truncate(line, w)))
+		}
+	} else {
+		add(st.Muted.Render("no usage recorded for this call"))
+	}
+	if t := strings.TrimSpace(c.Text); t != "" {
+		add(st.Muted.Render(termtext.Truncate("“"+escape(t)+"”", w)))
+	}
+	for _, tc := range c.ToolCalls {
+		add(termtext.Truncate("▸ "+escape(tc.Name)+"  "+escape(summarize(tc.Input)), w))
+	}
+	results := callResults(rp, call)
+	if rp == nil {
+		for _, r := range c.Results {
+			add(st.Muted.Render(termtext.Truncate(fmt.Sprintf("result %s · %s · replaying…", escape(r.Tool), bytesShort(int64(r.Bytes()))), w)))
+		}
+		return lines
+	}
+	if len(results) == 0 {
+		add(st.Muted.Render("no tool result came back after this call"))
+		return lines
+	}
+	sel := min(d.result, len(results)-1)
+	for i, r := range results {
+		prefix := "  "
+		if i == sel {
+			prefix = "› "
+		}
+		add(termtext.Truncate(prefix+d.resultLine(r, rp.Policy.Unit), w))
+	}
+	r := results[sel]
+	if r.Warning != "" {
+		add(st.Warning.Render(termtext.Truncate("warning: "+escape(r.Warning), w)))
+	}
+	if r.SpillPath != "" {
+		add(st.Muted.Render(termtext.Truncate("spill file: "+escape(r.SpillPath)+" (enter opens it)", w)))
+	} else if p := agentSpillPath(r.Source.Text); p != "" {
+		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+escape(p)+" (enter opens it)", w)))
+	}
+	add("")
+	before := termtext.Lines(r.Source.Text)
+	after := termtext.Lines(r.Text)
+	if len(r.Text) <= 64<<10 {
+		// A replacement is small but often one long line (a JSON marker):
+		// wrap it to its column so all of it can be read.
+		width := w
+		if !d.stacked && w >= 60 {
+			width = w - (w-3)/2 - 3
+		}
+		after = wrapLines(after, width)
+	}
+	leftTitle := fmt.Sprintf("what the model saw · %s", bytesShort(r.Bytes))
+	rightTitle := fmt.Sprintf("under %s · %s", escape(rp.Policy.Name), bytesShort(r.BytesAfter))
+	if r.Outcome == guard.Keep || r.Outcome == guard.Exclude {
+		rightTitle = fmt.Sprintf("under %s · unchanged", escape(rp.Policy.Name))
+	}
+	limit := 2000 // lines of each side; enter opens the whole result
+	if d.stacked || w < 60 {
+		add(st.Label.Render(termtext.Truncate("── "+leftTitle+" "+strings.Repeat("─", w), w)))
+		for i, l := range before {
+			if i == limit {
+				add(st.Muted.Render(fmt.Sprintf("… %d more lines (enter opens all)", len(before)-limit)))
+				break
+			}
+			add(termtext.Truncate(l, w))
+		}
+		add(st.Label.Render(termtext.Truncate("── "+rightTitle+" "+strings.Repeat("─", w), w)))
+		for i, l := range after {
+			if i == limit {
+				break
+			}
+			add(st.Seen.Render(termtext.Truncate(l, w)))
+		}
+		return lines
+	}
+	half := (w - 3) / 2
+	add(st.Label.Render(termtext.Fit(leftTitle, half)) + st.Separator.Render(" │ ") + st.Label.Render(termtext.Truncate(rightTitle, w-half-3)))
+	for i := 0; i < max(len(before), len(after)) && i < limit; i++ {
+		var l, rr string
+		if i < len(before) {
+			l = before[i]
+		}
+		if i < len(after) {
+			rr = after[i]
+		}
+		add(termtext.Fit(l, half) + st.Separator.Render(" │ ") + st.Seen.Render(termtext.Truncate(rr, w-half-3)))
+	}
+	return lines
+}
+
+// resultLine summarizes one result on one line.
+func (d *detailPane) resultLine(r *guard.Result, unit guard.Unit) string {
+	st := d.ctx.Styles
+	action := string(r.Outcome)
+	switch r.Outcome {
+	case guard.Truncate:
+		action = st.Marker[themes.Truncated].Render(action)
+	case guard.Spilled:
+		action = st.Marker[themes.Spilled].Render(action)
+	case guard.Suppress:
+		action = st.Marker[themes.Suppressed].Render(action)
+		if r.Stale {
+			action += " " + st.Marker[themes.Stale].Render("stale")
+		}
+	case guard.Exclude:
+		action = st.Marker[themes.Excluded].Render(action)
+	}
+	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, escape(r.Source.Tool), bytesShort(r.Bytes), bytesShort(r.BytesAfter))
+	if r.Tokens >= 0 {
+		line += fmt.Sprintf(" · %s → %s tok", count(r.Tokens), count(r.TokensAfter))
+	}
+	line += " · " + action + " (" + escape(r.Reason) + ")"
+	if r.Saved > 0 {
+		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok × %d calls", count(r.Saved), max(1, r.CarryCalls)))
+	}
+	if r.CarryCalls > 0 {
+		line += fmt.Sprintf(" · carried %d calls, $%.4f", r.CarryCalls, r.CarryCost)
+	}
+	if r.Source.IsError {
+		line += " · error"
+	}
+	if r.Source.Images > 0 {
+		line += fmt.Sprintf(" · %d image(s)", r.Source.Images)
+	}
+	if r.Source.Clipped {
+		line += " · clipped by the log"
+	}
+	return line
+}
+
+// summarize shows a tool input on one line: key=value pairs of an object.
+func summarize(input []byte) string {
+	s := strings.TrimSpace(string(input))
+	s = strings.TrimPrefix(strings.TrimSuffix(s, "}"), "{")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// agentSpillPaths find a file the recorded agent itself spilled a result to.
+var agentSpillPaths = []*regexp.Regexp{
+	regexp.MustCompile(`Full output saved to: (\S+)`),                          // Claude Code <persisted-output>
+	regexp.MustCompile(`has been saved to ` + "`" + `([^` + "`" + `]+)` + "`"), // AgentScope
+	regexp.MustCompile(`"path":"(\.harness/spill/[^"]+)"`),                     // harness-rs
+	regexp.MustCompile(`stored at: (\S+)\. `),                                  // DeepSeek Harness
+}
+
+func agentSpillPath(text string) string {
+	if len(text) > 64<<10 {
+		text = text[:64<<10]
+	}
+	for _, re := range agentSpillPaths {
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// source is the selected result for the spill viewer: the file spillway
+// wrote, else a file the agent spilled that exists, else the text itself,
+// with what the model saw marked.
+func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool) {
+	results := callResults(rp, call)
+	if len(results) == 0 {
+		return spillview.Source{}, false
+	}
+	r := results[min(d.result, len(results)-1)]
+	src := spillview.Source{
+		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, escape(r.Source.Tool), r.Outcome, escape(rp.Policy.Name)),
+		Text:  r.Source.Text,
+	}
+	if seen := rp.Seen(r); seen != nil {
+		src.Seen = []spillview.Range{}
+		var total int64
+		for _, s := range seen {
+			src.Seen = append(src.Seen, spillview.Range{From: s.From, To: s.To})
+			total += s.To - s.From
+		}
+		src.Note = fmt.Sprintf("the model saw %s of %s bytes; the rest only in the spill file", count(total), count(r.Bytes))
+	}
+	if p := agentSpillPath(r.Source.Text); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			src.Path, src.Text, src.Seen = p, "", nil
+			src.Note = "the file the agent spilled this result to"
+		} else {
+			src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", escape(p))
+		}
+	}
+	return src, true
+}
+
+// wrapLines breaks lines longer than width cells.
+func wrapLines(lines []string, width int) []string {
+	if width <= 0 {
+		return lines
+	}
+	var out []string
+	for _, l := range lines {
+		out = append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+	}
+	return out
+}

@@ -1,0 +1,806 @@
+// Package ui is spillway's inspector: a Bubble Tea program that shows a
+// session's calls with their cost before and after a tool-result policy,
+// lets the user tune the policy with a key, opens spilled results, and
+// follows a running agent.
+package ui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/spillview"
+	"github.com/spillway-dev/spillway/themes"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Source is what the inspector opens.
+type Source struct {
+	Name  string    // shown in the header
+	Path  string    // a file, or a directory when following
+	Stdin io.Reader // standard input
+	Data  []byte    // in memory (the demo)
+}
+
+// Options configure the inspector.
+type Options struct {
+	Source  Source
+	Read    transcript.Options
+	Policy  guard.Policy
+	Prices  *pricing.Table
+	Counter func() (guard.TokenCounter, error)
+	// SpillRoot is where spill files go; empty plans them without writing.
+	SpillRoot string
+	Follow    bool
+	Theme     string
+	NoColor   bool
+}
+
+// Context is what every component shares, passed by pointer.
+type Context struct {
+	Width, Height int
+	Styles        *themes.Styles
+	Keys          KeyMap
+	Theme         string
+	NoColor       bool
+	Dark          bool
+}
+
+type focusArea int
+
+const (
+	focusTable focusArea = iota
+	focusDetail
+)
+
+type overlay int
+
+const (
+	noOverlay overlay = iota
+	helpOverlay
+	warningsOverlay
+	spillOverlay
+)
+
+type inputMode int
+
+const (
+	noInput inputMode = iota
+	searchInput
+	ceilingInput
+	writeInput
+)
+
+// Model is the inspector's one root model: it owns the state and routes
+// every message; the components only draw.
+type Model struct {
+	ctx *Context
+	opt Options
+
+	session *transcript.Session
+	prep    *guard.Prepared
+	replay  *guard.Replay
+	points  []guard.SweepPoint
+
+	policy  guard.Policy
+	undo    []guard.Policy
+	seq     int // the replay wanted; older results are dropped
+	prepSeq int
+	// preparing is set while a Prepare runs; stale means a newer session
+	// arrived meanwhile and must be prepared next.
+	preparing, stale bool
+	progress         progressMsg
+	loading          bool
+	err              error
+
+	following    bool
+	cancelFollow context.CancelFunc
+
+	table   callTable
+	detail  detailPane
+	focus   focusArea
+	overlay overlay
+
+	input     textinput.Model
+	inputMode inputMode
+	query     string
+	matches   []int
+	match     int
+	bookmarks []int
+
+	spill      spillview.Model
+	warnScroll int
+	help       help.Model
+
+	notice   string
+	noticeID int
+	alert    string
+}
+
+// New returns the inspector for opt.
+func New(opt Options) *Model {
+	ctx := &Context{Keys: DefaultKeyMap(), Theme: opt.Theme, NoColor: opt.NoColor, Dark: true}
+	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true}
+	m.applyTheme()
+	m.input = textinput.New()
+	m.table = callTable{ctx: ctx}
+	m.detail = detailPane{ctx: ctx}
+	m.help = help.New()
+	m.spill = spillview.New(ctx.Styles, spillview.DefaultKeyMap())
+	return m
+}
+
+// applyTheme rebuilds the styles for the current background.
+func (m *Model) applyTheme() {
+	p, err := themes.Pick(m.ctx.Theme, m.ctx.Dark, m.ctx.NoColor)
+	if err != nil {
+		p = themes.Dark
+	}
+	m.ctx.Styles = themes.New(p)
+	m.help.Styles = m.ctx.Styles.Help
+	m.spill.SetStyles(m.ctx.Styles)
+}
+
+// Init starts loading (or following) and asks for the background colour.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if m.opt.Follow && m.opt.Source.Path != "" {
+		ctx, cancel := context.WithCancel(context.Background())
+		cmd, err := startFollow(ctx, m.opt.Source.Path, m.opt.Read)
+		if err != nil {
+			cancel()
+			m.err = err
+			return tea.Batch(cmds...)
+		}
+		m.following, m.cancelFollow = true, cancel
+		return tea.Batch(append(cmds, cmd)...)
+	}
+	return tea.Batch(append(cmds, loadCmd(m.opt.Source, m.opt.Read))...)
+}
+
+// Update routes every message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.ctx.Dark = msg.IsDark()
+		m.applyTheme()
+		return m, nil
+	case progressMsg:
+		m.progress = msg
+		return m, msg.next
+	case loadedMsg:
+		m.loading = false
+		if msg.err != nil {
+			m.err = msg.err
+			return m, nil
+		}
+		return m, m.setSession(msg.session)
+	case followMsg:
+		return m, tea.Batch(m.followed(msg.update), msg.next)
+	case followEndedMsg:
+		m.following = false
+		return m, nil
+	case preparedMsg:
+		return m, m.prepared(msg)
+	case replayedMsg:
+		if msg.seq != m.seq {
+			return m, nil
+		}
+		if msg.err != nil {
+			return m, m.flash("replay: " + msg.err.Error())
+		}
+		m.setReplay(msg.replay)
+		return m, nil
+	case sweptMsg:
+		if msg.seq == m.seq {
+			m.points = msg.points
+		}
+		return m, nil
+	case searchedMsg:
+		m.matches, m.match = msg.calls, -1
+		if len(m.matches) == 0 {
+			return m, m.flash(fmt.Sprintf("no call matches %q", msg.query))
+		}
+		m.nextMatch(1)
+		return m, nil
+	case wroteMsg:
+		if msg.err != nil {
+			return m, m.flash("write policy: " + msg.err.Error())
+		}
+		return m, m.flash("policy written to " + msg.path + " (read it back with --policy)")
+	case noticeExpiredMsg:
+		if msg.id == m.noticeID {
+			m.notice = ""
+		}
+		return m, nil
+	case spillview.OpenedMsg, spillview.SearchedMsg:
+		var cmd tea.Cmd
+		if o, ok := msg.(spillview.OpenedMsg); ok {
+			m.spill.SetDocument(o.Doc, o.Src)
+		} else {
+			m.spill, cmd = m.spill.Update(msg)
+		}
+		return m, cmd
+	case spillview.CloseMsg:
+		m.overlay = noOverlay
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.MouseWheelMsg:
+		return m, m.wheel(msg)
+	case tea.MouseClickMsg:
+		return m, m.click(msg)
+	}
+	if m.inputMode != noInput {
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// setSession takes a newly read session and starts counting it.
+func (m *Model) setSession(s *transcript.Session) tea.Cmd {
+	m.session = s
+	m.table.setSession(s, m.replay)
+	m.detail.reset()
+	return m.requestPrepare()
+}
+
+func (m *Model) requestPrepare() tea.Cmd {
+	if m.session == nil {
+		return nil
+	}
+	if m.preparing {
+		m.stale = true
+		return nil
+	}
+	m.preparing, m.stale = true, false
+	m.prepSeq++
+	return prepareCmd(m.prepSeq, m.session, m.opt.Counter, m.opt)
+}
+
+func (m *Model) prepared(msg preparedMsg) tea.Cmd {
+	m.preparing = false
+	if msg.err != nil {
+		m.err = msg.err
+		return nil
+	}
+	m.progress = progressMsg{}
+	var cmd tea.Cmd
+	if msg.prep.Session == m.session {
+		m.prep = msg.prep
+		cmd = m.requestReplay()
+	}
+	if m.stale {
+		return tea.Batch(cmd, m.requestPrepare())
+	}
+	return cmd
+}
+
+// requestReplay replays under the current policy in the background.
+func (m *Model) requestReplay() tea.Cmd {
+	if m.prep == nil {
+		return nil
+	}
+	m.seq++
+	return tea.Batch(replayCmd(m.seq, m.prep, m.policy, m.opt.SpillRoot), sweepCmd(m.seq, m.prep, m.policy))
+}
+
+func (m *Model) setReplay(rp *guard.Replay) {
+	atEnd := m.table.atEnd()
+	old := m.replay
+	m.replay = rp
+	m.table.setSession(m.session, rp)
+	if m.following && atEnd {
+		m.table.bottom()
+	}
+	if m.following && old != nil && old.Prepared.Session != rp.Prepared.Session {
+		m.raiseAlerts(old, rp)
+	}
+}
+
+// raiseAlerts tells about new results over the ceiling and new suppressed
+// repeats since the previous replay of a followed session.
+func (m *Model) raiseAlerts(old, rp *guard.Replay) {
+	for i := len(old.Results); i < len(rp.Results); i++ {
+		r := rp.Results[i]
+		switch r.Outcome {
+		case guard.Truncate, guard.Spilled:
+			m.alert = fmt.Sprintf("new %s result over the ceiling at call %d (%s)", safe(r.Source.Tool), r.Arrival, guard.FormatSize(r.Size, rp.Policy.Unit))
+		case guard.Suppress:
+			m.alert = fmt.Sprintf("repeat of result %d suppressed at call %d (%s)", r.RepeatOf, r.Arrival, safe(r.Source.Tool))
+		}
+	}
+}
+
+// followed takes a followed session's newest state.
+func (m *Model) followed(u transcript.Update) tea.Cmd {
+	m.loading = false
+	var cmds []tea.Cmd
+	if u.Restarted == "switched" {
+		cmds = append(cmds, m.flash("switched to a newer session: "+u.Path))
+		m.opt.Source.Name = u.Path
+		m.replay, m.prep = nil, nil
+	} else if u.Restarted != "" {
+		cmds = append(cmds, m.flash("the session file was "+u.Restarted+"; read again from the start"))
+		m.replay, m.prep = nil, nil
+	}
+	if u.Err != nil {
+		m.err = u.Err
+	}
+	if u.Session == nil {
+		return tea.Batch(cmds...)
+	}
+	if u.Session.Path != "" && m.opt.Source.Name == "" {
+		m.opt.Source.Name = u.Session.Path
+	}
+	if u.Size > 0 && u.Offset < u.Size {
+		m.progress = progressMsg{phase: "reading", done: u.Offset, total: u.Size}
+	} else if m.progress.phase == "reading" {
+		m.progress = progressMsg{}
+	}
+	m.session = u.Session
+	m.table.setSession(u.Session, m.replay)
+	return tea.Batch(append(cmds, m.requestPrepare())...)
+}
+
+// setPolicy applies a tuned policy, keeping the old one for undo.
+func (m *Model) setPolicy(p guard.Policy, note string) tea.Cmd {
+	if err := p.Validate(); err != nil {
+		return m.flash(err.Error())
+	}
+	m.undo = append(m.undo, m.policy)
+	if !strings.HasSuffix(p.Name, "+custom") && p.Name == m.policy.Name {
+		p.Name += "+custom"
+	}
+	m.policy = p
+	return tea.Batch(m.requestReplay(), m.flash(note))
+}
+
+// key handles a key press.
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.ctx.Keys
+	if msg.String() == "ctrl+c" {
+		return m.quit()
+	}
+	if m.inputMode != noInput {
+		return m.inputKey(msg)
+	}
+	switch m.overlay {
+	case spillOverlay:
+		var cmd tea.Cmd
+		m.spill, cmd = m.spill.Update(msg)
+		return cmd
+	case helpOverlay:
+		if key.Matches(msg, k.Help, k.Quit) || msg.String() == "esc" {
+			m.overlay = noOverlay
+		}
+		return nil
+	case warningsOverlay:
+		switch {
+		case key.Matches(msg, k.Down):
+			m.warnScroll++
+		case key.Matches(msg, k.Up):
+			m.warnScroll = max(0, m.warnScroll-1)
+		case key.Matches(msg, k.Warnings, k.Quit) || msg.String() == "esc":
+			m.overlay = noOverlay
+		}
+		return nil
+	}
+	if m.focus == focusDetail && m.detailKey(msg) {
+		return nil
+	}
+	m.alert = ""
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.overlay = helpOverlay
+	case key.Matches(msg, k.Warnings):
+		m.overlay, m.warnScroll = warningsOverlay, 0
+	case key.Matches(msg, k.Up):
+		m.table.move(-1)
+	case key.Matches(msg, k.Down):
+		m.table.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.table.move(-max(1, m.table.height-1))
+	case key.Matches(msg, k.PageDown):
+		m.table.move(max(1, m.table.height-1))
+	case key.Matches(msg, k.Top):
+		m.table.top()
+	case key.Matches(msg, k.Bottom):
+		m.table.bottom()
+	case key.Matches(msg, k.NextEvent):
+		return m.jumpEvent(1)
+	case key.Matches(msg, k.PrevEvent):
+		return m.jumpEvent(-1)
+	case key.Matches(msg, k.Costliest):
+		return m.costliest()
+	case key.Matches(msg, k.Bookmark):
+		return m.toggleBookmark()
+	case key.Matches(msg, k.NextBookmark):
+		return m.nextBookmark()
+	case key.Matches(msg, k.Search):
+		return m.openInput(searchInput, "/", "tool name, input or result text", m.query)
+	case key.Matches(msg, k.NextMatch):
+		m.nextMatch(1)
+	case key.Matches(msg, k.PrevMatch):
+		m.nextMatch(-1)
+	case key.Matches(msg, k.Sort):
+		m.table.cycleSort()
+		return m.flash("sorted by " + m.table.order.String())
+	case key.Matches(msg, k.Focus):
+		m.focus = 1 - m.focus
+	case key.Matches(msg, k.Layout):
+		m.detail.stacked = !m.detail.stacked
+	case key.Matches(msg, k.Open):
+		return m.openResult()
+	case key.Matches(msg, k.Raise):
+		return m.scaleCeiling(2)
+	case key.Matches(msg, k.Lower):
+		return m.scaleCeiling(0.5)
+	case key.Matches(msg, k.Exact):
+		return m.openInput(ceilingInput, "ceiling: ", "24KiB, 80000, 50kB", fmt.Sprint(m.policy.Ceiling))
+	case key.Matches(msg, k.Dedupe):
+		p := clonePolicy(m.policy)
+		from := 0
+		if !p.Dedupe.Enabled {
+			from = max(2, p.Dedupe.From)
+		}
+		if err := p.SetDedupe(from); err != nil {
+			return m.flash(err.Error())
+		}
+		return m.setPolicy(p, map[bool]string{true: fmt.Sprintf("repeats suppressed from call %d", from), false: "repeat suppression off"}[from > 0])
+	case key.Matches(msg, k.DedupeFrom):
+		p := clonePolicy(m.policy)
+		from := 2
+		if p.Dedupe.Enabled && p.Dedupe.From == 2 {
+			from = 3
+		}
+		p.SetDedupe(from)
+		return m.setPolicy(p, fmt.Sprintf("repeats suppressed from identical call %d", from))
+	case key.Matches(msg, k.Spill):
+		p := clonePolicy(m.policy)
+		if err := p.SetSpill(p.Action != guard.Spill); err != nil {
+			return m.flash(err.Error())
+		}
+		return m.setPolicy(p, "action: "+string(p.Action))
+	case key.Matches(msg, k.Preset):
+		return m.nextPreset()
+	case key.Matches(msg, k.Undo):
+		if len(m.undo) == 0 {
+			return m.flash("nothing to undo")
+		}
+		m.policy, m.undo = m.undo[len(m.undo)-1], m.undo[:len(m.undo)-1]
+		return tea.Batch(m.requestReplay(), m.flash("back to "+m.policy.Name))
+	case key.Matches(msg, k.Write):
+		return m.openInput(writeInput, "write policy to: ", "", "spillway-policy.json")
+	case key.Matches(msg, k.Follow):
+		return m.toggleFollow()
+	}
+	m.detail.reset()
+	return nil
+}
+
+func (m *Model) quit() tea.Cmd {
+	if m.cancelFollow != nil {
+		m.cancelFollow()
+	}
+	return tea.Quit
+}
+
+// detailKey handles keys while the detail pane has the focus; it reports
+// whether it used the key.
+func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
+	k := &m.ctx.Keys
+	switch {
+	case key.Matches(msg, k.Down):
+		m.detail.scroll(1)
+	case key.Matches(msg, k.Up):
+		m.detail.scroll(-1)
+	case key.Matches(msg, k.PageDown):
+		m.detail.scroll(max(1, m.detail.height-1))
+	case key.Matches(msg, k.PageUp):
+		m.detail.scroll(-max(1, m.detail.height-1))
+	case key.Matches(msg, k.Top):
+		m.detail.offset = 0
+	case msg.String() == "right" || msg.String() == "l":
+		m.detail.selectResult(1, m.currentCall())
+	case msg.String() == "left" || msg.String() == "h":
+		m.detail.selectResult(-1, m.currentCall())
+	case msg.String() == "esc":
+		m.focus = focusTable
+	default:
+		return false
+	}
+	return true
+}
+
+// inputKey handles a key while a prompt is open.
+func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		m.inputMode = noInput
+		m.input.Blur()
+		return nil
+	case "enter":
+		value := strings.TrimSpace(m.input.Value())
+		mode := m.inputMode
+		m.inputMode = noInput
+		m.input.Blur()
+		switch mode {
+		case searchInput:
+			if value == "" || m.session == nil {
+				return nil
+			}
+			m.query = value
+			return searchCmd(m.session, value)
+		case ceilingInput:
+			n, err := guard.ParseSize(value)
+			if err != nil {
+				return m.flash(err.Error())
+			}
+			p := clonePolicy(m.policy)
+			p.SetCeiling(n)
+			return m.setPolicy(p, "ceiling "+guard.FormatSize(p.Ceiling, p.Unit))
+		case writeInput:
+			if value == "" {
+				return nil
+			}
+			return writePolicyCmd(value, m.policy)
+		}
+		return nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+func (m *Model) openInput(mode inputMode, prompt, placeholder, value string) tea.Cmd {
+	m.inputMode = mode
+	m.input.Prompt, m.input.Placeholder = prompt, placeholder
+	m.input.SetValue(value)
+	m.input.CursorEnd()
+	return m.input.Focus()
+}
+
+// scaleCeiling doubles or halves the ceiling.
+func (m *Model) scaleCeiling(f float64) tea.Cmd {
+	p := clonePolicy(m.policy)
+	c := p.Ceiling
+	if c == 0 {
+		c = 24 * 1024
+		if p.Unit == guard.ApproxTokens || p.Unit == guard.Tokens {
+			c = 6 * 1024
+		}
+		if f < 1 {
+			c *= 2
+		}
+	}
+	p.SetCeiling(max(1, int64(float64(c)*f)))
+	return m.setPolicy(p, "ceiling "+guard.FormatSize(p.Ceiling, p.Unit))
+}
+
+// nextPreset moves to the next preset.
+func (m *Model) nextPreset() tea.Cmd {
+	presets := guard.Presets()
+	name := strings.TrimSuffix(m.policy.Name, "+custom")
+	i := slices.IndexFunc(presets, func(p guard.Policy) bool { return p.Name == name })
+	p := presets[(i+1)%len(presets)]
+	m.undo = append(m.undo, m.policy)
+	m.policy = p
+	return tea.Batch(m.requestReplay(), m.flash("preset "+p.Name))
+}
+
+func clonePolicy(p guard.Policy) guard.Policy {
+	data := p
+	data.PerTool = make(map[string]int64, len(p.PerTool))
+	for k, v := range p.PerTool {
+		data.PerTool[k] = v
+	}
+	data.Exclude = slices.Clone(p.Exclude)
+	return data
+}
+
+// flash shows a notice for a few seconds.
+func (m *Model) flash(s string) tea.Cmd {
+	m.noticeID++
+	m.notice = s
+	return expireNotice(m.noticeID)
+}
+
+// currentCall is the call under the cursor, -1 when none.
+func (m *Model) currentCall() int { return m.table.current() }
+
+// jumpEvent moves to the next call (dir 1) or previous (dir -1) whose
+// results the policy changed.
+func (m *Model) jumpEvent(dir int) tea.Cmd {
+	if m.replay == nil {
+		return m.flash("still replaying")
+	}
+	acted := map[int]bool{}
+	for _, r := range m.replay.Results {
+		if r.Outcome != guard.Keep && r.Arrival >= 0 {
+			acted[r.Arrival] = true
+		}
+	}
+	if !m.table.seek(dir, func(call int) bool { return acted[call] }) {
+		return m.flash("no further guard action")
+	}
+	return nil
+}
+
+// costliest selects the call with the highest recorded cost.
+func (m *Model) costliest() tea.Cmd {
+	best, bestCost := -1, -1.0
+	if m.replay != nil {
+		for i, c := range m.replay.Calls {
+			if c.Cost != nil && *c.Cost > bestCost {
+				best, bestCost = i, *c.Cost
+			}
+		}
+	}
+	if best < 0 {
+		return m.flash("no call has a recorded cost")
+	}
+	m.table.selectCall(best)
+	return nil
+}
+
+func (m *Model) toggleBookmark() tea.Cmd {
+	c := m.currentCall()
+	if c < 0 {
+		return nil
+	}
+	if i := slices.Index(m.bookmarks, c); i >= 0 {
+		m.bookmarks = slices.Delete(m.bookmarks, i, i+1)
+		m.table.bookmarks = m.bookmarks
+		return m.flash(fmt.Sprintf("bookmark on call %d removed", c))
+	}
+	m.bookmarks = append(m.bookmarks, c)
+	slices.Sort(m.bookmarks)
+	m.table.bookmarks = m.bookmarks
+	return m.flash(fmt.Sprintf("call %d bookmarked", c))
+}
+
+func (m *Model) nextBookmark() tea.Cmd {
+	if len(m.bookmarks) == 0 {
+		return m.flash("no bookmarks (m sets one)")
+	}
+	c := m.currentCall()
+	next := m.bookmarks[0]
+	for _, b := range m.bookmarks {
+		if b > c {
+			next = b
+			break
+		}
+	}
+	m.table.selectCall(next)
+	return nil
+}
+
+func (m *Model) nextMatch(dir int) {
+	if len(m.matches) == 0 {
+		return
+	}
+	c := m.currentCall()
+	if m.match < 0 {
+		m.match = 0
+		for i, call := range m.matches {
+			if call >= c {
+				m.match = i
+				break
+			}
+		}
+	} else {
+		m.match = (m.match + dir + len(m.matches)) % len(m.matches)
+	}
+	m.table.selectCall(m.matches[m.match])
+	m.detail.reset()
+}
+
+// openResult opens the selected result in the spill viewer.
+func (m *Model) openResult() tea.Cmd {
+	src, ok := m.detail.source(m.replay, m.currentCall())
+	if !ok {
+		return m.flash("this call has no tool result to open")
+	}
+	m.overlay = spillOverlay
+	m.spill.SetSize(m.ctx.Width, m.ctx.Height)
+	return spillview.OpenCmd(src)
+}
+
+// toggleFollow stops or restarts following the file.
+func (m *Model) toggleFollow() tea.Cmd {
+	if m.following {
+		if m.cancelFollow != nil {
+			m.cancelFollow()
+		}
+		m.following = false
+		return m.flash("stopped following")
+	}
+	if m.opt.Source.Path == "" {
+		return m.flash("only a file or folder can be followed")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd, err := startFollow(ctx, m.opt.Source.Path, m.opt.Read)
+	if err != nil {
+		cancel()
+		return m.flash(err.Error())
+	}
+	m.following, m.cancelFollow = true, cancel
+	return tea.Batch(cmd, m.flash("following "+m.opt.Source.Path))
+}
+
+// wheel scrolls the pane under the pointer.
+func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
+	if m.overlay == spillOverlay {
+		var cmd tea.Cmd
+		m.spill, cmd = m.spill.Update(msg)
+		return cmd
+	}
+	step := 3
+	if msg.Mouse().Button == tea.MouseWheelUp {
+		step = -3
+	}
+	if msg.Mouse().Y >= m.detail.top {
+		m.detail.scroll(step)
+	} else {
+		m.table.move(step)
+		m.detail.reset()
+	}
+	return nil
+}
+
+// click selects the clicked row.
+func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
+	if m.overlay != noOverlay || msg.Mouse().Button != tea.MouseLeft {
+		return nil
+	}
+	y := msg.Mouse().Y
+	if y >= m.detail.top {
+		m.focus = focusDetail
+		return nil
+	}
+	if m.table.clickRow(y) {
+		m.focus = focusTable
+		m.detail.reset()
+	}
+	return nil
+}
+
+// layout hands out the screen to the components.
+func (m *Model) layout() {
+	w, h := m.ctx.Width, m.ctx.Height
+	body := max(0, h-chromeLines(h))
+	tableH := body
+	detailH := 0
+	if body >= 12 {
+		tableH = max(5, body*2/5)
+		detailH = body - tableH
+	}
+	m.table.setSize(w, tableH)
+	m.table.top0 = headerLines(h)
+	m.detail.setSize(w, detailH)
+	m.detail.top = m.table.top0 + tableH
+	m.input.SetWidth(max(1, w-20))
+	m.help.SetWidth(w)
+	m.spill.SetSize(w, h)
+}
+
+// safe makes transcript text safe to draw on one line.
+func safe(s string) string { return escape(s) }

@@ -1,0 +1,19 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Run shows the inspector until the user quits.
+func Run(opt Options) error {
+	m := New(opt)
+	if _, err := tea.NewProgram(m).Run(); err != nil {
+		return fmt.Errorf("inspector: %w", err)
+	}
+	if m.err != nil && m.session == nil {
+		return m.err
+	}
+	return nil
+}

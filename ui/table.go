@@ -1,0 +1,447 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/themes"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+type sortOrder int
+
+const (
+	byOrder sortOrder = iota
+	byCost
+	byDelta
+)
+
+func (o sortOrder) String() string {
+	return [...]string{"call order", "cost, highest first", "tokens saved, most first"}[o]
+}
+
+// tableRow is a call, or a separator (compaction, sidechain) between calls.
+type tableRow struct {
+	call int // -1 for a separator
+	sep  string
+}
+
+// callInfo is what a row shows of one call.
+type callInfo struct {
+	time, tools         string
+	resultBytes         int64
+	prompt, promptAfter int64 // -1 when unknown
+	saved               int64
+	cost, costAfter     *float64
+	recorded            bool
+	marks               [5]bool
+}
+
+// callTable draws the calls: one row each, columns dropped by priority
+// when the terminal is narrow.
+type callTable struct {
+	ctx           *Context
+	width, height int
+	top0          int // screen row of the table's title line
+	rows          []tableRow
+	info          []callInfo
+	cursor        int // index into rows, always on a call
+	offset        int
+	order         sortOrder
+	bookmarks     []int
+	session       *transcript.Session
+}
+
+func (t *callTable) setSize(w, h int) {
+	t.width, t.height = w, h
+	t.clamp()
+}
+
+// setSession rebuilds the rows, keeping the selected call.
+func (t *callTable) setSession(s *transcript.Session, rp *guard.Replay) {
+	selected := t.current()
+	t.session = s
+	t.info = buildInfo(s, rp)
+	t.rebuild(s)
+	if selected >= 0 {
+		t.selectCall(selected)
+	} else {
+		t.cursor = t.firstCallRow()
+	}
+	t.clamp()
+}
+
+func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
+	if s == nil {
+		return nil
+	}
+	info := make([]callInfo, len(s.Calls))
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		ci := &info[i]
+		ci.prompt, ci.promptAfter = -1, -1
+		if !c.Time.IsZero() {
+			ci.time = c.Time.UTC().Format("15:04:05")
+		}
+		var names []string
+		for _, tc := range c.ToolCalls {
+			if !slices.Contains(names, tc.Name) {
+				names = append(names, tc.Name)
+			}
+		}
+		ci.tools = escape(strings.Join(names, ","))
+		for _, r := range c.Results {
+			ci.resultBytes += int64(r.Bytes())
+		}
+		if c.Usage != nil {
+			ci.recorded = true
+			ci.prompt, ci.promptAfter = c.Usage.Prompt(), c.Usage.Prompt()
+		}
+		if rp == nil || i >= len(rp.Calls) {
+			continue
+		}
+		rc := rp.Calls[i]
+		ci.cost, ci.costAfter, ci.saved = rc.Cost, rc.CostAfter, rc.Fresh+rc.Carried
+		if rc.UsageAfter != nil {
+			ci.promptAfter = rc.UsageAfter.Prompt()
+		}
+	}
+	if rp != nil {
+		for _, r := range rp.Results {
+			if r.Arrival < 0 || r.Arrival >= len(info) {
+				continue
+			}
+			marks := &info[r.Arrival].marks
+			switch r.Outcome {
+			case guard.Truncate:
+				marks[themes.Truncated] = true
+			case guard.Spilled:
+				marks[themes.Spilled] = true
+			case guard.Suppress:
+				marks[themes.Suppressed] = true
+			case guard.Exclude:
+				marks[themes.Excluded] = true
+			}
+			if r.Stale {
+				marks[themes.Stale] = true
+			}
+		}
+	}
+	return info
+}
+
+// rebuild orders the rows.
+func (t *callTable) rebuild(s *transcript.Session) {
+	t.rows = t.rows[:0]
+	if s == nil {
+		return
+	}
+	if t.order == byOrder {
+		ev := 0
+		for i := range s.Calls {
+			for ; ev < len(s.Events) && s.Events[ev].BeforeCall <= i; ev++ {
+				t.rows = append(t.rows, tableRow{call: -1, sep: eventLabel(s.Events[ev])})
+			}
+			t.rows = append(t.rows, tableRow{call: i})
+		}
+		for ; ev < len(s.Events); ev++ {
+			t.rows = append(t.rows, tableRow{call: -1, sep: eventLabel(s.Events[ev])})
+		}
+		return
+	}
+	for i := range s.Calls {
+		t.rows = append(t.rows, tableRow{call: i})
+	}
+	key := func(i int) float64 {
+		ci := t.info[i]
+		if t.order == byDelta {
+			return float64(ci.saved)
+		}
+		if ci.cost == nil {
+			return -1
+		}
+		return *ci.cost
+	}
+	slices.SortStableFunc(t.rows, func(a, b tableRow) int {
+		ka, kb := key(a.call), key(b.call)
+		switch {
+		case ka > kb:
+			return -1
+		case ka < kb:
+			return 1
+		}
+		return 0
+	})
+}
+
+func eventLabel(e transcript.Event) string {
+	switch e.Kind {
+	case transcript.EventCompaction:
+		label := "compaction"
+		if e.Trigger != "" {
+			label += " (" + escape(e.Trigger) + ")"
+		}
+		if e.PreTokens > 0 {
+			label += fmt.Sprintf(" · %s tokens before", count(e.PreTokens))
+		}
+		return label + " · earlier results leave the context"
+	case transcript.EventSidechainStart:
+		return "sidechain: a sub-agent's calls"
+	case transcript.EventSidechainEnd:
+		return "end of sidechain"
+	}
+	return string(e.Kind)
+}
+
+func (t *callTable) cycleSort() {
+	selected := t.current()
+	t.order = (t.order + 1) % 3
+	t.rebuild(t.session)
+	t.selectCall(selected)
+}
+
+// current is the selected call, -1 when there is none.
+func (t *callTable) current() int {
+	if t.cursor < 0 || t.cursor >= len(t.rows) {
+		return -1
+	}
+	return t.rows[t.cursor].call
+}
+
+func (t *callTable) firstCallRow() int {
+	for i, r := range t.rows {
+		if r.call >= 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+func (t *callTable) selectCall(call int) {
+	for i, r := range t.rows {
+		if r.call == call {
+			t.cursor = i
+			t.clamp()
+			return
+		}
+	}
+}
+
+// move moves the cursor by n call rows, skipping separators.
+func (t *callTable) move(n int) {
+	if len(t.rows) == 0 {
+		return
+	}
+	dir := 1
+	if n < 0 {
+		dir, n = -1, -n
+	}
+	for ; n > 0; n-- {
+		next := t.cursor + dir
+		for next >= 0 && next < len(t.rows) && t.rows[next].call < 0 {
+			next += dir
+		}
+		if next < 0 || next >= len(t.rows) {
+			break
+		}
+		t.cursor = next
+	}
+	t.clamp()
+}
+
+func (t *callTable) top() {
+	t.cursor = t.firstCallRow()
+	t.clamp()
+}
+
+func (t *callTable) bottom() {
+	for i := len(t.rows) - 1; i >= 0; i-- {
+		if t.rows[i].call >= 0 {
+			t.cursor = i
+			break
+		}
+	}
+	t.clamp()
+}
+
+// atEnd tells whether the cursor is on the last call: then a followed
+// session's new calls scroll into view.
+func (t *callTable) atEnd() bool {
+	for i := len(t.rows) - 1; i >= 0; i-- {
+		if t.rows[i].call >= 0 {
+			return t.cursor >= i
+		}
+	}
+	return true
+}
+
+// seek moves to the next call in direction dir that ok accepts.
+func (t *callTable) seek(dir int, ok func(call int) bool) bool {
+	for i := t.cursor + dir; i >= 0 && i < len(t.rows); i += dir {
+		if c := t.rows[i].call; c >= 0 && ok(c) {
+			t.cursor = i
+			t.clamp()
+			return true
+		}
+	}
+	return false
+}
+
+// clickRow selects the row at screen row y.
+func (t *callTable) clickRow(y int) bool {
+	i := t.offset + (y - t.top0 - 1)
+	if y <= t.top0 || i < 0 || i >= len(t.rows) || t.rows[i].call < 0 {
+		return false
+	}
+	t.cursor = i
+	return true
+}
+
+// visible is the number of rows the table shows under its title line.
+func (t *callTable) visible() int { return max(0, t.height-1) }
+
+func (t *callTable) clamp() {
+	if t.cursor >= len(t.rows) {
+		t.cursor = len(t.rows) - 1
+	}
+	if t.cursor < 0 {
+		t.cursor = 0
+	}
+	v := t.visible()
+	if v == 0 {
+		t.offset = t.cursor
+		return
+	}
+	if t.cursor < t.offset {
+		t.offset = t.cursor
+	}
+	if t.cursor >= t.offset+v {
+		t.offset = t.cursor - v + 1
+	}
+	t.offset = max(0, min(t.offset, len(t.rows)-v))
+}
+
+// column is one table column; lower priority drops first.
+type column struct {
+	title    string
+	width    int
+	priority int
+	right    bool
+	cell     func(call int, ci *callInfo) string
+}
+
+// columns lays out the columns that fit the width; tools takes the rest.
+func (t *callTable) columns() []column {
+	st := t.ctx.Styles
+	all := []column{
+		{title: "call", width: 5, priority: 0, right: true, cell: func(call int, _ *callInfo) string {
+			mark := " "
+			if slices.Contains(t.bookmarks, call) {
+				mark = "•"
+			}
+			return fmt.Sprintf("%s%d", mark, call)
+		}},
+		{title: "marks", width: 5, priority: 1, cell: func(_ int, ci *callInfo) string {
+			var b strings.Builder
+			for _, mk := range themes.Markers() {
+				if ci.marks[mk] {
+					b.WriteString(st.Marker[mk].Render(mk.Glyph()))
+				} else {
+					b.WriteString(" ")
+				}
+			}
+			return b.String()
+		}},
+		{title: "cost → after", width: 17, priority: 2, right: true, cell: func(_ int, ci *callInfo) string {
+			if !ci.recorded {
+				return "–"
+			}
+			return money(ci.cost) + "→" + money(ci.costAfter)
+		}},
+		{title: "Δ tokens", width: 9, priority: 3, right: true, cell: func(_ int, ci *callInfo) string {
+			if ci.saved == 0 {
+				return ""
+			}
+			return st.Saved.Render("−" + compact(ci.saved))
+		}},
+		{title: "prompt → after", width: 15, priority: 4, right: true, cell: func(_ int, ci *callInfo) string {
+			if ci.prompt < 0 {
+				return "–"
+			}
+			return compact(ci.prompt) + "→" + compact(ci.promptAfter)
+		}},
+		{title: "results", width: 8, priority: 5, right: true, cell: func(_ int, ci *callInfo) string {
+			if ci.resultBytes == 0 {
+				return ""
+			}
+			return bytesShort(ci.resultBytes)
+		}},
+		{title: "time", width: 8, priority: 6, cell: func(_ int, ci *callInfo) string { return ci.time }},
+		{title: "tools", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
+	}
+	// Drop the lowest priorities until the fixed widths fit.
+	for {
+		total := 0
+		for _, c := range all {
+			total += c.width + 1
+		}
+		if total <= t.width || len(all) == 1 {
+			break
+		}
+		worst := 0
+		for i, c := range all {
+			if c.priority > all[worst].priority {
+				worst = i
+			}
+		}
+		all = slices.Delete(all, worst, worst+1)
+	}
+	used := 0
+	for _, c := range all {
+		used += c.width + 1
+	}
+	for i := range all {
+		if all[i].title == "tools" {
+			all[i].width += max(0, t.width-used)
+		}
+	}
+	return all
+}
+
+// View draws the title line and the visible rows.
+func (t *callTable) View() string {
+	if t.height <= 0 || t.width <= 0 {
+		return ""
+	}
+	st := t.ctx.Styles
+	cols := t.columns()
+	var b strings.Builder
+	var head []string
+	for _, c := range cols {
+		head = append(head, align(c.title, c.width, c.right))
+	}
+	b.WriteString(st.TableHeader.Render(termtext.Truncate(strings.Join(head, " "), t.width)))
+	for i := t.offset; i < len(t.rows) && i < t.offset+t.visible(); i++ {
+		b.WriteString("\n")
+		r := t.rows[i]
+		if r.call < 0 {
+			b.WriteString(st.Separator.Render(termtext.Truncate("── "+r.sep+" "+strings.Repeat("─", t.width), t.width)))
+			continue
+		}
+		ci := &t.info[r.call]
+		var cells []string
+		for _, c := range cols {
+			cells = append(cells, align(c.cell(r.call, ci), c.width, c.right))
+		}
+		line := strings.Join(cells, " ")
+		if i == t.cursor {
+			b.WriteString(st.Selected.Render(termtext.Fit(stripStyles(line), t.width)))
+		} else {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,365 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/themes"
+)
+
+// headerLines and chromeLines size the fixed parts for a height.
+func headerLines(h int) int {
+	if h >= 12 {
+		return 2
+	}
+	return 1
+}
+
+func chromeLines(h int) int {
+	switch {
+	case h >= 12:
+		return headerLines(h) + 3
+	case h >= 6:
+		return headerLines(h) + 2
+	}
+	return headerLines(h) + 1
+}
+
+// View draws the screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "spillway"
+	return v
+}
+
+// render draws everything as one string of at most Width×Height cells.
+func (m *Model) render() string {
+	w, h := m.ctx.Width, m.ctx.Height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	var out []string
+	switch m.overlay {
+	case spillOverlay:
+		out = strings.Split(m.spill.View(), "\n")
+	case helpOverlay:
+		out = m.helpScreen()
+	case warningsOverlay:
+		out = m.warningsScreen()
+	default:
+		out = append(out, m.header()...)
+		body := h - chromeLines(h)
+		tableLines := splitLines(m.table.View())
+		detailLines := splitLines(m.detail.View(m.session, m.replay, m.currentCall(), m.focus == focusDetail))
+		if m.session == nil {
+			tableLines = m.loadingLines(body)
+			detailLines = nil
+		}
+		out = append(out, pad(tableLines, m.table.height)...)
+		out = append(out, pad(detailLines, body-m.table.height)...)
+		out = append(out, m.footer()...)
+	}
+	return clip(out, w, h)
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// pad makes exactly n lines.
+func pad(lines []string, n int) []string {
+	if n <= 0 {
+		return nil
+	}
+	if len(lines) > n {
+		return lines[:n]
+	}
+	for len(lines) < n {
+		lines = append(lines, "")
+	}
+	return lines
+}
+
+// clip cuts every line to w cells and the whole to h lines.
+func clip(lines []string, w, h int) string {
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// header names the file, format, models, policy and live state.
+func (m *Model) header() []string {
+	st := m.ctx.Styles
+	w := m.ctx.Width
+	name := m.opt.Source.Name
+	if name == "" {
+		name = m.opt.Source.Path
+	}
+	parts := []string{st.Title.Render("spillway"), escape(filepath.Base(name))}
+	if s := m.session; s != nil {
+		f := string(s.Format)
+		if s.Version != "" {
+			f += " " + escape(s.Version)
+		}
+		parts = append(parts, f)
+		if len(s.Models) > 0 {
+			parts = append(parts, escape(strings.Join(s.Models, ", ")))
+		}
+		if s.Title != "" {
+			parts = append(parts, "“"+escape(s.Title)+"”")
+		}
+	}
+	if m.following {
+		parts = append(parts, st.Live.Render("● live"))
+	}
+	lines := []string{termtext.Truncate(strings.Join(parts, st.Muted.Render(" · ")), w)}
+	if headerLines(m.ctx.Height) > 1 {
+		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
+	}
+	return lines
+}
+
+// policyLine states the policy's key knobs.
+func policyLine(p guard.Policy) string {
+	parts := []string{"policy " + escape(p.Name)}
+	if p.Ceiling > 0 {
+		parts = append(parts, "ceiling "+guard.FormatSize(p.Ceiling, p.Unit))
+	} else {
+		parts = append(parts, "no ceiling")
+	}
+	if len(p.PerTool) > 0 {
+		parts = append(parts, "per-tool ceilings")
+	}
+	parts = append(parts, string(p.Action))
+	if p.Dedupe.Enabled {
+		parts = append(parts, fmt.Sprintf("dedupe from call %d", p.Dedupe.From))
+	} else {
+		parts = append(parts, "no dedupe")
+	}
+	if len(p.Exclude) > 0 {
+		parts = append(parts, fmt.Sprintf("%d tools excluded", len(p.Exclude)))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// loadingLines show progress while the session is read.
+func (m *Model) loadingLines(n int) []string {
+	st := m.ctx.Styles
+	if m.err != nil {
+		return []string{st.Error.Render(termtext.Truncate("spillway: "+escape(m.err.Error()), m.ctx.Width))}
+	}
+	return []string{st.Muted.Render(m.progressText())}
+}
+
+// progressText describes loading or counting under way.
+func (m *Model) progressText() string {
+	p := m.progress
+	if p.phase == "" {
+		if m.loading {
+			return "reading…"
+		}
+		return ""
+	}
+	if p.total <= 0 {
+		return p.phase + "…"
+	}
+	frac := float64(p.done) / float64(p.total)
+	width := 20
+	filled := int(frac * float64(width))
+	bar := strings.Repeat("█", filled) + strings.Repeat("░", width-filled)
+	return fmt.Sprintf("%s %s %3.0f%%", p.phase, bar, 100*frac)
+}
+
+// footer draws the totals, the savings chart with action counts, and the
+// help, prompt or notice line.
+func (m *Model) footer() []string {
+	st := m.ctx.Styles
+	w := m.ctx.Width
+	h := m.ctx.Height
+	var lines []string
+	lines = append(lines, termtext.Truncate(m.totalsLine(), w))
+	if h >= 12 {
+		lines = append(lines, termtext.Truncate(m.chartLine(), w))
+	}
+	if h >= 6 {
+		var last string
+		switch {
+		case m.inputMode != noInput:
+			last = m.input.View()
+		case m.alert != "":
+			last = st.Alert.Render(termtext.Truncate("⚑ "+m.alert, w))
+		case m.notice != "":
+			last = st.Warning.Render(termtext.Truncate(escape(m.notice), w))
+		case m.err != nil && m.session != nil:
+			last = st.Error.Render(termtext.Truncate(escape(m.err.Error()), w))
+		default:
+			last = m.help.ShortHelpView(m.ctx.Keys.ShortHelp())
+		}
+		lines = append(lines, last)
+	}
+	return lines
+}
+
+// totalsLine sums the session before and after.
+func (m *Model) totalsLine() string {
+	st := m.ctx.Styles
+	if m.session == nil {
+		return m.progressText()
+	}
+	rp := m.replay
+	if rp == nil {
+		if t := m.progressText(); t != "" {
+			return st.Muted.Render(fmt.Sprintf("%d calls · %s", len(m.session.Calls), t))
+		}
+		return st.Muted.Render(fmt.Sprintf("%d calls · replaying…", len(m.session.Calls)))
+	}
+	t := rp.Totals
+	var parts []string
+	if t.RecordedCalls > 0 {
+		tok := fmt.Sprintf("tokens %s → %s", compact(t.Prompt), compact(t.PromptAfter))
+		cost := "cost ? (a model has no price)"
+		if t.Cost != nil && t.CostAfter != nil {
+			cost = fmt.Sprintf("cost %s → %s", money(t.Cost), money(t.CostAfter)) + " " + st.Saved.Render("−"+percent(*t.Cost, *t.CostAfter))
+		}
+		parts = append(parts, tok, cost)
+	} else {
+		parts = append(parts, fmt.Sprintf("no usage recorded · result tokens %s → %s (%s)", compact(t.Tokens), compact(t.TokensAfter), rp.Calibration.Source()))
+	}
+	for _, mk := range themes.Markers() {
+		n := markerCount(t, mk)
+		parts = append(parts, st.Marker[mk].Render(mk.Glyph())+fmt.Sprintf("%d", n))
+	}
+	warnings := m.session.WarningCount + len(rp.Warnings)
+	if warnings > 0 {
+		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d warnings (W)", warnings)))
+	}
+	if p := m.progressText(); p != "" && m.session != nil {
+		parts = append(parts, st.Muted.Render(p))
+	}
+	return strings.Join(parts, st.Muted.Render(" · "))
+}
+
+func markerCount(t guard.Totals, mk themes.Marker) int {
+	switch mk {
+	case themes.Truncated:
+		return t.Actions[guard.Truncate]
+	case themes.Spilled:
+		return t.Actions[guard.Spilled]
+	case themes.Suppressed:
+		return t.Actions[guard.Suppress]
+	case themes.Stale:
+		return t.Stale
+	}
+	return t.Actions[guard.Exclude]
+}
+
+// chartLine draws savings against the ceiling, the current one marked.
+func (m *Model) chartLine() string {
+	st := m.ctx.Styles
+	if len(m.points) == 0 {
+		return st.Muted.Render("savings by ceiling: computing…")
+	}
+	bars := []rune("▁▂▃▄▅▆▇█")
+	var best int64
+	for _, p := range m.points {
+		best = max(best, p.Saved)
+	}
+	parts := []string{st.Muted.Render("saved by ceiling")}
+	for _, p := range m.points {
+		level := 0
+		if best > 0 {
+			level = int(float64(len(bars)-1) * float64(p.Saved) / float64(best))
+		}
+		label := compactCeiling(p.Ceiling, m.policy.Unit)
+		cell := label + string(bars[level])
+		if p.Ceiling == m.policy.Ceiling {
+			parts = append(parts, st.ChartCurrent.Render("▸"+cell))
+		} else {
+			parts = append(parts, st.ChartBar.Render(cell))
+		}
+	}
+	legend := make([]string, 0, 5)
+	for _, mk := range themes.Markers() {
+		legend = append(legend, st.Marker[mk].Render(mk.Glyph())+" "+mk.Name())
+	}
+	return strings.Join(parts, " ") + st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
+}
+
+func compactCeiling(n int64, u guard.Unit) string {
+	if u == guard.ApproxTokens || u == guard.Tokens {
+		return compact(n)
+	}
+	switch {
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%dM", n>>20)
+	case n%1024 == 0:
+		return fmt.Sprintf("%dK", n>>10)
+	case n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return compact(n)
+}
+
+// helpScreen is the full help, from the key map.
+func (m *Model) helpScreen() []string {
+	st := m.ctx.Styles
+	lines := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · ? or esc to close"), ""}
+	lines = append(lines, strings.Split(m.help.FullHelpView(m.ctx.Keys.FullHelp()), "\n")...)
+	lines = append(lines, "", st.Label.Render("row marks"))
+	for _, mk := range themes.Markers() {
+		lines = append(lines, "  "+st.Marker[mk].Render(mk.Glyph())+"  "+mk.Name())
+	}
+	lines = append(lines, "", st.Muted.Render("After figures assume the agent would have made the same calls and written the same output."))
+	return lines
+}
+
+// warningsScreen lists the reader's and the replay's warnings.
+func (m *Model) warningsScreen() []string {
+	st := m.ctx.Styles
+	lines := []string{st.Title.Render("warnings") + st.Muted.Render(" · j/k scroll · W or esc to close")}
+	var all []string
+	if s := m.session; s != nil {
+		for _, w := range s.Warnings {
+			all = append(all, fmt.Sprintf("line %d: %s", w.Line, escape(w.Message)))
+		}
+		if s.WarningCount > len(s.Warnings) {
+			all = append(all, fmt.Sprintf("… and %d more", s.WarningCount-len(s.Warnings)))
+		}
+		kinds := make([]string, 0, len(s.Skipped))
+		for kind := range s.Skipped {
+			kinds = append(kinds, kind)
+		}
+		slices.Sort(kinds)
+		for _, kind := range kinds {
+			all = append(all, st.Muted.Render(fmt.Sprintf("skipped %d %s record(s)", s.Skipped[kind], escape(kind))))
+		}
+	}
+	if m.replay != nil {
+		for _, w := range m.replay.Warnings {
+			all = append(all, escape(w))
+		}
+	}
+	if len(all) == 0 {
+		all = []string{st.Muted.Render("no warnings")}
+	}
+	start := min(m.warnScroll, max(0, len(all)-1))
+	return append(lines, all[start:]...)
+}
