@@ -3,59 +3,23 @@ package guard
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
-// benchSession is a generated session of n tool results whose sizes follow
-// real logs: most a few KB, one in twenty over 20 KB, one in a hundred
-// over 100 KB; a third are repeated reads.
+// benchSession is a generated Claude Code session of n tool results with
+// the sizes of real logs (internal/corpus.WriteMixed).
 func benchSession(b *testing.B, n int) *transcript.Session {
 	b.Helper()
-	rng := rand.New(rand.NewPCG(1, 2))
-	words := strings.Fields("the context window tool result token cache read write budget policy ceiling spill preview head tail lock file grep match func return error value config module package import build test")
-	text := func(size int) string {
-		var sb strings.Builder
-		for line := 1; sb.Len() < size; line++ {
-			fmt.Fprintf(&sb, "%6d→", line)
-			for range 4 + rng.IntN(9) {
-				sb.WriteString(words[rng.IntN(len(words))])
-				sb.WriteByte(' ')
-			}
-			sb.WriteByte('\n')
-		}
-		return sb.String()
-	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	prompt := 20_000
-	for i := range n {
-		size := 500 + rng.IntN(4000)
-		switch r := rng.IntN(100); {
-		case r == 0:
-			size = 100_000 + rng.IntN(200_000)
-		case r < 5:
-			size = 20_000 + rng.IntN(60_000)
-		}
-		tool, input := "Bash", map[string]any{"command": fmt.Sprintf("step %d", i)}
-		if rng.IntN(3) == 0 {
-			tool, input = "Read", map[string]any{"file_path": fmt.Sprintf("/p/f%d.go", rng.IntN(50))}
-		}
-		id := fmt.Sprintf("t%d", i)
-		prompt += size / 4
-		enc.Encode(map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "",
-			"tool_calls": []any{map[string]any{"id": id, "name": tool, "arguments": input}},
-			"usage":      map[string]any{"input_tokens": 3, "cache_creation_input_tokens": size / 4, "cache_read_input_tokens": prompt, "output_tokens": 80}})
-		enc.Encode(map[string]any{"role": "tool", "tool_call_id": id, "content": text(size)})
+	if err := corpus.WriteMixed(&buf, 1, n); err != nil {
+		b.Fatal(err)
 	}
-	s, err := transcript.Read(&buf, "bench.jsonl", transcript.Options{Format: transcript.FormatGeneric})
+	s, err := transcript.Read(&buf, "bench.jsonl", transcript.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -243,6 +243,10 @@ func TestCodex(t *testing.T) {
 
 func TestSeenRanges(t *testing.T) {
 	text := strings.Repeat("a", 100) + strings.Repeat("b", 100) + strings.Repeat("c", 100)
+	arrows := strings.Repeat("1→x\n", 50) // 3-byte arrows; the preview keeps 20 lines, escaped
+	if got := seenRanges(StyleHarnessRS, arrows, `{"preview":`+serdeString(arrows[:120])+`}`); len(got) != 1 || got[0] != (Range{0, 120}) {
+		t.Errorf("escaped multi-byte head: %v, want [{0 120}]", got)
+	}
 	tests := []struct {
 		name        string
 		style       Style
@@ -253,6 +257,7 @@ func TestSeenRanges(t *testing.T) {
 		{"head only", StyleClaudeCode, "<persisted-output>\n" + strings.Repeat("a", 100) + "bbb\n...", []Range{{0, 103}}},
 		{"escaped head", StyleHarnessRS, `{"head":"\"` + strings.Repeat("a", 10) + `"}`, []Range{{0, 10}}},
 		{"nothing", StyleCodex, "zzz", []Range{}},
+		{"multi-byte characters", StyleHarnessRS, `"preview":"` + strings.Repeat("a", 100) + `"`, []Range{{0, 100}}},
 	}
 	for _, tt := range tests {
 		got := seenRanges(tt.style, text, tt.replacement)

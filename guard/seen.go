@@ -10,20 +10,48 @@ type Range struct{ From, To int64 }
 
 // seenRanges finds what of the original the model still saw in the
 // replacement: the longest head and tail of the original that appear in
-// it (as JSON-escaped text for harness-rs, whose markers quote them).
+// it. harness-rs quotes them as JSON: once in a spill preview, twice in a
+// truncation marker, whose head is a prefix of the serialized result.
 func seenRanges(style Style, original, replacement string) []Range {
-	n := len(original)
-	in := func(part string) bool {
-		if style == StyleHarnessRS {
-			q := serdeString(part)
-			part = q[1 : len(q)-1]
-		}
-		return strings.Contains(replacement, part)
+	if style != StyleHarnessRS {
+		return seenIn(original, replacement, func(s string) string { return s })
 	}
-	head := sort.Search(n+1, func(k int) bool { return k > 0 && !in(original[:k]) }) - 1
-	head = max(head, 0)
-	tail := sort.Search(n-head+1, func(k int) bool { return k > 0 && !in(original[n-k:]) }) - 1
-	tail = max(tail, 0)
+	quote := func(s string) string {
+		q := serdeString(s)
+		return q[1 : len(q)-1]
+	}
+	once := seenIn(original, replacement, quote)
+	twice := seenIn(original, replacement, func(s string) string { return quote(quote(s)) })
+	if covered(twice) > covered(once) {
+		return twice
+	}
+	return once
+}
+
+func covered(rs []Range) int64 {
+	var n int64
+	for _, r := range rs {
+		n += r.To - r.From
+	}
+	return n
+}
+
+// seenIn finds the longest head and tail of original whose form appears in
+// replacement.
+func seenIn(original, replacement string, form func(string) string) []Range {
+	n := len(original)
+	in := func(part string) bool { return strings.Contains(replacement, form(part)) }
+	// Cuts at whole characters keep the test monotone: a prefix ending in
+	// half a character would escape differently from the longer one.
+	head := sort.Search(n+1, func(k int) bool { return k > 0 && !in(headBytes(original, int64(k))) }) - 1
+	head = len(headBytes(original, int64(max(head, 0))))
+	if head > 0 {
+		// The tail comes after the head: repetitive text must not find it
+		// inside the head's own copy.
+		replacement = replacement[strings.Index(replacement, form(original[:head]))+len(form(original[:head])):]
+	}
+	tail := sort.Search(n-head+1, func(k int) bool { return k > 0 && !in(tailBytes(original, int64(k))) }) - 1
+	tail = len(tailBytes(original, int64(max(tail, 0))))
 	var out []Range
 	if head > 0 {
 		out = append(out, Range{0, int64(head)})

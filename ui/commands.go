@@ -43,7 +43,7 @@ type (
 	}
 	// sweptMsg carries the savings curve for the chart.
 	sweptMsg struct {
-		seq    int
+		key    string
 		points []guard.SweepPoint
 	}
 	// followMsg carries a followed session's newest state.
@@ -166,13 +166,13 @@ func replayCmd(seq int, p *guard.Prepared, policy guard.Policy, spillRoot string
 }
 
 // sweepCmd computes the savings curve at the sweep ceilings.
-func sweepCmd(seq int, p *guard.Prepared, policy guard.Policy) tea.Cmd {
+func sweepCmd(key string, p *guard.Prepared, policy guard.Policy) tea.Cmd {
 	return func() tea.Msg {
 		points, err := p.Sweep(policy, guard.SweepCeilings(policy))
 		if err != nil {
-			return sweptMsg{seq: seq}
+			return sweptMsg{key: key}
 		}
-		return sweptMsg{seq: seq, points: points}
+		return sweptMsg{key: key, points: points}
 	}
 }
 
@@ -205,8 +205,15 @@ func writePolicyCmd(path string, p guard.Policy) tea.Cmd {
 	}
 }
 
+// noticeTTL is how long a notice stays in the footer; 0 keeps it until
+// the next one (tests).
+var noticeTTL = 4 * time.Second
+
 func expireNotice(id int) tea.Cmd {
-	return tea.Tick(4*time.Second, func(time.Time) tea.Msg { return noticeExpiredMsg{id: id} })
+	if noticeTTL <= 0 {
+		return nil
+	}
+	return tea.Tick(noticeTTL, func(time.Time) tea.Msg { return noticeExpiredMsg{id: id} })
 }
 
 // searchCmd finds the calls whose text, tool names, inputs or results

@@ -40,8 +40,9 @@ func (d *detailPane) reset() {
 	d.key = ""
 }
 
+// scroll moves the window; View keeps it within the content.
 func (d *detailPane) scroll(n int) {
-	d.offset = max(0, min(d.offset+n, len(d.lines)-1))
+	d.offset = max(0, d.offset+n)
 }
 
 func (d *detailPane) selectResult(step, call int) {
@@ -73,8 +74,8 @@ func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, foc
 	if key != d.key {
 		d.lines = d.render(s, rp, call)
 		d.key = key
-		d.offset = min(d.offset, max(0, len(d.lines)-1))
 	}
+	d.offset = min(d.offset, max(0, len(d.lines)-1))
 	st := d.ctx.Styles
 	title := "detail"
 	if focused {

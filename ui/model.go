@@ -6,6 +6,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -93,6 +94,9 @@ type Model struct {
 
 	policy  guard.Policy
 	undo    []guard.Policy
+	// sweptKey and sweptPrep say what the chart's points were computed for.
+	sweptKey  string
+	sweptPrep *guard.Prepared
 	seq     int // the replay wanted; older results are dropped
 	prepSeq int
 	// preparing is set while a Prepare runs; stale means a newer session
@@ -132,6 +136,8 @@ func New(opt Options) *Model {
 	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true}
 	m.applyTheme()
 	m.input = textinput.New()
+	// The terminal's own cursor: no blink timer redrawing the screen.
+	m.input.SetVirtualCursor(false)
 	m.table = callTable{ctx: ctx}
 	m.detail = detailPane{ctx: ctx}
 	m.help = help.New()
@@ -203,9 +209,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.flash("replay: " + msg.err.Error())
 		}
 		m.setReplay(msg.replay)
-		return m, nil
+		return m, m.requestSweep()
 	case sweptMsg:
-		if msg.seq == m.seq {
+		if msg.key == m.sweptKey {
 			m.points = msg.points
 		}
 		return m, nil
@@ -297,7 +303,26 @@ func (m *Model) requestReplay() tea.Cmd {
 		return nil
 	}
 	m.seq++
-	return tea.Batch(replayCmd(m.seq, m.prep, m.policy, m.opt.SpillRoot), sweepCmd(m.seq, m.prep, m.policy))
+	return replayCmd(m.seq, m.prep, m.policy, m.opt.SpillRoot)
+}
+
+// sweepKey identifies what the savings curve depends on: every knob but
+// the ceiling, which only moves the marker.
+func sweepKey(p guard.Policy) string {
+	p.Name, p.Ceiling, p.PerTool = "", 0, nil
+	data, _ := json.Marshal(p)
+	return string(data)
+}
+
+// requestSweep recomputes the curve once a replay is in, when the knobs
+// it depends on changed: after the replay, so it never slows one down.
+func (m *Model) requestSweep() tea.Cmd {
+	key := sweepKey(m.policy)
+	if m.prep == nil || (key == m.sweptKey && m.sweptPrep == m.prep) {
+		return nil
+	}
+	m.sweptKey, m.sweptPrep = key, m.prep
+	return sweepCmd(key, m.prep, m.policy)
 }
 
 func (m *Model) setReplay(rp *guard.Replay) {
@@ -353,8 +378,12 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 	} else if m.progress.phase == "reading" {
 		m.progress = progressMsg{}
 	}
+	atEnd := m.table.atEnd()
 	m.session = u.Session
 	m.table.setSession(u.Session, m.replay)
+	if atEnd {
+		m.table.bottom()
+	}
 	return tea.Batch(append(cmds, m.requestPrepare())...)
 }
 

@@ -35,6 +35,12 @@ func chromeLines(h int) int {
 // View draws the screen.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
+	if m.inputMode != noInput && m.overlay == noOverlay && m.ctx.Height >= 6 {
+		if c := m.input.Cursor(); c != nil {
+			c.Y += m.ctx.Height - 1
+			v.Cursor = c
+		}
+	}
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "spillway"
@@ -283,14 +289,21 @@ func (m *Model) chartLine() string {
 		best = max(best, p.Saved)
 	}
 	parts := []string{st.Muted.Render("saved by ceiling")}
-	for _, p := range m.points {
+	// The marker goes on the point nearest the current ceiling.
+	nearest := 0
+	for i, p := range m.points {
+		if abs64(p.Ceiling-m.policy.Ceiling) < abs64(m.points[nearest].Ceiling-m.policy.Ceiling) {
+			nearest = i
+		}
+	}
+	for i, p := range m.points {
 		level := 0
 		if best > 0 {
 			level = int(float64(len(bars)-1) * float64(p.Saved) / float64(best))
 		}
 		label := compactCeiling(p.Ceiling, m.policy.Unit)
 		cell := label + string(bars[level])
-		if p.Ceiling == m.policy.Ceiling {
+		if i == nearest && m.policy.Ceiling > 0 {
 			parts = append(parts, st.ChartCurrent.Render("▸"+cell))
 		} else {
 			parts = append(parts, st.ChartBar.Render(cell))
@@ -322,8 +335,20 @@ func compactCeiling(n int64, u guard.Unit) string {
 func (m *Model) helpScreen() []string {
 	st := m.ctx.Styles
 	lines := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · ? or esc to close"), ""}
-	lines = append(lines, strings.Split(m.help.FullHelpView(m.ctx.Keys.FullHelp()), "\n")...)
-	lines = append(lines, "", st.Label.Render("row marks"))
+	// Columns that do not fit side by side go on a second block.
+	groups := m.ctx.Keys.FullHelp()
+	unlimited := m.help
+	unlimited.SetWidth(0)
+	for len(groups) > 0 {
+		n := len(groups)
+		for n > 1 && ansi.StringWidth(strings.Split(unlimited.FullHelpView(groups[:n]), "\n")[0]) > m.ctx.Width {
+			n--
+		}
+		lines = append(lines, strings.Split(unlimited.FullHelpView(groups[:n]), "\n")...)
+		lines = append(lines, "")
+		groups = groups[n:]
+	}
+	lines = append(lines, st.Label.Render("row marks"))
 	for _, mk := range themes.Markers() {
 		lines = append(lines, "  "+st.Marker[mk].Render(mk.Glyph())+"  "+mk.Name())
 	}
@@ -362,4 +387,11 @@ func (m *Model) warningsScreen() []string {
 	}
 	start := min(m.warnScroll, max(0, len(all)-1))
 	return append(lines, all[start:]...)
+}
+
+func abs64(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -91,10 +91,12 @@ func WriteSession(w io.Writer, seed uint64, calls, resultBytes int) (Totals, err
 	prompt := int64(12_000 + rng.IntN(4000))
 	now := epoch.Add(time.Duration(seed) * time.Hour)
 	parent := ""
+	lineNo := 0
 	line := func(v map[string]any) error {
 		v["sessionId"], v["version"] = sid, version
 		v["timestamp"] = now.Format(time.RFC3339Nano)
-		uuid := fmt.Sprintf("%s-%06d", sid[:23], rng.Uint32()%1_000_000)
+		lineNo++
+		uuid := fmt.Sprintf("%08x-0000-4000-8000-%012d", seed, lineNo)
 		v["uuid"], v["parentUuid"] = uuid, parent
 		parent = uuid
 		return enc.Encode(v)
@@ -174,4 +176,57 @@ func body(rng *rand.Rand, size int) string {
 		escaped += b.Len() - before + 1 // the newline is escaped as two bytes
 	}
 	return b.String()
+}
+
+// WriteMixed writes a Claude Code session of n tool results whose sizes
+// follow real logs: most a few KB, one in twenty 20-80 KB, one in a
+// hundred 100-300 KB; a third are reads of a few dozen files, so repeats
+// occur. Deterministic for a seed.
+func WriteMixed(w io.Writer, seed uint64, n int) error {
+	rng := rand.New(rand.NewPCG(seed, 0x313d))
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	sid := fmt.Sprintf("00000000-0000-4000-9000-%012d", seed)
+	now := epoch
+	prompt := int64(20_000)
+	files := make([]string, 50)
+	for i := range files {
+		files[i] = body(rng, 800+rng.IntN(3000))
+	}
+	for i := range n {
+		size := 500 + rng.IntN(4000)
+		switch r := rng.IntN(100); {
+		case r == 0:
+			size = 100_000 + rng.IntN(200_000)
+		case r < 5:
+			size = 20_000 + rng.IntN(60_000)
+		}
+		tool, input, result := "Bash", map[string]any{"command": fmt.Sprintf("make step%d", i)}, ""
+		if f := rng.IntN(len(files) * 3); f < len(files) {
+			tool, input, result = "Read", map[string]any{"file_path": fmt.Sprintf("/p/f%02d.go", f)}, files[f]
+		} else {
+			result = body(rng, size)
+		}
+		now = now.Add(3 * time.Second)
+		write := int64(len(result))/4 + 50
+		usage := map[string]any{"input_tokens": 3, "cache_creation_input_tokens": write, "cache_read_input_tokens": prompt, "output_tokens": 80}
+		prompt += write
+		if prompt > compactAt {
+			prompt = 20_000
+			enc.Encode(map[string]any{"type": "system", "subtype": "compact_boundary", "sessionId": sid, "timestamp": now.Format(time.RFC3339),
+				"compactMetadata": map[string]any{"trigger": "auto", "preTokens": compactAt}})
+		}
+		id := fmt.Sprintf("%05d", i)
+		err := enc.Encode(map[string]any{"type": "assistant", "sessionId": sid, "uuid": "a" + id, "requestId": "r" + id, "timestamp": now.Format(time.RFC3339),
+			"message": map[string]any{"id": "m" + id, "model": "claude-sonnet-4-5", "role": "assistant", "stop_reason": "tool_use", "usage": usage,
+				"content": []any{map[string]any{"type": "tool_use", "id": "t" + id, "name": tool, "input": input}}}})
+		if err == nil {
+			err = enc.Encode(map[string]any{"type": "user", "sessionId": sid, "uuid": "u" + id, "timestamp": now.Format(time.RFC3339),
+				"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": "t" + id, "content": result}}}})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

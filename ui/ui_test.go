@@ -1,0 +1,415 @@
+package ui
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	// Notices stay: no timer for the tests to wait out.
+	noticeTTL = 0
+	os.Exit(m.Run())
+}
+
+func demoData(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func counter() (guard.TokenCounter, error) {
+	c, err := tokens.Get(tokens.O200kBase)
+	if err != nil {
+		return nil, err
+	}
+	return tokens.NewCache(c), nil
+}
+
+// newModel opens data at w×h with the dark theme (or theme), runs every
+// command until the inspector is idle, and returns it.
+func newModel(t testing.TB, data []byte, preset string, w, h int, theme string) *Model {
+	t.Helper()
+	policy, err := guard.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{
+		Source: Source{Name: "demo.jsonl", Data: data}, Policy: policy, Prices: pricing.Default(),
+		Counter: counter, Theme: theme,
+	})
+	drive(t, m, m.Init())
+	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	return m
+}
+
+// send delivers msg and runs the commands it starts.
+func send(t testing.TB, m *Model, msg tea.Msg) {
+	t.Helper()
+	_, cmd := m.Update(msg)
+	drive(t, m, cmd)
+}
+
+// drive runs cmd and everything it leads to. Commands that do not answer
+// within two seconds are dropped; terminal queries and cursor blinks go
+// unanswered.
+func drive(t testing.TB, m *Model, cmd tea.Cmd) {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		done := make(chan tea.Msg, 1)
+		go func() { done <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-done:
+		case <-time.After(2 * time.Second):
+			continue
+		}
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+		default:
+			// Cursor blinks re-arm forever; terminal queries need a terminal.
+			if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
+				continue
+			}
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+}
+
+func press(t testing.TB, m *Model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		send(t, m, keyMsg(k))
+	}
+}
+
+// keyMsg builds the key press a terminal would send for k.
+func keyMsg(k string) tea.KeyPressMsg {
+	special := map[string]rune{
+		"up": tea.KeyUp, "down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
+		"home": tea.KeyHome, "end": tea.KeyEnd, "enter": tea.KeyEnter, "esc": tea.KeyEscape,
+		"tab": tea.KeyTab, "left": tea.KeyLeft, "right": tea.KeyRight, "backspace": tea.KeyBackspace,
+	}
+	if code, ok := special[k]; ok {
+		return tea.KeyPressMsg{Code: code}
+	}
+	if strings.HasPrefix(k, "ctrl+") {
+		return tea.KeyPressMsg{Code: rune(k[len(k)-1]), Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+func screen(m *Model) string { return m.View().Content }
+
+// TestGolden pins the main screens on the demo session at fixed sizes,
+// in the dark and monochrome themes (go test ./ui -update rewrites them).
+func TestGolden(t *testing.T) {
+	data := demoData(t)
+	tests := []struct {
+		name   string
+		preset string
+		w, h   int
+		theme  string
+		keys   []string
+	}{
+		{"main", "harness-rs-0.0.40", 120, 40, "dark", nil},
+		{"main-mono", "harness-rs-0.0.40", 120, 40, "mono", nil},
+		{"narrow", "claude-code", 80, 24, "dark", []string{"]", "]"}},
+		{"stale-repeat", "harness-rs-0.0.40", 120, 40, "dark", []string{"G", "k", "k", "k", "k"}},
+		{"stacked", "harness-rs-0.0.50", 100, 36, "dark", []string{"j", "v"}},
+		{"help", "harness-rs-0.0.40", 100, 36, "dark", []string{"?"}},
+		{"warnings", "harness-rs-0.0.40", 100, 20, "dark", []string{"W"}},
+		{"spill-view", "harness-rs-0.0.50", 100, 30, "dark", []string{"enter"}},
+		{"sorted-by-cost", "harness-rs-0.0.40", 120, 30, "dark", []string{"o"}},
+		{"tiny", "harness-rs-0.0.40", 20, 5, "dark", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newModel(t, data, tt.preset, tt.w, tt.h, tt.theme)
+			press(t, m, tt.keys...)
+			out := screen(m)
+			checkSize(t, out, tt.w, tt.h)
+			golden.RequireEqual(t, []byte(ansi.Strip(out)))
+		})
+	}
+}
+
+// checkSize fails when the screen is larger than the terminal.
+func checkSize(t testing.TB, out string, w, h int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if out == "" {
+		lines = nil
+	}
+	if len(lines) > h {
+		t.Errorf("%d lines on a %d-line terminal", len(lines), h)
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("line %d is %d cells on a %d-cell terminal: %q", i, ansi.StringWidth(l), w, ansi.Strip(l))
+		}
+	}
+}
+
+// TestKeys presses every key of the KeyMap on the demo and checks what it
+// did.
+func TestKeys(t *testing.T) {
+	data := demoData(t)
+	policyFile := filepath.Join(t.TempDir(), "tuned.json")
+	tests := []struct {
+		binding string
+		before  []string
+		keys    []string
+		check   func(m *Model) string // what went wrong, "" when right
+	}{
+		{"Down", nil, []string{"j"}, callIs(1)},
+		{"Up", []string{"j", "j"}, []string{"k"}, callIs(1)},
+		{"PageDown", nil, []string{"pgdown"}, func(m *Model) string { return want(m.currentCall() > 5, "call %d", m.currentCall()) }},
+		{"PageUp", []string{"G"}, []string{"pgup"}, func(m *Model) string { return want(m.currentCall() < 12, "call %d", m.currentCall()) }},
+		{"Bottom", nil, []string{"G"}, callIs(15)},
+		{"Top", []string{"G"}, []string{"g"}, callIs(0)},
+		{"NextEvent", nil, []string{"]"}, callIs(1)},
+		{"PrevEvent", []string{"j", "j", "j", "j", "j"}, []string{"["}, callIs(3)},
+		{"Costliest", nil, []string{"c"}, callIs(1)}, // $0.0722, the 30 KB grep written to the cache
+		{"Bookmark", []string{"j", "j"}, []string{"m"}, func(m *Model) string { return want(len(m.bookmarks) == 1 && m.bookmarks[0] == 2, "bookmarks %v", m.bookmarks) }},
+		{"NextBookmark", []string{"j", "j", "m", "G"}, []string{"'"}, callIs(2)},
+		{"Sort", nil, []string{"o"}, func(m *Model) string {
+			return want(m.table.order == byCost && m.table.rows[0].call == 1, "order %v, first row %+v", m.table.order, m.table.rows[0])
+		}},
+		{"Search", nil, []string{"/", "p", "a", "c", "k", "a", "g", "e", ".", "j", "s", "o", "n", "enter"}, func(m *Model) string {
+			return want(len(m.matches) == 2 && m.currentCall() == 10, "matches %v, call %d", m.matches, m.currentCall())
+		}},
+		{"NextMatch", []string{"/", "m", "e", "r", "g", "e", ".", "j", "s", "enter"}, []string{"n"}, func(m *Model) string {
+			return want(len(m.matches) > 2 && m.currentCall() == m.matches[1], "matches %v, call %d", m.matches, m.currentCall())
+		}},
+		{"PrevMatch", []string{"/", "m", "e", "r", "g", "e", ".", "j", "s", "enter"}, []string{"N"}, func(m *Model) string {
+			return want(m.currentCall() == m.matches[len(m.matches)-1], "matches %v, call %d", m.matches, m.currentCall())
+		}},
+		{"Focus", nil, []string{"tab", "j"}, func(m *Model) string {
+			return want(m.focus == focusDetail && m.currentCall() == 0 && m.detail.offset == 1, "focus %v, call %d, detail offset %d", m.focus, m.currentCall(), m.detail.offset)
+		}},
+		{"Layout", nil, []string{"v"}, func(m *Model) string { return want(m.detail.stacked, "not stacked") }},
+		// 24,576 serialized bytes, less the opening quote, hold 23,013 bytes of the text once escaped.
+		{"Open", nil, []string{"enter"}, func(m *Model) string {
+			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "the model saw 23,013 of 70,611 bytes"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
+		}},
+		{"Raise", nil, []string{"+"}, ceilingIs(49_152)},
+		{"Lower", nil, []string{"-"}, ceilingIs(12_288)},
+		{"Exact", nil, []string{"e", "backspace", "backspace", "backspace", "backspace", "backspace", "8", "K", "i", "B", "enter"}, ceilingIs(8192)},
+		{"Dedupe", nil, []string{"d"}, func(m *Model) string { return want(!m.policy.Dedupe.Enabled, "dedupe still on") }},
+		{"DedupeFrom", nil, []string{"D"}, func(m *Model) string { return want(m.policy.Dedupe.From == 3, "from %d", m.policy.Dedupe.From) }},
+		{"Spill", nil, []string{"s"}, func(m *Model) string {
+			return want(m.policy.Action == guard.Spill && m.replay.Totals.Actions[guard.Spilled] == 2, "action %s, %v", m.policy.Action, m.replay.Totals.Actions)
+		}},
+		{"Preset", nil, []string{"p"}, func(m *Model) string { return want(m.policy.Name == "harness-rs-0.0.50", "preset %s", m.policy.Name) }},
+		{"Undo", []string{"+", "+"}, []string{"u"}, ceilingIs(49_152)},
+		{"Write", nil, []string{"w"}, func(m *Model) string {
+			m.input.SetValue(policyFile)
+			send(t, m, keyMsg("enter"))
+			p, err := guard.LoadPolicy(policyFile)
+			return want(err == nil && reflect.DeepEqual(p, m.policy), "read back: %v", err)
+		}},
+		{"Warnings", nil, []string{"W"}, func(m *Model) string { return want(m.overlay == warningsOverlay, "overlay %v", m.overlay) }},
+		{"Follow", nil, []string{"f"}, func(m *Model) string {
+			return want(!m.following && strings.Contains(m.notice, "only a file"), "following %v, notice %q", m.following, m.notice)
+		}},
+		{"Help", nil, []string{"?"}, func(m *Model) string { return want(m.overlay == helpOverlay, "overlay %v", m.overlay) }},
+	}
+	covered := map[string]bool{"Quit": true}
+	for _, tt := range tests {
+		covered[tt.binding] = true
+		t.Run(tt.binding, func(t *testing.T) {
+			m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
+			press(t, m, tt.before...)
+			press(t, m, tt.keys...)
+			if msg := tt.check(m); msg != "" {
+				t.Error(msg)
+			}
+			checkSize(t, screen(m), 120, 40)
+		})
+	}
+	// Every binding is tested.
+	v := reflect.ValueOf(DefaultKeyMap())
+	for i := range v.NumField() {
+		if name := v.Type().Field(i).Name; !covered[name] {
+			t.Errorf("no test presses %s", name)
+		}
+	}
+	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
+	for _, k := range []string{"q", "ctrl+c"} {
+		if _, cmd := m.Update(keyMsg(k)); cmd == nil || cmd() != tea.Quit() {
+			t.Errorf("%s does not quit", k)
+		}
+	}
+}
+
+func want(ok bool, format string, args ...any) string {
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+func callIs(call int) func(*Model) string {
+	return func(m *Model) string { return want(m.currentCall() == call, "call %d, want %d", m.currentCall(), call) }
+}
+
+func ceilingIs(c int64) func(*Model) string {
+	return func(m *Model) string {
+		return want(m.policy.Ceiling == c && m.replay.Policy.Ceiling == c, "ceiling %d (replayed %d), want %d", m.policy.Ceiling, m.replay.Policy.Ceiling, c)
+	}
+}
+
+// hostile is a Claude Code session whose tool name, input, text and result
+// try to drive the terminal: clipboard and title writes, screen clears, C1.
+func hostile() []byte {
+	evil := "ok \x1b]52;c;cm0gLXJmIH4=\x07 \x1b]0;pwned\x07 \x1b[2J\x1b[31m \u009b31m \u202eevil\x1b\\"
+	lines := []map[string]any{
+		{"type": "user", "uuid": "u1", "sessionId": "s", "message": map[string]any{"role": "user", "content": "go " + evil}},
+		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5" + evil,
+			"content": []any{map[string]any{"type": "text", "text": evil}, map[string]any{"type": "tool_use", "id": "t1", "name": "Bash" + evil, "input": map[string]any{"command": evil}}},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+		{"type": "user", "uuid": "u2", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{map[string]any{
+			"type": "tool_result", "tool_use_id": "t1", "content": strings.Repeat(evil+"\n", 3000)}}}},
+		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+// TestNoRawEscapes checks that nothing a transcript says reaches the
+// terminal as a control sequence: only the inspector's own colours do.
+func TestNoRawEscapes(t *testing.T) {
+	m := newModel(t, hostile(), "harness-rs-0.0.50", 120, 40, "dark")
+	screens := map[string]string{"main": screen(m)}
+	press(t, m, "tab", "j", "j")
+	screens["detail scrolled"] = screen(m)
+	press(t, m, "esc", "enter")
+	screens["spill viewer"] = screen(m)
+	press(t, m, "q", "W")
+	screens["warnings"] = screen(m)
+	for name, out := range screens {
+		for _, bad := range []string{"\x1b]", "\x07", "\x1b[2J", "\u009b", "\u202e", "\x1b\\"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: raw %q reached the screen", name, bad)
+			}
+		}
+		// The only escape sequences left are SGR colours: ESC [ … m.
+		rest := out
+		for {
+			i := strings.Index(rest, "\x1b")
+			if i < 0 {
+				break
+			}
+			j := i + 1
+			if j >= len(rest) || rest[j] != '[' {
+				t.Errorf("%s: escape sequence %q", name, rest[i:min(len(rest), i+12)])
+				break
+			}
+			for j++; j < len(rest) && (rest[j] >= '0' && rest[j] <= '9' || rest[j] == ';' || rest[j] == ':'); j++ {
+			}
+			if j >= len(rest) || rest[j] != 'm' {
+				t.Errorf("%s: escape sequence %q", name, rest[i:min(len(rest), j+1)])
+				break
+			}
+			rest = rest[j+1:]
+		}
+	}
+	if !strings.Contains(screens["main"], `\x1b]52;c;cm0gLXJmIH4=\x07`) && !strings.Contains(screens["detail scrolled"], `\x1b]52;c;`) {
+		t.Error("the clipboard write should be visible as an escape")
+	}
+}
+
+// TestSizes resizes through tiny and odd terminals and presses keys: never
+// a panic, never more than the terminal.
+func TestSizes(t *testing.T) {
+	m := newModel(t, demoData(t), "harness-rs-0.0.40", 80, 24, "dark")
+	for _, size := range [][2]int{{0, 0}, {1, 1}, {20, 5}, {5, 20}, {40, 8}, {80, 12}, {200, 60}, {33, 7}, {120, 40}} {
+		send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		for _, keys := range [][]string{nil, {"j", "]"}, {"?"}, {"esc", "W"}, {"esc", "enter"}, {"q", "G", "tab", "j"}, {"esc", "o", "v"}} {
+			press(t, m, keys...)
+			checkSize(t, screen(m), size[0], size[1])
+		}
+		press(t, m, "esc")
+	}
+}
+
+// TestFollowedUpdates feeds the inspector a session that grows: new calls
+// scroll into view only when the cursor is on the last row, and a new
+// result over the ceiling raises an alert.
+func TestFollowedUpdates(t *testing.T) {
+	data := demoData(t)
+	all := strings.SplitAfter(string(data), "\n")
+	snapshot := func(n int) *transcript.Session {
+		s, err := transcript.Read(strings.NewReader(strings.Join(all[:n], "")), "live.jsonl", transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	policy, _ := guard.Preset("harness-rs-0.0.50")
+	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: policy, Prices: pricing.Default(), Counter: counter})
+	m.following = true
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	// The lock-file read and its result, and the next call's first line:
+	// a followed session opens on its last call.
+	send(t, m, followMsg{update: transcript.Update{Session: snapshot(5), Path: "live.jsonl"}})
+	if c := m.currentCall(); c != 1 {
+		t.Fatalf("call %d, want 1", c)
+	}
+	// Three more calls, the grep among them: the cursor was on the last row, so it follows.
+	send(t, m, followMsg{update: transcript.Update{Session: snapshot(11), Path: "live.jsonl"}})
+	if c, n := m.currentCall(), len(m.session.Calls); c != n-1 || n < 3 {
+		t.Errorf("cursor on call %d of %d, want the last", c, n)
+	}
+	if !strings.Contains(m.alert, "Grep result over the ceiling") {
+		t.Errorf("alert %q", m.alert)
+	}
+	// Moved up, the cursor stays put when more arrive.
+	press(t, m, "g")
+	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "live.jsonl"}})
+	if c := m.currentCall(); c != 0 {
+		t.Errorf("cursor moved to %d while reading earlier calls", c)
+	}
+	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: "switched"}})
+	if !strings.Contains(m.notice, "switched to a newer session") {
+		t.Errorf("notice %q", m.notice)
+	}
+}
