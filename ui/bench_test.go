@@ -80,4 +80,3 @@ func BenchmarkRetune(b *testing.B) {
 		})
 	}
 }
-

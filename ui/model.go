@@ -92,13 +92,13 @@ type Model struct {
 	replay  *guard.Replay
 	points  []guard.SweepPoint
 
-	policy  guard.Policy
-	undo    []guard.Policy
+	policy guard.Policy
+	undo   []guard.Policy
 	// sweptKey and sweptPrep say what the chart's points were computed for.
 	sweptKey  string
 	sweptPrep *guard.Prepared
-	seq     int // the replay wanted; older results are dropped
-	prepSeq int
+	seq       int // the replay wanted; older results are dropped
+	prepSeq   int
 	// preparing is set while a Prepare runs; stale means a newer session
 	// arrived meanwhile and must be prepared next.
 	preparing, stale bool

@@ -201,7 +201,9 @@ func TestKeys(t *testing.T) {
 		{"NextEvent", nil, []string{"]"}, callIs(1)},
 		{"PrevEvent", []string{"j", "j", "j", "j", "j"}, []string{"["}, callIs(3)},
 		{"Costliest", nil, []string{"c"}, callIs(1)}, // $0.0722, the 30 KB grep written to the cache
-		{"Bookmark", []string{"j", "j"}, []string{"m"}, func(m *Model) string { return want(len(m.bookmarks) == 1 && m.bookmarks[0] == 2, "bookmarks %v", m.bookmarks) }},
+		{"Bookmark", []string{"j", "j"}, []string{"m"}, func(m *Model) string {
+			return want(len(m.bookmarks) == 1 && m.bookmarks[0] == 2, "bookmarks %v", m.bookmarks)
+		}},
 		{"NextBookmark", []string{"j", "j", "m", "G"}, []string{"'"}, callIs(2)},
 		{"Sort", nil, []string{"o"}, func(m *Model) string {
 			return want(m.table.order == byCost && m.table.rows[0].call == 1, "order %v, first row %+v", m.table.order, m.table.rows[0])
@@ -297,7 +299,7 @@ func hostile() []byte {
 	lines := []map[string]any{
 		{"type": "user", "uuid": "u1", "sessionId": "s", "message": map[string]any{"role": "user", "content": "go " + evil}},
 		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5" + evil,
-			"content": []any{map[string]any{"type": "text", "text": evil}, map[string]any{"type": "tool_use", "id": "t1", "name": "Bash" + evil, "input": map[string]any{"command": evil}}},
+			"content":     []any{map[string]any{"type": "text", "text": evil}, map[string]any{"type": "tool_use", "id": "t1", "name": "Bash" + evil, "input": map[string]any{"command": evil}}},
 			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
 		{"type": "user", "uuid": "u2", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{map[string]any{
 			"type": "tool_result", "tool_use_id": "t1", "content": strings.Repeat(evil+"\n", 3000)}}}},
