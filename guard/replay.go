@@ -354,12 +354,11 @@ func (rp *Replay) price() {
 		for k := range running {
 			running[k] += carried[k][j]
 		}
-		out := Call{Index: j, Usage: c.Usage, Cost: p.costs[j]}
+		out := Call{Index: j, Usage: c.Usage, Cost: p.costs[j], Fresh: fresh[j], Carried: running[b2i(c.Sidechain)]}
 		if c.Usage == nil {
-			rp.Calls[j] = out
+			rp.Calls[j] = out // estimated savings only: nothing to price
 			continue
 		}
-		out.Fresh, out.Carried = fresh[j], running[b2i(c.Sidechain)]
 		ua := p.remove(*c.Usage, out.Fresh, out.Carried)
 		out.UsageAfter = &ua
 		if usd, ok := p.Prices.Cost(c.Model, ua); ok {

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -148,8 +149,16 @@ func rawJSON(raw []byte) json.RawMessage {
 	if json.Valid(raw) {
 		return json.RawMessage(append([]byte(nil), raw...))
 	}
-	q, _ := json.Marshal(string(raw))
-	return q
+	return quoteJSON(string(raw))
+}
+
+// quoteJSON quotes s as a JSON string, leaving <, > and & as they are.
+func quoteJSON(s string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func parseTime(s []byte) time.Time {

@@ -2,7 +2,6 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -172,7 +171,7 @@ func (p *codexParser) responseItem(item *fastjson.Value, line int, t time.Time) 
 		case "function_call":
 			tc.Input = rawJSON(item.GetStringBytes("arguments"))
 		case "custom_tool_call":
-			tc.Input = quoteJSON(item.GetStringBytes("input"))
+			tc.Input = quoteJSON(string(item.GetStringBytes("input")))
 		default:
 			if tc.Name == "" {
 				tc.Name = kind[:len(kind)-len("_call")]
@@ -274,10 +273,6 @@ func codexExitCode(text string) (int, bool) {
 	return n, err == nil
 }
 
-func quoteJSON(s []byte) []byte {
-	q, _ := json.Marshal(string(s))
-	return q
-}
 
 func (p *codexParser) snapshot() *Session { return snapshotOf(p.b) }
 

@@ -157,7 +157,7 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 		if i == sel {
 			prefix = "› "
 		}
-		add(termtext.Truncate(prefix+d.resultLine(r, rp.Policy.Unit), w))
+		add(termtext.Truncate(prefix+d.resultLine(r, len(s.Calls)), w))
 	}
 	r := results[sel]
 	if r.Warning != "" {
@@ -171,7 +171,9 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 	add("")
 	before := termtext.Lines(r.Source.Text)
 	after := termtext.Lines(r.Text)
-	if len(r.Text) <= 64<<10 {
+	if r.Outcome == guard.Keep || r.Outcome == guard.Exclude {
+		after = []string{st.Muted.Render("(the same text: the policy leaves this result as it is)")}
+	} else if len(r.Text) <= 64<<10 {
 		// A replacement is small but often one long line (a JSON marker):
 		// wrap it to its column so all of it can be read.
 		width := w
@@ -220,7 +222,7 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 }
 
 // resultLine summarizes one result on one line.
-func (d *detailPane) resultLine(r *guard.Result, unit guard.Unit) string {
+func (d *detailPane) resultLine(r *guard.Result, calls int) string {
 	st := d.ctx.Styles
 	action := string(r.Outcome)
 	switch r.Outcome {
@@ -242,10 +244,17 @@ func (d *detailPane) resultLine(r *guard.Result, unit guard.Unit) string {
 	}
 	line += " · " + action + " (" + escape(r.Reason) + ")"
 	if r.Saved > 0 {
-		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok × %d calls", count(r.Saved), max(1, r.CarryCalls)))
+		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok", count(r.Saved)))
 	}
-	if r.CarryCalls > 0 {
-		line += fmt.Sprintf(" · carried %d calls, $%.4f", r.CarryCalls, r.CarryCost)
+	switch {
+	case r.CarryCalls > 0:
+		noun := "calls"
+		if r.CarryCalls == 1 {
+			noun = "call"
+		}
+		line += fmt.Sprintf(" · carried by %d %s, $%.4f as recorded", r.CarryCalls, noun, r.CarryCost)
+	case r.SentAt >= calls:
+		line += " · never sent on: the session compacted or ended first"
 	}
 	if r.Source.IsError {
 		line += " · error"

@@ -145,7 +145,7 @@ func TestGolden(t *testing.T) {
 		{"main", "harness-rs-0.0.40", 120, 40, "dark", nil},
 		{"main-mono", "harness-rs-0.0.40", 120, 40, "mono", nil},
 		{"narrow", "claude-code", 80, 24, "dark", []string{"]", "]"}},
-		{"stale-repeat", "harness-rs-0.0.40", 120, 40, "dark", []string{"G", "k", "k", "k", "k"}},
+		{"stale-repeat", "harness-rs-0.0.40", 120, 40, "dark", []string{"G", "k", "k", "k"}},
 		{"stacked", "harness-rs-0.0.50", 100, 36, "dark", []string{"j", "v"}},
 		{"help", "harness-rs-0.0.40", 100, 36, "dark", []string{"?"}},
 		{"warnings", "harness-rs-0.0.40", 100, 20, "dark", []string{"W"}},

@@ -255,7 +255,11 @@ func (m *Model) totalsLine() string {
 	}
 	warnings := m.session.WarningCount + len(rp.Warnings)
 	if warnings > 0 {
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d warnings (W)", warnings)))
+		noun := "warnings"
+		if warnings == 1 {
+			noun = "warning"
+		}
+		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", warnings, noun)))
 	}
 	if p := m.progressText(); p != "" && m.session != nil {
 		parts = append(parts, st.Muted.Render(p))
