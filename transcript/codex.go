@@ -273,7 +273,6 @@ func codexExitCode(text string) (int, bool) {
 	return n, err == nil
 }
 
-
 func (p *codexParser) snapshot() *Session { return snapshotOf(p.b) }
 
 func (p *codexParser) finish() *Session {
