@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -41,8 +43,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "report":
+			batchGC()
 			return runReport(args[1:], stdin, stdout, stderr)
 		case "sweep":
+			batchGC()
 			return runSweep(args[1:], stdin, stdout, stderr)
 		case "presets":
 			return runPresets(args[1:], stdout, stderr)
@@ -69,6 +73,15 @@ and ~/.config/claude/projects) and $CODEX_HOME/sessions (else ~/.codex/sessions)
 Run "spillway report -h" for the flags.
 `
 
+// batchGC trades memory for speed in the batch commands: they hold a few
+// sessions at a time, so collecting less often costs tens of megabytes and
+// saves a fifth of the time. GOGC, when set, still decides.
+func batchGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+}
+
 // commonFlags are the flags every command that reads sessions takes.
 type commonFlags struct {
 	inputFormat string
@@ -76,10 +89,10 @@ type commonFlags struct {
 	policy      policyFlags
 }
 
-func (c *commonFlags) register(fs *flag.FlagSet) {
+func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
 	fs.StringVar(&c.inputFormat, "input-format", "auto", "transcript format: auto, claude-code, codex, antigravity or generic")
 	fs.StringVar(&c.prices, "prices", "", "LiteLLM-shaped price file to use instead of the embedded table")
-	c.policy.register(fs)
+	c.policy.register(fs, preset)
 }
 
 // options turns the flags into report options.
@@ -132,11 +145,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // command parses a subcommand's flags; done is set when it should exit
 // with code (help, or bad flags).
-func command(name, summary string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (fs *flag.FlagSet, common *commonFlags, paths []string, code int, done bool) {
+func command(name, summary, preset string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (fs *flag.FlagSet, common *commonFlags, paths []string, code int, done bool) {
 	fs = flag.NewFlagSet("spillway "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	common = &commonFlags{}
-	common.register(fs)
+	common.register(fs, preset)
 	if extra != nil {
 		extra(fs)
 	}
@@ -168,7 +181,7 @@ func newestSession(stderr io.Writer) (string, bool) {
 
 func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var format string
-	fs, common, paths, code, done := command("report", "Per-call token costs and totals of each session, before and after the policy.", args, stderr,
+	fs, common, paths, code, done := command("report", "Per-call token costs and totals of each session as recorded; with a policy (--preset or any\npolicy flag), also what each call would have cost under it.", "none", args, stderr,
 		func(fs *flag.FlagSet) {
 			fs.StringVar(&format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
 		})
@@ -210,7 +223,7 @@ func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinNam
 
 func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var format string
-	fs, common, paths, code, done := command("sweep", "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).", args, stderr,
+	fs, common, paths, code, done := command("sweep", "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).", guard.DefaultPreset, args, stderr,
 		func(fs *flag.FlagSet) {
 			fs.StringVar(&format, "format", "text", "output format: text or json")
 		})
@@ -271,7 +284,7 @@ func runPresets(args []string, stdout, stderr io.Writer) int {
 func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var theme string
 	var follow, noFollow bool
-	fs, common, paths, code, done := command("", "Open one session in the inspector.", args, stderr, func(fs *flag.FlagSet) {
+	fs, common, paths, code, done := command("", "Open one session in the inspector.", guard.DefaultPreset, args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&theme, "theme", "auto", "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
 		fs.BoolVar(&follow, "follow", false, "follow the file as the agent writes it (default when it changed in the last minute)")
 		fs.BoolVar(&follow, "f", false, "short for --follow")
@@ -347,7 +360,13 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	err = ui.Run(ui.Options{
 		Source: src, Read: opt.Read, Policy: opt.Policy, Prices: opt.Prices,
-		Counter:   func() (guard.TokenCounter, error) { return common.policy.counter() },
+		Counter: func() (guard.TokenCounter, error) {
+			c, err := common.policy.counter()
+			if err != nil {
+				return nil, err
+			}
+			return tokens.NewCache(c), nil
+		},
 		SpillRoot: spillRoot, Follow: following, Theme: theme, NoColor: os.Getenv("NO_COLOR") != "",
 	})
 	if err != nil {

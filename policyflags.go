@@ -19,8 +19,8 @@ type policyFlags struct {
 	set                                                             map[string]bool
 }
 
-func (f *policyFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.preset, "preset", guard.DefaultPreset, "policy preset (see spillway presets)")
+func (f *policyFlags) register(fs *flag.FlagSet, preset string) {
+	fs.StringVar(&f.preset, "preset", preset, "policy preset (see spillway presets)")
 	fs.StringVar(&f.policyFile, "policy", "", "policy JSON file, as written by the inspector's w key")
 	fs.StringVar(&f.maxBytes, "max-bytes", "", "ceiling in the policy's unit: 24KiB, 80000, 50kB")
 	fs.StringVar(&f.unit, "unit", "", "size unit: json_bytes, utf8_bytes, utf16_units, codepoints, approx_tokens, tokens")
@@ -103,23 +103,22 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
 		}
 		custom = true
 	}
-	if custom && !strings.HasSuffix(p.Name, "+custom") {
+	if custom && p.Name == "none" && !f.set["preset"] {
+		// Knobs given without a preset start from harness-rs's shape.
+		p.Name = "custom"
+	} else if custom && !strings.HasSuffix(p.Name, "+custom") {
 		p.Name += "+custom"
 	}
 	return p, p.Validate()
 }
 
-// counter returns the token counter the flags ask for.
-func (f *policyFlags) counter() (*tokens.Cache, error) {
+// counter returns the tokenizer the flags ask for.
+func (f *policyFlags) counter() (*tokens.Counter, error) {
 	enc, err := tokens.ParseEncoding(f.encoding)
 	if err != nil {
 		return nil, err
 	}
-	c, err := tokens.Get(enc)
-	if err != nil {
-		return nil, err
-	}
-	return tokens.NewCache(c), nil
+	return tokens.Get(enc)
 }
 
 // spillRoot is where spill files go: --spill-dir, else the cache folder.

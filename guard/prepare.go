@@ -25,6 +25,10 @@ type Prepared struct {
 	Calibration Calibration
 
 	items []item
+	// Sizes in each unit, and the repeat keys, are measured for every item
+	// the first time a replay needs them; replays may run concurrently.
+	sized [len(unitOrder)]sync.Once
+	keyed sync.Once
 	// segEnd[s] is the last call of context segment s.
 	segEnd          []int
 	usesCacheWrites bool
@@ -103,9 +107,6 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 			add(&c.Results[j], i, c.Segment, c.Sidechain)
 		}
 	}
-	for i := range p.items {
-		p.items[i].measure()
-	}
 	if err := p.count(ctx, progress); err != nil {
 		return nil, err
 	}
@@ -129,21 +130,47 @@ func segmentEnds(s *transcript.Session) []int {
 	return ends
 }
 
-// measure fills every size but the token count, and the repeat keys.
-func (it *item) measure() {
-	t := it.r.Text
-	it.size[unitIndex(JSONBytes)] = serdeLen(t)
-	it.size[unitIndex(UTF8Bytes)] = int64(len(t))
-	it.size[unitIndex(UTF16Units)] = utf16Len(t)
-	it.size[unitIndex(Codepoints)] = int64(utf8.RuneCountInString(t))
-	it.size[unitIndex(ApproxTokens)] = approxTokens(int64(len(t)))
-	it.argsKey = it.r.Tool + "(" + canonicalJSON(it.r.Input) + ")"
-	switch it.r.Tool {
-	case "Read":
-		it.readKey = readKey(it.r.Input)
-	case "Edit", "MultiEdit", "Write", "NotebookEdit":
-		it.writes = inputField(it.r.Input, "file_path", "notebook_path")
-	}
+// measure makes sure every item's size in unit u is known.
+func (p *Prepared) measure(u Unit) {
+	k := unitIndex(u)
+	p.sized[k].Do(func() {
+		if u == Tokens {
+			return // counted by Prepare
+		}
+		for i := range p.items {
+			t := p.items[i].r.Text
+			var n int64
+			switch u {
+			case JSONBytes:
+				n = serdeLen(t)
+			case UTF16Units:
+				n = utf16Len(t)
+			case Codepoints:
+				n = int64(utf8.RuneCountInString(t))
+			case ApproxTokens:
+				n = approxTokens(int64(len(t)))
+			default:
+				n = int64(len(t))
+			}
+			p.items[i].size[k] = n
+		}
+	})
+}
+
+// keys makes sure every item's repeat keys are known.
+func (p *Prepared) keys() {
+	p.keyed.Do(func() {
+		for i := range p.items {
+			it := &p.items[i]
+			it.argsKey = it.r.Tool + "(" + canonicalJSON(it.r.Input) + ")"
+			switch it.r.Tool {
+			case "Read":
+				it.readKey = readKey(it.r.Input)
+			case "Edit", "MultiEdit", "Write", "NotebookEdit":
+				it.writes = inputField(it.r.Input, "file_path", "notebook_path")
+			}
+		}
+	})
 }
 
 // Encoding names what counted the results; empty when nothing did.

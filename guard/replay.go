@@ -130,6 +130,18 @@ func (p *Prepared) Replay(policy Policy, opt Options) (*Replay, error) {
 		return nil, fmt.Errorf("policy %s changes results, so their tokens must be counted", policy.Name)
 	}
 	rp := &Replay{Policy: policy, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
+	if !policy.Inert() {
+		p.measure(policy.Unit)
+		switch policy.Style {
+		case StyleHarnessRS:
+			p.measure(JSONBytes)
+		case StyleAgentScope, StyleClaudeCode:
+			p.measure(UTF16Units)
+		}
+	}
+	if policy.Dedupe.Enabled {
+		p.keys()
+	}
 	d := newDeduper(&policy)
 	for i := range p.items {
 		it := &p.items[i]

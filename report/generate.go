@@ -9,6 +9,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -17,8 +18,10 @@ type Options struct {
 	Prices *pricing.Table
 	Read   transcript.Options
 	Policy guard.Policy
-	// Counter counts tokens; it may be nil when the policy is inert.
-	Counter guard.TokenCounter
+	// Counter counts tokens; it may be nil when the policy is inert. Each
+	// session gets its own memo of counts over it, so memory stays that of
+	// one session.
+	Counter *tokens.Counter
 	// SpillRoot is where spill files go; empty plans them without writing.
 	SpillRoot string
 	Workers   int
@@ -57,15 +60,15 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 				name = "stdin"
 			}
 			s, err := transcript.Read(stdin, name, opt.Read)
-			var rs *Session
+			var rendered []byte
 			if err == nil {
-				rs, err = opt.session(s)
+				rendered, err = opt.render(s, w)
 			}
 			if err != nil {
 				complain(err)
 				continue
 			}
-			if err := w.Session(rs); err != nil {
+			if err := w.Write(rendered); err != nil {
 				return p, err
 			}
 			continue
@@ -75,12 +78,13 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 			complain(err)
 			continue
 		}
-		err = transcript.Each(paths, opt.Read, opt.Workers, opt.session, func(path string, rs *Session, err error) error {
+		render := func(s *transcript.Session) ([]byte, error) { return opt.render(s, w) }
+		err = transcript.Each(paths, opt.Read, opt.Workers, render, func(path string, rendered []byte, err error) error {
 			if err != nil {
 				complain(err)
 				return nil
 			}
-			return w.Session(rs)
+			return w.Write(rendered)
 		})
 		if err != nil {
 			return p, err
@@ -89,11 +93,21 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	return p, w.End()
 }
 
+// render replays one session and renders its report, on the reading
+// goroutine, so sessions are reported in parallel.
+func (opt Options) render(s *transcript.Session, w Writer) ([]byte, error) {
+	rs, err := opt.session(s)
+	if err != nil {
+		return nil, err
+	}
+	return w.Render(rs)
+}
+
 // session replays one session and builds its report.
 func (opt Options) session(s *transcript.Session) (*Session, error) {
-	counter := opt.Counter
-	if opt.Policy.Inert() {
-		counter = nil
+	var counter guard.TokenCounter
+	if !opt.Policy.Inert() && opt.Counter != nil {
+		counter = tokens.NewCache(opt.Counter)
 	}
 	prep, err := guard.Prepare(context.Background(), s, counter, opt.Prices, nil)
 	if err != nil {

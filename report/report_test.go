@@ -142,7 +142,7 @@ func TestJSONContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"claude.jsonl", "antigravity.jsonl"} {
-		if err := w.Session(build(t, name)); err != nil {
+		if err := WriteSession(w, build(t, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -194,13 +194,14 @@ func TestCSV(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := NewWriter("csv", &buf, "")
 	w.Begin()
-	w.Session(build(t, "claude.jsonl"))
+	WriteSession(w, build(t, "claude.jsonl"))
 	w.End()
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 4 {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
-	want := "sess-claude-1,../testdata/transcripts/claude.jsonl,claude-code,1,2026-01-02T10:00:04Z,claude-sonnet-4-5,5,2000,6000,50,8005,0.011190000,2"
+	// Under the inert default policy the after columns repeat the recorded ones.
+	want := "sess-claude-1,../testdata/transcripts/claude.jsonl,claude-code,1,2026-01-02T10:00:04Z,claude-sonnet-4-5,5,2000,6000,50,8005,0.011190000,2,8005,0.011190000"
 	if lines[2] != want {
 		t.Errorf("row 1 =\n%s\nwant\n%s", lines[2], want)
 	}
@@ -210,7 +211,7 @@ func TestTextGolden(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := NewWriter("text", &buf, "")
 	for _, name := range []string{"claude.jsonl", "codex.jsonl", "generic.jsonl"} {
-		if err := w.Session(build(t, name)); err != nil {
+		if err := WriteSession(w, build(t, name)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -68,7 +69,7 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 		}
 	}
 	sweepOne := func(s *transcript.Session) ([]guard.SweepPoint, error) {
-		prep, err := guard.Prepare(context.Background(), s, opt.Counter, opt.Prices, nil)
+		prep, err := guard.Prepare(context.Background(), s, tokens.NewCache(opt.Counter), opt.Prices, nil)
 		if err != nil {
 			return nil, err
 		}

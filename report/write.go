@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -12,11 +13,22 @@ import (
 )
 
 // Writer writes a report one session at a time, so a long list of sessions
-// never has to be held in memory.
+// never has to be held in memory. Render may run on several goroutines at
+// once; Write takes the rendered sessions in order.
 type Writer interface {
 	Begin() error
-	Session(*Session) error
+	Render(*Session) ([]byte, error)
+	Write(rendered []byte) error
 	End() error
+}
+
+// WriteSession renders and writes one session.
+func WriteSession(w Writer, s *Session) error {
+	data, err := w.Render(s)
+	if err != nil {
+		return err
+	}
+	return w.Write(data)
 }
 
 // Formats lists the output formats NewWriter accepts.
@@ -31,7 +43,7 @@ func NewWriter(format string, w io.Writer, prices string) (Writer, error) {
 	case "json":
 		return &jsonWriter{w: w, prices: prices}, nil
 	case "csv":
-		return &csvWriter{w: csv.NewWriter(w)}, nil
+		return &csvWriter{out: w, w: csv.NewWriter(w)}, nil
 	}
 	return nil, fmt.Errorf("unknown report format %q (want %s)", format, strings.Join(Formats, ", "))
 }
@@ -51,18 +63,22 @@ func (j *jsonWriter) Begin() error {
 	return err
 }
 
-func (j *jsonWriter) Session(s *Session) error {
+func (j *jsonWriter) Render(s *Session) ([]byte, error) {
 	data, err := json.Marshal(s)
 	if err != nil {
-		return fmt.Errorf("encode session %s: %w", s.Path, err)
+		return nil, fmt.Errorf("encode session %s: %w", s.Path, err)
 	}
+	return data, nil
+}
+
+func (j *jsonWriter) Write(data []byte) error {
 	if j.n > 0 {
 		if _, err := io.WriteString(j.w, ",\n"); err != nil {
 			return err
 		}
 	}
 	j.n++
-	_, err = j.w.Write(data)
+	_, err := j.w.Write(data)
 	return err
 }
 
@@ -71,14 +87,30 @@ func (j *jsonWriter) End() error {
 	return err
 }
 
-type csvWriter struct{ w *csv.Writer }
-
-func (c *csvWriter) Begin() error {
-	return c.w.Write([]string{"session_id", "path", "format", "index", "time", "model",
-		"input", "cache_creation", "cache_read", "output", "prompt_tokens", "cost_usd", "tool_calls"})
+type csvWriter struct {
+	out io.Writer
+	w   *csv.Writer
 }
 
-func (c *csvWriter) Session(s *Session) error {
+func (c *csvWriter) Begin() error {
+	err := c.w.Write([]string{"session_id", "path", "format", "index", "time", "model",
+		"input", "cache_creation", "cache_read", "output", "prompt_tokens", "cost_usd", "tool_calls",
+		"prompt_tokens_after", "cost_usd_after"})
+	c.w.Flush()
+	if err == nil {
+		err = c.w.Error()
+	}
+	return err
+}
+
+func (c *csvWriter) Write(data []byte) error {
+	_, err := c.out.Write(data)
+	return err
+}
+
+func (c *csvWriter) Render(s *Session) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
 	for _, call := range s.Calls {
 		row := []string{s.SessionID, s.Path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), call.Model}
 		if r := call.Recorded; r != nil {
@@ -86,22 +118,25 @@ func (c *csvWriter) Session(s *Session) error {
 		} else {
 			row = append(row, "", "", "", "", "")
 		}
-		cost := ""
-		if call.CostUSD != nil {
-			cost = strconv.FormatFloat(*call.CostUSD, 'f', 9, 64)
+		row = append(row, usd(call.CostUSD), strconv.Itoa(call.ToolCalls), "", usd(call.CostUSDAfter))
+		if call.PromptTokensAfter != nil {
+			row[len(row)-2] = itoa(*call.PromptTokensAfter)
 		}
-		row = append(row, cost, strconv.Itoa(call.ToolCalls))
-		if err := c.w.Write(row); err != nil {
-			return err
+		if err := w.Write(row); err != nil {
+			return nil, err
 		}
 	}
-	c.w.Flush()
-	return c.w.Error()
+	w.Flush()
+	return buf.Bytes(), w.Error()
 }
 
-func (c *csvWriter) End() error {
-	c.w.Flush()
-	return c.w.Error()
+func (c *csvWriter) End() error { return nil }
+
+func usd(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', 9, 64)
 }
 
 func csvTime(t *time.Time) string {
@@ -121,12 +156,19 @@ type textWriter struct {
 func (t *textWriter) Begin() error { return nil }
 func (t *textWriter) End() error   { return nil }
 
-func (t *textWriter) Session(s *Session) error {
-	var b strings.Builder
+func (t *textWriter) Write(data []byte) error {
 	if t.n > 0 {
-		b.WriteString("\n")
+		if _, err := io.WriteString(t.w, "\n"); err != nil {
+			return err
+		}
 	}
 	t.n++
+	_, err := t.w.Write(data)
+	return err
+}
+
+func (t *textWriter) Render(s *Session) ([]byte, error) {
+	var b strings.Builder
 	active := !s.Policy.Inert()
 	fmt.Fprintf(&b, "%s\n", Clean(s.Path))
 	fmt.Fprintf(&b, "  %s", s.Format)
@@ -163,7 +205,7 @@ func (t *textWriter) Session(s *Session) error {
 		}
 	}
 	if err := tw.Flush(); err != nil {
-		return err
+		return nil, err
 	}
 	if active {
 		writeActions(&b, s)
@@ -204,8 +246,7 @@ func (t *textWriter) Session(s *Session) error {
 		}
 		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, Clean(first.Message))
 	}
-	_, err := io.WriteString(t.w, b.String())
-	return err
+	return []byte(b.String()), nil
 }
 
 // writeActions lists the results the policy changed.

@@ -23,8 +23,12 @@ cat "$corpus"/*.jsonl > /dev/null # warm the page cache for both tools
 
 timed() { # label, command...: best wall time and peak RSS of 3 runs
   local label=$1; shift
+  rm -f "$work/$label.time"
   for _ in 1 2 3; do
-    /usr/bin/time -f "%e %M" "$@" 2>>"$work/$label.time" >"$work/$label.out"
+    if ! /usr/bin/time -o "$work/$label.time" -a -f "%e %M" "$@" >"$work/$label.out"; then
+      echo "$label failed" >&2
+      return 1
+    fi
   done
   sort -n "$work/$label.time" | head -1 | awk -v l="$label" '{printf "%-10s wall %5.2f s   peak RSS %4d MB\n", l, $1, $2/1024}'
   rm -f "$work/$label.time"
@@ -37,6 +41,7 @@ if command -v npm >/dev/null; then
     (mkdir -p "$work/ccusage" && cd "$work/ccusage" && npm install --silent ccusage@20.0.24 >/dev/null)
   fi
   native=$(ls "$work"/ccusage/node_modules/@ccusage/ccusage-*/bin/ccusage 2>/dev/null | head -1)
+  [ -n "$native" ] && chmod +x "$native" # the package ships it without the execute bit
   timed ccusage env CLAUDE_CONFIG_DIR="$work/claude" "${native:-$work/ccusage/node_modules/.bin/ccusage}" \
     claude session --json --offline --mode calculate -z UTC
   if command -v python3 >/dev/null; then

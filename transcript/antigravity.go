@@ -28,7 +28,7 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 			p.b.warnf(line, "%d tool call(s) of the previous step got no result", len(p.pending))
 		}
 		c := p.b.newCall(line, t, "", false)
-		c.Text = content
+		c.Text = p.b.valid(line, content)
 		step := v.GetInt("step_index")
 		p.pending = p.pending[:0]
 		for i, tc := range v.GetArray("tool_calls") {
@@ -37,7 +37,7 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 				Name:  string(tc.GetStringBytes("name")),
 				Input: antigravityArgs(tc.Get("args")),
 			}
-			p.b.addToolCall(c.Index, call)
+			p.b.addToolCall(c.Index, call, line)
 			p.pending = append(p.pending, call)
 		}
 	case "USER_INPUT":

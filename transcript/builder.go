@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // builder holds what every reader needs while it assembles a Session: the
@@ -20,6 +22,8 @@ type builder struct {
 	sidechain bool
 	// leading collects what arrived before the first call.
 	leading Call
+	// invalidLine is the last line warned about for invalid UTF-8.
+	invalidLine int
 }
 
 type toolRef struct {
@@ -44,6 +48,20 @@ func (b *builder) warnf(line int, format string, args ...any) {
 }
 
 func (b *builder) skip(kind string) { b.s.Skipped[kind]++ }
+
+// valid returns s with invalid UTF-8 replaced by U+FFFD, warning once per
+// line. Only the text spillway keeps is checked: what it ignores cannot
+// mislead it.
+func (b *builder) valid(line int, s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	if line != b.invalidLine {
+		b.invalidLine = line
+		b.warnf(line, "invalid UTF-8 replaced with U+FFFD")
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
 
 // newCall appends a call and returns it. Pointers into s.Calls stay valid
 // only until the next newCall.
@@ -82,7 +100,11 @@ func (b *builder) last() *Call {
 
 // addToolCall records a tool call on the given call. A repeated id (a
 // resumed session that copies earlier lines) keeps the first.
-func (b *builder) addToolCall(callIndex int, tc ToolCall) {
+func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
+	tc.Name = b.valid(line, tc.Name)
+	if !utf8.Valid(tc.Input) {
+		tc.Input = json.RawMessage(b.valid(line, string(tc.Input)))
+	}
 	if _, dup := b.toolCalls[tc.ID]; dup && tc.ID != "" {
 		return
 	}
@@ -95,6 +117,7 @@ func (b *builder) addToolCall(callIndex int, tc ToolCall) {
 
 // addResult links a result to its tool call and files it after the latest call.
 func (b *builder) addResult(r ToolResult) {
+	r.Text = b.valid(r.Line, r.Text)
 	r.CallIndex = -1
 	if ref, ok := b.toolCalls[r.CallID]; ok && r.CallID != "" {
 		tc := b.s.Calls[ref.call].ToolCalls[ref.pos]
@@ -107,6 +130,7 @@ func (b *builder) addResult(r ToolResult) {
 }
 
 func (b *builder) addPrompt(p Prompt) {
+	p.Text = b.valid(p.Line, p.Text)
 	last := b.last()
 	last.Prompts = append(last.Prompts, p)
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"hash/maphash"
 	"strings"
 	"time"
 
@@ -11,15 +12,27 @@ import (
 // per content block of a streamed response, each repeating the response's
 // usage, so lines are grouped into calls by message id (and request id).
 type claudeParser struct {
-	b      *builder
-	groups map[string]int // group key → call index
-	ranks  map[int]claudeRank
-	ended  map[int]bool // some line of the call recorded a stop_reason
-	uuids  map[string]struct{}
+	b *builder
+	// groups maps a response's key (a hash of message id and request id)
+	// to its call; uuids holds hashes of the line ids seen. 64-bit hashes
+	// keep the hot path free of allocations; a collision in one session is
+	// about as likely as a cosmic-ray bit flip.
+	groups map[uint64]int
+	uuids  map[uint64]struct{}
+	seed   maphash.Seed
+	// Per call: the rank of the line whose usage is kept, and whether any
+	// line recorded a stop_reason.
+	calls []claudeCall
+}
+
+type claudeCall struct {
+	rank    claudeRank
+	hasRank bool
+	ended   bool
 }
 
 func newClaudeParser(b *builder) *claudeParser {
-	return &claudeParser{b: b, groups: map[string]int{}, ranks: map[int]claudeRank{}, ended: map[int]bool{}, uuids: map[string]struct{}{}}
+	return &claudeParser{b: b, groups: map[uint64]int{}, uuids: map[uint64]struct{}{}, seed: maphash.MakeSeed()}
 }
 
 // claudeRank orders the lines of one response when choosing whose usage to
@@ -46,11 +59,12 @@ func (p *claudeParser) record(v *fastjson.Value, line int) {
 	switch typ {
 	case "assistant", "user":
 		if uuid := v.GetStringBytes("uuid"); len(uuid) > 0 {
-			if _, dup := p.uuids[string(uuid)]; dup {
+			h := maphash.Bytes(p.seed, uuid)
+			if _, dup := p.uuids[h]; dup {
 				p.b.skip(typ + " (repeated uuid)")
 				return
 			}
-			p.uuids[string(uuid)] = struct{}{}
+			p.uuids[h] = struct{}{}
 		}
 		p.noteSession(v)
 		if typ == "assistant" {
@@ -95,7 +109,7 @@ func (p *claudeParser) noteSession(v *fastjson.Value) {
 	if s.ID == "" {
 		s.ID = string(v.GetStringBytes("sessionId"))
 	}
-	if ver := v.GetStringBytes("version"); len(ver) > 0 {
+	if ver := v.GetStringBytes("version"); len(ver) > 0 && string(ver) != s.Version {
 		s.Version = string(ver)
 	}
 }
@@ -116,35 +130,37 @@ func (p *claudeParser) assistant(v *fastjson.Value, line int) {
 		return
 	}
 	sidechain := v.GetBool("isSidechain")
-	key := claudeGroupKey(msg.GetStringBytes("id"), v.GetStringBytes("requestId"))
+	key, keyed := p.groupKey(msg.GetStringBytes("id"), v.GetStringBytes("requestId"))
 	idx, seen := p.groups[key]
-	if !seen || key == "" {
+	if !seen || !keyed {
 		c := p.b.newCall(line, parseTime(v.GetStringBytes("timestamp")), model, sidechain)
 		idx = c.Index
-		if key != "" {
+		p.calls = append(p.calls, claudeCall{})
+		if keyed {
 			p.groups[key] = idx
 		}
 	}
+	cc := &p.calls[idx]
 	if sr := msg.Get("stop_reason"); sr != nil && sr.Type() == fastjson.TypeString {
-		p.ended[idx] = true
+		cc.ended = true
 	}
 	if u := msg.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 		usage, rank := claudeUsage(u, line, p.b)
 		rank.mainChain = !sidechain
-		if old, has := p.ranks[idx]; !has || old.less(rank) {
-			p.ranks[idx] = rank
+		if !cc.hasRank || cc.rank.less(rank) {
+			cc.rank, cc.hasRank = rank, true
 			p.b.s.Calls[idx].Usage = usage
 		}
 	}
-	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == p.ended[idx] {
+	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.ended {
 		fixed := *u
-		fixed.OutputLowerBound = !p.ended[idx]
+		fixed.OutputLowerBound = !cc.ended
 		p.b.s.Calls[idx].Usage = &fixed
 	}
 	switch content := msg.Get("content"); {
 	case content == nil:
 	case content.Type() == fastjson.TypeString:
-		p.b.s.Calls[idx].Text += string(content.GetStringBytes())
+		p.b.s.Calls[idx].Text += p.b.valid(line, string(content.GetStringBytes()))
 	case content.Type() == fastjson.TypeArray:
 		for _, block := range content.GetArray() {
 			p.assistantBlock(idx, block, line)
@@ -152,22 +168,24 @@ func (p *claudeParser) assistant(v *fastjson.Value, line int) {
 	}
 }
 
-func claudeGroupKey(msgID, requestID []byte) string {
-	switch {
-	case len(msgID) > 0 && len(requestID) > 0:
-		return string(msgID) + "\x00" + string(requestID)
-	case len(msgID) > 0:
-		return string(msgID)
-	case len(requestID) > 0:
-		return "\x00" + string(requestID)
+// groupKey hashes a response's message id and request id (either may be
+// missing); keyed is false when both are.
+func (p *claudeParser) groupKey(msgID, requestID []byte) (key uint64, keyed bool) {
+	if len(msgID) == 0 && len(requestID) == 0 {
+		return 0, false
 	}
-	return ""
+	var h maphash.Hash
+	h.SetSeed(p.seed)
+	h.Write(msgID)
+	h.WriteByte(0)
+	h.Write(requestID)
+	return h.Sum64(), true
 }
 
 func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) {
 	switch string(block.GetStringBytes("type")) {
 	case "text":
-		p.b.s.Calls[idx].Text += string(block.GetStringBytes("text"))
+		p.b.s.Calls[idx].Text += p.b.valid(line, string(block.GetStringBytes("text")))
 	case "tool_use":
 		id := string(block.GetStringBytes("id"))
 		if id == "" {
@@ -177,7 +195,7 @@ func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) 
 		if in := block.Get("input"); in != nil {
 			input = in.MarshalTo(nil)
 		}
-		p.b.addToolCall(idx, ToolCall{ID: id, Name: string(block.GetStringBytes("name")), Input: input})
+		p.b.addToolCall(idx, ToolCall{ID: id, Name: string(block.GetStringBytes("name")), Input: input}, line)
 	}
 }
 

@@ -183,7 +183,7 @@ func (p *codexParser) responseItem(item *fastjson.Value, line int, t time.Time) 
 		if tc.ID == "" && (kind == "function_call" || kind == "custom_tool_call") {
 			p.b.warnf(line, "%s without a call_id", kind)
 		}
-		p.b.addToolCall(c.Index, tc)
+		p.b.addToolCall(c.Index, tc, line)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		p.output(item, line, t)
 	case "message":
@@ -191,7 +191,7 @@ func (p *codexParser) responseItem(item *fastjson.Value, line int, t time.Time) 
 		text, images, _ := codexContent(item.Get("content"))
 		if role == "assistant" {
 			c := p.call(line, t)
-			c.Text += text
+			c.Text += p.b.valid(line, text)
 			return
 		}
 		p.b.addPrompt(Prompt{Line: line, Text: text, Images: images, Meta: role != "user"})

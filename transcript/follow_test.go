@@ -187,3 +187,49 @@ func TestFollowClosesOnCancel(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFollowLatency appends one line to a followed session and waits
+// for the update that carries it: the time from write to new state.
+func BenchmarkFollowLatency(b *testing.B) {
+	ls := strings.SplitAfter(strings.TrimSuffix(func() string {
+		data, err := os.ReadFile(fixture("claude.jsonl"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return string(data)
+	}(), "\n"), "\n")
+	path := filepath.Join(b.TempDir(), "s.jsonl")
+	os.WriteFile(path, []byte(ls[2]), 0o600)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := Follow(ctx, path, FollowOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for u := range ch {
+		if u.Session != nil {
+			break
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	prompts := 1
+	b.ResetTimer()
+	b.StopTimer()
+	for range b.N {
+		prompts++
+		// The coalescing window would otherwise batch the next write.
+		time.Sleep(35 * time.Millisecond)
+		b.StartTimer()
+		f.WriteString(`{"type":"user","sessionId":"x","message":{"role":"user","content":"more"}}` + "\n")
+		for u := range ch {
+			if u.Session != nil && len(u.Session.Leading.Prompts) >= prompts {
+				break
+			}
+		}
+		b.StopTimer()
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spillway-dev/spillway/transcript/lines"
 	"github.com/valyala/fastjson"
@@ -193,10 +192,6 @@ func (d *Decoder) sniff(line []byte) Format {
 }
 
 func (d *Decoder) parse(line []byte, n int) {
-	if !utf8.Valid(line) {
-		d.b.warnf(n, "invalid UTF-8 replaced with U+FFFD")
-		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
-	}
 	v, err := d.p.ParseBytes(line)
 	if err != nil {
 		d.b.warnf(n, "invalid JSON: %s", shortErr(err))

@@ -356,6 +356,9 @@ func (m *Model) raiseAlerts(old, rp *guard.Replay) {
 func (m *Model) followed(u transcript.Update) tea.Cmd {
 	m.loading = false
 	var cmds []tea.Cmd
+	if u.Restarted != "" {
+		m.alert = ""
+	}
 	if u.Restarted == "switched" {
 		cmds = append(cmds, m.flash("switched to a newer session: "+u.Path))
 		m.opt.Source.Name = u.Path

@@ -411,7 +411,7 @@ func TestFollowedUpdates(t *testing.T) {
 		t.Errorf("cursor moved to %d while reading earlier calls", c)
 	}
 	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: "switched"}})
-	if !strings.Contains(m.notice, "switched to a newer session") {
-		t.Errorf("notice %q", m.notice)
+	if !strings.Contains(m.notice, "switched to a newer session") || m.alert != "" {
+		t.Errorf("notice %q, alert %q: the switch must show, the old alert must go", m.notice, m.alert)
 	}
 }
