@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// foreignRisk classifies the tools of Claude Code and Codex CLI the way
+// foreignRisk classifies the tools of Claude Code, Codex CLI and Antigravity the way
 // harness-rs classifies its own built-ins (read_file and grep read-only,
 // shell and edits destructive, web tools network, MCP destructive unless
 // listed). Unknown tools clear, as harness-rs's unregistered tools do.
@@ -24,6 +24,13 @@ var foreignRisk = RiskTable{
 		"shell": Write, "shell_command": Write, "local_shell": Write, "exec_command": Write, "exec": Write,
 		"write_stdin": Write, "apply_patch": Write, "update_plan": Write, "wait": Write,
 		"web_search": Network,
+		// Google Antigravity
+		"view_file": ReadOnly, "grep_search": ReadOnly, "find_by_name": ReadOnly, "codebase_search": ReadOnly,
+		"list_permissions": ReadOnly,
+		"run_command":      Write, "write_to_file": Write, "replace_file_content": Write, "multi_replace_file_content": Write,
+		"manage_task": Write, "invoke_subagent": Write, "manage_subagents": Write,
+		"search_web": Network, "read_url_content": Network, "command_status": Network, "schedule": Neutral,
+		"ask_question": Neutral,
 		// harness-rs's own
 		"grep": ReadOnly, "glob": ReadOnly, "shell_read": ReadOnly,
 		"write_file": Write, "edit_file": Write, "shell_exec": Write,

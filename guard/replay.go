@@ -83,13 +83,16 @@ type Replay struct {
 
 // Totals sum a replay.
 type Totals struct {
-	Results       int                 `json:"results"`
-	Actions       map[Outcome]int     `json:"actions"`
-	Bytes         int64               `json:"bytes"`
-	BytesAfter    int64               `json:"bytes_after"`
-	Tokens        int64               `json:"tokens"`
-	TokensAfter   int64               `json:"tokens_after"`
-	SavedPerCall  int64               `json:"saved_tokens"` // summed over every call that would not carry them
+	Results     int             `json:"results"`
+	Actions     map[Outcome]int `json:"actions"`
+	Bytes       int64           `json:"bytes"`
+	BytesAfter  int64           `json:"bytes_after"`
+	Tokens      int64           `json:"tokens"`
+	TokensAfter int64           `json:"tokens_after"`
+	// SavedPerCall sums, over every call, the tokens it would not carry:
+	// recorded prompts less their floored after figures, and the estimate
+	// where nothing was recorded.
+	SavedPerCall  int64               `json:"saved_tokens"`
 	Prompt        int64               `json:"prompt_tokens"`
 	PromptAfter   int64               `json:"prompt_tokens_after"`
 	Cost          *float64            `json:"cost_usd"`
@@ -369,6 +372,7 @@ func (rp *Replay) price() {
 		out := Call{Index: j, Usage: c.Usage, Cost: p.costs[j], Fresh: fresh[j], Carried: running[b2i(c.Sidechain)]}
 		if c.Usage == nil {
 			rp.Calls[j] = out // estimated savings only: nothing to price
+			t.SavedPerCall += out.Fresh + out.Carried
 			continue
 		}
 		ua := p.remove(*c.Usage, out.Fresh, out.Carried)
