@@ -3,6 +3,7 @@ package guard
 import (
 	"context"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -84,8 +85,15 @@ type Progress func(done, total int)
 // CPUs; ctx stops it early.
 func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, prices *pricing.Table, progress Progress) (*Prepared, error) {
 	p := &Prepared{Session: s, Counter: counter, Prices: prices}
-	if abs, err := filepath.Abs(s.Path); err == nil {
-		p.dir = filepath.Dir(abs)
+	// The transcript's folder, for paths that live beside it (Claude Code's
+	// tool-results): absolute for a file on disk, as given otherwise
+	// (standard input, the demo), so that replays do not depend on where
+	// spillway runs.
+	p.dir = filepath.Dir(s.Path)
+	if _, err := os.Stat(s.Path); err == nil {
+		if abs, err := filepath.Abs(s.Path); err == nil {
+			p.dir = filepath.Dir(abs)
+		}
 	}
 	p.segEnd = segmentEnds(s)
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
