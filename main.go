@@ -167,6 +167,12 @@ func command(name, summary, preset string, args []string, stderr io.Writer, extr
 	return fs, common, paths, 0, false
 }
 
+// noSessions says there is nothing to read and returns the exit status.
+func noSessions(stderr io.Writer) int {
+	fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
+	return exitUsage
+}
+
 // newestSession finds the session to open when no path is given.
 func newestSession(stderr io.Writer) (string, bool) {
 	files, err := transcript.Discover()
@@ -191,8 +197,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		path, ok := newestSession(stderr)
 		if !ok {
-			fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
-			return exitUsage
+			return noSessions(stderr)
 		}
 		paths = []string{path}
 	}
@@ -233,8 +238,7 @@ func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(paths) == 0 {
 		path, ok := newestSession(stderr)
 		if !ok {
-			fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
-			return exitUsage
+			return noSessions(stderr)
 		}
 		paths = []string{path}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -147,12 +146,12 @@ func agentScopeSpill(s subject, agent string, head, tail int64) (string, spillFi
 	locator := s.locator(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": hex.EncodeToString(sum[:8])})
 	var b strings.Builder
 	fmt.Fprintf(&b, "Tool output was too large (%s chars) and has been saved to `%s`.\nTo read the full output, use `read_file` with path `%s`.\n\n",
-		grouped(n), locator, locator)
+		Group(n), locator, locator)
 	pHead, pTail := min(head, n/2), min(tail, n/2)
 	if pHead > 0 || pTail > 0 {
-		fmt.Fprintf(&b, "Preview (first %s chars):\n", grouped(pHead))
+		fmt.Fprintf(&b, "Preview (first %s chars):\n", Group(pHead))
 		b.WriteString(headUnits(s.text, pHead))
-		fmt.Fprintf(&b, "\n\n... and last %s chars:\n", grouped(pTail))
+		fmt.Fprintf(&b, "\n\n... and last %s chars:\n", Group(pTail))
 		b.WriteString(tailUnits(s.text, pTail))
 	}
 	return b.String(), spillFile{Locator: locator, File: storeName(locator), Content: s.text}
@@ -171,20 +170,6 @@ func javaSafe(s string) string {
 		default:
 			b.WriteByte('_')
 		}
-	}
-	return b.String()
-}
-
-// grouped formats n with comma thousands separators, as Java's %,d does in
-// an English locale.
-func grouped(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
 	}
 	return b.String()
 }

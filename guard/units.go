@@ -18,14 +18,16 @@ func FormatSize(n int64, u Unit) string {
 	if !ok {
 		name = string(u)
 	}
-	return group(n) + " " + name
+	return Group(n) + " " + name
 }
 
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
+// Group writes n with comma thousands separators: 1234567 → "1,234,567",
+// as Java's %,d does in an English locale.
+func Group(n int64) string {
 	if n < 0 {
-		return "-" + group(-n)
+		return "-" + Group(-n)
 	}
+	s := strconv.FormatInt(n, 10)
 	var b strings.Builder
 	for i, c := range s {
 		if i > 0 && (len(s)-i)%3 == 0 {

@@ -2,31 +2,13 @@ package report
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
 // Count formats a token count with thousands separators: 1234567 → "1,234,567".
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+func Count(n int64) string { return guard.Group(n) }
 
 // USD formats dollars to the micro-dollar, or "unknown" for nil.
 func USD(v *float64) string {

@@ -40,6 +40,21 @@ type Problems struct {
 // one at a time. Problems with single inputs go to errw and are counted;
 // the error return is for failures writing the report.
 func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.Writer) (Problems, error) {
+	if err := w.Begin(); err != nil {
+		return Problems{}, err
+	}
+	render := func(s *transcript.Session) ([]byte, error) { return opt.render(s, w) }
+	p, err := each(inputs, stdin, opt, render, w.Write, errw)
+	if err != nil {
+		return p, err
+	}
+	return p, w.End()
+}
+
+// each reads every session in inputs, turns each into a T with process on
+// the reading goroutines, and hands the results to emit in input order.
+// An input that cannot be read is reported to errw and counted.
+func each[T any](inputs []string, stdin io.Reader, opt Options, process func(*transcript.Session) (T, error), emit func(T) error, errw io.Writer) (Problems, error) {
 	var p Problems
 	complain := func(err error) {
 		var nt *transcript.NotTranscriptError
@@ -50,8 +65,12 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 		}
 		fmt.Fprintf(errw, "spillway: %s\n", Clean(err.Error()))
 	}
-	if err := w.Begin(); err != nil {
-		return p, err
+	handle := func(_ string, v T, err error) error {
+		if err != nil {
+			complain(err)
+			return nil
+		}
+		return emit(v)
 	}
 	for _, in := range inputs {
 		if in == "-" {
@@ -59,16 +78,12 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 			if name == "" {
 				name = "stdin"
 			}
+			var v T
 			s, err := transcript.Read(stdin, name, opt.Read)
-			var rendered []byte
 			if err == nil {
-				rendered, err = opt.render(s, w)
+				v, err = process(s)
 			}
-			if err != nil {
-				complain(err)
-				continue
-			}
-			if err := w.Write(rendered); err != nil {
+			if err := handle(name, v, err); err != nil {
 				return p, err
 			}
 			continue
@@ -78,19 +93,11 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 			complain(err)
 			continue
 		}
-		render := func(s *transcript.Session) ([]byte, error) { return opt.render(s, w) }
-		err = transcript.Each(paths, opt.Read, opt.Workers, render, func(path string, rendered []byte, err error) error {
-			if err != nil {
-				complain(err)
-				return nil
-			}
-			return w.Write(rendered)
-		})
-		if err != nil {
+		if err := transcript.Each(paths, opt.Read, opt.Workers, process, handle); err != nil {
 			return p, err
 		}
 	}
-	return p, w.End()
+	return p, nil
 }
 
 // render replays one session and renders its report, on the reading

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -42,7 +41,6 @@ type SweepDoc struct {
 
 // Sweep replays every session in inputs at each sweep ceiling.
 func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*SweepDoc, Problems, error) {
-	var p Problems
 	doc := &SweepDoc{Schema: "spillway.sweep/v1", Policy: opt.Policy, Assumption: assumption}
 	ceilings := guard.SweepCeilings(opt.Policy)
 	add := func(points []guard.SweepPoint, results int) {
@@ -68,61 +66,23 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 			}
 		}
 	}
-	sweepOne := func(s *transcript.Session) ([]guard.SweepPoint, error) {
+	type swept struct {
+		points  []guard.SweepPoint
+		results int
+	}
+	sweepOne := func(s *transcript.Session) (swept, error) {
 		prep, err := guard.Prepare(context.Background(), s, tokens.NewCache(opt.Counter), opt.Prices, nil)
 		if err != nil {
-			return nil, err
+			return swept{}, err
 		}
-		return prep.Sweep(opt.Policy, ceilings)
+		points, err := prep.Sweep(opt.Policy, ceilings)
+		return swept{points, len(s.Results())}, err
 	}
-	complain := func(err error) {
-		var nt *transcript.NotTranscriptError
-		if errors.As(err, &nt) {
-			p.NotTranscripts++
-		} else {
-			p.Failed++
-		}
-		fmt.Fprintf(errw, "spillway: %s\n", Clean(err.Error()))
-	}
-	for _, in := range inputs {
-		if in == "-" {
-			s, err := transcript.Read(stdin, "stdin", opt.Read)
-			var points []guard.SweepPoint
-			if err == nil {
-				points, err = sweepOne(s)
-			}
-			if err != nil {
-				complain(err)
-				continue
-			}
-			add(points, len(s.Results()))
-			continue
-		}
-		paths, err := expand(in)
-		if err != nil {
-			complain(err)
-			continue
-		}
-		type swept struct {
-			points  []guard.SweepPoint
-			results int
-		}
-		err = transcript.Each(paths, opt.Read, opt.Workers, func(s *transcript.Session) (swept, error) {
-			points, err := sweepOne(s)
-			return swept{points, len(s.Results())}, err
-		}, func(_ string, v swept, err error) error {
-			if err != nil {
-				complain(err)
-			} else {
-				add(v.points, v.results)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, p, err
-		}
-	}
-	return doc, p, nil
+	p, err := each(inputs, stdin, opt, sweepOne, func(v swept) error {
+		add(v.points, v.results)
+		return nil
+	}, errw)
+	return doc, p, err
 }
 
 // addKnown adds b to a running sum that starts unknown (nil).

@@ -2,11 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
@@ -32,20 +32,7 @@ func align(s string, width int, right bool) string {
 func stripStyles(s string) string { return ansi.Strip(s) }
 
 // count writes a number with thousands separators.
-func count(n int64) string {
-	if n < 0 {
-		return "-" + count(-n)
-	}
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+func count(n int64) string { return guard.Group(n) }
 
 // compact writes a token count in at most 6 characters: 950, 31.9k, 1.24M.
 func compact(n int64) string {
