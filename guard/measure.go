@@ -6,22 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// serdePrefix is the start of serdeString(s), at least n bytes of it
-// (or all): quoting only the part of a long text that a cut keeps.
-func serdePrefix(s string, n int64) string {
-	// Each input byte yields at most 6 output bytes; a margin covers the
-	// opening quote and a multi-byte character at the cut.
-	cut := min(int64(len(s)), n+8)
-	for cut < int64(len(s)) && !utf8.RuneStart(s[cut]) {
-		cut++
-	}
-	q := serdeString(s[:cut])
-	if cut < int64(len(s)) {
-		q = q[:len(q)-1] // not the end of the text: drop the closing quote
-	}
-	return q
-}
-
 // serdeString quotes s as serde_json's compact writer does: only '"', '\\'
 // and control characters are escaped (\b \f \n \r \t, else \u00xx in
 // lower-case hex); non-ASCII, '<', '>', '&', U+2028 and U+2029 stay raw.
@@ -31,13 +15,14 @@ func serdeString(s string) string {
 	b.Grow(len(s) + 2 + len(s)/16)
 	b.WriteByte('"')
 	const hex = "0123456789abcdef"
+	valid := utf8.ValidString(s)
 	run := 0 // start of the bytes not yet written, which need no escape
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
+		i = skipPlain(s, i, valid)
+		if i == len(s) {
+			break
 		}
+		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r != utf8.RuneError || size > 1 {
@@ -81,7 +66,13 @@ func serdeString(s string) string {
 // serdeLen is len(serdeString(s)) without building it.
 func serdeLen(s string) int64 {
 	n := int64(2)
+	valid := utf8.ValidString(s)
 	for i := 0; i < len(s); {
+		j := skipPlain(s, i, valid)
+		n += int64(j - i)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -93,17 +84,44 @@ func serdeLen(s string) int64 {
 			i += size
 			continue
 		}
-		switch {
-		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+		switch c {
+		case '"', '\\', '\b', '\f', '\n', '\r', '\t':
 			n += 2
-		case c < 0x20:
-			n += 6
 		default:
-			n++
+			n += 6
 		}
 		i++
 	}
 	return n
+}
+
+// skipPlain returns the index of the first byte at or after i that
+// serde_json escapes ('"', '\\', a control character) or, when s is not
+// valid UTF-8, of the first non-ASCII byte; len(s) when there is none. It
+// tests eight bytes at a time: most text needs no escape.
+func skipPlain(s string, i int, valid bool) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		_ = s[i+7]
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		quote, slash := x^('"'*ones), x^('\\'*ones)
+		// Per byte: below 0x20, or zero after the XORs. Exact about
+		// whether any byte matches, which is all the loop asks.
+		special := (x-0x20*ones)&^x | (quote-ones)&^quote | (slash-ones)&^slash
+		if !valid {
+			special |= x
+		}
+		if special&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf && !valid {
+			return i
+		}
+	}
+	return i
 }
 
 // utf16Len is the length of s in UTF-16 code units, as Java and JavaScript

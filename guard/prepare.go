@@ -51,6 +51,32 @@ type item struct {
 	argsKey   string  // tool name and canonical arguments
 	readKey   string  // Read path and range
 	writes    string  // path an edit or write tool changed
+
+	ix *itemCache
+}
+
+// itemCache keeps what cutting an item's text again needs: the token
+// indexes of the text and of its serialization quoted again, and that
+// quoting as far as it was needed.
+type itemCache struct {
+	once       sync.Once
+	raw, serde *tokens.Index
+	requoted   requoted
+
+	digestOnce sync.Once
+	digest     string // of the text, as AgentScope names spill files
+}
+
+func (c *itemCache) textDigest(text string) string {
+	c.digestOnce.Do(func() { c.digest = sha256Name(text) })
+	return c.digest
+}
+
+func (it *item) cache() *itemCache {
+	it.ix.once.Do(func() {
+		it.ix.raw, it.ix.serde = tokens.NewIndex(it.r.Text), tokens.NewIndex("")
+	})
+	return it.ix
 }
 
 // unitOrder indexes item.size.
@@ -97,7 +123,7 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 	}
 	p.segEnd = segmentEnds(s)
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
-		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1}
+		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1, ix: &itemCache{}}
 		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
 			it.sentAt = len(s.Calls) // summarized away before any call sent it
 		}

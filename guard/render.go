@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/guard/tokens"
 )
 
 // subject is one result as a style needs it.
@@ -21,6 +23,12 @@ type subject struct {
 	// Sizes measured once per session: the serialized JSON length, the
 	// UTF-16 length of text (0 means measure now).
 	jsonLen, utf16Len int64
+	// Token counts remembered across replays of text and of its
+	// serialization escaped once more (harness-rs's truncated head), so
+	// that a new cut is counted from the bytes around it; nil counts all.
+	raw, serde *tokens.Index
+	requoted   *requoted
+	digest     string // sha256Name(text), when the template names it
 }
 
 func (s subject) serialized() int64 {
@@ -79,12 +87,25 @@ const (
 
 // harnessTruncate is harness-rs's truncation marker: a byte prefix of the
 // result's serialized JSON, re-escaped inside a JSON object.
-func harnessTruncate(s subject, keep int64) string {
+func harnessTruncate(s subject, keep int64) (string, []tokens.Part) {
 	total := s.serialized()
-	head := headBytes(serdePrefix(s.text, keep+4), keep)
-	return fmt.Sprintf(`{"bytes_kept":%d,"bytes_total":%d,"head":%s,"note":%s,"tool":%s,"truncated":true}`,
-		len(head), total, serdeString(head),
-		serdeString(fmt.Sprintf(harnessTruncateNote, total, len(head))), serdeString(s.tool))
+	q := s.requoted
+	if q == nil {
+		q = &requoted{}
+	}
+	kept, quoted := q.head(s.text, int(keep))
+	var b strings.Builder
+	b.Grow(len(quoted) + len(harnessTruncateNote) + 128)
+	fmt.Fprintf(&b, `{"bytes_kept":%d,"bytes_total":%d,"head":"`, kept, total)
+	open := b.Len()
+	b.WriteString(quoted)
+	end := b.Len()
+	fmt.Fprintf(&b, `","note":%s,"tool":%s,"truncated":true}`,
+		serdeString(fmt.Sprintf(harnessTruncateNote, total, kept)), serdeString(s.tool))
+	text := b.String()
+	// Quoting a prefix of the serialization gives a prefix of the quoted
+	// serialization: the bytes between the quotes are one text's prefix.
+	return text, []tokens.Part{tokens.Lit(text[:open]), tokens.Slice(s.serde, 0, text[open:end]), tokens.Lit(text[end:])}
 }
 
 // harnessSpill is harness-rs 0.0.50's spill marker and file. A text result
@@ -140,21 +161,64 @@ func harnessRepeat(tool string) string {
 // agentScopeSpill is AgentScope's eviction placeholder
 // (ToolResultEvictionMiddleware.buildPlaceholder): %,d in an English
 // locale and %n as "\n".
-func agentScopeSpill(s subject, agent string, head, tail int64) (string, spillFile) {
+func agentScopeSpill(s subject, agent string, head, tail int64) (string, []tokens.Part, spillFile) {
 	n := s.units()
-	sum := sha256.Sum256([]byte(s.text))
-	locator := s.locator(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": hex.EncodeToString(sum[:8])})
-	var b strings.Builder
-	fmt.Fprintf(&b, "Tool output was too large (%s chars) and has been saved to `%s`.\nTo read the full output, use `read_file` with path `%s`.\n\n",
+	digest := s.digest
+	if digest == "" && strings.Contains(s.template, "{sha256_16}") {
+		digest = sha256Name(s.text)
+	}
+	locator := s.locator(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": digest})
+	f := spillFile{Locator: locator, File: storeName(locator), Content: s.text}
+	notice := fmt.Sprintf("Tool output was too large (%s chars) and has been saved to `%s`.\nTo read the full output, use `read_file` with path `%s`.\n\n",
 		Group(n), locator, locator)
 	pHead, pTail := min(head, n/2), min(tail, n/2)
-	if pHead > 0 || pTail > 0 {
-		fmt.Fprintf(&b, "Preview (first %s chars):\n", Group(pHead))
-		b.WriteString(headUnits(s.text, pHead))
-		fmt.Fprintf(&b, "\n\n... and last %s chars:\n", Group(pTail))
-		b.WriteString(tailUnits(s.text, pTail))
+	if pHead <= 0 && pTail <= 0 {
+		return notice, nil, f
 	}
-	return b.String(), spillFile{Locator: locator, File: storeName(locator), Content: s.text}
+	parts := []tokens.Part{
+		tokens.Lit(notice + fmt.Sprintf("Preview (first %s chars):\n", Group(pHead))),
+		headPart(s.raw, s.text, headUnits(s.text, pHead)),
+		tokens.Lit(fmt.Sprintf("\n\n... and last %s chars:\n", Group(pTail))),
+		tailPart(s.raw, s.text, tailUnits(s.text, pTail)),
+	}
+	return join(parts), parts, f
+}
+
+// headPart is head as a part of text: a slice of it when it is its
+// prefix, else (a cut surrogate pair) a literal.
+func headPart(ix *tokens.Index, text, head string) tokens.Part {
+	if strings.HasPrefix(text, head) {
+		return tokens.Slice(ix, 0, head)
+	}
+	return tokens.Lit(head)
+}
+
+// tailPart is tail as a part of text, as headPart.
+func tailPart(ix *tokens.Index, text, tail string) tokens.Part {
+	if strings.HasSuffix(text, tail) {
+		return tokens.Slice(ix, len(text)-len(tail), tail)
+	}
+	return tokens.Lit(tail)
+}
+
+// join is the text of parts.
+func join(parts []tokens.Part) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p.Text)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// sha256Name is the first 16 hex digits of the SHA-256 of text.
+func sha256Name(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:8])
 }
 
 // javaSafe replaces every character outside [A-Za-z0-9_-] with '_', one per
@@ -182,7 +246,7 @@ const (
 
 // deepseekSpill is DeepSeek Harness's spill of a result over cap bytes.
 // ok is false when even the notice does not fit: the original then stays.
-func deepseekSpill(s subject, cap int64) (text string, f spillFile, ok bool) {
+func deepseekSpill(s subject, cap int64) (text string, parts []tokens.Part, f spillFile, ok bool) {
 	sessionSum := sha256.Sum256([]byte(s.session))
 	callSum := sha256.Sum256([]byte(s.callID))
 	locator := s.locator(map[string]string{
@@ -190,8 +254,8 @@ func deepseekSpill(s subject, cap int64) (text string, f spillFile, ok bool) {
 		"random12":      hex.EncodeToString(callSum[:6]),
 		"tool":          encodeSegment(s.tool),
 	})
-	text, ok = deepseekReplace(s.text, cap, locator, deepseekHint)
-	return text, spillFile{Locator: locator, File: storeName(locator), Content: s.text}, ok
+	text, parts, ok = deepseekReplace(s.text, s.raw, cap, locator, deepseekHint)
+	return text, parts, spillFile{Locator: locator, File: storeName(locator), Content: s.text}, ok
 }
 
 // deepseekReplace is the replacement text (spill-policy's spillReplacement):
@@ -199,7 +263,7 @@ func deepseekSpill(s subject, cap int64) (text string, f spillFile, ok bool) {
 // the blank line; the rest of the cap is the preview budget, half (rounded
 // up) to the head and half to the tail, both trimmed to whole characters,
 // with nothing between them.
-func deepseekReplace(text string, cap int64, locator, hint string) (string, bool) {
+func deepseekReplace(text string, ix *tokens.Index, cap int64, locator, hint string) (string, []tokens.Part, bool) {
 	total := int64(len(text))
 	notice := func(omitted int64) string {
 		return fmt.Sprintf("(Omitted %d bytes. Full formatted result stored at: %s. %s)", omitted, locator, hint)
@@ -208,10 +272,12 @@ func deepseekReplace(text string, cap int64, locator, hint string) (string, bool
 	head := headBytes(text, (budget+1)/2)
 	tail := tailBytes(text, budget/2)
 	out := notice(total - int64(len(head)+len(tail)))
-	if preview := head + tail; preview != "" {
-		out = preview + "\n\n" + out
+	var parts []tokens.Part
+	if head != "" || tail != "" {
+		parts = []tokens.Part{headPart(ix, text, head), tailPart(ix, text, tail), tokens.Lit("\n\n" + out)}
+		out = join(parts)
 	}
-	return out, int64(len(out)) <= cap && int64(len(out)) < total
+	return out, parts, int64(len(out)) <= cap && int64(len(out)) < total
 }
 
 // encodeSegment is the DeepSeek local store's file-name encoding: UTF-16
@@ -339,18 +405,19 @@ func fileSize(n int64) string {
 // (codex-rs/utils/string/src/truncate.rs): half the byte budget to the
 // head, the rest to the tail, whole characters only, and a marker between
 // that is not counted against the budget.
-func codexTruncate(text string, budgetBytes int64, tokens bool) string {
+func codexTruncate(text string, ix *tokens.Index, budgetBytes int64, inTokens bool) (string, []tokens.Part) {
 	total := int64(len(text))
 	if total <= budgetBytes {
-		return text
+		return text, nil
 	}
 	left := budgetBytes / 2
 	prefix := headBytes(text, left)
 	suffix := tailBytes(text, budgetBytes-left)
 	marker := fmt.Sprintf("…%d tokens truncated…", approxTokens(total-budgetBytes))
-	if !tokens {
+	if !inTokens {
 		removed := utf8.RuneCountInString(text[len(prefix) : len(text)-len(suffix)])
 		marker = fmt.Sprintf("…%d chars truncated…", removed)
 	}
-	return prefix + marker + suffix
+	parts := []tokens.Part{headPart(ix, text, prefix), tokens.Lit(marker), tailPart(ix, text, suffix)}
+	return join(parts), parts
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSerdeString(t *testing.T) {
@@ -24,6 +25,57 @@ func TestSerdeString(t *testing.T) {
 			t.Errorf("serdeLen(%q) = %d, want %d", tt.in, n, len(tt.want))
 		}
 	}
+}
+
+// TestSerdeStringEightAtATime puts every byte that matters at every offset
+// of long texts, valid UTF-8 and not, and compares with escaping one rune
+// at a time.
+func TestSerdeStringEightAtATime(t *testing.T) {
+	specials := []string{"\"", "\\", "\n", "\x00", "\x1f", " ", "\x7f", "é", "😀", "\u2028", "\xff", "\xe2\x82"}
+	for _, sp := range specials {
+		for at := range 24 {
+			for _, fill := range []string{"a", "é"} {
+				in := strings.Repeat(fill, at) + sp + strings.Repeat("b", 23-at) + sp
+				want := serdeStringByRune(in)
+				if got := serdeString(in); got != want {
+					t.Fatalf("serdeString(%q) = %q, want %q", in, got, want)
+				}
+				if n := serdeLen(in); n != int64(len(want)) {
+					t.Fatalf("serdeLen(%q) = %d, want %d", in, n, len(want))
+				}
+			}
+		}
+	}
+}
+
+// serdeStringByRune is serde_json's escaping written plainly.
+func serdeStringByRune(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteString(`\` + string(r))
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r) // U+FFFD for an invalid byte
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 func TestCuts(t *testing.T) {
@@ -55,7 +107,7 @@ func TestHarnessTruncate(t *testing.T) {
 	// head is the first 24,576 of them: the opening quote and 24,575 x's,
 	// re-escaped as `"\"xxx…"` (24,579 bytes).
 	s := subject{text: strings.Repeat("x", 200_000), tool: "firehose"}
-	got := harnessTruncate(s, 24*1024)
+	got, _ := harnessTruncate(s, 24*1024)
 	note := "This result was 200002 bytes and was cut to 24576 to protect the context window. " +
 		"Do not ask for it again unchanged — narrow it: request a smaller range, a filter, or a specific field."
 	want := `{"bytes_kept":24576,"bytes_total":200002,"head":"\"` + strings.Repeat("x", 24575) + `","note":"` + note +
@@ -69,7 +121,7 @@ func TestHarnessTruncate(t *testing.T) {
 	}
 	// The cut backs off to a character boundary of the serialized text:
 	// `"` + "é" ×3 is 7 bytes, so 4 bytes keep `"é` and drop half of the next é.
-	small := harnessTruncate(subject{text: "ééé", tool: "t"}, 4)
+	small, _ := harnessTruncate(subject{text: "ééé", tool: "t"}, 4)
 	if !strings.HasPrefix(small, `{"bytes_kept":3,"bytes_total":8,"head":"\"é",`) {
 		t.Errorf("multi-byte cut: %s", small)
 	}
@@ -116,7 +168,7 @@ func TestHarnessRepeat(t *testing.T) {
 // 100 characters, a 4-character preview, call id "call:1", agent "Test Agent".
 func TestAgentScope(t *testing.T) {
 	s := subject{text: strings.Repeat("0123456789", 10), callID: "call:1", template: "large_tool_results/{agent}/{call_id}-{sha256_16}"}
-	got, f := agentScopeSpill(s, "Test Agent", 4, 4)
+	got, _, f := agentScopeSpill(s, "Test Agent", 4, 4)
 	path := "large_tool_results/Test_Agent/call_1-9cfe7faff7054298" // first 8 bytes of SHA-256 of the text
 	want := "Tool output was too large (100 chars) and has been saved to `" + path + "`.\n" +
 		"To read the full output, use `read_file` with path `" + path + "`.\n\n" +
@@ -130,7 +182,7 @@ func TestAgentScope(t *testing.T) {
 	// Thousands are grouped; the preview is min(2,000, len/2) UTF-16 units
 	// each side, cutting a surrogate pair in half where it falls.
 	big := strings.Repeat("a", 1999) + "😀" + strings.Repeat("b", 121_454) // 1,999 + 2 + 121,454 = 123,455 units
-	got, _ = agentScopeSpill(subject{text: big, callID: "c", template: "/large_tool_results/{agent}/{call_id}"}, "agent", 2000, 2000)
+	got, _, _ = agentScopeSpill(subject{text: big, callID: "c", template: "/large_tool_results/{agent}/{call_id}"}, "agent", 2000, 2000)
 	if !strings.Contains(got, "Preview (first 2,000 chars):\n"+strings.Repeat("a", 1999)+"\uFFFD\n\n... and last 2,000 chars:\n"+strings.Repeat("b", 2000)) {
 		t.Errorf("preview wrong: %.200s", got)
 	}
@@ -143,7 +195,7 @@ func TestAgentScope(t *testing.T) {
 // 1,600 bytes under a 200-byte cap with a stub store's locator and hint.
 func TestDeepSeek(t *testing.T) {
 	text := strings.Repeat("HEAD", 200) + strings.Repeat("TAIL", 200)
-	got, ok := deepseekReplace(text, 200, "/spill/big.txt", "Use the stub retrieval path.")
+	got, _, ok := deepseekReplace(text, nil, 200, "/spill/big.txt", "Use the stub retrieval path.")
 	// The notice priced at 1,600 omitted bytes is 99 bytes; with the blank
 	// line it reserves 101, leaving 99: 50 bytes of head, 49 of tail; 1,501 omitted.
 	want := strings.Repeat("HEAD", 12) + "HE" + "L" + strings.Repeat("TAIL", 12) +
@@ -152,13 +204,13 @@ func TestDeepSeek(t *testing.T) {
 		t.Errorf("replacement (%d bytes, ok %v):\n%q", len(got), ok, got)
 	}
 	// A cap the notice alone overflows keeps the original.
-	if _, ok := deepseekReplace("xxxxx", 4, "/spill/big.txt", "hint"); ok {
+	if _, _, ok := deepseekReplace("xxxxx", nil, 4, "/spill/big.txt", "hint"); ok {
 		t.Error("a 4-byte cap must keep the original")
 	}
 	// Cuts trim partial characters. The worst-case notice here is 58 bytes,
 	// so a 63-byte cap leaves a 3-byte budget: 2 bytes of head (one é) and 1
 	// of tail, which is half an é and is dropped.
-	got, _ = deepseekReplace(strings.Repeat("é", 100), 63, "L", "h")
+	got, _, _ = deepseekReplace(strings.Repeat("é", 100), nil, 63, "L", "h")
 	if !strings.HasPrefix(got, "é\n\n(Omitted 198 bytes.") {
 		t.Errorf("multi-byte cut: %q", got)
 	}
@@ -235,7 +287,7 @@ func TestCodex(t *testing.T) {
 		{"short", 100, true, "short"},
 	}
 	for _, tt := range tests {
-		if got := codexTruncate(tt.text, tt.budget, tt.tokens); got != tt.want {
+		if got, _ := codexTruncate(tt.text, nil, tt.budget, tt.tokens); got != tt.want {
 			t.Errorf("codexTruncate(%q, %d, %v) = %q, want %q", tt.text, tt.budget, tt.tokens, got, tt.want)
 		}
 	}

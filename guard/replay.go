@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -54,6 +56,11 @@ type Result struct {
 	CarryCost  float64
 	CarryCalls int
 	Warning    string
+
+	// A truncation is rendered where it is counted, on all CPUs; parts
+	// says how Text was cut from the original, for counting.
+	pending bool
+	parts   []tokens.Part
 }
 
 // Call is one API call before and after the policy.
@@ -171,7 +178,8 @@ func (p *Prepared) Replay(policy Policy, opt Options) (*Replay, error) {
 	return rp, nil
 }
 
-// countAfter counts the tokens of every replacement text, on all CPUs.
+// countAfter renders the pending truncations and counts the tokens of
+// every replacement text, on all CPUs.
 func (rp *Replay) countAfter() {
 	var acted []int
 	for i := range rp.Results {
@@ -179,6 +187,8 @@ func (rp *Replay) countAfter() {
 			acted = append(acted, i)
 		}
 	}
+	counter := rp.Prepared.Counter
+	parted, _ := counter.(interface{ CountParts(...tokens.Part) int })
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(acted)) {
@@ -191,7 +201,18 @@ func (rp *Replay) countAfter() {
 					return
 				}
 				r := &rp.Results[acted[k]]
-				r.TokensAfter = int64(rp.Prepared.Counter.Count(r.Text))
+				if r.pending {
+					it := &rp.Prepared.items[r.Index]
+					ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
+					r.Text, r.parts = rp.truncate(rp.subject(it), ceiling)
+					r.pending = false
+				}
+				if r.parts != nil && parted != nil {
+					r.TokensAfter = int64(parted.CountParts(r.parts...))
+				} else {
+					r.TokensAfter = int64(counter.Count(r.Text))
+				}
+				r.parts = nil
 			}
 		}()
 	}
@@ -230,19 +251,17 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 		return
 	}
 	over := fmt.Sprintf("%s > %s", FormatSize(r.Size, pol.Unit), FormatSize(ceiling, pol.Unit))
-	s := subject{text: it.r.Text, tool: it.r.Tool, callID: it.r.CallID, session: rp.Prepared.Session.ID,
-		dir: rp.Prepared.dir, template: pol.SpillPath, jsonLen: it.size[unitIndex(JSONBytes)],
-		utf16Len: it.size[unitIndex(UTF16Units)]}
 	if pol.Action != Spill {
-		r.Outcome, r.Reason, r.Text = Truncate, over, rp.truncate(s, ceiling)
+		r.Outcome, r.Reason, r.pending = Truncate, over, true
 		return
 	}
-	text, f, ok := rp.spill(s, ceiling)
+	s := rp.subject(it)
+	text, parts, f, ok := rp.spill(s, ceiling)
 	if !ok {
 		r.Reason = over + "; the notice alone would not fit, the original stays"
 		return
 	}
-	r.Outcome, r.Reason, r.Text, r.Locator = Spilled, over, text, f.Locator
+	r.Outcome, r.Reason, r.Text, r.parts, r.Locator = Spilled, over, text, parts, f.Locator
 	if opt.Store == nil {
 		return
 	}
@@ -254,24 +273,38 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 	rp.Totals.SpillFailures++
 	r.Warning = fmt.Sprintf("spill file not written (%v)", err)
 	if pol.OnSpillError == FallbackTruncate && pol.Style == StyleHarnessRS {
-		r.Outcome, r.Text, r.Locator = Truncate, rp.truncate(s, ceiling), ""
+		r.Outcome, r.Locator = Truncate, ""
+		r.Text, r.parts = rp.truncate(s, ceiling)
 		r.Warning += "; truncated instead"
 	} else {
-		r.Outcome, r.Text, r.Locator = Keep, it.r.Text, ""
+		r.Outcome, r.Text, r.parts, r.Locator = Keep, it.r.Text, nil, ""
 		r.Warning += "; the original stays inline"
 	}
 	rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", r.Index, it.r.Tool, r.Warning))
 }
 
+// subject is it as the styles render it.
+func (rp *Replay) subject(it *item) subject {
+	c := it.cache()
+	digest := ""
+	if strings.Contains(rp.Policy.SpillPath, "{sha256_16}") {
+		digest = c.textDigest(it.r.Text)
+	}
+	return subject{text: it.r.Text, tool: it.r.Tool, callID: it.r.CallID, session: rp.Prepared.Session.ID,
+		dir: rp.Prepared.dir, template: rp.Policy.SpillPath, jsonLen: it.size[unitIndex(JSONBytes)],
+		utf16Len: it.size[unitIndex(UTF16Units)], raw: c.raw, serde: c.serde, requoted: &c.requoted,
+		digest: digest}
+}
+
 // truncate renders the style's truncation.
-func (rp *Replay) truncate(s subject, ceiling int64) string {
+func (rp *Replay) truncate(s subject, ceiling int64) (string, []tokens.Part) {
 	pol := &rp.Policy
 	switch pol.Style {
 	case StyleCodex:
 		if pol.Unit == ApproxTokens || pol.Unit == Tokens {
-			return codexTruncate(s.text, ceiling*4, true)
+			return codexTruncate(s.text, s.raw, ceiling*4, true)
 		}
-		return codexTruncate(s.text, ceiling, false)
+		return codexTruncate(s.text, s.raw, ceiling, false)
 	default:
 		// harness-rs keeps max_bytes of the serialized result: the ceiling.
 		return harnessTruncate(s, bytesFor(ceiling, pol.Unit))
@@ -288,20 +321,20 @@ func bytesFor(n int64, u Unit) int64 {
 
 // spill renders the style's spill; ok is false when the style keeps the
 // original instead.
-func (rp *Replay) spill(s subject, ceiling int64) (string, spillFile, bool) {
+func (rp *Replay) spill(s subject, ceiling int64) (string, []tokens.Part, spillFile, bool) {
 	pol := &rp.Policy
 	switch pol.Style {
 	case StyleAgentScope:
-		text, f := agentScopeSpill(s, pol.Agent, pol.PreviewHead, pol.PreviewTail)
-		return text, f, true
+		text, parts, f := agentScopeSpill(s, pol.Agent, pol.PreviewHead, pol.PreviewTail)
+		return text, parts, f, true
 	case StyleDeepSeek:
 		return deepseekSpill(s, bytesFor(ceiling, pol.Unit))
 	case StyleClaudeCode:
 		text, f := claudeSpill(s, pol.PreviewHead, pol.LineAligned)
-		return text, f, true
+		return text, nil, f, true
 	default:
 		text, f := harnessSpill(s, pol.PreviewHead)
-		return text, f, true
+		return text, nil, f, true
 	}
 }
 

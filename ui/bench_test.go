@@ -62,7 +62,7 @@ func BenchmarkRetune(b *testing.B) {
 	if err := corpus.WriteMixed(&buf, 1, 10_000); err != nil {
 		b.Fatal(err)
 	}
-	for _, preset := range []string{"harness-rs-0.0.50", "claude-code", "harness-rs-0.0.40"} {
+	for _, preset := range []string{"harness-rs-0.0.50", "claude-code", "harness-rs-0.0.40", "codex", "deepseek", "agentscope"} {
 		b.Run(preset, func(b *testing.B) {
 			m := newModel(b, buf.Bytes(), preset, 120, 40, "dark")
 			keys := []string{"+", "-", "-", "+"}

@@ -87,3 +87,7 @@ func (k *Cache) Len() int {
 	defer k.mu.Unlock()
 	return len(k.m)
 }
+
+// CountParts is Counter().CountParts. Replacements cut at new places are
+// not kept: what an Index remembers makes them cheap to count again.
+func (k *Cache) CountParts(parts ...Part) int { return k.c.CountParts(parts...) }
