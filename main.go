@@ -185,6 +185,19 @@ func newestSession(stderr io.Writer) (string, bool) {
 	return files[0].Path, true
 }
 
+// orNewest is paths, or the newest discovered session when there are none;
+// ok is false when there is none either.
+func orNewest(paths []string, stderr io.Writer) ([]string, bool) {
+	if len(paths) > 0 {
+		return paths, true
+	}
+	path, ok := newestSession(stderr)
+	if !ok {
+		return nil, false
+	}
+	return []string{path}, true
+}
+
 func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var format string
 	fs, common, paths, code, done := command("report", "Per-call token costs and totals of each session as recorded; with a policy (--preset or any\npolicy flag), also what each call would have cost under it.", "none", args, stderr,
@@ -194,12 +207,9 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if len(paths) == 0 {
-		path, ok := newestSession(stderr)
-		if !ok {
-			return noSessions(stderr)
-		}
-		paths = []string{path}
+	paths, ok := orNewest(paths, stderr)
+	if !ok {
+		return noSessions(stderr)
 	}
 	return printReport(fs, common, paths, "stdin", stdin, format, stdout, stderr)
 }
@@ -235,12 +245,9 @@ func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	if len(paths) == 0 {
-		path, ok := newestSession(stderr)
-		if !ok {
-			return noSessions(stderr)
-		}
-		paths = []string{path}
+	paths, ok := orNewest(paths, stderr)
+	if !ok {
+		return noSessions(stderr)
 	}
 	opt, err := common.options(fs)
 	if err != nil {

@@ -28,7 +28,7 @@ type subject struct {
 	// that a new cut is counted from the bytes around it; nil counts all.
 	raw, serde *tokens.Index
 	requoted   *requoted
-	digest     string // sha256Name(text), when the template names it
+	digest     string // sha256Name(text), remembered per result; "" computes it
 }
 
 func (s subject) serialized() int64 {
@@ -164,7 +164,7 @@ func harnessRepeat(tool string) string {
 func agentScopeSpill(s subject, agent string, head, tail int64) (string, []tokens.Part, spillFile) {
 	n := s.units()
 	digest := s.digest
-	if digest == "" && strings.Contains(s.template, "{sha256_16}") {
+	if digest == "" {
 		digest = sha256Name(s.text)
 	}
 	locator := s.locator(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": digest})

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -287,7 +286,7 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 func (rp *Replay) subject(it *item) subject {
 	c := it.cache()
 	digest := ""
-	if strings.Contains(rp.Policy.SpillPath, "{sha256_16}") {
+	if rp.Policy.Style == StyleAgentScope {
 		digest = c.textDigest(it.r.Text)
 	}
 	return subject{text: it.r.Text, tool: it.r.Tool, callID: it.r.CallID, session: rp.Prepared.Session.ID,
