@@ -353,6 +353,33 @@ func TestCostAfter(t *testing.T) {
 	}
 }
 
+// TestLongerPlaceholderSavesNothing: a marker longer than the result it
+// cuts shows the growth in TokensAfter but leaves every call's cost as
+// recorded.
+func TestLongerPlaceholderSavesNothing(t *testing.T) {
+	c0 := call("1", "fetch", nil)
+	c0["usage"] = map[string]any{"input_tokens": 10, "cache_creation_input_tokens": 2000, "output_tokens": 100}
+	s := generic(t,
+		c0, result("1", strings.Repeat("w", 12), false),
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "",
+			"usage": map[string]any{"input_tokens": 10, "cache_creation_input_tokens": 600, "cache_read_input_tokens": 2010, "output_tokens": 20}},
+	)
+	pol := mustPreset(t, "codex")
+	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 4, 0
+	rp, err := prepared(t, s).Replay(pol, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 bytes each side of "…8 chars truncated…": 1 word becomes 3.
+	r := rp.Results[0]
+	if r.Outcome != Truncate || r.Text != "ww…8 chars truncated…ww" || r.Tokens != 1 || r.TokensAfter != 3 || r.Saved != 0 {
+		t.Fatalf("result: %s %q, tokens %d → %d, saved %d", r.Outcome, r.Text, r.Tokens, r.TokensAfter, r.Saved)
+	}
+	if tot := rp.Totals; tot.PromptAfter != tot.Prompt || *tot.CostAfter != *tot.Cost {
+		t.Errorf("prompt %d → %d, cost %v → %v; want unchanged", tot.Prompt, tot.PromptAfter, *tot.Cost, *tot.CostAfter)
+	}
+}
+
 // TestCostAfterBounds: savings never push a bucket below zero, nothing is
 // carried past a compaction, and without cache writes the fresh tokens come
 // out of uncached input.
