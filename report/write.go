@@ -3,13 +3,14 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/goccy/go-json"
 )
 
 // Writer writes a report one session at a time, so a long list of sessions
