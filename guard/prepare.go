@@ -34,6 +34,7 @@ type Prepared struct {
 	segEnd          []int
 	usesCacheWrites bool
 	costs           []*float64 // recorded cost of each call, nil when unknown
+	textsDropped    bool       // the reader kept sizes only (transcript.Options.SizesOnly)
 	dir             string     // the transcript's folder, absolute
 }
 
@@ -128,6 +129,9 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 			it.sentAt = len(s.Calls) // summarized away before any call sent it
 		}
 		p.items = append(p.items, it)
+		if r.DroppedBytes > 0 {
+			p.textsDropped = true
+		}
 	}
 	for j := range s.Leading.Results {
 		add(&s.Leading.Results[j], -1, 0, false)

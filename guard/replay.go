@@ -138,6 +138,9 @@ func (p *Prepared) Replay(policy Policy, opt Options) (*Replay, error) {
 	if p.Counter == nil && !policy.Inert() {
 		return nil, fmt.Errorf("policy %s changes results, so their tokens must be counted", policy.Name)
 	}
+	if p.textsDropped && !policy.Inert() {
+		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", policy.Name)
+	}
 	rp := &Replay{Policy: policy, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
 	if !policy.Inert() {
 		p.measure(policy.Unit)
@@ -158,7 +161,7 @@ func (p *Prepared) Replay(policy Policy, opt Options) (*Replay, error) {
 		*r = Result{
 			Index: i, Source: it.r, Arrival: it.arrival, SentAt: it.sentAt,
 			Risk: policy.Risk.Classify(it.r.Tool), Outcome: Keep, RepeatOf: -1,
-			Size: it.size[unitIndex(policy.Unit)], Bytes: int64(len(it.r.Text)), Tokens: it.tokens,
+			Size: it.size[unitIndex(policy.Unit)], Bytes: int64(it.r.Bytes()), Tokens: it.tokens,
 			Text: it.r.Text, CarryCost: it.carry, CarryCalls: it.carryN,
 		}
 		switch {

@@ -483,3 +483,28 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// TestSizesOnlySession: a session read without its texts replays through
+// an inert policy with every size intact, and refuses a policy that would
+// need the texts.
+func TestSizesOnlySession(t *testing.T) {
+	const log = `{"role":"assistant","model":"claude-sonnet-4-5","content":"","tool_calls":[{"id":"a","name":"Read","arguments":{}}]}
+{"role":"tool","tool_call_id":"a","content":"caf\u00e9 \u2192 12345"}
+`
+	s, err := transcript.Read(strings.NewReader(log), "sizes.jsonl", transcript.Options{Format: transcript.FormatGeneric, SizesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := prepared(t, s)
+	rp, err := p.Replay(mustPreset(t, "none"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "café → 12345": c a f (3) + é (2) + space (1) + → (3) + space and five digits (6).
+	if r := rp.Results[0]; r.Bytes != 15 || r.BytesAfter != 15 || r.Outcome != Keep {
+		t.Fatalf("got %d bytes, %d after, %s; want 15, 15, keep", r.Bytes, r.BytesAfter, r.Outcome)
+	}
+	if _, err := p.Replay(mustPreset(t, "codex"), Options{}); err == nil || !strings.Contains(err.Error(), "without their texts") {
+		t.Fatalf("replaying a sizes-only session through codex: %v", err)
+	}
+}

@@ -43,6 +43,9 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	if err := w.Begin(); err != nil {
 		return Problems{}, err
 	}
+	// A policy that never changes a result never needs the texts: reading
+	// only their sizes is faster and holds less.
+	opt.Read.SizesOnly = opt.Policy.Inert()
 	render := func(s *transcript.Session) ([]byte, error) { return opt.render(s, w) }
 	p, err := each(inputs, stdin, opt, render, w.Write, errw)
 	if err != nil {

@@ -28,7 +28,7 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 			p.b.warnf(line, "%d tool call(s) of the previous step got no result", len(p.pending))
 		}
 		c := p.b.newCall(line, t, "", false)
-		c.Text = p.b.valid(line, content)
+		c.Text = p.b.text(line, content)
 		step := v.GetInt("step_index")
 		p.pending = p.pending[:0]
 		for i, tc := range v.GetArray("tool_calls") {

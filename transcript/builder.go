@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
 )
 
 // builder holds what every reader needs while it assembles a Session: the
@@ -24,6 +26,10 @@ type builder struct {
 	leading Call
 	// invalidLine is the last line warned about for invalid UTF-8.
 	invalidLine int
+	// sizesOnly: see Options.SizesOnly.
+	sizesOnly bool
+	// raw is scratch space for measuring strings without decoding them.
+	raw []byte
 }
 
 type toolRef struct {
@@ -61,6 +67,59 @@ func (b *builder) valid(line int, s string) string {
 		b.warnf(line, "invalid UTF-8 replaced with U+FFFD")
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// text returns s made valid to keep, or "" when the reader keeps only
+// sizes; s is checked either way, so both modes warn alike.
+func (b *builder) text(line int, s string) string {
+	s = b.valid(line, s)
+	if b.sizesOnly {
+		return ""
+	}
+	return s
+}
+
+// stringSize measures a string value as valid would leave it, without
+// decoding it. ok is false when v is not a string, or not one measured this
+// way (invalid UTF-8, a rare escape): the caller then decodes it. v must not
+// have been read as a string before: fastjson decodes in place on first read,
+// and asking a value its type is such a read.
+func (b *builder) stringSize(v *fastjson.Value) (n int, ok bool) {
+	if v == nil {
+		return 0, true
+	}
+	b.raw = v.MarshalTo(b.raw[:0])
+	if len(b.raw) < 2 || b.raw[0] != '"' {
+		return 0, false
+	}
+	return escapedLen(b.raw[1 : len(b.raw)-1])
+}
+
+// contentSize measures a result's content, a string or a list of blocks
+// whose text blocks are of textType, without decoding it; ok is false
+// where stringSize's would be, and the caller then decodes the content.
+func (b *builder) contentSize(content *fastjson.Value, textType, imageType string) (size, images, other int, ok bool) {
+	if size, ok := b.stringSize(content); ok {
+		return size, 0, 0, true
+	}
+	if b.raw[0] != '[' {
+		return 0, 0, 0, false
+	}
+	for _, blk := range content.GetArray() {
+		switch string(blk.GetStringBytes("type")) {
+		case textType:
+			n, fine := b.stringSize(blk.Get("text"))
+			if !fine {
+				return 0, 0, 0, false
+			}
+			size += n
+		case imageType:
+			images++
+		default:
+			other++
+		}
+	}
+	return size, images, other, true
 }
 
 // newCall appends a call and returns it. Pointers into s.Calls stay valid
@@ -118,6 +177,10 @@ func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
 // addResult links a result to its tool call and files it after the latest call.
 func (b *builder) addResult(r ToolResult) {
 	r.Text = b.valid(r.Line, r.Text)
+	if b.sizesOnly {
+		r.DroppedBytes += len(r.Text)
+		r.Text = ""
+	}
 	r.CallIndex = -1
 	if ref, ok := b.toolCalls[r.CallID]; ok && r.CallID != "" {
 		tc := b.s.Calls[ref.call].ToolCalls[ref.pos]
@@ -130,7 +193,7 @@ func (b *builder) addResult(r ToolResult) {
 }
 
 func (b *builder) addPrompt(p Prompt) {
-	p.Text = b.valid(p.Line, p.Text)
+	p.Text = b.text(p.Line, p.Text)
 	last := b.last()
 	last.Prompts = append(last.Prompts, p)
 }

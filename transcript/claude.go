@@ -160,7 +160,7 @@ func (p *claudeParser) assistant(v *fastjson.Value, line int) {
 	switch content := msg.Get("content"); {
 	case content == nil:
 	case content.Type() == fastjson.TypeString:
-		p.b.s.Calls[idx].Text += p.b.valid(line, string(content.GetStringBytes()))
+		p.b.s.Calls[idx].Text += p.b.text(line, string(content.GetStringBytes()))
 	case content.Type() == fastjson.TypeArray:
 		for _, block := range content.GetArray() {
 			p.assistantBlock(idx, block, line)
@@ -185,7 +185,7 @@ func (p *claudeParser) groupKey(msgID, requestID []byte) (key uint64, keyed bool
 func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) {
 	switch string(block.GetStringBytes("type")) {
 	case "text":
-		p.b.s.Calls[idx].Text += p.b.valid(line, string(block.GetStringBytes("text")))
+		p.b.s.Calls[idx].Text += p.b.text(line, string(block.GetStringBytes("text")))
 	case "tool_use":
 		id := string(block.GetStringBytes("id"))
 		if id == "" {
@@ -282,6 +282,13 @@ func (p *claudeParser) toolResult(block *fastjson.Value, line int, t time.Time) 
 	}
 	r := ToolResult{CallID: id, Line: line, Time: t, IsError: block.GetBool("is_error")}
 	content := block.Get("content")
+	if p.b.sizesOnly && content != nil {
+		var ok bool
+		if r.DroppedBytes, r.Images, r.Other, ok = p.b.contentSize(content, "text", "image"); ok {
+			p.b.addResult(r)
+			return
+		}
+	}
 	switch {
 	case content == nil || content.Type() == fastjson.TypeNull:
 	case content.Type() == fastjson.TypeString:

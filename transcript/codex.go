@@ -191,7 +191,7 @@ func (p *codexParser) responseItem(item *fastjson.Value, line int, t time.Time) 
 		text, images, _ := codexContent(item.Get("content"))
 		if role == "assistant" {
 			c := p.call(line, t)
-			c.Text += p.b.valid(line, text)
+			c.Text += p.b.text(line, text)
 			return
 		}
 		p.b.addPrompt(Prompt{Line: line, Text: text, Images: images, Meta: role != "user"})

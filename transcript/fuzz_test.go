@@ -8,7 +8,8 @@ import (
 )
 
 // fuzzReader reads arbitrary bytes as format and checks the invariants
-// every consumer relies on. The seeds are the fixtures, whole and line by line.
+// every consumer relies on, and that reading sizes only changes nothing
+// but the texts. The seeds are the fixtures, whole and line by line.
 func fuzzReader(f *testing.F, format Format, seedFiles ...string) {
 	for _, name := range seedFiles {
 		data, err := os.ReadFile(fixture(name))
@@ -21,7 +22,7 @@ func fuzzReader(f *testing.F, format Format, seedFiles ...string) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Read(bytes.NewReader(data), "fuzz.jsonl", Options{Format: format})
+		s, sizes, err := readBoth(t, data, "fuzz.jsonl", Options{Format: format})
 		if err != nil {
 			var nt *NotTranscriptError
 			if errors.Is(err, ErrEmpty) || errors.As(err, &nt) {
@@ -30,6 +31,7 @@ func fuzzReader(f *testing.F, format Format, seedFiles ...string) {
 			t.Fatalf("unexpected error: %v", err)
 		}
 		checkSession(t, s)
+		sameButTexts(t, s, sizes)
 	})
 }
 

@@ -33,7 +33,7 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 	switch role {
 	case "assistant":
 		c := p.b.newCall(line, t, string(v.GetStringBytes("model")), v.GetBool("sidechain"))
-		c.Text = p.b.valid(line, text)
+		c.Text = p.b.text(line, text)
 		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 			usage, _ := claudeUsage(u, line, p.b)
 			usage.Reasoning = u.GetInt64("reasoning_tokens")

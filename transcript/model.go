@@ -115,10 +115,13 @@ type ToolResult struct {
 	Status string
 	// Clipped means the log itself shortened the text: the real result was larger.
 	Clipped bool
+	// DroppedBytes is the size of a text the reader measured but did not
+	// keep (Options.SizesOnly); Text is then empty.
+	DroppedBytes int
 }
 
 // Bytes is the UTF-8 size of the result text.
-func (r ToolResult) Bytes() int { return len(r.Text) }
+func (r ToolResult) Bytes() int { return len(r.Text) + r.DroppedBytes }
 
 // Prompt is a user message.
 type Prompt struct {

@@ -17,6 +17,10 @@ import (
 type Options struct {
 	// Format skips detection when set.
 	Format Format
+	// SizesOnly drops every text once it is measured and checked: results
+	// keep their Bytes, warnings are the same, and no text is held. For
+	// callers that only count, such as a report without a policy.
+	SizesOnly bool
 }
 
 // ErrEmpty is returned for a file with no records at all.
@@ -87,16 +91,17 @@ const detectLimit = 200
 // Decoder turns lines into a Session incrementally; Follow uses it on a
 // growing file. It is not safe for concurrent use.
 type Decoder struct {
-	name     string
-	format   Format
-	n        int // line number of the last line fed
-	nonBlank int
-	p        fastjson.Parser
-	b        *builder
-	lp       lineParser
-	held     []heldLine // lines read before the format was known
-	sawJSON  bool
-	failed   error
+	name      string
+	format    Format
+	n         int // line number of the last line fed
+	nonBlank  int
+	p         fastjson.Parser
+	b         *builder
+	lp        lineParser
+	held      []heldLine // lines read before the format was known
+	sawJSON   bool
+	failed    error
+	sizesOnly bool
 }
 
 type heldLine struct {
@@ -115,7 +120,7 @@ type lineParser interface {
 
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
-	d := &Decoder{name: name, format: opt.Format}
+	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}
@@ -125,6 +130,7 @@ func NewDecoder(name string, opt Options) *Decoder {
 func (d *Decoder) start(f Format) {
 	d.format = f
 	d.b = newBuilder(d.name, f)
+	d.b.sizesOnly = d.sizesOnly
 	switch f {
 	case FormatClaude:
 		d.lp = newClaudeParser(d.b)

@@ -1,0 +1,189 @@
+package transcript
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/valyala/fastjson"
+)
+
+// decodedLen is the slow way escapedLen stands in for: fastjson decodes
+// the string, and invalid UTF-8 is replaced as the readers replace it.
+func decodedLen(t testing.TB, raw string) (int, bool) {
+	t.Helper()
+	var p fastjson.Parser
+	v, err := p.Parse(`"` + raw + `"`)
+	if err != nil || v.Type() != fastjson.TypeString {
+		return 0, false
+	}
+	return len(strings.ToValidUTF8(string(v.GetStringBytes()), "\uFFFD")), true
+}
+
+func TestEscapedLen(t *testing.T) {
+	tests := []struct {
+		name string
+		raw  string
+		want int // -1: not measured this way, the caller decodes
+	}{
+		{"empty", ``, 0},
+		{"ascii", `hello, world`, 12},
+		{"ascii over a word", `0123456789abcdefghij`, 20},
+		{"newline and tab", `a\nb\tc`, 5},
+		{"quote, backslash, slash", `\"\\\/`, 3},
+		{"backslash before a special byte", `\\\"`, 2},
+		{"two-byte rune", `é`, 2},
+		{"three-byte rune mid-word", `     1→abc`, 6 + 3 + 3},
+		{"four-byte rune", `😀`, 4},
+		{"escaped two-byte rune", `\u00e9`, 2},
+		{"escaped three-byte rune", `\u20ac`, 3},
+		{"escaped ASCII", `\u0041`, 1},
+		{"escaped NUL", `\u0000`, 1},
+		{"surrogate pair", `\ud83d\ude00`, 4},
+		{"uppercase hex pair", `\uD83D\uDE00`, 4},
+		{"high surrogate then a non-surrogate escape", `\ud83d\u0041`, 3},
+		{"low surrogate first", `\ude00\ud83d`, 3},
+		{"lone high surrogate kept as written", `\ud83dxyz`, 6 + 3},
+		{"high surrogate then bad hex", `\ud83d\uzzzz`, 6 + 2 + 4},
+		{"short \\u escape at the end", `ab\u12`, 2 + 2 + 2},
+		{"bad hex kept as written", `\uxyz1`, 2 + 4},
+		{"unknown escape kept", `\x41`, 4},
+		{"U+FFFD written out", "\uFFFD", 3},
+		{"invalid byte", "ab\xffcd", -1},
+		{"overlong three-byte form", "\xe0\x80\x80", -1},
+		{"UTF-8 surrogate", "\xed\xa0\x80", -1},
+		{"truncated rune at the end", "abc\xe2\x86", -1},
+		{"unknown escape of a non-ASCII byte", `\` + "é", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, ok := escapedLen([]byte(tt.raw))
+			if tt.want < 0 {
+				if ok {
+					t.Fatalf("escapedLen(%q) = %d, want it left to decoding", tt.raw, n)
+				}
+				return
+			}
+			if !ok || n != tt.want {
+				t.Fatalf("escapedLen(%q) = %d, %v; want %d", tt.raw, n, ok, tt.want)
+			}
+			if ref, ok := decodedLen(t, tt.raw); !ok || ref != n {
+				t.Fatalf("fastjson decodes %q to %d bytes, escapedLen says %d", tt.raw, ref, n)
+			}
+		})
+	}
+}
+
+// FuzzEscapedLen checks escapedLen against fastjson's decoding of every
+// string it agrees to measure.
+func FuzzEscapedLen(f *testing.F) {
+	for _, s := range []string{`a\nb`, `\ud83d\ude00`, `\ud83d\u0041`, `\u12`, `→\t→`, "\xe2\x86\x92", `\\\"x`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		n, ok := escapedLen([]byte(raw))
+		if !ok {
+			return
+		}
+		if !utf8.ValidString(raw) {
+			t.Fatalf("measured %q, which is not valid UTF-8", raw)
+		}
+		if ref, parsed := decodedLen(t, raw); parsed && ref != n {
+			t.Fatalf("fastjson decodes %q to %d bytes, escapedLen says %d", raw, ref, n)
+		}
+	})
+}
+
+// sameButTexts fails when reading with SizesOnly changed anything but
+// dropping the texts.
+func sameButTexts(t *testing.T, full, sizes *Session) {
+	t.Helper()
+	fr, sr := full.Results(), sizes.Results()
+	if len(fr) != len(sr) {
+		t.Fatalf("%d results read in full, %d by size", len(fr), len(sr))
+	}
+	for i := range fr {
+		if fr[i].Bytes() != sr[i].Bytes() {
+			t.Fatalf("result %d (line %d): %d bytes read in full, %d by size", i, fr[i].Line, fr[i].Bytes(), sr[i].Bytes())
+		}
+		if sr[i].Text != "" {
+			t.Fatalf("result %d kept its text", i)
+		}
+	}
+	if a, b := withoutTexts(full), withoutTexts(sizes); !reflect.DeepEqual(a, b) {
+		t.Fatalf("reading by size changed the session (-full +sizes):\n%s", cmp.Diff(a, b))
+	}
+}
+
+// withoutTexts copies s with every text a SizesOnly read drops cleared.
+func withoutTexts(s *Session) *Session {
+	c := *s
+	clear := func(call Call) Call {
+		call.Text = ""
+		call.Results = slices.Clone(call.Results)
+		for i := range call.Results {
+			call.Results[i].Text, call.Results[i].DroppedBytes = "", 0
+		}
+		call.Prompts = slices.Clone(call.Prompts)
+		for i := range call.Prompts {
+			call.Prompts[i].Text = ""
+		}
+		return call
+	}
+	c.Leading = clear(c.Leading)
+	c.Calls = slices.Clone(c.Calls)
+	for i := range c.Calls {
+		c.Calls[i] = clear(c.Calls[i])
+	}
+	return &c
+}
+
+func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes *Session, err error) {
+	t.Helper()
+	full, err = Read(bytes.NewReader(data), name, opt)
+	opt.SizesOnly = true
+	sizes, err2 := Read(bytes.NewReader(data), name, opt)
+	if (err == nil) != (err2 == nil) {
+		t.Fatalf("reading in full: %v; by size: %v", err, err2)
+	}
+	return full, sizes, err
+}
+
+// TestSizesOnly reads the fixtures, the shared real logs and a generated
+// session both ways.
+func TestSizesOnly(t *testing.T) {
+	paths, _ := filepath.Glob(fixture("*.jsonl"))
+	paths = append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, sizes, err := readBoth(t, data, path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameButTexts(t, full, sizes)
+		})
+	}
+	t.Run("generated", func(t *testing.T) {
+		var buf bytes.Buffer
+		if _, err := corpus.WriteSession(&buf, 7, 200, 2048); err != nil {
+			t.Fatal(err)
+		}
+		full, sizes, err := readBoth(t, buf.Bytes(), "generated.jsonl", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameButTexts(t, full, sizes)
+	})
+}
