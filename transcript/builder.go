@@ -79,6 +79,17 @@ func (b *builder) text(line int, s string) string {
 	return s
 }
 
+// textOf is text for the string value v, which must not have been read yet
+// (see stringSize). A reader keeping sizes only checks it without decoding.
+func (b *builder) textOf(line int, v *fastjson.Value) string {
+	if b.sizesOnly {
+		if _, ok := b.stringSize(v); ok {
+			return ""
+		}
+	}
+	return b.text(line, string(v.GetStringBytes()))
+}
+
 // stringSize measures a string value as valid would leave it, without
 // decoding it. ok is false when v is not a string, or not one measured this
 // way (invalid UTF-8, a rare escape): the caller then decodes it. v must not

@@ -23,6 +23,7 @@ type claudeParser struct {
 	// Per call: the rank of the line whose usage is kept, and whether any
 	// line recorded a stop_reason.
 	calls []claudeCall
+	model string // the last model named, so that each call need not copy it
 }
 
 type claudeCall struct {
@@ -54,86 +55,182 @@ func (r claudeRank) less(o claudeRank) bool {
 	return !r.hasSpeed && o.hasSpeed
 }
 
+// claudeLine holds the top-level fields of a record that the reader uses,
+// gathered in one pass over its keys; as with Get, the first of repeated
+// keys wins.
+type claudeLine struct {
+	typ, uuid, sessionID, version, requestID, timestamp, subtype *fastjson.Value
+	message, compactMetadata, summary, aiTitle, customTitle      *fastjson.Value
+	apiError, sidechain, compactSummary, meta, visibleOnly       *fastjson.Value
+}
+
+func (l *claudeLine) read(o *fastjson.Object) {
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		var f **fastjson.Value
+		switch string(key) {
+		case "type":
+			f = &l.typ
+		case "uuid":
+			f = &l.uuid
+		case "sessionId":
+			f = &l.sessionID
+		case "version":
+			f = &l.version
+		case "requestId":
+			f = &l.requestID
+		case "timestamp":
+			f = &l.timestamp
+		case "subtype":
+			f = &l.subtype
+		case "message":
+			f = &l.message
+		case "compactMetadata":
+			f = &l.compactMetadata
+		case "summary":
+			f = &l.summary
+		case "aiTitle":
+			f = &l.aiTitle
+		case "customTitle":
+			f = &l.customTitle
+		case "isApiErrorMessage":
+			f = &l.apiError
+		case "isSidechain":
+			f = &l.sidechain
+		case "isCompactSummary":
+			f = &l.compactSummary
+		case "isMeta":
+			f = &l.meta
+		case "isVisibleInTranscriptOnly":
+			f = &l.visibleOnly
+		default:
+			return
+		}
+		if *f == nil {
+			*f = v
+		}
+	})
+}
+
+// str is v's text when v is a string, else nil.
+func str(v *fastjson.Value) []byte { return v.GetStringBytes() }
+
+// isTrue tells whether v is JSON true.
+func isTrue(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeTrue }
+
 func (p *claudeParser) record(v *fastjson.Value, line int) {
-	typ := string(v.GetStringBytes("type"))
-	switch typ {
+	var l claudeLine
+	l.read(v.GetObject())
+	typ := str(l.typ)
+	switch string(typ) {
 	case "assistant", "user":
-		if uuid := v.GetStringBytes("uuid"); len(uuid) > 0 {
+		if uuid := str(l.uuid); len(uuid) > 0 {
 			h := maphash.Bytes(p.seed, uuid)
 			if _, dup := p.uuids[h]; dup {
-				p.b.skip(typ + " (repeated uuid)")
+				p.b.skip(string(typ) + " (repeated uuid)")
 				return
 			}
 			p.uuids[h] = struct{}{}
 		}
-		p.noteSession(v)
-		if typ == "assistant" {
-			p.assistant(v, line)
+		p.noteSession(&l)
+		if string(typ) == "assistant" {
+			p.assistant(&l, line)
 		} else {
-			p.user(v, line)
+			p.user(&l, line)
 		}
 	case "system":
-		sub := string(v.GetStringBytes("subtype"))
+		sub := string(str(l.subtype))
 		if sub != "compact_boundary" {
 			p.b.skip("system/" + sub)
 			return
 		}
 		p.b.compaction(Event{
 			Line:      line,
-			Time:      parseTime(v.GetStringBytes("timestamp")),
-			Trigger:   string(v.GetStringBytes("compactMetadata", "trigger")),
-			PreTokens: v.GetInt64("compactMetadata", "preTokens"),
+			Time:      parseTime(str(l.timestamp)),
+			Trigger:   string(l.compactMetadata.GetStringBytes("trigger")),
+			PreTokens: l.compactMetadata.GetInt64("preTokens"),
 		})
 	case "summary":
 		// Before 2.x a summary line is the session's title, not a compaction.
 		if p.b.s.Title == "" {
-			p.b.s.Title = string(v.GetStringBytes("summary"))
+			p.b.s.Title = string(str(l.summary))
 		}
 	case "ai-title":
 		if p.b.s.Title == "" {
-			p.b.s.Title = string(v.GetStringBytes("aiTitle"))
+			p.b.s.Title = string(str(l.aiTitle))
 		}
 	case "custom-title":
-		p.b.s.Title = string(v.GetStringBytes("customTitle"))
+		p.b.s.Title = string(str(l.customTitle))
 	default:
-		if typ == "" {
+		if len(typ) == 0 {
 			p.b.warnf(line, "record has no type")
 			return
 		}
-		p.b.skip(typ)
+		p.b.skip(string(typ))
 	}
 }
 
-func (p *claudeParser) noteSession(v *fastjson.Value) {
+func (p *claudeParser) noteSession(l *claudeLine) {
 	s := p.b.s
 	if s.ID == "" {
-		s.ID = string(v.GetStringBytes("sessionId"))
+		s.ID = string(str(l.sessionID))
 	}
-	if ver := v.GetStringBytes("version"); len(ver) > 0 && string(ver) != s.Version {
+	if ver := str(l.version); len(ver) > 0 && string(ver) != s.Version {
 		s.Version = string(ver)
 	}
 }
 
-func (p *claudeParser) assistant(v *fastjson.Value, line int) {
-	msg := v.Get("message")
-	if msg == nil || msg.Type() != fastjson.TypeObject {
+// claudeMessage holds the fields of an assistant message the reader uses.
+type claudeMessage struct {
+	id, model, stopReason, usage, content *fastjson.Value
+}
+
+func (m *claudeMessage) read(o *fastjson.Object) {
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		var f **fastjson.Value
+		switch string(key) {
+		case "id":
+			f = &m.id
+		case "model":
+			f = &m.model
+		case "stop_reason":
+			f = &m.stopReason
+		case "usage":
+			f = &m.usage
+		case "content":
+			f = &m.content
+		default:
+			return
+		}
+		if *f == nil {
+			*f = v
+		}
+	})
+}
+
+func (p *claudeParser) assistant(l *claudeLine, line int) {
+	if l.message == nil || l.message.Type() != fastjson.TypeObject {
 		p.b.warnf(line, "assistant record without a message object")
 		return
 	}
-	if v.GetBool("isApiErrorMessage") {
+	if isTrue(l.apiError) {
 		p.b.skip("assistant (API error)")
 		return
 	}
-	model := string(msg.GetStringBytes("model"))
-	if model == "<synthetic>" {
+	var msg claudeMessage
+	msg.read(l.message.GetObject())
+	model := str(msg.model)
+	if string(model) == "<synthetic>" {
 		p.b.skip("assistant (<synthetic>)")
 		return
 	}
-	sidechain := v.GetBool("isSidechain")
-	key, keyed := p.groupKey(msg.GetStringBytes("id"), v.GetStringBytes("requestId"))
+	sidechain := isTrue(l.sidechain)
+	key, keyed := p.groupKey(str(msg.id), str(l.requestID))
 	idx, seen := p.groups[key]
 	if !seen || !keyed {
-		c := p.b.newCall(line, parseTime(v.GetStringBytes("timestamp")), model, sidechain)
+		if string(model) != p.model {
+			p.model = string(model)
+		}
+		c := p.b.newCall(line, parseTime(str(l.timestamp)), p.model, sidechain)
 		idx = c.Index
 		p.calls = append(p.calls, claudeCall{})
 		if keyed {
@@ -141,15 +238,15 @@ func (p *claudeParser) assistant(v *fastjson.Value, line int) {
 		}
 	}
 	cc := &p.calls[idx]
-	if sr := msg.Get("stop_reason"); sr != nil && sr.Type() == fastjson.TypeString {
+	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString {
 		cc.ended = true
 	}
-	if u := msg.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
+	if u := msg.usage; u != nil && u.Type() == fastjson.TypeObject {
 		usage, rank := claudeUsage(u, line, p.b)
 		rank.mainChain = !sidechain
 		if !cc.hasRank || cc.rank.less(rank) {
 			cc.rank, cc.hasRank = rank, true
-			p.b.s.Calls[idx].Usage = usage
+			p.b.s.Calls[idx].Usage = &usage
 		}
 	}
 	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.ended {
@@ -157,7 +254,7 @@ func (p *claudeParser) assistant(v *fastjson.Value, line int) {
 		fixed.OutputLowerBound = !cc.ended
 		p.b.s.Calls[idx].Usage = &fixed
 	}
-	switch content := msg.Get("content"); {
+	switch content := msg.content; {
 	case content == nil:
 	case content.Type() == fastjson.TypeString:
 		p.b.s.Calls[idx].Text += p.b.text(line, string(content.GetStringBytes()))
@@ -185,7 +282,7 @@ func (p *claudeParser) groupKey(msgID, requestID []byte) (key uint64, keyed bool
 func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) {
 	switch string(block.GetStringBytes("type")) {
 	case "text":
-		p.b.s.Calls[idx].Text += p.b.text(line, string(block.GetStringBytes("text")))
+		p.b.s.Calls[idx].Text += p.b.textOf(line, block.Get("text"))
 	case "tool_use":
 		id := string(block.GetStringBytes("id"))
 		if id == "" {
@@ -201,9 +298,32 @@ func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) 
 
 // claudeUsage reads message.usage. When usage.cache_creation splits writes by
 // lifetime, its parts replace cache_creation_input_tokens.
-func claudeUsage(u *fastjson.Value, line int, b *builder) (*Usage, claudeRank) {
-	num := func(v *fastjson.Value, key string) int64 {
-		f := v.Get(key)
+func claudeUsage(u *fastjson.Value, line int, b *builder) (Usage, claudeRank) {
+	var input, cacheRead, output, speed, creation, split *fastjson.Value
+	hasSpeed := false
+	u.GetObject().Visit(func(key []byte, v *fastjson.Value) {
+		var f **fastjson.Value
+		switch string(key) {
+		case "input_tokens":
+			f = &input
+		case "cache_read_input_tokens":
+			f = &cacheRead
+		case "output_tokens":
+			f = &output
+		case "speed":
+			f, hasSpeed = &speed, true
+		case "cache_creation_input_tokens":
+			f = &creation
+		case "cache_creation":
+			f = &split
+		default:
+			return
+		}
+		if *f == nil {
+			*f = v
+		}
+	})
+	num := func(f *fastjson.Value, key string) int64 {
 		if f == nil || f.Type() == fastjson.TypeNull {
 			return 0
 		}
@@ -214,35 +334,35 @@ func claudeUsage(u *fastjson.Value, line int, b *builder) (*Usage, claudeRank) {
 		}
 		return n
 	}
-	usage := &Usage{
-		Input:     num(u, "input_tokens"),
-		CacheRead: num(u, "cache_read_input_tokens"),
-		Output:    num(u, "output_tokens"),
-		Fast:      string(u.GetStringBytes("speed")) == "fast",
+	usage := Usage{
+		Input:     num(input, "input_tokens"),
+		CacheRead: num(cacheRead, "cache_read_input_tokens"),
+		Output:    num(output, "output_tokens"),
+		Fast:      string(str(speed)) == "fast",
 	}
-	creation := num(u, "cache_creation_input_tokens")
-	if cc := u.Get("cache_creation"); cc != nil && cc.Type() == fastjson.TypeObject {
-		usage.CacheCreation1h = num(cc, "ephemeral_1h_input_tokens")
-		usage.CacheCreation = num(cc, "ephemeral_5m_input_tokens") + usage.CacheCreation1h
+	created := num(creation, "cache_creation_input_tokens")
+	if split != nil && split.Type() == fastjson.TypeObject {
+		usage.CacheCreation1h = num(split.Get("ephemeral_1h_input_tokens"), "ephemeral_1h_input_tokens")
+		usage.CacheCreation = num(split.Get("ephemeral_5m_input_tokens"), "ephemeral_5m_input_tokens") + usage.CacheCreation1h
 	} else {
-		usage.CacheCreation = creation
+		usage.CacheCreation = created
 	}
 	rank := claudeRank{
-		total:    usage.Input + usage.Output + creation + usage.CacheRead,
-		hasSpeed: u.Exists("speed"),
+		total:    usage.Input + usage.Output + created + usage.CacheRead,
+		hasSpeed: hasSpeed,
 	}
 	return usage, rank
 }
 
-func (p *claudeParser) user(v *fastjson.Value, line int) {
-	msg := v.Get("message")
+func (p *claudeParser) user(l *claudeLine, line int) {
+	msg := l.message
 	if msg == nil || msg.Type() != fastjson.TypeObject {
 		p.b.warnf(line, "user record without a message object")
 		return
 	}
-	t := parseTime(v.GetStringBytes("timestamp"))
-	summary := v.GetBool("isCompactSummary")
-	meta := summary || v.GetBool("isMeta") || v.GetBool("isVisibleInTranscriptOnly")
+	t := parseTime(str(l.timestamp))
+	summary := isTrue(l.compactSummary)
+	meta := summary || isTrue(l.meta) || isTrue(l.visibleOnly)
 	prompt := Prompt{Line: line, Meta: meta}
 	content := msg.Get("content")
 	switch {

@@ -37,7 +37,7 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
 			usage, _ := claudeUsage(u, line, p.b)
 			usage.Reasoning = u.GetInt64("reasoning_tokens")
-			c.Usage = usage
+			c.Usage = &usage
 		}
 		idx := c.Index
 		for _, tc := range v.GetArray("tool_calls") {
