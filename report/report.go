@@ -180,20 +180,30 @@ func Build(rp *guard.Replay) *Session {
 	byModel := map[string]*ModelCost{}
 	unpriced := map[string]bool{}
 	var recordedCalls int
+	// What the calls point to is allocated once per session, not per call.
+	times := make([]time.Time, len(s.Calls))
+	recorded := make([]Tokens, len(s.Calls))
+	counts := make([]int64, 3*len(s.Calls))
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		rc := Call{
-			Index: c.Index, Line: c.Line, Time: timePtr(c.Time), Model: c.Model,
+			Index: c.Index, Line: c.Line, Model: c.Model,
 			Segment: c.Segment, Sidechain: c.Sidechain, ToolCalls: len(c.ToolCalls),
+		}
+		if !c.Time.IsZero() {
+			times[i] = c.Time.UTC()
+			rc.Time = &times[i]
 		}
 		after := rp.Calls[i]
 		rc.SavedTokens = after.Fresh + after.Carried
 		if c.Usage != nil {
 			recordedCalls++
 			u := *c.Usage
-			rc.Recorded = &Tokens{Input: u.Input, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Output: u.Output}
-			prompt, output, promptAfter := u.Prompt(), u.Output, after.UsageAfter.Prompt()
-			rc.PromptTokens, rc.OutputTokens, rc.PromptTokensAfter = &prompt, &output, &promptAfter
+			recorded[i] = Tokens{Input: u.Input, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Output: u.Output}
+			rc.Recorded = &recorded[i]
+			n := counts[3*i : 3*i+3]
+			n[0], n[1], n[2] = u.Prompt(), u.Output, after.UsageAfter.Prompt()
+			rc.PromptTokens, rc.OutputTokens, rc.PromptTokensAfter = &n[0], &n[1], &n[2]
 			if u.OutputLowerBound {
 				rc.OutputLowerBound = true
 				t.LowerBoundOutputs++
@@ -272,14 +282,6 @@ func Build(rp *guard.Replay) *Session {
 		t.ByModel = []ModelCost{}
 	}
 	return out
-}
-
-func timePtr(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 func addPtr(p *float64, v float64) *float64 {

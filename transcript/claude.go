@@ -124,12 +124,11 @@ func (p *claudeParser) record(v *fastjson.Value, line int) {
 	switch string(typ) {
 	case "assistant", "user":
 		if uuid := str(l.uuid); len(uuid) > 0 {
-			h := maphash.Bytes(p.seed, uuid)
-			if _, dup := p.uuids[h]; dup {
+			seen := len(p.uuids)
+			if p.uuids[maphash.Bytes(p.seed, uuid)] = struct{}{}; len(p.uuids) == seen {
 				p.b.skip(string(typ) + " (repeated uuid)")
 				return
 			}
-			p.uuids[h] = struct{}{}
 		}
 		p.noteSession(&l)
 		if string(typ) == "assistant" {
