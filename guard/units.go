@@ -23,19 +23,24 @@ func FormatSize(n int64, u Unit) string {
 
 // Group writes n with comma thousands separators: 1234567 → "1,234,567",
 // as Java's %,d does in an English locale.
-func Group(n int64) string {
+func Group(n int64) string { return string(AppendGroup(nil, n)) }
+
+// AppendGroup appends n to dst as Group formats it.
+func AppendGroup(dst []byte, n int64) []byte {
+	u := uint64(n)
 	if n < 0 {
-		return "-" + Group(-n)
+		dst = append(dst, '-')
+		u = -u
 	}
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
+	var buf [20]byte
+	digits := strconv.AppendUint(buf[:0], u, 10)
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			dst = append(dst, ',')
 		}
-		b.WriteRune(c)
+		dst = append(dst, c)
 	}
-	return b.String()
+	return dst
 }
 
 // ParseSize reads a size such as "24KiB", "80000", "50kB" or "1.5MiB"

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/internal/termtext"
@@ -11,11 +12,13 @@ import (
 func Count(n int64) string { return guard.Group(n) }
 
 // USD formats dollars to the micro-dollar, or "unknown" for nil.
-func USD(v *float64) string {
+func USD(v *float64) string { return string(appendUSD(nil, v)) }
+
+func appendUSD(dst []byte, v *float64) []byte {
 	if v == nil {
-		return "unknown"
+		return append(dst, "unknown"...)
 	}
-	return fmt.Sprintf("$%.6f", *v)
+	return strconv.AppendFloat(append(dst, '$'), *v, 'f', 6, 64)
 }
 
 // Bytes formats a size in binary units: 1536 → "1.5 KiB".

@@ -232,7 +232,8 @@ func TestTextGolden(t *testing.T) {
 }
 
 func TestFormatters(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500"} {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500",
+		-999: "-999", math.MinInt64: "-9,223,372,036,854,775,808"} {
 		if got := Count(n); got != want {
 			t.Errorf("Count(%d) = %q, want %q", n, got, want)
 		}
@@ -245,6 +246,11 @@ func TestFormatters(t *testing.T) {
 	v := 0.0123456789
 	if got := USD(&v); got != "$0.012346" {
 		t.Errorf("USD = %q", got)
+	}
+	for in, want := range map[float64]string{0: "$0.000000", 24.8412345: "$24.841234", 0.0000005: "$0.000000", 1e6: "$1000000.000000"} {
+		if got := USD(&in); got != want {
+			t.Errorf("USD(%v) = %q, want %q", in, got, want)
+		}
 	}
 	if got := USD(nil); got != "unknown" {
 		t.Errorf("USD(nil) = %q", got)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-json"
+	"github.com/spillway-dev/spillway/guard"
 )
 
 // Writer writes a report one session at a time, so a long list of sessions
@@ -112,8 +113,9 @@ func (c *csvWriter) Write(data []byte) error {
 func (c *csvWriter) Render(s *Session) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
+	row := make([]string, 0, 15)
 	for _, call := range s.Calls {
-		row := []string{s.SessionID, s.Path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), call.Model}
+		row = append(row[:0], s.SessionID, s.Path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), call.Model)
 		if r := call.Recorded; r != nil {
 			row = append(row, itoa(r.Input), itoa(r.CacheCreation), itoa(r.CacheRead), itoa(r.Output), itoa(*call.PromptTokens))
 		} else {
@@ -190,19 +192,11 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	} else {
 		fmt.Fprintln(tw, "call\ttime\tmodel\tprompt\toutput\tcost\ttools\t")
 	}
+	var row []byte
 	for _, c := range s.Calls {
-		prompt, after, output, cost, costAfter := "–", "–", "–", "–", "–"
-		if c.Recorded != nil {
-			prompt, output, after = Count(*c.PromptTokens), Count(*c.OutputTokens), Count(*c.PromptTokensAfter)
-			if c.OutputLowerBound {
-				output = "≥" + output
-			}
-			cost, costAfter = USD(c.CostUSD), USD(c.CostUSDAfter)
-		}
-		if active {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, after, output, cost, costAfter, c.ToolCalls)
-		} else {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t\n", c.Index, clock(c.Time), Clean(c.Model), prompt, output, cost, c.ToolCalls)
+		row = callRow(row[:0], &c, active)
+		if _, err := tw.Write(row); err != nil {
+			return nil, err
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -278,11 +272,52 @@ func writeActions(b *strings.Builder, s *Session) {
 	tw.Flush()
 }
 
+// callRow appends one call's line of the text table to row.
+func callRow(row []byte, c *Call, active bool) []byte {
+	const none = "–"
+	cell := func(row []byte) []byte { return append(row, '\t') }
+	row = cell(strconv.AppendInt(row, int64(c.Index), 10))
+	if c.Time == nil {
+		row = cell(append(row, none...))
+	} else {
+		row = cell(c.Time.AppendFormat(row, clockLayout))
+	}
+	row = cell(append(row, Clean(c.Model)...))
+	if c.Recorded == nil {
+		row = cell(append(row, none...))
+		if active {
+			row = cell(append(row, none...))
+		}
+		row = cell(append(row, none...))
+		row = cell(append(row, none...))
+		if active {
+			row = cell(append(row, none...))
+		}
+	} else {
+		row = cell(guard.AppendGroup(row, *c.PromptTokens))
+		if active {
+			row = cell(guard.AppendGroup(row, *c.PromptTokensAfter))
+		}
+		if c.OutputLowerBound {
+			row = append(row, "≥"...)
+		}
+		row = cell(guard.AppendGroup(row, *c.OutputTokens))
+		row = cell(appendUSD(row, c.CostUSD))
+		if active {
+			row = cell(appendUSD(row, c.CostUSDAfter))
+		}
+	}
+	row = cell(strconv.AppendInt(row, int64(c.ToolCalls), 10))
+	return append(row, '\n')
+}
+
+const clockLayout = "2006-01-02 15:04:05"
+
 func clock(t *time.Time) string {
 	if t == nil {
 		return "–"
 	}
-	return t.Format("2006-01-02 15:04:05")
+	return t.Format(clockLayout)
 }
 
 func plural(n int, noun string) string {
