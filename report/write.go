@@ -313,13 +313,6 @@ func callRow(row []byte, c *Call, active bool) []byte {
 
 const clockLayout = "2006-01-02 15:04:05"
 
-func clock(t *time.Time) string {
-	if t == nil {
-		return "–"
-	}
-	return t.Format(clockLayout)
-}
-
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
