@@ -123,8 +123,14 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 		}
 	}
 	p.segEnd = segmentEnds(s)
+	n := len(s.Leading.Results)
+	for i := range s.Calls {
+		n += len(s.Calls[i].Results)
+	}
+	p.items = make([]item, 0, n)
+	caches := make([]itemCache, n)
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
-		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1, ix: &itemCache{}}
+		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1, ix: &caches[len(p.items)]}
 		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
 			it.sentAt = len(s.Calls) // summarized away before any call sent it
 		}
