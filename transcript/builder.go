@@ -90,6 +90,13 @@ func (b *builder) textOf(line int, v *fastjson.Value) string {
 	return b.text(line, string(v.GetStringBytes()))
 }
 
+// marshal returns v as JSON in a slice of its own, sized once: fastjson's
+// MarshalTo into an empty slice would grow it step by step.
+func (b *builder) marshal(v *fastjson.Value) []byte {
+	b.raw = v.MarshalTo(b.raw[:0])
+	return bytes.Clone(b.raw)
+}
+
 // stringSize measures a string value as valid would leave it, without
 // decoding it. ok is false when v is not a string, or not one measured this
 // way (invalid UTF-8, a rare escape): the caller then decodes it. v must not

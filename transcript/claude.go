@@ -289,7 +289,7 @@ func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) 
 		}
 		var input []byte
 		if in := block.Get("input"); in != nil {
-			input = in.MarshalTo(nil)
+			input = p.b.marshal(in)
 		}
 		p.b.addToolCall(idx, ToolCall{ID: id, Name: string(block.GetStringBytes("name")), Input: input}, line)
 	}

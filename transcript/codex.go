@@ -177,7 +177,7 @@ func (p *codexParser) responseItem(item *fastjson.Value, line int, t time.Time) 
 				tc.Name = kind[:len(kind)-len("_call")]
 			}
 			if a := item.Get("action"); a != nil {
-				tc.Input = a.MarshalTo(nil)
+				tc.Input = p.b.marshal(a)
 			}
 		}
 		if tc.ID == "" && (kind == "function_call" || kind == "custom_tool_call") {

@@ -49,7 +49,7 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 				if s, err := args.StringBytes(); err == nil {
 					call.Input = rawJSON(s)
 				} else {
-					call.Input = args.MarshalTo(nil)
+					call.Input = p.b.marshal(args)
 				}
 			}
 			p.b.addToolCall(idx, call, line)
