@@ -65,49 +65,44 @@ type claudeLine struct {
 }
 
 func (l *claudeLine) read(o *fastjson.Object) {
-	o.Visit(func(key []byte, v *fastjson.Value) {
-		var f **fastjson.Value
+	gather(o, func(key []byte) **fastjson.Value {
 		switch string(key) {
 		case "type":
-			f = &l.typ
+			return &l.typ
 		case "uuid":
-			f = &l.uuid
+			return &l.uuid
 		case "sessionId":
-			f = &l.sessionID
+			return &l.sessionID
 		case "version":
-			f = &l.version
+			return &l.version
 		case "requestId":
-			f = &l.requestID
+			return &l.requestID
 		case "timestamp":
-			f = &l.timestamp
+			return &l.timestamp
 		case "subtype":
-			f = &l.subtype
+			return &l.subtype
 		case "message":
-			f = &l.message
+			return &l.message
 		case "compactMetadata":
-			f = &l.compactMetadata
+			return &l.compactMetadata
 		case "summary":
-			f = &l.summary
+			return &l.summary
 		case "aiTitle":
-			f = &l.aiTitle
+			return &l.aiTitle
 		case "customTitle":
-			f = &l.customTitle
+			return &l.customTitle
 		case "isApiErrorMessage":
-			f = &l.apiError
+			return &l.apiError
 		case "isSidechain":
-			f = &l.sidechain
+			return &l.sidechain
 		case "isCompactSummary":
-			f = &l.compactSummary
+			return &l.compactSummary
 		case "isMeta":
-			f = &l.meta
+			return &l.meta
 		case "isVisibleInTranscriptOnly":
-			f = &l.visibleOnly
-		default:
-			return
+			return &l.visibleOnly
 		}
-		if *f == nil {
-			*f = v
-		}
+		return nil
 	})
 }
 
@@ -116,6 +111,16 @@ func str(v *fastjson.Value) []byte { return v.GetStringBytes() }
 
 // isTrue tells whether v is JSON true.
 func isTrue(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeTrue }
+
+// gather visits o's keys once; field says where a key's value goes, nil to
+// skip it. As with Get, the first of repeated keys wins.
+func gather(o *fastjson.Object, field func(key []byte) **fastjson.Value) {
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		if f := field(key); f != nil && *f == nil {
+			*f = v
+		}
+	})
+}
 
 func (p *claudeParser) record(v *fastjson.Value, line int) {
 	var l claudeLine
@@ -184,25 +189,20 @@ type claudeMessage struct {
 }
 
 func (m *claudeMessage) read(o *fastjson.Object) {
-	o.Visit(func(key []byte, v *fastjson.Value) {
-		var f **fastjson.Value
+	gather(o, func(key []byte) **fastjson.Value {
 		switch string(key) {
 		case "id":
-			f = &m.id
+			return &m.id
 		case "model":
-			f = &m.model
+			return &m.model
 		case "stop_reason":
-			f = &m.stopReason
+			return &m.stopReason
 		case "usage":
-			f = &m.usage
+			return &m.usage
 		case "content":
-			f = &m.content
-		default:
-			return
+			return &m.content
 		}
-		if *f == nil {
-			*f = v
-		}
+		return nil
 	})
 }
 
@@ -299,28 +299,22 @@ func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) 
 // lifetime, its parts replace cache_creation_input_tokens.
 func claudeUsage(u *fastjson.Value, line int, b *builder) (Usage, claudeRank) {
 	var input, cacheRead, output, speed, creation, split *fastjson.Value
-	hasSpeed := false
-	u.GetObject().Visit(func(key []byte, v *fastjson.Value) {
-		var f **fastjson.Value
+	gather(u.GetObject(), func(key []byte) **fastjson.Value {
 		switch string(key) {
 		case "input_tokens":
-			f = &input
+			return &input
 		case "cache_read_input_tokens":
-			f = &cacheRead
+			return &cacheRead
 		case "output_tokens":
-			f = &output
+			return &output
 		case "speed":
-			f, hasSpeed = &speed, true
+			return &speed
 		case "cache_creation_input_tokens":
-			f = &creation
+			return &creation
 		case "cache_creation":
-			f = &split
-		default:
-			return
+			return &split
 		}
-		if *f == nil {
-			*f = v
-		}
+		return nil
 	})
 	num := func(f *fastjson.Value, key string) int64 {
 		if f == nil || f.Type() == fastjson.TypeNull {
@@ -348,7 +342,7 @@ func claudeUsage(u *fastjson.Value, line int, b *builder) (Usage, claudeRank) {
 	}
 	rank := claudeRank{
 		total:    usage.Input + usage.Output + created + usage.CacheRead,
-		hasSpeed: hasSpeed,
+		hasSpeed: speed != nil,
 	}
 	return usage, rank
 }
