@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spillway-dev/spillway/guard"
@@ -268,5 +269,40 @@ func TestFormatters(t *testing.T) {
 		if got := Clean(in); got != want {
 			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestCallRow pins each cell of a call's line in the text table, with and
+// without a policy's after columns.
+func TestCallRow(t *testing.T) {
+	when := time.Date(2026, 1, 2, 10, 0, 4, 0, time.UTC)
+	prompt, output, after := int64(8005), int64(50), int64(1234567)
+	cost, costAfter := 0.01119, 0.0042
+	recorded := Call{Index: 1, Time: &when, Model: "claude-sonnet-4-5", Recorded: &Tokens{}, PromptTokens: &prompt,
+		OutputTokens: &output, PromptTokensAfter: &after, CostUSD: &cost, CostUSDAfter: &costAfter, ToolCalls: 2}
+	lower := recorded
+	lower.OutputLowerBound = true
+	unpriced := recorded
+	unpriced.CostUSD, unpriced.CostUSDAfter = nil, nil
+	bare := Call{Index: 12, Model: "m\x1b[31m", ToolCalls: 0}
+	tests := []struct {
+		name   string
+		call   Call
+		active bool
+		want   string
+	}{
+		{"recorded", recorded, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t50\t$0.011190\t2\t\n"},
+		{"recorded, policy", recorded, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\t$0.011190\t$0.004200\t2\t\n"},
+		{"lower bound", lower, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t≥50\t$0.011190\t2\t\n"},
+		{"unpriced, policy", unpriced, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\tunknown\tunknown\t2\t\n"},
+		{"no usage, no time", bare, false, "12\t–\tm\\x1b[31m\t–\t–\t–\t0\t\n"},
+		{"no usage, no time, policy", bare, true, "12\t–\tm\\x1b[31m\t–\t–\t–\t–\t–\t0\t\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(callRow(nil, &tt.call, tt.active)); got != tt.want {
+				t.Errorf("callRow =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
 	}
 }
