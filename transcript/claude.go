@@ -245,7 +245,8 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		rank.mainChain = !sidechain
 		if !cc.hasRank || cc.rank.less(rank) {
 			cc.rank, cc.hasRank = rank, true
-			p.b.s.Calls[idx].Usage = &usage
+			kept := usage // a copy, so that only the kept usage is allocated
+			p.b.s.Calls[idx].Usage = &kept
 		}
 	}
 	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.ended {
