@@ -95,8 +95,9 @@ func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
 	c.policy.register(fs, preset)
 }
 
-// options turns the flags into report options.
-func (c *commonFlags) options(fs *flag.FlagSet) (report.Options, error) {
+// options turns the flags into report options; a price file's unreadable
+// rows are reported to stderr.
+func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Options, error) {
 	f, err := transcript.ParseFormat(c.inputFormat)
 	if err != nil {
 		return report.Options{}, err
@@ -105,6 +106,14 @@ func (c *commonFlags) options(fs *flag.FlagSet) (report.Options, error) {
 	if c.prices != "" {
 		if prices, err = pricing.Load(c.prices); err != nil {
 			return report.Options{}, err
+		}
+		if n := len(prices.Unreadable); n > 0 {
+			more := ""
+			if n > 3 {
+				more = fmt.Sprintf("; and %d more", n-3)
+			}
+			fmt.Fprintf(stderr, "spillway: price table %s: left out, unpriced, rows whose fields do not decode: %s%s\n",
+				report.Clean(c.prices), report.Clean(strings.Join(prices.Unreadable[:min(n, 3)], "; ")), more)
 		}
 	}
 	policy, err := c.policy.resolve(fs)
@@ -217,7 +226,7 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // printReport writes the report of paths ("-" reads stdin, labelled
 // stdinName) and returns the exit status.
 func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, format string, stdout, stderr io.Writer) int {
-	opt, err := common.options(fs)
+	opt, err := common.options(fs, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return exitUsage
@@ -249,7 +258,7 @@ func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return noSessions(stderr)
 	}
-	opt, err := common.options(fs)
+	opt, err := common.options(fs, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return exitUsage
@@ -335,7 +344,7 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return printReport(fs, common, []string{name}, src.Name, in, "text", stdout, stderr)
 	}
-	opt, err := common.options(fs)
+	opt, err := common.options(fs, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return exitUsage

@@ -29,6 +29,12 @@ func TestReportCommand(t *testing.T) {
 	os.Mkdir(emptyDir, 0o700)
 	prices := filepath.Join(dir, "prices.json")
 	os.WriteFile(prices, []byte(`{"claude-sonnet-4-5":{"input_cost_per_token":1,"output_cost_per_token":0,"cache_read_input_token_cost":0,"cache_creation_input_token_cost":0}}`), 0o600)
+	// LiteLLM's own file opens with a sample_spec row whose number fields
+	// hold prose; an odd row is left out with a warning, not a failure.
+	litellm := filepath.Join(dir, "litellm.json")
+	os.WriteFile(litellm, []byte(`{"sample_spec":{"input_cost_per_token":0.0,"output_cost_per_token":0.0,"max_input_tokens":"max input tokens, if the provider specifies it"},
+		"odd":{"input_cost_per_token":"1","output_cost_per_token":0},
+		"claude-sonnet-4-5":{"input_cost_per_token":1,"output_cost_per_token":0,"cache_read_input_token_cost":0,"cache_creation_input_token_cost":0,"max_input_tokens":200000.0}}`), 0o600)
 	claude, err := os.ReadFile(fixture("claude.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +56,8 @@ func TestReportCommand(t *testing.T) {
 		// Input 3+5+7 tokens at $1, and 500 one-hour cache writes at twice input
 		// since the file gives no one-hour rate; everything else is free.
 		{name: "own price file", args: []string{"report", "--prices", prices, fixture("claude.jsonl")}, stdoutHas: "cost: $1015.000000"},
+		{name: "LiteLLM's own price file", args: []string{"report", "--prices", litellm, fixture("claude.jsonl")}, stdoutHas: "cost: $1015.000000",
+			stderrHas: `left out, unpriced, rows whose fields do not decode: "odd": json: cannot unmarshal string`, stderrLine: true},
 		{name: "not a transcript", args: []string{"report", notes}, code: 2, stderrHas: notes + " is not an agent transcript", stderrLine: true},
 		{name: "empty file", args: []string{"report", empty}, code: 1, stderrHas: "empty transcript", stderrLine: true},
 		{name: "empty directory", args: []string{"report", emptyDir}, code: 1, stderrHas: "no sessions found", stderrLine: true},

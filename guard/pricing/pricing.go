@@ -33,9 +33,8 @@ type Entry struct {
 	CacheReadAbove272k  *float64 `json:"cache_read_input_token_cost_above_272k_tokens,omitempty"`
 	CacheWriteAbove272k *float64 `json:"cache_creation_input_token_cost_above_272k_tokens,omitempty"`
 
-	Provider       string   `json:"litellm_provider,omitempty"`
-	MaxInputTokens int64    `json:"max_input_tokens,omitempty"`
-	Specific       Specific `json:"provider_specific_entry,omitzero"`
+	Provider string   `json:"litellm_provider,omitempty"`
+	Specific Specific `json:"provider_specific_entry,omitzero"`
 }
 
 // Specific holds provider-specific multipliers.
@@ -47,11 +46,18 @@ type Specific struct {
 type Table struct {
 	// Source says where the prices come from, with its date.
 	Source string
-	models map[string]Entry
+	// Unreadable lists the rows left out because a field had the wrong
+	// type, each as `"name": reason`, sorted.
+	Unreadable []string
+	models     map[string]Entry
 }
 
 // Parse reads a LiteLLM-shaped price file. Rows without both an input and
-// an output price (image, audio and embedding models) are left out.
+// an output price (image, audio and embedding models, or a price of null)
+// are left out, and so is LiteLLM's "sample_spec", which documents the
+// fields rather than pricing a model. A row whose fields do not decode is
+// left out and listed in Unreadable: one odd row of a file with thousands
+// must not make the others unusable.
 func Parse(data []byte, source string) (*Table, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -59,26 +65,29 @@ func Parse(data []byte, source string) (*Table, error) {
 	}
 	t := &Table{Source: source, models: make(map[string]Entry, len(raw))}
 	for name, row := range raw {
-		var probe map[string]any
-		if json.Unmarshal(row, &probe) != nil {
-			continue // "sample_spec" and other non-rows
+		var fields map[string]json.RawMessage
+		if name == "sample_spec" || json.Unmarshal(row, &fields) != nil {
+			continue
 		}
-		_, hasIn := probe["input_cost_per_token"]
-		_, hasOut := probe["output_cost_per_token"]
-		if !hasIn || !hasOut {
+		if !priced(fields["input_cost_per_token"]) || !priced(fields["output_cost_per_token"]) {
 			continue
 		}
 		var e Entry
 		if err := json.Unmarshal(row, &e); err != nil {
-			return nil, fmt.Errorf("price table %s: model %q: %w", source, name, err)
+			t.Unreadable = append(t.Unreadable, fmt.Sprintf("%q: %v", name, err))
+			continue
 		}
 		t.models[name] = e
 	}
+	sort.Strings(t.Unreadable)
 	if len(t.models) == 0 {
 		return nil, fmt.Errorf("price table %s: no model has input_cost_per_token and output_cost_per_token", source)
 	}
 	return t, nil
 }
+
+// priced tells whether a price field is present and not null.
+func priced(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 
 // Load reads a LiteLLM-shaped price file from disk.
 func Load(path string) (*Table, error) {

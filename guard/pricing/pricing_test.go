@@ -95,10 +95,16 @@ func TestLookup(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
+	// sample_spec as LiteLLM writes it: prices of 0 and prose in the
+	// number fields.
 	data := []byte(`{
-		"sample_spec": "not a row",
-		"plain-model": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6},
-		"image-model": {"output_cost_per_image": 0.04}
+		"sample_spec": {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
+			"max_input_tokens": "max input tokens, if the provider specifies it. if not default to max_tokens",
+			"litellm_provider": "one of https://docs.litellm.ai/docs/providers"},
+		"plain-model": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "max_input_tokens": 128000.0},
+		"image-model": {"output_cost_per_image": 0.04},
+		"null-price": {"input_cost_per_token": null, "output_cost_per_token": 2e-6},
+		"odd-row": {"input_cost_per_token": "1e-6", "output_cost_per_token": 2e-6}
 	}`)
 	table, err := Parse(data, "inline")
 	if err != nil {
@@ -106,6 +112,13 @@ func TestParse(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"plain-model"}, table.Models()); diff != "" {
 		t.Errorf("models (-want +got):\n%s", diff)
+	}
+	if _, _, ok := table.Lookup("null-price"); ok {
+		t.Error("a null price must leave the model unpriced, not priced at $0")
+	}
+	wantUnreadable := []string{`"odd-row": json: cannot unmarshal string into Go struct field Entry.input_cost_per_token of type float64`}
+	if diff := cmp.Diff(wantUnreadable, table.Unreadable); diff != "" {
+		t.Errorf("unreadable rows (-want +got):\n%s", diff)
 	}
 	// Without cache rates a cache read or 5-minute write is billed as input,
 	// and a one-hour write at twice input.
