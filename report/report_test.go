@@ -306,3 +306,73 @@ func TestCallRow(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileText writes a session whose file name, id, title, model and
+// tool name carry terminal controls in every format, and checks that none
+// reaches the output raw, and that each is escaped once, not twice.
+func TestHostileText(t *testing.T) {
+	const evil = "\x1b[31mRED\x1b]0;pwned\x07\u009b2J\u202eevil\x7f"
+	const shown = `\x1b[31mRED\x1b]0;pwned\x07\x9b2J\u202eevil\x7f`
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	log := `{"type":"custom-title","customTitle":` + q("T"+evil) + `,"sessionId":` + q("S"+evil) + "}\n" +
+		`{"type":"assistant","uuid":"u1","sessionId":` + q("S"+evil) + `,"timestamp":"2026-01-02T10:00:00Z","requestId":"r1",` +
+		`"message":{"id":"m1","model":` + q("M"+evil) + `,"stop_reason":"tool_use","usage":{"input_tokens":1,"output_tokens":1},` +
+		`"content":[{"type":"tool_use","id":"t1","name":` + q("N"+evil) + `,"input":{}}]}}` + "\n" +
+		`{"type":"user","uuid":"u2","sessionId":` + q("S"+evil) + `,"timestamp":"2026-01-02T10:00:01Z",` +
+		`"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}` + "\n"
+	path := filepath.Join(t.TempDir(), "F"+evil+".jsonl")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Skipf("this file system refuses the name: %v", err)
+	}
+	none, err := guard.Preset("none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range Formats {
+		t.Run(format, func(t *testing.T) {
+			var out, errw bytes.Buffer
+			w, err := NewWriter(format, &out, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Generate([]string{path}, nil, Options{Prices: pricing.Default(), Policy: none}, w, &errw)
+			if err != nil || p != (Problems{}) {
+				t.Fatalf("%v %+v %s", err, p, errw.String())
+			}
+			got := out.String()
+			if i := strings.IndexAny(got, "\x1b\x07\x7f\u009b\u202e"); i >= 0 {
+				t.Errorf("a control reached the output raw at byte %d: %q", i, got[max(0, i-20):min(len(got), i+20)])
+			}
+			switch format {
+			case "json":
+				var doc struct {
+					Sessions []struct {
+						Path, SessionID, Title string
+						Session_ID             string `json:"session_id"`
+						Models                 []string
+					}
+				}
+				if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+					t.Fatal(err)
+				}
+				// JSON keeps the exact strings: only their encoding is escaped.
+				s := doc.Sessions[0]
+				if s.Path != path || s.Session_ID != "S"+evil || s.Title != "T"+evil || s.Models[0] != "M"+evil {
+					t.Errorf("JSON changed the strings: %+v", s)
+				}
+			case "text":
+				for _, want := range []string{"F" + shown + ".jsonl", "session S" + shown, `"T` + shown + `"`, "M" + shown} {
+					if !strings.Contains(got, want) {
+						t.Errorf("text lacks %q:\n%s", want, got)
+					}
+				}
+			case "csv":
+				for _, want := range []string{"S" + shown + ",", "F" + shown + ".jsonl,", ",M" + shown + ","} {
+					if !strings.Contains(got, want) {
+						t.Errorf("CSV lacks %q:\n%s", want, got)
+					}
+				}
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/goccy/go-json"
 	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
 // Writer writes a report one session at a time, so a long list of sessions
@@ -70,7 +71,7 @@ func (j *jsonWriter) Render(s *Session) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode session %s: %w", s.Path, err)
 	}
-	return data, nil
+	return termtext.JSON(data), nil
 }
 
 func (j *jsonWriter) Write(data []byte) error {
@@ -114,8 +115,11 @@ func (c *csvWriter) Render(s *Session) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	row := make([]string, 0, 15)
+	// Text from the transcript is escaped as in the text report: CSV is
+	// often read in a terminal.
+	id, path := Clean(s.SessionID), Clean(s.Path)
 	for _, call := range s.Calls {
-		row = append(row[:0], s.SessionID, s.Path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), call.Model)
+		row = append(row[:0], id, path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), Clean(call.Model))
 		if r := call.Recorded; r != nil {
 			row = append(row, itoa(r.Input), itoa(r.CacheCreation), itoa(r.CacheRead), itoa(r.Output), itoa(*call.PromptTokens))
 		} else {
@@ -180,7 +184,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, " · session %s", Clean(s.SessionID))
 	if s.Title != "" {
-		fmt.Fprintf(&b, " · %q", Clean(s.Title))
+		fmt.Fprintf(&b, " · \"%s\"", Clean(s.Title))
 	}
 	if active {
 		fmt.Fprintf(&b, " · policy %s", Clean(s.Policy.Name))

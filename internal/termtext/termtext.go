@@ -5,6 +5,7 @@
 package termtext
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode"
@@ -88,6 +89,45 @@ func writeRune(b *strings.Builder, r rune, size int) {
 	default:
 		b.WriteRune(r)
 	}
+}
+
+// JSON rewrites DEL, C1 controls and bidirectional controls in JSON text
+// as \uXXXX escapes; JSON encoders escape only the C0 controls. JSON's
+// structure is ASCII, so such runes can only stand inside strings, where
+// the escape decodes to the same rune: the document means the same, but a
+// terminal shown it acts on nothing. b is returned as is when it has none.
+func JSON(b []byte) []byte {
+	i := firstUnsafeJSON(b)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+64)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		r, size := rune(b[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(b[i:])
+		}
+		if r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// firstUnsafeJSON returns where JSON may first need rewriting: the first
+// DEL or lead byte of a C1 or bidirectional control (C2, D8, E2), or -1.
+func firstUnsafeJSON(b []byte) int {
+	first := -1
+	for _, c := range []byte{0x7f, 0xc2, 0xd8, 0xe2} {
+		if i := bytes.IndexByte(b, c); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	return first
 }
 
 // bidi reports the invisible characters that reorder text (Trojan Source).

@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -27,6 +28,31 @@ func TestEscape(t *testing.T) {
 		}
 		if strings.ContainsAny(got, "\x1b\x07\u009b\r\n") {
 			t.Errorf("Escape(%q) left a control character: %q", tt.in, got)
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":"plain","b":"日本 → é"}`, `{"a":"plain","b":"日本 → é"}`},
+		{"{\"c1\":\"\u009b31m\",\"del\":\"\x7f\"}", `{"c1":"\u009b31m","del":"\u007f"}`},
+		{"[\"\u202eevil\u2066\u200f\u061c\"]", `["\u202eevil\u2066\u200f\u061c"]`},
+		{"[\"… ¢ ؀\"]", "[\"… ¢ ؀\"]"}, // lead bytes C2, D8, E2 of harmless runes
+	}
+	for _, tt := range tests {
+		got := JSON([]byte(tt.in))
+		if string(got) != tt.want {
+			t.Errorf("JSON(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		var before, after any
+		if err := json.Unmarshal([]byte(tt.in), &before); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(got, &after); err != nil {
+			t.Fatalf("JSON(%q) is not JSON: %v", tt.in, err)
+		}
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("JSON(%q) changed the document (-before +after):\n%s", tt.in, diff)
 		}
 	}
 }
