@@ -249,7 +249,7 @@ func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var format string
 	fs, common, paths, code, done := command("sweep", "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).", guard.DefaultPreset, args, stderr,
 		func(fs *flag.FlagSet) {
-			fs.StringVar(&format, "format", "text", "output format: text or json")
+			fs.StringVar(&format, "format", "text", "output format: text, json or csv")
 		})
 	if done {
 		return code

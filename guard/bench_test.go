@@ -49,7 +49,7 @@ func BenchmarkReplay(b *testing.B) {
 			base := pol.Ceiling
 			i := 0
 			for b.Loop() {
-				q := clone(pol)
+				q := pol.Clone()
 				q.SetCeiling(base + int64(i%64)*512)
 				i++
 				if _, err := p.Replay(q, Options{}); err != nil {

@@ -127,7 +127,7 @@ func presetList() []Policy {
 func Presets() []Policy {
 	list := presetList()
 	for i := range list {
-		list[i] = clone(list[i])
+		list[i] = list[i].Clone()
 	}
 	return list
 }
@@ -147,8 +147,9 @@ func Preset(name string) (Policy, error) {
 	return Policy{}, fmt.Errorf("unknown preset %q (have %s)", name, strings.Join(names, ", "))
 }
 
-// clone copies a policy so callers can change its maps and slices.
-func clone(p Policy) Policy {
+// Clone copies a policy deeply, so that changing the copy (SetCeiling
+// scales the per-tool map in place) leaves the original as it was.
+func (p Policy) Clone() Policy {
 	p.PerTool = maps.Clone(p.PerTool)
 	p.Exclude = slices.Clone(p.Exclude)
 	p.Dedupe.Tools = slices.Clone(p.Dedupe.Tools)

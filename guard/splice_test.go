@@ -50,7 +50,7 @@ func TestTokensAfterAreExact(t *testing.T) {
 	for _, preset := range Presets() {
 		acted := 0
 		for _, ceiling := range []int64{0, 2048, 9000, 4096, 70_000, 9000, 2500} {
-			pol := clone(preset)
+			pol := preset.Clone()
 			if ceiling > 0 {
 				pol.SetCeiling(ceiling)
 			}

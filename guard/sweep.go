@@ -42,7 +42,7 @@ func bytesToUnit(n int64, u Unit) int64 {
 func (p *Prepared) Sweep(policy Policy, ceilings []int64) ([]SweepPoint, error) {
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
-		q := clone(policy)
+		q := policy.Clone()
 		q.SetCeiling(c)
 		rp, err := p.Replay(q, Options{})
 		if err != nil {

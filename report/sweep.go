@@ -2,9 +2,11 @@ package report
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -100,9 +102,11 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 	case "json":
 		enc := json.NewEncoder(w)
 		return enc.Encode(d)
+	case "csv":
+		return d.writeCSV(w)
 	case "text", "":
 	default:
-		return fmt.Errorf("unknown sweep format %q (want text or json)", format)
+		return fmt.Errorf("unknown sweep format %q (want text, json or csv)", format)
 	}
 	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", Clean(d.Policy.Name), plural(d.Sessions, "session"),
 		plural(d.Results, "tool result"), strings.TrimPrefix(guard.FormatSize(0, d.Policy.Unit), "0 "))
@@ -131,6 +135,19 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 	}
 	_, err := fmt.Fprintf(w, "Tokens saved are summed over every call that would no longer carry them; %s.\n", assumption)
 	return err
+}
+
+// writeCSV writes one row per ceiling; dollar cells are empty when no
+// session could be priced.
+func (d *SweepDoc) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"policy", "ceiling", "unit", "own", "shaped", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after"})
+	for _, pt := range d.Points {
+		cw.Write([]string{Clean(d.Policy.Name), itoa(pt.Ceiling), string(d.Policy.Unit), strconv.FormatBool(pt.Own),
+			strconv.Itoa(pt.Acted), strconv.Itoa(pt.Suppressed), itoa(pt.Saved), usd(pt.Cost), usd(pt.CostAfter)})
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // WritePresets lists the presets with every knob.

@@ -488,7 +488,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Exact):
 		return m.openInput(ceilingInput, "ceiling: ", "24KiB, 80000, 50kB", fmt.Sprint(m.policy.Ceiling))
 	case key.Matches(msg, k.Dedupe):
-		p := clonePolicy(m.policy)
+		p := m.policy.Clone()
 		from := 0
 		if !p.Dedupe.Enabled {
 			from = max(2, p.Dedupe.From)
@@ -498,7 +498,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.setPolicy(p, map[bool]string{true: fmt.Sprintf("repeats suppressed from call %d", from), false: "repeat suppression off"}[from > 0])
 	case key.Matches(msg, k.DedupeFrom):
-		p := clonePolicy(m.policy)
+		p := m.policy.Clone()
 		from := 2
 		if p.Dedupe.Enabled && p.Dedupe.From == 2 {
 			from = 3
@@ -506,7 +506,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		p.SetDedupe(from)
 		return m.setPolicy(p, fmt.Sprintf("repeats suppressed from identical call %d", from))
 	case key.Matches(msg, k.Spill):
-		p := clonePolicy(m.policy)
+		p := m.policy.Clone()
 		if err := p.SetSpill(p.Action != guard.Spill); err != nil {
 			return m.flash(err.Error())
 		}
@@ -586,7 +586,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			if err != nil {
 				return m.flash(err.Error())
 			}
-			p := clonePolicy(m.policy)
+			p := m.policy.Clone()
 			p.SetCeiling(n)
 			return m.setPolicy(p, "ceiling "+guard.FormatSize(p.Ceiling, p.Unit))
 		case writeInput:
@@ -612,7 +612,7 @@ func (m *Model) openInput(mode inputMode, prompt, placeholder, value string) tea
 
 // scaleCeiling doubles or halves the ceiling.
 func (m *Model) scaleCeiling(f float64) tea.Cmd {
-	p := clonePolicy(m.policy)
+	p := m.policy.Clone()
 	c := p.Ceiling
 	if c == 0 {
 		c = 24 * 1024
@@ -636,16 +636,6 @@ func (m *Model) nextPreset() tea.Cmd {
 	m.undo = append(m.undo, m.policy)
 	m.policy = p
 	return tea.Batch(m.requestReplay(), m.flash("preset "+p.Name))
-}
-
-func clonePolicy(p guard.Policy) guard.Policy {
-	data := p
-	data.PerTool = make(map[string]int64, len(p.PerTool))
-	for k, v := range p.PerTool {
-		data.PerTool[k] = v
-	}
-	data.Exclude = slices.Clone(p.Exclude)
-	return data
 }
 
 // flash shows a notice for a few seconds.
