@@ -239,7 +239,10 @@ func Build(rp *guard.Replay) *Session {
 			CarryCalls: r.CarryCalls, Warning: r.Warning,
 		}
 		if r.Tokens >= 0 {
-			res.Tokens, res.TokensAfter, res.CarryCost = &r.Tokens, &r.TokensAfter, &r.CarryCost
+			res.Tokens, res.TokensAfter = &r.Tokens, &r.TokensAfter
+			if r.CarryCalls > 0 { // else no priced call carried it: no recorded cost to give
+				res.CarryCost = &r.CarryCost
+			}
 		}
 		if r.RepeatOf >= 0 {
 			res.RepeatOf = &r.RepeatOf

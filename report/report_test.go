@@ -134,6 +134,19 @@ func TestBuildNoUsage(t *testing.T) {
 	if r.Totals.CostUSD != nil || r.Totals.CallsNoData != 3 || r.Calls[0].Recorded != nil || r.Calls[0].PromptTokens != nil {
 		t.Errorf("a log without usage must report unknown cost: %+v", r.Totals)
 	}
+	// Under a policy the results are counted, but no priced call carried
+	// them: their carry cost is unknown, not $0.
+	s, err := transcript.ReadFile(fixture("antigravity.jsonl"), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = buildWith(t, s, pricing.Default(), "harness-rs-0.0.40")
+	for _, res := range r.Results {
+		if res.Tokens == nil || res.CarryCost != nil || res.CarryCalls != 0 {
+			t.Errorf("result %s: tokens %v, carried by %d calls for %v; want counted, carried by no priced call, cost unknown",
+				res.CallID, res.Tokens, res.CarryCalls, res.CarryCost)
+		}
+	}
 }
 
 func TestJSONContract(t *testing.T) {
