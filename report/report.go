@@ -25,8 +25,8 @@ type Session struct {
 	Path      string         `json:"path"`
 	Format    string         `json:"format"`
 	SessionID string         `json:"session_id"`
-	Title     string         `json:"title,omitempty"`
-	Version   string         `json:"agent_version,omitempty"`
+	Title     string         `json:"title"`
+	Version   string         `json:"agent_version"`
 	Models    []string       `json:"models"`
 	Calls     []Call         `json:"calls"`
 	Results   []Result       `json:"results"`
@@ -61,12 +61,12 @@ type Call struct {
 	Time         *time.Time `json:"time"`
 	Model        string     `json:"model"`
 	Segment      int        `json:"segment"`
-	Sidechain    bool       `json:"sidechain,omitempty"`
+	Sidechain    bool       `json:"sidechain"`
 	Recorded     *Tokens    `json:"recorded"`
 	PromptTokens *int64     `json:"prompt_tokens"`
 	OutputTokens *int64     `json:"output_tokens"`
 	// OutputLowerBound: the log recorded usage before the response ended.
-	OutputLowerBound bool     `json:"output_lower_bound,omitempty"`
+	OutputLowerBound bool     `json:"output_lower_bound"`
 	CostUSD          *float64 `json:"cost_usd"`
 	ToolCalls        int      `json:"tool_calls"`
 	// After the policy: nil where nothing was recorded or priced.
@@ -98,8 +98,8 @@ type Result struct {
 	Line      int    `json:"line"`
 	IsError   bool   `json:"is_error"`
 	Bytes     int    `json:"bytes"`
-	Images    int    `json:"images,omitempty"`
-	Clipped   bool   `json:"clipped_by_log,omitempty"`
+	Images    int    `json:"images"`
+	Clipped   bool   `json:"clipped_by_log"`
 	// The replay.
 	Action      string   `json:"action"`
 	Reason      string   `json:"reason"`
@@ -109,12 +109,12 @@ type Result struct {
 	SavedTokens int64    `json:"saved_tokens"`
 	SentAt      int      `json:"sent_at_call"`
 	SpillPath   string   `json:"spill_path"`
-	Locator     string   `json:"spill_locator,omitempty"`
+	Locator     string   `json:"spill_locator"`
 	RepeatOf    *int     `json:"repeat_of"`
 	Stale       bool     `json:"stale"`
 	CarryCost   *float64 `json:"carry_cost_usd"`
 	CarryCalls  int      `json:"carry_calls"`
-	Warning     string   `json:"warning,omitempty"`
+	Warning     string   `json:"warning"`
 }
 
 // Event is a compaction or sidechain boundary.
@@ -122,8 +122,8 @@ type Event struct {
 	Kind       string `json:"kind"`
 	Line       int    `json:"line"`
 	BeforeCall int    `json:"before_call"`
-	Trigger    string `json:"trigger,omitempty"`
-	PreTokens  int64  `json:"pre_tokens,omitempty"`
+	Trigger    string `json:"trigger"`
+	PreTokens  int64  `json:"pre_tokens"`
 }
 
 // Totals sum a session.

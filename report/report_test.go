@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -149,15 +151,53 @@ func TestBuildNoUsage(t *testing.T) {
 	}
 }
 
+// TestJSONContract checks the JSON report against README's schema: every
+// key README lists is in every object of its kind, whether or not it has a
+// value, so that scripts can rely on it.
 func TestJSONContract(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```\n(\\{\"schema\":\"spillway.report/v1\".*?)```").FindSubmatch(readme)
+	if block == nil {
+		t.Fatal("README has no spillway.report/v1 schema block")
+	}
+	// The block's parts: "name":[{keys}] for lists, "name":{keys} for
+	// objects; what is left are the session's own keys.
+	schema := string(block[1])
+	part := func(name string) []string {
+		m := regexp.MustCompile(`"` + name + `":\[?\{([^}]*)\}`).FindStringSubmatch(schema)
+		if m == nil {
+			t.Fatalf("README's schema has no %q part", name)
+		}
+		schema = strings.Replace(schema, m[0], `"`+name+`"`, 1)
+		return quotedKeys(m[1])
+	}
+	recorded := part("recorded")
+	calls, results, events := part("calls"), part("results"), part("events")
+	part("recorded")
+	part("actions")
+	totals := part("totals")
+	part("calibration")
+	tokensKeys, warnings := part("tokens"), part("warnings")
+	part("policy")
+	sessions := quotedKeys(schema[strings.Index(schema, `"sessions":[{`)+len(`"sessions":[{`):])
+
 	var buf bytes.Buffer
 	w, _ := NewWriter("json", &buf, "test prices")
 	if err := w.Begin(); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"claude.jsonl", "antigravity.jsonl"} {
-		if err := WriteSession(w, build(t, name)); err != nil {
+		s, err := transcript.ReadFile(fixture(name), transcript.Options{})
+		if err != nil {
 			t.Fatal(err)
+		}
+		for _, preset := range []string{"none", "harness-rs-0.0.40"} {
+			if err := WriteSession(w, buildWith(t, s, pricing.Default(), preset)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := w.End(); err != nil {
@@ -170,38 +210,69 @@ func TestJSONContract(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("invalid JSON: %v\n%s", err, buf.String())
 	}
-	if doc.Schema != "spillway.report/v1" || len(doc.Sessions) != 2 {
+	if doc.Schema != "spillway.report/v1" || len(doc.Sessions) != 4 {
 		t.Fatalf("schema %q, %d sessions", doc.Schema, len(doc.Sessions))
 	}
-	for _, key := range []string{"path", "format", "session_id", "models", "calls", "results", "totals", "warnings"} {
-		if _, ok := doc.Sessions[0][key]; !ok {
-			t.Errorf("session lacks %q", key)
+	has := func(what string, obj map[string]json.RawMessage, keys []string) {
+		t.Helper()
+		for _, k := range keys {
+			if _, ok := obj[k]; !ok {
+				t.Errorf("%s lacks %q", what, k)
+			}
 		}
 	}
-	var calls []map[string]json.RawMessage
-	json.Unmarshal(doc.Sessions[0]["calls"], &calls)
-	for _, key := range []string{"index", "time", "model", "recorded", "prompt_tokens", "cost_usd"} {
-		if _, ok := calls[0][key]; !ok {
-			t.Errorf("call lacks %q", key)
+	each := func(what string, raw json.RawMessage, keys []string) int {
+		t.Helper()
+		var list []map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &list); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		for i, obj := range list {
+			has(fmt.Sprintf("%s[%d]", what, i), obj, keys)
+		}
+		return len(list)
+	}
+	seen := map[string]int{}
+	for i, s := range doc.Sessions {
+		has(fmt.Sprintf("session %d", i), s, sessions)
+		seen["calls"] += each("calls", s["calls"], calls)
+		seen["results"] += each("results", s["results"], results)
+		seen["events"] += each("events", s["events"], events)
+		var tot map[string]json.RawMessage
+		json.Unmarshal(s["totals"], &tot)
+		has("totals", tot, totals)
+		var rec map[string]json.RawMessage
+		json.Unmarshal(tot["recorded"], &rec)
+		has("totals.recorded", rec, recorded)
+		var tok map[string]json.RawMessage
+		json.Unmarshal(s["tokens"], &tok)
+		has("tokens", tok, tokensKeys)
+		seen["warnings"] += each("warnings", s["warnings"], warnings)
+	}
+	for _, what := range []string{"calls", "results", "events"} {
+		if seen[what] == 0 {
+			t.Errorf("the fixtures give no %s: the test checks nothing there", what)
 		}
 	}
-	var results []map[string]json.RawMessage
-	json.Unmarshal(doc.Sessions[0]["results"], &results)
-	for _, key := range []string{"call_id", "tool", "call_index", "is_error", "bytes"} {
-		if _, ok := results[0][key]; !ok {
-			t.Errorf("result lacks %q", key)
+	var tot struct {
+		CostUSD *float64 `json:"cost_usd"`
+	}
+	json.Unmarshal(doc.Sessions[2]["totals"], &tot)
+	if tot.CostUSD != nil {
+		t.Errorf("antigravity cost_usd = %v, want null", *tot.CostUSD)
+	}
+}
+
+// quotedKeys lists the "keys" in a part of README's schema, skipping
+// values written as strings ("kind":"compaction"|…).
+func quotedKeys(s string) []string {
+	var keys []string
+	for _, m := range regexp.MustCompile(`"([a-z_0-9<>]+)"(:"[^"]*")?`).FindAllStringSubmatch(s, -1) {
+		if !strings.HasPrefix(m[1], "<") {
+			keys = append(keys, m[1])
 		}
 	}
-	var totals map[string]json.RawMessage
-	json.Unmarshal(doc.Sessions[1]["totals"], &totals)
-	for _, key := range []string{"api_calls", "tool_results", "recorded", "cost_usd"} {
-		if _, ok := totals[key]; !ok {
-			t.Errorf("totals lack %q", key)
-		}
-	}
-	if string(totals["cost_usd"]) != "null" {
-		t.Errorf("antigravity cost_usd = %s, want null", totals["cost_usd"])
-	}
+	return keys
 }
 
 func TestCSV(t *testing.T) {
