@@ -14,6 +14,8 @@ import (
 type antigravityParser struct {
 	b       *builder
 	pending []ToolCall // tool calls of the last planner step not yet answered
+	// plannerLine is the line of the last planner step.
+	plannerLine int
 }
 
 func newAntigravityParser(b *builder) *antigravityParser { return &antigravityParser{b: b} }
@@ -27,6 +29,7 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 		if len(p.pending) > 0 {
 			p.b.warnf(line, "%d tool call(s) of the previous step got no result", len(p.pending))
 		}
+		p.plannerLine = line
 		c := p.b.newCall(line, t, "", false)
 		c.Text = p.b.text(line, content)
 		step := v.GetInt("step_index")
@@ -61,6 +64,12 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 	case "":
 		p.b.warnf(line, "step has no type")
 	default:
+		// Tool steps come from the model; a step of a type not known here
+		// from any other source (SYSTEM, USER_…) answers no tool call.
+		if src := v.GetStringBytes("source"); len(src) > 0 && string(src) != "MODEL" {
+			p.b.skip(typ)
+			return
+		}
 		status := string(v.GetStringBytes("status"))
 		p.answer(v, line, t, content, status == "ERROR" || v.Exists("error"))
 	}
@@ -112,4 +121,9 @@ func antigravityArgs(args *fastjson.Value) []byte {
 
 func (p *antigravityParser) snapshot() *Session { return snapshotOf(p.b) }
 
-func (p *antigravityParser) finish() *Session { return p.b.session() }
+func (p *antigravityParser) finish() *Session {
+	if len(p.pending) > 0 {
+		p.b.warnf(p.plannerLine, "%d tool call(s) of the last step got no result", len(p.pending))
+	}
+	return p.b.session()
+}

@@ -200,10 +200,12 @@ func (b *builder) addResult(r ToolResult) {
 		r.Text = ""
 	}
 	r.CallIndex = -1
+	// A missing id is the reader's to warn about, once: only a given id
+	// that matches no call is warned about here.
 	if ref, ok := b.toolCalls[r.CallID]; ok && r.CallID != "" {
 		tc := b.s.Calls[ref.call].ToolCalls[ref.pos]
 		r.Tool, r.Input, r.CallIndex = tc.Name, tc.Input, ref.call
-	} else if r.Tool == "" {
+	} else if r.CallID != "" {
 		b.warnf(r.Line, "tool result for unknown call id %q", r.CallID)
 	}
 	last := b.last()

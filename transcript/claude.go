@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"hash/maphash"
 	"strings"
 	"time"
@@ -126,15 +127,17 @@ func (p *claudeParser) record(v *fastjson.Value, line int) {
 	var l claudeLine
 	l.read(v.GetObject())
 	typ := str(l.typ)
+	// A resumed session can repeat earlier lines, of any type: each line
+	// id is read once.
+	if uuid := str(l.uuid); len(uuid) > 0 {
+		seen := len(p.uuids)
+		if p.uuids[maphash.Bytes(p.seed, uuid)] = struct{}{}; len(p.uuids) == seen {
+			p.b.skip(string(typ) + " (repeated uuid)")
+			return
+		}
+	}
 	switch string(typ) {
 	case "assistant", "user":
-		if uuid := str(l.uuid); len(uuid) > 0 {
-			seen := len(p.uuids)
-			if p.uuids[maphash.Bytes(p.seed, uuid)] = struct{}{}; len(p.uuids) == seen {
-				p.b.skip(string(typ) + " (repeated uuid)")
-				return
-			}
-		}
 		p.noteSession(&l)
 		if string(typ) == "assistant" {
 			p.assistant(&l, line)
@@ -237,7 +240,9 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		}
 	}
 	cc := &p.calls[idx]
-	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString {
+	// 2.0 to 2.1.22 write usage as the stream starts, and no stop_reason;
+	// 1.0.x write none either, but their last line holds the final count.
+	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString || bytes.HasPrefix(str(l.version), []byte("1.")) {
 		cc.ended = true
 	}
 	if u := msg.usage; u != nil && u.Type() == fastjson.TypeObject {

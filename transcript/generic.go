@@ -29,7 +29,10 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 	}
 	role := string(v.GetStringBytes("role"))
 	t := parseTime(v.GetStringBytes("timestamp"))
-	text, images, other := genericContent(v.Get("content"))
+	text, images, other, ok := genericContent(v.Get("content"))
+	if !ok {
+		p.b.warnf(line, "content is a %s, not text or blocks", v.Get("content").Type())
+	}
 	switch role {
 	case "assistant":
 		c := p.b.newCall(line, t, string(v.GetStringBytes("model")), v.GetBool("sidechain"))
@@ -80,17 +83,22 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 	}
 }
 
-func genericContent(v *fastjson.Value) (text string, images, other int) {
+// genericContent reads content, a string or a list of blocks; ok is false
+// for anything else (null and absence are no content, and fine).
+func genericContent(v *fastjson.Value) (text string, images, other int, ok bool) {
 	if v == nil {
-		return "", 0, 0
+		return "", 0, 0, true
 	}
 	switch v.Type() {
 	case fastjson.TypeString:
-		return string(v.GetStringBytes()), 0, 0
+		return string(v.GetStringBytes()), 0, 0, true
 	case fastjson.TypeArray:
-		return joinBlocks(v.GetArray(), "text", "image")
+		text, images, other = joinBlocks(v.GetArray(), "text", "image")
+		return text, images, other, true
+	case fastjson.TypeNull:
+		return "", 0, 0, true
 	}
-	return "", 0, 0
+	return "", 0, 0, false
 }
 
 func (p *genericParser) snapshot() *Session { return snapshotOf(p.b) }

@@ -154,6 +154,9 @@ func (d *Decoder) Feed(line []byte) error {
 	}
 	d.n++
 	line = bytes.TrimRight(line, "\r")
+	if d.n == 1 {
+		line = bytes.TrimPrefix(line, []byte("\uFEFF")) // a byte-order mark, as some editors write
+	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		return nil
 	}

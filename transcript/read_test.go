@@ -199,9 +199,13 @@ func TestReadFixtures(t *testing.T) {
 					Results: []ToolResult{{CallID: "nope", Tool: "shell", CallIndex: -1, Line: 9, Text: "late"}},
 				},
 			},
-			Events:  []Event{{Kind: EventCompaction, Line: 7, BeforeCall: 1, Summary: "summary of the work"}},
-			Skipped: map[string]int{"role narrator": 1},
-			Lines:   10,
+			Events: []Event{{Kind: EventCompaction, Line: 7, BeforeCall: 1, Summary: "summary of the work"}},
+			// A result that names its tool is still an orphan when its id
+			// matches no call.
+			Warnings:     []Warning{{Line: 9, Message: `tool result for unknown call id "nope"`}},
+			WarningCount: 1,
+			Skipped:      map[string]int{"role narrator": 1},
+			Lines:        10,
 		}},
 	}
 	for _, tt := range tests {
