@@ -179,7 +179,7 @@ func command(name, summary, preset string, args []string, stderr io.Writer, extr
 // noSessions says there is nothing to read and returns the exit status.
 func noSessions(stderr io.Writer) int {
 	fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
-	return exitUsage
+	return 1
 }
 
 // newestSession finds the session to open when no path is given.
@@ -289,6 +289,10 @@ func runPresets(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "spillway: presets takes no arguments, got %q\n", fs.Args())
 		return exitUsage
 	}
 	if err := report.WritePresets(stdout, *format, guard.Presets()); err != nil {

@@ -144,6 +144,15 @@ func TestPolicyCommands(t *testing.T) {
 		{name: "Codex cannot spill", args: []string{"report", "--preset", "codex", "--spill", demo}, code: 2, stderrHas: "never spills"},
 		{name: "bad size", args: []string{"report", "--max-bytes", "lots", demo}, code: 2, stderrHas: "invalid size"},
 		{name: "both preset and policy", args: []string{"report", "--preset", "codex", "--policy", policyFile, demo}, code: 2, stderrHas: "give one"},
+		{name: "sweep as CSV", args: []string{"sweep", "--preset", "claude-code", "--format", "csv", demo},
+			stdoutHas: []string{"policy,ceiling,unit,own,shaped,suppressed,saved_tokens,cost_usd,cost_usd_after\n",
+				"claude-code,50000,utf16_units,true,1,2,106471,0.398305500,0.329024850\n"}},
+		// Without a ceiling only the repeats are taken out.
+		{name: "a ceiling of 0 turns it off", args: []string{"report", "--preset", "harness-rs-0.0.40", "--max-bytes", "0", demo},
+			stdoutHas: []string{"prompt tokens 619,430 → 586,134", "suppress"}},
+		{name: "presets takes no arguments", args: []string{"presets", "extra"}, code: 2, stderrHas: "presets takes no arguments"},
+		{name: "negative preview", args: []string{"report", "--preview-head", "-5", demo}, code: 2, stderrHas: "--preview-head -5: a preview size is 0 or more"},
+		{name: "dedupe from the 1st call", args: []string{"report", "--dedupe-from", "1", demo}, code: 2, stderrHas: "--dedupe-from 1: the first call of a kind is never a repeat"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,5 +169,20 @@ func TestPolicyCommands(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tt.stderrHas, stderr)
 			}
 		})
+	}
+}
+
+// TestNoSessions runs report and sweep with no path where discovery finds
+// nothing: a failure to find input (1), not a usage error (2).
+func TestNoSessions(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(home, "claude"))
+	t.Setenv("CODEX_HOME", filepath.Join(home, "codex"))
+	for _, cmd := range []string{"report", "sweep"} {
+		code, _, stderr := runCLI(t, "", cmd)
+		if code != 1 || !strings.Contains(stderr, "no sessions found") {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and no sessions found", cmd, code, stderr)
+		}
 	}
 }

@@ -30,8 +30,8 @@ func (f *policyFlags) register(fs *flag.FlagSet, preset string) {
 	fs.BoolVar(&f.spill, "spill", false, "spill oversized results to files")
 	fs.BoolVar(&f.noSpill, "no-spill", false, "truncate instead of spilling")
 	fs.StringVar(&f.spillDir, "spill-dir", "", "where spill files are written (default: the user cache folder)")
-	fs.Int64Var(&f.previewHead, "preview-head", -1, "preview head size in the preview unit")
-	fs.Int64Var(&f.previewTail, "preview-tail", -1, "preview tail size in the preview unit")
+	fs.Int64Var(&f.previewHead, "preview-head", 0, "preview head size in the preview unit")
+	fs.Int64Var(&f.previewTail, "preview-tail", 0, "preview tail size in the preview unit")
 	fs.StringVar(&f.exclude, "exclude", "", "comma-separated tool names never shaped (replaces the preset's list)")
 	fs.StringVar(&f.encoding, "encoding", string(tokens.O200kBase), "tokenizer for estimates: o200k_base or cl100k_base")
 }
@@ -66,11 +66,14 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
 		custom = true
 	}
 	switch {
-	case f.noDedupe && (f.dedupe || f.dedupeFrom > 0):
+	case f.noDedupe && (f.dedupe || f.set["dedupe-from"]):
 		return p, fmt.Errorf("--no-dedupe contradicts --dedupe and --dedupe-from")
 	case f.noDedupe:
 		err = p.SetDedupe(0)
-	case f.dedupeFrom > 0:
+	case f.set["dedupe-from"]:
+		if f.dedupeFrom < 2 {
+			return p, fmt.Errorf("--dedupe-from %d: the first call of a kind is never a repeat; give 2 or more", f.dedupeFrom)
+		}
 		err = p.SetDedupe(f.dedupeFrom)
 	case f.dedupe:
 		err = p.SetDedupe(2)
@@ -78,7 +81,7 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
 	if err != nil {
 		return p, err
 	}
-	custom = custom || f.noDedupe || f.dedupe || f.dedupeFrom > 0
+	custom = custom || f.noDedupe || f.dedupe || f.set["dedupe-from"]
 	switch {
 	case f.spill && f.noSpill:
 		return p, fmt.Errorf("--spill contradicts --no-spill")
@@ -88,11 +91,18 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
 		}
 		custom = true
 	}
-	if f.previewHead >= 0 {
-		p.PreviewHead, custom = f.previewHead, true
-	}
-	if f.previewTail >= 0 {
-		p.PreviewTail, custom = f.previewTail, true
+	for _, pv := range []struct {
+		name string
+		n    int64
+		to   *int64
+	}{{"preview-head", f.previewHead, &p.PreviewHead}, {"preview-tail", f.previewTail, &p.PreviewTail}} {
+		if !f.set[pv.name] {
+			continue
+		}
+		if pv.n < 0 {
+			return p, fmt.Errorf("--%s %d: a preview size is 0 or more", pv.name, pv.n)
+		}
+		*pv.to, custom = pv.n, true
 	}
 	if f.set["exclude"] {
 		p.Exclude = nil

@@ -35,7 +35,7 @@ func (p *Policy) SetDedupe(from int) error {
 		return nil
 	}
 	if from < 2 {
-		return fmt.Errorf("repeats can be suppressed from the 2nd call on, not the %dth", from)
+		return fmt.Errorf("repeats can be suppressed from the 2nd identical call on, not from call %d", from)
 	}
 	p.Dedupe.Enabled, p.Dedupe.From = true, from
 	if p.Dedupe.Key == "" {
