@@ -186,3 +186,32 @@ func TestNoSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMESweep runs the sweep README shows and checks that each line it
+// quotes is a line of the output.
+func TestREADMESweep(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ go run . sweep --preset claude-code testdata/demo.jsonl\n"
+	i := strings.Index(string(readme), prompt)
+	if i < 0 {
+		t.Fatal("README no longer shows the sweep example")
+	}
+	block := string(readme[i+len(prompt):])
+	block = block[:strings.Index(block, "```")]
+	code, stdout, stderr := runCLI(t, "", "sweep", "--preset", "claude-code", filepath.Join("testdata", "demo.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(stdout, "\n") {
+		lines[l] = true
+	}
+	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		if strings.TrimSpace(want) != "…" && !lines[want] {
+			t.Errorf("README shows a line the sweep does not print:\n%q\noutput:\n%s", want, stdout)
+		}
+	}
+}
