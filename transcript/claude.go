@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"bytes"
 	"hash/maphash"
 	"strings"
 	"time"
@@ -240,9 +239,9 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		}
 	}
 	cc := &p.calls[idx]
-	// 2.0 to 2.1.22 write usage as the stream starts, and no stop_reason;
-	// 1.0.x write none either, but their last line holds the final count.
-	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString || bytes.HasPrefix(str(l.version), []byte("1.")) {
+	// A line without a stop_reason was written as the stream began (2.0 to
+	// 2.1.22 always, 1.0.x mostly): its output count is a lower bound.
+	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString {
 		cc.ended = true
 	}
 	if u := msg.usage; u != nil && u.Type() == fastjson.TypeObject {

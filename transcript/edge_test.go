@@ -42,8 +42,16 @@ func TestEdgeCases(t *testing.T) {
 				Skipped: map[string]int{"assistant (repeated uuid)": 1, "user (repeated uuid)": 1, "system (repeated uuid)": 1}},
 		},
 		{
-			name: "1.0.x writes no stop_reason but its last line holds the final output",
+			// sniffly's 1.0.17 log has a line of 18,205 content bytes whose
+			// output_tokens is 22: without a stop_reason it is the count
+			// at the stream's start.
+			name: "1.0.x without a stop_reason wrote usage as the stream began",
 			log:  claudeV("1.0.17") + "\n" + claudeU,
+			want: summary{Calls: 1, Results: 1, Links: []string{"Read"}, LowerBound: true},
+		},
+		{
+			name: "a stop_reason marks the final output",
+			log:  strings.Replace(claudeV("1.0.17"), `"usage"`, `"stop_reason":"tool_use","usage"`, 1) + "\n" + claudeU,
 			want: summary{Calls: 1, Results: 1, Links: []string{"Read"}},
 		},
 		{

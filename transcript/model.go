@@ -79,8 +79,9 @@ type Usage struct {
 	Output          int64 // includes reasoning
 	Reasoning       int64 // part of Output, where recorded
 	Fast            bool  // the request ran in fast mode
-	// OutputLowerBound means the log wrote usage before the response ended
-	// (Claude Code 2.0 to 2.1.22 record the count at the start of the stream).
+	// OutputLowerBound means the log wrote usage before the response ended:
+	// no line of it has a stop_reason (Claude Code 2.0 to 2.1.22 always,
+	// 1.0.x often), so the output count is the one at the stream's start.
 	OutputLowerBound bool
 }
 
