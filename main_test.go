@@ -144,9 +144,10 @@ func TestPolicyCommands(t *testing.T) {
 		{name: "Codex cannot spill", args: []string{"report", "--preset", "codex", "--spill", demo}, code: 2, stderrHas: "never spills"},
 		{name: "bad size", args: []string{"report", "--max-bytes", "lots", demo}, code: 2, stderrHas: "invalid size"},
 		{name: "both preset and policy", args: []string{"report", "--preset", "codex", "--policy", policyFile, demo}, code: 2, stderrHas: "give one"},
-		{name: "sweep as CSV", args: []string{"sweep", "--preset", "claude-code", "--format", "csv", demo},
+		// The figures README's sweep example and inspector example show.
+		{name: "sweep as CSV", args: []string{"sweep", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
 			stdoutHas: []string{"policy,ceiling,unit,own,shaped,suppressed,saved_tokens,cost_usd,cost_usd_after\n",
-				"claude-code,50000,utf16_units,true,1,2,106471,0.398305500,0.329024850\n"}},
+				"harness-rs-0.0.40,24576,json_bytes,true,2,3,236852,0.398305500,0.254151300\n"}},
 		// Without a ceiling only the repeats are taken out.
 		{name: "a ceiling of 0 turns it off", args: []string{"report", "--preset", "harness-rs-0.0.40", "--max-bytes", "0", demo},
 			stdoutHas: []string{"prompt tokens 619,430 → 586,134", "suppress"}},
@@ -194,14 +195,14 @@ func TestREADMESweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const prompt = "$ go run . sweep --preset claude-code testdata/demo.jsonl\n"
+	const prompt = "$ go run . sweep --preset harness-rs-0.0.40 testdata/demo.jsonl\n"
 	i := strings.Index(string(readme), prompt)
 	if i < 0 {
 		t.Fatal("README no longer shows the sweep example")
 	}
 	block := string(readme[i+len(prompt):])
 	block = block[:strings.Index(block, "```")]
-	code, stdout, stderr := runCLI(t, "", "sweep", "--preset", "claude-code", filepath.Join("testdata", "demo.jsonl"))
+	code, stdout, stderr := runCLI(t, "", "sweep", "--preset", "harness-rs-0.0.40", filepath.Join("testdata", "demo.jsonl"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
