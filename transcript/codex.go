@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -224,6 +225,11 @@ func (p *codexParser) output(item *fastjson.Value, line int, t time.Time) {
 		p.b.warnf(line, "tool output is a %s, not text or items", out.Type())
 	}
 	if code, ok := codexExitCode(r.Text); ok && code != 0 {
+		r.IsError = true
+	}
+	// 0.144's exec tool heads its output "Script completed" or "Script
+	// failed" (a patch that did not apply, a script that threw).
+	if strings.HasPrefix(r.Text, "Script failed\n") {
 		r.IsError = true
 	}
 	// The call in progress is the last one: outputs file after it and reach

@@ -22,7 +22,7 @@ func TestCorpusCounts(t *testing.T) {
 		"claude-code_fasthooks_v2.0.76-manual-compact-tool-errors.jsonl":               {10, 10, 864, 2, 0, 1, 0},
 		"claude-code_fasthooks_v2.0.76-subagent-sidechain-file.jsonl":                  {0, 0, 0, 0, 0, 0, 0},
 		"claude-code_privacy-x402_v2.1.126-bash-heavy-ai-title.jsonl":                  {32, 32, 4548, 1, 0, 0, 0},
-		"codex_edgerunner_0.144.1-custom-tool-exec-web-search.jsonl":                   {171, 170, 40156, 0, 0, 0, 0},
+		"codex_edgerunner_0.144.1-custom-tool-exec-web-search.jsonl":                   {171, 170, 40156, 5, 0, 0, 0}, // 5 "Script failed"
 		"codex_raze_0.114.0-exec-command-rg-heavy.jsonl":                               {38, 38, 38553, 2, 0, 0, 0},
 		"codex_openclaw-agent_0.118.0-alpha-desktop-vscode.jsonl":                      {13, 12, 9108, 0, 0, 0, 0},
 		"codex_solhawk-agent_0.128.0-exec-command.jsonl":                               {7, 6, 9020, 0, 0, 0, 0},

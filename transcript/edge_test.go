@@ -21,6 +21,7 @@ func TestEdgeCases(t *testing.T) {
 	type summary struct {
 		Calls, Results, Compactions int
 		Links                       []string // tool name of each result, "" when unlinked
+		Errors                      int      // results marked as errors
 		LowerBound                  bool     // the first call's output is a lower bound
 		Warnings                    []Warning
 		Skipped                     map[string]int
@@ -73,6 +74,16 @@ func TestEdgeCases(t *testing.T) {
 				Warnings: []Warning{{Line: 2, Message: "tool output without a call_id"}}},
 		},
 		{
+			name: "Codex 0.144's exec reports a failed script in its header",
+			log: `{"type":"session_meta","payload":{"id":"c"}}` + "\n" +
+				`{"type":"response_item","payload":{"type":"custom_tool_call","name":"exec","input":"x","call_id":"e1"}}` + "\n" +
+				`{"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"e1","output":[{"type":"input_text","text":"Script failed\nWall time 0.0 seconds\nOutput:\n"},{"type":"input_text","text":"Script error:\napply_patch verification failed"}]}}` + "\n" +
+				`{"type":"response_item","payload":{"type":"custom_tool_call","name":"exec","input":"y","call_id":"e2"}}` + "\n" +
+				`{"type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"e2","output":[{"type":"input_text","text":"Script completed\nWall time 0.1 seconds\nOutput:\nScript failed\n"}]}}`,
+			want: summary{Calls: 1, Results: 2, Links: []string{"exec", "exec"}, Errors: 1,
+				Warnings: []Warning{{Line: 2, Message: "the last request has no token count (the log ends before it was recorded)"}}},
+		},
+		{
 			name: "an Antigravity step of an unknown type from the system answers no tool call",
 			log: planner + "\n" +
 				`{"step_index":2,"source":"SYSTEM","type":"EPHEMERAL_MESSAGE","content":"reminder"}` + "\n" +
@@ -108,6 +119,9 @@ func TestEdgeCases(t *testing.T) {
 			for _, r := range s.Results() {
 				got.Results++
 				got.Links = append(got.Links, r.Tool)
+				if r.IsError {
+					got.Errors++
+				}
 			}
 			if len(s.Calls) > 0 && s.Calls[0].Usage != nil {
 				got.LowerBound = s.Calls[0].Usage.OutputLowerBound
