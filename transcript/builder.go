@@ -30,6 +30,8 @@ type builder struct {
 	sizesOnly bool
 	// raw is scratch space for measuring strings without decoding them.
 	raw []byte
+	// lines is how many lines the input is expected to have.
+	lines int
 }
 
 type toolRef struct {
@@ -37,12 +39,15 @@ type toolRef struct {
 	pos  int // index into that call's ToolCalls
 }
 
-func newBuilder(path string, format Format) *builder {
+// newBuilder starts a session expected to run to about lines lines.
+func newBuilder(path string, format Format, lines int) *builder {
 	return &builder{
-		s:         &Session{Path: path, Format: format, Skipped: map[string]int{}},
-		toolCalls: map[string]toolRef{},
+		s: &Session{Path: path, Format: format, Skipped: map[string]int{},
+			Calls: make([]Call, 0, lines/3)},
+		toolCalls: make(map[string]toolRef, lines/3),
 		models:    map[string]bool{},
 		leading:   Call{Index: -1},
+		lines:     lines,
 	}
 }
 

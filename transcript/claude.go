@@ -33,7 +33,8 @@ type claudeCall struct {
 }
 
 func newClaudeParser(b *builder) *claudeParser {
-	return &claudeParser{b: b, groups: map[uint64]int{}, uuids: map[uint64]struct{}{}, seed: maphash.MakeSeed()}
+	return &claudeParser{b: b, groups: make(map[uint64]int, b.lines/3), uuids: make(map[uint64]struct{}, b.lines),
+		calls: make([]claudeCall, 0, b.lines/3), seed: maphash.MakeSeed()}
 }
 
 // claudeRank orders the lines of one response when choosing whose usage to

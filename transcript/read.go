@@ -21,6 +21,9 @@ type Options struct {
 	// keep their Bytes, warnings are the same, and no text is held. For
 	// callers that only count, such as a report without a policy.
 	SizesOnly bool
+	// size is the input's size where known, to size the reader's tables
+	// once rather than grow them line by line.
+	size int64
 }
 
 // ErrEmpty is returned for a file with no records at all.
@@ -67,11 +70,15 @@ func ReadFile(path string, opt Options) (*Session, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a transcript file", path)
 	}
+	opt.size = st.Size()
 	return Read(f, path, opt)
 }
 
 // Read reads a whole transcript from r; name labels it in errors and in the Session.
 func Read(r io.Reader, name string, opt Options) (*Session, error) {
+	if sized, ok := r.(interface{ Size() int64 }); ok && opt.size == 0 {
+		opt.size = sized.Size() // bytes.Reader, strings.Reader, io.SectionReader
+	}
 	d := NewDecoder(name, opt)
 	err := lines.ReadAll(r, func(line []byte, _ bool) error { return d.Feed(line) })
 	if err != nil {
@@ -102,6 +109,7 @@ type Decoder struct {
 	sawJSON   bool
 	failed    error
 	sizesOnly bool
+	size      int64 // Options.size
 }
 
 type heldLine struct {
@@ -120,16 +128,23 @@ type lineParser interface {
 
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
-	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly}
+	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}
 	return d
 }
 
+// expectedLines guesses a log's line count from its size, for sizing
+// tables: generously (real lines average 1-5 KB), and capped so that a huge
+// file costs no more than growing would.
+func expectedLines(size int64) int {
+	return int(min(size/1024, 1<<18))
+}
+
 func (d *Decoder) start(f Format) {
 	d.format = f
-	d.b = newBuilder(d.name, f)
+	d.b = newBuilder(d.name, f, expectedLines(d.size))
 	d.b.sizesOnly = d.sizesOnly
 	switch f {
 	case FormatClaude:
