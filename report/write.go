@@ -176,6 +176,7 @@ func (t *textWriter) Write(data []byte) error {
 
 func (t *textWriter) Render(s *Session) ([]byte, error) {
 	var b strings.Builder
+	b.Grow(100*len(s.Calls) + 1024)
 	active := !s.Policy.Inert()
 	fmt.Fprintf(&b, "%s\n", Clean(s.Path))
 	fmt.Fprintf(&b, "  %s", s.Format)
@@ -190,22 +191,18 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		fmt.Fprintf(&b, " · policy %s", Clean(s.Policy.Name))
 	}
 	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	table := newRightAligned(len(s.Calls)+1, 80)
 	if active {
-		fmt.Fprintln(tw, "call\ttime\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\t")
+		table.add([]byte("call\ttime\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\t"))
 	} else {
-		fmt.Fprintln(tw, "call\ttime\tmodel\tprompt\toutput\tcost\ttools\t")
+		table.add([]byte("call\ttime\tmodel\tprompt\toutput\tcost\ttools\t"))
 	}
 	var row []byte
 	for _, c := range s.Calls {
 		row = callRow(row[:0], &c, active)
-		if _, err := tw.Write(row); err != nil {
-			return nil, err
-		}
+		table.add(row)
 	}
-	if err := tw.Flush(); err != nil {
-		return nil, err
-	}
+	b.Write(table.appendTo(make([]byte, 0, len(table.buf)+len(table.cells)*4)))
 	if active {
 		writeActions(&b, s)
 	}
