@@ -268,6 +268,7 @@ func (p *Prepared) priceRecorded() {
 	calls := p.Session.Calls
 	n := len(calls)
 	p.costs = make([]*float64, n)
+	costs := make([]float64, n) // what p.costs points into
 	fresh := make([]float64, n)
 	priced := make([]bool, n)
 	// Per chain (main, sidechain): prefix sums of cache-read rates and of
@@ -281,8 +282,8 @@ func (p *Prepared) priceRecorded() {
 		var rate pricing.Rates
 		if c.Usage != nil {
 			if e, _, ok := p.Prices.Lookup(c.Model); ok {
-				usd := e.Cost(*c.Usage)
-				p.costs[j], priced[j] = &usd, true
+				costs[j] = e.Cost(*c.Usage)
+				p.costs[j], priced[j] = &costs[j], true
 				rate = e.Marginal(*c.Usage)
 				fresh[j] = rate.Input
 				if p.usesCacheWrites {

@@ -395,6 +395,8 @@ func (rp *Replay) price() {
 		}
 	}
 	rp.Calls = make([]Call, n)
+	// One array each for the after figures, rather than an allocation per call.
+	usagesAfter, costsAfter := make([]transcript.Usage, n), make([]float64, n)
 	var running [2]int64
 	t := &rp.Totals
 	var before, after float64
@@ -410,11 +412,17 @@ func (rp *Replay) price() {
 			t.SavedPerCall += out.Fresh + out.Carried
 			continue
 		}
-		ua := p.remove(*c.Usage, out.Fresh, out.Carried)
-		out.UsageAfter = &ua
-		if usd, ok := p.Prices.Cost(c.Model, ua); ok {
-			out.CostAfter = &usd
+		if out.Fresh == 0 && out.Carried == 0 {
+			out.UsageAfter, out.CostAfter = c.Usage, out.Cost // nothing taken out: priced already
+		} else {
+			usagesAfter[j] = p.remove(*c.Usage, out.Fresh, out.Carried)
+			out.UsageAfter = &usagesAfter[j]
+			if usd, ok := p.Prices.Cost(c.Model, usagesAfter[j]); ok {
+				costsAfter[j] = usd
+				out.CostAfter = &costsAfter[j]
+			}
 		}
+		ua := out.UsageAfter
 		t.RecordedCalls++
 		t.Prompt += c.Usage.Prompt()
 		t.PromptAfter += ua.Prompt()
