@@ -5,7 +5,7 @@
 package termtext
 
 import (
-	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode"
@@ -97,37 +97,34 @@ func writeRune(b *strings.Builder, r rune, size int) {
 // the escape decodes to the same rune: the document means the same, but a
 // terminal shown it acts on nothing. b is returned as is when it has none.
 func JSON(b []byte) []byte {
-	i := firstUnsafeJSON(b)
-	if i < 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b)+64)
-	out = append(out, b[:i]...)
-	for i < len(b) {
+	var out []byte // nil until something needs rewriting
+	copied := 0    // b[:copied] is in out
+	for i := 0; i < len(b); {
+		// Eight bytes at a time while all are below DEL.
+		if i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if (w|(w+0x0101010101010101))&0x8080808080808080 == 0 {
+				i += 8
+				continue
+			}
+		}
 		r, size := rune(b[i]), 1
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRune(b[i:])
 		}
 		if r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) {
-			out = fmt.Appendf(out, `\u%04x`, r)
-		} else {
-			out = append(out, b[i:i+size]...)
+			if out == nil {
+				out = make([]byte, 0, len(b)+64)
+			}
+			out = fmt.Appendf(append(out, b[copied:i]...), `\u%04x`, r)
+			copied = i + size
 		}
 		i += size
 	}
-	return out
-}
-
-// firstUnsafeJSON returns where JSON may first need rewriting: the first
-// DEL or lead byte of a C1 or bidirectional control (C2, D8, E2), or -1.
-func firstUnsafeJSON(b []byte) int {
-	first := -1
-	for _, c := range []byte{0x7f, 0xc2, 0xd8, 0xe2} {
-		if i := bytes.IndexByte(b, c); i >= 0 && (first < 0 || i < first) {
-			first = i
-		}
+	if out == nil {
+		return b
 	}
-	return first
+	return append(out, b[copied:]...)
 }
 
 // bidi reports the invisible characters that reorder text (Trojan Source).

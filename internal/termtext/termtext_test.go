@@ -38,6 +38,8 @@ func TestJSON(t *testing.T) {
 		{"{\"c1\":\"\u009b31m\",\"del\":\"\x7f\"}", `{"c1":"\u009b31m","del":"\u007f"}`},
 		{"[\"\u202eevil\u2066\u200f\u061c\"]", `["\u202eevil\u2066\u200f\u061c"]`},
 		{"[\"… ¢ ؀\"]", "[\"… ¢ ؀\"]"}, // lead bytes C2, D8, E2 of harmless runes
+		{"[" + strings.Repeat(`{"reason":"9 ≤ 10"},`, 50) + "\"\u202e\"]", "[" + strings.Repeat(`{"reason":"9 ≤ 10"},`, 50) + `"\u202e"]`},
+		{"\"~\x7f~\u0080\u009f\u00a0\"", `"~\u007f~\u0080\u009f` + "\u00a0\""},
 	}
 	for _, tt := range tests {
 		got := JSON([]byte(tt.in))
@@ -89,5 +91,15 @@ func TestWidths(t *testing.T) {
 	}
 	if got := FitLeft("7", 3); got != "  7" {
 		t.Errorf("FitLeft = %q", got)
+	}
+}
+
+// BenchmarkJSON escapes a report-like document whose reasons carry "≤" in
+// every object, so the scan meets a multi-byte rune every ~100 bytes.
+func BenchmarkJSON(b *testing.B) {
+	doc := []byte("[" + strings.Repeat(`{"call_id":"toolu_01ABCDEF","tool":"Read","bytes":5123,"reason":"5,211 JSON bytes ≤ 24,576 JSON bytes"},`, 10000) + "{}]")
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		JSON(doc)
 	}
 }
