@@ -103,3 +103,33 @@ func BenchmarkJSON(b *testing.B) {
 		JSON(doc)
 	}
 }
+
+// FuzzJSON encodes any string as JSON, escapes the document, and checks
+// that it decodes to the same string with no control left raw.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{"plain", "\u009b31m", "a\x7fb", "\u202eevil\u2066", "≤ → …", "\xff\xfe"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		doc, err := json.Marshal([]string{s, s})
+		if err != nil {
+			t.Skip()
+		}
+		var before, after []string
+		if err := json.Unmarshal(doc, &before); err != nil {
+			t.Fatal(err)
+		}
+		got := JSON(doc)
+		if err := json.Unmarshal(got, &after); err != nil {
+			t.Fatalf("JSON(%q) = %q is not JSON: %v", doc, got, err)
+		}
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("JSON(%q) changed the strings (-before +after):\n%s", doc, diff)
+		}
+		for _, r := range string(got) {
+			if r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) {
+				t.Fatalf("JSON(%q) = %q left %U raw", doc, got, r)
+			}
+		}
+	})
+}
