@@ -98,6 +98,8 @@ func (p *codexParser) event(payload *fastjson.Value, line int, t time.Time) {
 		if p.b.lastCompaction() == nil {
 			p.closeOpen()
 			p.b.compaction(Event{Line: line, Time: t})
+		} else {
+			p.b.skip("event_msg/context_compacted (mirrors compacted)")
 		}
 	default:
 		// user_message, agent_message, exec_command_end and the like mirror
