@@ -75,7 +75,7 @@ func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, foc
 		d.lines = d.render(s, rp, call)
 		d.key = key
 	}
-	d.offset = min(d.offset, max(0, len(d.lines)-1))
+	d.offset = min(d.offset, max(0, len(d.lines)-(d.height-1))) // the last page stays full
 	st := d.ctx.Styles
 	title := "detail"
 	if focused {
@@ -318,7 +318,14 @@ func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool)
 			src.Seen = append(src.Seen, spillview.Range{From: s.From, To: s.To})
 			total += s.To - s.From
 		}
-		src.Note = fmt.Sprintf("the model saw %s of %s bytes; the rest only in the spill file", count(total), count(r.Bytes))
+		rest := "the rest only in the spill file"
+		switch r.Outcome {
+		case guard.Truncate:
+			rest = "the rest was cut off"
+		case guard.Suppress:
+			rest = "a note that it repeats an earlier result stood in its place"
+		}
+		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", count(total), count(r.Bytes), rest)
 	}
 	if p := agentSpillPath(r.Source.Text); p != "" {
 		if _, err := os.Stat(p); err == nil {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -121,9 +122,10 @@ type Model struct {
 	match     int
 	bookmarks []int
 
-	spill      spillview.Model
-	warnScroll int
-	help       help.Model
+	spill spillview.Model
+	// overlayScroll is the first line shown of the help or warnings.
+	overlayScroll int
+	help          help.Model
 
 	notice   string
 	noticeID int
@@ -306,10 +308,10 @@ func (m *Model) requestReplay() tea.Cmd {
 	return replayCmd(m.seq, m.prep, m.policy, m.opt.SpillRoot)
 }
 
-// sweepKey identifies what the savings curve depends on: every knob but
-// the ceiling, which only moves the marker.
+// sweepKey identifies what the savings curve depends on: every knob, the
+// ceiling too, since the curve has a point at the policy's own ceiling.
 func sweepKey(p guard.Policy) string {
-	p.Name, p.Ceiling, p.PerTool = "", 0, nil
+	p.Name = ""
 	data, _ := json.Marshal(p)
 	return string(data)
 }
@@ -417,18 +419,20 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		m.spill, cmd = m.spill.Update(msg)
 		return cmd
-	case helpOverlay:
-		if key.Matches(msg, k.Help, k.Quit) || msg.String() == "esc" {
-			m.overlay = noOverlay
-		}
-		return nil
-	case warningsOverlay:
+	case helpOverlay, warningsOverlay:
+		// Both scroll; the screens keep the offset within their lines.
 		switch {
 		case key.Matches(msg, k.Down):
-			m.warnScroll++
+			m.overlayScroll++
 		case key.Matches(msg, k.Up):
-			m.warnScroll = max(0, m.warnScroll-1)
-		case key.Matches(msg, k.Warnings, k.Quit) || msg.String() == "esc":
+			m.overlayScroll = max(0, m.overlayScroll-1)
+		case key.Matches(msg, k.PageDown):
+			m.overlayScroll += max(1, m.ctx.Height-2)
+		case key.Matches(msg, k.PageUp):
+			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
+		case key.Matches(msg, k.Quit) || msg.String() == "esc",
+			m.overlay == helpOverlay && key.Matches(msg, k.Help),
+			m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
 			m.overlay = noOverlay
 		}
 		return nil
@@ -441,9 +445,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.overlay = helpOverlay
+		m.overlay, m.overlayScroll = helpOverlay, 0
 	case key.Matches(msg, k.Warnings):
-		m.overlay, m.warnScroll = warningsOverlay, 0
+		m.overlay, m.overlayScroll = warningsOverlay, 0
 	case key.Matches(msg, k.Up):
 		m.table.move(-1)
 	case key.Matches(msg, k.Down):
@@ -476,6 +480,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.table.cycleSort()
 		return m.flash("sorted by " + m.table.order.String())
 	case key.Matches(msg, k.Focus):
+		if m.detail.height == 0 {
+			return m.flash("no room for the detail pane: the terminal is too short")
+		}
 		m.focus = 1 - m.focus
 	case key.Matches(msg, k.Layout):
 		m.detail.stacked = !m.detail.stacked
@@ -550,6 +557,8 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
 		m.detail.scroll(-max(1, m.detail.height-1))
 	case key.Matches(msg, k.Top):
 		m.detail.offset = 0
+	case key.Matches(msg, k.Bottom):
+		m.detail.offset = math.MaxInt // View keeps it within the content
 	case msg.String() == "right" || msg.String() == "l":
 		m.detail.selectResult(1, m.currentCall())
 	case msg.String() == "left" || msg.String() == "h":
@@ -819,6 +828,9 @@ func (m *Model) layout() {
 	m.table.top0 = headerLines(h)
 	m.detail.setSize(w, detailH)
 	m.detail.top = m.table.top0 + tableH
+	if detailH == 0 {
+		m.focus = focusTable // keys must not scroll a pane that is not shown
+	}
 	m.input.SetWidth(max(1, w-20))
 	m.help.SetWidth(w)
 	m.spill.SetSize(w, h)

@@ -223,7 +223,7 @@ func TestKeys(t *testing.T) {
 		{"Layout", nil, []string{"v"}, func(m *Model) string { return want(m.detail.stacked, "not stacked") }},
 		// 24,576 serialized bytes, less the opening quote, hold 23,013 bytes of the text once escaped.
 		{"Open", nil, []string{"enter"}, func(m *Model) string {
-			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "the model saw 23,013 of 70,611 bytes"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
+			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "the model saw 23,013 of 70,611 bytes; the rest was cut off"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
 		}},
 		{"Raise", nil, []string{"+"}, ceilingIs(49_152)},
 		{"Lower", nil, []string{"-"}, ceilingIs(12_288)},
@@ -413,5 +413,61 @@ func TestFollowedUpdates(t *testing.T) {
 	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: "switched"}})
 	if !strings.Contains(m.notice, "switched to a newer session") || m.alert != "" {
 		t.Errorf("notice %q, alert %q: the switch must show, the old alert must go", m.notice, m.alert)
+	}
+}
+
+// TestScrollAndFocus holds what a review found at small sizes and after
+// tuning: each case sets a size and presses keys, then checks the model.
+func TestScrollAndFocus(t *testing.T) {
+	data := demoData(t)
+	// The demo with 40 record types spillway skips: a long warnings list.
+	var noisy strings.Builder
+	noisy.Write(data)
+	for i := range 40 {
+		fmt.Fprintf(&noisy, `{"type":"kind-%02d","uuid":"x%d"}`+"\n", i, i)
+	}
+	lastLine := func(m *Model) string {
+		lines := strings.Split(ansi.Strip(screen(m)), "\n")
+		return strings.TrimSpace(lines[len(lines)-1])
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		preset string
+		w, h   int
+		keys   []string
+		check  func(m *Model) string
+	}{
+		{"the chart has a point at a tuned ceiling", data, "claude-code", 120, 40, []string{"-", "-"}, func(m *Model) string {
+			return want(m.policy.Ceiling == 12_500 && strings.Contains(ansi.Strip(m.chartLine()), "▸12.5k"), "ceiling %d, chart %q", m.policy.Ceiling, ansi.Strip(m.chartLine()))
+		}},
+		{"tab with no room for the detail pane keeps the table's keys", data, "harness-rs-0.0.40", 60, 15, []string{"tab", "j", "j"}, func(m *Model) string {
+			return want(m.focus == focusTable && m.currentCall() == 2 && strings.Contains(m.notice, "no room"), "focus %v, call %d, notice %q", m.focus, m.currentCall(), m.notice)
+		}},
+		{"G in the detail pane scrolls it to its last page", data, "harness-rs-0.0.40", 120, 40, []string{"tab", "G"}, func(m *Model) string {
+			m.View()
+			return want(m.focus == focusDetail && m.currentCall() == 0 && m.detail.offset > 0 && m.detail.offset == len(m.detail.lines)-(m.detail.height-1),
+				"focus %v, call %d, offset %d of %d lines in %d", m.focus, m.currentCall(), m.detail.offset, len(m.detail.lines), m.detail.height)
+		}},
+		{"the help scrolls to its end on a short terminal", data, "harness-rs-0.0.40", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown"}, func(m *Model) string {
+			return want(strings.HasPrefix(lastLine(m), "After figures assume"), "last line %q", lastLine(m))
+		}},
+		{"the warnings stop at their last line and scroll back at once", []byte(noisy.String()), "harness-rs-0.0.40", 100, 12,
+			append(append([]string{"W"}, strings.Split(strings.Repeat("j", 60), "")...), "k"), func(m *Model) string {
+				return want(lastLine(m) == "skipped 1 kind-38 record(s)", "last line %q", lastLine(m))
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newModel(t, tt.data, tt.preset, tt.w, tt.h, "dark")
+			for _, k := range tt.keys {
+				press(t, m, k)
+				screen(m) // a frame after each key, as the program draws
+			}
+			if msg := tt.check(m); msg != "" {
+				t.Error(msg)
+			}
+			checkSize(t, screen(m), tt.w, tt.h)
+		})
 	}
 }

@@ -338,7 +338,8 @@ func compactCeiling(n int64, u guard.Unit) string {
 // helpScreen is the full help, from the key map.
 func (m *Model) helpScreen() []string {
 	st := m.ctx.Styles
-	lines := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · ? or esc to close"), ""}
+	head := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · j/k scroll · ? or esc to close"), ""}
+	var lines []string
 	// Columns that do not fit side by side go on a second block.
 	groups := m.ctx.Keys.FullHelp()
 	unlimited := m.help
@@ -357,7 +358,16 @@ func (m *Model) helpScreen() []string {
 		lines = append(lines, "  "+st.Marker[mk].Render(mk.Glyph())+"  "+mk.Name())
 	}
 	lines = append(lines, "", st.Muted.Render("After figures assume the agent would have made the same calls and written the same output."))
-	return lines
+	return m.scrolled(head, lines)
+}
+
+// scrolled is an overlay's screen: its head, then the window of lines
+// that fits under it from overlayScroll, which it keeps within the lines
+// so that scrolling back starts at once.
+func (m *Model) scrolled(head, lines []string) []string {
+	room := max(1, m.ctx.Height-len(head))
+	m.overlayScroll = min(m.overlayScroll, max(0, len(lines)-room))
+	return append(head, lines[m.overlayScroll:min(len(lines), m.overlayScroll+room)]...)
 }
 
 // warningsScreen lists the reader's and the replay's warnings.
@@ -389,8 +399,7 @@ func (m *Model) warningsScreen() []string {
 	if len(all) == 0 {
 		all = []string{st.Muted.Render("no warnings")}
 	}
-	start := min(m.warnScroll, max(0, len(all)-1))
-	return append(lines, all[start:]...)
+	return m.scrolled(lines, all)
 }
 
 func abs64(n int64) int64 {
