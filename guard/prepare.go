@@ -322,19 +322,34 @@ func (p *Prepared) priceRecorded() {
 }
 
 // remove takes tokens out of a call's usage: fresh ones from the bucket
-// billed as new input (cache writes where the session caches, else
-// uncached input), carried ones from cache reads; no bucket goes below 0.
+// billed as new input (cache writes where the session caches, five-minute
+// ones first, else uncached input), carried ones from cache reads. Carried
+// tokens a call's cache reads cannot hold were re-sent as new input (a
+// cache miss writes the whole prefix again), so they come out of the new
+// input that is left. No bucket goes below 0.
 func (p *Prepared) remove(u transcript.Usage, fresh, carried int64) transcript.Usage {
-	if p.usesCacheWrites {
-		five := u.CacheCreation - u.CacheCreation1h
-		take := min(fresh, five)
-		five -= take
-		oneHour := max(0, u.CacheCreation1h-(fresh-take))
-		u.CacheCreation, u.CacheCreation1h = five+oneHour, oneHour
-	} else {
-		u.Input = max(0, u.Input-fresh)
+	// fromNew takes up to n tokens from the new-input buckets and returns
+	// what it could not take.
+	fromNew := func(n int64, uncached bool) int64 {
+		if p.usesCacheWrites {
+			five := u.CacheCreation - u.CacheCreation1h
+			take5 := min(n, five)
+			take1h := min(n-take5, u.CacheCreation1h)
+			u.CacheCreation -= take5 + take1h
+			u.CacheCreation1h -= take1h
+			n -= take5 + take1h
+			if !uncached {
+				return n
+			}
+		}
+		take := min(n, u.Input)
+		u.Input -= take
+		return n - take
 	}
-	u.CacheRead = max(0, u.CacheRead-carried)
+	fromNew(fresh, false)
+	fromCache := min(carried, u.CacheRead)
+	u.CacheRead -= fromCache
+	fromNew(carried-fromCache, true)
 	return u
 }
 

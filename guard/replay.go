@@ -76,6 +76,16 @@ type Call struct {
 	Fresh, Carried int64
 }
 
+// Saved is what the policy takes out of the call's prompt: the recorded
+// prompt less the after one (no bucket goes below 0), or the estimate
+// where nothing was recorded.
+func (c Call) Saved() int64 {
+	if c.Usage == nil || c.UsageAfter == nil {
+		return c.Fresh + c.Carried
+	}
+	return c.Usage.Prompt() - c.UsageAfter.Prompt()
+}
+
 // Replay is a session replayed through one policy.
 type Replay struct {
 	Policy      Policy
@@ -409,7 +419,7 @@ func (rp *Replay) price() {
 		out := Call{Index: j, Usage: c.Usage, Cost: p.costs[j], Fresh: fresh[j], Carried: running[b2i(c.Sidechain)]}
 		if c.Usage == nil {
 			rp.Calls[j] = out // estimated savings only: nothing to price
-			t.SavedPerCall += out.Fresh + out.Carried
+			t.SavedPerCall += out.Saved()
 			continue
 		}
 		if out.Fresh == 0 && out.Carried == 0 {
@@ -422,11 +432,10 @@ func (rp *Replay) price() {
 				out.CostAfter = &costsAfter[j]
 			}
 		}
-		ua := out.UsageAfter
 		t.RecordedCalls++
 		t.Prompt += c.Usage.Prompt()
-		t.PromptAfter += ua.Prompt()
-		t.SavedPerCall += c.Usage.Prompt() - ua.Prompt()
+		t.PromptAfter += out.UsageAfter.Prompt()
+		t.SavedPerCall += out.Saved()
 		if out.Cost == nil || out.CostAfter == nil {
 			unknown = true
 		} else {

@@ -405,11 +405,46 @@ func TestCostAfterBounds(t *testing.T) {
 	got := []transcript.Usage{*rp.Calls[1].UsageAfter, *rp.Calls[2].UsageAfter, *rp.Calls[3].UsageAfter}
 	want := []transcript.Usage{
 		{Input: 0, CacheRead: 1000, Output: 1}, // 448 fresh tokens floor 100 of uncached input at 0
-		{Input: 7, CacheRead: 0, Output: 1},    // 448 carried floor 200 of cache read at 0
+		{Input: 0, CacheRead: 0, Output: 1},    // 448 carried: the 200 of cache read, then the 7 of new input, floored at 0
 		{Input: 9, CacheRead: 900, Output: 1},  // after the compaction: untouched
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("usage after (-want +got):\n%s", diff)
+	}
+}
+
+// TestCarriedThroughCacheMiss: a call whose cache reads cannot hold the
+// result it carries missed the cache and wrote its prefix again, so the
+// rest of the saving comes out of its cache writes.
+func TestCarriedThroughCacheMiss(t *testing.T) {
+	usage := func(in, write, read int) map[string]any {
+		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 1}
+	}
+	c0 := call("1", "fetch", nil)
+	c0["usage"] = usage(5, 2000, 0)
+	s := generic(t,
+		c0, result("1", strings.Repeat("w ", 500), false),
+		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(10, 600, 2000)},
+		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(3, 3000, 100)},
+	)
+	pol := mustPreset(t, "codex")
+	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
+	rp, err := prepared(t, s).Replay(pol, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []transcript.Usage{*rp.Calls[1].UsageAfter, *rp.Calls[2].UsageAfter}
+	want := []transcript.Usage{
+		{Input: 10, CacheCreation: 600 - 448, CacheRead: 2000, Output: 1}, // fresh: out of the writes
+		{Input: 3, CacheCreation: 3000 - (448 - 100), Output: 1},          // carried: the 100 read, then 348 of the writes
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage after (-want +got):\n%s", diff)
+	}
+	for i, c := range rp.Calls[1:] {
+		if saved := c.Usage.Prompt() - c.UsageAfter.Prompt(); saved != 448 {
+			t.Errorf("call %d: prompt %d → %d, %d saved; want the result's 448", i+1, c.Usage.Prompt(), c.UsageAfter.Prompt(), saved)
+		}
 	}
 }
 

@@ -195,7 +195,7 @@ func Build(rp *guard.Replay) *Session {
 			rc.Time = &times[i]
 		}
 		after := rp.Calls[i]
-		rc.SavedTokens = after.Fresh + after.Carried
+		rc.SavedTokens = after.Saved()
 		if c.Usage != nil {
 			recordedCalls++
 			u := *c.Usage

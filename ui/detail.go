@@ -126,8 +126,9 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 				after = *rc.UsageAfter
 			}
 			line = fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", count(u.Prompt()), count(after.Prompt()), moneyFull(rc.Cost), moneyFull(rc.CostAfter))
-			if rc.Fresh+rc.Carried > 0 {
-				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", count(rc.Fresh), count(rc.Carried))
+			if saved := rc.Saved(); saved > 0 {
+				cached := u.CacheRead - after.CacheRead
+				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", count(saved-cached), count(cached))
 			}
 			add(st.Value.Render(termtext.Truncate(line, w)))
 		}

@@ -104,7 +104,7 @@ func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
 			continue
 		}
 		rc := rp.Calls[i]
-		ci.cost, ci.costAfter, ci.saved = rc.Cost, rc.CostAfter, rc.Fresh+rc.Carried
+		ci.cost, ci.costAfter, ci.saved = rc.Cost, rc.CostAfter, rc.Saved()
 		if rc.UsageAfter != nil {
 			ci.promptAfter = rc.UsageAfter.Prompt()
 		}
