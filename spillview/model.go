@@ -1,6 +1,7 @@
 package spillview
 
 import (
+	"math"
 	"slices"
 	"sort"
 
@@ -8,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
 
@@ -282,7 +284,7 @@ func (m *Model) searched(msg SearchedMsg) {
 	if i := sort.SearchInts(m.matches, m.top); i < len(m.matches) {
 		m.cur = i
 	}
-	m.reveal(m.matches[m.cur])
+	m.revealMatch()
 }
 
 func (m *Model) stepMatch(d int) {
@@ -291,7 +293,29 @@ func (m *Model) stepMatch(d int) {
 		return
 	}
 	m.cur = ((m.cur+d)%n + n) % n
-	m.reveal(m.matches[m.cur])
+	m.revealMatch()
+}
+
+// revealMatch brings the current match into view: its line, and sideways
+// the match itself, which a long line can hold far past the right edge.
+// Like scrollRight, it reads that one line (bounded) to know where.
+func (m *Model) revealMatch() {
+	line := m.matches[m.cur]
+	m.reveal(line)
+	raw, _, _, err := m.doc.readLine(line)
+	if err != nil {
+		return
+	}
+	spans := findFold(string(raw), m.query)
+	if len(spans) == 0 {
+		return // past what is read of the line
+	}
+	before, _ := convert(raw[:spans[0][0]], nil, math.MaxInt)
+	col, tw := piecesWidth(before), m.textWidth()
+	if col >= m.x && col+termtext.Width(m.query) <= m.x+tw {
+		return
+	}
+	m.x = max(0, col-tw/4)
 }
 
 // reveal scrolls line to the top unless it is already on screen.

@@ -426,3 +426,28 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchRevealsMatchSideways finds a word 50,000 cells into a long
+// line: the view scrolls sideways to it, then back for a match at the
+// start of a short line.
+func TestSearchRevealsMatchSideways(t *testing.T) {
+	long := strings.Repeat("ab\t", 10_000) + strings.Repeat("x", 20_000) + "needle" + strings.Repeat("y", 1000)
+	m := open(t, Source{Text: "needle first\n" + long + "\nlast line\n"}, themes.New(themes.Mono), 80, 12)
+	m = search(t, m, "NEEDLE")
+	if m.cur != 0 || m.x != 0 {
+		t.Fatalf("first match %d, x %d; want 0, 0", m.cur, m.x)
+	}
+	m, _ = m.Update(press("n"))
+	// 10,000 × ("ab" and a tab to the next 4-cell stop) + 20,000 cells.
+	col := 10_000*4 + 20_000
+	if tw := m.textWidth(); m.x > col || col+len("needle") > m.x+tw {
+		t.Fatalf("match at cell %d not in view [%d, %d)", col, m.x, m.x+tw)
+	}
+	if !strings.Contains(strings.Join(plainRows(m), "\n"), "needle") {
+		t.Errorf("the match is not drawn:\n%s", strings.Join(plainRows(m), "\n"))
+	}
+	m, _ = m.Update(press("n"))
+	if m.cur != 0 || m.x != 0 {
+		t.Errorf("back to the first match: match %d, x %d; want 0, 0", m.cur, m.x)
+	}
+}
