@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -59,12 +60,21 @@ func ParseSize(s string) (int64, error) {
 	}
 	t = strings.ReplaceAll(t, "_", "")
 	t = strings.ReplaceAll(t, ",", "")
+	// Ceilings beyond 2^53 bytes mean nothing and would overflow on the
+	// way; they are refused rather than wrapped to "no ceiling".
+	const most = 1 << 53
 	if n, err := strconv.ParseInt(t, 10, 64); err == nil && n >= 0 {
+		if n > most/mult {
+			return 0, fmt.Errorf("size %q is too large (at most 2^53 bytes)", s)
+		}
 		return n * mult, nil
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || f < 0 {
+	if err != nil || f < 0 || math.IsNaN(f) {
 		return 0, fmt.Errorf("invalid size %q (examples: 24KiB, 80000, 50kB)", s)
+	}
+	if f*float64(mult) > most {
+		return 0, fmt.Errorf("size %q is too large (at most 2^53 bytes)", s)
 	}
 	return int64(f * float64(mult)), nil
 }

@@ -226,7 +226,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case wroteMsg:
 		if msg.err != nil {
-			return m, m.flash("write policy: " + msg.err.Error())
+			return m, m.flash(msg.err.Error()) // it says "write policy: …" itself
 		}
 		return m, m.flash("policy written to " + msg.path + " (read it back with --policy)")
 	case noticeExpiredMsg:
@@ -624,12 +624,16 @@ func (m *Model) scaleCeiling(f float64) tea.Cmd {
 	p := m.policy.Clone()
 	c := p.Ceiling
 	if c == 0 {
+		// From no ceiling, + goes to the preset's own and - to half of it.
 		c = 24 * 1024
 		if p.Unit == guard.ApproxTokens || p.Unit == guard.Tokens {
 			c = 6 * 1024
 		}
-		if f < 1 {
-			c *= 2
+		if preset, err := guard.Preset(strings.TrimSuffix(p.Name, "+custom")); err == nil && preset.Ceiling > 0 && preset.Unit == p.Unit {
+			c = preset.Ceiling
+		}
+		if f > 1 {
+			c = int64(float64(c) / f)
 		}
 	}
 	p.SetCeiling(max(1, int64(float64(c)*f)))

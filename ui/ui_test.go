@@ -452,6 +452,9 @@ func TestScrollAndFocus(t *testing.T) {
 		{"the help scrolls to its end on a short terminal", data, "harness-rs-0.0.40", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown"}, func(m *Model) string {
 			return want(strings.HasPrefix(lastLine(m), "After figures assume"), "last line %q", lastLine(m))
 		}},
+		{"+ from no ceiling goes to the preset's own", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter", "+"}, func(m *Model) string {
+			return want(m.policy.Ceiling == 80_000, "ceiling %d, want agentscope's 80,000", m.policy.Ceiling)
+		}},
 		{"the warnings stop at their last line and scroll back at once", []byte(noisy.String()), "harness-rs-0.0.40", 100, 12,
 			append(append([]string{"W"}, strings.Split(strings.Repeat("j", 60), "")...), "k"), func(m *Model) string {
 				return want(lastLine(m) == "skipped 1 kind-38 record(s)", "last line %q", lastLine(m))
