@@ -97,7 +97,11 @@ type Policy struct {
 	PerTool map[string]int64 `json:"per_tool,omitempty"`
 	// Allowance multiplies the ceiling (Codex adds 20% when recording).
 	Allowance float64 `json:"allowance,omitempty"`
-	Action    Action  `json:"action"`
+	// ExecTools are the tools whose output Codex formats as command output
+	// before recording it: cut at the ceiling itself, without the
+	// allowance, under a header with the original token and line counts.
+	ExecTools []string `json:"exec_tools,omitempty"`
+	Action    Action   `json:"action"`
 
 	// Preview sizes for spill and truncation, in PreviewUnit.
 	PreviewHead int64 `json:"preview_head"`
@@ -185,10 +189,15 @@ func (p *Policy) CeilingFor(tool string) (int64, bool) {
 	if c <= 0 {
 		return 0, false
 	}
-	if p.Allowance > 0 && p.Allowance != 1 {
+	if p.Allowance > 0 && p.Allowance != 1 && !p.isExec(tool) {
 		c = ceilMul(c, p.Allowance)
 	}
 	return c, true
+}
+
+// isExec tells whether tool's output is command output Codex formats.
+func (p *Policy) isExec(tool string) bool {
+	return p.Style == StyleCodex && slices.Contains(p.ExecTools, tool)
 }
 
 func ceilMul(n int64, f float64) int64 {

@@ -110,9 +110,12 @@ func presetList() []Policy {
 
 	codex := Policy{
 		Name:        "codex",
-		Description: "Codex CLI when it records a tool output: 10,000 tokens (bytes/4) plus 20%, middle truncation with a …N tokens truncated… marker",
+		Description: "Codex CLI when it records a tool output: 10,000 tokens (bytes/4) plus 20%, middle truncation with a …N tokens truncated… marker; shell output cut at 10,000 under a truncation header",
 		Style:       StyleCodex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2, Action: TruncateMiddle,
-		Risk: foreignRisk, ShapeErrors: true, NonText: NonTextKeep,
+		// Codex's own shell tools, and the shell tools of other agents'
+		// logs replayed as if Codex had run them.
+		ExecTools: []string{"shell", "local_shell", "container.exec", "shell_command", "Bash", "run_command"},
+		Risk:      foreignRisk, ShapeErrors: true, NonText: NonTextKeep,
 	}
 
 	none := Policy{
@@ -152,6 +155,7 @@ func Preset(name string) (Policy, error) {
 func (p Policy) Clone() Policy {
 	p.PerTool = maps.Clone(p.PerTool)
 	p.Exclude = slices.Clone(p.Exclude)
+	p.ExecTools = slices.Clone(p.ExecTools)
 	p.Dedupe.Tools = slices.Clone(p.Dedupe.Tools)
 	p.Risk.Exact = maps.Clone(p.Risk.Exact)
 	p.Risk.Patterns = slices.Clone(p.Risk.Patterns)

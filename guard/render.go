@@ -222,16 +222,13 @@ func sha256Name(text string) string {
 }
 
 // javaSafe replaces every character outside [A-Za-z0-9_-] with '_', one per
-// UTF-16 code unit, as Java's replaceAll does.
+// code point: Java's regex matches a surrogate pair as one character.
 func javaSafe(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		switch {
-		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-'):
+		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
 			b.WriteRune(r)
-		case r >= 0x10000:
-			b.WriteString("__")
-		default:
+		} else {
 			b.WriteByte('_')
 		}
 	}
@@ -303,10 +300,12 @@ func encodeSegment(s string) string {
 }
 
 // Claude Code's persisted-output message (buildLargeToolResultMessage) and
-// its Read repeat stub.
+// its Read repeat stub, as 2.1.86 and later render it (quoted in
+// anthropics/claude-code#60684; earlier versions said "File unchanged
+// since last read. …").
 const (
 	claudePreviewUnits = 2000
-	claudeReadStub     = "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading."
+	claudeReadStub     = "Wasted call — file unchanged since your last Read. Refer to that earlier tool_result instead."
 )
 
 // claudeSpill persists the result and inlines a head preview cut back to
@@ -400,6 +399,20 @@ func fileSize(n int64) string {
 	}
 	return fmt.Sprintf("%d.%d%s", tenths/10, tenths%10, unit)
 }
+
+// codexExecHeader heads command output Codex cut (formatted_truncate_text
+// in codex-rs/utils/output-truncation): its size before the cut in
+// approximate tokens, and its line count as Rust's str::lines counts.
+func codexExecHeader(text string) string {
+	lines := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	return fmt.Sprintf(codexExecWarning+"%d)\nTotal output lines: %d\n\n", approxTokens(int64(len(text))), lines)
+}
+
+// codexExecWarning opens the header of command output Codex cut.
+const codexExecWarning = "Warning: truncated output (original token count: "
 
 // codexTruncate is Codex's middle truncation when it records a tool output
 // (codex-rs/utils/string/src/truncate.rs): half the byte budget to the

@@ -318,3 +318,15 @@ func TestSeenRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestJavaSafe: AgentScope cleans path parts with Java's
+// replaceAll("[^a-zA-Z0-9_-]", "_"), which matches by code point.
+func TestJavaSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"call_1-a": "call_1-a", "call/😀1": "call__1", "é.x y": "__x_y", "": "",
+	} {
+		if got := javaSafe(in); got != want {
+			t.Errorf("javaSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

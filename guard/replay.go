@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -258,6 +259,9 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == NonTextSkip:
 		r.Reason = "has non-text blocks"
 		return
+	case pol.isExec(it.r.Tool) && strings.HasPrefix(it.r.Text, codexExecWarning):
+		r.Reason = "Codex cut it already (its truncation header)"
+		return
 	case r.Size <= ceiling:
 		r.Reason = fmt.Sprintf("%s ≤ %s", FormatSize(r.Size, pol.Unit), FormatSize(ceiling, pol.Unit))
 		return
@@ -313,10 +317,13 @@ func (rp *Replay) truncate(s subject, ceiling int64) (string, []tokens.Part) {
 	pol := &rp.Policy
 	switch pol.Style {
 	case StyleCodex:
-		if pol.Unit == ApproxTokens || pol.Unit == Tokens {
-			return codexTruncate(s.text, s.raw, ceiling*4, true)
+		inTokens := pol.Unit == ApproxTokens || pol.Unit == Tokens
+		text, parts := codexTruncate(s.text, s.raw, bytesFor(ceiling, pol.Unit), inTokens)
+		if pol.isExec(s.tool) {
+			header := codexExecHeader(s.text)
+			return header + text, append([]tokens.Part{tokens.Lit(header)}, parts...)
 		}
-		return codexTruncate(s.text, s.raw, ceiling, false)
+		return text, parts
 	default:
 		// harness-rs keeps max_bytes of the serialized result: the ceiling.
 		return harnessTruncate(s, bytesFor(ceiling, pol.Unit))

@@ -448,6 +448,45 @@ func TestCarriedThroughCacheMiss(t *testing.T) {
 	}
 }
 
+// TestCodexExec: Codex formats shell output before recording it, cutting
+// it at the budget itself (no 20% allowance) under a header; other tools
+// get the allowance and no header; output Codex cut already stays.
+func TestCodexExec(t *testing.T) {
+	// 1,500 lines of 39 bytes: 58,500 bytes, ceil(58,500/4) = 14,625 tokens.
+	shellOut := strings.Repeat("drwxr-xr-x  2 dev dev 4096 Jan  1 x.go\n", 1500)
+	// 10,998 tokens: within 12,000 for a Read, over 10,000 for a shell.
+	mid := strings.Repeat("abcd", 10_998)
+	cut := codexExecWarning + "12500)\nTotal output lines: 9\n\n" + strings.Repeat("y", 40_000)
+	s := generic(t,
+		call("1", "shell", nil), result("1", shellOut, false),
+		call("2", "Read", nil), result("2", mid, false),
+		call("3", "shell", nil), result("3", mid, false),
+		call("4", "shell", nil), result("4", cut, false),
+	)
+	rp, err := prepared(t, s).Replay(mustPreset(t, "codex"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"truncate", "keep", "truncate", "keep"}, outcomes(rp)); diff != "" {
+		t.Fatalf("outcomes (-want +got):\n%s", diff)
+	}
+	// 40,000 bytes kept of 58,500: 18,500 removed, 4,625 tokens.
+	want := "Warning: truncated output (original token count: 14625)\nTotal output lines: 1500\n\n" +
+		shellOut[:20_000] + "…4625 tokens truncated…" + shellOut[len(shellOut)-20_000:]
+	if got := rp.Results[0].Text; got != want {
+		t.Errorf("shell output cut to %d bytes, want %d:\n%.200q", len(got), len(want), got)
+	}
+	if r := rp.Results[1]; r.Reason != "10,998 tokens (bytes/4) ≤ 12,000 tokens (bytes/4)" {
+		t.Errorf("Read: %s", r.Reason)
+	}
+	if r := rp.Results[2]; !strings.HasPrefix(r.Text, codexExecWarning+"10998)\nTotal output lines: 1\n\n") || r.Reason != "10,998 tokens (bytes/4) > 10,000 tokens (bytes/4)" {
+		t.Errorf("shell: %s, %.100q", r.Reason, r.Text)
+	}
+	if r := rp.Results[3]; !strings.Contains(r.Reason, "Codex cut it already") {
+		t.Errorf("output Codex cut: %s", r.Reason)
+	}
+}
+
 func TestPresetsValid(t *testing.T) {
 	want := []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "harness-rs-0.0.50-dedupe", "harness-rs-dedupe-from-3",
 		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "codex", "none"}
