@@ -380,28 +380,43 @@ func TestLongerPlaceholderSavesNothing(t *testing.T) {
 	}
 }
 
-// TestCostAfterBounds: savings never push a bucket below zero, nothing is
-// carried past a compaction, and without cache writes the fresh tokens come
-// out of uncached input.
-func TestCostAfterBounds(t *testing.T) {
-	usage := func(in, write, read int) map[string]any {
-		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 1}
-	}
+// usageOf is a generic-format usage with one output token.
+func usageOf(in, write, read int) map[string]any {
+	return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 1}
+}
+
+// laterCall is a gpt-5.5 call with usage and nothing else.
+func laterCall(usage map[string]any) map[string]any {
+	return map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage}
+}
+
+// replayCut448 replays a session whose first call (with first's usage)
+// gets a 500-token result, then later, through Codex's cut at 100 bytes:
+// the result keeps 52 tokens, so 448 are saved wherever it is carried.
+func replayCut448(t *testing.T, first map[string]any, later ...map[string]any) *Replay {
+	t.Helper()
 	c0 := call("1", "fetch", nil)
-	c0["usage"] = usage(5, 0, 0)
-	s := generic(t,
-		c0, result("1", strings.Repeat("w ", 500), false),
-		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(100, 0, 1000)},
-		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(7, 0, 200)},
-		map[string]any{"role": "system", "compaction": true, "content": "summary"},
-		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(9, 0, 900)},
-	)
+	c0["usage"] = first
+	s := generic(t, append([]map[string]any{c0, result("1", strings.Repeat("w ", 500), false)}, later...)...)
 	pol := mustPreset(t, "codex")
 	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
 	rp, err := prepared(t, s).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rp
+}
+
+// TestCostAfterBounds: savings never push a bucket below zero, nothing is
+// carried past a compaction, and without cache writes the fresh tokens come
+// out of uncached input.
+func TestCostAfterBounds(t *testing.T) {
+	rp := replayCut448(t, usageOf(5, 0, 0),
+		laterCall(usageOf(100, 0, 1000)),
+		laterCall(usageOf(7, 0, 200)),
+		map[string]any{"role": "system", "compaction": true, "content": "summary"},
+		laterCall(usageOf(9, 0, 900)),
+	)
 	got := []transcript.Usage{*rp.Calls[1].UsageAfter, *rp.Calls[2].UsageAfter, *rp.Calls[3].UsageAfter}
 	want := []transcript.Usage{
 		{Input: 0, CacheRead: 1000, Output: 1}, // 448 fresh tokens floor 100 of uncached input at 0
@@ -417,22 +432,7 @@ func TestCostAfterBounds(t *testing.T) {
 // result it carries missed the cache and wrote its prefix again, so the
 // rest of the saving comes out of its cache writes.
 func TestCarriedThroughCacheMiss(t *testing.T) {
-	usage := func(in, write, read int) map[string]any {
-		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 1}
-	}
-	c0 := call("1", "fetch", nil)
-	c0["usage"] = usage(5, 2000, 0)
-	s := generic(t,
-		c0, result("1", strings.Repeat("w ", 500), false),
-		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(10, 600, 2000)},
-		map[string]any{"role": "assistant", "model": "gpt-5.5", "content": "", "usage": usage(3, 3000, 100)},
-	)
-	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
-	rp, err := prepared(t, s).Replay(pol, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rp := replayCut448(t, usageOf(5, 2000, 0), laterCall(usageOf(10, 600, 2000)), laterCall(usageOf(3, 3000, 100)))
 	got := []transcript.Usage{*rp.Calls[1].UsageAfter, *rp.Calls[2].UsageAfter}
 	want := []transcript.Usage{
 		{Input: 10, CacheCreation: 600 - 448, CacheRead: 2000, Output: 1}, // fresh: out of the writes
