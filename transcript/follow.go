@@ -133,6 +133,9 @@ func (f *follower) handle(ev lines.Event) {
 		if f.dec == nil {
 			f.reset(ev.Path, "")
 		}
+		if ev.Path != "" {
+			f.path = ev.Path // the session moved, with its folder: same file
+		}
 		for _, line := range ev.Lines {
 			if err := f.dec.Feed(line); err != nil {
 				f.err = err
@@ -165,7 +168,9 @@ func (f *follower) reset(path, why string) {
 func (f *follower) update() Update {
 	u := Update{Path: f.path, Offset: f.offset, Restarted: f.restarted, Err: f.err}
 	if f.dec != nil {
-		u.Session = f.dec.Snapshot()
+		if u.Session = f.dec.Snapshot(); u.Session != nil {
+			u.Session.Path = f.path
+		}
 	}
 	if st, err := os.Stat(f.path); err == nil {
 		u.Size = st.Size()

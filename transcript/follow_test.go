@@ -151,6 +151,32 @@ func TestFollowDirectorySwitches(t *testing.T) {
 	}
 }
 
+// TestFollowDirectoryMoved: the followed session moves with its folder; its
+// updates then name it where it is now.
+func TestFollowDirectoryMoved(t *testing.T) {
+	ls := claudeLines(t)
+	dir := t.TempDir()
+	from := filepath.Join(dir, "a", "s.jsonl")
+	os.MkdirAll(filepath.Dir(from), 0o700)
+	appendTo(t, from, strings.Join(ls[:6], ""))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := Follow(ctx, dir, FollowOptions{Poll: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ch, "the session", func(u Update) bool { return calls(u) == 1 && u.Path == from })
+	if err := os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "b")); err != nil {
+		t.Fatal(err)
+	}
+	to := filepath.Join(dir, "b", "s.jsonl")
+	appendTo(t, to, strings.Join(ls[6:17], ""))
+	u := waitFor(t, ch, "the moved session", func(u Update) bool { return calls(u) == 3 })
+	if u.Path != to || u.Session.Path != to || u.Restarted != "" {
+		t.Errorf("update names %s (session %s, restarted %q), want %s and no restart", u.Path, u.Session.Path, u.Restarted, to)
+	}
+}
+
 func TestFollowNotATranscript(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "notes.jsonl")
 	appendTo(t, path, strings.Repeat("just text\n", detectLimit))

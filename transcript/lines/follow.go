@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,11 +142,17 @@ type follower struct {
 	file string // file mode: the path followed
 	root string // directory mode: the tree searched for sessions
 
-	cur      *tailer
-	curPath  atomic.Pointer[string] // read by the watch goroutine
-	baseline time.Time              // modification time of cur when chosen
-	known    map[string]uint64      // directory mode: files seen, by scan generation
-	gen      uint64
+	cur     *tailer
+	curPath atomic.Pointer[string] // read by the watch goroutine
+	// baseline: a file last modified before it is older than cur, not a
+	// session that began since.
+	baseline time.Time
+	// known holds, in directory mode, the files seen: by path, the file
+	// there and the scan that last saw it. A path that comes to name
+	// another file (a session rotated to a name that still matches, one
+	// deleted and written again, an atomic replace) is a new file.
+	known map[string]knownFile
+	gen   uint64
 
 	watcher     *fsnotify.Watcher
 	watched     map[string]bool
@@ -190,11 +197,11 @@ func newFollower(ctx context.Context, path string, opt Options) (*follower, erro
 	}
 	if st.IsDir() {
 		f.root = clean
-		f.known = make(map[string]uint64)
+		f.known = make(map[string]knownFile)
 		newest, newestT := "", time.Time{}
-		f.walk(clean, func(p string) {
-			f.known[p] = f.gen
-			if fi, err := os.Stat(p); err == nil && (newest == "" || fi.ModTime().After(newestT)) {
+		f.walk(clean, func(p string, fi fs.FileInfo) {
+			f.known[p] = knownFile{fi, f.gen}
+			if newest == "" || fi.ModTime().After(newestT) {
 				newest, newestT = p, fi.ModTime()
 			}
 		})
@@ -333,9 +340,18 @@ func (f *follower) setCur(t *tailer) {
 		f.cur.f.Close()
 	}
 	f.cur = t
+	// When it was chosen, or its last write if later; with slack for file
+	// systems that keep modification times to the second.
 	f.baseline = t.info.ModTime()
+	if chosen := time.Now().Add(-mtimeSlack); chosen.After(f.baseline) {
+		f.baseline = chosen
+	}
 	f.setCurPath(t.path)
 }
+
+// mtimeSlack is how far before the moment a file was chosen another file's
+// modification time may fall and still count as written after it.
+const mtimeSlack = 2 * time.Second
 
 func (f *follower) flush() error {
 	if len(f.batch) == 0 {

@@ -493,6 +493,107 @@ func TestFollowDirectoryRenamed(t *testing.T) {
 	})
 }
 
+// TestFollowDirectorySamePath: a path that comes to name another file is a
+// new session there, whether the old one was rotated to a name that still
+// matches, deleted and written again, or replaced by a rename.
+func TestFollowDirectorySamePath(t *testing.T) {
+	t.Parallel()
+	forModes(t, func(t *testing.T, opt Options) {
+		root := t.TempDir()
+		cur := filepath.Join(root, "s.jsonl")
+		writeFile(t, cur, "a1\n")
+		ch := follow(t, root, opt)
+		expect(t, ch, "s.jsonl <Switched>", "s.jsonl: a1")
+
+		// Rotated: s.jsonl becomes s.1.jsonl, a new s.jsonl follows.
+		if err := os.Rename(cur, filepath.Join(root, "s.1.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		writeFile(t, cur, "b1\n")
+		got := drain(t, ch, "s.jsonl: b1")
+		if !slices.Contains(got, "s.jsonl <Switched>") && !slices.Contains(got, "s.jsonl <Rotated>") {
+			t.Fatalf("no switch to the new s.jsonl: %q", got)
+		}
+		appendFile(t, cur, "b2\n")
+		expect(t, ch, "s.jsonl: b2")
+
+		// A known path other than the current one, deleted and written again.
+		old := filepath.Join(root, "old.jsonl")
+		writeFile(t, old, "o1\n")
+		expect(t, ch, "old.jsonl <Switched>", "old.jsonl: o1")
+		other := filepath.Join(root, "z.jsonl")
+		writeFile(t, other, "z1\n")
+		expect(t, ch, "z.jsonl <Switched>", "z.jsonl: z1")
+		if err := os.Remove(old); err != nil {
+			t.Fatal(err)
+		}
+		if opt.PollOnly {
+			// Polling can only see the file gone if a look falls between:
+			// the new file may get the old one's inode.
+			time.Sleep(5 * opt.Poll)
+		}
+		writeFile(t, old, "fresh\n")
+		expect(t, ch, "old.jsonl <Switched>", "old.jsonl: fresh")
+
+		// Replaced by renaming a temporary file over it.
+		tmp := filepath.Join(root, "z.tmp")
+		writeFile(t, tmp, "replaced\n")
+		if err := os.Rename(tmp, other); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, ch, "z.jsonl <Switched>", "z.jsonl: replaced")
+	})
+}
+
+// TestFollowDirectoryStaleCurrent: when the newest session was last written
+// long ago, an older one moved in later is still older than the moment the
+// current one was chosen, and does not take over.
+func TestFollowDirectoryStaleCurrent(t *testing.T) {
+	t.Parallel()
+	forModes(t, func(t *testing.T, opt Options) {
+		root := t.TempDir()
+		cur := filepath.Join(root, "cur.jsonl")
+		writeFile(t, cur, "c1\n")
+		twoHours, oneHour := time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour)
+		if err := os.Chtimes(cur, twoHours, twoHours); err != nil {
+			t.Fatal(err)
+		}
+		ch := follow(t, root, opt)
+		expect(t, ch, "cur.jsonl <Switched>", "cur.jsonl: c1")
+		moved := filepath.Join(t.TempDir(), "moved.jsonl")
+		writeFile(t, moved, "m1\n")
+		if err := os.Chtimes(moved, oneHour, oneHour); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(moved, filepath.Join(root, "moved.jsonl")); err != nil {
+			t.Fatal(err)
+		}
+		quiet(t, ch, 150*time.Millisecond)
+		appendFile(t, cur, "c2\n")
+		expect(t, ch, "cur.jsonl: c2")
+	})
+}
+
+// drain reads records until last arrives and returns them all.
+func drain(t testing.TB, ch <-chan Event, last string) []string {
+	t.Helper()
+	var got []string
+	timeout := time.After(waitFor)
+	for !slices.Contains(got, last) {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("channel closed; got %q", got)
+			}
+			got = append(got, recs(ev)...)
+		case <-timeout:
+			t.Fatalf("timed out waiting for %q; got %q", last, got)
+		}
+	}
+	return got
+}
+
 func TestFollowDirectoryWaitsForFirstFile(t *testing.T) {
 	t.Parallel()
 	forModes(t, func(t *testing.T, opt Options) {

@@ -130,10 +130,16 @@ func (f *follower) unwatch(dir string) {
 	}
 }
 
+// knownFile is a file seen in directory mode.
+type knownFile struct {
+	info fs.FileInfo
+	gen  uint64
+}
+
 // walk calls found for every matching regular file below dir, watching each
 // directory before listing it so that nothing created meanwhile is missed.
 // Symbolic links below dir are not followed.
-func (f *follower) walk(dir string, found func(path string)) {
+func (f *follower) walk(dir string, found func(path string, fi fs.FileInfo)) {
 	f.watchDir(dir)
 	d, err := os.Open(dir)
 	if err != nil {
@@ -147,7 +153,9 @@ func (f *follower) walk(dir string, found func(path string)) {
 		case e.IsDir():
 			f.walk(p, found)
 		case e.Type().IsRegular() && f.opt.Match(p):
-			found(p)
+			if fi, err := e.Info(); err == nil {
+				found(p, fi)
+			}
 		}
 	}
 }
@@ -167,15 +175,16 @@ func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
 		}
 	}
 	var cands []string
-	found := func(p string) {
-		if _, ok := f.known[p]; !ok {
+	found := func(p string, fi fs.FileInfo) {
+		if k, ok := f.known[p]; !ok || !os.SameFile(k.info, fi) {
 			cands = append(cands, p)
 		}
-		f.known[p] = f.gen
+		f.known[p] = knownFile{fi, f.gen}
 	}
 	for _, ev := range evs {
 		if ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
 			f.unwatch(ev.Name)
+			delete(f.known, ev.Name) // a file written there later is new
 		}
 		if ev.Op&fsnotify.Create == 0 {
 			continue
@@ -186,14 +195,14 @@ func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
 		case fi.IsDir():
 			f.walk(ev.Name, found)
 		case fi.Mode().IsRegular() && f.opt.Match(ev.Name):
-			found(ev.Name)
+			found(ev.Name, fi)
 		}
 	}
 	if full {
 		f.gen++
 		f.walk(f.root, found)
-		for p, g := range f.known {
-			if g != f.gen {
+		for p, k := range f.known {
+			if k.gen != f.gen {
 				delete(f.known, p)
 			}
 		}
