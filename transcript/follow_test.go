@@ -123,24 +123,38 @@ func TestFollowFile(t *testing.T) {
 	}
 }
 
-func TestFollowDirectorySwitches(t *testing.T) {
-	ls := claudeLines(t)
-	dir := t.TempDir()
-	old := filepath.Join(dir, "proj", "old.jsonl")
-	os.MkdirAll(filepath.Dir(old), 0o700)
-	appendTo(t, old, strings.Join(ls[:6], ""))
-	past := time.Now().Add(-time.Hour)
-	os.Chtimes(old, past, past)
+// sessionAt writes lines to a new file at path, making its folder.
+func sessionAt(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, path, strings.Join(lines, ""))
+}
+
+// followDir follows dir, polling every 20 ms, until the test ends.
+func followDir(t *testing.T, dir string) <-chan Update {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	ch, err := Follow(ctx, dir, FollowOptions{Poll: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ch
+}
+
+func TestFollowDirectorySwitches(t *testing.T) {
+	ls := claudeLines(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "proj", "old.jsonl")
+	sessionAt(t, old, ls[:6])
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(old, past, past)
+	ch := followDir(t, dir)
 	waitFor(t, ch, "the old session", func(u Update) bool { return calls(u) == 1 && u.Path == old })
 	newer := filepath.Join(dir, "proj2", "new.jsonl")
-	os.MkdirAll(filepath.Dir(newer), 0o700)
-	appendTo(t, newer, strings.Join(ls[:17], ""))
+	sessionAt(t, newer, ls[:17])
 	var sawSwitch bool
 	waitFor(t, ch, "the switch", func(u Update) bool {
 		sawSwitch = sawSwitch || u.Restarted == "switched"
@@ -157,14 +171,8 @@ func TestFollowDirectoryMoved(t *testing.T) {
 	ls := claudeLines(t)
 	dir := t.TempDir()
 	from := filepath.Join(dir, "a", "s.jsonl")
-	os.MkdirAll(filepath.Dir(from), 0o700)
-	appendTo(t, from, strings.Join(ls[:6], ""))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch, err := Follow(ctx, dir, FollowOptions{Poll: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sessionAt(t, from, ls[:6])
+	ch := followDir(t, dir)
 	waitFor(t, ch, "the session", func(u Update) bool { return calls(u) == 1 && u.Path == from })
 	if err := os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "b")); err != nil {
 		t.Fatal(err)
