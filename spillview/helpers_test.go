@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/spillway-dev/spillway/internal/keytest"
 	"github.com/spillway-dev/spillway/themes"
 )
 
@@ -37,41 +38,7 @@ func open(t testing.TB, src Source, styles *themes.Styles, w, h int) Model {
 	return m
 }
 
-func press(s string) tea.KeyPressMsg {
-	switch s {
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "pgdown":
-		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "home":
-		return tea.KeyPressMsg{Code: tea.KeyHome}
-	case "end":
-		return tea.KeyPressMsg{Code: tea.KeyEnd}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "ctrl+d", "ctrl+u":
-		return tea.KeyPressMsg{Code: rune(s[len(s)-1]), Mod: tea.ModCtrl}
-	}
-	r := []rune(s)
-	if len(r) != 1 {
-		panic("press: unknown key " + s)
-	}
-	return tea.KeyPressMsg{Code: r[0], Text: s}
-}
+func press(s string) tea.KeyPressMsg { return keytest.Press(s) }
 
 // typeText sends each rune of s as a key press.
 func typeText(m Model, s string) Model {

@@ -18,6 +18,7 @@ import (
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/keytest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -113,21 +114,7 @@ func press(t testing.TB, m *Model, keys ...string) {
 }
 
 // keyMsg builds the key press a terminal would send for k.
-func keyMsg(k string) tea.KeyPressMsg {
-	special := map[string]rune{
-		"up": tea.KeyUp, "down": tea.KeyDown, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
-		"home": tea.KeyHome, "end": tea.KeyEnd, "enter": tea.KeyEnter, "esc": tea.KeyEscape,
-		"tab": tea.KeyTab, "left": tea.KeyLeft, "right": tea.KeyRight, "backspace": tea.KeyBackspace,
-	}
-	if code, ok := special[k]; ok {
-		return tea.KeyPressMsg{Code: code}
-	}
-	if strings.HasPrefix(k, "ctrl+") {
-		return tea.KeyPressMsg{Code: rune(k[len(k)-1]), Mod: tea.ModCtrl}
-	}
-	r := []rune(k)[0]
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
+func keyMsg(k string) tea.KeyPressMsg { return keytest.Press(k) }
 
 func screen(m *Model) string { return m.View().Content }
 
