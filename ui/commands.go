@@ -113,13 +113,20 @@ func loadCmd(src Source, opt transcript.Options) tea.Cmd {
 		s, err := transcript.Read(cr, src.Name, opt)
 		done <- loadedMsg{session: s, err: err}
 	}()
+	return awaitWithProgress(done, "reading", func() (int64, int64) { return cr.n.Load(), size })
+}
+
+// awaitWithProgress waits for the one message a background job sends on
+// out, reporting its progress every 100 ms meanwhile.
+func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (done, total int64)) tea.Cmd {
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		select {
-		case msg := <-done:
+		case msg := <-out:
 			return msg
 		case <-time.After(100 * time.Millisecond):
-			return progressMsg{phase: "reading", done: cr.n.Load(), total: size, next: wait}
+			done, total := progress()
+			return progressMsg{phase: phase, done: done, total: total, next: wait}
 		}
 	}
 	return wait
@@ -141,16 +148,7 @@ func prepareCmd(seq int, s *transcript.Session, counter func() (guard.TokenCount
 		})
 		out <- preparedMsg{seq: seq, prep: p, err: err}
 	}()
-	var wait tea.Cmd
-	wait = func() tea.Msg {
-		select {
-		case msg := <-out:
-			return msg
-		case <-time.After(100 * time.Millisecond):
-			return progressMsg{phase: "counting tokens", done: done.Load(), total: total.Load(), next: wait}
-		}
-	}
-	return wait
+	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
 }
 
 // replayCmd replays the prepared session under policy, writing spill files.
