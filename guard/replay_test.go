@@ -426,6 +426,15 @@ func TestCostAfterBounds(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("usage after (-want +got):\n%s", diff)
 	}
+	// What each call reports saved is what its prompt lost, floors and all:
+	// 100 of uncached input, then 200 + 7, then nothing; 307 in all.
+	var saved []int64
+	for _, c := range rp.Calls[1:] {
+		saved = append(saved, c.Saved())
+	}
+	if diff := cmp.Diff([]int64{100, 207, 0}, saved); diff != "" || rp.Totals.SavedPerCall != 307 {
+		t.Errorf("saved per call (-want +got):\n%s; total %d, want 307", diff, rp.Totals.SavedPerCall)
+	}
 }
 
 // TestCarriedThroughCacheMiss: a call whose cache reads cannot hold the
@@ -442,8 +451,8 @@ func TestCarriedThroughCacheMiss(t *testing.T) {
 		t.Errorf("usage after (-want +got):\n%s", diff)
 	}
 	for i, c := range rp.Calls[1:] {
-		if saved := c.Usage.Prompt() - c.UsageAfter.Prompt(); saved != 448 {
-			t.Errorf("call %d: prompt %d → %d, %d saved; want the result's 448", i+1, c.Usage.Prompt(), c.UsageAfter.Prompt(), saved)
+		if saved := c.Usage.Prompt() - c.UsageAfter.Prompt(); saved != 448 || c.Saved() != 448 {
+			t.Errorf("call %d: prompt %d → %d, %d saved (reported %d); want the result's 448", i+1, c.Usage.Prompt(), c.UsageAfter.Prompt(), saved, c.Saved())
 		}
 	}
 }
