@@ -597,7 +597,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			p := m.policy.Clone()
 			p.SetCeiling(n)
-			return m.setPolicy(p, "ceiling "+guard.FormatSize(p.Ceiling, p.Unit))
+			return m.setPolicy(p, ceilingText(p))
 		case writeInput:
 			if value == "" {
 				return nil
@@ -637,7 +637,7 @@ func (m *Model) scaleCeiling(f float64) tea.Cmd {
 		}
 	}
 	p.SetCeiling(max(1, int64(float64(c)*f)))
-	return m.setPolicy(p, "ceiling "+guard.FormatSize(p.Ceiling, p.Unit))
+	return m.setPolicy(p, ceilingText(p))
 }
 
 // nextPreset moves to the next preset.

@@ -440,7 +440,11 @@ func TestScrollAndFocus(t *testing.T) {
 			return want(strings.HasPrefix(lastLine(m), "After figures assume"), "last line %q", lastLine(m))
 		}},
 		{"+ from no ceiling goes to the preset's own", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter", "+"}, func(m *Model) string {
-			return want(m.policy.Ceiling == 80_000, "ceiling %d, want agentscope's 80,000", m.policy.Ceiling)
+			return want(m.policy.Ceiling == 80_000 && m.undo[len(m.undo)-1].Ceiling == 0 && m.notice == "ceiling 80,000 UTF-16 units",
+				"ceiling %d after %d, notice %q; want agentscope's 80,000 after none", m.policy.Ceiling, m.undo[len(m.undo)-1].Ceiling, m.notice)
+		}},
+		{"a ceiling of 0 is no ceiling", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter"}, func(m *Model) string {
+			return want(m.policy.Ceiling == 0 && m.notice == "no ceiling", "ceiling %d, notice %q", m.policy.Ceiling, m.notice)
 		}},
 		{"the warnings stop at their last line and scroll back at once", []byte(noisy.String()), "harness-rs-0.0.40", 100, 12,
 			append(append([]string{"W"}, strings.Split(strings.Repeat("j", 60), "")...), "k"), func(m *Model) string {

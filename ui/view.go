@@ -143,14 +143,17 @@ func (m *Model) header() []string {
 	return lines
 }
 
+// ceilingText names the policy's ceiling, or says there is none.
+func ceilingText(p guard.Policy) string {
+	if p.Ceiling <= 0 {
+		return "no ceiling"
+	}
+	return "ceiling " + guard.FormatSize(p.Ceiling, p.Unit)
+}
+
 // policyLine states the policy's key knobs.
 func policyLine(p guard.Policy) string {
-	parts := []string{"policy " + escape(p.Name)}
-	if p.Ceiling > 0 {
-		parts = append(parts, "ceiling "+guard.FormatSize(p.Ceiling, p.Unit))
-	} else {
-		parts = append(parts, "no ceiling")
-	}
+	parts := []string{"policy " + escape(p.Name), ceilingText(p)}
 	if len(p.PerTool) > 0 {
 		parts = append(parts, "per-tool ceilings")
 	}
