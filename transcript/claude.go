@@ -24,6 +24,12 @@ type claudeParser struct {
 	// line recorded a stop_reason.
 	calls []claudeCall
 	model string // the last model named, so that each call need not copy it
+
+	// The fast path's (see claudescan.go): its scanner, the record it
+	// reads, and a parser for the few strings it hands to fastjson.
+	scan scanner
+	fast claudeFast
+	unq  fastjson.Parser
 }
 
 type claudeCall struct {
@@ -127,18 +133,12 @@ func (p *claudeParser) record(v *fastjson.Value, line int) {
 	var l claudeLine
 	l.read(v.GetObject())
 	typ := str(l.typ)
-	// A resumed session can repeat earlier lines, of any type: each line
-	// id is read once.
-	if uuid := str(l.uuid); len(uuid) > 0 {
-		seen := len(p.uuids)
-		if p.uuids[maphash.Bytes(p.seed, uuid)] = struct{}{}; len(p.uuids) == seen {
-			p.b.skip(string(typ) + " (repeated uuid)")
-			return
-		}
+	if p.repeated(str(l.uuid), typ) {
+		return
 	}
 	switch string(typ) {
 	case "assistant", "user":
-		p.noteSession(&l)
+		p.noteSession(str(l.sessionID), str(l.version))
 		if string(typ) == "assistant" {
 			p.assistant(&l, line)
 		} else {
@@ -176,13 +176,28 @@ func (p *claudeParser) record(v *fastjson.Value, line int) {
 	}
 }
 
-func (p *claudeParser) noteSession(l *claudeLine) {
+// repeated tells whether a line with this id was read before, and counts
+// it skipped if so: a resumed session can repeat earlier lines, of any
+// type, and each line id is read once.
+func (p *claudeParser) repeated(uuid, typ []byte) bool {
+	if len(uuid) == 0 {
+		return false
+	}
+	seen := len(p.uuids)
+	if p.uuids[maphash.Bytes(p.seed, uuid)] = struct{}{}; len(p.uuids) == seen {
+		p.b.skip(string(typ) + " (repeated uuid)")
+		return true
+	}
+	return false
+}
+
+func (p *claudeParser) noteSession(id, version []byte) {
 	s := p.b.s
 	if s.ID == "" {
-		s.ID = string(str(l.sessionID))
+		s.ID = string(id)
 	}
-	if ver := str(l.version); len(ver) > 0 && string(ver) != s.Version {
-		s.Version = string(ver)
+	if len(version) > 0 && string(version) != s.Version {
+		s.Version = string(version)
 	}
 }
 
@@ -226,38 +241,16 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		return
 	}
 	sidechain := isTrue(l.sidechain)
-	key, keyed := p.groupKey(str(msg.id), str(l.requestID))
-	idx, seen := p.groups[key]
-	if !seen || !keyed {
-		if string(model) != p.model {
-			p.model = string(model)
-		}
-		c := p.b.newCall(line, parseTime(str(l.timestamp)), p.model, sidechain)
-		idx = c.Index
-		p.calls = append(p.calls, claudeCall{})
-		if keyed {
-			p.groups[key] = idx
-		}
-	}
-	cc := &p.calls[idx]
-	// A line without a stop_reason was written as the stream began (2.0 to
-	// 2.1.22 always, 1.0.x mostly): its output count is a lower bound.
+	idx := p.call(str(msg.id), str(l.requestID), model, sidechain, str(l.timestamp), line)
+	ended := false
 	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString {
-		cc.ended = true
+		ended = true
 	}
 	if u := msg.usage; u != nil && u.Type() == fastjson.TypeObject {
 		usage, rank := claudeUsage(u, line, p.b)
-		rank.mainChain = !sidechain
-		if !cc.hasRank || cc.rank.less(rank) {
-			cc.rank, cc.hasRank = rank, true
-			kept := usage // a copy, so that only the kept usage is allocated
-			p.b.s.Calls[idx].Usage = &kept
-		}
-	}
-	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.ended {
-		fixed := *u
-		fixed.OutputLowerBound = !cc.ended
-		p.b.s.Calls[idx].Usage = &fixed
+		p.noteUsage(idx, ended, &usage, rank, sidechain)
+	} else {
+		p.noteUsage(idx, ended, nil, claudeRank{}, sidechain)
 	}
 	switch content := msg.content; {
 	case content == nil:
@@ -267,6 +260,47 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		for _, block := range content.GetArray() {
 			p.assistantBlock(idx, block, line)
 		}
+	}
+}
+
+// call returns the index of the call a response line belongs to, starting
+// one for a response not seen before.
+func (p *claudeParser) call(msgID, requestID, model []byte, sidechain bool, timestamp []byte, line int) int {
+	key, keyed := p.groupKey(msgID, requestID)
+	if idx, seen := p.groups[key]; seen && keyed {
+		return idx
+	}
+	if string(model) != p.model {
+		p.model = string(model)
+	}
+	idx := p.b.newCall(line, parseTime(timestamp), p.model, sidechain).Index
+	p.calls = append(p.calls, claudeCall{})
+	if keyed {
+		p.groups[key] = idx
+	}
+	return idx
+}
+
+// noteUsage takes what one line of a response records: whether it has a
+// stop_reason, and its usage (nil when it has none), kept if it ranks
+// above the usage kept so far.
+func (p *claudeParser) noteUsage(idx int, ended bool, usage *Usage, rank claudeRank, sidechain bool) {
+	cc := &p.calls[idx]
+	// A line without a stop_reason was written as the stream began (2.0 to
+	// 2.1.22 always, 1.0.x mostly): its output count is a lower bound.
+	cc.ended = cc.ended || ended
+	if usage != nil {
+		rank.mainChain = !sidechain
+		if !cc.hasRank || cc.rank.less(rank) {
+			cc.rank, cc.hasRank = rank, true
+			kept := *usage // a copy, so that only the kept usage is allocated
+			p.b.s.Calls[idx].Usage = &kept
+		}
+	}
+	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.ended {
+		fixed := *u
+		fixed.OutputLowerBound = !cc.ended
+		p.b.s.Calls[idx].Usage = &fixed
 	}
 }
 
@@ -382,11 +416,17 @@ func (p *claudeParser) user(l *claudeLine, line int) {
 		}
 		prompt.Text = text.String()
 	}
+	p.prompt(prompt, summary, t)
+}
+
+// prompt keeps what a user line said besides tool results; a compaction's
+// summary also goes to its event.
+func (p *claudeParser) prompt(prompt Prompt, summary bool, t time.Time) {
 	if summary {
 		if e := p.b.lastCompaction(); e != nil {
 			e.Summary = prompt.Text
 		} else {
-			p.b.compaction(Event{Line: line, Time: t, Summary: prompt.Text})
+			p.b.compaction(Event{Line: prompt.Line, Time: t, Summary: prompt.Text})
 		}
 	}
 	if prompt.Text != "" || prompt.Images > 0 {

@@ -105,6 +105,7 @@ type Decoder struct {
 	p         fastjson.Parser
 	b         *builder
 	lp        lineParser
+	fast      fastParser // nil where the format has no fast path
 	held      []heldLine // lines read before the format was known
 	sawJSON   bool
 	failed    error
@@ -124,6 +125,13 @@ type lineParser interface {
 	// being assembled included, without disturbing further reading.
 	snapshot() *Session
 	finish() *Session
+}
+
+// fastParser is a lineParser that can read some lines without fastjson.
+type fastParser interface {
+	// fastLine reads line if it can, and reports whether it did; a line
+	// it cannot read is left untouched for record.
+	fastLine(line []byte, n int) bool
 }
 
 // NewDecoder returns a Decoder for the source called name.
@@ -148,7 +156,11 @@ func (d *Decoder) start(f Format) {
 	d.b.sizesOnly = d.sizesOnly
 	switch f {
 	case FormatClaude:
-		d.lp = newClaudeParser(d.b)
+		p := newClaudeParser(d.b)
+		d.lp = p
+		if d.sizesOnly {
+			d.fast = p
+		}
 	case FormatCodex:
 		d.lp = newCodexParser(d.b)
 	case FormatAntigravity:
@@ -216,6 +228,9 @@ func (d *Decoder) sniff(line []byte) Format {
 }
 
 func (d *Decoder) parse(line []byte, n int) {
+	if d.fast != nil && d.fast.fastLine(line, n) {
+		return
+	}
 	v, err := d.p.ParseBytes(line)
 	if err != nil {
 		d.b.warnf(n, "invalid JSON: %s", shortErr(err))

@@ -1,0 +1,485 @@
+package transcript
+
+import "bytes"
+
+// The Claude reader's fast path, taken when only sizes are kept. A scanner
+// reads a line's fields into claudeFast in one pass and measures its tool
+// results on the way, where the general path builds a tree of the line,
+// visits it, then measures. A line the fast path does not expect in every
+// detail (a field of another type, an escape in a key, a record it leaves
+// to the general path, anything the general path would warn about) goes
+// the general way instead, before anything of it is kept. Both paths
+// therefore read every line alike: TestFastPath, TestSizesOnly and
+// FuzzClaude compare them.
+
+// claudeFast is what the fast path reads from one record.
+type claudeFast struct {
+	typ, uuid, sessionID, version, requestID, timestamp, subtype []byte
+	apiError, sidechain, compactSummary, meta, visibleOnly       bool
+
+	hasMessage bool
+	id, model  []byte
+	ended      bool // the message has a stop_reason
+	hasUsage   bool
+	usage      Usage
+	rank       claudeRank
+	content    byte   // '"' for a string, '[' for blocks, 0 for none
+	text       []byte // string content, as written, quotes included
+	blocks     []claudeFastBlock
+}
+
+type claudeFastBlock struct {
+	typ, id, name, toolUseID []byte
+	text                     []byte // a text block's text, as written, quotes included
+	input                    []byte // a tool_use block's input, as fastjson writes it
+	isError                  bool
+	size, images, other      int // a tool_result's content, measured
+}
+
+// fields notes which keys of an object were read: a repeated one makes the
+// scanner give up, since the general path keeps the first.
+type fields uint32
+
+func (f *fields) first(s *scanner, bit fields) bool {
+	if *f&bit != 0 {
+		s.fail()
+		return false
+	}
+	*f |= bit
+	return true
+}
+
+// fastLine reads a line by the fast path and reports whether it could.
+func (p *claudeParser) fastLine(line []byte, n int) bool {
+	f := &p.fast
+	p.scan.reset(line)
+	if !p.readFast(f) {
+		return false
+	}
+	typ := f.typ
+	switch string(typ) {
+	case "assistant", "user":
+		if !f.hasMessage {
+			return false // warned about by the general path
+		}
+	case "system":
+		if string(f.subtype) == "compact_boundary" {
+			return false
+		}
+	case "", "summary", "ai-title", "custom-title":
+		return false
+	}
+	var text string
+	if string(typ) == "user" {
+		var ok bool
+		if text, ok = p.promptText(f); !ok {
+			return false
+		}
+	}
+	if p.repeated(f.uuid, typ) {
+		return true
+	}
+	switch string(typ) {
+	case "assistant":
+		p.noteSession(f.sessionID, f.version)
+		p.assistantFast(f, n)
+	case "user":
+		p.noteSession(f.sessionID, f.version)
+		p.userFast(f, text, n)
+	case "system":
+		p.b.skip("system/" + string(f.subtype))
+	default:
+		p.b.skip(string(typ))
+	}
+	return true
+}
+
+func (p *claudeParser) assistantFast(f *claudeFast, line int) {
+	if f.apiError {
+		p.b.skip("assistant (API error)")
+		return
+	}
+	if string(f.model) == "<synthetic>" {
+		p.b.skip("assistant (<synthetic>)")
+		return
+	}
+	idx := p.call(f.id, f.requestID, f.model, f.sidechain, f.timestamp, line)
+	if f.hasUsage {
+		p.noteUsage(idx, f.ended, &f.usage, f.rank, f.sidechain)
+	} else {
+		p.noteUsage(idx, f.ended, nil, claudeRank{}, f.sidechain)
+	}
+	for i := range f.blocks { // texts were checked while read, and are not kept
+		if b := &f.blocks[i]; string(b.typ) == "tool_use" {
+			p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: string(b.name), Input: b.input}, line)
+		}
+	}
+}
+
+// userFast reads a user record; text is what promptText made of it.
+func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
+	t := parseTime(f.timestamp)
+	summary := f.compactSummary
+	prompt := Prompt{Line: line, Meta: summary || f.meta || f.visibleOnly, Text: text}
+	for i := range f.blocks {
+		switch b := &f.blocks[i]; string(b.typ) {
+		case "tool_result":
+			p.b.addResult(ToolResult{CallID: string(b.toolUseID), Line: line, Time: t, IsError: b.isError,
+				DroppedBytes: b.size, Images: b.images, Other: b.other})
+		case "image":
+			prompt.Images++
+		}
+	}
+	p.prompt(prompt, summary, t)
+}
+
+// promptText joins what a user record says in text: its string content,
+// or its text blocks.
+func (p *claudeParser) promptText(f *claudeFast) (string, bool) {
+	if f.content == '"' {
+		return p.unquote(f.text)
+	}
+	var text []byte
+	for i := range f.blocks {
+		if b := &f.blocks[i]; string(b.typ) == "text" {
+			t, ok := p.unquote(b.text)
+			if !ok {
+				return "", false
+			}
+			text = append(text, t...)
+		}
+	}
+	return string(text), true
+}
+
+// readFast reads the record the scanner holds into f, and reports whether
+// it could.
+func (p *claudeParser) readFast(f *claudeFast) bool {
+	s := &p.scan
+	*f = claudeFast{blocks: f.blocks[:0]}
+	var seen fields
+	if !s.enter('{') {
+		return false
+	}
+	for s.more('{', '}') {
+		switch string(s.key()) {
+		case "type":
+			if seen.first(s, 1<<0) {
+				f.typ = s.str()
+			}
+		case "uuid":
+			if seen.first(s, 1<<1) {
+				f.uuid = s.str()
+			}
+		case "sessionId":
+			if seen.first(s, 1<<2) {
+				f.sessionID = s.str()
+			}
+		case "version":
+			if seen.first(s, 1<<3) {
+				f.version = s.str()
+			}
+		case "requestId":
+			if seen.first(s, 1<<4) {
+				f.requestID = s.str()
+			}
+		case "timestamp":
+			if seen.first(s, 1<<5) {
+				f.timestamp = s.str()
+			}
+		case "subtype":
+			if seen.first(s, 1<<6) {
+				f.subtype = s.str()
+			}
+		case "message":
+			if seen.first(s, 1<<7) {
+				f.hasMessage = true
+				p.readMessage(f)
+			}
+		case "isApiErrorMessage":
+			if seen.first(s, 1<<8) {
+				f.apiError = s.literal() == 't'
+			}
+		case "isSidechain":
+			if seen.first(s, 1<<9) {
+				f.sidechain = s.literal() == 't'
+			}
+		case "isCompactSummary":
+			if seen.first(s, 1<<10) {
+				f.compactSummary = s.literal() == 't'
+			}
+		case "isMeta":
+			if seen.first(s, 1<<11) {
+				f.meta = s.literal() == 't'
+			}
+		case "isVisibleInTranscriptOnly":
+			if seen.first(s, 1<<12) {
+				f.visibleOnly = s.literal() == 't'
+			}
+		case "compactMetadata", "summary", "aiTitle", "customTitle":
+			s.fail() // read by the general path
+		default:
+			s.skip()
+		}
+	}
+	return s.end()
+}
+
+// readMessage reads message: the fields of an assistant's and of a user's.
+func (p *claudeParser) readMessage(f *claudeFast) {
+	s := &p.scan
+	var seen fields
+	if !s.enter('{') {
+		return
+	}
+	for s.more('{', '}') {
+		switch string(s.key()) {
+		case "id":
+			if seen.first(s, 1<<0) {
+				f.id = s.str()
+			}
+		case "model":
+			if seen.first(s, 1<<1) {
+				f.model = s.str()
+			}
+		case "stop_reason":
+			if seen.first(s, 1<<2) {
+				f.ended = s.peek() == '"'
+				s.skip()
+			}
+		case "usage":
+			if seen.first(s, 1<<3) {
+				f.hasUsage = true
+				f.rank = readUsage(s, &f.usage)
+			}
+		case "content":
+			if seen.first(s, 1<<4) {
+				p.readContent(f)
+			}
+		default:
+			s.skip()
+		}
+	}
+}
+
+// readUsage reads message.usage as claudeUsage does, giving up where
+// claudeUsage would warn or find null.
+func readUsage(s *scanner, u *Usage) claudeRank {
+	var seen fields
+	var rank claudeRank
+	var created, split5m, split1h int64
+	hasSplit := false
+	if !s.enter('{') {
+		return rank
+	}
+	for s.more('{', '}') {
+		switch string(s.key()) {
+		case "input_tokens":
+			if seen.first(s, 1<<0) {
+				u.Input = s.int()
+			}
+		case "cache_read_input_tokens":
+			if seen.first(s, 1<<1) {
+				u.CacheRead = s.int()
+			}
+		case "output_tokens":
+			if seen.first(s, 1<<2) {
+				u.Output = s.int()
+			}
+		case "cache_creation_input_tokens":
+			if seen.first(s, 1<<3) {
+				created = s.int()
+			}
+		case "speed":
+			if seen.first(s, 1<<4) {
+				rank.hasSpeed = true
+				u.Fast = string(s.str()) == "fast"
+			}
+		case "cache_creation":
+			if seen.first(s, 1<<5) {
+				hasSplit = true
+				var parts fields
+				s.enter('{')
+				for s.more('{', '}') {
+					switch string(s.key()) {
+					case "ephemeral_5m_input_tokens":
+						if parts.first(s, 1<<0) {
+							split5m = s.int()
+						}
+					case "ephemeral_1h_input_tokens":
+						if parts.first(s, 1<<1) {
+							split1h = s.int()
+						}
+					default:
+						s.skip()
+					}
+				}
+			}
+		default:
+			s.skip()
+		}
+	}
+	if hasSplit {
+		u.CacheCreation1h = split1h
+		u.CacheCreation = split5m + split1h
+	} else {
+		u.CacheCreation = created
+	}
+	rank.total = u.Input + u.Output + created + u.CacheRead
+	return rank
+}
+
+// readContent reads message.content: a string, or blocks.
+func (p *claudeParser) readContent(f *claudeFast) {
+	s := &p.scan
+	switch s.peek() {
+	case '"':
+		f.content = '"'
+		// An assistant's text is only checked; a user's is kept.
+		start := s.pos
+		s.strLen()
+		f.text = s.buf[start:s.pos]
+	case '[':
+		f.content = '['
+		s.enter('[')
+		for s.more('[', ']') {
+			f.blocks = append(f.blocks, claudeFastBlock{})
+			p.readBlock(&f.blocks[len(f.blocks)-1])
+		}
+	default:
+		s.fail()
+	}
+}
+
+func (p *claudeParser) readBlock(b *claudeFastBlock) {
+	s := &p.scan
+	var seen fields
+	if !s.enter('{') {
+		return
+	}
+	for s.more('{', '}') {
+		switch string(s.key()) {
+		case "type":
+			if seen.first(s, 1<<0) {
+				b.typ = s.str()
+			}
+		case "id":
+			if seen.first(s, 1<<1) {
+				b.id = s.str()
+			}
+		case "name":
+			if seen.first(s, 1<<2) {
+				b.name = s.str()
+			}
+		case "tool_use_id":
+			if seen.first(s, 1<<3) {
+				b.toolUseID = s.str()
+			}
+		case "text":
+			if seen.first(s, 1<<4) {
+				start := s.pos
+				s.strLen()
+				b.text = s.buf[start:s.pos]
+			}
+		case "input":
+			if seen.first(s, 1<<5) {
+				b.input = p.canonical(s.skip())
+			}
+		case "is_error":
+			if seen.first(s, 1<<6) {
+				b.isError = s.literal() == 't'
+			}
+		case "content":
+			if seen.first(s, 1<<7) {
+				readResultContent(s, b)
+			}
+		default:
+			s.skip()
+		}
+	}
+	// What the general path would warn about is left to it.
+	switch string(b.typ) {
+	case "tool_use":
+		if len(b.id) == 0 {
+			s.fail()
+		}
+	case "tool_result":
+		if len(b.toolUseID) == 0 {
+			s.fail()
+		}
+	}
+}
+
+// readResultContent measures a tool_result's content: a string, or blocks
+// whose text blocks are measured and whose images and others are counted.
+func readResultContent(s *scanner, b *claudeFastBlock) {
+	switch s.peek() {
+	case '"':
+		b.size = s.strLen()
+	case 'n':
+		s.literal() // null: no content
+	case '[':
+		s.enter('[')
+		for s.more('[', ']') {
+			var typ []byte
+			size := 0
+			var seen fields
+			s.enter('{')
+			for s.more('{', '}') {
+				switch string(s.key()) {
+				case "type":
+					if seen.first(s, 1<<0) {
+						typ = s.str()
+					}
+				case "text":
+					if seen.first(s, 1<<1) {
+						size = s.strLen()
+					}
+				default:
+					s.skip()
+				}
+			}
+			switch string(typ) {
+			case "text":
+				b.size += size
+			case "image":
+				b.images++
+			default:
+				b.other++
+			}
+		}
+	default:
+		s.fail()
+	}
+}
+
+// unquote returns the text of a JSON string, q with its quotes, as
+// fastjson unescapes it; ok is false if fastjson does not read q.
+func (p *claudeParser) unquote(q []byte) (text string, ok bool) {
+	if len(q) < 2 {
+		return "", true // no text
+	}
+	if bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), true
+	}
+	v, err := p.unq.ParseBytes(q)
+	if err != nil {
+		return "", false
+	}
+	return string(v.GetStringBytes()), true
+}
+
+// canonical returns a copy of a value as the general path keeps a tool's
+// input: as fastjson writes it back, without the whitespace between tokens.
+func (p *claudeParser) canonical(raw []byte) []byte {
+	if raw == nil {
+		return nil
+	}
+	v, err := p.unq.ParseBytes(raw)
+	if err != nil {
+		p.scan.fail()
+		return nil
+	}
+	p.b.raw = v.MarshalTo(p.b.raw[:0])
+	return bytes.Clone(p.b.raw)
+}

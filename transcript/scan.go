@@ -1,0 +1,333 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// scanner walks one JSON text in place, for the Claude reader's fast path
+// (claudescan.go): the caller reads the fields it wants as the scanner
+// passes them and skips the rest, and nothing is built or copied.
+//
+// It reads strict JSON only, and gives up (bad) on some of that too: keys
+// and kept strings with escapes, nesting deeper than maxScanDepth, integers
+// that are negative, fractional or too long. A line it gives up on is read
+// again by the general path, so whatever it does read must read exactly as
+// fastjson reads it; FuzzScanner holds it to that.
+type scanner struct {
+	buf   []byte
+	pos   int
+	depth int
+	bad   bool
+}
+
+const maxScanDepth = 64
+
+func (s *scanner) reset(b []byte) { *s = scanner{buf: b} }
+
+// fail marks the text unreadable here. It moves to the end, so every
+// method after it finds nothing and returns zero values.
+func (s *scanner) fail() { s.bad, s.pos = true, len(s.buf) }
+
+func (s *scanner) ws() {
+	for s.pos < len(s.buf) {
+		switch s.buf[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the first byte of the next value, 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.pos < len(s.buf) {
+		return s.buf[s.pos]
+	}
+	return 0
+}
+
+// enter consumes open ('{' or '[').
+func (s *scanner) enter(open byte) bool {
+	if s.peek() != open || s.depth == maxScanDepth {
+		s.fail()
+		return false
+	}
+	s.pos++
+	s.depth++
+	return true
+}
+
+// more reports whether the object or array entered last has another
+// member, consuming the comma before it, or the closing byte after the
+// last. The first call after enter sees the opening byte just behind it;
+// no value ends in '{' or '[', so no later call does.
+func (s *scanner) more(open, close byte) bool {
+	if s.bad {
+		return false
+	}
+	first := s.buf[s.pos-1] == open
+	c := s.peek()
+	switch {
+	case c == close:
+		s.pos++
+		s.depth--
+		return false
+	case first:
+		return true
+	case c == ',':
+		s.pos++
+		s.ws()
+		if s.pos < len(s.buf) && s.buf[s.pos] != close {
+			return true
+		}
+	}
+	s.fail()
+	return false
+}
+
+// key reads the next object key and the colon after it.
+func (s *scanner) key() []byte {
+	k := s.str()
+	s.colon()
+	return k
+}
+
+func (s *scanner) colon() {
+	if s.peek() != ':' {
+		s.fail()
+		return
+	}
+	s.pos++
+}
+
+// str reads a string with no escapes and returns its bytes, the line's
+// own. A string with escapes makes the scanner give up: the general path
+// unescapes it. Like fastjson, str does not check UTF-8.
+func (s *scanner) str() []byte {
+	if s.peek() != '"' {
+		s.fail()
+		return nil
+	}
+	start := s.pos + 1
+	end := quoteOrBackslash(s.buf, start)
+	if end < 0 || s.buf[end] != '"' {
+		s.fail()
+		return nil
+	}
+	s.pos = end + 1
+	return s.buf[start:end]
+}
+
+// quoteOrBackslash returns the index of the first quote or backslash at or
+// after b[i], -1 if there is none.
+func quoteOrBackslash(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q := w ^ ('"' * ones)
+		e := w ^ ('\\' * ones)
+		if found := ((q-ones)&^q | (e-ones)&^e) & highs; found != 0 {
+			return i + bits.TrailingZeros64(found)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '"' || b[i] == '\\' {
+			return i
+		}
+	}
+	return -1
+}
+
+// stringEnd returns the index of the quote that ends the string whose
+// contents start at b[i], -1 if none does. As in fastjson, a quote ends
+// the string unless an odd number of backslashes precedes it.
+func stringEnd(b []byte, i int) int {
+	for from := i; ; {
+		q := bytes.IndexByte(b[from:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += from
+		j := q
+		for j > i && b[j-1] == '\\' {
+			j--
+		}
+		if (q-j)%2 == 0 {
+			return q
+		}
+		from = q + 1
+	}
+}
+
+// strLen reads a string and returns its length once unescaped, as the
+// general path measures it; a string escapedLen does not measure makes the
+// scanner give up.
+func (s *scanner) strLen() int {
+	if s.peek() != '"' {
+		s.fail()
+		return 0
+	}
+	start := s.pos + 1
+	end := stringEnd(s.buf, start)
+	if end < 0 {
+		s.fail()
+		return 0
+	}
+	n, ok := escapedLen(s.buf[start:end])
+	if !ok {
+		s.fail()
+		return 0
+	}
+	s.pos = end + 1
+	return n
+}
+
+// int reads a non-negative integer of up to 18 digits, which fits an
+// int64.
+func (s *scanner) int() int64 {
+	s.ws()
+	start := s.pos
+	var n int64
+	for s.pos < len(s.buf) && s.buf[s.pos] >= '0' && s.buf[s.pos] <= '9' {
+		n = n*10 + int64(s.buf[s.pos]-'0')
+		s.pos++
+	}
+	digits := s.pos - start
+	if digits == 0 || digits > 1 && s.buf[start] == '0' || digits > 18 || s.numberGoesOn() {
+		s.fail()
+		return 0
+	}
+	return n
+}
+
+// numberGoesOn tells whether the byte at pos would continue a number.
+func (s *scanner) numberGoesOn() bool {
+	if s.pos == len(s.buf) {
+		return false
+	}
+	switch s.buf[s.pos] {
+	case '.', 'e', 'E', '+', '-':
+		return true
+	}
+	return s.buf[s.pos] >= '0' && s.buf[s.pos] <= '9'
+}
+
+// literal reads true, false or null and returns its first byte.
+func (s *scanner) literal() byte {
+	c := s.peek()
+	var word string
+	switch c {
+	case 't':
+		word = "true"
+	case 'f':
+		word = "false"
+	case 'n':
+		word = "null"
+	default:
+		s.fail()
+		return 0
+	}
+	if len(s.buf)-s.pos < len(word) || string(s.buf[s.pos:s.pos+len(word)]) != word {
+		s.fail()
+		return 0
+	}
+	s.pos += len(word)
+	return c
+}
+
+// skip reads past one value of any kind and returns its bytes.
+func (s *scanner) skip() []byte {
+	c := s.peek()
+	start := s.pos
+	switch c {
+	case '{':
+		s.enter('{')
+		for s.more('{', '}') {
+			s.skipString() // a key, unread, so escapes are fine
+			s.colon()
+			s.skip()
+		}
+	case '[':
+		s.enter('[')
+		for s.more('[', ']') {
+			s.skip()
+		}
+	case '"':
+		s.skipString()
+	case 't', 'f', 'n':
+		s.literal()
+	default:
+		s.number()
+	}
+	if s.bad {
+		return nil
+	}
+	return s.buf[start:s.pos]
+}
+
+// skipString reads past a string, escapes and all.
+func (s *scanner) skipString() {
+	if s.peek() != '"' {
+		s.fail()
+		return
+	}
+	end := quoteOrBackslash(s.buf, s.pos+1)
+	if end >= 0 && s.buf[end] == '\\' {
+		end = stringEnd(s.buf, end)
+	}
+	if end < 0 {
+		s.fail()
+		return
+	}
+	s.pos = end + 1
+}
+
+// number reads a number in JSON's strict grammar.
+func (s *scanner) number() {
+	b, i := s.buf, s.pos
+	digits := func() int {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch n := digits(); {
+	case n == 0, n > 1 && b[i-n] == '0':
+		s.fail()
+		return
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			s.fail()
+			return
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			s.fail()
+			return
+		}
+	}
+	s.pos = i
+	if s.numberGoesOn() {
+		s.fail()
+	}
+}
+
+// end reports whether only whitespace is left.
+func (s *scanner) end() bool {
+	s.ws()
+	return !s.bad && s.pos == len(s.buf)
+}
