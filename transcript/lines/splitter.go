@@ -74,8 +74,10 @@ func (s *Splitter) Reset() {
 	s.pending = s.pending[:0]
 }
 
-// readChunk is the size of the reads done by ReadAll and Follow.
-const readChunk = 1 << 20
+// readChunk is the size of the reads done by ReadAll and Follow: small
+// enough that a chunk is still in the CPU's cache when its lines are
+// parsed. With 1 MB reads the corpus report took about 10% more CPU.
+const readChunk = 64 << 10
 
 var chunkPool = sync.Pool{New: func() any {
 	b := make([]byte, readChunk)
