@@ -55,9 +55,15 @@ func escapedLen(raw []byte) (n int, ok bool) {
 			}
 			i += span
 			n += out
+		case c&0xF0 == 0xE0 && i+2 < len(raw) && raw[i+1]&0xC0 == 0x80 && raw[i+2]&0xC0 == 0x80 &&
+			(c != 0xE0 || raw[i+1] >= 0xA0) && (c != 0xED || raw[i+1] < 0xA0):
+			// The common case of three bytes inline: no overlong
+			// form (E0 80..9F) and no surrogate (ED A0..BF).
+			i += 3
+			n += 3
 		default:
-			size := runeSize(raw[i:])
-			if size == 0 {
+			r, size := utf8.DecodeRune(raw[i:])
+			if r == utf8.RuneError && size == 1 {
 				return 0, false
 			}
 			i += size
@@ -65,23 +71,6 @@ func escapedLen(raw []byte) (n int, ok bool) {
 		}
 	}
 	return n, true
-}
-
-// runeSize returns the length of the valid UTF-8 sequence at the start of
-// b (which begins with a byte above 0x7F), 0 if there is none.
-func runeSize(b []byte) int {
-	c := b[0]
-	// The common case of three bytes inline: no overlong form (E0 80..9F)
-	// and no surrogate (ED A0..BF).
-	if c&0xF0 == 0xE0 && len(b) > 2 && b[1]&0xC0 == 0x80 && b[2]&0xC0 == 0x80 &&
-		(c != 0xE0 || b[1] >= 0xA0) && (c != 0xED || b[1] < 0xA0) {
-		return 3
-	}
-	r, size := utf8.DecodeRune(b)
-	if r == utf8.RuneError && size == 1 {
-		return 0
-	}
-	return size
 }
 
 // plainEscape marks the bytes that follow a backslash in a two-byte escape.
