@@ -49,6 +49,27 @@ func (f *fields) first(s *scanner, bit fields) bool {
 	return true
 }
 
+// str, int and flag read the value of the key bit stands for.
+func (f *fields) str(s *scanner, bit fields) []byte {
+	if !f.first(s, bit) {
+		return nil
+	}
+	return s.str()
+}
+
+func (f *fields) int(s *scanner, bit fields) int64 {
+	if !f.first(s, bit) {
+		return 0
+	}
+	return s.int()
+}
+
+// flag tells whether the value is true; a value not true or false makes
+// the scanner give up.
+func (f *fields) flag(s *scanner, bit fields) bool {
+	return f.first(s, bit) && s.literal() == 't'
+}
+
 // fastLine reads a line by the fast path and reports whether it could.
 func (p *claudeParser) fastLine(line []byte, n int) bool {
 	f := &p.fast
@@ -164,58 +185,34 @@ func (p *claudeParser) readFast(f *claudeFast) bool {
 	for s.more('{', '}') {
 		switch string(s.key()) {
 		case "type":
-			if seen.first(s, 1<<0) {
-				f.typ = s.str()
-			}
+			f.typ = seen.str(s, 1<<0)
 		case "uuid":
-			if seen.first(s, 1<<1) {
-				f.uuid = s.str()
-			}
+			f.uuid = seen.str(s, 1<<1)
 		case "sessionId":
-			if seen.first(s, 1<<2) {
-				f.sessionID = s.str()
-			}
+			f.sessionID = seen.str(s, 1<<2)
 		case "version":
-			if seen.first(s, 1<<3) {
-				f.version = s.str()
-			}
+			f.version = seen.str(s, 1<<3)
 		case "requestId":
-			if seen.first(s, 1<<4) {
-				f.requestID = s.str()
-			}
+			f.requestID = seen.str(s, 1<<4)
 		case "timestamp":
-			if seen.first(s, 1<<5) {
-				f.timestamp = s.str()
-			}
+			f.timestamp = seen.str(s, 1<<5)
 		case "subtype":
-			if seen.first(s, 1<<6) {
-				f.subtype = s.str()
-			}
+			f.subtype = seen.str(s, 1<<6)
 		case "message":
 			if seen.first(s, 1<<7) {
 				f.hasMessage = true
 				p.readMessage(f)
 			}
 		case "isApiErrorMessage":
-			if seen.first(s, 1<<8) {
-				f.apiError = s.literal() == 't'
-			}
+			f.apiError = seen.flag(s, 1<<8)
 		case "isSidechain":
-			if seen.first(s, 1<<9) {
-				f.sidechain = s.literal() == 't'
-			}
+			f.sidechain = seen.flag(s, 1<<9)
 		case "isCompactSummary":
-			if seen.first(s, 1<<10) {
-				f.compactSummary = s.literal() == 't'
-			}
+			f.compactSummary = seen.flag(s, 1<<10)
 		case "isMeta":
-			if seen.first(s, 1<<11) {
-				f.meta = s.literal() == 't'
-			}
+			f.meta = seen.flag(s, 1<<11)
 		case "isVisibleInTranscriptOnly":
-			if seen.first(s, 1<<12) {
-				f.visibleOnly = s.literal() == 't'
-			}
+			f.visibleOnly = seen.flag(s, 1<<12)
 		case "compactMetadata", "summary", "aiTitle", "customTitle":
 			s.fail() // read by the general path
 		default:
@@ -235,13 +232,9 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 	for s.more('{', '}') {
 		switch string(s.key()) {
 		case "id":
-			if seen.first(s, 1<<0) {
-				f.id = s.str()
-			}
+			f.id = seen.str(s, 1<<0)
 		case "model":
-			if seen.first(s, 1<<1) {
-				f.model = s.str()
-			}
+			f.model = seen.str(s, 1<<1)
 		case "stop_reason":
 			if seen.first(s, 1<<2) {
 				f.ended = s.peek() == '"'
@@ -275,21 +268,13 @@ func readUsage(s *scanner, u *Usage) claudeRank {
 	for s.more('{', '}') {
 		switch string(s.key()) {
 		case "input_tokens":
-			if seen.first(s, 1<<0) {
-				u.Input = s.int()
-			}
+			u.Input = seen.int(s, 1<<0)
 		case "cache_read_input_tokens":
-			if seen.first(s, 1<<1) {
-				u.CacheRead = s.int()
-			}
+			u.CacheRead = seen.int(s, 1<<1)
 		case "output_tokens":
-			if seen.first(s, 1<<2) {
-				u.Output = s.int()
-			}
+			u.Output = seen.int(s, 1<<2)
 		case "cache_creation_input_tokens":
-			if seen.first(s, 1<<3) {
-				created = s.int()
-			}
+			created = seen.int(s, 1<<3)
 		case "speed":
 			if seen.first(s, 1<<4) {
 				rank.hasSpeed = true
@@ -303,13 +288,9 @@ func readUsage(s *scanner, u *Usage) claudeRank {
 				for s.more('{', '}') {
 					switch string(s.key()) {
 					case "ephemeral_5m_input_tokens":
-						if parts.first(s, 1<<0) {
-							split5m = s.int()
-						}
+						split5m = parts.int(s, 1<<0)
 					case "ephemeral_1h_input_tokens":
-						if parts.first(s, 1<<1) {
-							split1h = s.int()
-						}
+						split1h = parts.int(s, 1<<1)
 					default:
 						s.skip()
 					}
@@ -360,21 +341,13 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 	for s.more('{', '}') {
 		switch string(s.key()) {
 		case "type":
-			if seen.first(s, 1<<0) {
-				b.typ = s.str()
-			}
+			b.typ = seen.str(s, 1<<0)
 		case "id":
-			if seen.first(s, 1<<1) {
-				b.id = s.str()
-			}
+			b.id = seen.str(s, 1<<1)
 		case "name":
-			if seen.first(s, 1<<2) {
-				b.name = s.str()
-			}
+			b.name = seen.str(s, 1<<2)
 		case "tool_use_id":
-			if seen.first(s, 1<<3) {
-				b.toolUseID = s.str()
-			}
+			b.toolUseID = seen.str(s, 1<<3)
 		case "text":
 			if seen.first(s, 1<<4) {
 				start := s.pos
@@ -386,9 +359,7 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 				b.input = p.canonical(s.skip())
 			}
 		case "is_error":
-			if seen.first(s, 1<<6) {
-				b.isError = s.literal() == 't'
-			}
+			b.isError = seen.flag(s, 1<<6)
 		case "content":
 			if seen.first(s, 1<<7) {
 				readResultContent(s, b)
@@ -428,9 +399,7 @@ func readResultContent(s *scanner, b *claudeFastBlock) {
 			for s.more('{', '}') {
 				switch string(s.key()) {
 				case "type":
-					if seen.first(s, 1<<0) {
-						typ = s.str()
-					}
+					typ = seen.str(s, 1<<0)
 				case "text":
 					if seen.first(s, 1<<1) {
 						size = s.strLen()
