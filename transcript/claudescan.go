@@ -64,8 +64,8 @@ func (f *fields) int(s *scanner, bit fields) int64 {
 	return s.int()
 }
 
-// flag tells whether the value is true; a value not true or false makes
-// the scanner give up.
+// flag tells whether the value is true; a value other than true, false
+// or null makes the scanner give up.
 func (f *fields) flag(s *scanner, bit fields) bool {
 	return f.first(s, bit) && s.literal() == 't'
 }
@@ -182,7 +182,7 @@ func (p *claudeParser) readFast(f *claudeFast) bool {
 	if !s.enter('{') {
 		return false
 	}
-	for s.more('{', '}') {
+	for s.more('}') {
 		switch string(s.key()) {
 		case "type":
 			f.typ = seen.str(s, 1<<0)
@@ -213,8 +213,6 @@ func (p *claudeParser) readFast(f *claudeFast) bool {
 			f.meta = seen.flag(s, 1<<11)
 		case "isVisibleInTranscriptOnly":
 			f.visibleOnly = seen.flag(s, 1<<12)
-		case "compactMetadata", "summary", "aiTitle", "customTitle":
-			s.fail() // read by the general path
 		default:
 			s.skip()
 		}
@@ -229,7 +227,7 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 	if !s.enter('{') {
 		return
 	}
-	for s.more('{', '}') {
+	for s.more('}') {
 		switch string(s.key()) {
 		case "id":
 			f.id = seen.str(s, 1<<0)
@@ -265,7 +263,7 @@ func readUsage(s *scanner, u *Usage) claudeRank {
 	if !s.enter('{') {
 		return rank
 	}
-	for s.more('{', '}') {
+	for s.more('}') {
 		switch string(s.key()) {
 		case "input_tokens":
 			u.Input = seen.int(s, 1<<0)
@@ -285,7 +283,7 @@ func readUsage(s *scanner, u *Usage) claudeRank {
 				hasSplit = true
 				var parts fields
 				s.enter('{')
-				for s.more('{', '}') {
+				for s.more('}') {
 					switch string(s.key()) {
 					case "ephemeral_5m_input_tokens":
 						split5m = parts.int(s, 1<<0)
@@ -317,13 +315,11 @@ func (p *claudeParser) readContent(f *claudeFast) {
 	case '"':
 		f.content = '"'
 		// An assistant's text is only checked; a user's is kept.
-		start := s.pos
-		s.strLen()
-		f.text = s.buf[start:s.pos]
+		_, f.text = s.strLen()
 	case '[':
 		f.content = '['
 		s.enter('[')
-		for s.more('[', ']') {
+		for s.more(']') {
 			f.blocks = append(f.blocks, claudeFastBlock{})
 			p.readBlock(&f.blocks[len(f.blocks)-1])
 		}
@@ -338,7 +334,7 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 	if !s.enter('{') {
 		return
 	}
-	for s.more('{', '}') {
+	for s.more('}') {
 		switch string(s.key()) {
 		case "type":
 			b.typ = seen.str(s, 1<<0)
@@ -350,9 +346,7 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 			b.toolUseID = seen.str(s, 1<<3)
 		case "text":
 			if seen.first(s, 1<<4) {
-				start := s.pos
-				s.strLen()
-				b.text = s.buf[start:s.pos]
+				_, b.text = s.strLen()
 			}
 		case "input":
 			if seen.first(s, 1<<5) {
@@ -386,23 +380,23 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 func readResultContent(s *scanner, b *claudeFastBlock) {
 	switch s.peek() {
 	case '"':
-		b.size = s.strLen()
+		b.size, _ = s.strLen()
 	case 'n':
 		s.literal() // null: no content
 	case '[':
 		s.enter('[')
-		for s.more('[', ']') {
+		for s.more(']') {
 			var typ []byte
 			size := 0
 			var seen fields
 			s.enter('{')
-			for s.more('{', '}') {
+			for s.more('}') {
 				switch string(s.key()) {
 				case "type":
 					typ = seen.str(s, 1<<0)
 				case "text":
 					if seen.first(s, 1<<1) {
-						size = s.strLen()
+						size, _ = s.strLen()
 					}
 				default:
 					s.skip()

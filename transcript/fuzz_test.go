@@ -9,7 +9,8 @@ import (
 
 // fuzzReader reads arbitrary bytes as format and checks the invariants
 // every consumer relies on, and that reading sizes only changes nothing
-// but the texts. The seeds are the fixtures, whole and line by line.
+// but the texts. The seeds are the fixtures, whole, spaced out and line by
+// line.
 func fuzzReader(f *testing.F, format Format, seedFiles ...string) {
 	for _, name := range seedFiles {
 		data, err := os.ReadFile(fixture(name))
@@ -17,6 +18,7 @@ func fuzzReader(f *testing.F, format Format, seedFiles ...string) {
 			f.Fatal(err)
 		}
 		f.Add(data)
+		f.Add(spaced(data))
 		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 			f.Add(line)
 		}

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -157,8 +158,29 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes 
 	return full, sizes, err
 }
 
+// spaced rewrites every JSON line of data with a space after each colon,
+// comma and bracket, as Python's json.dumps and pretty printers write, so
+// that a reader's handling of whitespace is tested too.
+func spaced(data []byte) []byte {
+	var out, line bytes.Buffer
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		line.Reset()
+		if err := json.Indent(&line, bytes.TrimRight(l, "\n"), "", " "); err != nil {
+			out.Write(l)
+			continue
+		}
+		// Indent's newlines all lie between tokens: a newline in a
+		// string is escaped.
+		out.Write(bytes.ReplaceAll(line.Bytes(), []byte("\n"), nil))
+		if bytes.HasSuffix(l, []byte("\n")) {
+			out.WriteByte('\n')
+		}
+	}
+	return out.Bytes()
+}
+
 // TestSizesOnly reads the fixtures, the shared real logs and a generated
-// session both ways.
+// session both ways, as written and spaced out.
 func TestSizesOnly(t *testing.T) {
 	paths, _ := filepath.Glob(fixture("*.jsonl"))
 	paths = append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
@@ -168,11 +190,13 @@ func TestSizesOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			full, sizes, err := readBoth(t, data, path, Options{})
-			if err != nil {
-				t.Fatal(err)
+			for _, text := range [][]byte{data, spaced(data)} {
+				full, sizes, err := readBoth(t, text, path, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sameButTexts(t, full, sizes)
 			}
-			sameButTexts(t, full, sizes)
 		})
 	}
 	t.Run("generated", func(t *testing.T) {

@@ -8,18 +8,23 @@ import (
 
 // scanner walks one JSON text in place, for the Claude reader's fast path
 // (claudescan.go): the caller reads the fields it wants as the scanner
-// passes them and skips the rest, and nothing is built or copied.
+// passes them and skips the rest, and the scanner builds nothing.
 //
-// It reads strict JSON only, and gives up (bad) on some of that too: keys
-// and kept strings with escapes, nesting deeper than maxScanDepth, integers
-// that are negative, fractional or too long. A line it gives up on is read
-// again by the general path, so whatever it does read must read exactly as
-// fastjson reads it; FuzzScanner holds it to that.
+// It reads less than fastjson does: strict JSON, except that strings may
+// hold raw control characters and unknown escapes, as fastjson lets them.
+// It gives up (bad) on some of that too: keys and kept strings with
+// escapes, nesting deeper than maxScanDepth, integers that are negative,
+// fractional or too long. A line it gives up on is read again by the
+// general path. FuzzScanner checks that it accepts nothing fastjson
+// refuses; TestSizesOnly and FuzzClaude, that what it reads is what the
+// general path reads.
 type scanner struct {
 	buf   []byte
 	pos   int
 	depth int
 	bad   bool
+	// opened is set by enter and cleared by the first more after it.
+	opened bool
 }
 
 const maxScanDepth = 64
@@ -58,18 +63,19 @@ func (s *scanner) enter(open byte) bool {
 	}
 	s.pos++
 	s.depth++
+	s.opened = true
 	return true
 }
 
 // more reports whether the object or array entered last has another
 // member, consuming the comma before it, or the closing byte after the
-// last. The first call after enter sees the opening byte just behind it;
-// no value ends in '{' or '[', so no later call does.
-func (s *scanner) more(open, close byte) bool {
+// last.
+func (s *scanner) more(close byte) bool {
 	if s.bad {
 		return false
 	}
-	first := s.buf[s.pos-1] == open
+	first := s.opened
+	s.opened = false
 	c := s.peek()
 	switch {
 	case c == close:
@@ -163,26 +169,26 @@ func stringEnd(b []byte, i int) int {
 }
 
 // strLen reads a string and returns its length once unescaped, as the
-// general path measures it; a string escapedLen does not measure makes the
-// scanner give up.
-func (s *scanner) strLen() int {
+// general path measures it, and the string as written, quotes included. A
+// string escapedLen does not measure makes the scanner give up.
+func (s *scanner) strLen() (n int, quoted []byte) {
 	if s.peek() != '"' {
 		s.fail()
-		return 0
+		return 0, nil
 	}
-	start := s.pos + 1
-	end := stringEnd(s.buf, start)
+	start := s.pos
+	end := stringEnd(s.buf, start+1)
 	if end < 0 {
 		s.fail()
-		return 0
+		return 0, nil
 	}
-	n, ok := escapedLen(s.buf[start:end])
+	n, ok := escapedLen(s.buf[start+1 : end])
 	if !ok {
 		s.fail()
-		return 0
+		return 0, nil
 	}
 	s.pos = end + 1
-	return n
+	return n, s.buf[start:s.pos]
 }
 
 // int reads a non-negative integer of up to 18 digits, which fits an
@@ -245,14 +251,14 @@ func (s *scanner) skip() []byte {
 	switch c {
 	case '{':
 		s.enter('{')
-		for s.more('{', '}') {
+		for s.more('}') {
 			s.skipString() // a key, unread, so escapes are fine
 			s.colon()
 			s.skip()
 		}
 	case '[':
 		s.enter('[')
-		for s.more('[', ']') {
+		for s.more(']') {
 			s.skip()
 		}
 	case '"':
@@ -276,7 +282,7 @@ func (s *scanner) skipString() {
 	}
 	end := quoteOrBackslash(s.buf, s.pos+1)
 	if end >= 0 && s.buf[end] == '\\' {
-		end = stringEnd(s.buf, end)
+		end = stringEnd(s.buf, s.pos+1)
 	}
 	if end < 0 {
 		s.fail()

@@ -71,14 +71,14 @@ func TestScannerValues(t *testing.T) {
 	var strLen int
 	var tru bool
 	s.enter('{')
-	for s.more('{', '}') {
+	for s.more('}') {
 		switch string(s.key()) {
 		case "n":
 			n = s.int()
 		case "s":
 			str = s.str()
 		case "e":
-			strLen = s.strLen()
+			strLen, _ = s.strLen()
 		case "t":
 			tru = s.literal() == 't'
 		case "z":
@@ -179,6 +179,9 @@ func TestFastPath(t *testing.T) {
 		{"prompt with escapes", `{"type":"user","uuid":"u3","message":{"content":"fix \"this\"\n"}}`, true},
 		{"prompt blocks", `{"type":"user","uuid":"u3","message":{"content":[{"type":"text","text":"a\tb"},{"type":"image"}]}}`, true},
 		{"spaced", ` { "type" : "user" , "uuid" : "u3" , "message" : { "content" : [ ] } } `, true},
+		{"spaced empty text", `{"type":"user","uuid":"u3","message":{"content":[{"type":"text","text": ""}]}}`, true},
+		{"spaced summary", `{"type":"user","uuid":"u3","isCompactSummary":true,"message":{"content": [{"type": "text", "text": "sum"}]}}`, true},
+		{"spaced string prompt", `{"type":"user","uuid":"u3","message":{"content": "hi"}}`, true},
 		{"text reply", `{"type":"assistant","uuid":"u3","requestId":"r2","message":{"id":"m2","model":"m","stop_reason":null,"usage":{"input_tokens":1,"output_tokens":2,"cache_creation":{"ephemeral_5m_input_tokens":4,"ephemeral_1h_input_tokens":5},"speed":"fast"},"content":[{"type":"text","text":"done\n"}]}}`, true},
 		{"api error", `{"type":"assistant","uuid":"u3","isApiErrorMessage":true,"message":{"model":"m","content":[]}}`, true},
 		{"synthetic", `{"type":"assistant","uuid":"u3","message":{"model":"<synthetic>","content":[]}}`, true},
