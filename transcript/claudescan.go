@@ -443,6 +443,5 @@ func (p *claudeParser) canonical(raw []byte) []byte {
 		p.scan.fail()
 		return nil
 	}
-	p.b.raw = v.MarshalTo(p.b.raw[:0])
-	return bytes.Clone(p.b.raw)
+	return p.b.marshal(v)
 }

@@ -228,6 +228,39 @@ func TestFastPath(t *testing.T) {
 		})
 	}
 
+	t.Run("by hand", func(t *testing.T) {
+		b := newBuilder("fast.jsonl", FormatClaude, 0)
+		b.sizesOnly = true
+		p := newClaudeParser(b)
+		for i, line := range []string{
+			call,
+			result,
+			`{"type":"user","uuid":"u3","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"ab"},{"type":"image","source":{}},{"type":"document"}]}]}}`,
+			`{"type":"user","uuid":"u4","isCompactSummary":true,"message":{"content": [{"type": "text", "text": "sum\u00e9"}]}}`,
+		} {
+			if !p.fastLine([]byte(line), i+1) {
+				t.Fatalf("line %d went the general way", i+1)
+			}
+		}
+		s := p.finish()
+		want := Usage{Input: 3, CacheCreation: 10, CacheRead: 100, Output: 7}
+		if len(s.Calls) != 1 || s.Calls[0].Usage == nil || *s.Calls[0].Usage != want {
+			t.Fatalf("calls %+v, want one with usage %+v", s.Calls, want)
+		}
+		if in := string(s.Calls[0].ToolCalls[0].Input); in != `{"file_path":"/a"}` {
+			t.Errorf("input %s", in)
+		}
+		rs := s.Results()
+		// "a\nb→c" unescapes to a, newline, b, three bytes of →, c.
+		if len(rs) != 2 || rs[0].Bytes() != 7 || rs[0].IsError ||
+			rs[1].Bytes() != 2 || rs[1].Images != 1 || rs[1].Other != 1 || !rs[1].IsError {
+			t.Fatalf("results %+v %+v", *rs[0], *rs[1])
+		}
+		if len(s.Events) != 1 || s.Events[0].Summary != "sumé" {
+			t.Fatalf("events %+v, want a compaction summed up as sumé", s.Events)
+		}
+	})
+
 	t.Run("generated", func(t *testing.T) {
 		var buf bytes.Buffer
 		if _, err := corpus.WriteSession(&buf, 5, 50, 2048); err != nil {
