@@ -60,6 +60,10 @@ type Call struct {
 	// share a context window.
 	Segment   int
 	Sidechain bool
+	// CountedIn is the path of another session read with this one that
+	// already counts this call's usage (see Reconcile); the usage is shown
+	// here but added to no total.
+	CountedIn string
 	// Text is what the model wrote (text blocks only; thinking excluded).
 	Text      string
 	ToolCalls []ToolCall
