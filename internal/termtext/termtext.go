@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -19,7 +20,8 @@ const TabWidth = 4
 
 // Escape renders s on one line: newlines and tabs as \n and \t, every other
 // control character (ESC starting a CSI or OSC sequence, BEL, C1 controls,
-// DEL) as \xNN, bidirectional overrides as \uNNNN, invalid bytes as U+FFFD.
+// DEL) as \xNN, bidirectional overrides and invisible format characters as
+// \uNNNN (\UNNNNNNNN above U+FFFF), invalid bytes as U+FFFD.
 func Escape(s string) string {
 	if plain(s) {
 		return s
@@ -84,15 +86,20 @@ func writeRune(b *strings.Builder, r rune, size int) {
 		b.WriteRune(unicode.ReplacementChar)
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 		fmt.Fprintf(b, `\x%02x`, r)
-	case bidi(r):
-		fmt.Fprintf(b, `\u%04x`, r)
+	case bidi(r) || invisible(r):
+		if r > 0xffff {
+			fmt.Fprintf(b, `\U%08x`, r)
+		} else {
+			fmt.Fprintf(b, `\u%04x`, r)
+		}
 	default:
 		b.WriteRune(r)
 	}
 }
 
-// JSON rewrites DEL, C1 controls and bidirectional controls in JSON text
-// as \uXXXX escapes; JSON encoders escape only the C0 controls. JSON's
+// JSON rewrites DEL, C1 controls, bidirectional controls and invisible
+// format characters in JSON text as \uXXXX escapes (a surrogate pair above
+// U+FFFF); JSON encoders escape only the C0 controls. JSON's
 // structure is ASCII, so such runes can only stand inside strings, where
 // the escape decodes to the same rune: the document means the same, but a
 // terminal shown it acts on nothing. b is returned as is when it has none.
@@ -112,11 +119,16 @@ func JSON(b []byte) []byte {
 		if r >= utf8.RuneSelf {
 			r, size = utf8.DecodeRune(b[i:])
 		}
-		if r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) {
+		if r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) || invisible(r) {
 			if out == nil {
 				out = make([]byte, 0, len(b)+64)
 			}
-			out = fmt.Appendf(append(out, b[copied:i]...), `\u%04x`, r)
+			out = append(out, b[copied:i]...)
+			if hi, lo := utf16.EncodeRune(r); hi != unicode.ReplacementChar {
+				out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
 			copied = i + size
 		}
 		i += size
@@ -130,6 +142,17 @@ func JSON(b []byte) []byte {
 // bidi reports the invisible characters that reorder text (Trojan Source).
 func bidi(r rune) bool {
 	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// invisible reports the format characters a terminal draws as nothing, so
+// that "Ba\u200bsh" would read as "Bash": zero-width spaces and joiners,
+// word joiner and invisible operators, the byte order mark, the soft
+// hyphen, the Mongolian vowel separator and the tag characters. Escaping
+// the zero-width joiner also splits emoji sequences into emoji every
+// terminal draws at the same width, which keeps columns aligned.
+func invisible(r rune) bool {
+	return r >= 0x200b && r <= 0x200f || r >= 0x2060 && r <= 0x2064 || r == 0xfeff ||
+		r == 0x00ad || r == 0x180e || r >= 0xe0000 && r <= 0xe007f
 }
 
 // plain reports whether s needs no escaping: printable ASCII only.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,6 +21,11 @@ func TestEscape(t *testing.T) {
 		{"bad \xff\xfe bytes", "bad \uFFFD\uFFFD bytes"},
 		{"bidi \u202eevil\u2066", `bidi \u202eevil\u2066`},
 		{"wide 日本 é 😀", "wide 日本 é 😀"},
+		{"Ba\u200bsh", `Ba\u200bsh`},
+		{"zw \u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff", `zw \u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff`},
+		{"soft\u00adhyphen mongolian\u180evs", `soft\u00adhyphen mongolian\u180evs`},
+		{"tag \U000e0001\U000e0041\U000e007f", `tag \U000e0001\U000e0041\U000e007f`},
+		{"zwj family 👨\u200d👩\u200d👧", `zwj family 👨\u200d👩\u200d👧`},
 	}
 	for _, tt := range tests {
 		got := Escape(tt.in)
@@ -38,6 +44,8 @@ func TestJSON(t *testing.T) {
 		{"{\"c1\":\"\u009b31m\",\"del\":\"\x7f\"}", `{"c1":"\u009b31m","del":"\u007f"}`},
 		{"[\"\u202eevil\u2066\u200f\u061c\"]", `["\u202eevil\u2066\u200f\u061c"]`},
 		{"[\"… ¢ ؀\"]", "[\"… ¢ ؀\"]"}, // lead bytes C2, D8, E2 of harmless runes
+		{"[\"Ba\u200bsh\ufeff\u00ad\u180e\u2064\"]", `["Ba\u200bsh\ufeff\u00ad\u180e\u2064"]`},
+		{"[\"tag\U000e0041\"]", `["tag\udb40\udc41"]`},
 		{"[" + strings.Repeat(`{"reason":"9 ≤ 10"},`, 50) + "\"\u202e\"]", "[" + strings.Repeat(`{"reason":"9 ≤ 10"},`, 50) + `"\u202e"]`},
 		{"\"~\x7f~\u0080\u009f\u00a0\"", `"~\u007f~\u0080\u009f` + "\u00a0\""},
 	}
@@ -64,6 +72,28 @@ func TestLines(t *testing.T) {
 	want := []string{"a   b", "    c\\x1b[31m", "ab  c", "日  x"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestZWJColumn draws emoji joined by zero-width joiners in a fixed-width
+// column. Terminals disagree on such a sequence (one glyph of 2 cells, or
+// each emoji apart, 6 cells), so the column only lines up when what is
+// drawn measures the same cluster by cluster as code point by code point.
+func TestZWJColumn(t *testing.T) {
+	for _, in := range []string{
+		"👨\u200d👩\u200d👧 family",
+		"👩\u200d💻 coder",
+		"a\u200db\u200bc",
+		"\U000e0067\U000e0062 tags",
+	} {
+		cell := Fit(Line(in), 12)
+		if got, wc := ansi.StringWidth(cell), ansi.StringWidthWc(cell); got != 12 || wc != 12 {
+			t.Errorf("Fit(Line(%q), 12) = %q: %d cells by grapheme, %d by code point, want 12 both", in, cell, got, wc)
+		}
+		row := cell + "│"
+		if w := ansi.StringWidthWc(row); w != 13 {
+			t.Errorf("the column rule after %q is at cell %d, want 13", in, w)
+		}
 	}
 }
 
@@ -107,7 +137,7 @@ func BenchmarkJSON(b *testing.B) {
 // FuzzJSON encodes any string as JSON, escapes the document, and checks
 // that it decodes to the same string with no control left raw.
 func FuzzJSON(f *testing.F) {
-	for _, s := range []string{"plain", "\u009b31m", "a\x7fb", "\u202eevil\u2066", "≤ → …", "\xff\xfe"} {
+	for _, s := range []string{"Ba\u200bsh", "\U000e0041\ufeff", "plain", "\u009b31m", "a\x7fb", "\u202eevil\u2066", "≤ → …", "\xff\xfe"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -127,7 +157,7 @@ func FuzzJSON(f *testing.F) {
 			t.Errorf("JSON(%q) changed the strings (-before +after):\n%s", doc, diff)
 		}
 		for _, r := range string(got) {
-			if r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) {
+			if r == 0x7f || r >= 0x80 && r < 0xa0 || bidi(r) || invisible(r) {
 				t.Fatalf("JSON(%q) = %q left %U raw", doc, got, r)
 			}
 		}
