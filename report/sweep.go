@@ -143,7 +143,7 @@ func (d *SweepDoc) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"policy", "ceiling", "unit", "own", "shaped", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after"})
 	for _, pt := range d.Points {
-		cw.Write([]string{Clean(d.Policy.Name), itoa(pt.Ceiling), string(d.Policy.Unit), strconv.FormatBool(pt.Own),
+		cw.Write([]string{csvText(d.Policy.Name), itoa(pt.Ceiling), csvText(string(d.Policy.Unit)), strconv.FormatBool(pt.Own),
 			strconv.Itoa(pt.Acted), strconv.Itoa(pt.Suppressed), itoa(pt.Saved), usd(pt.Cost), usd(pt.CostAfter)})
 	}
 	cw.Flush()

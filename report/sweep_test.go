@@ -93,3 +93,23 @@ func TestSweep(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepCSVFormula: a policy named like a formula (a policy file's name
+// is free text) is quoted; the numbers beside it are not.
+func TestSweepCSVFormula(t *testing.T) {
+	cost, after := 0.25, -0.125
+	doc := SweepDoc{Policy: guard.Policy{Name: "=1+1", Unit: guard.JSONBytes},
+		Points: []guard.SweepPoint{{Ceiling: 2048, Acted: 1, Saved: -3, Cost: &cost, CostAfter: &after}}}
+	var buf bytes.Buffer
+	if err := doc.Write(&buf, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"'=1+1", "2048", "json_bytes", "false", "1", "0", "-3", "0.250000000", "-0.125000000"}
+	if diff := cmp.Diff(want, rows[1]); diff != "" {
+		t.Errorf("row (-want +got):\n%s", diff)
+	}
+}

@@ -117,9 +117,9 @@ func (c *csvWriter) Render(s *Session) ([]byte, error) {
 	row := make([]string, 0, 15)
 	// Text from the transcript is escaped as in the text report: CSV is
 	// often read in a terminal.
-	id, path := Clean(s.SessionID), Clean(s.Path)
+	id, path := csvText(s.SessionID), csvText(s.Path)
 	for _, call := range s.Calls {
-		row = append(row[:0], id, path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), Clean(call.Model))
+		row = append(row[:0], id, path, csvText(s.Format), strconv.Itoa(call.Index), csvTime(call.Time), csvText(call.Model))
 		if r := call.Recorded; r != nil {
 			row = append(row, itoa(r.Input), itoa(r.CacheCreation), itoa(r.CacheRead), itoa(r.Output), itoa(*call.PromptTokens))
 		} else {
@@ -138,6 +138,19 @@ func (c *csvWriter) Render(s *Session) ([]byte, error) {
 }
 
 func (c *csvWriter) End() error { return nil }
+
+// csvText is a text cell: escaped as in the text report, and with a
+// leading quote when a spreadsheet would read it as a formula (a cell
+// starting with =, +, -, @, tab or carriage return), as spreadsheets
+// themselves mark text that merely looks like one. Number cells never go
+// through it, so a negative number stays a number.
+func csvText(s string) string {
+	s = Clean(s)
+	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
+}
 
 func usd(v *float64) string {
 	if v == nil {
