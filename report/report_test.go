@@ -1,9 +1,9 @@
 package report
 
 import (
-	"encoding/csv"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"flag"
 	"fmt"
