@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -86,12 +87,14 @@ func batchGC() {
 type commonFlags struct {
 	inputFormat string
 	prices      string
+	maxLine     int64
 	policy      policyFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
 	fs.StringVar(&c.inputFormat, "input-format", "auto", "transcript format: auto, claude-code, codex, antigravity or generic")
 	fs.StringVar(&c.prices, "prices", "", "LiteLLM-shaped price file to use instead of the embedded table")
+	fs.Func("max-line-bytes", "longest transcript line read (default 64MiB); longer lines are skipped with a warning", func(s string) (err error) { c.maxLine, err = parseMaxLine(s); return err })
 	c.policy.register(fs, preset)
 }
 
@@ -120,7 +123,7 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 	if err != nil {
 		return report.Options{}, err
 	}
-	opt := report.Options{Prices: prices, Read: transcript.Options{Format: f}, Policy: policy}
+	opt := report.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(c.maxLine)}, Policy: policy}
 	if !policy.Inert() {
 		if opt.Counter, err = c.policy.counter(); err != nil {
 			return report.Options{}, err
@@ -130,6 +133,15 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 		}
 	}
 	return opt, nil
+}
+
+// parseMaxLine reads --max-line-bytes: a size such as 64MiB, at least 1.
+func parseMaxLine(s string) (int64, error) {
+	n, err := guard.ParseSize(s)
+	if err == nil && (n < 1 || n > math.MaxInt32) {
+		err = fmt.Errorf("%d is not between 1 byte and 2 GiB", n)
+	}
+	return n, err
 }
 
 // parseInterspersed parses flags that may come before, between or after

@@ -44,7 +44,7 @@ type Update struct {
 // gets the latest state, not every intermediate one. The channel closes
 // when ctx is done.
 func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update, error) {
-	events, err := lines.Follow(ctx, path, lines.Options{Poll: opt.Poll, PollOnly: opt.PollOnly, Match: IsSession})
+	events, err := lines.Follow(ctx, path, lines.Options{Poll: opt.Poll, PollOnly: opt.PollOnly, Match: IsSession, MaxLine: opt.MaxLineBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +141,14 @@ func (f *follower) handle(ev lines.Event) {
 				f.err = err
 				break
 			}
+		}
+		f.offset = ev.Offset
+	case lines.TooLong:
+		if f.dec == nil {
+			f.reset(ev.Path, "")
+		}
+		if err := f.dec.Skip(ev.Size); err != nil {
+			f.err = err
 		}
 		f.offset = ev.Offset
 	case lines.Truncated:

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,5 +266,29 @@ func BenchmarkFollowLatency(b *testing.B) {
 			}
 		}
 		b.StopTimer()
+	}
+}
+
+// TestFollowLongLine: a line over MaxLineBytes appended to a followed file
+// is skipped with a warning naming its line; the calls after it arrive.
+func TestFollowLongLine(t *testing.T) {
+	ls := claudeLines(t)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	appendTo(t, path, strings.Join(ls[:6], ""))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := Follow(ctx, path, FollowOptions{Poll: 20 * time.Millisecond, Options: Options{MaxLineBytes: 8192}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ch, "the first call", func(u Update) bool { return calls(u) == 1 })
+	appendTo(t, path, `{"type":"user","junk":"`+strings.Repeat("x", 10_000)+"\"}\n"+strings.Join(ls[6:17], ""))
+	u := waitFor(t, ch, "three calls", func(u Update) bool { return calls(u) == 3 })
+	want := "line 7: line of 10025 bytes is longer than the 8192-byte limit (--max-line-bytes); skipped"
+	if w := u.Session.Warnings; len(w) != 1 || fmt.Sprintf("line %d: %s", w[0].Line, w[0].Message) != want {
+		t.Errorf("warnings %+v, want %q", w, want)
+	}
+	if u.Offset != u.Size {
+		t.Errorf("offset %d of %d", u.Offset, u.Size)
 	}
 }

@@ -21,6 +21,10 @@ type Options struct {
 	// keep their Bytes, warnings are the same, and no text is held. For
 	// callers that only count, such as a report without a policy.
 	SizesOnly bool
+	// MaxLineBytes is the longest line read (0: 64 MiB); a longer one is
+	// skipped with a warning, streamed past and never held, so that no
+	// input, however long its lines, takes unbounded memory.
+	MaxLineBytes int
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.
 	size int64
@@ -80,7 +84,8 @@ func Read(r io.Reader, name string, opt Options) (*Session, error) {
 		opt.size = sized.Size() // bytes.Reader, strings.Reader, io.SectionReader
 	}
 	d := NewDecoder(name, opt)
-	err := lines.ReadAll(r, func(line []byte, _ bool) error { return d.Feed(line) })
+	lim := lines.Limit{Max: opt.MaxLineBytes, Long: d.Skip}
+	err := lines.ReadAll(r, lim, func(line []byte, _ bool) error { return d.Feed(line) })
 	if err != nil {
 		var nt *NotTranscriptError
 		if errors.As(err, &nt) {
@@ -111,11 +116,16 @@ type Decoder struct {
 	failed    error
 	sizesOnly bool
 	size      int64 // Options.size
+	maxLine   int   // Options.MaxLineBytes, as lines applies it
+	long      int   // lines skipped as longer than maxLine
 }
 
+// heldLine is a line read before the format was known; size is set, and
+// line nil, for a line skipped as too long.
 type heldLine struct {
 	n    int
 	line []byte
+	size int64
 }
 
 // lineParser consumes the parsed records of one format.
@@ -136,7 +146,8 @@ type fastParser interface {
 
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
-	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size}
+	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
+		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective()}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}
@@ -195,13 +206,17 @@ func (d *Decoder) Feed(line []byte) error {
 	if f := d.sniff(line); f != "" {
 		d.start(f)
 		for _, h := range d.held {
-			d.parse(h.line, h.n)
+			if h.line == nil {
+				d.warnLong(h.n, h.size)
+			} else {
+				d.parse(h.line, h.n)
+			}
 		}
 		d.held = nil
 		d.parse(line, d.n)
 		return nil
 	}
-	d.held = append(d.held, heldLine{d.n, append([]byte(nil), line...)})
+	d.held = append(d.held, heldLine{n: d.n, line: append([]byte(nil), line...)})
 	if d.nonBlank >= detectLimit {
 		d.failed = d.notTranscript()
 		return d.failed
@@ -209,10 +224,37 @@ func (d *Decoder) Feed(line []byte) error {
 	return nil
 }
 
+// Skip counts a line that was not read because it is longer than
+// Options.MaxLineBytes, with a warning naming it.
+func (d *Decoder) Skip(size int64) error {
+	if d.failed != nil {
+		return d.failed
+	}
+	d.n++
+	d.nonBlank++
+	d.long++
+	if d.lp != nil {
+		d.warnLong(d.n, size)
+		return nil
+	}
+	d.held = append(d.held, heldLine{n: d.n, size: size})
+	if d.nonBlank >= detectLimit {
+		d.failed = d.notTranscript()
+		return d.failed
+	}
+	return nil
+}
+
+func (d *Decoder) warnLong(n int, size int64) {
+	d.b.warnf(n, "line of %d bytes is longer than the %d-byte limit (--max-line-bytes); skipped", size, d.maxLine)
+}
+
 func (d *Decoder) notTranscript() error {
 	reason := "no line is a JSON object"
 	if d.sawJSON {
 		reason = "its JSON lines match no known record shape"
+	} else if d.long == d.nonBlank {
+		reason = fmt.Sprintf("every line is longer than the %d-byte limit (--max-line-bytes)", d.maxLine)
 	}
 	return &NotTranscriptError{Path: d.name, Reason: reason}
 }

@@ -2,7 +2,10 @@ package transcript
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,5 +222,46 @@ func TestReadFixtures(t *testing.T) {
 				t.Errorf("session mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMaxLineBytes: a line over the limit is skipped with a warning naming
+// its line, before or after the format is known; the lines around it are
+// read, and line numbers stay those of the file.
+func TestMaxLineBytes(t *testing.T) {
+	huge := `{"role":"tool","tool_call_id":"t1","content":"` + strings.Repeat("x", 200) + `"}`
+	in := strings.Join([]string{
+		huge,
+		`{"role":"assistant","model":"m","content":"hi","tool_calls":[{"id":"t1","name":"grep","arguments":{}}]}`,
+		huge,
+		`{"role":"tool","tool_call_id":"t1","content":"ok"}`,
+		strings.Repeat("y", 300), // the final line, without a newline
+	}, "\n")
+	s, err := Read(strings.NewReader(in), "t.jsonl", Options{MaxLineBytes: 128})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, w := range s.Warnings {
+		got = append(got, fmt.Sprintf("%d: %s", w.Line, w.Message))
+	}
+	n := len(huge)
+	want := []string{
+		fmt.Sprintf("1: line of %d bytes is longer than the 128-byte limit (--max-line-bytes); skipped", n),
+		fmt.Sprintf("3: line of %d bytes is longer than the 128-byte limit (--max-line-bytes); skipped", n),
+		"5: line of 300 bytes is longer than the 128-byte limit (--max-line-bytes); skipped",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if s.Lines != 5 || len(s.Calls) != 1 || len(s.Calls[0].Results) != 1 || s.Calls[0].Results[0].Bytes() != 2 {
+		t.Errorf("%d lines, %d calls (%+v); want 5 lines, one call with the 2-byte result", s.Lines, len(s.Calls), s.Calls)
+	}
+
+	// Nothing but lines over the limit: not a transcript, and said why.
+	_, err = Read(strings.NewReader(huge+"\n"+huge+"\n"), "t.jsonl", Options{MaxLineBytes: 128})
+	var nt *NotTranscriptError
+	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "every line is longer than the 128-byte limit") {
+		t.Errorf("only long lines: %v", err)
 	}
 }

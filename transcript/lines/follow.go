@@ -34,6 +34,9 @@ type Options struct {
 	// BatchLines is the maximum number of lines in one event (default
 	// 4096). A batch is also cut once it holds about 4 MiB.
 	BatchLines int
+	// MaxLine is the longest line delivered (0: DefaultMaxLine); a longer
+	// one is streamed past, never held, and reported by a TooLong event.
+	MaxLine int
 }
 
 const (
@@ -78,6 +81,9 @@ const (
 	Switched
 	// Error reports a non-fatal problem; following goes on.
 	Error
+	// TooLong: a line of Size bytes, longer than Options.MaxLine, was
+	// skipped, in its place among the lines delivered.
+	TooLong
 )
 
 func (k Kind) String() string {
@@ -92,6 +98,8 @@ func (k Kind) String() string {
 		return "Switched"
 	case Error:
 		return "Error"
+	case TooLong:
+		return "TooLong"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -110,6 +118,8 @@ type Event struct {
 	Offset int64
 	// Err is set for Kind Error.
 	Err error
+	// Size is, for Kind TooLong, the skipped line's length.
+	Size int64
 }
 
 // Follow delivers the complete lines of path as they are appended, until ctx

@@ -45,6 +45,8 @@ func recs(ev Event) []string {
 		return out
 	case Error:
 		return []string{fmt.Sprintf("%s <Error: %v>", base, ev.Err)}
+	case TooLong:
+		return []string{fmt.Sprintf("%s <TooLong: %d bytes>", base, ev.Size)}
 	}
 	return []string{fmt.Sprintf("%s <%v>", base, ev.Kind)}
 }
@@ -202,6 +204,29 @@ func TestFollowPartialWrites(t *testing.T) {
 		size := int64(len("first\n" + `{"t":"héllo"}` + "\r\n" + `{"t":"2"}` + "\n"))
 		if off := evs[len(evs)-1].Offset; off != size {
 			t.Fatalf("Offset = %d, want %d", off, size)
+		}
+	})
+}
+
+// TestFollowTooLong: a line over MaxLine, written in pieces, is reported
+// by its length in its place, and the offsets count it.
+func TestFollowTooLong(t *testing.T) {
+	t.Parallel()
+	forModes(t, func(t *testing.T, opt Options) {
+		path := filepath.Join(t.TempDir(), "f")
+		writeFile(t, path, "first\n")
+		opt.MaxLine = 8
+		ch := follow(t, path, opt)
+		expect(t, ch, "f: first")
+		w := openAppend(t, path)
+		write(t, w, "123456")
+		quiet(t, ch, 60*time.Millisecond)
+		write(t, w, "789")
+		quiet(t, ch, 60*time.Millisecond)
+		write(t, w, strings.Repeat("x", 100)+"\nshort\n")
+		evs := expect(t, ch, "f <TooLong: 109 bytes>", "f: short")
+		if off, want := evs[len(evs)-1].Offset, int64(6+110+6); off != want {
+			t.Fatalf("Offset = %d, want %d", off, want)
 		}
 	})
 }

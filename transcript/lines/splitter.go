@@ -19,26 +19,95 @@ import (
 // huge line does not pin its buffer for the life of the Splitter.
 const keepCap = 4 << 20
 
+// DefaultMaxLine is the longest line delivered unless a Limit says
+// otherwise: far above the longest real transcript lines (833 KB of base64
+// seen), far below what an endless input without newlines would take.
+const DefaultMaxLine = 64 << 20
+
+// Limit bounds the lines delivered. The zero value allows DefaultMaxLine
+// bytes and drops longer lines silently.
+type Limit struct {
+	// Max is the longest line delivered, in bytes; 0 means DefaultMaxLine.
+	Max int
+	// Long is called, in the line's place among the others, for each line
+	// longer than Max once its end arrives, with its length. Such a line
+	// is never held: its bytes are counted and streamed past.
+	Long func(size int64) error
+}
+
+// Effective is the longest line delivered under l.
+func (l Limit) Effective() int { return l.max() }
+
+func (l Limit) max() int {
+	if l.Max > 0 {
+		return l.Max
+	}
+	return DefaultMaxLine
+}
+
+func (l Limit) long(n int64) error {
+	if l.Long == nil {
+		return nil
+	}
+	return l.Long(n)
+}
+
 // Splitter turns a byte stream into lines, holding a partial last line until
 // its '\n' arrives. The zero value is ready to use.
 type Splitter struct {
+	Limit
 	pending []byte
+	// skip counts the bytes so far of a line over the limit, which are
+	// dropped; 0 when no such line is under way (it is always longer than
+	// Max, which is at least 1).
+	skip int64
 }
 
 // Split appends p to the stream and calls fn for each complete line, without
-// its trailing '\n'. A trailing '\r' is kept: callers decide what it means.
+// its trailing '\n', and Long for each line over the limit. A trailing '\r'
+// is kept: callers decide what it means.
 //
 // The slice passed to fn is only valid during the call; where the line lies
-// entirely inside p it is a subslice of p. If fn returns an error, Split
-// returns it at once: the rest of p is discarded and Pending is empty.
+// entirely inside p it is a subslice of p. If fn or Long returns an error,
+// Split returns it at once: the rest of p is discarded and Pending is empty.
 func (s *Splitter) Split(p []byte, fn func(line []byte) error) error {
-	if len(s.pending) > 0 {
+	max := s.max()
+	switch {
+	case s.skip > 0:
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			s.pending = append(s.pending, p...)
+			s.skip += int64(len(p))
 			return nil
 		}
-		s.pending = append(s.pending, p[:i]...)
+		n := s.skip + int64(i)
+		s.skip = 0
+		p = p[i+1:]
+		if err := s.long(n); err != nil {
+			return err
+		}
+	case len(s.pending) > 0:
+		i := bytes.IndexByte(p, '\n')
+		end := i
+		if i < 0 {
+			end = len(p)
+		}
+		if len(s.pending)+end > max {
+			n := int64(len(s.pending) + end)
+			s.Reset()
+			if i < 0 {
+				s.skip = n
+				return nil
+			}
+			p = p[i+1:]
+			if err := s.long(n); err != nil {
+				return err
+			}
+			break
+		}
+		s.pending = append(s.pending, p[:end]...)
+		if i < 0 {
+			return nil
+		}
 		line := s.pending[:len(s.pending):len(s.pending)]
 		p = p[i+1:]
 		err := fn(line)
@@ -50,10 +119,20 @@ func (s *Splitter) Split(p []byte, fn func(line []byte) error) error {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			s.pending = append(s.pending, p...)
+			if len(p) > max {
+				s.skip = int64(len(p))
+			} else {
+				s.pending = append(s.pending, p...)
+			}
 			return nil
 		}
-		if err := fn(p[:i:i]); err != nil {
+		var err error
+		if i > max {
+			err = s.long(int64(i))
+		} else {
+			err = fn(p[:i:i])
+		}
+		if err != nil {
 			return err
 		}
 		p = p[i+1:]
@@ -62,11 +141,17 @@ func (s *Splitter) Split(p []byte, fn func(line []byte) error) error {
 }
 
 // Pending returns the bytes of the incomplete last line. The slice is only
-// valid until the next call to Split or Reset.
+// valid until the next call to Split or Reset. It is empty while a line
+// over the limit is being skipped.
 func (s *Splitter) Pending() []byte { return s.pending }
+
+// Skipping is how many bytes of an incomplete line over the limit have been
+// dropped so far; 0 when the last line is not such a line.
+func (s *Splitter) Skipping() int64 { return s.skip }
 
 // Reset drops the incomplete last line.
 func (s *Splitter) Reset() {
+	s.skip = 0
 	if cap(s.pending) > keepCap {
 		s.pending = nil
 		return
@@ -85,15 +170,17 @@ var chunkPool = sync.Pool{New: func() any {
 }}
 
 // ReadAll reads r to EOF in large chunks and calls fn for each line, without
-// its '\n'. A final line that has no '\n' is delivered too, with
-// complete=false. The slice passed to fn is only valid during the call.
-// An error from fn stops reading and is returned as is.
-func ReadAll(r io.Reader, fn func(line []byte, complete bool) error) error {
+// its '\n', and lim.Long for each line over lim.Max. A final line that has
+// no '\n' is delivered too, with complete=false. The slice passed to fn is
+// only valid during the call. An error from fn or lim.Long stops reading
+// and is returned as is. Memory stays bounded by the limit, whatever r
+// holds.
+func ReadAll(r io.Reader, lim Limit, fn func(line []byte, complete bool) error) error {
 	bp := chunkPool.Get().(*[]byte)
 	defer chunkPool.Put(bp)
 	buf := *bp
 
-	var s Splitter
+	s := Splitter{Limit: lim}
 	complete := func(line []byte) error { return fn(line, true) }
 	for empty := 0; ; {
 		n, err := r.Read(buf)
@@ -115,6 +202,9 @@ func ReadAll(r io.Reader, fn func(line []byte, complete bool) error) error {
 		if err != nil {
 			return fmt.Errorf("read lines: %w", err)
 		}
+	}
+	if n := s.Skipping(); n > 0 {
+		return lim.long(n)
 	}
 	if p := s.Pending(); len(p) > 0 {
 		return fn(p[:len(p):len(p)], false)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -94,6 +95,138 @@ func TestSplitterLongLine(t *testing.T) {
 				t.Fatalf("pending %q, want %q", pending, "tail")
 			}
 		})
+	}
+}
+
+// TestSplitterLimit cuts every line at every place: a line of exactly Max
+// bytes comes through, a longer one is reported by its length, in order,
+// and nothing of it is kept pending.
+func TestSplitterLimit(t *testing.T) {
+	data := []byte("abcd\nabcde\n\nabcdefghij\nab\nabcdefg")
+	want := []string{"abcd", "<5>", "", "<10>", "ab"}
+	for i := 0; i <= len(data); i++ {
+		for j := i; j <= len(data); j++ {
+			var got []string
+			s := Splitter{Limit: Limit{Max: 4, Long: func(n int64) error {
+				got = append(got, fmt.Sprintf("<%d>", n))
+				return nil
+			}}}
+			for _, c := range [][]byte{data[:i], data[i:j], data[j:]} {
+				if err := s.Split(c, func(line []byte) error {
+					got = append(got, string(line))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if len(s.Pending()) > 4 {
+					t.Fatalf("cuts at %d,%d: %d bytes pending over a limit of 4", i, j, len(s.Pending()))
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("cuts at %d,%d (-want +got):\n%s", i, j, diff)
+			}
+			if s.Skipping() != 7 || len(s.Pending()) != 0 {
+				t.Fatalf("cuts at %d,%d: skipping %d, pending %q; want the last line's 7 bytes skipped", i, j, s.Skipping(), s.Pending())
+			}
+		}
+	}
+}
+
+// patternReader yields n bytes of a repeating pattern, never all in memory.
+type patternReader struct {
+	pattern []byte
+	off, n  int64
+}
+
+func (r *patternReader) Read(p []byte) (int, error) {
+	if r.off >= r.n {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && r.off < r.n {
+		c := copy(p[k:min(len(p), k+int(r.n-r.off))], r.pattern[r.off%int64(len(r.pattern)):])
+		k += c
+		r.off += int64(c)
+	}
+	return k, nil
+}
+
+// allocated is the bytes fn allocates on the heap.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestReadAllHugeLine streams a 200 MiB line past a 1 MiB limit: it is
+// reported with its length, the lines around it come through, and what is
+// allocated stays far below the line's size.
+func TestReadAllHugeLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 200 MiB")
+	}
+	const huge = 200 << 20
+	r := io.MultiReader(strings.NewReader("first\n"),
+		&patternReader{pattern: []byte("0123456789abcdef"), n: huge},
+		strings.NewReader("\nlast\n"))
+	var got []string
+	var err error
+	alloc := allocated(func() {
+		err = ReadAll(r, Limit{Max: 1 << 20, Long: func(n int64) error {
+			got = append(got, fmt.Sprintf("skipped %d", n))
+			return nil
+		}}, func(line []byte, complete bool) error {
+			got = append(got, string(line))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"first", fmt.Sprintf("skipped %d", huge), "last"}, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if alloc > 8<<20 {
+		t.Errorf("reading allocated %d bytes; want at most 8 MiB, whatever the input", alloc)
+	}
+}
+
+// endless is /dev/zero: it never ends and never writes a newline.
+type endless struct{ n, stop int64 }
+
+func (r *endless) Read(p []byte) (int, error) {
+	if r.n >= r.stop {
+		return 0, errStopped
+	}
+	clear(p)
+	r.n += int64(len(p))
+	return len(p), nil
+}
+
+var errStopped = errors.New("stopped")
+
+// TestReadAllEndless reads an endless input without a newline (stopped
+// after 512 MiB) under a 1 MiB limit: memory does not grow with it.
+func TestReadAllEndless(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 512 MiB")
+	}
+	r := &endless{stop: 512 << 20}
+	var err error
+	alloc := allocated(func() {
+		err = ReadAll(r, Limit{Max: 1 << 20}, func([]byte, bool) error {
+			t.Error("a line came out of an endless one")
+			return nil
+		})
+	})
+	if !errors.Is(err, errStopped) {
+		t.Fatalf("got %v, want the reader's error", err)
+	}
+	if alloc > 8<<20 {
+		t.Errorf("reading %d bytes allocated %d; want at most 8 MiB, whatever the input", r.n, alloc)
 	}
 }
 
@@ -188,7 +321,7 @@ type readLine struct {
 func readAll(t *testing.T, r io.Reader) []readLine {
 	t.Helper()
 	var got []readLine
-	err := ReadAll(r, func(line []byte, complete bool) error {
+	err := ReadAll(r, Limit{}, func(line []byte, complete bool) error {
 		got = append(got, readLine{string(line), complete})
 		return nil
 	})
@@ -235,7 +368,7 @@ func TestReadAll(t *testing.T) {
 
 func TestReadAllErrors(t *testing.T) {
 	boom := errors.New("boom")
-	err := ReadAll(io.MultiReader(strings.NewReader("a\n"), iotest.ErrReader(boom)),
+	err := ReadAll(io.MultiReader(strings.NewReader("a\n"), iotest.ErrReader(boom)), Limit{},
 		func([]byte, bool) error { return nil })
 	if !errors.Is(err, boom) {
 		t.Fatalf("reader error: got %v, want it to wrap %v", err, boom)
@@ -243,11 +376,11 @@ func TestReadAllErrors(t *testing.T) {
 
 	stop := errors.New("stop")
 	n := 0
-	err = ReadAll(strings.NewReader("a\nb\nc"), func([]byte, bool) error { n++; return stop })
+	err = ReadAll(strings.NewReader("a\nb\nc"), Limit{}, func([]byte, bool) error { n++; return stop })
 	if err != stop || n != 1 {
 		t.Fatalf("callback error: got %v after %d calls, want %v after 1", err, n, stop)
 	}
-	err = ReadAll(strings.NewReader("a\nb\nc"), func(_ []byte, complete bool) error {
+	err = ReadAll(strings.NewReader("a\nb\nc"), Limit{}, func(_ []byte, complete bool) error {
 		if !complete {
 			return stop
 		}
@@ -303,7 +436,7 @@ func FuzzSplitter(f *testing.F) {
 		}
 
 		var got []readLine
-		err := ReadAll(&chunkReader{data, cuts}, func(line []byte, complete bool) error {
+		err := ReadAll(&chunkReader{data, cuts}, Limit{}, func(line []byte, complete bool) error {
 			got = append(got, readLine{string(line), complete})
 			return nil
 		})
@@ -319,6 +452,35 @@ func FuzzSplitter(f *testing.F) {
 		}
 		if !slices.Equal(wantAll, got) {
 			t.Fatalf("ReadAll(%q in chunks at %v) = %v, want %v", data, cuts, got, wantAll)
+		}
+
+		// With a limit, a longer line is reported by its length alone, in
+		// its place among the others (final or not).
+		max := 1 + len(cuts)%16
+		var wantLimited []readLine
+		for _, l := range wantAll {
+			if len(l.Line) > max {
+				l = readLine{fmt.Sprintf("<%d bytes>", len(l.Line)), true}
+			}
+			wantLimited = append(wantLimited, l)
+		}
+		got = got[:0]
+		lim := Limit{Max: max, Long: func(n int64) error {
+			got = append(got, readLine{fmt.Sprintf("<%d bytes>", n), true})
+			return nil
+		}}
+		err = ReadAll(&chunkReader{data, cuts}, lim, func(line []byte, complete bool) error {
+			if len(line) > max {
+				t.Fatalf("a line of %d bytes came through a limit of %d", len(line), max)
+			}
+			got = append(got, readLine{string(line), complete})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(wantLimited, got) {
+			t.Fatalf("ReadAll(%q in chunks at %v, limit %d) = %v, want %v", data, cuts, max, got, wantLimited)
 		}
 	})
 }

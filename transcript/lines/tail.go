@@ -42,6 +42,7 @@ func (f *follower) open(path string, start int64) (t *tailer, restarted bool, er
 	}
 	t = &tailer{path: path, f: fh, info: info}
 	t.onLine = func(line []byte) error { return f.addLine(t, line) }
+	t.split.Limit = Limit{Max: f.opt.MaxLine, Long: func(n int64) error { return f.skipLine(t, n) }}
 	switch size := info.Size(); {
 	case start < 0:
 		start = size
@@ -168,6 +169,16 @@ func (f *follower) addLine(t *tailer, line []byte) error {
 		return f.flush()
 	}
 	return nil
+}
+
+// skipLine reports a line over the limit, after the lines before it.
+func (f *follower) skipLine(t *tailer, n int64) error {
+	t.done += n + 1
+	if t.skipFirst {
+		t.skipFirst = false
+		return nil
+	}
+	return f.emit(Event{Kind: TooLong, Path: t.path, Size: n, Offset: t.done})
 }
 
 // copyLine copies line out of the read buffer; small lines share arenas to
