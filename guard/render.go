@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"path"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -50,17 +50,65 @@ func (s subject) units() int64 {
 // {session_sha12}, {random12} (a fixed-length stand-in for a random name,
 // derived from the call id) and {transcript_dir}.
 func (s subject) locator(vars map[string]string) string {
-	out := s.template
-	for k, v := range vars {
-		out = strings.ReplaceAll(out, "{"+k+"}", v)
-	}
-	return out
+	return fill(s.template, vars)
 }
 
-// storeName is where spillway keeps a spilled file: the locator's last two
-// elements, which are unique within a session.
-func storeName(locator string) string {
-	return path.Join(path.Base(path.Dir(locator)), path.Base(locator))
+// fill replaces each {name} of template that vars holds, in one pass: a
+// value that itself reads "{tool}" stays as it is.
+func fill(template string, vars map[string]string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(template, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(template[i:], '}')
+		if j < 0 {
+			break
+		}
+		v, ok := vars[template[i+1:i+j]]
+		if !ok {
+			b.WriteString(template[:i+1])
+			template = template[i+1:]
+			continue
+		}
+		b.WriteString(template[:i])
+		b.WriteString(v)
+		template = template[i+j+1:]
+	}
+	b.WriteString(template)
+	return b.String()
+}
+
+// perResultFields are the template fields that differ between the results
+// of one session and policy.
+var perResultFields = []string{"{call_id}", "{tool}", "{ext}", "{sha256_16}", "{random12}"}
+
+// spillFile is the file the template names when filled with vars: the
+// locator exactly as the harness writes it, and where spillway keeps it,
+// the template's last two elements (and any earlier one that holds a
+// per-result field), each filled in and escaped on its own. So a '/' or
+// ".." in a call id or tool name stays inside its element and two results
+// never share a file, while ordinary ids keep the harness's own names.
+func (s subject) spillFile(vars map[string]string, content string) spillFile {
+	var elems []string
+	for _, e := range strings.Split(s.template, "/") {
+		if e != "" && e != "." {
+			elems = append(elems, e)
+		}
+	}
+	from := max(0, len(elems)-2)
+	for i := range from {
+		if slices.ContainsFunc(perResultFields, func(f string) bool { return strings.Contains(elems[i], f) }) {
+			from = i
+			break
+		}
+	}
+	var file []string
+	for _, e := range elems[from:] {
+		file = append(file, escapeName(fill(e, vars)))
+	}
+	return spillFile{Locator: s.locator(vars), File: strings.Join(file, "/"), Content: content}
 }
 
 // spillFile is a file a spill writes: Locator is how the replacement text
@@ -115,16 +163,16 @@ func harnessTruncate(s subject, keep int64) (string, []tokens.Part) {
 func harnessSpill(s subject, previewBytes int64) (string, spillFile) {
 	total := s.serialized()
 	vars := map[string]string{"call_id": harnessCallID(s.callID), "tool": s.tool, "ext": "txt"}
-	var rel, content, meta string
+	var f spillFile
+	var meta string
 	if int64(len(s.text))*5 >= total*4 {
-		rel = s.locator(vars)
-		content = s.text
-		meta = serdeString(fmt.Sprintf("[%d bytes spilled to %s]", len(s.text), rel))
+		f = s.spillFile(vars, s.text)
+		meta = serdeString(fmt.Sprintf("[%d bytes spilled to %s]", len(s.text), f.Locator))
 	} else {
 		vars["ext"] = "json"
-		rel = s.locator(vars)
-		content = serdeString(s.text)
+		f = s.spillFile(vars, serdeString(s.text))
 	}
+	rel, content := f.Locator, f.Content
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"bytes_total":%d,`, total)
 	if meta != "" && len(meta) <= harnessSpillPreviewBytes {
@@ -133,7 +181,7 @@ func harnessSpill(s subject, previewBytes int64) (string, spillFile) {
 	fmt.Fprintf(&b, `"note":%s,"path":%s,"preview":%s,"spilled":true,"tool":%s}`,
 		serdeString(fmt.Sprintf(harnessSpillNote, total, rel, rel, rel)), serdeString(rel),
 		serdeString(headBytes(content, previewBytes)), serdeString(s.tool))
-	return b.String(), spillFile{Locator: rel, File: storeName(rel), Content: content}
+	return b.String(), f
 }
 
 // harnessCallID keeps ASCII letters, digits, '-' and '_' of a call id, at
@@ -167,8 +215,8 @@ func agentScopeSpill(s subject, agent string, head, tail int64) (string, []token
 	if digest == "" {
 		digest = sha256Name(s.text)
 	}
-	locator := s.locator(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": digest})
-	f := spillFile{Locator: locator, File: storeName(locator), Content: s.text}
+	f := s.spillFile(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": digest}, s.text)
+	locator := f.Locator
 	notice := fmt.Sprintf("Tool output was too large (%s chars) and has been saved to `%s`.\nTo read the full output, use `read_file` with path `%s`.\n\n",
 		Group(n), locator, locator)
 	pHead, pTail := min(head, n/2), min(tail, n/2)
@@ -246,13 +294,13 @@ const (
 func deepseekSpill(s subject, cap int64) (text string, parts []tokens.Part, f spillFile, ok bool) {
 	sessionSum := sha256.Sum256([]byte(s.session))
 	callSum := sha256.Sum256([]byte(s.callID))
-	locator := s.locator(map[string]string{
+	f = s.spillFile(map[string]string{
 		"session_sha12": hex.EncodeToString(sessionSum[:])[:12],
 		"random12":      hex.EncodeToString(callSum[:6]),
 		"tool":          encodeSegment(s.tool),
-	})
-	text, parts, ok = deepseekReplace(s.text, s.raw, cap, locator, deepseekHint)
-	return text, parts, spillFile{Locator: locator, File: storeName(locator), Content: s.text}, ok
+	}, s.text)
+	text, parts, ok = deepseekReplace(s.text, s.raw, cap, f.Locator, deepseekHint)
+	return text, parts, f, ok
 }
 
 // deepseekReplace is the replacement text (spill-policy's spillReplacement):
@@ -323,7 +371,8 @@ func claudeSpill(s subject, previewUnits int64, lineAligned bool) (string, spill
 			}
 		}
 	}
-	locator := s.locator(map[string]string{"transcript_dir": s.dir, "session": s.session, "call_id": s.callID})
+	f := s.spillFile(map[string]string{"transcript_dir": s.dir, "session": s.session, "call_id": s.callID}, s.text)
+	locator := f.Locator
 	var b strings.Builder
 	b.WriteString("<persisted-output>\n")
 	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", fileSize(n), locator)
@@ -335,7 +384,7 @@ func claudeSpill(s subject, previewUnits int64, lineAligned bool) (string, spill
 		b.WriteString("\n")
 	}
 	b.WriteString("</persisted-output>")
-	return b.String(), spillFile{Locator: locator, File: storeName(locator), Content: s.text}
+	return b.String(), f
 }
 
 // headUnits is the first n UTF-16 code units of s; a cut through a

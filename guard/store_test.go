@@ -1,0 +1,102 @@
+//go:build unix
+
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStoreTargets: what already lies at a spill file's path is never read
+// or followed. A FIFO or a link there is refused, promptly; a regular file
+// is replaced by a fresh one; nothing outside the store is touched.
+func TestStoreTargets(t *testing.T) {
+	content := strings.Repeat("spilled\n", 100)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	tests := []struct {
+		name    string
+		plant   func(t *testing.T, path string)
+		refused string // what the error says; "" when written
+	}{
+		{"nothing", func(*testing.T, string) {}, ""},
+		{"a stale regular file", func(t *testing.T, p string) { os.WriteFile(p, []byte("old"), 0o600) }, ""},
+		{"a FIFO", func(t *testing.T, p string) { syscall.Mkfifo(p, 0o600) }, "not a regular file"},
+		{"a link to a FIFO", func(t *testing.T, p string) { os.Symlink(fifo, p) }, "not a regular file"},
+		{"a link to a file outside with the same text", func(t *testing.T, p string) { os.Symlink(outside, p) }, "not a regular file"},
+		{"a link to /dev/zero", func(t *testing.T, p string) { os.Symlink("/dev/zero", p) }, "not a regular file"},
+		{"a folder", func(t *testing.T, p string) { os.Mkdir(p, 0o700) }, "not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			store := DirStore{Root: root, Session: "s", Policy: "p"}
+			dir := filepath.Join(root, "s", "p", "tool-results")
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			tt.plant(t, filepath.Join(dir, "id.txt"))
+			type written struct {
+				path string
+				err  error
+			}
+			done := make(chan written, 1)
+			go func() {
+				p, err := store.Write(SpillFile{File: "tool-results/id.txt", Content: content})
+				done <- written{p, err}
+			}()
+			var w written
+			select {
+			case w = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Write blocked on what was at the path")
+			}
+			if tt.refused != "" {
+				if w.err == nil || !strings.Contains(w.err.Error(), tt.refused) {
+					t.Fatalf("Write = %q, %v; want an error saying %q", w.path, w.err, tt.refused)
+				}
+				return
+			}
+			if w.err != nil {
+				t.Fatal(w.err)
+			}
+			info, err := os.Lstat(w.path)
+			if err != nil || !info.Mode().IsRegular() || info.Mode().Perm() != 0o600 {
+				t.Fatalf("%s: %v, %v; want a regular 0600 file", w.path, info, err)
+			}
+			if data, _ := os.ReadFile(w.path); string(data) != content {
+				t.Errorf("the spill file holds %q", data)
+			}
+		})
+	}
+	if data, _ := os.ReadFile(outside); string(data) != content {
+		t.Errorf("the file outside the store changed: %q", data)
+	}
+}
+
+// TestStoreFolderLink: a link where a folder of the store should be is not
+// followed out of it.
+func TestStoreFolderLink(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, "s", "p"), 0o700)
+	if err := os.Symlink(elsewhere, filepath.Join(root, "s", "p", "tool-results")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := DirStore{Root: root, Session: "s", Policy: "p"}.Write(SpillFile{File: "tool-results/id.txt", Content: "x"})
+	if err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("Write through a linked folder: %v", err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("wrote %d files through the link", len(ents))
+	}
+}
