@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // Range is a byte range [From, To) of the text.
@@ -33,6 +35,11 @@ type Source struct {
 	// preview, a truncation's head); nil means the model saw everything.
 	Seen []Range
 	Note string // one line shown under the title
+	// Roots, when set, mark Path as a file the agent itself spilled to,
+	// named by the transcript: it is opened only when Confine finds it in
+	// one of these folders; otherwise Text is shown, with Seen, and a note
+	// saying why the file was not opened.
+	Roots []string
 }
 
 const (
@@ -53,6 +60,7 @@ const (
 // per visible window. Safe to build off the UI goroutine; once built it is
 // only read, so the UI and a search may use it at the same time.
 type Document struct {
+	src  Source // what is shown: the Source opened, as Open resolved it
 	r    io.ReaderAt
 	f    *os.File // nil for in-memory text
 	size int64
@@ -92,15 +100,30 @@ func (x *lineIndex) pop() {
 
 // Open opens src and indexes its lines. It does the I/O; call it from a
 // tea.Cmd (OpenCmd), not from Update.
+//
+// A file is opened only when it is a regular file, without blocking (a
+// FIFO or device is refused, never waited on), and an agent's spill file
+// (src.Roots set) only when Confine accepts it.
 func Open(src Source) (*Document, error) {
+	if src.Path != "" && src.Roots != nil {
+		real, err := Confine(src.Path, src.Roots)
+		if err != nil {
+			src.Note = fmt.Sprintf("the agent's spill file is not opened: %v; showing what the transcript holds", err)
+			src.Path = ""
+		} else {
+			src.Path, src.Text, src.Seen = real, "", nil
+			src.Note = "the file the agent spilled this result to"
+		}
+		src.Roots = nil
+	}
 	if src.Path == "" {
-		d := &Document{r: strings.NewReader(src.Text), size: int64(len(src.Text))}
+		d := &Document{src: src, r: strings.NewReader(src.Text), size: int64(len(src.Text))}
 		if err := d.index(); err != nil {
 			return nil, fmt.Errorf("index spilled text: %w", err)
 		}
 		return d, nil
 	}
-	f, err := os.Open(src.Path)
+	f, info, err := safefile.OpenRegular(src.Path, nil)
 	if err != nil {
 		// The *PathError would repeat the path after "open".
 		var pe *fs.PathError
@@ -109,21 +132,18 @@ func Open(src Source) (*Document, error) {
 		}
 		return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
 	}
-	info, err := f.Stat()
-	if err == nil && info.IsDir() {
-		err = errors.New("is a directory")
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
-	}
-	d := &Document{r: f, f: f, size: info.Size()}
+	d := &Document{src: src, r: f, f: f, size: info.Size()}
 	if err := d.index(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("index spill file %s: %w", src.Path, err)
 	}
 	return d, nil
 }
+
+// Source is what the document shows: the Source given to Open, with, for
+// an agent's spill file, the file resolved or the reason it was not opened
+// in its Note.
+func (d *Document) Source() Source { return d.src }
 
 // index records every line start in one pass over the text.
 func (d *Document) index() error {

@@ -115,7 +115,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("error %v is not fs.ErrNotExist", err)
 	}
 	dir := t.TempDir()
-	if _, err := Open(Source{Path: dir}); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := Open(Source{Path: dir}); err == nil || !strings.Contains(err.Error(), "is a folder, not a regular file") {
 		t.Errorf("Open of a directory: err = %v", err)
 	}
 }

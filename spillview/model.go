@@ -117,6 +117,9 @@ func (m *Model) SetDocument(doc *Document, src Source) {
 		m.doc.Close()
 	}
 	m.doc, m.src = doc, src
+	if doc != nil {
+		m.src = doc.Source() // an agent's spill file resolved, or why not
+	}
 	m.err, m.loading = nil, doc == nil
 	m.seen = newSeenMap(doc, src.Seen)
 	m.top, m.x = 0, 0

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -300,8 +299,8 @@ func agentSpillPath(text string) string {
 }
 
 // source is the selected result for the spill viewer: the file spillway
-// wrote, else a file the agent spilled that exists, else the text itself,
-// with what the model saw marked.
+// wrote, else a file the agent spilled, if the viewer finds it where that
+// agent spills, else the text itself, with what the model saw marked.
 func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool) {
 	results := callResults(rp, call)
 	if len(results) == 0 {
@@ -329,12 +328,8 @@ func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool)
 		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", count(total), count(r.Bytes), rest)
 	}
 	if p := agentSpillPath(r.Source.Text); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			src.Path, src.Text, src.Seen = p, "", nil
-			src.Note = "the file the agent spilled this result to"
-		} else {
-			src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", escape(p))
-		}
+		// Opened only if it lies where that agent spills (spillview.Confine).
+		src.Path, src.Roots = p, spillview.AgentRoots(rp.Prepared.Session.Path)
 	}
 	return src, true
 }

@@ -6,7 +6,6 @@ package safefile
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -17,7 +16,8 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // OpenRegular opens path for reading only if it is a regular file. It
 // opens without blocking, so a FIFO cannot stall it, and checks the opened
-// descriptor, so a file swapped in after a check is refused too. When
+// descriptor, so a file swapped in after a check is refused too. Errors
+// other than the open's own do not repeat the path. When
 // want is not nil, the file opened must also be that one (os.SameFile): a
 // caller that checked the path with Lstat passes what it saw, and a link
 // put there since is not followed.
@@ -30,9 +30,9 @@ func OpenRegular(path string, want fs.FileInfo) (*os.File, fs.FileInfo, error) {
 	switch {
 	case err != nil:
 	case !info.Mode().IsRegular():
-		err = fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, kind(info.Mode()))
+		err = notRegular(info.Mode())
 	case want != nil && !os.SameFile(want, info):
-		err = fmt.Errorf("%s: changed while it was opened", path)
+		err = errors.New("changed while it was being opened")
 	}
 	if err != nil {
 		f.Close()
@@ -40,6 +40,12 @@ func OpenRegular(path string, want fs.FileInfo) (*os.File, fs.FileInfo, error) {
 	}
 	return f, info, nil
 }
+
+// notRegular says what was found instead of a regular file.
+type notRegular fs.FileMode
+
+func (e notRegular) Error() string        { return "is " + kind(fs.FileMode(e)) + ", not a regular file" }
+func (e notRegular) Is(target error) bool { return target == ErrNotRegular }
 
 // Kind names what a non-regular file is, for messages.
 func Kind(m fs.FileMode) string { return kind(m) }

@@ -1,0 +1,149 @@
+//go:build unix
+
+package spillview
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// agentTree lays out where agents spill, as on a real machine, and
+// returns the transcript's path; the test runs in work, the folder the
+// agent worked in.
+func agentTree(t *testing.T) (work, transcript string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work = filepath.Join(base, "work")
+	project := filepath.Join(base, "projects", "-work")
+	transcript = filepath.Join(project, "sess-1.jsonl")
+	files := map[string]string{
+		transcript: "{}\n",
+		filepath.Join(project, "sess-1", "tool-results", "toolu_1.txt"): "claude spill\n",
+		filepath.Join(work, ".harness", "spill", "c1-Read.txt"):         "harness spill\n",
+		filepath.Join(work, "large_tool_results", "agent", "c1-0123"):   "agentscope spill\n",
+		filepath.Join(work, "secret.txt"):                               "not a spill\n",
+		filepath.Join(project, "other", "tool-results", "x.txt"):        "another session's folder\n",
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	results := filepath.Join(project, "sess-1", "tool-results")
+	if err := syscall.Mkfifo(filepath.Join(results, "fifo.txt"), 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	os.Symlink("/etc/passwd", filepath.Join(results, "passwd.txt"))
+	os.Symlink(filepath.Join(results, "toolu_1.txt"), filepath.Join(results, "alias.txt"))
+	os.Symlink(work, filepath.Join(results, "up"))
+	os.Mkdir(filepath.Join(results, "folder.txt"), 0o700)
+	t.Chdir(work)
+	return work, transcript
+}
+
+// TestConfine: an agent's spill file opens only when, with ".." and links
+// resolved, it is a regular file in a folder that agent spills to.
+func TestConfine(t *testing.T) {
+	work, transcript := agentTree(t)
+	roots := AgentRoots(transcript)
+	results := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
+	tests := []struct {
+		path string
+		want string // the file opened, or what the refusal says
+	}{
+		{filepath.Join(results, "toolu_1.txt"), filepath.Join(results, "toolu_1.txt")},
+		{filepath.Join(results, "alias.txt"), filepath.Join(results, "toolu_1.txt")},
+		{".harness/spill/c1-Read.txt", filepath.Join(work, ".harness", "spill", "c1-Read.txt")},
+		{"large_tool_results/agent/c1-0123", filepath.Join(work, "large_tool_results", "agent", "c1-0123")},
+		{"/etc/shadow", "not in a folder the agent spills to"},
+		{"/etc/passwd", "not in a folder the agent spills to"},
+		{".harness/spill/../../secret.txt", "not in a folder the agent spills to"},
+		{filepath.Join(results, "..", "..", "other", "tool-results", "x.txt"), "not in a folder the agent spills to"},
+		{filepath.Join(results, "passwd.txt"), "not in a folder the agent spills to"},
+		{filepath.Join(results, "up", "secret.txt"), "not in a folder the agent spills to"},
+		{filepath.Join(results, "fifo.txt"), "a FIFO, not a regular file"},
+		{filepath.Join(results, "folder.txt"), "a folder, not a regular file"},
+		{filepath.Join(results, "missing.txt"), "not on this machine"},
+		{"/dev/zero", "not in a folder the agent spills to"},
+	}
+	for _, tt := range tests {
+		got, err := Confine(tt.path, roots)
+		if err != nil {
+			got = err.Error()
+		}
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("Confine(%q) = %q, want %q", tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestOpenAgentSpill: a transcript naming a file the agent cannot have
+// spilled gets its own text shown, with a note saying why, at once; one
+// it did spill is shown whole.
+func TestOpenAgentSpill(t *testing.T) {
+	_, transcript := agentTree(t)
+	results := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
+	tests := []struct {
+		path, text, note string
+	}{
+		{"/etc/shadow", "Full output saved to: /etc/shadow", "not opened: /etc/shadow is not in a folder the agent spills to; showing what the transcript holds"},
+		{filepath.Join(results, "fifo.txt"), "Full output saved to: fifo", "is a FIFO, not a regular file; showing what the transcript holds"},
+		{filepath.Join(results, "toolu_1.txt"), "claude spill\n", "the file the agent spilled this result to"},
+	}
+	for _, tt := range tests {
+		done := make(chan *Document, 1)
+		go func() {
+			d, err := Open(Source{Path: tt.path, Roots: AgentRoots(transcript), Text: "Full output saved to: " + tt.path, Note: "the model saw 10 of 20 bytes"})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- d
+		}()
+		select {
+		case d := <-done:
+			if d == nil {
+				continue
+			}
+			src := d.Source()
+			if !strings.Contains(src.Note, tt.note) {
+				t.Errorf("Open(%s): note %q, want %q", tt.path, src.Note, tt.note)
+			}
+			raw, _, _, _ := d.readLine(0)
+			if opened := src.Path != ""; opened != strings.HasSuffix(tt.path, "toolu_1.txt") || (!opened && string(raw) != "Full output saved to: "+tt.path) {
+				t.Errorf("Open(%s) shows %q from %q", tt.path, raw, src.Path)
+			}
+			d.Close()
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Open(%s) blocked", tt.path)
+		}
+	}
+}
+
+// TestOpenFIFO: even a path spillway wrote itself is opened only if it is
+// a regular file: a FIFO put there is refused at once.
+func TestOpenFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Open(Source{Path: fifo}); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open(FIFO) = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Open blocked on a FIFO")
+	}
+}
