@@ -57,4 +57,3 @@ func TestOpenRegular(t *testing.T) {
 		}
 	}
 }
-
