@@ -2,9 +2,12 @@ package transcript
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"time"
 
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript/lines"
 )
 
@@ -44,7 +47,8 @@ type Update struct {
 // gets the latest state, not every intermediate one. The channel closes
 // when ctx is done.
 func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update, error) {
-	events, err := lines.Follow(ctx, path, lines.Options{Poll: opt.Poll, PollOnly: opt.PollOnly, Match: IsSession, MaxLine: opt.MaxLineBytes})
+	events, err := lines.Follow(ctx, path, lines.Options{Poll: opt.Poll, PollOnly: opt.PollOnly, Match: IsSession,
+		Ready: func(p string) bool { return holdsSession(p, opt.Options) }, MaxLine: opt.MaxLineBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +96,38 @@ func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update,
 		}
 	}()
 	return out, nil
+}
+
+// readyProbe bounds how much of a new file is read to tell whether it
+// holds a session; a record normally comes in its first few lines.
+const readyProbe = 16 << 20
+
+// holdsSession reports whether the file at path yields a session: a line
+// among its first that is a record of a known format (or of opt.Format).
+// Following a folder switches only to such a file, so an empty or junk
+// .jsonl appearing beside a session does not take it over.
+func holdsSession(path string, opt Options) bool {
+	f, _, err := safefile.OpenRegular(path, nil)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	d := NewDecoder(path, Options{Format: opt.Format, SizesOnly: true, MaxLineBytes: opt.MaxLineBytes})
+	found := errors.New("found")
+	err = lines.ReadAll(io.LimitReader(f, readyProbe), lines.Limit{Max: opt.MaxLineBytes, Long: d.Skip},
+		func(line []byte, complete bool) error {
+			if !complete {
+				return nil // still being written
+			}
+			if err := d.Feed(line); err != nil {
+				return err
+			}
+			if d.Records() > 0 {
+				return found
+			}
+			return nil
+		})
+	return errors.Is(err, found)
 }
 
 // replace puts u in the one-slot channel, taking back an update the

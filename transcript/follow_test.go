@@ -292,3 +292,43 @@ func TestFollowLongLine(t *testing.T) {
 		t.Errorf("offset %d of %d", u.Offset, u.Size)
 	}
 }
+
+// TestFollowDirectoryWaitsForASession: an empty file and one of junk that
+// appear beside the followed session do not take it over; the session's
+// new calls keep arriving. Once one of them holds a session, it is
+// switched to, with a notice.
+func TestFollowDirectoryWaitsForASession(t *testing.T) {
+	ls := claudeLines(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "proj", "old.jsonl")
+	sessionAt(t, old, ls[:6])
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(old, past, past)
+	ch := followDir(t, dir)
+	waitFor(t, ch, "the old session", func(u Update) bool { return calls(u) == 1 && u.Path == old })
+
+	empty := filepath.Join(dir, "proj", "empty.jsonl")
+	sessionAt(t, empty, nil)
+	sessionAt(t, filepath.Join(dir, "proj", "junk.jsonl"), []string{"not json at all\n", `{"some":"other tool's log"}` + "\n"})
+	time.Sleep(200 * time.Millisecond) // ten polls
+	appendTo(t, old, strings.Join(ls[6:17], ""))
+	u := waitFor(t, ch, "the old session's new calls", func(u Update) bool {
+		if u.Restarted != "" || u.Path != old {
+			t.Fatalf("switched (%q) to %s, which holds no session", u.Restarted, u.Path)
+		}
+		return calls(u) == 3
+	})
+	if u.Session.Path != old {
+		t.Errorf("the header names %s", u.Session.Path)
+	}
+
+	appendTo(t, empty, strings.Join(ls[:6], ""))
+	var sawSwitch bool
+	waitFor(t, ch, "the switch once it holds a session", func(u Update) bool {
+		sawSwitch = sawSwitch || u.Restarted == "switched"
+		return u.Path == empty && calls(u) == 1
+	})
+	if !sawSwitch {
+		t.Error("no update said the session was switched")
+	}
+}

@@ -118,6 +118,7 @@ type Decoder struct {
 	size      int64 // Options.size
 	maxLine   int   // Options.MaxLineBytes, as lines applies it
 	long      int   // lines skipped as longer than maxLine
+	records   int   // lines read as records of the format
 }
 
 // heldLine is a line read before the format was known; size is set, and
@@ -180,6 +181,9 @@ func (d *Decoder) start(f Format) {
 		d.lp = newGenericParser(d.b)
 	}
 }
+
+// Records is how many lines were read as records of the format so far.
+func (d *Decoder) Records() int { return d.records }
 
 // Format is the detected or forced format, empty while still undecided.
 func (d *Decoder) Format() Format { return d.format }
@@ -271,6 +275,7 @@ func (d *Decoder) sniff(line []byte) Format {
 
 func (d *Decoder) parse(line []byte, n int) {
 	if d.fast != nil && d.fast.fastLine(line, n) {
+		d.records++
 		return
 	}
 	v, err := d.p.ParseBytes(line)
@@ -282,6 +287,7 @@ func (d *Decoder) parse(line []byte, n int) {
 		d.b.warnf(n, "not a JSON object (%s)", v.Type())
 		return
 	}
+	d.records++
 	d.lp.record(v, n)
 }
 

@@ -34,6 +34,11 @@ type Options struct {
 	// BatchLines is the maximum number of lines in one event (default
 	// 4096). A batch is also cut once it holds about 4 MiB.
 	BatchLines int
+	// Ready tells, in directory mode, whether a matching file is one to
+	// follow (say, it holds a record of a known format). A file found that
+	// is not ready is not switched to; it is looked at again each time its
+	// size changes, and switched to once it is ready. Default: every file.
+	Ready func(path string) bool
 	// MaxLine is the longest line delivered (0: DefaultMaxLine); a longer
 	// one is streamed past, never held, and reported by a TooLong event.
 	MaxLine int
@@ -163,6 +168,9 @@ type follower struct {
 	// deleted and written again, an atomic replace) is a new file.
 	known map[string]knownFile
 	gen   uint64
+	// waiting holds, in directory mode, files passed over because they
+	// were not Ready, with the size they had then.
+	waiting map[string]int64
 
 	watcher     *fsnotify.Watcher
 	watched     map[string]bool
@@ -208,14 +216,13 @@ func newFollower(ctx context.Context, path string, opt Options) (*follower, erro
 	if st.IsDir() {
 		f.root = clean
 		f.known = make(map[string]knownFile)
-		newest, newestT := "", time.Time{}
+		f.waiting = make(map[string]int64)
+		var found []foundFile
 		f.walk(clean, func(p string, fi fs.FileInfo) {
 			f.known[p] = knownFile{fi, f.gen}
-			if newest == "" || fi.ModTime().After(newestT) {
-				newest, newestT = p, fi.ModTime()
-			}
+			found = append(found, foundFile{p, fi})
 		})
-		if newest != "" {
+		if newest := f.readiest(found); newest != "" {
 			ev, err := f.attach(newest, opt.Start, Switched)
 			if err != nil {
 				f.close()

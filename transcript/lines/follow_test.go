@@ -437,6 +437,33 @@ func TestFollowReplace(t *testing.T) {
 	}
 }
 
+// TestFollowDirectoryReady: files that are not Ready are passed over, at
+// the start and later, until they grow into being ready.
+func TestFollowDirectoryReady(t *testing.T) {
+	t.Parallel()
+	forModes(t, func(t *testing.T, opt Options) {
+		root := t.TempDir()
+		real, junk := filepath.Join(root, "real.jsonl"), filepath.Join(root, "junk.jsonl")
+		writeFile(t, real, "s1\n")
+		past := time.Now().Add(-time.Hour)
+		os.Chtimes(real, past, past)
+		writeFile(t, junk, "junk\n") // newer, but not a session
+		opt.Ready = func(p string) bool {
+			data, _ := os.ReadFile(p)
+			return strings.Contains(string(data), "s")
+		}
+		opt.Poll = min(opt.Poll, 20*time.Millisecond)
+		ch := follow(t, root, opt)
+		expect(t, ch, "real.jsonl <Switched>", "real.jsonl: s1")
+		writeFile(t, filepath.Join(root, "empty.jsonl"), "")
+		quiet(t, ch, 100*time.Millisecond)
+		appendFile(t, real, "s2\n")
+		expect(t, ch, "real.jsonl: s2")
+		appendFile(t, junk, "s3\n")
+		expect(t, ch, "junk.jsonl <Switched>", "junk.jsonl: junk", "junk.jsonl: s3")
+	})
+}
+
 func TestFollowDirectory(t *testing.T) {
 	t.Parallel()
 	forModes(t, func(t *testing.T, opt Options) {

@@ -6,9 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -160,9 +160,35 @@ func (f *follower) walk(dir string, found func(path string, fi fs.FileInfo)) {
 	}
 }
 
+// foundFile is a matching file found in directory mode.
+type foundFile struct {
+	path string
+	info fs.FileInfo
+}
+
+// readiest is the newest of files that is Ready; the newer ones that are
+// not wait until they grow.
+func (f *follower) readiest(files []foundFile) string {
+	slices.SortFunc(files, func(a, b foundFile) int {
+		if c := b.info.ModTime().Compare(a.info.ModTime()); c != 0 {
+			return c
+		}
+		return strings.Compare(b.path, a.path)
+	})
+	for _, c := range files {
+		if f.opt.Ready == nil || f.opt.Ready(c.path) {
+			delete(f.waiting, c.path)
+			return c.path
+		}
+		f.waiting[c.path] = c.info.Size()
+	}
+	return ""
+}
+
 // scan looks, in directory mode, for matching files that appeared since the
-// last look, and switches to the newest of them unless it is older than the
-// current file. A full scan lists the whole tree; otherwise only what the
+// last look (or that grew since they were passed over as not Ready), and
+// switches to the newest ready one unless it is older than the current
+// file. A full scan lists the whole tree; otherwise only what the
 // watch goroutine reported is looked at. After lost events (resync) the
 // watches of directories that moved away are dropped too.
 func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
@@ -185,6 +211,7 @@ func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
 		if ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
 			f.unwatch(ev.Name)
 			delete(f.known, ev.Name) // a file written there later is new
+			delete(f.waiting, ev.Name)
 		}
 		if ev.Op&fsnotify.Create == 0 {
 			continue
@@ -208,7 +235,15 @@ func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
 		}
 	}
 
-	best, bestT := "", time.Time{}
+	// Files passed over as not ready are looked at again once they grew.
+	for p, size := range f.waiting {
+		if fi, err := os.Stat(p); err != nil {
+			delete(f.waiting, p)
+		} else if fi.Size() != size && !slices.Contains(cands, p) {
+			cands = append(cands, p)
+		}
+	}
+	var eligible []foundFile
 	for _, p := range cands {
 		if f.cur != nil && p == f.cur.path {
 			continue // recreated in place: poll handles it as a rotation
@@ -225,14 +260,12 @@ func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
 			}
 			continue
 		}
-		mt := fi.ModTime()
-		if mt.Before(f.baseline) {
+		if fi.ModTime().Before(f.baseline) {
 			continue
 		}
-		if best == "" || mt.After(bestT) || (mt.Equal(bestT) && p > best) {
-			best, bestT = p, mt
-		}
+		eligible = append(eligible, foundFile{p, fi})
 	}
+	best := f.readiest(eligible)
 	if best == "" {
 		return nil
 	}
