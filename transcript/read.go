@@ -74,6 +74,10 @@ func ReadFile(path string, opt Options) (*Session, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory, not a transcript file", path)
 	}
+	if st.Mode()&os.ModeDevice != 0 {
+		// /dev/zero and the like never end; a pipe (<(cmd)) is read.
+		return nil, &NotTranscriptError{Path: path, Reason: "it is a device, not a file"}
+	}
 	opt.size = st.Size()
 	return Read(f, path, opt)
 }

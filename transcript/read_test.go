@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -263,5 +264,23 @@ func TestMaxLineBytes(t *testing.T) {
 	var nt *NotTranscriptError
 	if !errors.As(err, &nt) || !strings.Contains(err.Error(), "every line is longer than the 128-byte limit") {
 		t.Errorf("only long lines: %v", err)
+	}
+}
+
+// TestReadFileDevice: a device never ends; it is refused, not read.
+func TestReadFileDevice(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := ReadFile("/dev/zero", Options{MaxLineBytes: 1 << 20}); done <- err }()
+	select {
+	case err := <-done:
+		var nt *NotTranscriptError
+		if !errors.As(err, &nt) || nt.Reason != "it is a device, not a file" {
+			t.Errorf("ReadFile(/dev/zero) = %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("ReadFile(/dev/zero) is still reading")
 	}
 }
