@@ -25,12 +25,15 @@ func agentTree(t *testing.T) (work, transcript string) {
 	transcript = filepath.Join(project, "sess-1.jsonl")
 	files := map[string]string{
 		transcript: "{}\n",
-		filepath.Join(project, "sess-1", "tool-results", "toolu_1.txt"): "claude spill\n",
-		filepath.Join(work, ".harness", "spill", "c1-Read.txt"):         "harness spill\n",
-		filepath.Join(work, "large_tool_results", "agent", "c1-0123"):   "agentscope spill\n",
-		filepath.Join(work, "secret.txt"):                               "not a spill\n",
-		filepath.Join(project, "other", "tool-results", "x.txt"):        "another session's folder\n",
+		filepath.Join(project, "sess-1", "tool-results", "toolu_1.txt"):                                 "claude spill\n",
+		filepath.Join(work, ".harness", "spill", "c1-Read.txt"):                                         "harness spill\n",
+		filepath.Join(work, "large_tool_results", "agent", "c1-0123"):                                   "agentscope spill\n",
+		filepath.Join(work, "secret.txt"):                                                               "not a spill\n",
+		filepath.Join(project, "other", "tool-results", "x.txt"):                                        "another session's folder\n",
+		filepath.Join(base, "tmp", "dsh-spill-Ab12Cd", "session-0123456789ab", "0a1b2c3d4e5f-bash.txt"): "deepseek spill\n",
+		filepath.Join(base, "tmp", "other", "x.txt"):                                                    "another program's file\n",
 	}
+	t.Setenv("TMPDIR", filepath.Join(base, "tmp"))
 	for p, text := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -65,6 +68,10 @@ func TestConfine(t *testing.T) {
 		{filepath.Join(results, "alias.txt"), filepath.Join(results, "toolu_1.txt")},
 		{".harness/spill/c1-Read.txt", filepath.Join(work, ".harness", "spill", "c1-Read.txt")},
 		{"large_tool_results/agent/c1-0123", filepath.Join(work, "large_tool_results", "agent", "c1-0123")},
+		{filepath.Join(os.Getenv("TMPDIR"), "dsh-spill-Ab12Cd", "session-0123456789ab", "0a1b2c3d4e5f-bash.txt"),
+			filepath.Join(os.Getenv("TMPDIR"), "dsh-spill-Ab12Cd", "session-0123456789ab", "0a1b2c3d4e5f-bash.txt")},
+		{filepath.Join(os.Getenv("TMPDIR"), "other", "x.txt"), "not in a folder the agent spills to"},
+		{filepath.Join(os.Getenv("TMPDIR"), "dsh-spill-Ab12Cd"), "not in a folder the agent spills to"},
 		{"/etc/shadow", "not in a folder the agent spills to"},
 		{"/etc/passwd", "not in a folder the agent spills to"},
 		{".harness/spill/../../secret.txt", "not in a folder the agent spills to"},
