@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // tailer reads one open file from a kept offset.
@@ -27,18 +29,15 @@ type tailer struct {
 // open opens path to be read from start; restarted tells that start was
 // beyond the end of the file, so reading starts at 0 instead.
 func (f *follower) open(path string, start int64) (t *tailer, restarted bool, err error) {
-	fh, err := os.Open(path)
+	// Without blocking: a FIFO put at the path since it was looked at is
+	// refused, not waited on.
+	fh, info, err := safefile.OpenRegular(path, nil)
 	if err != nil {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
 		return nil, false, err
-	}
-	info, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, false, err
-	}
-	if !info.Mode().IsRegular() {
-		fh.Close()
-		return nil, false, fmt.Errorf("%s: not a regular file", path)
 	}
 	t = &tailer{path: path, f: fh, info: info}
 	t.onLine = func(line []byte) error { return f.addLine(t, line) }
