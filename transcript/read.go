@@ -108,6 +108,7 @@ type Decoder struct {
 	fast      fastParser // nil where the format has no fast path
 	held      []heldLine // lines read before the format was known
 	sawJSON   bool
+	missing   string // what the first line shaped like a Codex record lacked
 	failed    error
 	sizesOnly bool
 	size      int64 // Options.size
@@ -211,7 +212,10 @@ func (d *Decoder) Feed(line []byte) error {
 
 func (d *Decoder) notTranscript() error {
 	reason := "no line is a JSON object"
-	if d.sawJSON {
+	switch {
+	case d.missing != "":
+		reason = d.missing
+	case d.sawJSON:
 		reason = "its JSON lines match no known record shape"
 	}
 	return &NotTranscriptError{Path: d.name, Reason: reason}
@@ -224,7 +228,11 @@ func (d *Decoder) sniff(line []byte) Format {
 		return ""
 	}
 	d.sawJSON = true
-	return detect(v)
+	f := detect(v)
+	if f == "" && d.missing == "" {
+		d.missing = codexShapeMissing(v)
+	}
+	return f
 }
 
 func (d *Decoder) parse(line []byte, n int) {
