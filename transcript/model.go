@@ -29,7 +29,10 @@ type Session struct {
 	Format  Format
 	ID      string
 	Title   string
-	Version string // agent version, where the log records one
+	Version string   // agent version, where the log records one
+	Models  []string // in order of first use
+	Calls   []Call
+	Events  []Event
 	// Started is when the session began, where the log records it (Codex:
 	// its session_meta); a fork or sub-agent replays its parent's usage up
 	// to this instant.
@@ -38,9 +41,6 @@ type Session struct {
 	// Relation how; both empty for a session of its own.
 	ParentID string
 	Relation Relation
-	Models   []string // in order of first use
-	Calls    []Call
-	Events   []Event
 	// Leading holds results and prompts that arrived before the first call
 	// (a resumed session); its Index is -1.
 	Leading Call
