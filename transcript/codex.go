@@ -169,7 +169,9 @@ func (p *codexParser) sessionMeta(v, payload *fastjson.Value) {
 		s.ParentID = spawnedBy
 	}
 	switch {
-	case payload.Exists("source", "subagent", "thread_spawn"):
+	case payload.Exists("source", "subagent"):
+		// thread_spawn names the parent; a review or compaction agent
+		// names none.
 		s.Relation = RelationSubagent
 	case s.ParentID != "":
 		s.Relation = RelationFork
@@ -264,11 +266,12 @@ func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time)
 	}
 	p.burst.event(t)
 	var u codexTotals
-	advanced := true
+	advanced, fromLast := true, hasLast
 	if hasTotal {
 		tt := readCodexTotals(total)
 		advanced = !p.haveTotal || tt != p.prevTotal
-		if hasLast && advanced {
+		fromLast = hasLast && advanced
+		if fromLast {
 			u = readCodexTotals(last)
 		} else {
 			u = tt.since(p.prevTotal) // prevTotal is zero before the first total
@@ -277,6 +280,17 @@ func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time)
 	} else {
 		u = readCodexTotals(last)
 	}
+	// Cached input and cache writes are parts of the input. A difference
+	// of totals can break that (a reset, a counter that moved between
+	// kinds) and is cut back as ccusage does; a recorded usage that breaks
+	// it is warned about.
+	if u.cached > u.input {
+		if fromLast {
+			p.b.warnf(line, "token_count: cached input exceeds input")
+		}
+		u.cached = u.input
+	}
+	u.cacheWrite = min(u.cacheWrite, u.input-u.cached)
 	if u.empty() {
 		if advanced {
 			p.b.skip("event_msg/token_count (no usage)")
@@ -285,11 +299,6 @@ func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time)
 		}
 		return
 	}
-	if u.cached > u.input {
-		p.b.warnf(line, "token_count: cached input exceeds input")
-		u.cached = u.input
-	}
-	u.cacheWrite = min(u.cacheWrite, u.input-u.cached)
 	// The event's own model, where it names one, is the model from then on.
 	if m := codexModel(payload); m != "" {
 		p.model = m

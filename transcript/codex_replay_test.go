@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -342,5 +344,41 @@ func TestCodexWithoutType(t *testing.T) {
 	_, err = Read(strings.NewReader(untyped+"\n"+untyped+"\n"), "y.jsonl", Options{})
 	if err == nil || !strings.Contains(err.Error(), `no "type" field`) {
 		t.Errorf("error %v, want one naming the missing \"type\" field", err)
+	}
+}
+
+// TestCodexTotalsNormalized ports ccusage's
+// normalizes_cache_usage_after_cumulative_resets_and_series_changes: the
+// difference of two running totals keeps cached input and cache writes
+// within the input. After a reset (line 2) nothing is new; after the cache
+// counts moved from reads to writes (line 4) the 10 new input tokens are
+// all writes.
+func TestCodexTotalsNormalized(t *testing.T) {
+	total := func(in, cached, writes, out int) string {
+		return `{"timestamp":"2026-07-10T08:00:0` + strconv.Itoa(out) + `Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{` +
+			`"input_tokens":` + strconv.Itoa(in) + `,"cached_input_tokens":` + strconv.Itoa(cached) +
+			`,"cache_write_input_tokens":` + strconv.Itoa(writes) + `,"output_tokens":` + strconv.Itoa(out) + `}},"model":"gpt-5.5"}}` + "\n"
+	}
+	log := total(100, 0, 100, 1) + total(10, 10, 0, 1) + total(100, 100, 0, 2) + total(110, 0, 110, 3)
+	s, err := Read(strings.NewReader(log), "totals.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Usage
+	for _, c := range s.Calls {
+		u := *c.Usage
+		u.At = time.Time{}
+		got = append(got, u)
+	}
+	want := []Usage{
+		{Input: 0, CacheCreation: 100, Output: 1},
+		{Input: 0, CacheRead: 90, Output: 1},
+		{Input: 0, CacheCreation: 10, Output: 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("usage (-want +got):\n%s", diff)
+	}
+	if s.WarningCount != 0 || s.Skipped["event_msg/token_count (no usage)"] != 1 {
+		t.Errorf("warnings %v, skipped %v", s.Warnings, s.Skipped)
 	}
 }
