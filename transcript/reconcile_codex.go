@@ -1,6 +1,10 @@
 package transcript
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // codexUsageKey is one usage event as the log recorded it: what a replay
 // copies exactly. input includes the cached and cache-write parts.
@@ -130,33 +134,48 @@ func matchReplay(child *Session, prefix []codexEvent, parentPath string) {
 	}
 }
 
-// codexDedupeKey identifies a usage event across files.
-type codexDedupeKey struct {
-	at    int64
-	model string
-	key   codexUsageKey
-}
-
 // dedupeCodex marks usage events that an earlier session of the set
-// records at the same instant, with the same model and counts.
+// records at the same instant, with the same model and counts. Events are
+// sorted by instant, 16 bytes each, and compared in full only within one
+// instant, so the check costs little memory over thousands of sessions.
 func dedupeCodex(sessions []*Session) {
-	first := make(map[codexDedupeKey]*Session)
-	for _, s := range sessions {
+	type ref struct {
+		at            int64
+		session, call int32
+	}
+	var refs []ref
+	for si, s := range sessions {
 		if s.Format != FormatCodex {
 			continue
 		}
-		for i := range s.Calls {
-			c := &s.Calls[i]
-			if c.Usage == nil || c.Usage.At.IsZero() || c.CountedIn != "" {
-				continue
-			}
-			k := codexDedupeKey{at: c.Usage.At.UnixNano(), model: c.Model, key: codexKey(c.Usage)}
-			switch owner, ok := first[k]; {
-			case !ok:
-				first[k] = s
-			case owner != s:
-				c.CountedIn = owner.Path
+		for ci := range s.Calls {
+			if c := &s.Calls[ci]; c.Usage != nil && !c.Usage.At.IsZero() && c.CountedIn == "" {
+				refs = append(refs, ref{c.Usage.At.UnixNano(), int32(si), int32(ci)})
 			}
 		}
+	}
+	slices.SortFunc(refs, func(a, b ref) int {
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.session, b.session), cmp.Compare(a.call, b.call))
+	})
+	for start := 0; start < len(refs); {
+		end := start + 1
+		for end < len(refs) && refs[end].at == refs[start].at {
+			end++
+		}
+		// Within one instant, each event is the first of its kind or a copy
+		// of the first, which is in an earlier session or the same one.
+		for i := start + 1; i < end; i++ {
+			c := &sessions[refs[i].session].Calls[refs[i].call]
+			for j := start; j < i; j++ {
+				first := &sessions[refs[j].session].Calls[refs[j].call]
+				if first.CountedIn == "" && first.Model == c.Model && codexKey(first.Usage) == codexKey(c.Usage) {
+					if refs[j].session != refs[i].session {
+						c.CountedIn = sessions[refs[j].session].Path
+					}
+					break
+				}
+			}
+		}
+		start = end
 	}
 }
