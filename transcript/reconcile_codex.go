@@ -143,7 +143,13 @@ func dedupeCodex(sessions []*Session) {
 		at            int64
 		session, call int32
 	}
-	var refs []ref
+	n := 0
+	for _, s := range sessions {
+		if s.Format == FormatCodex {
+			n += len(s.Calls)
+		}
+	}
+	refs := make([]ref, 0, n)
 	for si, s := range sessions {
 		if s.Format != FormatCodex {
 			continue
