@@ -27,6 +27,8 @@ type Session struct {
 	SessionID string         `json:"session_id"`
 	Title     string         `json:"title"`
 	Version   string         `json:"agent_version"`
+	ParentID  string         `json:"parent_id"` // the session this one was forked or spawned from
+	Relation  string         `json:"relation"`  // how: "fork", "subagent" or "none"
 	Models    []string       `json:"models"`
 	Calls     []Call         `json:"calls"`
 	Results   []Result       `json:"results"`
@@ -171,6 +173,7 @@ func Build(rp *guard.Replay) *Session {
 	s := p.Session
 	out := &Session{
 		Path: s.Path, Format: string(s.Format), SessionID: s.ID, Title: s.Title, Version: s.Version,
+		ParentID: s.ParentID, Relation: s.Relation.String(),
 		Models: nonNil(s.Models), Calls: make([]Call, 0, len(s.Calls)), Results: make([]Result, 0, len(rp.Results)),
 		Events: []Event{}, Warnings: make([]Warning, 0, len(s.Warnings)), Skipped: s.Skipped, Lines: s.Lines,
 		Policy: rp.Policy,

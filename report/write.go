@@ -13,6 +13,7 @@ import (
 	"github.com/goccy/go-json"
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // Writer writes a report one session at a time, so a long list of sessions
@@ -197,6 +198,12 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		fmt.Fprintf(&b, " %s", Clean(s.Version))
 	}
 	fmt.Fprintf(&b, " · session %s", Clean(s.SessionID))
+	switch s.Relation {
+	case string(transcript.RelationFork):
+		fmt.Fprintf(&b, " · fork of %s", Clean(s.ParentID))
+	case string(transcript.RelationSubagent):
+		fmt.Fprintf(&b, " · sub-agent of %s", Clean(s.ParentID))
+	}
 	if s.Title != "" {
 		fmt.Fprintf(&b, " · \"%s\"", Clean(s.Title))
 	}
@@ -227,7 +234,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	fmt.Fprintf(&b, "  cost: %s", USD(tot.CostUSD))
 	switch {
 	case len(tot.UnpricedModels) > 0:
-		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", Clean(strings.Join(tot.UnpricedModels, ", ")), USD(&tot.PricedCostUSD))
+		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", unpricedNames(tot.UnpricedModels), USD(&tot.PricedCostUSD))
 	case tot.CallsNoData == tot.APICalls:
 		b.WriteString(" (the log records no usage)")
 	case active && tot.CostUSDAfter != nil:
@@ -332,4 +339,17 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// unpricedNames lists models without a price for the text report; calls
+// whose log names no model are listed as such, not as an empty name.
+func unpricedNames(models []string) string {
+	names := make([]string, len(models))
+	for i, m := range models {
+		names[i] = Clean(m)
+		if m == "" {
+			names[i] = "calls the log names no model for"
+		}
+	}
+	return strings.Join(names, ", ")
 }

@@ -11,7 +11,7 @@ import (
 
 // codexParser reads Codex CLI rollouts. Nothing links a token_count event
 // to the items it covers: the items since the previous counted event form
-// one call, closed by the next token_count whose running total changed.
+// one call, closed by the next token_count that records new usage.
 type codexParser struct {
 	b         *builder
 	model     string
@@ -19,25 +19,171 @@ type codexParser struct {
 	open      int // index of the call being assembled, -1 between calls
 	prevTotal codexTotals
 	haveTotal bool
+	sawMeta   bool // the first session_meta, the file's own, was read
+	burst     codexBurst
 }
 
 func newCodexParser(b *builder) *codexParser { return &codexParser{b: b, open: -1} }
 
 type codexTotals struct{ input, cached, cacheWrite, output, reasoning, total int64 }
 
+// readCodexTotals reads a usage object; a count that is not a
+// non-negative integer is 0.
 func readCodexTotals(v *fastjson.Value) codexTotals {
+	n := func(key string) int64 { return max(v.GetInt64(key), 0) }
 	return codexTotals{
-		input:      v.GetInt64("input_tokens"),
-		cached:     v.GetInt64("cached_input_tokens"),
-		cacheWrite: v.GetInt64("cache_write_input_tokens"),
-		output:     v.GetInt64("output_tokens"),
-		reasoning:  v.GetInt64("reasoning_output_tokens"),
-		total:      v.GetInt64("total_tokens"),
+		input: n("input_tokens"), cached: n("cached_input_tokens"), cacheWrite: n("cache_write_input_tokens"),
+		output: n("output_tokens"), reasoning: n("reasoning_output_tokens"), total: n("total_tokens"),
+	}
+}
+
+// since is what t adds to an earlier running total, field by field; a
+// field that went down (a reset) adds nothing.
+func (t codexTotals) since(prev codexTotals) codexTotals {
+	sub := func(a, b int64) int64 { return max(a-b, 0) }
+	return codexTotals{
+		input: sub(t.input, prev.input), cached: sub(t.cached, prev.cached),
+		cacheWrite: sub(t.cacheWrite, prev.cacheWrite), output: sub(t.output, prev.output),
+		reasoning: sub(t.reasoning, prev.reasoning), total: sub(t.total, prev.total),
+	}
+}
+
+func (t codexTotals) empty() bool {
+	return t.input == 0 && t.cached == 0 && t.cacheWrite == 0 && t.output == 0 && t.reasoning == 0
+}
+
+// codexBurst finds the replay a fork or sub-agent rollout opens with.
+// Codex writes the parent's history into the child in one go, stamped with
+// the fork instant, so its usage events come back to back; the child's own
+// first request follows a real pause. A file whose first two usage events
+// are at most codexBurstPause apart opens with such a burst.
+type codexBurst struct {
+	seen  int
+	first time.Time
+	found bool
+}
+
+// codexBurstPause is the longest pause inside a replayed burst. Bursts in
+// real fork logs span tens of milliseconds and the pause after them several
+// seconds (figures ccusage measured and uses).
+const codexBurstPause = time.Second
+
+func (b *codexBurst) event(t time.Time) {
+	if t.IsZero() || b.seen >= 2 {
+		return
+	}
+	b.seen++
+	if b.seen == 1 {
+		b.first = t
+		return
+	}
+	d := t.Sub(b.first)
+	b.found = d >= 0 && d <= codexBurstPause
+}
+
+// replayMark is CountedIn for usage replayed from a parent session that
+// was not read.
+func replayMark(parentID string) string { return "session " + parentID }
+
+// markBurst marks the usage of the burst a fork or sub-agent rollout opens
+// with as its parent's: the usage events from the first on, for as long as
+// each follows the one before within codexBurstPause. Calls without usage
+// are no events and neither extend nor end the burst.
+func markBurst(s *Session, b codexBurst, mark string) {
+	if s.ParentID == "" || !b.found {
+		return
+	}
+	prev := b.first
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		if c.Usage == nil {
+			continue
+		}
+		if d := c.Usage.At.Sub(prev); c.Usage.At.IsZero() || d < 0 || d > codexBurstPause {
+			return
+		}
+		c.CountedIn, prev = mark, c.Usage.At
+	}
+}
+
+// codexTime reads a record's timestamp: RFC 3339 text, or a number of
+// seconds (milliseconds above 10^10) since the epoch.
+func codexTime(v *fastjson.Value) time.Time {
+	ts := v.Get("timestamp")
+	if ts == nil {
+		return time.Time{}
+	}
+	switch ts.Type() {
+	case fastjson.TypeString:
+		return parseTime(bytes.TrimSpace(ts.GetStringBytes()))
+	case fastjson.TypeNumber:
+		n, err := ts.Uint64()
+		if err != nil || n > 1<<62 {
+			return time.Time{}
+		}
+		if n > 10_000_000_000 {
+			return time.UnixMilli(int64(n)).UTC()
+		}
+		return time.Unix(int64(n), 0).UTC()
+	}
+	return time.Time{}
+}
+
+// codexModel is the model an object names: model, model_name or
+// metadata.model, the first that is not blank.
+func codexModel(v *fastjson.Value) string {
+	if v == nil {
+		return ""
+	}
+	for _, path := range [][]string{{"model"}, {"model_name"}, {"metadata", "model"}} {
+		if m := strings.TrimSpace(string(v.GetStringBytes(path...))); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// sessionMeta takes the file's identity from its first session_meta. A fork
+// or sub-agent rollout embeds its parent's session_meta after its own; that
+// one names the parent, not this file.
+func (p *codexParser) sessionMeta(v, payload *fastjson.Value) {
+	if p.sawMeta {
+		p.b.skip("session_meta (embedded parent)")
+		return
+	}
+	p.sawMeta = true
+	s := p.b.s
+	if id := payload.GetStringBytes("id"); len(id) > 0 {
+		s.ID = string(id)
+	} else if id := payload.GetStringBytes("session_id"); len(id) > 0 {
+		s.ID = string(id)
+	}
+	if ver := payload.GetStringBytes("cli_version"); len(ver) > 0 {
+		s.Version = string(ver)
+	}
+	s.Started = codexTime(v)
+	spawnedBy := string(payload.GetStringBytes("source", "subagent", "thread_spawn", "parent_thread_id"))
+	if forkedFrom := string(payload.GetStringBytes("forked_from_id")); forkedFrom != "" {
+		s.ParentID = forkedFrom
+	} else {
+		s.ParentID = spawnedBy
+	}
+	switch {
+	case payload.Exists("source", "subagent"):
+		// thread_spawn names the parent; a review or compaction agent
+		// names none.
+		s.Relation = RelationSubagent
+	case s.ParentID != "":
+		s.Relation = RelationFork
 	}
 }
 
 func (p *codexParser) record(v *fastjson.Value, line int) {
 	typ := string(v.GetStringBytes("type"))
+	if typ == "" {
+		p.b.warnf(line, `record without a "type" field (session_meta, response_item, event_msg, ...)`)
+		return
+	}
 	payload := v.Get("payload")
 	if payload == nil || payload.Type() != fastjson.TypeObject {
 		if typ == "compacted" {
@@ -47,20 +193,13 @@ func (p *codexParser) record(v *fastjson.Value, line int) {
 		p.b.warnf(line, "%s record without a payload object", typ)
 		return
 	}
-	t := parseTime(v.GetStringBytes("timestamp"))
+	t := codexTime(v)
 	switch typ {
 	case "session_meta":
-		if id := payload.GetStringBytes("id"); len(id) > 0 {
-			p.b.s.ID = string(id)
-		} else if id := payload.GetStringBytes("session_id"); len(id) > 0 {
-			p.b.s.ID = string(id)
-		}
-		if ver := payload.GetStringBytes("cli_version"); len(ver) > 0 {
-			p.b.s.Version = string(ver)
-		}
+		p.sessionMeta(v, payload)
 	case "turn_context":
-		if m := payload.GetStringBytes("model"); len(m) > 0 {
-			p.model = string(m)
+		if m := codexModel(payload); m != "" {
+			p.model = m
 		}
 	case "response_item":
 		p.responseItem(payload, line, t)
@@ -75,7 +214,7 @@ func (p *codexParser) record(v *fastjson.Value, line int) {
 
 func (p *codexParser) compacted(v *fastjson.Value, line int) {
 	p.closeOpen()
-	e := Event{Line: line, Time: parseTime(v.GetStringBytes("timestamp"))}
+	e := Event{Line: line, Time: codexTime(v)}
 	e.Summary = string(v.GetStringBytes("payload", "message"))
 	p.b.compaction(e)
 }
@@ -108,35 +247,68 @@ func (p *codexParser) event(payload *fastjson.Value, line int, t time.Time) {
 	}
 }
 
+// tokenCount closes the call being assembled with the usage of one
+// request: last_token_usage, or, where the event records only the running
+// total, what the total grew by since the previous event. An event whose
+// total did not move repeats the previous one.
 func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time) {
 	info := payload.Get("info")
 	if info == nil || info.Type() == fastjson.TypeNull {
 		p.b.skip("event_msg/token_count (no info)")
 		return
 	}
-	last := info.Get("last_token_usage")
-	if last == nil || last.Type() != fastjson.TypeObject {
-		p.b.warnf(line, "token_count without last_token_usage")
+	last, total := info.Get("last_token_usage"), info.Get("total_token_usage")
+	hasLast := last != nil && last.Type() == fastjson.TypeObject
+	hasTotal := total != nil && total.Type() == fastjson.TypeObject
+	if !hasLast && !hasTotal {
+		p.b.warnf(line, "token_count without last_token_usage or total_token_usage")
 		return
 	}
-	if total := info.Get("total_token_usage"); total != nil && total.Type() == fastjson.TypeObject {
+	p.burst.event(t)
+	var u codexTotals
+	advanced, fromLast := true, hasLast
+	if hasTotal {
 		tt := readCodexTotals(total)
-		if p.haveTotal && tt == p.prevTotal {
-			p.b.skip("event_msg/token_count (total unchanged)")
-			return
+		advanced = !p.haveTotal || tt != p.prevTotal
+		fromLast = hasLast && advanced
+		if fromLast {
+			u = readCodexTotals(last)
+		} else {
+			u = tt.since(p.prevTotal) // prevTotal is zero before the first total
 		}
 		p.prevTotal, p.haveTotal = tt, true
+	} else {
+		u = readCodexTotals(last)
 	}
-	u := readCodexTotals(last)
-	uncached := u.input - u.cached - u.cacheWrite
-	if uncached < 0 {
-		p.b.warnf(line, "token_count: cached input exceeds input")
-		uncached = 0
+	// Cached input and cache writes are parts of the input. A difference
+	// of totals can break that (a reset, a counter that moved between
+	// kinds) and is cut back as ccusage does; a recorded usage that breaks
+	// it is warned about.
+	if u.cached > u.input {
+		if fromLast {
+			p.b.warnf(line, "token_count: cached input exceeds input")
+		}
+		u.cached = u.input
+	}
+	u.cacheWrite = min(u.cacheWrite, u.input-u.cached)
+	if u.empty() {
+		if advanced {
+			p.b.skip("event_msg/token_count (no usage)")
+		} else {
+			p.b.skip("event_msg/token_count (total unchanged)")
+		}
+		return
+	}
+	// The event's own model, where it names one, is the model from then on.
+	if m := codexModel(payload); m != "" {
+		p.model = m
+	} else if m := codexModel(info); m != "" {
+		p.model = m
 	}
 	c := p.call(line, t)
 	c.Usage = &Usage{
-		Input: uncached, CacheRead: u.cached, CacheCreation: u.cacheWrite,
-		Output: u.output, Reasoning: u.reasoning, Fast: p.fast,
+		Input: u.input - u.cached - u.cacheWrite, CacheRead: u.cached, CacheCreation: u.cacheWrite,
+		Output: u.output, Reasoning: u.reasoning, Fast: p.fast, At: t, LoggedTotal: u.total,
 	}
 	if c.Model == "" {
 		c.Model = p.model
@@ -281,7 +453,11 @@ func codexExitCode(text string) (int, bool) {
 	return n, err == nil
 }
 
-func (p *codexParser) snapshot() *Session { return snapshotOf(p.b) }
+func (p *codexParser) snapshot() *Session {
+	s := snapshotOf(p.b)
+	markBurst(s, p.burst, replayMark(s.ParentID))
+	return s
+}
 
 func (p *codexParser) finish() *Session {
 	if p.open >= 0 {
@@ -290,5 +466,7 @@ func (p *codexParser) finish() *Session {
 		}
 		p.closeOpen()
 	}
-	return p.b.session()
+	s := p.b.session()
+	markBurst(s, p.burst, replayMark(s.ParentID))
+	return s
 }

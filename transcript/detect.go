@@ -38,3 +38,17 @@ func detect(v *fastjson.Value) Format {
 	}
 	return ""
 }
+
+// codexShapeMissing names what a record shaped like a Codex CLI one (a
+// timestamp and a payload object) lacks to be read as one; "" when it is
+// not so shaped or lacks nothing.
+func codexShapeMissing(v *fastjson.Value) string {
+	payload := v.Get("payload")
+	if payload == nil || payload.Type() != fastjson.TypeObject || !v.Exists("timestamp") {
+		return ""
+	}
+	if typ := v.Get("type"); typ == nil || typ.Type() != fastjson.TypeString {
+		return `its lines have a Codex CLI "timestamp" and "payload" but no "type" field`
+	}
+	return ""
+}

@@ -33,6 +33,14 @@ type Session struct {
 	Models  []string // in order of first use
 	Calls   []Call
 	Events  []Event
+	// Started is when the session began, where the log records it (Codex:
+	// its session_meta); a fork or sub-agent replays its parent's usage up
+	// to this instant.
+	Started time.Time
+	// ParentID is the session this one was forked or spawned from, and
+	// Relation how; both empty for a session of its own.
+	ParentID string
+	Relation Relation
 	// Leading holds results and prompts that arrived before the first call
 	// (a resumed session); its Index is -1.
 	Leading Call
@@ -43,6 +51,24 @@ type Session struct {
 	// Skipped counts lines of record types the reader does not use, per type.
 	Skipped map[string]int
 	Lines   int // lines read, including blank and skipped ones
+}
+
+// Relation says how a session came from another one.
+type Relation string
+
+// Relations. The zero value is RelationNone.
+const (
+	RelationNone     Relation = ""
+	RelationFork     Relation = "fork"     // a copy of the parent's conversation, continued apart
+	RelationSubagent Relation = "subagent" // an agent the parent spawned for a task
+)
+
+// String names the relation, "none" for RelationNone.
+func (r Relation) String() string {
+	if r == RelationNone {
+		return "none"
+	}
+	return string(r)
 }
 
 // MaxWarnings bounds the warnings kept per session; the rest are only counted.
@@ -61,8 +87,10 @@ type Call struct {
 	Segment   int
 	Sidechain bool
 	// CountedIn is the path of another session read with this one that
-	// already counts this call's usage (see Reconcile); the usage is shown
-	// here but added to no total.
+	// already counts this call's usage (see Reconcile), or, for usage a
+	// Codex fork or sub-agent replayed from a parent that was not read with
+	// it, "session " and the parent's id. The usage is shown here but added
+	// to no total.
 	CountedIn string
 	// Text is what the model wrote (text blocks only; thinking excluded).
 	Text      string
@@ -83,6 +111,12 @@ type Usage struct {
 	Output          int64 // includes reasoning
 	Reasoning       int64 // part of Output, where recorded
 	Fast            bool  // the request ran in fast mode
+	// At is when the log recorded this usage where that is apart from the
+	// call's start (Codex: its token_count event), and LoggedTotal the total
+	// the log recorded with it (Codex total_tokens). Reconcile tells replayed
+	// usage apart by them.
+	At          time.Time
+	LoggedTotal int64
 	// OutputLowerBound means the log wrote usage before the response ended:
 	// no line of it has a stop_reason (Claude Code 2.0 to 2.1.22 always,
 	// 1.0.x often), so the output count is the one at the stream's start.

@@ -117,6 +117,7 @@ type Decoder struct {
 	fast      fastParser // nil where the format has no fast path
 	held      []heldLine // lines read before the format was known
 	sawJSON   bool
+	missing   string // what the first line shaped like a Codex record lacked
 	failed    error
 	sizesOnly bool
 	size      int64 // Options.size
@@ -259,7 +260,10 @@ func (d *Decoder) warnLong(n int, size int64) {
 
 func (d *Decoder) notTranscript() error {
 	reason := "no line is a JSON object"
-	if d.sawJSON {
+	switch {
+	case d.missing != "":
+		reason = d.missing
+	case d.sawJSON:
 		reason = "its JSON lines match no known record shape"
 	} else if d.long == d.nonBlank {
 		reason = fmt.Sprintf("every line is longer than the %d-byte limit (--max-line-bytes)", d.maxLine)
@@ -274,7 +278,11 @@ func (d *Decoder) sniff(line []byte) Format {
 		return ""
 	}
 	d.sawJSON = true
-	return detect(v)
+	f := detect(v)
+	if f == "" && d.missing == "" {
+		d.missing = codexShapeMissing(v)
+	}
+	return f
 }
 
 func (d *Decoder) parse(line []byte, n int) {

@@ -96,14 +96,15 @@ func TestReadFixtures(t *testing.T) {
 			Lines: 21,
 		}},
 		{"codex.jsonl", &Session{
-			Format: FormatCodex, ID: "sess-codex-1", Version: "0.128.0",
+			Format: FormatCodex, ID: "sess-codex-1", Version: "0.128.0", Started: ts("2026-05-02T20:55:00Z"),
 			Models:  []string{"gpt-5.5", "gpt-5.4"},
 			Leading: Call{Index: -1, Prompts: []Prompt{{Line: 3, Text: "list files"}}},
 			Calls: []Call{
 				{
 					Index: 0, Line: 5, Time: ts("2026-05-02T20:55:04Z"), Model: "gpt-5.5",
 					// input_tokens 1,000 includes 200 cached.
-					Usage:     &Usage{Input: 800, CacheRead: 200, Output: 50, Reasoning: 10},
+					Usage: &Usage{Input: 800, CacheRead: 200, Output: 50, Reasoning: 10,
+						At: ts("2026-05-02T20:55:07Z"), LoggedTotal: 1050},
 					ToolCalls: []ToolCall{{ID: "c1", Name: "exec_command", Input: raw(`{"cmd":"ls"}`)}},
 					Results: []ToolResult{{CallID: "c1", Tool: "exec_command", Input: raw(`{"cmd":"ls"}`), Line: 7,
 						Time: ts("2026-05-02T20:55:06Z"),
@@ -112,7 +113,7 @@ func TestReadFixtures(t *testing.T) {
 				{
 					Index: 1, Line: 11, Time: ts("2026-05-02T20:55:10Z"), Model: "gpt-5.5",
 					// The repeated total (line 10) and the info-less event (line 9) are not calls.
-					Usage: &Usage{Input: 500, CacheRead: 800, Output: 30},
+					Usage: &Usage{Input: 500, CacheRead: 800, Output: 30, At: ts("2026-05-02T20:55:15Z"), LoggedTotal: 1330},
 					ToolCalls: []ToolCall{
 						{ID: "c2", Name: "apply_patch", Input: raw(`"*** Begin Patch\n*** Add File: x\n+hi\n*** End Patch"`)},
 						{ID: "c3", Name: "exec_command", Input: raw(`{"cmd":"false"}`)},
@@ -126,7 +127,8 @@ func TestReadFixtures(t *testing.T) {
 				},
 				{
 					Index: 2, Line: 20, Time: ts("2026-05-02T20:55:19Z"), Model: "gpt-5.4", Segment: 1,
-					Usage:   &Usage{Input: 50000, CacheRead: 250000, Output: 100, Fast: true},
+					Usage: &Usage{Input: 50000, CacheRead: 250000, Output: 100, Fast: true,
+						At: ts("2026-05-02T20:55:20Z"), LoggedTotal: 300100},
 					Text:    "Done.",
 					Results: []ToolResult{{CallID: "c999", CallIndex: -1, Line: 22, Time: ts("2026-05-02T20:55:21Z"), Text: "orphan"}},
 				},
