@@ -108,6 +108,8 @@ type Decoder struct {
 	fast      fastParser // nil where the format has no fast path
 	held      []heldLine // lines read before the format was known
 	sawJSON   bool
+	// untyped says what the first Claude-like line without a "type" had.
+	untyped   string
 	failed    error
 	sizesOnly bool
 	size      int64 // Options.size
@@ -192,7 +194,7 @@ func (d *Decoder) Feed(line []byte) error {
 		d.parse(line, d.n)
 		return nil
 	}
-	if f := d.sniff(line); f != "" {
+	if f := d.sniff(line, d.n); f != "" {
 		d.start(f)
 		for _, h := range d.held {
 			d.parse(h.line, h.n)
@@ -211,20 +213,45 @@ func (d *Decoder) Feed(line []byte) error {
 
 func (d *Decoder) notTranscript() error {
 	reason := "no line is a JSON object"
-	if d.sawJSON {
+	switch {
+	case d.untyped != "":
+		reason = "its JSON lines match no known record shape: " + d.untyped
+	case d.sawJSON:
 		reason = "its JSON lines match no known record shape"
 	}
 	return &NotTranscriptError{Path: d.name, Reason: reason}
 }
 
-// sniff returns the format a line belongs to, or "" when it cannot tell.
-func (d *Decoder) sniff(line []byte) Format {
+// claudeFields are top-level fields of Claude Code records, by which a
+// line without a "type" is recognised as one that lost it.
+var claudeFields = []string{"message", "sessionId", "requestId", "uuid", "parentUuid"}
+
+// noteUntyped remembers the first line that has Claude Code's fields but no
+// "type", which every Claude Code record has and spillway reads records by.
+func (d *Decoder) noteUntyped(v *fastjson.Value, n int) {
+	if d.untyped != "" || v.Exists("type") {
+		return
+	}
+	for _, f := range claudeFields {
+		if v.Exists(f) {
+			d.untyped = fmt.Sprintf("line %d has %q, as a Claude Code record does, but no \"type\" field", n, f)
+			return
+		}
+	}
+}
+
+// sniff returns the format line n belongs to, or "" when it cannot tell.
+func (d *Decoder) sniff(line []byte, n int) Format {
 	v, err := d.p.ParseBytes(line)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return ""
 	}
 	d.sawJSON = true
-	return detect(v)
+	f := detect(v)
+	if f == "" {
+		d.noteUntyped(v, n)
+	}
+	return f
 }
 
 func (d *Decoder) parse(line []byte, n int) {

@@ -32,9 +32,5 @@ func CarryMarks(to, from *Session) {
 	}
 }
 
-// reconcileClaude marks Claude Code responses that an earlier session of
-// the set already counts.
-func reconcileClaude(sessions []*Session) {}
-
 // reconcileCodex marks Codex usage that replays a parent rollout of the set.
 func reconcileCodex(sessions []*Session) {}
