@@ -98,16 +98,16 @@ const detectLimit = 200
 // Decoder turns lines into a Session incrementally; Follow uses it on a
 // growing file. It is not safe for concurrent use.
 type Decoder struct {
-	name      string
-	format    Format
-	n         int // line number of the last line fed
-	nonBlank  int
-	p         fastjson.Parser
-	b         *builder
-	lp        lineParser
-	fast      fastParser // nil where the format has no fast path
-	held      []heldLine // lines read before the format was known
-	sawJSON   bool
+	name     string
+	format   Format
+	n        int // line number of the last line fed
+	nonBlank int
+	p        fastjson.Parser
+	b        *builder
+	lp       lineParser
+	fast     fastParser // nil where the format has no fast path
+	held     []heldLine // lines read before the format was known
+	sawJSON  bool
 	// untyped says what the first Claude-like line without a "type" had.
 	untyped   string
 	failed    error
