@@ -262,3 +262,50 @@ func countedCalls(t *testing.T, dir string, sessions []*Session) []counted {
 	}
 	return out
 }
+
+// TestReplaysFixture reads testdata/claude/replays.jsonl, a session with a
+// /btw-style sidechain replay and advisor usage, and pins its calls.
+func TestReplaysFixture(t *testing.T) {
+	full, sizes, err := readBoth(t, mustRead(t, fixture("../claude/replays.jsonl")), "replays.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameButTexts(t, full, sizes)
+	type call struct {
+		Line                 int
+		MessageID, RequestID string
+		Sidechain            bool
+		Usage                Usage
+		Extra                []ModelUsage
+		Text                 string
+		ToolCalls            int
+	}
+	var got []call
+	for _, c := range full.Calls {
+		got = append(got, call{c.Line, c.MessageID, c.RequestID, c.Sidechain, *c.Usage, c.Extra, c.Text, len(c.ToolCalls)})
+	}
+	opus := func(u Usage) []ModelUsage { return []ModelUsage{{Model: "claude-opus-4-6", Usage: u}} }
+	want := []call{
+		// Line 4 replays msg-parent: its 50,000 cache reads and its text are not taken again.
+		{2, "msg-parent", "req-parent", false, Usage{Input: 3, CacheRead: 20, Output: 10}, nil, "Building.", 1},
+		{5, "msg-sidechain-answer", "req-sidechain-answer", true, Usage{Input: 1, CacheRead: 700, Output: 30},
+			opus(Usage{Input: 400, Output: 12}), "Yes.", 0},
+		{6, "msg-main", "req-main", false, Usage{Input: 2, CacheCreation: 50, CacheRead: 30, Output: 5},
+			opus(Usage{Input: 100, CacheCreation: 7, Output: 3}), "Done.", 0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"claude-sonnet-4-5", "claude-opus-4-6"}, full.Models); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
