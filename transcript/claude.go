@@ -23,6 +23,7 @@ type claudeParser struct {
 	uuids  map[uint64]struct{}
 	// replays maps a response's message id, session id and time to its
 	// call, to find a sidechain line that replays it under a new request id.
+	// It is built at the first sidechain line: a log without one needs none.
 	replays map[uint64]int
 	seed    maphash.Seed
 	// Per call: the rank of the line whose usage is kept, and whether any
@@ -68,7 +69,7 @@ type claudeAdvisor struct {
 
 func newClaudeParser(b *builder) *claudeParser {
 	return &claudeParser{b: b, groups: make(map[uint64]int, b.lines/3), uuids: make(map[uint64]struct{}, b.lines),
-		replays: make(map[uint64]int, b.lines/3), calls: make([]claudeCall, 0, b.lines/3), seed: maphash.MakeSeed()}
+		calls: make([]claudeCall, 0, b.lines/3), seed: maphash.MakeSeed()}
 }
 
 // claudeRank orders the lines of one response when choosing whose usage to
@@ -308,11 +309,16 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 		return idx, false
 	}
 	t := parseTime(timestamp)
+	if sidechain && p.replays == nil {
+		p.indexReplays()
+	}
 	var rkey uint64
-	byReplay := len(msgID) > 0 && !t.IsZero()
+	byReplay := p.replays != nil && len(msgID) > 0 && !t.IsZero()
+	seen := false
 	if byReplay {
 		rkey = p.replayKey(msgID, sessionID, t)
-		if idx, seen := p.replays[rkey]; seen && (sidechain || p.calls[idx].sidechainKept(&p.b.s.Calls[idx])) {
+		var idx int
+		if idx, seen = p.replays[rkey]; seen && (sidechain || p.calls[idx].sidechainKept(&p.b.s.Calls[idx])) {
 			p.groups[key] = idx
 			return idx, true
 		}
@@ -336,10 +342,26 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 	if keyed {
 		p.groups[key] = idx
 	}
-	if _, seen := p.replays[rkey]; byReplay && !seen {
+	if byReplay && !seen {
 		p.replays[rkey] = idx
 	}
 	return idx, false
+}
+
+// indexReplays starts the replays index with the calls read so far, each
+// keyed by what its first line recorded, as call keys those after it.
+func (p *claudeParser) indexReplays() {
+	p.replays = make(map[uint64]int, len(p.b.s.Calls))
+	for i := range p.b.s.Calls {
+		c := &p.b.s.Calls[i]
+		if c.MessageID == "" || c.Time.IsZero() {
+			continue
+		}
+		rkey := p.replayKey([]byte(c.MessageID), []byte(c.SessionID), c.Time)
+		if _, seen := p.replays[rkey]; !seen {
+			p.replays[rkey] = i
+		}
+	}
 }
 
 // replayKey hashes what a sidechain replay shares with the response it
