@@ -195,3 +195,20 @@ func TestCopiesInReport(t *testing.T) {
 		}
 	}
 }
+
+// TestCcusageSessionTotals ports "aggregates session usage data" of the
+// TypeScript loader: two responses without ids in one session add up
+// (100 + 200 input, 50 + 100 output, 10 + 20 writes, 5 + 10 reads). Its
+// costs come from the lines' costUSD, which spillway does not read: the
+// lines name no model, so the cost is unknown, not $0.03.
+func TestCcusageSessionTotals(t *testing.T) {
+	files := map[string]string{"projects/project1/session1/chat.jsonl": `{"type":"assistant","timestamp":"2024-01-01T12:00:00Z","message":{"usage":{"input_tokens":100,"output_tokens":50,"cache_creation_input_tokens":10,"cache_read_input_tokens":5}},"costUSD":0.01}
+{"type":"assistant","timestamp":"2024-01-01T12:00:00Z","message":{"usage":{"input_tokens":200,"output_tokens":100,"cache_creation_input_tokens":20,"cache_read_input_tokens":10}},"costUSD":0.02}`}
+	full, sizes := readSessions(t, files, "projects/project1/session1/chat.jsonl")
+	for _, s := range []*transcript.Session{full[0], sizes[0]} {
+		tot := buildWith(t, s, pricing.Default(), "none").Totals
+		if tot.APICalls != 2 || tot.Recorded != (Tokens{Input: 300, CacheCreation: 30, CacheRead: 15, Output: 150}) || tot.CostUSD != nil {
+			t.Errorf("totals: %d calls, %+v, cost %s; want 2 calls, 300/30/15/150, unknown", tot.APICalls, tot.Recorded, USD(tot.CostUSD))
+		}
+	}
+}
