@@ -212,3 +212,21 @@ func TestCcusageSessionTotals(t *testing.T) {
 		}
 	}
 }
+
+// TestCcusageUnmappedModel ports calculate_stays_strict_zero_for_unmapped_model
+// as spillway means it: ccusage prices a model missing from its table at $0
+// and flags it; spillway flags it too, and shows the cost as unknown.
+func TestCcusageUnmappedModel(t *testing.T) {
+	prices, err := pricing.Parse([]byte(ccusagePrices), "ccusage test prices")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{"s.jsonl": `{"type":"assistant","timestamp":"2026-01-02T00:00:00.000Z","sessionId":"session","message":{"model":"model-not-in-map","usage":{"input_tokens":100,"output_tokens":200}},"costUSD":0.42}`}
+	full, sizes := readSessions(t, files, "s.jsonl")
+	for _, s := range []*transcript.Session{full[0], sizes[0]} {
+		tot := buildWith(t, s, prices, "none").Totals
+		if tot.CostUSD != nil || !cmp.Equal(tot.UnpricedModels, []string{"model-not-in-map"}) || tot.Recorded != (Tokens{Input: 100, Output: 200}) {
+			t.Errorf("cost %s, unpriced %v, recorded %+v", USD(tot.CostUSD), tot.UnpricedModels, tot.Recorded)
+		}
+	}
+}
