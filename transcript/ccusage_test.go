@@ -290,8 +290,10 @@ func TestReplaysFixture(t *testing.T) {
 		{2, "msg-parent", "req-parent", false, Usage{Input: 3, CacheRead: 20, Output: 10}, nil, "Building.", 1},
 		{5, "msg-sidechain-answer", "req-sidechain-answer", true, Usage{Input: 1, CacheRead: 700, Output: 30},
 			opus(Usage{Input: 400, Output: 12}), "Yes.", 0},
+		// Line 7 repeats msg-main with its first advisor entry grown (output 3
+		// to 9) and a second one: each entry keeps its largest usage.
 		{6, "msg-main", "req-main", false, Usage{Input: 2, CacheCreation: 50, CacheRead: 30, Output: 5},
-			opus(Usage{Input: 100, CacheCreation: 7, Output: 3}), "Done.", 0},
+			append(opus(Usage{Input: 100, CacheCreation: 7, Output: 9}), opus(Usage{Input: 40, Output: 1})...), "Done. All green.", 0},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)

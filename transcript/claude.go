@@ -349,7 +349,7 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 }
 
 // indexReplays starts the replays index with the calls read so far, each
-// keyed by what its first line recorded, as call keys those after it.
+// keyed, as call keys every later one, by what its first line recorded.
 func (p *claudeParser) indexReplays() {
 	p.replays = make(map[uint64]int, len(p.b.s.Calls))
 	for i := range p.b.s.Calls {
@@ -415,26 +415,25 @@ func (p *claudeParser) noteUsage(idx int, ended bool, usage *Usage, rank claudeR
 func (p *claudeParser) noteAdvisors(idx int, sidechain bool, advisors []claudeAdvisor) {
 	cc := &p.calls[idx]
 	c := &p.b.s.Calls[idx]
-	// A new slice on every change, so that a snapshot never sees one change.
-	extra := slices.Clone(c.Extra)
-	changed := false
+	extra, changed := c.Extra, false
 	for i := range advisors {
 		a := &advisors[i]
 		a.rank.mainChain = !sidechain
-		switch {
-		case i == len(extra):
+		if i < len(extra) && !cc.advisors[i].less(a.rank) {
+			continue
+		}
+		if !changed { // a new slice, so that a snapshot never sees the change
+			extra, changed = slices.Clone(extra), true
+		}
+		if i == len(extra) {
 			extra = append(extra, ModelUsage{})
 			cc.advisors = append(cc.advisors, claudeRank{})
-		case !cc.advisors[i].less(a.rank):
-			continue
 		}
 		model := string(a.model)
 		p.b.noteModel(model)
-		extra[i], cc.advisors[i], changed = ModelUsage{Model: model, Usage: a.usage}, a.rank, true
+		extra[i], cc.advisors[i] = ModelUsage{Model: model, Usage: a.usage}, a.rank
 	}
-	if changed {
-		c.Extra = extra
-	}
+	c.Extra = extra
 }
 
 // groupKey hashes a response's message id and request id (either may be
