@@ -297,6 +297,9 @@ func (p *Prepared) priceRecorded() {
 		for k := range cached {
 			cached[k][j+1], pricedN[k][j+1] = cached[k][j], pricedN[k][j]
 		}
+		// A copy of a response another session counts carries its results
+		// at no cost here: it is billed there.
+		priced[j] = priced[j] && c.CountedIn == ""
 		if priced[j] {
 			k := b2i(c.Sidechain)
 			cached[k][j+1] += rate.CacheRead

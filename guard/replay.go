@@ -417,7 +417,8 @@ func (rp *Replay) price() {
 	var running [2]int64
 	t := &rp.Totals
 	var before, after float64
-	unknown := false
+	// recorded: some call records usage, though all may be copies ($0 here).
+	recorded, unknown := false, false
 	for j := range calls {
 		c := &calls[j]
 		for k := range running {
@@ -439,21 +440,40 @@ func (rp *Replay) price() {
 				out.CostAfter = &costsAfter[j]
 			}
 		}
+		rp.Calls[j] = out
+		recorded = true
+		if c.CountedIn != "" {
+			continue // a copy of a response another session counts: shown, not summed
+		}
 		t.RecordedCalls++
 		t.Prompt += c.Usage.Prompt()
 		t.PromptAfter += out.UsageAfter.Prompt()
 		t.SavedPerCall += out.Saved()
-		if out.Cost == nil || out.CostAfter == nil {
+		extra, priced := p.ExtraCost(c)
+		if out.Cost == nil || out.CostAfter == nil || !priced {
 			unknown = true
 		} else {
-			before += *out.Cost
-			after += *out.CostAfter
+			before += *out.Cost + extra
+			after += *out.CostAfter + extra
 		}
-		rp.Calls[j] = out
 	}
-	if t.RecordedCalls > 0 && !unknown {
+	if recorded && !unknown {
 		t.Cost, t.CostAfter = &before, &after
 	}
+}
+
+// ExtraCost prices the usage a call billed on other models (Claude Code's
+// advisor), each with its own model; the policy leaves it as it is. priced
+// is false when one of them has no price.
+func (p *Prepared) ExtraCost(c *transcript.Call) (usd float64, priced bool) {
+	for _, x := range c.Extra {
+		v, ok := p.Prices.Cost(x.Model, x.Usage)
+		if !ok {
+			return 0, false
+		}
+		usd += v
+	}
+	return usd, true
 }
 
 func b2i(b bool) int {

@@ -75,6 +75,19 @@ type Call struct {
 	PromptTokensAfter *int64   `json:"prompt_tokens_after"`
 	CostUSDAfter      *float64 `json:"cost_usd_after"`
 	SavedTokens       int64    `json:"saved_tokens"`
+	// CountedIn is the path of the session read with this one that counts
+	// this response: the call is a copy, shown here and added to no total.
+	CountedIn *string `json:"counted_in"`
+	// Extra is usage the request billed on other models (Claude Code's
+	// advisor), each priced with its own model; CostUSD prices Recorded.
+	Extra []ExtraUsage `json:"extra"`
+}
+
+// ExtraUsage is a call's usage on another model.
+type ExtraUsage struct {
+	Model    string   `json:"model"`
+	Recorded Tokens   `json:"recorded"`
+	CostUSD  *float64 `json:"cost_usd"`
 }
 
 // Tokens are recorded token counts; the four kinds add up to what was billed.
@@ -130,7 +143,10 @@ type Event struct {
 
 // Totals sum a session.
 type Totals struct {
-	APICalls    int    `json:"api_calls"`
+	APICalls int `json:"api_calls"`
+	// CopiedCalls counts the calls that are copies of responses another
+	// session counts; no other total includes them.
+	CopiedCalls int    `json:"copied_calls"`
 	Recorded    Tokens `json:"recorded"`
 	CallsNoData int    `json:"calls_without_usage"`
 	ToolResults int    `json:"tool_results"`
@@ -199,35 +215,61 @@ func Build(rp *guard.Replay) *Session {
 		}
 		after := rp.Calls[i]
 		rc.SavedTokens = after.Saved()
+		copied := c.CountedIn != ""
+		if copied {
+			rc.CountedIn = &c.CountedIn
+			t.CopiedCalls++
+		}
+		// model adds usage on one model to the totals, unless the call is a copy.
+		model := func(name string, u transcript.Usage, cost *float64) {
+			if copied {
+				return
+			}
+			t.Recorded.add(u)
+			m := byModel[name]
+			if m == nil {
+				m = &ModelCost{Model: name}
+				byModel[name] = m
+			}
+			m.APICalls++
+			m.Recorded.add(u)
+			if cost != nil {
+				t.PricedCostUSD += *cost
+				m.CostUSD = addPtr(m.CostUSD, *cost)
+			} else {
+				unpriced[name] = true
+			}
+		}
 		if c.Usage != nil {
-			recordedCalls++
 			u := *c.Usage
 			recorded[i] = Tokens{Input: u.Input, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Output: u.Output}
 			rc.Recorded = &recorded[i]
 			n := counts[3*i : 3*i+3]
 			n[0], n[1], n[2] = u.Prompt(), u.Output, after.UsageAfter.Prompt()
 			rc.PromptTokens, rc.OutputTokens, rc.PromptTokensAfter = &n[0], &n[1], &n[2]
-			if u.OutputLowerBound {
-				rc.OutputLowerBound = true
-				t.LowerBoundOutputs++
-			}
-			t.Recorded.add(u)
-			m := byModel[c.Model]
-			if m == nil {
-				m = &ModelCost{Model: c.Model}
-				byModel[c.Model] = m
-			}
-			m.APICalls++
-			m.Recorded.add(u)
+			rc.OutputLowerBound = u.OutputLowerBound
 			rc.CostUSD, rc.CostUSDAfter = after.Cost, after.CostAfter
-			if after.Cost != nil {
-				t.PricedCostUSD += *after.Cost
-				m.CostUSD = addPtr(m.CostUSD, *after.Cost)
-			} else {
-				unpriced[c.Model] = true
+			recordedCalls++ // copies too: a session of copies costs $0 here, not an unknown sum
+			if !copied {
+				if u.OutputLowerBound {
+					t.LowerBoundOutputs++
+				}
 			}
-		} else {
+			model(c.Model, u, after.Cost)
+		} else if !copied {
 			t.CallsNoData++
+		}
+		for _, x := range c.Extra {
+			e := ExtraUsage{Model: x.Model, Recorded: Tokens{Input: x.Usage.Input, CacheCreation: x.Usage.CacheCreation,
+				CacheRead: x.Usage.CacheRead, Output: x.Usage.Output}}
+			if usd, ok := p.Prices.Cost(x.Model, x.Usage); ok {
+				e.CostUSD = &usd
+			}
+			rc.Extra = append(rc.Extra, e)
+			model(x.Model, x.Usage, e.CostUSD)
+		}
+		if rc.Extra == nil {
+			rc.Extra = []ExtraUsage{}
 		}
 		out.Calls = append(out.Calls, rc)
 	}

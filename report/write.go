@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -229,8 +230,15 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	tot := s.Totals
 	fmt.Fprintf(&b, "  %s, %s (%s), %s\n", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
 		Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
+	if tot.CopiedCalls > 0 {
+		fmt.Fprintf(&b, "  %s marked copy: responses %s counts, shown here and added to no total\n",
+			plural(tot.CopiedCalls, "call"), copiedFrom(s))
+	}
 	fmt.Fprintf(&b, "  recorded: input %s · cache write %s · cache read %s · output %s\n",
 		Count(tot.Recorded.Input), Count(tot.Recorded.CacheCreation), Count(tot.Recorded.CacheRead), Count(tot.Recorded.Output))
+	if extra := extraModels(s); extra != "" {
+		fmt.Fprintf(&b, "  these include usage billed on other models (Claude Code's advisor): %s\n", extra)
+	}
 	fmt.Fprintf(&b, "  cost: %s", USD(tot.CostUSD))
 	switch {
 	case len(tot.UnpricedModels) > 0:
@@ -263,6 +271,52 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, Clean(first.Message))
 	}
 	return []byte(b.String()), nil
+}
+
+// copiedFrom names the sessions that count the copies among s's calls.
+func copiedFrom(s *Session) string {
+	var paths []string
+	for _, c := range s.Calls {
+		if c.CountedIn != nil && !slices.Contains(paths, *c.CountedIn) {
+			paths = append(paths, *c.CountedIn)
+		}
+	}
+	if len(paths) == 1 {
+		return Clean(paths[0])
+	}
+	return fmt.Sprintf("%d other sessions", len(paths))
+}
+
+// extraModels sums, per model, the usage that counted calls billed on
+// models other than their own.
+func extraModels(s *Session) string {
+	var models []string
+	costs := map[string]*float64{}
+	unpriced := map[string]bool{}
+	for _, c := range s.Calls {
+		if c.CountedIn != nil {
+			continue
+		}
+		for _, x := range c.Extra {
+			if _, seen := costs[x.Model]; !seen && !unpriced[x.Model] {
+				models = append(models, x.Model)
+			}
+			if x.CostUSD == nil {
+				unpriced[x.Model] = true
+				continue
+			}
+			costs[x.Model] = addPtr(costs[x.Model], *x.CostUSD)
+		}
+	}
+	parts := make([]string, len(models))
+	for i, m := range models {
+		cost := costs[m]
+		if unpriced[m] {
+			cost = nil
+		}
+		parts[i] = Clean(m) + " " + USD(cost)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeActions lists the results the policy changed.
@@ -323,6 +377,9 @@ func callRow(row []byte, c *Call, active bool) []byte {
 			row = append(row, "≥"...)
 		}
 		row = cell(guard.AppendGroup(row, *c.OutputTokens))
+		if c.CountedIn != nil {
+			row = append(row, "copy "...) // counted in another session
+		}
 		row = cell(appendUSD(row, c.CostUSD))
 		if active {
 			row = cell(appendUSD(row, c.CostUSDAfter))

@@ -1,7 +1,9 @@
 package transcript
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,11 +21,20 @@ type claudeParser struct {
 	// about as likely as a cosmic-ray bit flip.
 	groups map[uint64]int
 	uuids  map[uint64]struct{}
-	seed   maphash.Seed
+	// replays maps a response's message id, session id and time to its
+	// call, to find a sidechain line that replays it under a new request id.
+	// It is built at the first sidechain line: a log without one needs none.
+	replays map[uint64]int
+	seed    maphash.Seed
 	// Per call: the rank of the line whose usage is kept, and whether any
 	// line recorded a stop_reason.
 	calls []claudeCall
 	model string // the last model named, so that each call need not copy it
+	// sessionID is the last session id a call took, shared by the calls
+	// that name the same one.
+	sessionID string
+	// advisors holds what the line being read records of advisor usage.
+	advisors []claudeAdvisor
 
 	// The fast path's (see claudescan.go): its scanner, the record it
 	// reads, and a parser for the few strings it hands to fastjson.
@@ -36,6 +47,24 @@ type claudeCall struct {
 	rank    claudeRank
 	hasRank bool
 	ended   bool
+	// advisors ranks the kept usage of each advisor iteration, by position.
+	advisors []claudeRank
+}
+
+// sidechainKept tells whether the line whose usage c keeps is a sidechain's.
+func (c *claudeCall) sidechainKept(call *Call) bool {
+	if c.hasRank {
+		return !c.rank.mainChain
+	}
+	return call.Sidechain
+}
+
+// claudeAdvisor is one advisor iteration of a line's usage: billed usage on
+// another model, which ccusage prices with that model.
+type claudeAdvisor struct {
+	model []byte
+	usage Usage
+	rank  claudeRank
 }
 
 func newClaudeParser(b *builder) *claudeParser {
@@ -241,50 +270,120 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		return
 	}
 	sidechain := isTrue(l.sidechain)
-	idx := p.call(str(msg.id), str(l.requestID), model, sidechain, str(l.timestamp), line)
+	idx, replay := p.call(str(msg.id), str(l.requestID), str(l.sessionID), model, sidechain, str(l.timestamp), line)
 	ended := false
 	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString {
 		ended = true
 	}
 	if u := msg.usage; u != nil && u.Type() == fastjson.TypeObject {
-		usage, rank := claudeUsage(u, line, p.b)
-		p.noteUsage(idx, ended, &usage, rank, sidechain)
+		p.advisors = p.advisors[:0]
+		usage, rank := claudeUsage(u, line, p.b, &p.advisors)
+		p.noteUsage(idx, ended, &usage, rank, sidechain, str(l.requestID), p.advisors)
 	} else {
-		p.noteUsage(idx, ended, nil, claudeRank{}, sidechain)
+		p.noteUsage(idx, ended, nil, claudeRank{}, sidechain, nil, nil)
 	}
 	switch content := msg.content; {
 	case content == nil:
 	case content.Type() == fastjson.TypeString:
-		p.b.s.Calls[idx].Text += p.b.text(line, string(content.GetStringBytes()))
+		text := p.b.text(line, string(content.GetStringBytes()))
+		if !replay { // a replay repeats what the call already says
+			p.b.s.Calls[idx].Text += text
+		}
 	case content.Type() == fastjson.TypeArray:
 		for _, block := range content.GetArray() {
-			p.assistantBlock(idx, block, line)
+			p.assistantBlock(idx, block, line, replay)
 		}
 	}
 }
 
 // call returns the index of the call a response line belongs to, starting
-// one for a response not seen before.
-func (p *claudeParser) call(msgID, requestID, model []byte, sidechain bool, timestamp []byte, line int) int {
+// one for a response not seen before. replay reports a line that joined its
+// call as a sidechain's replay of the response (or as the response a
+// sidechain replayed first) under another request id: the /btw aside of
+// Claude Code repeats its parent's message, whose usage is the parent's.
+// As in ccusage, such a line matches by message id, session id and time
+// when it or the line kept so far is a sidechain's.
+func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain bool, timestamp []byte, line int) (idx int, replay bool) {
 	key, keyed := p.groupKey(msgID, requestID)
 	if idx, seen := p.groups[key]; seen && keyed {
-		return idx
+		return idx, false
+	}
+	t := parseTime(timestamp)
+	if sidechain && p.replays == nil {
+		p.indexReplays()
+	}
+	var rkey uint64
+	byReplay := p.replays != nil && len(msgID) > 0 && !t.IsZero()
+	seen := false
+	if byReplay {
+		rkey = p.replayKey(msgID, sessionID, t)
+		var idx int
+		if idx, seen = p.replays[rkey]; seen && (sidechain || p.calls[idx].sidechainKept(&p.b.s.Calls[idx])) {
+			p.groups[key] = idx
+			return idx, true
+		}
 	}
 	if string(model) != p.model {
 		p.model = string(model)
 	}
-	idx := p.b.newCall(line, parseTime(timestamp), p.model, sidechain).Index
+	c := p.b.newCall(line, t, p.model, sidechain)
+	idx = c.Index
+	if len(msgID) > 0 {
+		c.MessageID = string(msgID)
+	}
+	if len(requestID) > 0 {
+		c.RequestID = string(requestID)
+	}
+	if string(sessionID) != p.sessionID {
+		p.sessionID = string(sessionID)
+	}
+	c.SessionID = p.sessionID
 	p.calls = append(p.calls, claudeCall{})
 	if keyed {
 		p.groups[key] = idx
 	}
-	return idx
+	if byReplay && !seen {
+		p.replays[rkey] = idx
+	}
+	return idx, false
+}
+
+// indexReplays starts the replays index with the calls read so far, each
+// keyed, as call keys every later one, by what its first line recorded.
+func (p *claudeParser) indexReplays() {
+	p.replays = make(map[uint64]int, len(p.b.s.Calls))
+	for i := range p.b.s.Calls {
+		c := &p.b.s.Calls[i]
+		if c.MessageID == "" || c.Time.IsZero() {
+			continue
+		}
+		rkey := p.replayKey([]byte(c.MessageID), []byte(c.SessionID), c.Time)
+		if _, seen := p.replays[rkey]; !seen {
+			p.replays[rkey] = i
+		}
+	}
+}
+
+// replayKey hashes what a sidechain replay shares with the response it
+// repeats.
+func (p *claudeParser) replayKey(msgID, sessionID []byte, t time.Time) uint64 {
+	var h maphash.Hash
+	h.SetSeed(p.seed)
+	h.Write(msgID)
+	h.WriteByte(0)
+	h.Write(sessionID)
+	h.WriteByte(0)
+	var ns [8]byte
+	binary.LittleEndian.PutUint64(ns[:], uint64(t.UnixNano()))
+	h.Write(ns[:])
+	return h.Sum64()
 }
 
 // noteUsage takes what one line of a response records: whether it has a
-// stop_reason, and its usage (nil when it has none), kept if it ranks
-// above the usage kept so far.
-func (p *claudeParser) noteUsage(idx int, ended bool, usage *Usage, rank claudeRank, sidechain bool) {
+// stop_reason, and its usage (nil when it has none) and advisor usage,
+// each kept if it ranks above what was kept so far. The call takes the
+// request id of the line whose usage it keeps.
+func (p *claudeParser) noteUsage(idx int, ended bool, usage *Usage, rank claudeRank, sidechain bool, requestID []byte, advisors []claudeAdvisor) {
 	cc := &p.calls[idx]
 	// A line without a stop_reason was written as the stream began (2.0 to
 	// 2.1.22 always, 1.0.x mostly): its output count is a lower bound.
@@ -294,14 +393,47 @@ func (p *claudeParser) noteUsage(idx int, ended bool, usage *Usage, rank claudeR
 		if !cc.hasRank || cc.rank.less(rank) {
 			cc.rank, cc.hasRank = rank, true
 			kept := *usage // a copy, so that only the kept usage is allocated
-			p.b.s.Calls[idx].Usage = &kept
+			c := &p.b.s.Calls[idx]
+			c.Usage = &kept
+			if string(requestID) != c.RequestID {
+				c.RequestID = string(requestID)
+			}
 		}
+	}
+	if len(advisors) > 0 {
+		p.noteAdvisors(idx, sidechain, advisors)
 	}
 	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.ended {
 		fixed := *u
 		fixed.OutputLowerBound = !cc.ended
 		p.b.s.Calls[idx].Usage = &fixed
 	}
+}
+
+// noteAdvisors keeps each advisor iteration's usage, by position, as ccusage
+// dedupes them: each as an entry of its own.
+func (p *claudeParser) noteAdvisors(idx int, sidechain bool, advisors []claudeAdvisor) {
+	cc := &p.calls[idx]
+	c := &p.b.s.Calls[idx]
+	extra, changed := c.Extra, false
+	for i := range advisors {
+		a := &advisors[i]
+		a.rank.mainChain = !sidechain
+		if i < len(extra) && !cc.advisors[i].less(a.rank) {
+			continue
+		}
+		if !changed { // a new slice, so that a snapshot never sees the change
+			extra, changed = slices.Clone(extra), true
+		}
+		if i == len(extra) {
+			extra = append(extra, ModelUsage{})
+			cc.advisors = append(cc.advisors, claudeRank{})
+		}
+		model := string(a.model)
+		p.b.noteModel(model)
+		extra[i], cc.advisors[i] = ModelUsage{Model: model, Usage: a.usage}, a.rank
+	}
+	c.Extra = extra
 }
 
 // groupKey hashes a response's message id and request id (either may be
@@ -318,10 +450,12 @@ func (p *claudeParser) groupKey(msgID, requestID []byte) (key uint64, keyed bool
 	return h.Sum64(), true
 }
 
-func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) {
+func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int, replay bool) {
 	switch string(block.GetStringBytes("type")) {
 	case "text":
-		p.b.s.Calls[idx].Text += p.b.textOf(line, block.Get("text"))
+		if text := p.b.textOf(line, block.Get("text")); !replay {
+			p.b.s.Calls[idx].Text += text
+		}
 	case "tool_use":
 		id := string(block.GetStringBytes("id"))
 		if id == "" {
@@ -336,11 +470,17 @@ func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int) 
 }
 
 // claudeUsage reads message.usage. When usage.cache_creation splits writes by
-// lifetime, its parts replace cache_creation_input_tokens.
-func claudeUsage(u *fastjson.Value, line int, b *builder) (Usage, claudeRank) {
-	var input, cacheRead, output, speed, creation, split *fastjson.Value
+// lifetime, its parts replace cache_creation_input_tokens. Where advisors
+// is not nil, the advisor iterations of usage.iterations are appended to it.
+func claudeUsage(u *fastjson.Value, line int, b *builder, advisors *[]claudeAdvisor) (Usage, claudeRank) {
+	var input, cacheRead, output, speed, creation, split, iterations *fastjson.Value
 	gather(u.GetObject(), func(key []byte) **fastjson.Value {
 		switch string(key) {
+		case "iterations":
+			if advisors == nil {
+				return nil
+			}
+			return &iterations
 		case "input_tokens":
 			return &input
 		case "cache_read_input_tokens":
@@ -383,6 +523,20 @@ func claudeUsage(u *fastjson.Value, line int, b *builder) (Usage, claudeRank) {
 	rank := claudeRank{
 		total:    usage.Input + usage.Output + created + usage.CacheRead,
 		hasSpeed: speed != nil,
+	}
+	if iterations != nil && iterations.Type() == fastjson.TypeArray {
+		for _, it := range iterations.GetArray() {
+			if it.Type() != fastjson.TypeObject || string(it.GetStringBytes("type")) != "advisor_message" {
+				continue
+			}
+			model := it.GetStringBytes("model")
+			if len(model) == 0 {
+				continue // ccusage, too, prices no advisor without a model
+			}
+			a := claudeAdvisor{model: model}
+			a.usage, a.rank = claudeUsage(it, line, b, nil)
+			*advisors = append(*advisors, a)
+		}
 	}
 	return usage, rank
 }

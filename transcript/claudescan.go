@@ -23,6 +23,7 @@ type claudeFast struct {
 	hasUsage   bool
 	usage      Usage
 	rank       claudeRank
+	advisors   []claudeAdvisor
 	content    byte   // '"' for a string, '[' for blocks, 0 for none
 	text       []byte // string content, as written, quotes included
 	blocks     []claudeFastBlock
@@ -124,11 +125,11 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 		p.b.skip("assistant (<synthetic>)")
 		return
 	}
-	idx := p.call(f.id, f.requestID, f.model, f.sidechain, f.timestamp, line)
+	idx, _ := p.call(f.id, f.requestID, f.sessionID, f.model, f.sidechain, f.timestamp, line)
 	if f.hasUsage {
-		p.noteUsage(idx, f.ended, &f.usage, f.rank, f.sidechain)
+		p.noteUsage(idx, f.ended, &f.usage, f.rank, f.sidechain, f.requestID, f.advisors)
 	} else {
-		p.noteUsage(idx, f.ended, nil, claudeRank{}, f.sidechain)
+		p.noteUsage(idx, f.ended, nil, claudeRank{}, f.sidechain, nil, nil)
 	}
 	for i := range f.blocks { // texts were checked while read, and are not kept
 		if b := &f.blocks[i]; string(b.typ) == "tool_use" {
@@ -177,7 +178,7 @@ func (p *claudeParser) promptText(f *claudeFast) (string, bool) {
 // it could.
 func (p *claudeParser) readFast(f *claudeFast) bool {
 	s := &p.scan
-	*f = claudeFast{blocks: f.blocks[:0]}
+	*f = claudeFast{blocks: f.blocks[:0], advisors: f.advisors[:0]}
 	var seen fields
 	if !s.enter('{') {
 		return false
@@ -241,7 +242,7 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 		case "usage":
 			if seen.first(s, 1<<3) {
 				f.hasUsage = true
-				f.rank = readUsage(s, &f.usage)
+				f.rank = readUsage(s, &f.usage, &f.advisors, nil)
 			}
 		case "content":
 			if seen.first(s, 1<<4) {
@@ -254,8 +255,10 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 }
 
 // readUsage reads message.usage as claudeUsage does, giving up where
-// claudeUsage would warn or find null.
-func readUsage(s *scanner, u *Usage) claudeRank {
+// claudeUsage would warn or find null, and appends its advisor iterations
+// to advisors. An iteration is read with it set: usage and iteration
+// share their fields, and it takes the iteration's type and model.
+func readUsage(s *scanner, u *Usage, advisors *[]claudeAdvisor, it *claudeIteration) claudeRank {
 	var seen fields
 	var rank claudeRank
 	var created, split5m, split1h int64
@@ -264,7 +267,21 @@ func readUsage(s *scanner, u *Usage) claudeRank {
 		return rank
 	}
 	for s.more('}') {
-		switch string(s.key()) {
+		switch key := s.key(); string(key) {
+		case "iterations":
+			if advisors == nil {
+				s.skip()
+			} else if seen.first(s, 1<<6) {
+				readIterations(s, advisors)
+			}
+		case "type", "model":
+			if it == nil {
+				s.skip()
+			} else if key[0] == 't' {
+				it.typ = seen.str(s, 1<<7)
+			} else {
+				it.model = seen.str(s, 1<<8)
+			}
 		case "input_tokens":
 			u.Input = seen.int(s, 1<<0)
 		case "cache_read_input_tokens":
@@ -306,6 +323,31 @@ func readUsage(s *scanner, u *Usage) claudeRank {
 	}
 	rank.total = u.Input + u.Output + created + u.CacheRead
 	return rank
+}
+
+// claudeIteration is what an entry of usage.iterations says besides usage.
+type claudeIteration struct{ typ, model []byte }
+
+// readIterations reads usage.iterations and appends its advisor entries,
+// as claudeUsage does. Each entry is read whole, whatever its type, since
+// the type may come after the counts.
+func readIterations(s *scanner, advisors *[]claudeAdvisor) {
+	if !s.enter('[') {
+		return
+	}
+	for s.more(']') {
+		if s.peek() != '{' {
+			s.skip() // not an entry claudeUsage reads
+			continue
+		}
+		var it claudeIteration
+		var a claudeAdvisor
+		a.rank = readUsage(s, &a.usage, nil, &it)
+		if string(it.typ) == "advisor_message" && len(it.model) > 0 {
+			a.model = it.model
+			*advisors = append(*advisors, a)
+		}
+	}
 }
 
 // readContent reads message.content: a string, or blocks.

@@ -12,16 +12,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// counted is one usage event a session counts, as the log recorded it:
+// codexCounted is one usage event a session counts, as the log recorded it:
 // input includes the cached part.
-type counted struct {
+type codexCounted struct {
 	Model                                   string
 	Input, Cached, Output, Reasoning, Total int64
 }
 
 // gpt52 is a usage event of ccusage's replay fixtures: n input tokens, one
 // output token, gpt-5.2.
-func gpt52(n int64) counted { return counted{"gpt-5.2", n, 0, 1, 0, n + 1} }
+func gpt52(n int64) codexCounted { return codexCounted{"gpt-5.2", n, 0, 1, 0, n + 1} }
 
 // readCodexCase reads every file of testdata/codex/<name> and reconciles
 // them as one set, in file-name order.
@@ -48,14 +48,14 @@ func readCodexCase(t *testing.T, name string, opt Options) []*Session {
 }
 
 // countedBy lists, per file stem, the usage events no other session counts.
-func countedBy(sessions []*Session) map[string][]counted {
-	out := make(map[string][]counted)
+func countedBy(sessions []*Session) map[string][]codexCounted {
+	out := make(map[string][]codexCounted)
 	for _, s := range sessions {
 		stem := strings.TrimSuffix(filepath.Base(s.Path), ".jsonl")
-		out[stem] = []counted{}
+		out[stem] = []codexCounted{}
 		for _, c := range s.Calls {
 			if u := c.Usage; u != nil && c.CountedIn == "" {
-				out[stem] = append(out[stem], counted{c.Model, u.Input + u.CacheRead + u.CacheCreation,
+				out[stem] = append(out[stem], codexCounted{c.Model, u.Input + u.CacheRead + u.CacheCreation,
 					u.CacheRead, u.Output, u.Reasoning, u.LoggedTotal})
 			}
 		}
@@ -69,105 +69,105 @@ func countedBy(sessions []*Session) map[string][]counted {
 // values (fields the test leaves unchecked are worked out by hand from the
 // input).
 func TestCodexReplays(t *testing.T) {
-	p1 := counted{"gpt-5.2", 1000, 100, 200, 0, 1200}
-	p2 := counted{"gpt-5.2", 500, 50, 100, 0, 600}
+	p1 := codexCounted{"gpt-5.2", 1000, 100, 200, 0, 1200}
+	p2 := codexCounted{"gpt-5.2", 500, 50, 100, 0, 600}
 	tests := []struct {
 		name string // the directory under testdata/codex
 		test string // the ccusage test it ports
-		want map[string][]counted
+		want map[string][]codexCounted
 	}{
-		{"fork-replay", "skips_replayed_parent_token_history_in_forked_session_files", map[string][]counted{
+		{"fork-replay", "skips_replayed_parent_token_history_in_forked_session_files", map[string][]codexCounted{
 			"2026-05-12T08-00-00-parent": {p1, p2},
 			"2026-05-12T08-03-00-fork":   {{"gpt-5.2", 100, 10, 20, 0, 120}},
 		}},
-		{"subagent-replay", "skips_replayed_parent_token_history_in_thread_spawn_subagent_files", map[string][]counted{
+		{"subagent-replay", "skips_replayed_parent_token_history_in_thread_spawn_subagent_files", map[string][]codexCounted{
 			"2026-05-12T08-00-00-parent":   {p1, p2},
 			"2026-05-12T08-03-00-subagent": {{"gpt-5.2", 100, 10, 20, 0, 120}, {"gpt-5.2", 50, 5, 10, 0, 60}},
 		}},
-		{"subagent-baseline", "keeps_cumulative_baseline_when_skipping_subagent_replay", map[string][]counted{
+		{"subagent-baseline", "keeps_cumulative_baseline_when_skipping_subagent_replay", map[string][]codexCounted{
 			"2026-05-12T08-03-00-subagent": {{"gpt-5.2", 100, 10, 20, 0, 120}},
 		}},
-		{"subagents-many", "skips_replayed_history_across_multiple_subagent_files", map[string][]counted{
+		{"subagents-many", "skips_replayed_history_across_multiple_subagent_files", map[string][]codexCounted{
 			// 1,150 input in all: 1,000 of the parent's and 50 + 75 + 25.
 			"2026-05-12T08-01-00-parent":     {{"gpt-5.2", 1000, 100, 200, 0, 1200}},
 			"2026-05-12T08-02-00-subagent-a": {{"gpt-5.2", 50, 0, 10, 0, 60}},
 			"2026-05-12T08-06-00-subagent-b": {{"gpt-5.2", 75, 0, 10, 0, 85}},
 			"2026-05-12T08-10-00-subagent-c": {{"gpt-5.2", 25, 0, 10, 0, 35}},
 		}},
-		{"numeric-fork-time", "bounds_the_replay_at_a_numeric_fork_timestamp", map[string][]counted{
+		{"numeric-fork-time", "bounds_the_replay_at_a_numeric_fork_timestamp", map[string][]codexCounted{
 			"01-parent": {gpt52(100), gpt52(50)},
 			"02-child":  {gpt52(50)},
 		}},
-		{"mid-stream", "falls_back_to_rewritten_second_when_the_replay_starts_mid_parent_stream", map[string][]counted{
+		{"mid-stream", "falls_back_to_rewritten_second_when_the_replay_starts_mid_parent_stream", map[string][]codexCounted{
 			"01-parent": {gpt52(100), gpt52(200), gpt52(300)},
 			"02-child":  {gpt52(400)},
 		}},
-		{"burst-straddles-second", "skips_a_rewritten_burst_that_straddles_a_second_boundary", map[string][]counted{
+		{"burst-straddles-second", "skips_a_rewritten_burst_that_straddles_a_second_boundary", map[string][]codexCounted{
 			"child": {gpt52(500)},
 		}},
-		{"after-burst", "keeps_fork_local_usage_recorded_after_a_rewritten_burst", map[string][]counted{
+		{"after-burst", "keeps_fork_local_usage_recorded_after_a_rewritten_burst", map[string][]codexCounted{
 			"child": {gpt52(300), gpt52(400), gpt52(500)},
 		}},
-		{"child-equals-parent-after-fork", "keeps_child_usage_matching_parent_event_after_fork", map[string][]counted{
+		{"child-equals-parent-after-fork", "keeps_child_usage_matching_parent_event_after_fork", map[string][]codexCounted{
 			"parent": {gpt52(100), gpt52(50)},
 			"child":  {gpt52(50)},
 		}},
-		{"parent-replayed-missing", "keeps_full_parent_stream_when_the_parent_itself_replayed_a_missing_session", map[string][]counted{
+		{"parent-replayed-missing", "keeps_full_parent_stream_when_the_parent_itself_replayed_a_missing_session", map[string][]codexCounted{
 			"01-parent": {gpt52(300), gpt52(400)},
 			"02-child":  {gpt52(500)},
 		}},
-		{"self-parent", "keeps_usage_of_a_session_that_lists_itself_as_its_own_parent", map[string][]counted{
+		{"self-parent", "keeps_usage_of_a_session_that_lists_itself_as_its_own_parent", map[string][]codexCounted{
 			"self": {gpt52(100), gpt52(200)},
 		}},
-		{"self-parent-shared-id", "unbounded_loading_skips_a_self_parent_candidate_for_a_duplicate_parent_id", map[string][]counted{
+		{"self-parent-shared-id", "unbounded_loading_skips_a_self_parent_candidate_for_a_duplicate_parent_id", map[string][]codexCounted{
 			"aaa-child":  {gpt52(50)},
 			"zzz-parent": {gpt52(100)},
 		}},
-		{"parent-by-payload-id", "bounded_loading_resolves_thread_id_rollout_parent_by_payload_id (no date bounds)", map[string][]counted{
+		{"parent-by-payload-id", "bounded_loading_resolves_thread_id_rollout_parent_by_payload_id (no date bounds)", map[string][]codexCounted{
 			"2025-01-01T08-00-00-thread_id_rollout": {gpt52(100)},
 			"child":                                 {gpt52(50)},
 		}},
-		{"misleading-file-name", "bounded_loading_does_not_select_a_misleading_filename (no date bounds)", map[string][]counted{
+		{"misleading-file-name", "bounded_loading_does_not_select_a_misleading_filename (no date bounds)", map[string][]codexCounted{
 			"aaa-target-id":     {gpt52(999)},
 			"child":             {gpt52(50)},
 			"zzz-actual-parent": {gpt52(100)},
 		}},
-		{"first-duplicate-parent", "bounded_loading_uses_the_first_duplicate_parent_id (no date bounds)", map[string][]counted{
+		{"first-duplicate-parent", "bounded_loading_uses_the_first_duplicate_parent_id (no date bounds)", map[string][]codexCounted{
 			"aaa-first-parent":  {gpt52(100)},
 			"child":             {gpt52(50)},
 			"zzz-second-parent": {gpt52(200)},
 		}},
-		{"duplicate-snapshot", "skips_missing_parent_replay_when_duplicate_snapshot_is_suppressed", map[string][]counted{
+		{"duplicate-snapshot", "skips_missing_parent_replay_when_duplicate_snapshot_is_suppressed", map[string][]codexCounted{
 			"child": {{"gpt-5.5", 50, 0, 1, 0, 51}},
 		}},
-		{"nested", "skips_nested_replays_against_immutable_parent_streams", map[string][]counted{
+		{"nested", "skips_nested_replays_against_immutable_parent_streams", map[string][]codexCounted{
 			"01-root":   {gpt52(100)},
 			"02-parent": {gpt52(50)},
 			"03-child":  {gpt52(25)},
 		}},
-		{"unchanged-total", "skips_repeated_last_usage_when_cumulative_total_is_unchanged", map[string][]counted{
+		{"unchanged-total", "skips_repeated_last_usage_when_cumulative_total_is_unchanged", map[string][]codexCounted{
 			"session": {{"gpt-5.5", 100, 20, 10, 0, 110}},
 		}},
-		{"copied-branch", "dedupes_copied_branch_history_across_session_files", map[string][]counted{
+		{"copied-branch", "dedupes_copied_branch_history_across_session_files", map[string][]codexCounted{
 			"2026-05-12T08-00-00-parent": {{"gpt-5.2", 1000, 100, 200, 20, 1200}},
 			"2026-05-12T08-02-00-branch": {{"gpt-5.2", 600, 200, 250, 20, 850}},
 		}},
-		{"same-event-two-files", "dedupes_matching_codex_usage_events_from_distinct_sessions", map[string][]counted{
+		{"same-event-two-files", "dedupes_matching_codex_usage_events_from_distinct_sessions", map[string][]codexCounted{
 			"session-a": {{"gpt-5", 100, 10, 50, 0, 150}},
 			"session-b": {},
 		}},
-		{"spaced-type", "loads_session_usage_with_spaced_type_fields", map[string][]counted{
+		{"spaced-type", "loads_session_usage_with_spaced_type_fields", map[string][]codexCounted{
 			"session": {{"gpt-5", 100, 10, 50, 0, 150}, {"gpt-5", 100, 10, 25, 0, 125}},
 		}},
-		{"numeric-timestamp", "loads_session_usage_with_numeric_timestamp", map[string][]counted{
+		{"numeric-timestamp", "loads_session_usage_with_numeric_timestamp", map[string][]codexCounted{
 			"session": {{"gpt-5", 100, 10, 50, 0, 150}},
 		}},
-		{"totals-after-last", "18.x: parses token_count events and skips entries without model metadata", map[string][]counted{
+		{"totals-after-last", "18.x: parses token_count events and skips entries without model metadata", map[string][]codexCounted{
 			"project-1": {{"gpt-5", 1200, 200, 500, 0, 1700}, {"gpt-5", 800, 100, 300, 0, 1100}},
 		}},
 		// ccusage prices this as gpt-5 and flags the guess; spillway
 		// leaves the model unknown, so the cost is unknown too.
-		{"no-model", "18.x: falls back to legacy model when metadata is missing entirely", map[string][]counted{
+		{"no-model", "18.x: falls back to legacy model when metadata is missing entirely", map[string][]codexCounted{
 			"legacy": {{"", 5000, 0, 1000, 0, 6000}},
 		}},
 	}
@@ -231,7 +231,7 @@ func TestCodexReplayAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := countedBy([]*Session{s})["2026-05-12T08-03-00-fork"]
-	if diff := cmp.Diff([]counted{{"gpt-5.2", 100, 10, 20, 0, 120}}, got); diff != "" {
+	if diff := cmp.Diff([]codexCounted{{"gpt-5.2", 100, 10, 20, 0, 120}}, got); diff != "" {
 		t.Errorf("counted (-want +got):\n%s", diff)
 	}
 }
@@ -318,7 +318,7 @@ func TestCodexCompactedHeavy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]counted{"compacted": {{"gpt-5.4", 42, 2, 8, 1, 50}}}
+	want := map[string][]codexCounted{"compacted": {{"gpt-5.4", 42, 2, 8, 1, 50}}}
 	if diff := cmp.Diff(want, countedBy([]*Session{s})); diff != "" {
 		t.Errorf("counted (-want +got):\n%s", diff)
 	}

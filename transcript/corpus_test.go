@@ -76,3 +76,48 @@ func TestCorpusCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestCorpusReconcile reads the real Claude Code logs together: they are
+// different sessions, and no response of one is copied into another.
+func TestCorpusReconcile(t *testing.T) {
+	var sessions []*Session
+	for _, path := range sharedtest.Transcripts(t, "claude-code_*.jsonl") {
+		s, err := ReadFile(path, Options{SizesOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	Reconcile(sessions)
+	for _, s := range sessions {
+		for _, c := range s.Calls {
+			if c.CountedIn != "" {
+				t.Errorf("%s line %d (message %s) is marked counted in %s", filepath.Base(s.Path), c.Line, c.MessageID, c.CountedIn)
+			}
+		}
+	}
+	// Reading a session next to a copy of itself marks every call with
+	// usage in the copy, and none in the original (the path sorts first).
+	if len(sessions) > 0 {
+		s := sessions[0]
+		dup := *s
+		dup.Path = s.Path + ".copy"
+		dup.Calls = append([]Call(nil), s.Calls...)
+		Reconcile([]*Session{&dup, s})
+		copies, withUsage := 0, 0
+		for i := range s.Calls {
+			if s.Calls[i].CountedIn != "" {
+				t.Errorf("original call %d marked counted in %s", i, s.Calls[i].CountedIn)
+			}
+			if s.Calls[i].Usage != nil && s.Calls[i].MessageID != "" {
+				withUsage++
+			}
+			if dup.Calls[i].CountedIn == s.Path {
+				copies++
+			}
+		}
+		if copies != withUsage || copies == 0 {
+			t.Errorf("%d of %d calls marked in the copy", copies, withUsage)
+		}
+	}
+}

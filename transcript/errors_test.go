@@ -17,6 +17,11 @@ func TestNotATranscript(t *testing.T) {
 		{"package.json", "{\n  \"name\": \"x\"\n}\n", "no line is a JSON object"},
 		{"events.jsonl", `{"event":"click","x":1}` + "\n" + `{"event":"scroll"}` + "\n", "its JSON lines match no known record shape"},
 		{"numbers.jsonl", "1\n2\n3\n", "no line is a JSON object"},
+		// ccusage's own fixtures write usage lines without a type.
+		{"untyped.jsonl", `{"timestamp":"2026-05-22T02:34:40.000Z","message":{"id":"m","usage":{"input_tokens":1}}}` + "\n",
+			`its JSON lines match no known record shape: line 1 has "message", as a Claude Code record does, but no "type" field`},
+		{"untyped-late.jsonl", `{"event":"click"}` + "\n" + `{"sessionId":"s","timestamp":"2026-05-22T02:34:40.000Z"}` + "\n",
+			`its JSON lines match no known record shape: line 2 has "sessionId", as a Claude Code record does, but no "type" field`},
 		{"binary.bin", "\x00\x01\x02\xff\xfe", "no line is a JSON object"},
 	}
 	for _, tt := range tests {

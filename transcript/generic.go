@@ -38,7 +38,7 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 		c := p.b.newCall(line, t, string(v.GetStringBytes("model")), v.GetBool("sidechain"))
 		c.Text = p.b.text(line, text)
 		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-			usage, _ := claudeUsage(u, line, p.b)
+			usage, _ := claudeUsage(u, line, p.b, nil)
 			usage.Reasoning = u.GetInt64("reasoning_tokens")
 			c.Usage = &usage
 		}

@@ -183,6 +183,7 @@ func spaced(data []byte) []byte {
 // session both ways, as written and spaced out.
 func TestSizesOnly(t *testing.T) {
 	paths, _ := filepath.Glob(fixture("*.jsonl"))
+	paths = append(paths, fixture("../claude/replays.jsonl"))
 	paths = append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {

@@ -92,6 +92,17 @@ type Call struct {
 	// it, "session " and the parent's id. The usage is shown here but added
 	// to no total.
 	CountedIn string
+	// MessageID and RequestID identify the response where the log names
+	// it (Claude Code's message.id and requestId), and SessionID is the
+	// session the log says the call belongs to (Claude Code's sessionId);
+	// Reconcile finds copies by them.
+	MessageID, RequestID, SessionID string
+	// Extra is usage the request billed on models other than Model:
+	// Claude Code's advisor (usage.iterations of type advisor_message).
+	// It is priced with its own model and counted in its totals; Usage
+	// stays the main model's, and the prompt and every after-policy figure
+	// are computed from Usage alone.
+	Extra []ModelUsage
 	// Text is what the model wrote (text blocks only; thinking excluded).
 	Text      string
 	ToolCalls []ToolCall
@@ -121,6 +132,12 @@ type Usage struct {
 	// no line of it has a stop_reason (Claude Code 2.0 to 2.1.22 always,
 	// 1.0.x often), so the output count is the one at the stream's start.
 	OutputLowerBound bool
+}
+
+// ModelUsage is usage recorded for one model.
+type ModelUsage struct {
+	Model string
+	Usage Usage
 }
 
 // Prompt is the size of the prompt the request sent: every input kind.

@@ -107,17 +107,19 @@ const detectLimit = 200
 // Decoder turns lines into a Session incrementally; Follow uses it on a
 // growing file. It is not safe for concurrent use.
 type Decoder struct {
-	name      string
-	format    Format
-	n         int // line number of the last line fed
-	nonBlank  int
-	p         fastjson.Parser
-	b         *builder
-	lp        lineParser
-	fast      fastParser // nil where the format has no fast path
-	held      []heldLine // lines read before the format was known
-	sawJSON   bool
-	missing   string // what the first line shaped like a Codex record lacked
+	name     string
+	format   Format
+	n        int // line number of the last line fed
+	nonBlank int
+	p        fastjson.Parser
+	b        *builder
+	lp       lineParser
+	fast     fastParser // nil where the format has no fast path
+	held     []heldLine // lines read before the format was known
+	sawJSON  bool
+	missing  string // what the first line shaped like a Codex record lacked
+	// untyped says what the first Claude-like line without a "type" had.
+	untyped   string
 	failed    error
 	sizesOnly bool
 	size      int64 // Options.size
@@ -212,7 +214,7 @@ func (d *Decoder) Feed(line []byte) error {
 		d.parse(line, d.n)
 		return nil
 	}
-	if f := d.sniff(line); f != "" {
+	if f := d.sniff(line, d.n); f != "" {
 		d.start(f)
 		for _, h := range d.held {
 			if h.line == nil {
@@ -263,24 +265,47 @@ func (d *Decoder) notTranscript() error {
 	switch {
 	case d.missing != "":
 		reason = d.missing
+	case d.untyped != "":
+		reason = "its JSON lines match no known record shape: " + d.untyped
 	case d.sawJSON:
 		reason = "its JSON lines match no known record shape"
-	} else if d.long == d.nonBlank {
+	case d.nonBlank > 0 && d.long == d.nonBlank:
 		reason = fmt.Sprintf("every line is longer than the %d-byte limit (--max-line-bytes)", d.maxLine)
 	}
 	return &NotTranscriptError{Path: d.name, Reason: reason}
 }
 
-// sniff returns the format a line belongs to, or "" when it cannot tell.
-func (d *Decoder) sniff(line []byte) Format {
+// claudeFields are top-level fields of Claude Code records, by which a
+// line without a "type" is recognised as one that lost it.
+var claudeFields = []string{"message", "sessionId", "requestId", "uuid", "parentUuid"}
+
+// noteUntyped remembers the first line that has Claude Code's fields but no
+// "type", which every Claude Code record has and spillway reads records by.
+func (d *Decoder) noteUntyped(v *fastjson.Value, n int) {
+	if d.untyped != "" || v.Exists("type") {
+		return
+	}
+	for _, f := range claudeFields {
+		if v.Exists(f) {
+			d.untyped = fmt.Sprintf("line %d has %q, as a Claude Code record does, but no \"type\" field", n, f)
+			return
+		}
+	}
+}
+
+// sniff returns the format line n belongs to, or "" when it cannot tell.
+func (d *Decoder) sniff(line []byte, n int) Format {
 	v, err := d.p.ParseBytes(line)
 	if err != nil || v.Type() != fastjson.TypeObject {
 		return ""
 	}
 	d.sawJSON = true
 	f := detect(v)
-	if f == "" && d.missing == "" {
-		d.missing = codexShapeMissing(v)
+	if f == "" {
+		if d.missing == "" {
+			d.missing = codexShapeMissing(v)
+		}
+		d.noteUntyped(v, n)
 	}
 	return f
 }

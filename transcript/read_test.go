@@ -51,6 +51,7 @@ func TestReadFixtures(t *testing.T) {
 			Calls: []Call{
 				{
 					Index: 0, Line: 4, Time: ts("2026-01-02T10:00:01Z"), Model: "claude-sonnet-4-5",
+					MessageID: "msg_1", RequestID: "req_1", SessionID: "sess-claude-1",
 					// Both lines of msg_1 repeat the stream-start usage; neither records a stop_reason.
 					Usage:     &Usage{Input: 3, CacheCreation: 1000, CacheRead: 5000, Output: 1, OutputLowerBound: true},
 					ToolCalls: []ToolCall{{ID: "toolu_1", Name: "Read", Input: raw(`{"file_path":"/p/package-lock.json"}`)}},
@@ -61,6 +62,7 @@ func TestReadFixtures(t *testing.T) {
 				},
 				{
 					Index: 1, Line: 7, Time: ts("2026-01-02T10:00:04Z"), Model: "claude-sonnet-4-5",
+					MessageID: "msg_2", RequestID: "req_2", SessionID: "sess-claude-1",
 					// Three lines, one usage: 1,500 five-minute + 500 one-hour writes replace cache_creation_input_tokens.
 					Usage: &Usage{Input: 5, CacheCreation: 2000, CacheCreation1h: 500, CacheRead: 6000, Output: 50},
 					Text:  "Two searches.",
@@ -78,6 +80,7 @@ func TestReadFixtures(t *testing.T) {
 				},
 				{
 					Index: 2, Line: 17, Time: ts("2026-01-02T10:01:02Z"), Model: "claude-sonnet-4-5", Segment: 1,
+					MessageID: "msg_3", RequestID: "req_3", SessionID: "sess-claude-1",
 					Usage: &Usage{Input: 7, CacheCreation: 300, Output: 20}, Text: "Done.",
 					Prompts: []Prompt{{Line: 21, Text: "café \uFFFD"}},
 				},

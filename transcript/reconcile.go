@@ -31,7 +31,3 @@ func CarryMarks(to, from *Session) {
 		to.Calls[i].CountedIn = marked[to.Calls[i].Line]
 	}
 }
-
-// reconcileClaude marks Claude Code responses that an earlier session of
-// the set already counts.
-func reconcileClaude(sessions []*Session) {}
