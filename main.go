@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"charm.land/fang/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -109,16 +110,26 @@ func printCommandError(w io.Writer, styles fang.Styles, err error) {
 		return
 	}
 	fang.DefaultErrorHandler(w, styles, escapedError{err})
+	if strings.HasPrefix(err.Error(), undefinedFlag) {
+		// fang points to --help after the flag errors it knows by pflag's
+		// words; this one has the standard library's.
+		fmt.Fprintln(w, lipgloss.JoinHorizontal(lipgloss.Left,
+			styles.ErrorText.UnsetWidth().Render("Try"),
+			styles.Program.Flag.Render(" --help "),
+			styles.ErrorText.UnsetWidth().UnsetMargins().UnsetTransform().Render("for usage.")))
+		fmt.Fprintln(w)
+	}
 }
 
-// usageError marks a flag error, which fang's handler follows with a hint
-// to --help. pflag words an unknown flag its own way; spillway keeps the
-// standard flag package's words, which its users and scripts know.
+const undefinedFlag = "flag provided but not defined: "
+
+// usageError words an unknown flag as the standard flag package does, as
+// spillway's users and scripts know it, where pflag has words of its own.
 func usageError(_ *cobra.Command, err error) error {
 	msg := err.Error()
 	for _, prefix := range []string{"unknown flag: ", "unknown shorthand flag: "} {
 		if rest, ok := strings.CutPrefix(msg, prefix); ok {
-			return errors.New("flag provided but not defined: " + rest)
+			return errors.New(undefinedFlag + rest)
 		}
 	}
 	return err
