@@ -123,9 +123,9 @@ func printCommandError(w io.Writer, styles fang.Styles, err error) {
 
 const undefinedFlag = "flag provided but not defined: "
 
-// usageError words an unknown flag as the standard flag package does, as
+// flagError words an unknown flag as the standard flag package does, as
 // spillway's users and scripts know it, where pflag has words of its own.
-func usageError(_ *cobra.Command, err error) error {
+func flagError(_ *cobra.Command, err error) error {
 	msg := err.Error()
 	for _, prefix := range []string{"unknown flag: ", "unknown shorthand flag: "} {
 		if rest, ok := strings.CutPrefix(msg, prefix); ok {
@@ -194,7 +194,7 @@ spillway report --format csv ~/.claude/projects
 spillway sweep --preset claude-code session.jsonl`,
 		Args: cobra.ArbitraryArgs,
 	}
-	root.SetFlagErrorFunc(usageError)
+	root.SetFlagErrorFunc(flagError)
 	common, theme, follow, noFollow := &commonFlags{}, "auto", false, false
 	common.register(root.Flags(), guard.DefaultPreset)
 	completeCommon(root)

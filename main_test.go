@@ -68,6 +68,8 @@ func TestReportCommand(t *testing.T) {
 		{name: "bad input format", args: []string{"report", "--input-format", "aider", fixture("claude.jsonl")}, code: 2, stderrHas: "unknown input format"},
 		{name: "unknown flag", args: []string{"report", "--nope"}, code: 2, stderrHas: "flag provided but not defined"},
 		{name: "help", args: []string{"help"}, stdoutHas: "spillway report"},
+		{name: "a path after --", args: []string{"report", "--", "-gone.jsonl"}, code: 1, stderrHas: "-gone.jsonl: no such file", stderrLine: true},
+		{name: "flags between paths", args: []string{"report", fixture("claude.jsonl"), "--format", "csv", fixture("codex.jsonl")}, stdoutHas: "sess-codex-1,"},
 		{name: "one bad input among good ones", args: []string{"report", notes, fixture("claude.jsonl")}, code: 2, stdoutHas: "cost: $0.017910", stderrHas: "not an agent transcript"},
 	}
 	for _, tt := range tests {
@@ -234,6 +236,35 @@ func TestREADMESweep(t *testing.T) {
 	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
 		if strings.TrimSpace(want) != "…" && !lines[want] {
 			t.Errorf("README shows a line the sweep does not print:\n%q\noutput:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestREADMEHelp checks that each line of the help README quotes is a line
+// of the help (fang pads lines with spaces to the block's width).
+func TestREADMEHelp(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ go run . report --help\n"
+	i := strings.Index(string(readme), prompt)
+	if i < 0 {
+		t.Fatal("README no longer shows report's help")
+	}
+	block := string(readme[i+len(prompt):])
+	block = block[:strings.Index(block, "```")]
+	code, stdout, stderr := runCLI(t, "", "report", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(stdout, "\n") {
+		lines[strings.TrimRight(l, " ")] = true
+	}
+	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		if want != "…" && !lines[want] {
+			t.Errorf("README shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
 		}
 	}
 }
