@@ -49,7 +49,8 @@ func main() {
 
 // run parses args, runs the command they name and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newCommand(stdin, stdout, stderr)
+	code := 0
+	root := newCommand(stdin, stdout, stderr, &code)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -57,29 +58,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(version()),
 		fang.WithErrorHandler(printCommandError))
-	var status exitStatus
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &status):
-		return int(status)
-	default:
-		// Everything cobra itself rejects is a bad command line.
+	if err != nil {
+		// The commands print their own errors and set code; what reaches
+		// here is what cobra itself rejected: a bad command line.
 		return exitUsage
 	}
-}
-
-// exitStatus ends a command whose own messages are already printed.
-type exitStatus int
-
-func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
-
-// status turns a command's exit status into what cobra's RunE returns.
-func status(code int) error {
-	if code == 0 {
-		return nil
-	}
-	return exitStatus(code)
+	return code
 }
 
 // printError is how every error reaches stderr: one line, its text (which
@@ -96,11 +80,8 @@ func (e escapedError) Unwrap() error { return e.err }
 
 // printCommandError prints what cobra rejected (bad flags, for the most
 // part) in fang's style on a terminal, and as printError's one line
-// elsewhere. A command's own exit status has nothing more to say.
+// elsewhere.
 func printCommandError(w io.Writer, styles fang.Styles, err error) {
-	if errors.As(err, new(exitStatus)) {
-		return
-	}
 	out := w
 	if cw, ok := w.(*colorprofile.Writer); ok {
 		out = cw.Forward
@@ -179,7 +160,8 @@ const paths = "PATH is a transcript file, a directory (searched recursively for 
 
 // newCommand builds the command line: the inspector at the root, and
 // report, sweep and presets under it.
-func newCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// A command sets *code to its exit status.
+func newCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "spillway [PATH | -]",
 		Short: "Per-call token costs of coding-agent sessions, before and after a tool-result policy.",
@@ -202,8 +184,8 @@ spillway sweep --preset claude-code session.jsonl`,
 	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it (default when it changed in the last minute, or PATH is a folder)")
 	root.Flags().BoolVar(&noFollow, "no-follow", false, "never follow")
 	complete(root, "theme", themes.Names)
-	root.RunE = func(cmd *cobra.Command, args []string) error {
-		return status(runInspect(cmd.Flags(), common, args, theme, follow, noFollow, stdin, stdout, stderr))
+	root.Run = func(cmd *cobra.Command, args []string) {
+		*code = runInspect(cmd.Flags(), common, args, theme, follow, noFollow, stdin, stdout, stderr)
 	}
 
 	reportCmd := &cobra.Command{
@@ -220,9 +202,9 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 	completeCommon(reportCmd)
 	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
 	complete(reportCmd, "format", report.Formats)
-	reportCmd.RunE = func(cmd *cobra.Command, args []string) error {
+	reportCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
-		return status(runReport(cmd.Flags(), reportFlags, args, reportFormat, stdin, stdout, stderr))
+		*code = runReport(cmd.Flags(), reportFlags, args, reportFormat, stdin, stdout, stderr)
 	}
 
 	sweepCmd := &cobra.Command{
@@ -237,9 +219,9 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 	completeCommon(sweepCmd)
 	sweepCmd.Flags().StringVar(&sweepFormat, "format", sweepFormat, "output format: text, json or csv")
 	complete(sweepCmd, "format", report.Formats)
-	sweepCmd.RunE = func(cmd *cobra.Command, args []string) error {
+	sweepCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
-		return status(runSweep(cmd.Flags(), sweepFlags, args, sweepFormat, stdin, stdout, stderr))
+		*code = runSweep(cmd.Flags(), sweepFlags, args, sweepFormat, stdin, stdout, stderr)
 	}
 
 	presetsCmd := &cobra.Command{
@@ -250,8 +232,8 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 	presetsFormat := "text"
 	presetsCmd.Flags().StringVar(&presetsFormat, "format", presetsFormat, "output format: text or json")
 	complete(presetsCmd, "format", []string{"text", "json"})
-	presetsCmd.RunE = func(_ *cobra.Command, args []string) error {
-		return status(runPresets(args, presetsFormat, stdout, stderr))
+	presetsCmd.Run = func(_ *cobra.Command, args []string) {
+		*code = runPresets(args, presetsFormat, stdout, stderr)
 	}
 
 	root.AddCommand(reportCmd, sweepCmd, presetsCmd)
