@@ -4,9 +4,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -15,11 +15,19 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/fang/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+	// pflag is the drop-in for the standard flag package that cobra parses
+	// with; under its standard name the code reads as it always has.
+	flag "github.com/spf13/pflag"
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -40,39 +48,203 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run parses args, runs the command they name and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "report":
-			batchGC()
-			return runReport(args[1:], stdin, stdout, stderr)
-		case "sweep":
-			batchGC()
-			return runSweep(args[1:], stdin, stdout, stderr)
-		case "presets":
-			return runPresets(args[1:], stdout, stderr)
-		case "help", "-h", "-help", "--help":
-			fmt.Fprint(stdout, usage)
-			return 0
-		}
+	code := 0
+	root := newCommand(stdin, stdout, stderr, &code)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := fang.Execute(context.Background(), root,
+		fang.WithVersion(version()),
+		fang.WithErrorHandler(printCommandError))
+	if err != nil {
+		// The commands print their own errors and set code; what reaches
+		// here is what cobra itself rejected: a bad command line.
+		return exitUsage
 	}
-	return runInspect(args, stdin, stdout, stderr)
+	return code
 }
 
-const usage = `spillway: per-call token costs of coding-agent sessions, before and after a tool-result policy.
+// printError is how every error reaches stderr: one line, its text (which
+// can hold file names and transcript text) escaped.
+func printError(w io.Writer, err error) {
+	fmt.Fprintf(w, "spillway: %s\n", termtext.Escape(err.Error()))
+}
 
-Usage:
-  spillway [flags] [PATH | -]            open a session (newest found when no PATH)
-  spillway report [flags] [PATH ...]     per-call costs and totals as text, JSON or CSV
-  spillway sweep [flags] [PATH ...]      savings at ceilings from 2 KiB to 256 KiB
-  spillway presets [--format json]       the policy presets and every knob
+// escapedError is err with its text made safe to draw.
+type escapedError struct{ err error }
 
-PATH is a transcript file, a directory (searched for *.jsonl), or - for standard input.
-Without PATH, sessions are looked for in $CLAUDE_CONFIG_DIR/projects (else ~/.claude/projects
-and ~/.config/claude/projects) and $CODEX_HOME/sessions (else ~/.codex/sessions).
+func (e escapedError) Error() string { return termtext.Escape(e.err.Error()) }
+func (e escapedError) Unwrap() error { return e.err }
 
-Run "spillway report -h" for the flags.
-`
+// printCommandError prints what cobra rejected (bad flags, for the most
+// part) in fang's style on a terminal, and as printError's one line
+// elsewhere.
+func printCommandError(w io.Writer, styles fang.Styles, err error) {
+	out := w
+	if cw, ok := w.(*colorprofile.Writer); ok {
+		out = cw.Forward
+	}
+	if !isTerminal(out) {
+		printError(out, err)
+		return
+	}
+	fang.DefaultErrorHandler(w, styles, escapedError{err})
+	if strings.HasPrefix(err.Error(), undefinedFlag) {
+		// fang points to --help after the flag errors it knows by pflag's
+		// words; this one has the standard library's.
+		fmt.Fprintln(w, lipgloss.JoinHorizontal(lipgloss.Left,
+			styles.ErrorText.UnsetWidth().Render("Try"),
+			styles.Program.Flag.Render(" --help "),
+			styles.ErrorText.UnsetWidth().UnsetMargins().UnsetTransform().Render("for usage.")))
+		fmt.Fprintln(w)
+	}
+}
+
+const undefinedFlag = "flag provided but not defined: "
+
+// flagError words an unknown flag as the standard flag package does, as
+// spillway's users and scripts know it, where pflag has words of its own.
+func flagError(_ *cobra.Command, err error) error {
+	msg := err.Error()
+	for _, prefix := range []string{"unknown flag: ", "unknown shorthand flag: "} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			return errors.New(undefinedFlag + rest)
+		}
+	}
+	return err
+}
+
+// version is what --version prints: the module version and the revision
+// the binary was built from, as the Go toolchain recorded them.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown (no build information)"
+	}
+	return versionOf(info)
+}
+
+func versionOf(info *debug.BuildInfo) string {
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	setting := map[string]string{}
+	for _, s := range info.Settings {
+		setting[s.Key] = s.Value
+	}
+	rev := setting["vcs.revision"]
+	switch {
+	case rev == "" && v == "(devel)":
+		return v + ", built without version control information"
+	case rev == "":
+		return v
+	}
+	v += ", revision " + rev
+	if t := setting["vcs.time"]; t != "" {
+		v += " of " + t
+	}
+	if setting["vcs.modified"] == "true" {
+		v += ", with uncommitted changes"
+	}
+	return v
+}
+
+// paths says what the commands read; help wraps it to the terminal.
+const paths = "PATH is a transcript file, a directory (searched recursively for *.jsonl), or - for standard input. " +
+	"Without PATH, sessions are looked for in $CLAUDE_CONFIG_DIR/projects (else ~/.claude/projects and " +
+	"~/.config/claude/projects) and $CODEX_HOME/sessions (else ~/.codex/sessions), newest first. " +
+	"Flags may come before or after paths."
+
+// newCommand builds the command line: the inspector at the root, and
+// report, sweep and presets under it.
+// A command sets *code to its exit status.
+func newCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "spillway [PATH | -]",
+		Short: "Per-call token costs of coding-agent sessions, before and after a tool-result policy.",
+		Long: "Per-call token costs of coding-agent sessions, before and after a tool-result policy.\n\n" +
+			"Without a command, spillway opens one session in the inspector: PATH, else the newest session found, " +
+			"else a built-in demo. When standard output is not a terminal it prints the report instead.\n\n" + paths,
+		Example: `# the newest session, in the inspector
+spillway
+# every session in a folder, recorded costs as CSV
+spillway report --format csv ~/.claude/projects
+# what Claude Code's own policy saves, at every ceiling
+spillway sweep --preset claude-code session.jsonl`,
+		Args: cobra.ArbitraryArgs,
+	}
+	root.SetFlagErrorFunc(flagError)
+	common, theme, follow, noFollow := &commonFlags{}, "auto", false, false
+	common.register(root.Flags(), guard.DefaultPreset)
+	completeCommon(root)
+	root.Flags().StringVar(&theme, "theme", theme, "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
+	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it (default when it changed in the last minute, or PATH is a folder)")
+	root.Flags().BoolVar(&noFollow, "no-follow", false, "never follow")
+	complete(root, "theme", themes.Names)
+	root.Run = func(cmd *cobra.Command, args []string) {
+		*code = runInspect(cmd.Flags(), common, args, theme, follow, noFollow, stdin, stdout, stderr)
+	}
+
+	reportCmd := &cobra.Command{
+		Use:   "report [PATH ...]",
+		Short: "Costs and totals of every call, as text, JSON or CSV",
+		Long: "Per-call token costs and totals of each session as recorded; with a policy (--preset or any " +
+			"policy flag), also what each call would have cost under it.\n\n" + paths,
+		Example: `spillway report session.jsonl
+spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
+		Args: cobra.ArbitraryArgs,
+	}
+	reportFlags, reportFormat := &commonFlags{}, "text"
+	reportFlags.register(reportCmd.Flags(), "none")
+	completeCommon(reportCmd)
+	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
+	complete(reportCmd, "format", report.Formats)
+	reportCmd.Run = func(cmd *cobra.Command, args []string) {
+		batchGC()
+		*code = runReport(cmd.Flags(), reportFlags, args, reportFormat, stdin, stdout, stderr)
+	}
+
+	sweepCmd := &cobra.Command{
+		Use:     "sweep [PATH ...]",
+		Short:   "Savings at ceilings from 2 KiB to 256 KiB",
+		Long:    "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).\n\n" + paths,
+		Example: `spillway sweep --preset harness-rs-0.0.40 session.jsonl`,
+		Args:    cobra.ArbitraryArgs,
+	}
+	sweepFlags, sweepFormat := &commonFlags{}, "text"
+	sweepFlags.register(sweepCmd.Flags(), guard.DefaultPreset)
+	completeCommon(sweepCmd)
+	sweepCmd.Flags().StringVar(&sweepFormat, "format", sweepFormat, "output format: text, json or csv")
+	complete(sweepCmd, "format", report.Formats)
+	sweepCmd.Run = func(cmd *cobra.Command, args []string) {
+		batchGC()
+		*code = runSweep(cmd.Flags(), sweepFlags, args, sweepFormat, stdin, stdout, stderr)
+	}
+
+	presetsCmd := &cobra.Command{
+		Use:   "presets",
+		Short: "The policy presets and every knob",
+		Args:  cobra.ArbitraryArgs,
+	}
+	presetsFormat := "text"
+	presetsCmd.Flags().StringVar(&presetsFormat, "format", presetsFormat, "output format: text or json")
+	complete(presetsCmd, "format", []string{"text", "json"})
+	presetsCmd.Run = func(_ *cobra.Command, args []string) {
+		*code = runPresets(args, presetsFormat, stdout, stderr)
+	}
+
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd)
+	return root
+}
+
+// complete offers values as the completions of a flag's argument.
+func complete(c *cobra.Command, name string, values []string) {
+	_ = c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+}
 
 // batchGC trades memory for speed in the batch commands: they hold a few
 // sessions at a time, so collecting less often costs tens of megabytes and
@@ -83,18 +255,40 @@ func batchGC() {
 	}
 }
 
+// completeCommon offers the values of the flags commonFlags registers.
+func completeCommon(c *cobra.Command) {
+	var presets, units, formats []string
+	for _, p := range guard.Presets() {
+		presets = append(presets, p.Name)
+	}
+	for _, u := range guard.Units {
+		units = append(units, string(u))
+	}
+	formats = append(formats, "auto")
+	for _, f := range transcript.Formats {
+		formats = append(formats, string(f))
+	}
+	complete(c, "preset", presets)
+	complete(c, "unit", units)
+	complete(c, "input-format", formats)
+	complete(c, "encoding", []string{string(tokens.O200kBase), string(tokens.Cl100kBase)})
+	_ = c.MarkFlagFilename("policy", "json")
+	_ = c.MarkFlagFilename("prices", "json")
+	_ = c.MarkFlagDirname("spill-dir")
+}
+
 // commonFlags are the flags every command that reads sessions takes.
 type commonFlags struct {
 	inputFormat string
 	prices      string
-	maxLine     int64
+	maxLine     string
 	policy      policyFlags
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
 	fs.StringVar(&c.inputFormat, "input-format", "auto", "transcript format: auto, claude-code, codex, antigravity or generic")
-	fs.StringVar(&c.prices, "prices", "", "LiteLLM-shaped price file to use instead of the embedded table")
-	fs.Func("max-line-bytes", "longest transcript line read (default 64MiB); longer lines are skipped with a warning", func(s string) (err error) { c.maxLine, err = parseMaxLine(s); return err })
+	fs.StringVar(&c.prices, "prices", "", "price file in LiteLLM's shape, used instead of the embedded table")
+	fs.StringVar(&c.maxLine, "max-line-bytes", "64MiB", "longest transcript line read; longer lines are skipped with a warning")
 	c.policy.register(fs, preset)
 }
 
@@ -123,7 +317,11 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 	if err != nil {
 		return report.Options{}, err
 	}
-	opt := report.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(c.maxLine)}, Policy: policy}
+	maxLine, err := parseMaxLine(c.maxLine)
+	if err != nil {
+		return report.Options{}, fmt.Errorf("--max-line-bytes: %w", err)
+	}
+	opt := report.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy}
 	if !policy.Inert() {
 		if opt.Counter, err = c.policy.counter(); err != nil {
 			return report.Options{}, err
@@ -144,50 +342,6 @@ func parseMaxLine(s string) (int64, error) {
 	return n, err
 }
 
-// parseInterspersed parses flags that may come before, between or after
-// positional arguments, as users type them.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		if args[0] == "--" {
-			return append(positional, args[1:]...), nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-// command parses a subcommand's flags; done is set when it should exit
-// with code (help, or bad flags).
-func command(name, summary, preset string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (fs *flag.FlagSet, common *commonFlags, paths []string, code int, done bool) {
-	fs = flag.NewFlagSet("spillway "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	common = &commonFlags{}
-	common.register(fs, preset)
-	if extra != nil {
-		extra(fs)
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: spillway %s [flags] [PATH ...]\n\n%s\n\nFlags:\n", name, summary)
-		fs.PrintDefaults()
-	}
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return fs, common, nil, 0, true
-		}
-		return fs, common, nil, exitUsage, true
-	}
-	return fs, common, paths, 0, false
-}
-
 // noSessions says there is nothing to read and returns the exit status.
 func noSessions(stderr io.Writer) int {
 	fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
@@ -198,7 +352,7 @@ func noSessions(stderr io.Writer) int {
 func newestSession(stderr io.Writer) (string, bool) {
 	files, err := transcript.Discover()
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 	}
 	if len(files) == 0 {
 		return "", false
@@ -219,15 +373,7 @@ func orNewest(paths []string, stderr io.Writer) ([]string, bool) {
 	return []string{path}, true
 }
 
-func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var format string
-	fs, common, paths, code, done := command("report", "Per-call token costs and totals of each session as recorded; with a policy (--preset or any\npolicy flag), also what each call would have cost under it.", "none", args, stderr,
-		func(fs *flag.FlagSet) {
-			fs.StringVar(&format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
-		})
-	if done {
-		return code
-	}
+func runReport(fs *flag.FlagSet, common *commonFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
 	paths, ok := orNewest(paths, stderr)
 	if !ok {
 		return noSessions(stderr)
@@ -240,101 +386,83 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, format string, stdout, stderr io.Writer) int {
 	opt, err := common.options(fs, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return exitUsage
 	}
 	opt.StdinName = stdinName
 	w, err := report.NewWriter(format, stdout, opt.Prices.Source)
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return exitUsage
 	}
 	problems, err := report.Generate(paths, stdin, opt, w, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return 1
 	}
 	return problems.Status()
 }
 
-func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var format string
-	fs, common, paths, code, done := command("sweep", "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).", guard.DefaultPreset, args, stderr,
-		func(fs *flag.FlagSet) {
-			fs.StringVar(&format, "format", "text", "output format: text, json or csv")
-		})
-	if done {
-		return code
-	}
+func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
 	paths, ok := orNewest(paths, stderr)
 	if !ok {
 		return noSessions(stderr)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return exitUsage
 	}
 	if opt.Counter == nil {
 		if opt.Counter, err = common.policy.counter(); err != nil {
-			fmt.Fprintf(stderr, "spillway: %v\n", err)
+			printError(stderr, err)
 			return 1
 		}
 	}
 	sw, problems, err := report.Sweep(paths, stdin, opt, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return 1
 	}
 	if err := sw.Write(stdout, format); err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return exitUsage
 	}
 	return problems.Status()
 }
 
-func runPresets(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("spillway presets", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text or json")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+func runPresets(args []string, format string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		printError(stderr, fmt.Errorf("presets takes no arguments, got %q", args))
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "spillway: presets takes no arguments, got %q\n", fs.Args())
-		return exitUsage
-	}
-	if err := report.WritePresets(stdout, *format, guard.Presets()); err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+	if err := report.WritePresets(stdout, format, guard.Presets()); err != nil {
+		printError(stderr, err)
 		return exitUsage
 	}
 	return 0
 }
 
+// The inspector's way to the terminal; tests stand in for both to reach
+// the error paths that only a terminal takes.
+var (
+	isTerminal = func(w io.Writer) bool {
+		f, ok := w.(*os.File)
+		return ok && term.IsTerminal(f.Fd())
+	}
+	runUI = ui.Run
+)
+
 // runInspect opens a session in the inspector: the path given, else the
 // newest one found, else the built-in demo. Without a terminal to draw on
 // it prints the report instead.
-func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var theme string
-	var follow, noFollow bool
-	fs, common, paths, code, done := command("", "Open one session in the inspector.", guard.DefaultPreset, args, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&theme, "theme", "auto", "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
-		fs.BoolVar(&follow, "follow", false, "follow the file as the agent writes it (default when it changed in the last minute)")
-		fs.BoolVar(&follow, "f", false, "short for --follow")
-		fs.BoolVar(&noFollow, "no-follow", false, "never follow")
-	})
-	if done {
-		return code
-	}
+func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme string, follow, noFollow bool, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(paths) > 1 {
 		fmt.Fprintf(stderr, "spillway: open one session at a time (got %d paths); spillway report takes several\n", len(paths))
 		return exitUsage
 	}
 	if _, err := themes.Pick(theme, true, false); err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return exitUsage
 	}
 	src := ui.Source{}
@@ -362,14 +490,14 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		return exitUsage
 	}
 	dir := false
 	if src.Path != "" {
 		info, err := os.Stat(src.Path)
 		if err != nil {
-			fmt.Fprintf(stderr, "spillway: %v\n", err)
+			printError(stderr, err)
 			return 1
 		}
 		dir = info.IsDir()
@@ -385,7 +513,7 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 		}
 		if err != nil || newest == "" {
-			fmt.Fprintf(stderr, "spillway: %s: no sessions found (looked for *.jsonl files, recursively)\n", src.Path)
+			printError(stderr, fmt.Errorf("%s: no sessions found (looked for *.jsonl files, recursively)", src.Path))
 			return 1
 		}
 		src = ui.Source{Name: newest, Path: newest}
@@ -394,7 +522,7 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if spillRoot == "" {
 		spillRoot, _ = common.policy.spillRoot()
 	}
-	err = ui.Run(ui.Options{
+	err = runUI(ui.Options{
 		Source: src, Read: opt.Read, Policy: opt.Policy, Prices: opt.Prices,
 		Counter: func() (guard.TokenCounter, error) {
 			c, err := common.policy.counter()
@@ -406,7 +534,7 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		SpillRoot: spillRoot, Follow: following, Theme: theme, NoColor: os.Getenv("NO_COLOR") != "",
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
+		printError(stderr, err)
 		var nt *transcript.NotTranscriptError
 		if errors.As(err, &nt) {
 			return exitUsage
@@ -414,12 +542,6 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// isTerminal tells whether w is a terminal the inspector can draw on.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }
 
 // recentlyChanged tells whether a file was written in the last minute: a

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,6 +68,8 @@ func TestReportCommand(t *testing.T) {
 		{name: "bad input format", args: []string{"report", "--input-format", "aider", fixture("claude.jsonl")}, code: 2, stderrHas: "unknown input format"},
 		{name: "unknown flag", args: []string{"report", "--nope"}, code: 2, stderrHas: "flag provided but not defined"},
 		{name: "help", args: []string{"help"}, stdoutHas: "spillway report"},
+		{name: "a path after --", args: []string{"report", "--", "-gone.jsonl"}, code: 1, stderrHas: "-gone.jsonl: no such file", stderrLine: true},
+		{name: "flags between paths", args: []string{"report", fixture("claude.jsonl"), "--format", "csv", fixture("codex.jsonl")}, stdoutHas: "sess-codex-1,"},
 		{name: "one bad input among good ones", args: []string{"report", notes, fixture("claude.jsonl")}, code: 2, stdoutHas: "cost: $0.017910", stderrHas: "not an agent transcript"},
 	}
 	for _, tt := range tests {
@@ -105,16 +109,35 @@ func TestReportJSON(t *testing.T) {
 }
 
 // TestNoNetwork checks that nothing linked into the binary can open a
-// network connection: spillway works offline, always.
+// network connection: spillway works offline, always. The flag parser
+// imports net to parse IP-valued flags, which spillway never registers, so
+// the linked binary must hold no code that dials or listens.
 func TestNoNetwork(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, ".").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if pkg == "net" || pkg == "net/http" || strings.HasPrefix(pkg, "net/http/") {
+	netImporters := map[string]bool{"github.com/spf13/pflag": true}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		if pkg == "net/http" || strings.HasPrefix(pkg, "net/http/") || pkg == "crypto/tls" {
 			t.Errorf("the binary links %s", pkg)
 		}
+		if slices.Contains(strings.Fields(imports), "net") && !netImporters[pkg] {
+			t.Errorf("%s imports net", pkg)
+		}
+	}
+	bin := filepath.Join(t.TempDir(), "spillway")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	syms, err := exec.Command("go", "tool", "nm", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	dial := regexp.MustCompile(`\bnet\.(\(\*Dialer\)|Dial|Listen|socket|\(\*netFD\)\.connect)`)
+	if m := dial.FindAll(syms, 5); m != nil {
+		t.Errorf("the binary holds network code: %s", bytes.Join(m, []byte(", ")))
 	}
 }
 
@@ -213,6 +236,35 @@ func TestREADMESweep(t *testing.T) {
 	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
 		if strings.TrimSpace(want) != "…" && !lines[want] {
 			t.Errorf("README shows a line the sweep does not print:\n%q\noutput:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestREADMEHelp checks that each line of the help README quotes is a line
+// of the help (fang pads lines with spaces to the block's width).
+func TestREADMEHelp(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "$ go run . report --help\n"
+	i := strings.Index(string(readme), prompt)
+	if i < 0 {
+		t.Fatal("README no longer shows report's help")
+	}
+	block := string(readme[i+len(prompt):])
+	block = block[:strings.Index(block, "```")]
+	code, stdout, stderr := runCLI(t, "", "report", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(stdout, "\n") {
+		lines[strings.TrimRight(l, " ")] = true
+	}
+	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
+		if want != "…" && !lines[want] {
+			t.Errorf("README shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
 		}
 	}
 }

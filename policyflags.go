@@ -1,9 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strings"
+
+	flag "github.com/spf13/pflag"
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/tokens"
@@ -20,7 +21,11 @@ type policyFlags struct {
 }
 
 func (f *policyFlags) register(fs *flag.FlagSet, preset string) {
-	fs.StringVar(&f.preset, "preset", preset, "policy preset (see spillway presets)")
+	usage := "policy preset (see spillway presets)"
+	if preset != guard.DefaultPreset {
+		usage += "; the other policy flags adjust " + guard.DefaultPreset + " when no preset is given"
+	}
+	fs.StringVar(&f.preset, "preset", preset, usage)
 	fs.StringVar(&f.policyFile, "policy", "", "policy JSON file, as written by the inspector's w key")
 	fs.StringVar(&f.maxBytes, "max-bytes", "", "ceiling in the policy's unit: 24KiB, 80000, 50kB")
 	fs.StringVar(&f.unit, "unit", "", "size unit: json_bytes, utf8_bytes, utf16_units, codepoints, approx_tokens, tokens")
@@ -32,8 +37,21 @@ func (f *policyFlags) register(fs *flag.FlagSet, preset string) {
 	fs.StringVar(&f.spillDir, "spill-dir", "", "where spill files are written (default: the user cache folder)")
 	fs.Int64Var(&f.previewHead, "preview-head", 0, "preview head size in the preview unit")
 	fs.Int64Var(&f.previewTail, "preview-tail", 0, "preview tail size in the preview unit")
-	fs.StringVar(&f.exclude, "exclude", "", "comma-separated tool names never shaped (replaces the preset's list)")
+	fs.StringVar(&f.exclude, "exclude", "", "tools never shaped, comma-separated (replaces the preset's list)")
 	fs.StringVar(&f.encoding, "encoding", string(tokens.O200kBase), "tokenizer for estimates: o200k_base or cl100k_base")
+}
+
+// knobs are the flags that adjust a policy: giving one asks for a replay.
+var knobs = []string{"max-bytes", "unit", "dedupe", "dedupe-from", "no-dedupe", "spill", "no-spill", "preview-head", "preview-tail", "exclude"}
+
+// adjusts tells whether any knob was given.
+func (f *policyFlags) adjusts() bool {
+	for _, name := range knobs {
+		if f.set[name] {
+			return true
+		}
+	}
+	return false
 }
 
 // resolve builds the policy the flags describe.
@@ -48,7 +66,14 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
 		}
 		p, err = guard.LoadPolicy(f.policyFile)
 	} else {
-		p, err = guard.Preset(f.preset)
+		name := f.preset
+		if name == "none" && !f.set["preset"] && f.adjusts() {
+			// A knob without a preset adjusts the one every front end
+			// replays through by default, so report, sweep and the
+			// inspector print the same figures for the same flags.
+			name = guard.DefaultPreset
+		}
+		p, err = guard.Preset(name)
 	}
 	if err != nil {
 		return p, err
@@ -113,10 +138,7 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
 		}
 		custom = true
 	}
-	if custom && p.Name == "none" && !f.set["preset"] {
-		// Knobs given without a preset start from harness-rs's shape.
-		p.Name = "custom"
-	} else if custom && !strings.HasSuffix(p.Name, "+custom") {
+	if custom && !strings.HasSuffix(p.Name, "+custom") {
 		p.Name += "+custom"
 	}
 	return p, p.Validate()
