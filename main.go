@@ -16,8 +16,9 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
@@ -247,7 +248,7 @@ func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinNam
 
 func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var format string
-	fs, common, paths, code, done := command("sweep", "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).", guard.DefaultPreset, args, stderr,
+	fs, common, paths, code, done := command("sweep", "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).", policy.DefaultPreset, args, stderr,
 		func(fs *flag.FlagSet) {
 			fs.StringVar(&format, "format", "text", "output format: text, json or csv")
 		})
@@ -295,7 +296,7 @@ func runPresets(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "spillway: presets takes no arguments, got %q\n", fs.Args())
 		return exitUsage
 	}
-	if err := report.WritePresets(stdout, *format, guard.Presets()); err != nil {
+	if err := report.WritePresets(stdout, *format, policy.Presets()); err != nil {
 		fmt.Fprintf(stderr, "spillway: %v\n", err)
 		return exitUsage
 	}
@@ -308,7 +309,7 @@ func runPresets(args []string, stdout, stderr io.Writer) int {
 func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var theme string
 	var follow, noFollow bool
-	fs, common, paths, code, done := command("", "Open one session in the inspector.", guard.DefaultPreset, args, stderr, func(fs *flag.FlagSet) {
+	fs, common, paths, code, done := command("", "Open one session in the inspector.", policy.DefaultPreset, args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&theme, "theme", "auto", "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
 		fs.BoolVar(&follow, "follow", false, "follow the file as the agent writes it (default when it changed in the last minute)")
 		fs.BoolVar(&follow, "f", false, "short for --follow")
@@ -384,7 +385,7 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	err = ui.Run(ui.Options{
 		Source: src, Read: opt.Read, Policy: opt.Policy, Prices: opt.Prices,
-		Counter: func() (guard.TokenCounter, error) {
+		Counter: func() (replay.TokenCounter, error) {
 			c, err := common.policy.counter()
 			if err != nil {
 				return nil, err

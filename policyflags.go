@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
 // policyFlags are the knobs every command that replays takes. Each
@@ -37,28 +39,28 @@ func (f *policyFlags) register(fs *flag.FlagSet, preset string) {
 }
 
 // resolve builds the policy the flags describe.
-func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
+func (f *policyFlags) resolve(fs *flag.FlagSet) (policy.Policy, error) {
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	var p guard.Policy
+	var p policy.Policy
 	var err error
 	if f.policyFile != "" {
 		if f.set["preset"] {
 			return p, fmt.Errorf("--preset and --policy both choose the policy: give one")
 		}
-		p, err = guard.LoadPolicy(f.policyFile)
+		p, err = policy.LoadPolicy(f.policyFile)
 	} else {
-		p, err = guard.Preset(f.preset)
+		p, err = policy.Preset(f.preset)
 	}
 	if err != nil {
 		return p, err
 	}
 	custom := false
 	if f.unit != "" {
-		p.Unit, custom = guard.Unit(f.unit), true
+		p.Unit, custom = policy.Unit(f.unit), true
 	}
 	if f.maxBytes != "" {
-		n, err := guard.ParseSize(f.maxBytes)
+		n, err := human.ParseSize(f.maxBytes)
 		if err != nil {
 			return p, fmt.Errorf("--max-bytes: %w", err)
 		}
@@ -136,5 +138,5 @@ func (f *policyFlags) spillRoot() (string, error) {
 	if f.spillDir != "" {
 		return f.spillDir, nil
 	}
-	return guard.DefaultSpillRoot()
+	return spill.DefaultSpillRoot()
 }

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
 // Count formats a token count with thousands separators: 1234567 → "1,234,567".
-func Count(n int64) string { return guard.Group(n) }
+func Count(n int64) string { return human.Group(n) }
 
 // USD formats dollars to the micro-dollar, or "unknown" for nil.
 func USD(v *float64) string { return string(appendUSD(nil, v)) }

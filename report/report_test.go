@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -38,11 +39,11 @@ func build(t *testing.T, name string) *Session {
 // o200k_base unless the preset never acts.
 func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, preset string) *Session {
 	t.Helper()
-	policy, err := guard.Preset(preset)
+	policy, err := policy.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var counter guard.TokenCounter
+	var counter replay.TokenCounter
 	if !policy.Inert() {
 		c, err := tokens.Get(tokens.O200kBase)
 		if err != nil {
@@ -50,11 +51,11 @@ func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, prese
 		}
 		counter = tokens.NewCache(c)
 	}
-	prep, err := guard.Prepare(context.Background(), s, counter, prices, nil)
+	prep, err := replay.Prepare(context.Background(), s, counter, prices, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := prep.Replay(policy, guard.Options{})
+	rp, err := prep.Replay(policy, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +409,7 @@ func TestHostileText(t *testing.T) {
 	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
 		t.Skipf("this file system refuses the name: %v", err)
 	}
-	none, err := guard.Preset("none")
+	none, err := policy.Preset("none")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -27,7 +28,7 @@ func TestSweep(t *testing.T) {
 	}
 	for _, preset := range []string{"claude-code", "harness-rs-0.0.40", "agentscope"} {
 		t.Run(preset, func(t *testing.T) {
-			policy, err := guard.Preset(preset)
+			policy, err := policy.Preset(preset)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,24 +41,24 @@ func TestSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prep, err := guard.Prepare(context.Background(), s, tokens.NewCache(counter), pricing.Default(), nil)
+			prep, err := replay.Prepare(context.Background(), s, tokens.NewCache(counter), pricing.Default(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ceilings := guard.SweepCeilings(policy)
+			ceilings := replay.SweepCeilings(policy)
 			if len(doc.Points) != len(ceilings) || doc.Sessions != 1 || doc.Results != len(s.Results()) {
 				t.Fatalf("%d points for %d ceilings, %d sessions, %d results", len(doc.Points), len(ceilings), doc.Sessions, doc.Results)
 			}
 			for i, c := range ceilings {
 				q := policy.Clone()
 				q.SetCeiling(c)
-				rp, err := prep.Replay(q, guard.Options{})
+				rp, err := prep.Replay(q, replay.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := guard.SweepPoint{Ceiling: c, Own: c == policy.Ceiling,
-					Acted:      rp.Totals.Actions[guard.Truncate] + rp.Totals.Actions[guard.Spilled],
-					Suppressed: rp.Totals.Actions[guard.Suppress], Saved: rp.Totals.SavedPerCall,
+				want := replay.SweepPoint{Ceiling: c, Own: c == policy.Ceiling,
+					Acted:      rp.Totals.Actions[replay.Truncate] + rp.Totals.Actions[replay.Spilled],
+					Suppressed: rp.Totals.Actions[replay.Suppress], Saved: rp.Totals.SavedPerCall,
 					Cost: rp.Totals.Cost, CostAfter: rp.Totals.CostAfter}
 				if diff := cmp.Diff(want, doc.Points[i]); diff != "" {
 					t.Errorf("ceiling %d (-replay +sweep):\n%s", c, diff)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/goccy/go-json"
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
@@ -295,14 +295,14 @@ func callRow(row []byte, c *Call, active bool) []byte {
 			row = cell(append(row, none...))
 		}
 	} else {
-		row = cell(guard.AppendGroup(row, *c.PromptTokens))
+		row = cell(human.AppendGroup(row, *c.PromptTokens))
 		if active {
-			row = cell(guard.AppendGroup(row, *c.PromptTokensAfter))
+			row = cell(human.AppendGroup(row, *c.PromptTokensAfter))
 		}
 		if c.OutputLowerBound {
 			row = append(row, "≥"...)
 		}
-		row = cell(guard.AppendGroup(row, *c.OutputTokens))
+		row = cell(human.AppendGroup(row, *c.OutputTokens))
 		row = cell(appendUSD(row, c.CostUSD))
 		if active {
 			row = cell(appendUSD(row, c.CostUSDAfter))

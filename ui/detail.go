@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
@@ -52,11 +52,11 @@ func (d *detailPane) selectResult(step, call int) {
 }
 
 // results lists the replayed results of call.
-func callResults(rp *guard.Replay, call int) []*guard.Result {
+func callResults(rp *replay.Replay, call int) []*replay.Result {
 	if rp == nil {
 		return nil
 	}
-	var out []*guard.Result
+	var out []*replay.Result
 	for i := range rp.Results {
 		if rp.Results[i].Arrival == call {
 			out = append(out, &rp.Results[i])
@@ -66,7 +66,7 @@ func callResults(rp *guard.Replay, call int) []*guard.Result {
 }
 
 // View draws the window of the pane.
-func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, focused bool) string {
+func (d *detailPane) View(s *transcript.Session, rp *replay.Replay, call int, focused bool) string {
 	if d.height <= 0 || d.width <= 0 {
 		return ""
 	}
@@ -91,7 +91,7 @@ func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, foc
 }
 
 // render builds every line of the pane for call.
-func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) []string {
+func (d *detailPane) render(s *transcript.Session, rp *replay.Replay, call int) []string {
 	st := d.ctx.Styles
 	w := d.width
 	if s == nil || call < 0 || call >= len(s.Calls) {
@@ -172,7 +172,7 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 	add("")
 	before := termtext.Lines(r.Source.Text)
 	after := termtext.Lines(r.Text)
-	if r.Outcome == guard.Keep || r.Outcome == guard.Exclude {
+	if r.Outcome == replay.Keep || r.Outcome == replay.Exclude {
 		after = []string{st.Muted.Render("(the same text: the policy leaves this result as it is)")}
 	} else if len(r.Text) <= 64<<10 {
 		// A replacement is small but often one long line (a JSON marker):
@@ -185,7 +185,7 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 	}
 	leftTitle := fmt.Sprintf("what the model saw · %s", bytesShort(r.Bytes))
 	rightTitle := fmt.Sprintf("under %s · %s", escape(rp.Policy.Name), bytesShort(r.BytesAfter))
-	if r.Outcome == guard.Keep || r.Outcome == guard.Exclude {
+	if r.Outcome == replay.Keep || r.Outcome == replay.Exclude {
 		rightTitle = fmt.Sprintf("under %s · unchanged", escape(rp.Policy.Name))
 	}
 	limit := 2000 // lines of each side; enter opens the whole result
@@ -223,20 +223,20 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 }
 
 // resultLine summarizes one result on one line.
-func (d *detailPane) resultLine(r *guard.Result, calls int) string {
+func (d *detailPane) resultLine(r *replay.Result, calls int) string {
 	st := d.ctx.Styles
 	action := string(r.Outcome)
 	switch r.Outcome {
-	case guard.Truncate:
+	case replay.Truncate:
 		action = st.Marker[themes.Truncated].Render(action)
-	case guard.Spilled:
+	case replay.Spilled:
 		action = st.Marker[themes.Spilled].Render(action)
-	case guard.Suppress:
+	case replay.Suppress:
 		action = st.Marker[themes.Suppressed].Render(action)
 		if r.Stale {
 			action += " " + st.Marker[themes.Stale].Render("stale")
 		}
-	case guard.Exclude:
+	case replay.Exclude:
 		action = st.Marker[themes.Excluded].Render(action)
 	}
 	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, escape(r.Source.Tool), bytesShort(r.Bytes), bytesShort(r.BytesAfter))
@@ -302,7 +302,7 @@ func agentSpillPath(text string) string {
 // source is the selected result for the spill viewer: the file spillway
 // wrote, else a file the agent spilled that exists, else the text itself,
 // with what the model saw marked.
-func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool) {
+func (d *detailPane) source(rp *replay.Replay, call int) (spillview.Source, bool) {
 	results := callResults(rp, call)
 	if len(results) == 0 {
 		return spillview.Source{}, false
@@ -321,9 +321,9 @@ func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool)
 		}
 		rest := "the rest only in the spill file"
 		switch r.Outcome {
-		case guard.Truncate:
+		case replay.Truncate:
 			rest = "the rest was cut off"
-		case guard.Suppress:
+		case replay.Suppress:
 			rest = "a note that it repeats an earlier result stood in its place"
 		}
 		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", count(total), count(r.Bytes), rest)

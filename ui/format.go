@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
@@ -32,7 +32,7 @@ func align(s string, width int, right bool) string {
 func stripStyles(s string) string { return ansi.Strip(s) }
 
 // count writes a number with thousands separators.
-func count(n int64) string { return guard.Group(n) }
+func count(n int64) string { return human.Group(n) }
 
 // compact writes a token count in at most 6 characters: 950, 31.9k, 1.24M.
 func compact(n int64) string {

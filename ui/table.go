@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -61,7 +61,7 @@ func (t *callTable) setSize(w, h int) {
 }
 
 // setSession rebuilds the rows, keeping the selected call.
-func (t *callTable) setSession(s *transcript.Session, rp *guard.Replay) {
+func (t *callTable) setSession(s *transcript.Session, rp *replay.Replay) {
 	selected := t.current()
 	t.session = s
 	t.info = buildInfo(s, rp)
@@ -74,7 +74,7 @@ func (t *callTable) setSession(s *transcript.Session, rp *guard.Replay) {
 	t.clamp()
 }
 
-func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
+func buildInfo(s *transcript.Session, rp *replay.Replay) []callInfo {
 	if s == nil {
 		return nil
 	}
@@ -116,13 +116,13 @@ func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
 			}
 			marks := &info[r.Arrival].marks
 			switch r.Outcome {
-			case guard.Truncate:
+			case replay.Truncate:
 				marks[themes.Truncated] = true
-			case guard.Spilled:
+			case replay.Spilled:
 				marks[themes.Spilled] = true
-			case guard.Suppress:
+			case replay.Suppress:
 				marks[themes.Suppressed] = true
-			case guard.Exclude:
+			case replay.Exclude:
 				marks[themes.Excluded] = true
 			}
 			if r.Stale {

@@ -9,7 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -144,15 +145,15 @@ func (m *Model) header() []string {
 }
 
 // ceilingText names the policy's ceiling, or says there is none.
-func ceilingText(p guard.Policy) string {
+func ceilingText(p policy.Policy) string {
 	if p.Ceiling <= 0 {
 		return "no ceiling"
 	}
-	return "ceiling " + guard.FormatSize(p.Ceiling, p.Unit)
+	return "ceiling " + policy.FormatSize(p.Ceiling, p.Unit)
 }
 
 // policyLine states the policy's key knobs.
-func policyLine(p guard.Policy) string {
+func policyLine(p policy.Policy) string {
 	parts := []string{"policy " + escape(p.Name), ceilingText(p)}
 	if len(p.PerTool) > 0 {
 		parts = append(parts, "per-tool ceilings")
@@ -270,18 +271,18 @@ func (m *Model) totalsLine() string {
 	return strings.Join(parts, st.Muted.Render(" · "))
 }
 
-func markerCount(t guard.Totals, mk themes.Marker) int {
+func markerCount(t replay.Totals, mk themes.Marker) int {
 	switch mk {
 	case themes.Truncated:
-		return t.Actions[guard.Truncate]
+		return t.Actions[replay.Truncate]
 	case themes.Spilled:
-		return t.Actions[guard.Spilled]
+		return t.Actions[replay.Spilled]
 	case themes.Suppressed:
-		return t.Actions[guard.Suppress]
+		return t.Actions[replay.Suppress]
 	case themes.Stale:
 		return t.Stale
 	}
-	return t.Actions[guard.Exclude]
+	return t.Actions[replay.Exclude]
 }
 
 // chartLine draws savings against the ceiling, the current one marked.
@@ -323,8 +324,8 @@ func (m *Model) chartLine() string {
 	return strings.Join(parts, " ") + st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
 }
 
-func compactCeiling(n int64, u guard.Unit) string {
-	if u == guard.ApproxTokens || u == guard.Tokens {
+func compactCeiling(n int64, u policy.Unit) string {
+	if u == policy.ApproxTokens || u == policy.Tokens {
 		return compact(n)
 	}
 	switch {

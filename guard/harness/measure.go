@@ -1,4 +1,4 @@
-package guard
+package harness
 
 import (
 	"strings"
@@ -63,8 +63,8 @@ func serdeString(s string) string {
 	return b.String()
 }
 
-// serdeLen is len(serdeString(s)) without building it.
-func serdeLen(s string) int64 {
+// JSONLen is len(serdeString(s)) without building it.
+func JSONLen(s string) int64 {
 	n := int64(2)
 	valid := utf8.ValidString(s)
 	for i := 0; i < len(s); {
@@ -124,9 +124,9 @@ func skipPlain(s string, i int, valid bool) int {
 	return i
 }
 
-// utf16Len is the length of s in UTF-16 code units, as Java and JavaScript
+// UTF16Len is the length of s in UTF-16 code units, as Java and JavaScript
 // count a string.
-func utf16Len(s string) int64 {
+func UTF16Len(s string) int64 {
 	var n int64
 	for _, r := range s {
 		if r >= 0x10000 {
@@ -194,5 +194,5 @@ func tailRunes(s string, n int64) string {
 	return s[i:]
 }
 
-// approxTokens is Codex's estimate: a token per four bytes, rounded up.
-func approxTokens(bytes int64) int64 { return (bytes + 3) / 4 }
+// ApproxTokens is Codex's estimate: a token per four bytes, rounded up.
+func ApproxTokens(bytes int64) int64 { return (bytes + 3) / 4 }

@@ -1,4 +1,6 @@
-package guard
+// Package human writes numbers, sizes, money and times for people, the same
+// way in every front end, and reads sizes people write.
+package human
 
 import (
 	"fmt"
@@ -6,21 +8,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// unitNames label sizes.
-var unitNames = map[Unit]string{
-	JSONBytes: "JSON bytes", UTF8Bytes: "bytes", UTF16Units: "UTF-16 units", Codepoints: "code points",
-	ApproxTokens: "tokens (bytes/4)", Tokens: "tokens",
-}
-
-// FormatSize writes a size with its unit: "24,576 JSON bytes".
-func FormatSize(n int64, u Unit) string {
-	name, ok := unitNames[u]
-	if !ok {
-		name = string(u)
-	}
-	return Group(n) + " " + name
-}
 
 // Group writes n with comma thousands separators: 1234567 → "1,234,567",
 // as Java's %,d does in an English locale.

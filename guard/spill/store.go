@@ -1,4 +1,6 @@
-package guard
+// Package spill stores the files a replayed spill writes, in a folder of the
+// user's cache, where nothing a transcript says can lead outside it.
+package spill
 
 import (
 	"bytes"
@@ -6,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spillway-dev/spillway/guard/harness"
 )
 
 // DirStore writes spill files under Root/<session>/<policy>/, folders 0700
@@ -28,7 +32,7 @@ func DefaultSpillRoot() (string, error) {
 
 // Write stores f. Path elements from the transcript are made safe: nothing
 // escapes the store, whatever a tool name or call id says.
-func (s DirStore) Write(f SpillFile) (string, error) {
+func (s DirStore) Write(f harness.SpillFile) (string, error) {
 	dir := filepath.Join(s.Root, safeElem(s.Session), safeElem(s.Policy))
 	var parts []string
 	for _, e := range strings.Split(f.File, "/") {

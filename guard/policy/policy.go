@@ -1,8 +1,8 @@
-// Package guard replays the tool results of a recorded session through a
-// tool-result policy (a size ceiling with truncation or spilling, repeat
-// suppression) as a real harness would apply it, and prices every call
-// before and after.
-package guard
+// Package policy is the model of a tool-result policy (a size ceiling with
+// truncation or spilling, repeat suppression, which tools it spares), the
+// presets that reproduce real harnesses, and the checks a policy file
+// passes when it is loaded.
+package policy
 
 import (
 	"encoding/json"
@@ -11,6 +11,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
 // Unit is how a policy measures a result.
@@ -29,6 +32,21 @@ const (
 // Units lists every unit.
 var Units = []Unit{JSONBytes, UTF8Bytes, UTF16Units, Codepoints, ApproxTokens, Tokens}
 
+// unitNames label sizes.
+var unitNames = map[Unit]string{
+	JSONBytes: "JSON bytes", UTF8Bytes: "bytes", UTF16Units: "UTF-16 units", Codepoints: "code points",
+	ApproxTokens: "tokens (bytes/4)", Tokens: "tokens",
+}
+
+// FormatSize writes a size with its unit: "24,576 JSON bytes".
+func FormatSize(n int64, u Unit) string {
+	name, ok := unitNames[u]
+	if !ok {
+		name = string(u)
+	}
+	return human.Group(n) + " " + name
+}
+
 // Action is what a policy does with a result over its ceiling.
 type Action string
 
@@ -37,19 +55,6 @@ const (
 	TruncateHead   Action = "truncate_head"
 	TruncateMiddle Action = "truncate_middle"
 	Spill          Action = "spill"
-)
-
-// Style names the harness whose texts (truncation markers, spill notices,
-// repeat stubs, paths) a policy reproduces to the byte.
-type Style string
-
-// Styles.
-const (
-	StyleHarnessRS  Style = "harness-rs"
-	StyleAgentScope Style = "agentscope"
-	StyleDeepSeek   Style = "deepseek"
-	StyleClaudeCode Style = "claude-code"
-	StyleCodex      Style = "codex"
 )
 
 // Risk classifies a tool for repeat suppression.
@@ -84,9 +89,9 @@ const (
 
 // Policy holds every knob of a tool-result policy.
 type Policy struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Style       Style  `json:"style"`
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Style       harness.Style `json:"style"`
 
 	Unit Unit `json:"unit"`
 	// Ceiling in Unit; a result acts when its size is strictly greater.
@@ -189,15 +194,15 @@ func (p *Policy) CeilingFor(tool string) (int64, bool) {
 	if c <= 0 {
 		return 0, false
 	}
-	if p.Allowance > 0 && p.Allowance != 1 && !p.isExec(tool) {
+	if p.Allowance > 0 && p.Allowance != 1 && !p.IsExec(tool) {
 		c = ceilMul(c, p.Allowance)
 	}
 	return c, true
 }
 
-// isExec tells whether tool's output is command output Codex formats.
-func (p *Policy) isExec(tool string) bool {
-	return p.Style == StyleCodex && slices.Contains(p.ExecTools, tool)
+// IsExec tells whether tool's output is command output Codex formats.
+func (p *Policy) IsExec(tool string) bool {
+	return p.Style == harness.Codex && slices.Contains(p.ExecTools, tool)
 }
 
 func ceilMul(n int64, f float64) int64 {
@@ -247,7 +252,7 @@ func (p *Policy) Validate() error {
 		return fmt.Errorf("policy %s: unknown action %q", p.Name, p.Action)
 	}
 	switch p.Style {
-	case StyleHarnessRS, StyleAgentScope, StyleDeepSeek, StyleClaudeCode, StyleCodex:
+	case harness.HarnessRS, harness.AgentScope, harness.DeepSeek, harness.ClaudeCode, harness.Codex:
 	default:
 		return fmt.Errorf("policy %s: unknown style %q", p.Name, p.Style)
 	}
