@@ -48,7 +48,7 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (policy.Policy, error) {
 		if f.set["preset"] {
 			return p, fmt.Errorf("--preset and --policy both choose the policy: give one")
 		}
-		p, err = policy.LoadPolicy(f.policyFile)
+		p, err = policy.Load(f.policyFile)
 	} else {
 		p, err = policy.Preset(f.preset)
 	}
@@ -138,5 +138,5 @@ func (f *policyFlags) spillRoot() (string, error) {
 	if f.spillDir != "" {
 		return f.spillDir, nil
 	}
-	return spill.DefaultSpillRoot()
+	return spill.DefaultRoot()
 }

@@ -127,7 +127,7 @@ func (opt Options) session(s *transcript.Session) (*Session, error) {
 	}
 	var store replay.SpillStore
 	if opt.SpillRoot != "" {
-		store = spill.DirStore{Root: opt.SpillRoot, Session: s.ID, Policy: opt.Policy.Name}
+		store = spill.Dir{Root: opt.SpillRoot, Session: s.ID, Policy: opt.Policy.Name}
 	}
 	rp, err := prep.Replay(opt.Policy, replay.Options{Store: store})
 	if err != nil {

@@ -167,7 +167,7 @@ type Warning struct {
 }
 
 // Build reports a session replayed through a policy.
-func Build(rp *replay.Replay) *Session {
+func Build(rp *replay.Run) *Session {
 	p := rp.Prepared
 	s := p.Session
 	out := &Session{

@@ -39,12 +39,12 @@ func build(t *testing.T, name string) *Session {
 // o200k_base unless the preset never acts.
 func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, preset string) *Session {
 	t.Helper()
-	policy, err := policy.Preset(preset)
+	pol, err := policy.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var counter replay.TokenCounter
-	if !policy.Inert() {
+	if !pol.Inert() {
 		c, err := tokens.Get(tokens.O200kBase)
 		if err != nil {
 			t.Fatal(err)
@@ -55,7 +55,7 @@ func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, prese
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := prep.Replay(policy, replay.Options{})
+	rp, err := prep.Replay(pol, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

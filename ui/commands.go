@@ -40,7 +40,7 @@ type (
 	// replayedMsg carries a replay under the policy of request seq.
 	replayedMsg struct {
 		seq    int
-		replay *replay.Replay
+		replay *replay.Run
 		err    error
 	}
 	// sweptMsg carries the savings curve for the chart.
@@ -154,21 +154,21 @@ func prepareCmd(seq int, s *transcript.Session, counter func() (replay.TokenCoun
 }
 
 // replayCmd replays the prepared session under policy, writing spill files.
-func replayCmd(seq int, p *replay.Prepared, policy policy.Policy, spillRoot string) tea.Cmd {
+func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, spillRoot string) tea.Cmd {
 	return func() tea.Msg {
 		var store replay.SpillStore
 		if spillRoot != "" {
-			store = spill.DirStore{Root: spillRoot, Session: p.Session.ID, Policy: policy.Name}
+			store = spill.Dir{Root: spillRoot, Session: p.Session.ID, Policy: pol.Name}
 		}
-		rp, err := p.Replay(policy, replay.Options{Store: store})
+		rp, err := p.Replay(pol, replay.Options{Store: store})
 		return replayedMsg{seq: seq, replay: rp, err: err}
 	}
 }
 
 // sweepCmd computes the savings curve at the sweep ceilings.
-func sweepCmd(key string, p *replay.Prepared, policy policy.Policy) tea.Cmd {
+func sweepCmd(key string, p *replay.Prepared, pol policy.Policy) tea.Cmd {
 	return func() tea.Msg {
-		points, err := p.Sweep(policy, replay.SweepCeilings(policy))
+		points, err := p.Sweep(pol, replay.SweepCeilings(pol))
 		if err != nil {
 			return sweptMsg{key: key}
 		}
@@ -201,7 +201,7 @@ func startFollow(ctx context.Context, path string, opt transcript.Options) (tea.
 // writePolicyCmd writes the tuned policy.
 func writePolicyCmd(path string, p policy.Policy) tea.Cmd {
 	return func() tea.Msg {
-		return wroteMsg{path: path, err: policy.SavePolicy(path, p)}
+		return wroteMsg{path: path, err: policy.Save(path, p)}
 	}
 }
 

@@ -3,11 +3,11 @@ package ui
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
@@ -52,7 +52,7 @@ func (d *detailPane) selectResult(step, call int) {
 }
 
 // results lists the replayed results of call.
-func callResults(rp *replay.Replay, call int) []*replay.Result {
+func callResults(rp *replay.Run, call int) []*replay.Result {
 	if rp == nil {
 		return nil
 	}
@@ -66,7 +66,7 @@ func callResults(rp *replay.Replay, call int) []*replay.Result {
 }
 
 // View draws the window of the pane.
-func (d *detailPane) View(s *transcript.Session, rp *replay.Replay, call int, focused bool) string {
+func (d *detailPane) View(s *transcript.Session, rp *replay.Run, call int, focused bool) string {
 	if d.height <= 0 || d.width <= 0 {
 		return ""
 	}
@@ -91,7 +91,7 @@ func (d *detailPane) View(s *transcript.Session, rp *replay.Replay, call int, fo
 }
 
 // render builds every line of the pane for call.
-func (d *detailPane) render(s *transcript.Session, rp *replay.Replay, call int) []string {
+func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []string {
 	st := d.ctx.Styles
 	w := d.width
 	if s == nil || call < 0 || call >= len(s.Calls) {
@@ -166,13 +166,13 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Replay, call int) 
 	}
 	if r.SpillPath != "" {
 		add(st.Muted.Render(termtext.Truncate("spill file: "+escape(r.SpillPath)+" (enter opens it)", w)))
-	} else if p := agentSpillPath(r.Source.Text); p != "" {
+	} else if p := harness.AgentSpillPath(r.Source.Text); p != "" {
 		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+escape(p)+" (enter opens it)", w)))
 	}
 	add("")
 	before := termtext.Lines(r.Source.Text)
 	after := termtext.Lines(r.Text)
-	if r.Outcome == replay.Keep || r.Outcome == replay.Exclude {
+	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
 		after = []string{st.Muted.Render("(the same text: the policy leaves this result as it is)")}
 	} else if len(r.Text) <= 64<<10 {
 		// A replacement is small but often one long line (a JSON marker):
@@ -185,7 +185,7 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Replay, call int) 
 	}
 	leftTitle := fmt.Sprintf("what the model saw · %s", bytesShort(r.Bytes))
 	rightTitle := fmt.Sprintf("under %s · %s", escape(rp.Policy.Name), bytesShort(r.BytesAfter))
-	if r.Outcome == replay.Keep || r.Outcome == replay.Exclude {
+	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
 		rightTitle = fmt.Sprintf("under %s · unchanged", escape(rp.Policy.Name))
 	}
 	limit := 2000 // lines of each side; enter opens the whole result
@@ -227,16 +227,16 @@ func (d *detailPane) resultLine(r *replay.Result, calls int) string {
 	st := d.ctx.Styles
 	action := string(r.Outcome)
 	switch r.Outcome {
-	case replay.Truncate:
+	case replay.Truncated:
 		action = st.Marker[themes.Truncated].Render(action)
 	case replay.Spilled:
 		action = st.Marker[themes.Spilled].Render(action)
-	case replay.Suppress:
+	case replay.Suppressed:
 		action = st.Marker[themes.Suppressed].Render(action)
 		if r.Stale {
 			action += " " + st.Marker[themes.Stale].Render("stale")
 		}
-	case replay.Exclude:
+	case replay.Excluded:
 		action = st.Marker[themes.Excluded].Render(action)
 	}
 	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, escape(r.Source.Tool), bytesShort(r.Bytes), bytesShort(r.BytesAfter))
@@ -279,30 +279,10 @@ func summarize(input []byte) string {
 	return s
 }
 
-// agentSpillPaths find a file the recorded agent itself spilled a result to.
-var agentSpillPaths = []*regexp.Regexp{
-	regexp.MustCompile(`Full output saved to: (\S+)`),                          // Claude Code <persisted-output>
-	regexp.MustCompile(`has been saved to ` + "`" + `([^` + "`" + `]+)` + "`"), // AgentScope
-	regexp.MustCompile(`"path":"(\.harness/spill/[^"]+)"`),                     // harness-rs
-	regexp.MustCompile(`stored at: (\S+)\. `),                                  // DeepSeek Harness
-}
-
-func agentSpillPath(text string) string {
-	if len(text) > 64<<10 {
-		text = text[:64<<10]
-	}
-	for _, re := range agentSpillPaths {
-		if m := re.FindStringSubmatch(text); m != nil {
-			return m[1]
-		}
-	}
-	return ""
-}
-
 // source is the selected result for the spill viewer: the file spillway
 // wrote, else a file the agent spilled that exists, else the text itself,
 // with what the model saw marked.
-func (d *detailPane) source(rp *replay.Replay, call int) (spillview.Source, bool) {
+func (d *detailPane) source(rp *replay.Run, call int) (spillview.Source, bool) {
 	results := callResults(rp, call)
 	if len(results) == 0 {
 		return spillview.Source{}, false
@@ -321,14 +301,14 @@ func (d *detailPane) source(rp *replay.Replay, call int) (spillview.Source, bool
 		}
 		rest := "the rest only in the spill file"
 		switch r.Outcome {
-		case replay.Truncate:
+		case replay.Truncated:
 			rest = "the rest was cut off"
-		case replay.Suppress:
+		case replay.Suppressed:
 			rest = "a note that it repeats an earlier result stood in its place"
 		}
 		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", count(total), count(r.Bytes), rest)
 	}
-	if p := agentSpillPath(r.Source.Text); p != "" {
+	if p := harness.AgentSpillPath(r.Source.Text); p != "" {
 		if _, err := os.Stat(p); err == nil {
 			src.Path, src.Text, src.Seen = p, "", nil
 			src.Note = "the file the agent spilled this result to"

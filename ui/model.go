@@ -92,7 +92,7 @@ type Model struct {
 
 	session *transcript.Session
 	prep    *replay.Prepared
-	replay  *replay.Replay
+	replay  *replay.Run
 	points  []replay.SweepPoint
 
 	policy policy.Policy
@@ -329,7 +329,7 @@ func (m *Model) requestSweep() tea.Cmd {
 	return sweepCmd(key, m.prep, m.policy)
 }
 
-func (m *Model) setReplay(rp *replay.Replay) {
+func (m *Model) setReplay(rp *replay.Run) {
 	atEnd := m.table.atEnd()
 	old := m.replay
 	m.replay = rp
@@ -344,13 +344,13 @@ func (m *Model) setReplay(rp *replay.Replay) {
 
 // raiseAlerts tells about new results over the ceiling and new suppressed
 // repeats since the previous replay of a followed session.
-func (m *Model) raiseAlerts(old, rp *replay.Replay) {
+func (m *Model) raiseAlerts(old, rp *replay.Run) {
 	for i := len(old.Results); i < len(rp.Results); i++ {
 		r := rp.Results[i]
 		switch r.Outcome {
-		case replay.Truncate, replay.Spilled:
+		case replay.Truncated, replay.Spilled:
 			m.alert = fmt.Sprintf("new %s result over the ceiling at call %d (%s)", safe(r.Source.Tool), r.Arrival, policy.FormatSize(r.Size, rp.Policy.Unit))
-		case replay.Suppress:
+		case replay.Suppressed:
 			m.alert = fmt.Sprintf("repeat of result %d suppressed at call %d (%s)", r.RepeatOf, r.Arrival, safe(r.Source.Tool))
 		}
 	}
@@ -671,7 +671,7 @@ func (m *Model) jumpEvent(dir int) tea.Cmd {
 	}
 	acted := map[int]bool{}
 	for _, r := range m.replay.Results {
-		if r.Outcome != replay.Keep && r.Arrival >= 0 {
+		if r.Outcome != replay.Kept && r.Arrival >= 0 {
 			acted[r.Arrival] = true
 		}
 	}

@@ -61,7 +61,7 @@ func (t *callTable) setSize(w, h int) {
 }
 
 // setSession rebuilds the rows, keeping the selected call.
-func (t *callTable) setSession(s *transcript.Session, rp *replay.Replay) {
+func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	selected := t.current()
 	t.session = s
 	t.info = buildInfo(s, rp)
@@ -74,7 +74,7 @@ func (t *callTable) setSession(s *transcript.Session, rp *replay.Replay) {
 	t.clamp()
 }
 
-func buildInfo(s *transcript.Session, rp *replay.Replay) []callInfo {
+func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 	if s == nil {
 		return nil
 	}
@@ -116,13 +116,13 @@ func buildInfo(s *transcript.Session, rp *replay.Replay) []callInfo {
 			}
 			marks := &info[r.Arrival].marks
 			switch r.Outcome {
-			case replay.Truncate:
+			case replay.Truncated:
 				marks[themes.Truncated] = true
 			case replay.Spilled:
 				marks[themes.Spilled] = true
-			case replay.Suppress:
+			case replay.Suppressed:
 				marks[themes.Suppressed] = true
-			case replay.Exclude:
+			case replay.Excluded:
 				marks[themes.Excluded] = true
 			}
 			if r.Stale {

@@ -51,12 +51,12 @@ func counter() (replay.TokenCounter, error) {
 // command until the inspector is idle, and returns it.
 func newModel(t testing.TB, data []byte, preset string, w, h int, theme string) *Model {
 	t.Helper()
-	policy, err := policy.Preset(preset)
+	pol, err := policy.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := New(Options{
-		Source: Source{Name: "demo.jsonl", Data: data}, Policy: policy, Prices: pricing.Default(),
+		Source: Source{Name: "demo.jsonl", Data: data}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: theme,
 	})
 	drive(t, m, m.Init())
@@ -226,7 +226,7 @@ func TestKeys(t *testing.T) {
 		{"Write", nil, []string{"w"}, func(m *Model) string {
 			m.input.SetValue(policyFile)
 			send(t, m, keyMsg("enter"))
-			p, err := policy.LoadPolicy(policyFile)
+			p, err := policy.Load(policyFile)
 			return want(err == nil && reflect.DeepEqual(p, m.policy), "read back: %v", err)
 		}},
 		{"Warnings", nil, []string{"W"}, func(m *Model) string { return want(m.overlay == warningsOverlay, "overlay %v", m.overlay) }},

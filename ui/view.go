@@ -274,15 +274,15 @@ func (m *Model) totalsLine() string {
 func markerCount(t replay.Totals, mk themes.Marker) int {
 	switch mk {
 	case themes.Truncated:
-		return t.Actions[replay.Truncate]
+		return t.Actions[replay.Truncated]
 	case themes.Spilled:
 		return t.Actions[replay.Spilled]
 	case themes.Suppressed:
-		return t.Actions[replay.Suppress]
+		return t.Actions[replay.Suppressed]
 	case themes.Stale:
 		return t.Stale
 	}
-	return t.Actions[replay.Exclude]
+	return t.Actions[replay.Excluded]
 }
 
 // chartLine draws savings against the ceiling, the current one marked.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -434,4 +435,28 @@ func CodexTruncate(text string, ix *tokens.Index, budgetBytes int64, inTokens bo
 	}
 	parts := []tokens.Part{headPart(ix, text, prefix), tokens.Lit(marker), tailPart(ix, text, suffix)}
 	return join(parts), parts
+}
+
+// agentSpillPaths read the file a recorded agent spilled a result to out of
+// its own notice, one pattern per text above that names one: ClaudeSpill,
+// AgentScopeSpill, HarnessRSSpill and DeepSeekSpill.
+var agentSpillPaths = []*regexp.Regexp{
+	regexp.MustCompile(`Full output saved to: (\S+)`),                          // Claude Code <persisted-output>
+	regexp.MustCompile(`has been saved to ` + "`" + `([^` + "`" + `]+)` + "`"), // AgentScope
+	regexp.MustCompile(`"path":"(\.harness/spill/[^"]+)"`),                     // harness-rs
+	regexp.MustCompile(`stored at: (\S+)\. `),                                  // DeepSeek Harness
+}
+
+// AgentSpillPath is the file a recorded result says the agent spilled its
+// full text to, found in the first 64 KiB; "" when it names none.
+func AgentSpillPath(text string) string {
+	if len(text) > 64<<10 {
+		text = text[:64<<10]
+	}
+	for _, re := range agentSpillPaths {
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }

@@ -330,3 +330,39 @@ func TestJavaSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentSpillPath reads back, from each harness's own spill notice as
+// rendered above, the file it names; texts without one name none.
+func TestAgentSpillPath(t *testing.T) {
+	big := strings.Repeat("0123456789\n", 10_000)
+	claude, claudeFile := ClaudeSpill(Subject{Text: big, CallID: "toolu_1", Session: "S", Dir: "/p",
+		Template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}, ClaudePreviewUnits, true)
+	scope, _, scopeFile := AgentScopeSpill(Subject{Text: big, CallID: "c1",
+		Template: "large_tool_results/{agent}/{call_id}-{sha256_16}"}, "agent", 10, 10)
+	rs, rsFile := HarnessRSSpill(Subject{Text: big, Tool: "grep", CallID: "c1",
+		Template: ".harness/spill/{call_id}-{tool}.{ext}"}, HarnessRSSpillPreviewBytes)
+	deepseek, _, deepseekFile, ok := DeepSeekSpill(Subject{Text: big, Tool: "bash", CallID: "c1", Session: "s",
+		Template: "/tmp/dsh-spill-000000/session-{session_sha12}/{random12}-{tool}.txt"}, 50_000)
+	if !ok {
+		t.Fatal("DeepSeek kept the original")
+	}
+	codex, _ := CodexTruncate(big, nil, 4000, true)
+	tests := []struct {
+		name, text, want, locator string
+	}{
+		{"Claude Code", claude, "/p/S/tool-results/toolu_1.txt", claudeFile.Locator},
+		{"AgentScope", scope, scopeFile.Locator, scopeFile.Locator},
+		{"harness-rs", rs, ".harness/spill/c1-grep.txt", rsFile.Locator},
+		{"DeepSeek", deepseek, deepseekFile.Locator, deepseekFile.Locator},
+		{"Codex truncates", codex, "", ""},
+		{"plain", "no notice here: saved to disk", "", ""},
+	}
+	for _, tt := range tests {
+		if got := AgentSpillPath(tt.text); got != tt.want || got != tt.locator {
+			t.Errorf("%s: AgentSpillPath = %q, want %q (the locator rendered: %q)", tt.name, got, tt.want, tt.locator)
+		}
+	}
+	if !strings.HasPrefix(scopeFile.Locator, "large_tool_results/agent/c1-") || !strings.HasPrefix(deepseekFile.Locator, "/tmp/dsh-spill-000000/session-") {
+		t.Errorf("locators %q, %q", scopeFile.Locator, deepseekFile.Locator)
+	}
+}

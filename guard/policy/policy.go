@@ -265,8 +265,8 @@ func (p *Policy) Validate() error {
 	return nil
 }
 
-// LoadPolicy reads a policy written by SavePolicy (or by hand).
-func LoadPolicy(file string) (Policy, error) {
+// Load reads a policy written by Save (or by hand).
+func Load(file string) (Policy, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return Policy{}, fmt.Errorf("read policy: %w", err)
@@ -283,8 +283,8 @@ func LoadPolicy(file string) (Policy, error) {
 	return p, nil
 }
 
-// SavePolicy writes p as indented JSON that LoadPolicy reads back.
-func SavePolicy(file string, p Policy) error {
+// Save writes p as indented JSON that Load reads back.
+func Save(file string, p Policy) error {
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err

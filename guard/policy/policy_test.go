@@ -56,10 +56,10 @@ func TestPolicyFile(t *testing.T) {
 	p := mustPreset(t, "claude-code")
 	p.Ceiling = 12_345
 	file := filepath.Join(t.TempDir(), "policy.json")
-	if err := SavePolicy(file, p); err != nil {
+	if err := Save(file, p); err != nil {
 		t.Fatal(err)
 	}
-	back, err := LoadPolicy(file)
+	back, err := Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func TestPolicyFile(t *testing.T) {
 		t.Errorf("round trip (-saved +loaded):\n%s", diff)
 	}
 	os.WriteFile(file, []byte(`{"name":"x","unit":"furlongs"}`), 0o600)
-	if _, err := LoadPolicy(file); err == nil || !strings.Contains(err.Error(), "furlongs") {
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "furlongs") {
 		t.Errorf("bad unit: %v", err)
 	}
 	os.WriteFile(file, []byte(`{"name":"x","celing":5}`), 0o600)
-	if _, err := LoadPolicy(file); err == nil || !strings.Contains(err.Error(), "celing") {
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "celing") {
 		t.Errorf("misspelled knob: %v", err)
 	}
 }

@@ -1,3 +1,7 @@
+// Package replay runs the tool results of a recorded session through a
+// tool-result policy as a real harness would apply it, in transcript order,
+// and prices every call before and after: what each call would have cost.
+// Prepare measures a session once; Replay and Sweep are then cheap.
 package replay
 
 import (
@@ -14,20 +18,22 @@ import (
 	"github.com/spillway-dev/spillway/transcript"
 )
 
-// Outcome is what a policy did to one result.
+// Outcome is what a policy did to one result. Its values are the action
+// names of the report's JSON ("actions" and each result's "action").
 type Outcome string
 
-// Outcomes.
+// Outcomes, in the past tense: a policy's Action is what it would do, an
+// Outcome what it did.
 const (
-	Keep     Outcome = "keep"
-	Truncate Outcome = "truncate"
-	Spilled  Outcome = "spill"
-	Suppress Outcome = "suppress"
-	Exclude  Outcome = "exclude"
+	Kept       Outcome = "keep"
+	Truncated  Outcome = "truncate"
+	Spilled    Outcome = "spill"
+	Suppressed Outcome = "suppress"
+	Excluded   Outcome = "exclude"
 )
 
 // Outcomes lists every outcome in display order.
-var Outcomes = []Outcome{Keep, Truncate, Spilled, Suppress, Exclude}
+var Outcomes = []Outcome{Kept, Truncated, Spilled, Suppressed, Excluded}
 
 // Result is one tool result replayed through a policy.
 type Result struct {
@@ -89,8 +95,8 @@ func (c Call) Saved() int64 {
 	return c.Usage.Prompt() - c.UsageAfter.Prompt()
 }
 
-// Replay is a session replayed through one policy.
-type Replay struct {
+// Run is a session replayed through one policy.
+type Run struct {
 	Policy      policy.Policy
 	Prepared    *Prepared
 	Results     []Result
@@ -144,7 +150,7 @@ type Options struct {
 
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
-func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Replay, error) {
+func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -154,7 +160,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Replay, error) {
 	if p.textsDropped && !pol.Inert() {
 		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", pol.Name)
 	}
-	rp := &Replay{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
+	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
 	if !pol.Inert() {
 		p.measure(pol.Unit)
 		switch pol.Style {
@@ -173,13 +179,13 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Replay, error) {
 		r := &rp.Results[i]
 		*r = Result{
 			Index: i, Source: it.r, Arrival: it.arrival, SentAt: it.sentAt,
-			Risk: pol.Risk.Classify(it.r.Tool), Outcome: Keep, RepeatOf: -1,
+			Risk: pol.Risk.Classify(it.r.Tool), Outcome: Kept, RepeatOf: -1,
 			Size: it.size[unitIndex(pol.Unit)], Bytes: int64(it.r.Bytes()), Tokens: it.tokens,
 			Text: it.r.Text, CarryCost: it.carry, CarryCalls: it.carryN,
 		}
 		switch {
 		case pol.Excluded(it.r.Tool):
-			r.Outcome, r.Reason = Exclude, "excluded tool"
+			r.Outcome, r.Reason = Excluded, "excluded tool"
 		case d.suppress(i, it, r, p.items):
 		default:
 			rp.shape(it, r, opt)
@@ -195,10 +201,10 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Replay, error) {
 
 // countAfter renders the pending truncations and counts the tokens of
 // every replacement text, on all CPUs.
-func (rp *Replay) countAfter() {
+func (rp *Run) countAfter() {
 	var acted []int
 	for i := range rp.Results {
-		if o := rp.Results[i].Outcome; o != Keep && o != Exclude {
+		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
 		}
 	}
@@ -237,18 +243,18 @@ func (rp *Replay) countAfter() {
 // Seen returns the parts of r's original text the model still saw under
 // the policy: nil when it saw all of it, empty when it saw none (a
 // suppressed repeat). It is worked out when asked, not for every replay.
-func (rp *Replay) Seen(r *Result) []harness.Range {
+func (rp *Run) Seen(r *Result) []harness.Range {
 	switch r.Outcome {
-	case Keep, Exclude:
+	case Kept, Excluded:
 		return nil
-	case Suppress:
+	case Suppressed:
 		return []harness.Range{}
 	}
 	return harness.SeenRanges(rp.Policy.Style, r.Source.Text, r.Text)
 }
 
 // shape applies the ceiling.
-func (rp *Replay) shape(it *item, r *Result, opt Options) {
+func (rp *Run) shape(it *item, r *Result, opt Options) {
 	pol := &rp.Policy
 	ceiling, limited := pol.CeilingFor(it.r.Tool)
 	switch {
@@ -270,7 +276,7 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 	}
 	over := fmt.Sprintf("%s > %s", policy.FormatSize(r.Size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
 	if pol.Action != policy.Spill {
-		r.Outcome, r.Reason, r.pending = Truncate, over, true
+		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
 	}
 	s := rp.subject(it)
@@ -291,18 +297,18 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 	rp.Totals.SpillFailures++
 	r.Warning = fmt.Sprintf("spill file not written (%v)", err)
 	if pol.OnSpillError == policy.FallbackTruncate && pol.Style == harness.HarnessRS {
-		r.Outcome, r.Locator = Truncate, ""
+		r.Outcome, r.Locator = Truncated, ""
 		r.Text, r.parts = rp.truncate(s, ceiling)
 		r.Warning += "; truncated instead"
 	} else {
-		r.Outcome, r.Text, r.parts, r.Locator = Keep, it.r.Text, nil, ""
+		r.Outcome, r.Text, r.parts, r.Locator = Kept, it.r.Text, nil, ""
 		r.Warning += "; the original stays inline"
 	}
 	rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", r.Index, it.r.Tool, r.Warning))
 }
 
 // subject is it as the styles render it.
-func (rp *Replay) subject(it *item) harness.Subject {
+func (rp *Run) subject(it *item) harness.Subject {
 	c := it.cache()
 	digest := ""
 	if rp.Policy.Style == harness.AgentScope {
@@ -315,7 +321,7 @@ func (rp *Replay) subject(it *item) harness.Subject {
 }
 
 // truncate renders the style's truncation.
-func (rp *Replay) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part) {
+func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part) {
 	pol := &rp.Policy
 	switch pol.Style {
 	case harness.Codex:
@@ -342,7 +348,7 @@ func bytesFor(n int64, u policy.Unit) int64 {
 
 // spill renders the style's spill; ok is false when the style keeps the
 // original instead.
-func (rp *Replay) spill(s harness.Subject, ceiling int64) (string, []tokens.Part, harness.SpillFile, bool) {
+func (rp *Run) spill(s harness.Subject, ceiling int64) (string, []tokens.Part, harness.SpillFile, bool) {
 	pol := &rp.Policy
 	switch pol.Style {
 	case harness.AgentScope:
@@ -360,14 +366,14 @@ func (rp *Replay) spill(s harness.Subject, ceiling int64) (string, []tokens.Part
 }
 
 // finish fills the after-sizes and counts.
-func (rp *Replay) finish(it *item, r *Result) {
+func (rp *Run) finish(it *item, r *Result) {
 	t := &rp.Totals
 	if t.Actions == nil {
 		t.Actions = map[Outcome]int{}
 		t.ByTool = map[string]ToolStat{}
 	}
 	r.BytesAfter = r.Bytes
-	if r.Outcome == Keep || r.Outcome == Exclude {
+	if r.Outcome == Kept || r.Outcome == Excluded {
 		r.TokensAfter = r.Tokens
 	} else {
 		r.BytesAfter = int64(len(r.Text))
@@ -386,7 +392,7 @@ func (rp *Replay) finish(it *item, r *Result) {
 	}
 	st := t.ByTool[it.r.Tool]
 	st.Results++
-	if r.Outcome != Keep && r.Outcome != Exclude {
+	if r.Outcome != Kept && r.Outcome != Excluded {
 		st.Acted++
 	}
 	t.ByTool[it.r.Tool] = st
@@ -394,7 +400,7 @@ func (rp *Replay) finish(it *item, r *Result) {
 
 // price takes each result's saved tokens out of every call that carries
 // it, fresh at the first and cached after, and prices every call again.
-func (rp *Replay) price() {
+func (rp *Run) price() {
 	p := rp.Prepared
 	calls := p.Session.Calls
 	n := len(calls)
@@ -514,7 +520,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		k.shown = i
 		return false
 	}
-	r.Outcome, r.RepeatOf, r.Stale = Suppress, k.shown, earlier != it.r.Text
+	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, earlier != it.r.Text
 	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
 	if d.pol.Style == harness.ClaudeCode {
 		r.Text = harness.ClaudeReadStub

@@ -61,7 +61,7 @@ func result(id, text string, isError bool) map[string]any {
 	return map[string]any{"role": "tool", "tool_call_id": id, "content": text, "is_error": isError}
 }
 
-func outcomes(rp *Replay) []string {
+func outcomes(rp *Run) []string {
 	var out []string
 	for _, r := range rp.Results {
 		s := string(r.Outcome)
@@ -205,13 +205,13 @@ func TestGates(t *testing.T) {
 		want   Outcome
 		reason string
 	}{
-		{"AgentScope excludes read_file", "agentscope", result("1", big, false), Exclude, "excluded tool"},
+		{"AgentScope excludes read_file", "agentscope", result("1", big, false), Excluded, "excluded tool"},
 		{"DeepSeek leaves results with images alone", "deepseek",
 			map[string]any{"role": "tool", "tool_call_id": "1", "content": []any{map[string]any{"type": "text", "text": big}, map[string]any{"type": "image"}}},
-			Keep, "has non-text blocks"},
-		{"errors are shaped where the harness shapes them", "harness-rs-0.0.40", result("1", big, true), Truncate, ""},
-		{"Claude Code never persists Read", "claude-code", result("1", big, false), Keep, "no ceiling"},
-		{"no policy", "none", result("1", big, false), Keep, "no ceiling"},
+			Kept, "has non-text blocks"},
+		{"errors are shaped where the harness shapes them", "harness-rs-0.0.40", result("1", big, true), Truncated, ""},
+		{"Claude Code never persists Read", "claude-code", result("1", big, false), Kept, "no ceiling"},
+		{"no policy", "none", result("1", big, false), Kept, "no ceiling"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -233,7 +233,7 @@ func TestGates(t *testing.T) {
 	p := mustPreset(t, "harness-rs-0.0.40")
 	p.ShapeErrors = false
 	rp, _ := prepared(t, generic(t, call("1", "fetch", nil), result("1", big, true))).Replay(p, Options{})
-	if r := rp.Results[0]; r.Outcome != Keep || r.Reason != "errors are not shaped" {
+	if r := rp.Results[0]; r.Outcome != Kept || r.Reason != "errors are not shaped" {
 		t.Errorf("errors off: %s %s", r.Outcome, r.Reason)
 	}
 }
@@ -243,7 +243,7 @@ func TestSpillFiles(t *testing.T) {
 	s := generic(t, call("c/../1", "../../evil", nil), result("c/../1", big, false))
 	p := prepared(t, s)
 	root := t.TempDir()
-	store := spill.DirStore{Root: root, Session: s.ID, Policy: "harness-rs-0.0.50"}
+	store := spill.Dir{Root: root, Session: s.ID, Policy: "harness-rs-0.0.50"}
 	rp, err := p.Replay(mustPreset(t, "harness-rs-0.0.50"), Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
@@ -274,16 +274,16 @@ func TestSpillFiles(t *testing.T) {
 	// A store that cannot write: a file where its folder should be.
 	blocker := filepath.Join(t.TempDir(), "not-a-folder")
 	os.WriteFile(blocker, nil, 0o600)
-	bad := spill.DirStore{Root: blocker, Session: s.ID, Policy: "x"}
+	bad := spill.Dir{Root: blocker, Session: s.ID, Policy: "x"}
 	rp, _ = p.Replay(mustPreset(t, "harness-rs-0.0.50"), Options{Store: bad})
-	if r := rp.Results[0]; r.Outcome != Truncate || !strings.Contains(r.Warning, "truncated instead") || rp.Totals.SpillFailures != 1 || len(rp.Warnings) != 1 {
+	if r := rp.Results[0]; r.Outcome != Truncated || !strings.Contains(r.Warning, "truncated instead") || rp.Totals.SpillFailures != 1 || len(rp.Warnings) != 1 {
 		t.Errorf("harness-rs falls back to truncation: %s %q", r.Outcome, r.Warning)
 	}
 	as := mustPreset(t, "agentscope")
 	as.Exclude = nil
 	as.Ceiling = 1000
 	rp, _ = p.Replay(as, Options{Store: bad})
-	if r := rp.Results[0]; r.Outcome != Keep || r.Text != big || !strings.Contains(r.Warning, "original stays inline") {
+	if r := rp.Results[0]; r.Outcome != Kept || r.Text != big || !strings.Contains(r.Warning, "original stays inline") {
 		t.Errorf("AgentScope keeps the original: %s %q", r.Outcome, r.Warning)
 	}
 }
@@ -313,7 +313,7 @@ func TestCostAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rp.Results[0]
-	if r.Outcome != Truncate || r.Tokens != 500 || r.TokensAfter != 52 || r.Saved != 448 || r.SentAt != 1 {
+	if r.Outcome != Truncated || r.Tokens != 500 || r.TokensAfter != 52 || r.Saved != 448 || r.SentAt != 1 {
 		t.Fatalf("result: %s, tokens %d → %d, saved %d, sent at %d", r.Outcome, r.Tokens, r.TokensAfter, r.Saved, r.SentAt)
 	}
 	want := []transcript.Usage{
@@ -375,7 +375,7 @@ func TestLongerPlaceholderSavesNothing(t *testing.T) {
 	}
 	// 2 bytes each side of "…8 chars truncated…": 1 word becomes 3.
 	r := rp.Results[0]
-	if r.Outcome != Truncate || r.Text != "ww…8 chars truncated…ww" || r.Tokens != 1 || r.TokensAfter != 3 || r.Saved != 0 {
+	if r.Outcome != Truncated || r.Text != "ww…8 chars truncated…ww" || r.Tokens != 1 || r.TokensAfter != 3 || r.Saved != 0 {
 		t.Fatalf("result: %s %q, tokens %d → %d, saved %d", r.Outcome, r.Text, r.Tokens, r.TokensAfter, r.Saved)
 	}
 	if tot := rp.Totals; tot.PromptAfter != tot.Prompt || *tot.CostAfter != *tot.Cost {
@@ -396,7 +396,7 @@ func laterCall(usage map[string]any) map[string]any {
 // replayCut448 replays a session whose first call (with first's usage)
 // gets a 500-token result, then later, through Codex's cut at 100 bytes:
 // the result keeps 52 tokens, so 448 are saved wherever it is carried.
-func replayCut448(t *testing.T, first map[string]any, later ...map[string]any) *Replay {
+func replayCut448(t *testing.T, first map[string]any, later ...map[string]any) *Run {
 	t.Helper()
 	c0 := call("1", "fetch", nil)
 	c0["usage"] = first
@@ -516,7 +516,7 @@ func TestSizesOnlySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	// "café → 12345": c a f (3) + é (2) + space (1) + → (3) + space and five digits (6).
-	if r := rp.Results[0]; r.Bytes != 15 || r.BytesAfter != 15 || r.Outcome != Keep {
+	if r := rp.Results[0]; r.Bytes != 15 || r.BytesAfter != 15 || r.Outcome != Kept {
 		t.Fatalf("got %d bytes, %d after, %s; want 15, 15, keep", r.Bytes, r.BytesAfter, r.Outcome)
 	}
 	if _, err := p.Replay(mustPreset(t, "codex"), Options{}); err == nil || !strings.Contains(err.Error(), "without their texts") {

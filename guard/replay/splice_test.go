@@ -60,7 +60,7 @@ func TestTokensAfterAreExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range rp.Results {
-				if r.Outcome == Keep || r.Outcome == Exclude {
+				if r.Outcome == Kept || r.Outcome == Excluded {
 					continue
 				}
 				acted++

@@ -54,8 +54,8 @@ func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, err
 		}
 		out = append(out, SweepPoint{
 			Ceiling: c, Own: c == pol.Ceiling,
-			Acted:      rp.Totals.Actions[Truncate] + rp.Totals.Actions[Spilled],
-			Suppressed: rp.Totals.Actions[Suppress],
+			Acted:      rp.Totals.Actions[Truncated] + rp.Totals.Actions[Spilled],
+			Suppressed: rp.Totals.Actions[Suppressed],
 			Saved:      rp.Totals.SavedPerCall,
 			Cost:       rp.Totals.Cost, CostAfter: rp.Totals.CostAfter,
 		})

@@ -12,17 +12,17 @@ import (
 	"github.com/spillway-dev/spillway/guard/harness"
 )
 
-// DirStore writes spill files under Root/<session>/<policy>/, folders 0700
+// Dir writes spill files under Root/<session>/<policy>/, folders 0700
 // and files 0600. Names are deterministic, so a replay run twice writes
 // each file once.
-type DirStore struct {
+type Dir struct {
 	Root    string
 	Session string
 	Policy  string
 }
 
-// DefaultSpillRoot is the user's cache folder for spill files.
-func DefaultSpillRoot() (string, error) {
+// DefaultRoot is the user's cache folder for spill files.
+func DefaultRoot() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("find the cache folder for spill files: %w", err)
@@ -32,7 +32,7 @@ func DefaultSpillRoot() (string, error) {
 
 // Write stores f. Path elements from the transcript are made safe: nothing
 // escapes the store, whatever a tool name or call id says.
-func (s DirStore) Write(f harness.SpillFile) (string, error) {
+func (s Dir) Write(f harness.SpillFile) (string, error) {
 	dir := filepath.Join(s.Root, safeElem(s.Session), safeElem(s.Policy))
 	var parts []string
 	for _, e := range strings.Split(f.File, "/") {
