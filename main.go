@@ -20,6 +20,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -114,7 +115,7 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 				more = fmt.Sprintf("; and %d more", n-3)
 			}
 			fmt.Fprintf(stderr, "spillway: price table %s: left out, unpriced, rows whose fields do not decode: %s%s\n",
-				report.Clean(c.prices), report.Clean(strings.Join(prices.Unreadable[:min(n, 3)], "; ")), more)
+				termtext.Escape(c.prices), termtext.Escape(strings.Join(prices.Unreadable[:min(n, 3)], "; ")), more)
 		}
 	}
 	policy, err := c.policy.resolve(fs)

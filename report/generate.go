@@ -12,6 +12,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -68,7 +69,7 @@ func each[T any](inputs []string, stdin io.Reader, opt Options, process func(*tr
 		} else {
 			p.Failed++
 		}
-		fmt.Fprintf(errw, "spillway: %s\n", Clean(err.Error()))
+		fmt.Fprintf(errw, "spillway: %s\n", termtext.Escape(err.Error()))
 	}
 	handle := func(_ string, v T, err error) error {
 		if err != nil {

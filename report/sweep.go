@@ -14,6 +14,8 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -110,7 +112,7 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 	default:
 		return fmt.Errorf("unknown sweep format %q (want text, json or csv)", format)
 	}
-	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", Clean(d.Policy.Name), plural(d.Sessions, "session"),
+	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", termtext.Escape(d.Policy.Name), plural(d.Sessions, "session"),
 		plural(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 "))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ceiling\tshaped\tsuppressed\ttokens saved\tcost before\tcost after\tsaved\tshare\t")
@@ -118,7 +120,7 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 		saved, share, own := "–", "–", ""
 		if pt.Cost != nil && pt.CostAfter != nil {
 			diff := *pt.Cost - *pt.CostAfter
-			saved = USD(&diff)
+			saved = human.USD(&diff)
 			if *pt.Cost > 0 {
 				share = fmt.Sprintf("%.1f%%", 100*diff / *pt.Cost)
 			}
@@ -126,8 +128,8 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 		if pt.Own {
 			own = " ← the policy's own"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", Count(pt.Ceiling), pt.Acted, pt.Suppressed, Count(pt.Saved),
-			USD(pt.Cost), USD(pt.CostAfter), saved, share, own)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", human.Count(pt.Ceiling), pt.Acted, pt.Suppressed, human.Count(pt.Saved),
+			human.USD(pt.Cost), human.USD(pt.CostAfter), saved, share, own)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -145,7 +147,7 @@ func (d *SweepDoc) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"policy", "ceiling", "unit", "own", "shaped", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after"})
 	for _, pt := range d.Points {
-		cw.Write([]string{Clean(d.Policy.Name), itoa(pt.Ceiling), string(d.Policy.Unit), strconv.FormatBool(pt.Own),
+		cw.Write([]string{termtext.Escape(d.Policy.Name), itoa(pt.Ceiling), string(d.Policy.Unit), strconv.FormatBool(pt.Own),
 			strconv.Itoa(pt.Acted), strconv.Itoa(pt.Suppressed), itoa(pt.Saved), usd(pt.Cost), usd(pt.CostAfter)})
 	}
 	cw.Flush()
@@ -194,12 +196,12 @@ func knobs(p policy.Policy) [][2]string {
 		if v < 0 {
 			perTool = append(perTool, tool+" never")
 		} else {
-			perTool = append(perTool, fmt.Sprintf("%s %s", tool, Count(v)))
+			perTool = append(perTool, fmt.Sprintf("%s %s", tool, human.Count(v)))
 		}
 	}
 	preview := "–"
 	if p.PreviewHead > 0 || p.PreviewTail > 0 {
-		preview = fmt.Sprintf("head %s, tail %s %s", Count(p.PreviewHead), Count(p.PreviewTail), strings.TrimPrefix(policy.FormatSize(0, p.PreviewUnit), "0 "))
+		preview = fmt.Sprintf("head %s, tail %s %s", human.Count(p.PreviewHead), human.Count(p.PreviewTail), strings.TrimPrefix(policy.FormatSize(0, p.PreviewUnit), "0 "))
 		if p.LineAligned {
 			preview += ", line-aligned"
 		}

@@ -25,15 +25,6 @@ type Writer interface {
 	End() error
 }
 
-// WriteSession renders and writes one session.
-func WriteSession(w Writer, s *Session) error {
-	data, err := w.Render(s)
-	if err != nil {
-		return err
-	}
-	return w.Write(data)
-}
-
 // Formats lists the output formats NewWriter accepts.
 var Formats = []string{"text", "json", "csv"}
 
@@ -117,9 +108,9 @@ func (c *csvWriter) Render(s *Session) ([]byte, error) {
 	row := make([]string, 0, 15)
 	// Text from the transcript is escaped as in the text report: CSV is
 	// often read in a terminal.
-	id, path := Clean(s.SessionID), Clean(s.Path)
+	id, path := termtext.Escape(s.SessionID), termtext.Escape(s.Path)
 	for _, call := range s.Calls {
-		row = append(row[:0], id, path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), Clean(call.Model))
+		row = append(row[:0], id, path, s.Format, strconv.Itoa(call.Index), csvTime(call.Time), termtext.Escape(call.Model))
 		if r := call.Recorded; r != nil {
 			row = append(row, itoa(r.Input), itoa(r.CacheCreation), itoa(r.CacheRead), itoa(r.Output), itoa(*call.PromptTokens))
 		} else {
@@ -178,17 +169,17 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	var b strings.Builder
 	b.Grow(100*len(s.Calls) + 1024)
 	active := !s.Policy.Inert()
-	fmt.Fprintf(&b, "%s\n", Clean(s.Path))
+	fmt.Fprintf(&b, "%s\n", termtext.Escape(s.Path))
 	fmt.Fprintf(&b, "  %s", s.Format)
 	if s.Version != "" {
-		fmt.Fprintf(&b, " %s", Clean(s.Version))
+		fmt.Fprintf(&b, " %s", termtext.Escape(s.Version))
 	}
-	fmt.Fprintf(&b, " · session %s", Clean(s.SessionID))
+	fmt.Fprintf(&b, " · session %s", termtext.Escape(s.SessionID))
 	if s.Title != "" {
-		fmt.Fprintf(&b, " · \"%s\"", Clean(s.Title))
+		fmt.Fprintf(&b, " · \"%s\"", termtext.Escape(s.Title))
 	}
 	if active {
-		fmt.Fprintf(&b, " · policy %s", Clean(s.Policy.Name))
+		fmt.Fprintf(&b, " · policy %s", termtext.Escape(s.Policy.Name))
 	}
 	b.WriteString("\n")
 	table := newRightAligned(len(s.Calls)+1, 80)
@@ -208,13 +199,13 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	}
 	tot := s.Totals
 	fmt.Fprintf(&b, "  %s, %s (%s), %s\n", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
-		Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
+		human.Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
 	fmt.Fprintf(&b, "  recorded: input %s · cache write %s · cache read %s · output %s\n",
-		Count(tot.Recorded.Input), Count(tot.Recorded.CacheCreation), Count(tot.Recorded.CacheRead), Count(tot.Recorded.Output))
-	fmt.Fprintf(&b, "  cost: %s", USD(tot.CostUSD))
+		human.Count(tot.Recorded.Input), human.Count(tot.Recorded.CacheCreation), human.Count(tot.Recorded.CacheRead), human.Count(tot.Recorded.Output))
+	fmt.Fprintf(&b, "  cost: %s", human.USD(tot.CostUSD))
 	switch {
 	case len(tot.UnpricedModels) > 0:
-		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", Clean(strings.Join(tot.UnpricedModels, ", ")), USD(&tot.PricedCostUSD))
+		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", termtext.Escape(strings.Join(tot.UnpricedModels, ", ")), human.USD(&tot.PricedCostUSD))
 	case tot.CallsNoData == tot.APICalls:
 		b.WriteString(" (the log records no usage)")
 	case active && tot.CostUSDAfter != nil:
@@ -224,11 +215,11 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			share = 100 * saved / *tot.CostUSD
 		}
 		fmt.Fprintf(&b, " → %s under %s (−%s, %.1f%%); prompt tokens %s → %s",
-			USD(tot.CostUSDAfter), Clean(s.Policy.Name), USD(&saved), share, Count(tot.PromptTokens), Count(tot.PromptTokensAfter))
+			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
 	if active {
-		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, Clean(s.Tokens.Calibration.Note), s.Tokens.Assumption)
+		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, termtext.Escape(s.Tokens.Calibration.Note), s.Tokens.Assumption)
 	}
 	if tot.LowerBoundOutputs > 0 {
 		fmt.Fprintf(&b, "  ≥ lower bound: the log wrote usage as the response began (%s)\n",
@@ -240,7 +231,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		if first.Line > 0 {
 			where = fmt.Sprintf(" at line %d", first.Line)
 		}
-		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, Clean(first.Message))
+		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, termtext.Escape(first.Message))
 	}
 	return []byte(b.String()), nil
 }
@@ -254,7 +245,7 @@ func writeActions(b *strings.Builder, s *Session) {
 		}
 	}
 	if len(acted) == 0 {
-		fmt.Fprintf(b, "  %s changes no result\n", Clean(s.Policy.Name))
+		fmt.Fprintf(b, "  %s changes no result\n", termtext.Escape(s.Policy.Name))
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -267,8 +258,8 @@ func writeActions(b *strings.Builder, s *Session) {
 		if r.Stale {
 			action += " (stale)"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", i, r.CallIndex, Clean(r.Tool), action,
-			Count(int64(r.Bytes)), Count(r.BytesAfter), Count(r.SavedTokens), Clean(r.Reason))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", i, r.CallIndex, termtext.Escape(r.Tool), action,
+			human.Count(int64(r.Bytes)), human.Count(r.BytesAfter), human.Count(r.SavedTokens), termtext.Escape(r.Reason))
 	}
 	tw.Flush()
 }
@@ -281,9 +272,9 @@ func callRow(row []byte, c *Call, active bool) []byte {
 	if c.Time == nil {
 		row = cell(append(row, none...))
 	} else {
-		row = cell(c.Time.AppendFormat(row, clockLayout))
+		row = cell(c.Time.AppendFormat(row, time.DateTime))
 	}
-	row = cell(append(row, Clean(c.Model)...))
+	row = cell(append(row, termtext.Escape(c.Model)...))
 	if c.Recorded == nil {
 		row = cell(append(row, none...))
 		if active {
@@ -295,24 +286,22 @@ func callRow(row []byte, c *Call, active bool) []byte {
 			row = cell(append(row, none...))
 		}
 	} else {
-		row = cell(human.AppendGroup(row, *c.PromptTokens))
+		row = cell(human.AppendCount(row, *c.PromptTokens))
 		if active {
-			row = cell(human.AppendGroup(row, *c.PromptTokensAfter))
+			row = cell(human.AppendCount(row, *c.PromptTokensAfter))
 		}
 		if c.OutputLowerBound {
 			row = append(row, "≥"...)
 		}
-		row = cell(human.AppendGroup(row, *c.OutputTokens))
-		row = cell(appendUSD(row, c.CostUSD))
+		row = cell(human.AppendCount(row, *c.OutputTokens))
+		row = cell(human.AppendUSD(row, c.CostUSD))
 		if active {
-			row = cell(appendUSD(row, c.CostUSDAfter))
+			row = cell(human.AppendUSD(row, c.CostUSDAfter))
 		}
 	}
 	row = cell(strconv.AppendInt(row, int64(c.ToolCalls), 10))
 	return append(row, '\n')
 }
-
-const clockLayout = "2006-01-02 15:04:05"
 
 func plural(n int, noun string) string {
 	if n == 1 {

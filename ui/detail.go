@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
@@ -102,10 +104,10 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	add := func(line string) { lines = append(lines, line) }
 	head := fmt.Sprintf("call %d", call)
 	if !c.Time.IsZero() {
-		head += " · " + c.Time.UTC().Format("2006-01-02 15:04:05")
+		head += " · " + c.Time.UTC().Format(time.DateTime)
 	}
 	if c.Model != "" {
-		head += " · " + escape(c.Model)
+		head += " · " + termtext.Escape(c.Model)
 	}
 	if c.Sidechain {
 		head += " · sidechain"
@@ -114,7 +116,7 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	if c.Usage != nil {
 		u := *c.Usage
 		line := fmt.Sprintf("recorded: input %s · cache write %s · cache read %s · output %s",
-			count(u.Input), count(u.CacheCreation), count(u.CacheRead), count(u.Output))
+			human.Count(u.Input), human.Count(u.CacheCreation), human.Count(u.CacheRead), human.Count(u.Output))
 		if u.OutputLowerBound {
 			line += " (≥: written as the response began)"
 		}
@@ -125,10 +127,10 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 			if rc.UsageAfter != nil {
 				after = *rc.UsageAfter
 			}
-			line = fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", count(u.Prompt()), count(after.Prompt()), moneyFull(rc.Cost), moneyFull(rc.CostAfter))
+			line = fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()), human.USD(rc.Cost), human.USD(rc.CostAfter))
 			if saved := rc.Saved(); saved > 0 {
 				cached := u.CacheRead - after.CacheRead
-				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", count(saved-cached), count(cached))
+				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", human.Count(saved-cached), human.Count(cached))
 			}
 			add(st.Value.Render(termtext.Truncate(line, w)))
 		}
@@ -136,15 +138,15 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		add(st.Muted.Render("no usage recorded for this call"))
 	}
 	if t := strings.TrimSpace(c.Text); t != "" {
-		add(st.Muted.Render(termtext.Truncate("“"+escape(t)+"”", w)))
+		add(st.Muted.Render(termtext.Truncate("“"+termtext.Escape(t)+"”", w)))
 	}
 	for _, tc := range c.ToolCalls {
-		add(termtext.Truncate("▸ "+escape(tc.Name)+"  "+escape(summarize(tc.Input)), w))
+		add(termtext.Truncate("▸ "+termtext.Escape(tc.Name)+"  "+termtext.Escape(summarize(tc.Input)), w))
 	}
 	results := callResults(rp, call)
 	if rp == nil {
 		for _, r := range c.Results {
-			add(st.Muted.Render(termtext.Truncate(fmt.Sprintf("result %s · %s · replaying…", escape(r.Tool), bytesShort(int64(r.Bytes()))), w)))
+			add(st.Muted.Render(termtext.Truncate(fmt.Sprintf("result %s · %s · replaying…", termtext.Escape(r.Tool), human.ShortBytes(int64(r.Bytes()))), w)))
 		}
 		return lines
 	}
@@ -162,12 +164,12 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	}
 	r := results[sel]
 	if r.Warning != "" {
-		add(st.Warning.Render(termtext.Truncate("warning: "+escape(r.Warning), w)))
+		add(st.Warning.Render(termtext.Truncate("warning: "+termtext.Escape(r.Warning), w)))
 	}
 	if r.SpillPath != "" {
-		add(st.Muted.Render(termtext.Truncate("spill file: "+escape(r.SpillPath)+" (enter opens it)", w)))
+		add(st.Muted.Render(termtext.Truncate("spill file: "+termtext.Escape(r.SpillPath)+" (enter opens it)", w)))
 	} else if p := harness.AgentSpillPath(r.Source.Text); p != "" {
-		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+escape(p)+" (enter opens it)", w)))
+		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+termtext.Escape(p)+" (enter opens it)", w)))
 	}
 	add("")
 	before := termtext.Lines(r.Source.Text)
@@ -183,10 +185,10 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		}
 		after = wrapLines(after, width)
 	}
-	leftTitle := fmt.Sprintf("what the model saw · %s", bytesShort(r.Bytes))
-	rightTitle := fmt.Sprintf("under %s · %s", escape(rp.Policy.Name), bytesShort(r.BytesAfter))
+	leftTitle := fmt.Sprintf("what the model saw · %s", human.ShortBytes(r.Bytes))
+	rightTitle := fmt.Sprintf("under %s · %s", termtext.Escape(rp.Policy.Name), human.ShortBytes(r.BytesAfter))
 	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
-		rightTitle = fmt.Sprintf("under %s · unchanged", escape(rp.Policy.Name))
+		rightTitle = fmt.Sprintf("under %s · unchanged", termtext.Escape(rp.Policy.Name))
 	}
 	limit := 2000 // lines of each side; enter opens the whole result
 	if d.stacked || w < 60 {
@@ -239,13 +241,13 @@ func (d *detailPane) resultLine(r *replay.Result, calls int) string {
 	case replay.Excluded:
 		action = st.Marker[themes.Excluded].Render(action)
 	}
-	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, escape(r.Source.Tool), bytesShort(r.Bytes), bytesShort(r.BytesAfter))
+	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, termtext.Escape(r.Source.Tool), human.ShortBytes(r.Bytes), human.ShortBytes(r.BytesAfter))
 	if r.Tokens >= 0 {
-		line += fmt.Sprintf(" · %s → %s tok", count(r.Tokens), count(r.TokensAfter))
+		line += fmt.Sprintf(" · %s → %s tok", human.Count(r.Tokens), human.Count(r.TokensAfter))
 	}
-	line += " · " + action + " (" + escape(r.Reason) + ")"
+	line += " · " + action + " (" + termtext.Escape(r.Reason) + ")"
 	if r.Saved > 0 {
-		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok", count(r.Saved)))
+		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok", human.Count(r.Saved)))
 	}
 	switch {
 	case r.CarryCalls > 0:
@@ -289,7 +291,7 @@ func (d *detailPane) source(rp *replay.Run, call int) (spillview.Source, bool) {
 	}
 	r := results[min(d.result, len(results)-1)]
 	src := spillview.Source{
-		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, escape(r.Source.Tool), r.Outcome, escape(rp.Policy.Name)),
+		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, termtext.Escape(r.Source.Tool), r.Outcome, termtext.Escape(rp.Policy.Name)),
 		Text:  r.Source.Text,
 	}
 	if seen := rp.Seen(r); seen != nil {
@@ -306,14 +308,14 @@ func (d *detailPane) source(rp *replay.Run, call int) (spillview.Source, bool) {
 		case replay.Suppressed:
 			rest = "a note that it repeats an earlier result stood in its place"
 		}
-		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", count(total), count(r.Bytes), rest)
+		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", human.Count(total), human.Count(r.Bytes), rest)
 	}
 	if p := harness.AgentSpillPath(r.Source.Text); p != "" {
 		if _, err := os.Stat(p); err == nil {
 			src.Path, src.Text, src.Seen = p, "", nil
 			src.Note = "the file the agent spilled this result to"
 		} else {
-			src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", escape(p))
+			src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", termtext.Escape(p))
 		}
 	}
 	return src, true

@@ -22,6 +22,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -843,4 +844,4 @@ func (m *Model) layout() {
 }
 
 // safe makes transcript text safe to draw on one line.
-func safe(s string) string { return escape(s) }
+func safe(s string) string { return termtext.Escape(s) }

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -138,17 +137,6 @@ func UTF16Len(s string) int64 {
 	return n
 }
 
-// utf16Slice returns code units [from, to) of s. A cut through a surrogate
-// pair leaves half a pair, which becomes U+FFFD when sent as UTF-8.
-func utf16Slice(s string, from, to int64) string {
-	units := utf16.Encode([]rune(s))
-	from, to = min(max(from, 0), int64(len(units))), min(max(to, 0), int64(len(units)))
-	if from >= to {
-		return ""
-	}
-	return string(utf16.Decode(units[from:to]))
-}
-
 // headBytes cuts s to at most n bytes, back to a character boundary.
 func headBytes(s string, n int64) string {
 	if int64(len(s)) <= n {
@@ -171,27 +159,6 @@ func tailBytes(s string, n int64) string {
 		start++
 	}
 	return s[start:]
-}
-
-// headRunes keeps the first n code points of s.
-func headRunes(s string, n int64) string {
-	for i := range s {
-		if n <= 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
-
-// tailRunes keeps the last n code points of s.
-func tailRunes(s string, n int64) string {
-	i := len(s)
-	for ; i > 0 && n > 0; n-- {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-	}
-	return s[i:]
 }
 
 // ApproxTokens is Codex's estimate: a token per four bytes, rounded up.

@@ -172,15 +172,15 @@ func AgentScopeSpill(s Subject, agent string, head, tail int64) (string, []token
 	locator := s.locator(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.CallID), "sha256_16": digest})
 	f := SpillFile{Locator: locator, File: storeName(locator), Content: s.Text}
 	notice := fmt.Sprintf("Tool output was too large (%s chars) and has been saved to `%s`.\nTo read the full output, use `read_file` with path `%s`.\n\n",
-		human.Group(n), locator, locator)
+		human.Count(n), locator, locator)
 	pHead, pTail := min(head, n/2), min(tail, n/2)
 	if pHead <= 0 && pTail <= 0 {
 		return notice, nil, f
 	}
 	parts := []tokens.Part{
-		tokens.Lit(notice + fmt.Sprintf("Preview (first %s chars):\n", human.Group(pHead))),
+		tokens.Lit(notice + fmt.Sprintf("Preview (first %s chars):\n", human.Count(pHead))),
 		headPart(s.Raw, s.Text, headUnits(s.Text, pHead)),
-		tokens.Lit(fmt.Sprintf("\n\n... and last %s chars:\n", human.Group(pTail))),
+		tokens.Lit(fmt.Sprintf("\n\n... and last %s chars:\n", human.Count(pTail))),
 		tailPart(s.Raw, s.Text, tailUnits(s.Text, pTail)),
 	}
 	return join(parts), parts, f

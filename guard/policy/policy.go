@@ -44,7 +44,7 @@ func FormatSize(n int64, u Unit) string {
 	if !ok {
 		name = string(u)
 	}
-	return human.Group(n) + " " + name
+	return human.Count(n) + " " + name
 }
 
 // Action is what a policy does with a result over its ceiling.
