@@ -364,12 +364,12 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 	if u.Restarted != "" {
 		m.alert = ""
 	}
-	if u.Restarted == "switched" {
+	if u.Restarted == transcript.RestartSwitched {
 		cmds = append(cmds, m.flash("switched to a newer session: "+u.Path))
 		m.opt.Source.Name = u.Path
 		m.replay, m.prep = nil, nil
 	} else if u.Restarted != "" {
-		cmds = append(cmds, m.flash("the session file was "+u.Restarted+"; read again from the start"))
+		cmds = append(cmds, m.flash("the session file was "+string(u.Restarted)+"; read again from the start"))
 		m.replay, m.prep = nil, nil
 	}
 	if u.Err != nil {

@@ -398,7 +398,7 @@ func TestFollowedUpdates(t *testing.T) {
 	if c := m.currentCall(); c != 0 {
 		t.Errorf("cursor moved to %d while reading earlier calls", c)
 	}
-	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: "switched"}})
+	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: transcript.RestartSwitched}})
 	if !strings.Contains(m.notice, "switched to a newer session") || m.alert != "" {
 		t.Errorf("notice %q, alert %q: the switch must show, the old alert must go", m.notice, m.alert)
 	}

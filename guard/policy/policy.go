@@ -78,6 +78,24 @@ const (
 	NonTextSkip NonText = "skip" // leave such results alone
 )
 
+// DedupeKey is what makes two calls the same call for repeat suppression.
+type DedupeKey string
+
+// Dedupe keys.
+const (
+	KeyToolArgs DedupeKey = "tool_args" // tool name and canonical arguments
+	KeyReadPath DedupeKey = "read_path" // path, offset and limit of a Read
+)
+
+// ClearRule is what makes repeat suppression forget the calls it has seen.
+type ClearRule string
+
+// Clearing rules.
+const (
+	ClearAnyWrite ClearRule = "any_write" // every key, when a non-read-only call succeeds
+	ClearSamePath ClearRule = "same_path" // a key, when a write touches its path
+)
+
 // Fallback is what happens when a spill file cannot be written.
 type Fallback string
 
@@ -135,17 +153,15 @@ type Dedupe struct {
 	// From is the occurrence from which repeats are suppressed: 2 means
 	// the second identical call already is.
 	From int `json:"from"`
-	// Key: "tool_args" (tool name and canonical arguments) or "read_path"
-	// (path, offset and limit of a Read).
-	Key string `json:"key"`
+	// Key is what makes two calls the same call.
+	Key DedupeKey `json:"key"`
 	// Tools limits suppression to these names (empty: any read-only tool).
 	Tools []string `json:"tools,omitempty"`
 	// SameContent suppresses only when the result is byte-identical to the
 	// earlier one, standing in for Claude Code's unchanged-mtime check.
 	SameContent bool `json:"same_content,omitempty"`
-	// Clear: "any_write" clears every key when a non-read-only call succeeds;
-	// "same_path" clears a key when a write touches its path.
-	Clear string `json:"clear"`
+	// Clear is what makes the calls seen so far forgotten.
+	Clear ClearRule `json:"clear"`
 }
 
 // RiskTable maps tool names to risk classes.
@@ -259,10 +275,35 @@ func (p *Policy) Validate() error {
 	if p.Ceiling < 0 || p.PreviewHead < 0 || p.PreviewTail < 0 {
 		return fmt.Errorf("policy %s: ceiling and preview sizes must not be negative", p.Name)
 	}
+	if err := oneOf("dedupe.key", p.Dedupe.Key, KeyToolArgs, KeyReadPath); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	if err := oneOf("dedupe.clear", p.Dedupe.Clear, ClearAnyWrite, ClearSamePath); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	if err := oneOf("non_text", p.NonText, NonTextKeep, NonTextDrop, NonTextSkip); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	if err := oneOf("on_spill_error", p.OnSpillError, FallbackTruncate, FallbackKeep); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
 	if p.Dedupe.Enabled && p.Dedupe.From < 2 {
 		return fmt.Errorf("policy %s: dedupe.from must be 2 or more", p.Name)
 	}
 	return nil
+}
+
+// oneOf checks a knob left out (empty) or set to one of the values allowed,
+// so that a misspelt value is refused instead of silently doing nothing.
+func oneOf[T ~string](field string, v T, allowed ...T) error {
+	if v == "" || slices.Contains(allowed, v) {
+		return nil
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	return fmt.Errorf("unknown %s %q (want %s, or leave it out)", field, v, strings.Join(names, ", "))
 }
 
 // Load reads a policy written by Save (or by hand).

@@ -75,3 +75,40 @@ func TestPolicyFile(t *testing.T) {
 		t.Errorf("misspelled knob: %v", err)
 	}
 }
+
+// TestPolicyFileTypo: a misspelt value of a knob that takes one of a few
+// words is refused on load, naming the knob and the words it takes, where
+// before it was kept and silently did nothing.
+func TestPolicyFileTypo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policy.json")
+	if err := Save(file, mustPreset(t, "claude-code")); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ from, to, want string }{
+		{`"key": "read_path"`, `"key": "read-path"`, `unknown dedupe.key "read-path" (want tool_args, read_path, or leave it out)`},
+		{`"clear": "same_path"`, `"clear": "same_file"`, `unknown dedupe.clear "same_file" (want any_write, same_path, or leave it out)`},
+		{`"non_text": "skip"`, `"non_text": "skipped"`, `unknown non_text "skipped" (want keep, drop, skip, or leave it out)`},
+		{`"on_spill_error": "keep_original"`, `"on_spill_error": "keep"`, `unknown on_spill_error "keep" (want truncate, keep_original, or leave it out)`},
+	}
+	for _, tt := range tests {
+		typo := strings.Replace(string(saved), tt.from, tt.to, 1)
+		if typo == string(saved) {
+			t.Fatalf("%s is not in the saved policy:\n%s", tt.from, saved)
+		}
+		if err := os.WriteFile(file, []byte(typo), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(file)
+		if want := "policy claude-code: " + tt.want; err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", tt.to, err, want)
+		}
+	}
+	// Left out, each takes its default, as the presets without them do.
+	if err := (&Policy{Name: "bare", Unit: JSONBytes, Action: TruncateHead, Style: "harness-rs"}).Validate(); err != nil {
+		t.Errorf("a policy leaving the enumerated knobs out: %v", err)
+	}
+}

@@ -46,7 +46,7 @@ func harnessRS040() Policy {
 		Name:        "harness-rs-0.0.40",
 		Description: "harness-rs-loop 0.0.40 ToolResultPolicy: 24 KiB of serialized JSON, truncation marker, repeats of read-only calls suppressed",
 		Style:       harness.HarnessRS, Unit: JSONBytes, Ceiling: 24 * 1024, Action: TruncateHead,
-		Dedupe: Dedupe{Enabled: true, From: 2, Key: "tool_args", Clear: "any_write"},
+		Dedupe: Dedupe{Enabled: true, From: 2, Key: KeyToolArgs, Clear: ClearAnyWrite},
 		Risk:   foreignRisk, ShapeErrors: true, NonText: NonTextKeep, OnSpillError: FallbackTruncate,
 	}
 }
@@ -105,7 +105,7 @@ func presetList() []Policy {
 		Style:       harness.ClaudeCode, Unit: UTF16Units, Ceiling: 50_000,
 		PerTool: map[string]int64{"Bash": 30_000, "Grep": 20_000, "Read": -1},
 		Action:  Spill, PreviewHead: harness.ClaudePreviewUnits, PreviewUnit: UTF16Units, LineAligned: true,
-		Dedupe: Dedupe{Enabled: true, From: 2, Key: "read_path", Tools: []string{"Read"}, SameContent: true, Clear: "same_path"},
+		Dedupe: Dedupe{Enabled: true, From: 2, Key: KeyReadPath, Tools: []string{"Read"}, SameContent: true, Clear: ClearSamePath},
 		Risk:   foreignRisk, ShapeErrors: true, NonText: NonTextSkip, OnSpillError: FallbackKeep,
 		SpillPath: "{transcript_dir}/{session}/tool-results/{call_id}.txt",
 	}

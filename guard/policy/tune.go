@@ -43,7 +43,7 @@ func (p *Policy) SetDedupe(from int) error {
 	}
 	p.Dedupe.Enabled, p.Dedupe.From = true, from
 	if p.Dedupe.Key == "" {
-		p.Dedupe.Key, p.Dedupe.Clear = "tool_args", "any_write"
+		p.Dedupe.Key, p.Dedupe.Clear = KeyToolArgs, ClearAnyWrite
 	}
 	return nil
 }

@@ -499,7 +499,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		return false
 	}
 	key := it.argsKey
-	if dd.Key == "read_path" {
+	if dd.Key == policy.KeyReadPath {
 		key = it.readKey
 	}
 	if key == "" {
@@ -533,11 +533,11 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 // clear forgets what a successful non-read-only call may have changed.
 func (d *deduper) clear(it *item, risk policy.Risk) {
 	switch d.pol.Dedupe.Clear {
-	case "any_write":
+	case policy.ClearAnyWrite:
 		if risk != policy.Neutral {
 			clear(d.seen)
 		}
-	case "same_path":
+	case policy.ClearSamePath:
 		if it.writes == "" {
 			return
 		}
@@ -549,8 +549,8 @@ func (d *deduper) clear(it *item, risk policy.Risk) {
 	}
 }
 
-func pathOf(key, kind string) string {
-	if kind != "read_path" {
+func pathOf(key string, kind policy.DedupeKey) string {
+	if kind != policy.KeyReadPath {
 		return ""
 	}
 	for i := 0; i < len(key); i++ {
