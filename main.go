@@ -20,13 +20,16 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+
 	// pflag is the drop-in for the standard flag package that cobra parses
 	// with; under its standard name the code reads as it always has.
 	flag "github.com/spf13/pflag"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
@@ -179,7 +182,7 @@ spillway sweep --preset claude-code session.jsonl`,
 	}
 	root.SetFlagErrorFunc(flagError)
 	common, theme, follow, noFollow := &commonFlags{}, "auto", false, false
-	common.register(root.Flags(), guard.DefaultPreset)
+	common.register(root.Flags(), policy.DefaultPreset)
 	completeCommon(root)
 	root.Flags().StringVar(&theme, "theme", theme, "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
 	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it (default when it changed in the last minute, or PATH is a folder)")
@@ -216,7 +219,7 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 		Args:    cobra.ArbitraryArgs,
 	}
 	sweepFlags, sweepFormat := &commonFlags{}, "text"
-	sweepFlags.register(sweepCmd.Flags(), guard.DefaultPreset)
+	sweepFlags.register(sweepCmd.Flags(), policy.DefaultPreset)
 	completeCommon(sweepCmd)
 	sweepCmd.Flags().StringVar(&sweepFormat, "format", sweepFormat, "output format: text, json or csv")
 	complete(sweepCmd, "format", report.Formats)
@@ -258,10 +261,10 @@ func batchGC() {
 // completeCommon offers the values of the flags commonFlags registers.
 func completeCommon(c *cobra.Command) {
 	var presets, units, formats []string
-	for _, p := range guard.Presets() {
+	for _, p := range policy.Presets() {
 		presets = append(presets, p.Name)
 	}
-	for _, u := range guard.Units {
+	for _, u := range policy.Units {
 		units = append(units, string(u))
 	}
 	formats = append(formats, "auto")
@@ -310,7 +313,7 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 				more = fmt.Sprintf("; and %d more", n-3)
 			}
 			fmt.Fprintf(stderr, "spillway: price table %s: left out, unpriced, rows whose fields do not decode: %s%s\n",
-				report.Clean(c.prices), report.Clean(strings.Join(prices.Unreadable[:min(n, 3)], "; ")), more)
+				termtext.Escape(c.prices), termtext.Escape(strings.Join(prices.Unreadable[:min(n, 3)], "; ")), more)
 		}
 	}
 	policy, err := c.policy.resolve(fs)
@@ -335,7 +338,7 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 
 // parseMaxLine reads --max-line-bytes: a size such as 64MiB, at least 1.
 func parseMaxLine(s string) (int64, error) {
-	n, err := guard.ParseSize(s)
+	n, err := human.ParseSize(s)
 	if err == nil && (n < 1 || n > math.MaxInt32) {
 		err = fmt.Errorf("%d is not between 1 byte and 2 GiB", n)
 	}
@@ -436,7 +439,7 @@ func runPresets(args []string, format string, stdout, stderr io.Writer) int {
 		printError(stderr, fmt.Errorf("presets takes no arguments, got %q", args))
 		return exitUsage
 	}
-	if err := report.WritePresets(stdout, format, guard.Presets()); err != nil {
+	if err := report.WritePresets(stdout, format, policy.Presets()); err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
@@ -524,7 +527,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 	}
 	err = runUI(ui.Options{
 		Source: src, Read: opt.Read, Policy: opt.Policy, Prices: opt.Prices,
-		Counter: func() (guard.TokenCounter, error) {
+		Counter: func() (replay.TokenCounter, error) {
 			c, err := common.policy.counter()
 			if err != nil {
 				return nil, err

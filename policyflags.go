@@ -6,8 +6,10 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
 // policyFlags are the knobs every command that replays takes. Each
@@ -22,8 +24,8 @@ type policyFlags struct {
 
 func (f *policyFlags) register(fs *flag.FlagSet, preset string) {
 	usage := "policy preset (see spillway presets)"
-	if preset != guard.DefaultPreset {
-		usage += "; the other policy flags adjust " + guard.DefaultPreset + " when no preset is given"
+	if preset != policy.DefaultPreset {
+		usage += "; the other policy flags adjust " + policy.DefaultPreset + " when no preset is given"
 	}
 	fs.StringVar(&f.preset, "preset", preset, usage)
 	fs.StringVar(&f.policyFile, "policy", "", "policy JSON file, as written by the inspector's w key")
@@ -55,35 +57,35 @@ func (f *policyFlags) adjusts() bool {
 }
 
 // resolve builds the policy the flags describe.
-func (f *policyFlags) resolve(fs *flag.FlagSet) (guard.Policy, error) {
+func (f *policyFlags) resolve(fs *flag.FlagSet) (policy.Policy, error) {
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	var p guard.Policy
+	var p policy.Policy
 	var err error
 	if f.policyFile != "" {
 		if f.set["preset"] {
 			return p, fmt.Errorf("--preset and --policy both choose the policy: give one")
 		}
-		p, err = guard.LoadPolicy(f.policyFile)
+		p, err = policy.Load(f.policyFile)
 	} else {
 		name := f.preset
 		if name == "none" && !f.set["preset"] && f.adjusts() {
 			// A knob without a preset adjusts the one every front end
 			// replays through by default, so report, sweep and the
 			// inspector print the same figures for the same flags.
-			name = guard.DefaultPreset
+			name = policy.DefaultPreset
 		}
-		p, err = guard.Preset(name)
+		p, err = policy.Preset(name)
 	}
 	if err != nil {
 		return p, err
 	}
 	custom := false
 	if f.unit != "" {
-		p.Unit, custom = guard.Unit(f.unit), true
+		p.Unit, custom = policy.Unit(f.unit), true
 	}
 	if f.maxBytes != "" {
-		n, err := guard.ParseSize(f.maxBytes)
+		n, err := human.ParseSize(f.maxBytes)
 		if err != nil {
 			return p, fmt.Errorf("--max-bytes: %w", err)
 		}
@@ -158,5 +160,5 @@ func (f *policyFlags) spillRoot() (string, error) {
 	if f.spillDir != "" {
 		return f.spillDir, nil
 	}
-	return guard.DefaultSpillRoot()
+	return spill.DefaultRoot()
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/corpus"
 )
@@ -32,7 +32,7 @@ func BenchmarkGenerate(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	none, err := guard.Preset("none")
+	none, err := policy.Preset("none")
 	if err != nil {
 		b.Fatal(err)
 	}

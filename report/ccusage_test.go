@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -101,7 +104,7 @@ func TestCcusageCost(t *testing.T) {
 			for _, s := range []*transcript.Session{full[0], sizes[0]} {
 				r := buildWith(t, s, prices, "none")
 				if r.Totals.Recorded != tt.recorded || !near(r.Totals.CostUSD, tt.cost) || !near(r.Calls[0].CostUSD, tt.cost) {
-					t.Errorf("recorded %+v, cost %v (call %v); want %+v, %v", r.Totals.Recorded, USD(r.Totals.CostUSD), USD(r.Calls[0].CostUSD), tt.recorded, tt.cost)
+					t.Errorf("recorded %+v, cost %v (call %v); want %+v, %v", r.Totals.Recorded, human.USD(r.Totals.CostUSD), human.USD(r.Calls[0].CostUSD), tt.recorded, tt.cost)
 				}
 			}
 		})
@@ -124,16 +127,16 @@ func TestCcusageAdvisor(t *testing.T) {
 		c := r.Calls[0]
 		if !near(c.CostUSD, 300) || len(c.Extra) != 1 || c.Extra[0].Model != "advisor-model" ||
 			c.Extra[0].Recorded != (Tokens{Input: 10, Output: 2}) || !near(c.Extra[0].CostUSD, 26) {
-			t.Fatalf("call cost %s, extra %+v; want $300 and advisor-model's 10 + 2 tokens at $26", USD(c.CostUSD), c.Extra)
+			t.Fatalf("call cost %s, extra %+v; want $300 and advisor-model's 10 + 2 tokens at $26", human.USD(c.CostUSD), c.Extra)
 		}
 		tot := r.Totals
 		if !near(tot.CostUSD, 326) || tot.Recorded != (Tokens{Input: 11, Output: 4}) || len(tot.ByModel) != 2 {
-			t.Fatalf("totals %s, %+v, by model %+v; want $326 over 11 + 4 tokens, two models", USD(tot.CostUSD), tot.Recorded, tot.ByModel)
+			t.Fatalf("totals %s, %+v, by model %+v; want $326 over 11 + 4 tokens, two models", human.USD(tot.CostUSD), tot.Recorded, tot.ByModel)
 		}
 		for _, m := range tot.ByModel {
 			want := map[string]float64{"advisor-model": 26, "main-model": 300}[m.Model]
 			if m.APICalls != 1 || !near(m.CostUSD, want) {
-				t.Errorf("by model %s: %d calls, %s; want 1, $%v", m.Model, m.APICalls, USD(m.CostUSD), want)
+				t.Errorf("by model %s: %d calls, %s; want 1, $%v", m.Model, m.APICalls, human.USD(m.CostUSD), want)
 			}
 		}
 	}
@@ -161,7 +164,7 @@ func TestCopiesInReport(t *testing.T) {
 		}
 		c := copied.Calls[0]
 		if c.CountedIn == nil || *c.CountedIn != set[1].Path || !near(c.CostUSD, 100*3e-6+15e-6) {
-			t.Fatalf("copy: counted in %v, cost %s", c.CountedIn, USD(c.CostUSD))
+			t.Fatalf("copy: counted in %v, cost %s", c.CountedIn, human.USD(c.CostUSD))
 		}
 		tot := copied.Totals
 		if !near(tot.CostUSD, 0) || tot.Recorded != (Tokens{}) || tot.CopiedCalls != 1 || tot.APICalls != 1 || len(tot.ByModel) != 0 {
@@ -171,7 +174,7 @@ func TestCopiesInReport(t *testing.T) {
 		var buf bytes.Buffer
 		w, _ := NewWriter("json", &buf, "test prices")
 		w.Begin()
-		WriteSession(w, copied)
+		writeSession(t, w, copied)
 		w.End()
 		var doc struct {
 			Sessions []struct {
@@ -188,9 +191,9 @@ func TestCopiesInReport(t *testing.T) {
 
 		buf.Reset()
 		w, _ = NewWriter("text", &buf, "")
-		WriteSession(w, copied)
+		writeSession(t, w, copied)
 		text := buf.String()
-		if !strings.Contains(text, "copy $0.000315") || !strings.Contains(text, "1 call marked copy: responses "+Clean(set[1].Path)+" counts") {
+		if !strings.Contains(text, "copy $0.000315") || !strings.Contains(text, "1 call marked copy: responses "+termtext.Escape(set[1].Path)+" counts") {
 			t.Errorf("text report does not mark the copy:\n%s", text)
 		}
 	}
@@ -208,7 +211,7 @@ func TestCcusageSessionTotals(t *testing.T) {
 	for _, s := range []*transcript.Session{full[0], sizes[0]} {
 		tot := buildWith(t, s, pricing.Default(), "none").Totals
 		if tot.APICalls != 2 || tot.Recorded != (Tokens{Input: 300, CacheCreation: 30, CacheRead: 15, Output: 150}) || tot.CostUSD != nil {
-			t.Errorf("totals: %d calls, %+v, cost %s; want 2 calls, 300/30/15/150, unknown", tot.APICalls, tot.Recorded, USD(tot.CostUSD))
+			t.Errorf("totals: %d calls, %+v, cost %s; want 2 calls, 300/30/15/150, unknown", tot.APICalls, tot.Recorded, human.USD(tot.CostUSD))
 		}
 	}
 }
@@ -226,7 +229,7 @@ func TestCcusageUnmappedModel(t *testing.T) {
 	for _, s := range []*transcript.Session{full[0], sizes[0]} {
 		tot := buildWith(t, s, prices, "none").Totals
 		if tot.CostUSD != nil || !cmp.Equal(tot.UnpricedModels, []string{"model-not-in-map"}) || tot.Recorded != (Tokens{Input: 100, Output: 200}) {
-			t.Errorf("cost %s, unpriced %v, recorded %+v", USD(tot.CostUSD), tot.UnpricedModels, tot.Recorded)
+			t.Errorf("cost %s, unpriced %v, recorded %+v", human.USD(tot.CostUSD), tot.UnpricedModels, tot.Recorded)
 		}
 	}
 }

@@ -7,9 +7,12 @@ import (
 	"io"
 	"os"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -17,7 +20,7 @@ import (
 type Options struct {
 	Prices *pricing.Table
 	Read   transcript.Options
-	Policy guard.Policy
+	Policy policy.Policy
 	// Counter counts tokens; it may be nil when the policy is inert. Each
 	// session gets its own memo of counts over it, so memory stays that of
 	// one session.
@@ -66,7 +69,7 @@ func each[T any](inputs []string, stdin io.Reader, opt Options, process func(*tr
 		} else {
 			p.Failed++
 		}
-		fmt.Fprintf(errw, "spillway: %s\n", Clean(err.Error()))
+		fmt.Fprintf(errw, "spillway: %s\n", termtext.Escape(err.Error()))
 	}
 	handle := func(_ string, v T, err error) error {
 		if err != nil {
@@ -115,19 +118,19 @@ func (opt Options) render(s *transcript.Session, w Writer) ([]byte, error) {
 
 // session replays one session and builds its report.
 func (opt Options) session(s *transcript.Session) (*Session, error) {
-	var counter guard.TokenCounter
+	var counter replay.TokenCounter
 	if !opt.Policy.Inert() && opt.Counter != nil {
 		counter = tokens.NewCache(opt.Counter)
 	}
-	prep, err := guard.Prepare(context.Background(), s, counter, opt.Prices, nil)
+	prep, err := replay.Prepare(context.Background(), s, counter, opt.Prices, nil)
 	if err != nil {
 		return nil, err
 	}
-	var store guard.SpillStore
+	var store replay.SpillStore
 	if opt.SpillRoot != "" {
-		store = guard.DirStore{Root: opt.SpillRoot, Session: s.ID, Policy: opt.Policy.Name}
+		store = spill.Dir{Root: opt.SpillRoot, Session: s.ID, Policy: opt.Policy.Name}
 	}
-	rp, err := prep.Replay(opt.Policy, guard.Options{Store: store})
+	rp, err := prep.Replay(opt.Policy, replay.Options{Store: store})
 	if err != nil {
 		return nil, err
 	}

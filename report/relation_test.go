@@ -34,9 +34,7 @@ func TestRelation(t *testing.T) {
 				if err := w.Begin(); err != nil {
 					t.Fatal(err)
 				}
-				if err := WriteSession(w, rs); err != nil {
-					t.Fatal(err)
-				}
+				writeSession(t, w, rs)
 				if err := w.End(); err != nil {
 					t.Fatal(err)
 				}
@@ -76,9 +74,7 @@ func TestNoModel(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	w, _ := NewWriter("text", &buf, "test prices")
-	if err := WriteSession(w, rs); err != nil {
-		t.Fatal(err)
-	}
+	writeSession(t, w, rs)
 	const want = "  cost: unknown (no price for calls the log names no model for; priced calls: $0.000000)\n"
 	if !strings.Contains(buf.String(), want) {
 		t.Errorf("text report lacks %q:\n%s", want, buf.String())

@@ -6,7 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -38,15 +39,15 @@ type Session struct {
 	Skipped   map[string]int `json:"skipped_records"`
 	Lines     int            `json:"lines"`
 	// Policy is every knob of the policy the results were replayed through.
-	Policy guard.Policy `json:"policy"`
-	Tokens TokenNotes   `json:"tokens"`
+	Policy policy.Policy `json:"policy"`
+	Tokens TokenNotes    `json:"tokens"`
 }
 
 // TokenNotes say where the token figures come from.
 type TokenNotes struct {
 	// Encoding counted the results ("" when nothing needed counting).
-	Encoding    string            `json:"encoding"`
-	Calibration guard.Calibration `json:"calibration"`
+	Encoding    string             `json:"encoding"`
+	Calibration replay.Calibration `json:"calibration"`
 	// Saved is the provenance of saved tokens: "calibrated" or "estimated".
 	Saved string `json:"saved"`
 	// Assumption states what the after figures assume.
@@ -184,7 +185,7 @@ type Warning struct {
 }
 
 // Build reports a session replayed through a policy.
-func Build(rp *guard.Replay) *Session {
+func Build(rp *replay.Run) *Session {
 	p := rp.Prepared
 	s := p.Session
 	out := &Session{
@@ -315,7 +316,7 @@ func Build(rp *guard.Replay) *Session {
 	t.SavedTokens = rp.Totals.SavedPerCall
 	t.Stale = rp.Totals.Stale
 	t.Actions = map[string]int{}
-	for _, o := range guard.Outcomes {
+	for _, o := range replay.Outcomes {
 		t.Actions[string(o)] = rp.Totals.Actions[o]
 	}
 	if recordedCalls > 0 && len(unpriced) == 0 {

@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spillway-dev/spillway/guard"
+
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -39,23 +41,23 @@ func build(t *testing.T, name string) *Session {
 // o200k_base unless the preset never acts.
 func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, preset string) *Session {
 	t.Helper()
-	policy, err := guard.Preset(preset)
+	pol, err := policy.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var counter guard.TokenCounter
-	if !policy.Inert() {
+	var counter replay.TokenCounter
+	if !pol.Inert() {
 		c, err := tokens.Get(tokens.O200kBase)
 		if err != nil {
 			t.Fatal(err)
 		}
 		counter = tokens.NewCache(c)
 	}
-	prep, err := guard.Prepare(context.Background(), s, counter, prices, nil)
+	prep, err := replay.Prepare(context.Background(), s, counter, prices, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := prep.Replay(policy, guard.Options{})
+	rp, err := prep.Replay(pol, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +198,7 @@ func TestJSONContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, preset := range []string{"none", "harness-rs-0.0.40"} {
-			if err := WriteSession(w, buildWith(t, s, pricing.Default(), preset)); err != nil {
-				t.Fatal(err)
-			}
+			writeSession(t, w, buildWith(t, s, pricing.Default(), preset))
 		}
 	}
 	if err := w.End(); err != nil {
@@ -276,11 +276,23 @@ func quotedKeys(s string) []string {
 	return keys
 }
 
+// writeSession renders s and writes it.
+func writeSession(t *testing.T, w Writer, s *Session) {
+	t.Helper()
+	data, err := w.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestCSV(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := NewWriter("csv", &buf, "")
 	w.Begin()
-	WriteSession(w, build(t, "claude.jsonl"))
+	writeSession(t, w, build(t, "claude.jsonl"))
 	w.End()
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	if len(lines) != 4 {
@@ -310,9 +322,7 @@ func TestCSVFormulas(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := NewWriter("csv", &buf, "")
 	w.Begin()
-	if err := WriteSession(w, rep); err != nil {
-		t.Fatal(err)
-	}
+	writeSession(t, w, rep)
 	rows, err := csv.NewReader(&buf).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -337,9 +347,7 @@ func TestTextGolden(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := NewWriter("text", &buf, "")
 	for _, name := range []string{"claude.jsonl", "codex.jsonl", "generic.jsonl"} {
-		if err := WriteSession(w, build(t, name)); err != nil {
-			t.Fatal(err)
-		}
+		writeSession(t, w, build(t, name))
 	}
 	golden := filepath.Join("..", "testdata", "report", "fixtures.txt")
 	if *update {
@@ -354,46 +362,6 @@ func TestTextGolden(t *testing.T) {
 	}
 	if diff := cmp.Diff(string(want), buf.String()); diff != "" {
 		t.Errorf("text report differs from %s (-want +got):\n%s", golden, diff)
-	}
-}
-
-func TestFormatters(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500",
-		-999: "-999", math.MinInt64: "-9,223,372,036,854,775,808"} {
-		if got := Count(n); got != want {
-			t.Errorf("Count(%d) = %q, want %q", n, got, want)
-		}
-	}
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 60 * 1024: "60.0 KiB", 5 << 20: "5.0 MiB"} {
-		if got := Bytes(n); got != want {
-			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-	v := 0.0123456789
-	if got := USD(&v); got != "$0.012346" {
-		t.Errorf("USD = %q", got)
-	}
-	for in, want := range map[float64]string{0: "$0.000000", 24.8412345: "$24.841234", 0.0000005: "$0.000000", 1e6: "$1000000.000000"} {
-		if got := USD(&in); got != want {
-			t.Errorf("USD(%v) = %q, want %q", in, got, want)
-		}
-	}
-	if got := USD(nil); got != "unknown" {
-		t.Errorf("USD(nil) = %q", got)
-	}
-	for in, want := range map[string]string{
-		"plain":                    "plain",
-		"a\x1b]52;c;ZXZpbA==\x07b": `a\x1b]52;c;ZXZpbA==\x07b`,
-		"title\x1b]0;pwned\x07":    `title\x1b]0;pwned\x07`,
-		"line\nbreak\ttab":         `line\nbreak\ttab`,
-		"bad\xffbyte":              "bad\uFFFDbyte",
-		"c1\u009bcsi":              `c1\x9bcsi`,
-		"café → ok":                "café → ok",
-		"bidi\u202eevil":           `bidi\u202eevil`,
-	} {
-		if got := Clean(in); got != want {
-			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 
@@ -449,7 +417,7 @@ func TestHostileText(t *testing.T) {
 	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
 		t.Skipf("this file system refuses the name: %v", err)
 	}
-	none, err := guard.Preset("none")
+	none, err := policy.Preset("none")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -30,22 +34,22 @@ func (p Problems) Status() int {
 // SweepDoc is the spillway.sweep/v1 document: savings at each ceiling,
 // summed over the sessions swept.
 type SweepDoc struct {
-	Schema   string       `json:"schema"`
-	Policy   guard.Policy `json:"policy"`
-	Sessions int          `json:"sessions"`
-	Results  int          `json:"results"`
+	Schema   string        `json:"schema"`
+	Policy   policy.Policy `json:"policy"`
+	Sessions int           `json:"sessions"`
+	Results  int           `json:"results"`
 	// Unpriced counts sessions left out of the dollar figures: nothing
 	// recorded, or a model without a price.
-	Unpriced   int                `json:"unpriced_sessions"`
-	Points     []guard.SweepPoint `json:"points"`
-	Assumption string             `json:"assumption"`
+	Unpriced   int                 `json:"unpriced_sessions"`
+	Points     []replay.SweepPoint `json:"points"`
+	Assumption string              `json:"assumption"`
 }
 
 // Sweep replays every session in inputs at each sweep ceiling.
 func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*SweepDoc, Problems, error) {
 	doc := &SweepDoc{Schema: "spillway.sweep/v1", Policy: opt.Policy, Assumption: assumption}
-	ceilings := guard.SweepCeilings(opt.Policy)
-	add := func(points []guard.SweepPoint, results int) {
+	ceilings := replay.SweepCeilings(opt.Policy)
+	add := func(points []replay.SweepPoint, results int) {
 		doc.Sessions++
 		doc.Results += results
 		priced := len(points) > 0 && points[0].Cost != nil
@@ -53,9 +57,9 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 			doc.Unpriced++
 		}
 		if doc.Points == nil {
-			doc.Points = make([]guard.SweepPoint, len(points))
+			doc.Points = make([]replay.SweepPoint, len(points))
 			for i, pt := range points {
-				doc.Points[i] = guard.SweepPoint{Ceiling: pt.Ceiling, Own: pt.Own}
+				doc.Points[i] = replay.SweepPoint{Ceiling: pt.Ceiling, Own: pt.Own}
 			}
 		}
 		for i, pt := range points {
@@ -69,11 +73,11 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 		}
 	}
 	type swept struct {
-		points  []guard.SweepPoint
+		points  []replay.SweepPoint
 		results int
 	}
 	sweepOne := func(s *transcript.Session) (swept, error) {
-		prep, err := guard.Prepare(context.Background(), s, tokens.NewCache(opt.Counter), opt.Prices, nil)
+		prep, err := replay.Prepare(context.Background(), s, tokens.NewCache(opt.Counter), opt.Prices, nil)
 		if err != nil {
 			return swept{}, err
 		}
@@ -108,15 +112,15 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 	default:
 		return fmt.Errorf("unknown sweep format %q (want text, json or csv)", format)
 	}
-	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", Clean(d.Policy.Name), plural(d.Sessions, "session"),
-		plural(d.Results, "tool result"), strings.TrimPrefix(guard.FormatSize(0, d.Policy.Unit), "0 "))
+	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", termtext.Escape(d.Policy.Name), plural(d.Sessions, "session"),
+		plural(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 "))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "ceiling\tshaped\tsuppressed\ttokens saved\tcost before\tcost after\tsaved\tshare\t")
 	for _, pt := range d.Points {
 		saved, share, own := "–", "–", ""
 		if pt.Cost != nil && pt.CostAfter != nil {
 			diff := *pt.Cost - *pt.CostAfter
-			saved = USD(&diff)
+			saved = human.USD(&diff)
 			if *pt.Cost > 0 {
 				share = fmt.Sprintf("%.1f%%", 100*diff / *pt.Cost)
 			}
@@ -124,8 +128,8 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 		if pt.Own {
 			own = " ← the policy's own"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", Count(pt.Ceiling), pt.Acted, pt.Suppressed, Count(pt.Saved),
-			USD(pt.Cost), USD(pt.CostAfter), saved, share, own)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", human.Count(pt.Ceiling), pt.Acted, pt.Suppressed, human.Count(pt.Saved),
+			human.USD(pt.Cost), human.USD(pt.CostAfter), saved, share, own)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -151,7 +155,7 @@ func (d *SweepDoc) writeCSV(w io.Writer) error {
 }
 
 // WritePresets lists the presets with every knob.
-func WritePresets(w io.Writer, format string, presets []guard.Policy) error {
+func WritePresets(w io.Writer, format string, presets []policy.Policy) error {
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
@@ -178,10 +182,10 @@ func WritePresets(w io.Writer, format string, presets []guard.Policy) error {
 }
 
 // knobs describes every knob of p in words.
-func knobs(p guard.Policy) [][2]string {
+func knobs(p policy.Policy) [][2]string {
 	ceiling := "none"
 	if p.Ceiling > 0 {
-		ceiling = guard.FormatSize(p.Ceiling, p.Unit)
+		ceiling = policy.FormatSize(p.Ceiling, p.Unit)
 		if p.Allowance > 0 && p.Allowance != 1 {
 			ceiling += fmt.Sprintf(" × %g allowance", p.Allowance)
 		}
@@ -192,17 +196,17 @@ func knobs(p guard.Policy) [][2]string {
 		if v < 0 {
 			perTool = append(perTool, tool+" never")
 		} else {
-			perTool = append(perTool, fmt.Sprintf("%s %s", tool, Count(v)))
+			perTool = append(perTool, fmt.Sprintf("%s %s", tool, human.Count(v)))
 		}
 	}
 	preview := "–"
 	if p.PreviewHead > 0 || p.PreviewTail > 0 {
-		preview = fmt.Sprintf("head %s, tail %s %s", Count(p.PreviewHead), Count(p.PreviewTail), strings.TrimPrefix(guard.FormatSize(0, p.PreviewUnit), "0 "))
+		preview = fmt.Sprintf("head %s, tail %s %s", human.Count(p.PreviewHead), human.Count(p.PreviewTail), strings.TrimPrefix(policy.FormatSize(0, p.PreviewUnit), "0 "))
 		if p.LineAligned {
 			preview += ", line-aligned"
 		}
 	}
-	if p.Style == guard.StyleDeepSeek {
+	if p.Style == harness.DeepSeek {
 		preview = "head and tail from the ceiling minus the notice"
 	}
 	dedupe := "off"

@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/spillway-dev/spillway/guard"
+
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -27,11 +29,11 @@ func TestSweep(t *testing.T) {
 	}
 	for _, preset := range []string{"claude-code", "harness-rs-0.0.40", "agentscope"} {
 		t.Run(preset, func(t *testing.T) {
-			policy, err := guard.Preset(preset)
+			pol, err := policy.Preset(preset)
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := Options{Prices: pricing.Default(), Policy: policy, Counter: counter}
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter}
 			doc, p, err := Sweep([]string{demo}, nil, opt, io.Discard)
 			if err != nil || p != (Problems{}) {
 				t.Fatalf("%v %+v", err, p)
@@ -40,24 +42,24 @@ func TestSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prep, err := guard.Prepare(context.Background(), s, tokens.NewCache(counter), pricing.Default(), nil)
+			prep, err := replay.Prepare(context.Background(), s, tokens.NewCache(counter), pricing.Default(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ceilings := guard.SweepCeilings(policy)
+			ceilings := replay.SweepCeilings(pol)
 			if len(doc.Points) != len(ceilings) || doc.Sessions != 1 || doc.Results != len(s.Results()) {
 				t.Fatalf("%d points for %d ceilings, %d sessions, %d results", len(doc.Points), len(ceilings), doc.Sessions, doc.Results)
 			}
 			for i, c := range ceilings {
-				q := policy.Clone()
+				q := pol.Clone()
 				q.SetCeiling(c)
-				rp, err := prep.Replay(q, guard.Options{})
+				rp, err := prep.Replay(q, replay.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := guard.SweepPoint{Ceiling: c, Own: c == policy.Ceiling,
-					Acted:      rp.Totals.Actions[guard.Truncate] + rp.Totals.Actions[guard.Spilled],
-					Suppressed: rp.Totals.Actions[guard.Suppress], Saved: rp.Totals.SavedPerCall,
+				want := replay.SweepPoint{Ceiling: c, Own: c == pol.Ceiling,
+					Acted:      rp.Totals.Actions[replay.Truncated] + rp.Totals.Actions[replay.Spilled],
+					Suppressed: rp.Totals.Actions[replay.Suppressed], Saved: rp.Totals.SavedPerCall,
 					Cost: rp.Totals.Cost, CostAfter: rp.Totals.CostAfter}
 				if diff := cmp.Diff(want, doc.Points[i]); diff != "" {
 					t.Errorf("ceiling %d (-replay +sweep):\n%s", c, diff)
@@ -83,7 +85,7 @@ func TestSweep(t *testing.T) {
 				t.Fatalf("%d CSV rows for %d points", len(rows), len(back.Points))
 			}
 			for i, pt := range back.Points {
-				want := []string{preset, strconv.FormatInt(pt.Ceiling, 10), string(policy.Unit), strconv.FormatBool(pt.Own),
+				want := []string{preset, strconv.FormatInt(pt.Ceiling, 10), string(pol.Unit), strconv.FormatBool(pt.Own),
 					strconv.Itoa(pt.Acted), strconv.Itoa(pt.Suppressed), strconv.FormatInt(pt.Saved, 10),
 					strconv.FormatFloat(*pt.Cost, 'f', 9, 64), strconv.FormatFloat(*pt.CostAfter, 'f', 9, 64)}
 				if diff := cmp.Diff(want, rows[i+1]); diff != "" {
@@ -98,8 +100,8 @@ func TestSweep(t *testing.T) {
 // is free text) is quoted; the numbers beside it are not.
 func TestSweepCSVFormula(t *testing.T) {
 	cost, after := 0.25, -0.125
-	doc := SweepDoc{Policy: guard.Policy{Name: "=1+1", Unit: guard.JSONBytes},
-		Points: []guard.SweepPoint{{Ceiling: 2048, Acted: 1, Saved: -3, Cost: &cost, CostAfter: &after}}}
+	doc := SweepDoc{Policy: policy.Policy{Name: "=1+1", Unit: policy.JSONBytes},
+		Points: []replay.SweepPoint{{Ceiling: 2048, Acted: 1, Saved: -3, Cost: &cost, CostAfter: &after}}}
 	var buf bytes.Buffer
 	if err := doc.Write(&buf, "csv"); err != nil {
 		t.Fatal(err)

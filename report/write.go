@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-json"
-	"github.com/spillway-dev/spillway/guard"
+
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -25,15 +26,6 @@ type Writer interface {
 	Render(*Session) ([]byte, error)
 	Write(rendered []byte) error
 	End() error
-}
-
-// WriteSession renders and writes one session.
-func WriteSession(w Writer, s *Session) error {
-	data, err := w.Render(s)
-	if err != nil {
-		return err
-	}
-	return w.Write(data)
 }
 
 // Formats lists the output formats NewWriter accepts.
@@ -147,7 +139,7 @@ func (c *csvWriter) End() error { return nil }
 // themselves mark text that merely looks like one. Number cells never go
 // through it, so a negative number stays a number.
 func csvText(s string) string {
-	s = Clean(s)
+	s = termtext.Escape(s)
 	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
 		return "'" + s
 	}
@@ -193,23 +185,23 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	var b strings.Builder
 	b.Grow(100*len(s.Calls) + 1024)
 	active := !s.Policy.Inert()
-	fmt.Fprintf(&b, "%s\n", Clean(s.Path))
+	fmt.Fprintf(&b, "%s\n", termtext.Escape(s.Path))
 	fmt.Fprintf(&b, "  %s", s.Format)
 	if s.Version != "" {
-		fmt.Fprintf(&b, " %s", Clean(s.Version))
+		fmt.Fprintf(&b, " %s", termtext.Escape(s.Version))
 	}
-	fmt.Fprintf(&b, " · session %s", Clean(s.SessionID))
+	fmt.Fprintf(&b, " · session %s", termtext.Escape(s.SessionID))
 	switch s.Relation {
 	case string(transcript.RelationFork):
-		fmt.Fprintf(&b, " · fork of %s", Clean(s.ParentID))
+		fmt.Fprintf(&b, " · fork of %s", termtext.Escape(s.ParentID))
 	case string(transcript.RelationSubagent):
-		fmt.Fprintf(&b, " · sub-agent of %s", Clean(s.ParentID))
+		fmt.Fprintf(&b, " · sub-agent of %s", termtext.Escape(s.ParentID))
 	}
 	if s.Title != "" {
-		fmt.Fprintf(&b, " · \"%s\"", Clean(s.Title))
+		fmt.Fprintf(&b, " · \"%s\"", termtext.Escape(s.Title))
 	}
 	if active {
-		fmt.Fprintf(&b, " · policy %s", Clean(s.Policy.Name))
+		fmt.Fprintf(&b, " · policy %s", termtext.Escape(s.Policy.Name))
 	}
 	b.WriteString("\n")
 	table := newRightAligned(len(s.Calls)+1, 80)
@@ -229,20 +221,20 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	}
 	tot := s.Totals
 	fmt.Fprintf(&b, "  %s, %s (%s), %s\n", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
-		Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
+		human.Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
 	if tot.CopiedCalls > 0 {
 		fmt.Fprintf(&b, "  %s marked copy: responses %s counts, shown here and added to no total\n",
 			plural(tot.CopiedCalls, "call"), copiedFrom(s))
 	}
 	fmt.Fprintf(&b, "  recorded: input %s · cache write %s · cache read %s · output %s\n",
-		Count(tot.Recorded.Input), Count(tot.Recorded.CacheCreation), Count(tot.Recorded.CacheRead), Count(tot.Recorded.Output))
+		human.Count(tot.Recorded.Input), human.Count(tot.Recorded.CacheCreation), human.Count(tot.Recorded.CacheRead), human.Count(tot.Recorded.Output))
 	if extra := extraModels(s); extra != "" {
 		fmt.Fprintf(&b, "  these include usage billed on other models (Claude Code's advisor): %s\n", extra)
 	}
-	fmt.Fprintf(&b, "  cost: %s", USD(tot.CostUSD))
+	fmt.Fprintf(&b, "  cost: %s", human.USD(tot.CostUSD))
 	switch {
 	case len(tot.UnpricedModels) > 0:
-		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", unpricedNames(tot.UnpricedModels), USD(&tot.PricedCostUSD))
+		fmt.Fprintf(&b, " (no price for %s; priced calls: %s)", unpricedNames(tot.UnpricedModels), human.USD(&tot.PricedCostUSD))
 	case tot.CallsNoData == tot.APICalls:
 		b.WriteString(" (the log records no usage)")
 	case active && tot.CostUSDAfter != nil:
@@ -252,11 +244,11 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			share = 100 * saved / *tot.CostUSD
 		}
 		fmt.Fprintf(&b, " → %s under %s (−%s, %.1f%%); prompt tokens %s → %s",
-			USD(tot.CostUSDAfter), Clean(s.Policy.Name), USD(&saved), share, Count(tot.PromptTokens), Count(tot.PromptTokensAfter))
+			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
 	if active {
-		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, Clean(s.Tokens.Calibration.Note), s.Tokens.Assumption)
+		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, termtext.Escape(s.Tokens.Calibration.Note), s.Tokens.Assumption)
 	}
 	if tot.LowerBoundOutputs > 0 {
 		fmt.Fprintf(&b, "  ≥ lower bound: the log wrote usage as the response began (%s)\n",
@@ -268,7 +260,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		if first.Line > 0 {
 			where = fmt.Sprintf(" at line %d", first.Line)
 		}
-		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, Clean(first.Message))
+		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, termtext.Escape(first.Message))
 	}
 	return []byte(b.String()), nil
 }
@@ -282,7 +274,7 @@ func copiedFrom(s *Session) string {
 		}
 	}
 	if len(paths) == 1 {
-		return Clean(paths[0])
+		return termtext.Escape(paths[0])
 	}
 	return fmt.Sprintf("%d other sessions", len(paths))
 }
@@ -314,7 +306,7 @@ func extraModels(s *Session) string {
 		if unpriced[m] {
 			cost = nil
 		}
-		parts[i] = Clean(m) + " " + USD(cost)
+		parts[i] = termtext.Escape(m) + " " + human.USD(cost)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -328,7 +320,7 @@ func writeActions(b *strings.Builder, s *Session) {
 		}
 	}
 	if len(acted) == 0 {
-		fmt.Fprintf(b, "  %s changes no result\n", Clean(s.Policy.Name))
+		fmt.Fprintf(b, "  %s changes no result\n", termtext.Escape(s.Policy.Name))
 		return
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -341,8 +333,8 @@ func writeActions(b *strings.Builder, s *Session) {
 		if r.Stale {
 			action += " (stale)"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", i, r.CallIndex, Clean(r.Tool), action,
-			Count(int64(r.Bytes)), Count(r.BytesAfter), Count(r.SavedTokens), Clean(r.Reason))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", i, r.CallIndex, termtext.Escape(r.Tool), action,
+			human.Count(int64(r.Bytes)), human.Count(r.BytesAfter), human.Count(r.SavedTokens), termtext.Escape(r.Reason))
 	}
 	tw.Flush()
 }
@@ -355,9 +347,9 @@ func callRow(row []byte, c *Call, active bool) []byte {
 	if c.Time == nil {
 		row = cell(append(row, none...))
 	} else {
-		row = cell(c.Time.AppendFormat(row, clockLayout))
+		row = cell(c.Time.AppendFormat(row, time.DateTime))
 	}
-	row = cell(append(row, Clean(c.Model)...))
+	row = cell(append(row, termtext.Escape(c.Model)...))
 	if c.Recorded == nil {
 		row = cell(append(row, none...))
 		if active {
@@ -369,27 +361,25 @@ func callRow(row []byte, c *Call, active bool) []byte {
 			row = cell(append(row, none...))
 		}
 	} else {
-		row = cell(guard.AppendGroup(row, *c.PromptTokens))
+		row = cell(human.AppendCount(row, *c.PromptTokens))
 		if active {
-			row = cell(guard.AppendGroup(row, *c.PromptTokensAfter))
+			row = cell(human.AppendCount(row, *c.PromptTokensAfter))
 		}
 		if c.OutputLowerBound {
 			row = append(row, "≥"...)
 		}
-		row = cell(guard.AppendGroup(row, *c.OutputTokens))
+		row = cell(human.AppendCount(row, *c.OutputTokens))
 		if c.CountedIn != nil {
 			row = append(row, "copy "...) // counted in another session
 		}
-		row = cell(appendUSD(row, c.CostUSD))
+		row = cell(human.AppendUSD(row, c.CostUSD))
 		if active {
-			row = cell(appendUSD(row, c.CostUSDAfter))
+			row = cell(human.AppendUSD(row, c.CostUSDAfter))
 		}
 	}
 	row = cell(strconv.AppendInt(row, int64(c.ToolCalls), 10))
 	return append(row, '\n')
 }
-
-const clockLayout = "2006-01-02 15:04:05"
 
 func plural(n int, noun string) string {
 	if n == 1 {
@@ -403,7 +393,7 @@ func plural(n int, noun string) string {
 func unpricedNames(models []string) string {
 	names := make([]string, len(models))
 	for i, m := range models {
-		names[i] = Clean(m)
+		names[i] = termtext.Escape(m)
 		if m == "" {
 			names[i] = "calls the log names no model for"
 		}

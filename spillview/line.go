@@ -10,6 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -112,7 +113,7 @@ func (m Model) linePieces(i, limit int, match bool) []piece {
 		pieces = highlight(pieces, m.query, t)
 	}
 	if rest > 0 && complete {
-		note := fmt.Sprintf(" … %s more bytes of this line not shown", commas(rest))
+		note := fmt.Sprintf(" … %s more bytes of this line not shown", human.Count(rest))
 		pieces = append(pieces, piece{note, termtext.Width(note), toneNote})
 	}
 	return pieces

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
@@ -133,10 +134,10 @@ func (m Model) titleRow(win []rowRef) string {
 	if m.doc == nil {
 		return termtext.Truncate(title, m.width)
 	}
-	lines := commas(int64(m.doc.Lines()))
-	info := fmt.Sprintf("%s bytes · %s %s", commas(m.doc.Size()), lines, plural(m.doc.Lines(), "line", "lines"))
+	lines := human.Count(int64(m.doc.Lines()))
+	info := fmt.Sprintf("%s bytes · %s %s", human.Count(m.doc.Size()), lines, plural(m.doc.Lines(), "line", "lines"))
 	if first, last, ok := shownLines(win); ok {
-		info = fmt.Sprintf("%s bytes · lines %s–%s of %s", commas(m.doc.Size()), commas(int64(first+1)), commas(int64(last+1)), lines)
+		info = fmt.Sprintf("%s bytes · lines %s–%s of %s", human.Count(m.doc.Size()), human.Count(int64(first+1)), human.Count(int64(last+1)), lines)
 	}
 	right := s.Subtitle.Render(info)
 	if legend := m.legend(); legend != "" && !m.legendOnNote() {
@@ -226,7 +227,7 @@ func (m Model) windowRows(win []rowRef, n int) []string {
 
 func (m Model) separatorRow(g gap) string {
 	n := g.last - g.first + 1
-	label := fmt.Sprintf("── %s %s the model did not see ", commas(int64(n)), plural(n, "line", "lines"))
+	label := fmt.Sprintf("── %s %s the model did not see ", human.Count(int64(n)), plural(n, "line", "lines"))
 	if w := termtext.Width(label); w < m.width {
 		label += strings.Repeat("─", m.width-w)
 	}
@@ -294,7 +295,7 @@ func (m Model) statusRow(win []rowRef) string {
 		if _, last, ok := shownLines(win); ok && (m.top > 0 || last < n-1) {
 			pos = fmt.Sprintf("%d%%", (last+1)*100/n)
 		}
-		left = fmt.Sprintf("line %s of %s · %s", commas(int64(m.top+1)), commas(int64(n)), pos)
+		left = fmt.Sprintf("line %s of %s · %s", human.Count(int64(m.top+1)), human.Count(int64(n)), pos)
 		if m.x > 0 {
 			left += fmt.Sprintf(" · col %d", m.x+1)
 		}
@@ -332,24 +333,6 @@ func spread(left, right string, width int) string {
 		return left + strings.Repeat(" ", width-termtext.Width(left)-rw) + right
 	}
 	return termtext.Truncate(left, width)
-}
-
-// commas writes n with thousands separators.
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func plural(n int, one, many string) string {

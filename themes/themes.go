@@ -125,12 +125,11 @@ type Styles struct {
 	Palette Palette
 
 	Title, Subtitle, Label, Value, Muted, Faint lipgloss.Style
-	Header                                      lipgloss.Style
-	TableHeader, Row, Selected, Bookmark        lipgloss.Style
-	Cost, Saved, Increase                       lipgloss.Style
+	TableHeader, Selected                       lipgloss.Style
+	Saved                                       lipgloss.Style
 	Marker                                      [markerCount]lipgloss.Style
-	Footer, Alert, Warning, Error, Live         lipgloss.Style
-	Separator, Pane                             lipgloss.Style
+	Alert, Warning, Error, Live                 lipgloss.Style
+	Separator                                   lipgloss.Style
 	LineNumber, Seen, Unseen, Match, Current    lipgloss.Style
 	ChartBar, ChartCurrent                      lipgloss.Style
 	Help                                        help.Styles
@@ -152,31 +151,24 @@ func New(p Palette) *Styles {
 	s.Value = fg(p.Fg)
 	s.Muted = fg(p.Muted)
 	s.Faint = fg(p.Faint).Faint(p.Mono)
-	s.Header = lipgloss.NewStyle().Padding(0, 1)
 	s.TableHeader = fg(p.Muted).Bold(true).Underline(p.Mono)
-	s.Row = fg(p.Fg)
 	s.Selected = lipgloss.NewStyle().Bold(true)
 	if p.Mono {
 		s.Selected = s.Selected.Reverse(true)
 	} else {
 		s.Selected = s.Selected.Foreground(p.SelectFg).Background(p.SelectBg)
 	}
-	s.Bookmark = fg(p.Accent).Bold(true)
-	s.Cost = fg(p.Bad)
 	s.Saved = fg(p.Good).Bold(p.Mono)
-	s.Increase = fg(p.Bad).Underline(p.Mono)
 	s.Marker[Truncated] = fg(p.Truncate).Bold(true)
 	s.Marker[Spilled] = fg(p.Spill).Bold(true).Underline(p.Mono)
 	s.Marker[Suppressed] = fg(p.Suppress).Bold(true).Italic(p.Mono)
 	s.Marker[Stale] = fg(p.Stale).Bold(true).Reverse(p.Mono)
 	s.Marker[Excluded] = fg(p.Exclude).Faint(p.Mono)
-	s.Footer = fg(p.Muted)
 	s.Alert = fg(p.Warn).Bold(true).Reverse(p.Mono)
 	s.Warning = fg(p.Warn)
 	s.Error = fg(p.Error).Bold(true)
 	s.Live = fg(p.Good).Bold(true)
 	s.Separator = fg(p.Faint)
-	s.Pane = lipgloss.NewStyle()
 	s.LineNumber = fg(p.Faint)
 	s.Seen = fg(p.Seen)
 	s.Unseen = fg(p.Unseen).Faint(p.Mono)

@@ -31,10 +31,9 @@ type Update struct {
 	Path    string
 	Offset  int64 // bytes of Path read so far
 	Size    int64 // size of Path when last looked at
-	// Restarted says why the session was read again from the start:
-	// "truncated", "rotated", or "switched" (a newer session file in a
-	// followed directory). Empty otherwise.
-	Restarted string
+	// Restarted says why the session was read again from the start; empty
+	// when it was not.
+	Restarted Restart
 	// Err is a problem: the file is not a transcript (following waits for
 	// the next file or truncation), or the watch failed and fell back to
 	// polling.
@@ -153,12 +152,23 @@ func replace(out chan Update, u Update) {
 }
 
 // follower turns line events into session updates.
+// Restart is why a followed session was read again from the start.
+type Restart string
+
+// Restarts; the values read in a sentence ("the session file was
+// truncated").
+const (
+	RestartTruncated Restart = "truncated"
+	RestartRotated   Restart = "rotated"
+	RestartSwitched  Restart = "switched" // a newer session file in a followed directory
+)
+
 type follower struct {
 	opt       Options
 	path      string
 	dec       *Decoder
 	offset    int64
-	restarted string
+	restarted Restart
 	err       error
 	dirty     bool
 }
@@ -188,11 +198,11 @@ func (f *follower) handle(ev lines.Event) {
 		}
 		f.offset = ev.Offset
 	case lines.Truncated:
-		f.reset(ev.Path, "truncated")
+		f.reset(ev.Path, RestartTruncated)
 	case lines.Rotated:
-		f.reset(ev.Path, "rotated")
+		f.reset(ev.Path, RestartRotated)
 	case lines.Switched:
-		restarted := "switched"
+		restarted := RestartSwitched
 		if f.dec == nil {
 			restarted = "" // the first file of a directory
 		}
@@ -204,7 +214,7 @@ func (f *follower) handle(ev lines.Event) {
 	f.dirty = true
 }
 
-func (f *follower) reset(path, why string) {
+func (f *follower) reset(path string, why Restart) {
 	f.path, f.restarted, f.err, f.offset = path, why, nil, 0
 	f.dec = NewDecoder(path, f.opt)
 }

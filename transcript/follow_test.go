@@ -114,7 +114,7 @@ func TestFollowFile(t *testing.T) {
 			}
 			var sawRestart bool
 			u = waitFor(t, ch, "one call after the restart", func(u Update) bool {
-				sawRestart = sawRestart || u.Restarted == "truncated"
+				sawRestart = sawRestart || u.Restarted == RestartTruncated
 				return calls(u) == 1
 			})
 			if !sawRestart || len(u.Session.Calls[0].Results) != 0 {
@@ -158,7 +158,7 @@ func TestFollowDirectorySwitches(t *testing.T) {
 	sessionAt(t, newer, ls[:17])
 	var sawSwitch bool
 	waitFor(t, ch, "the switch", func(u Update) bool {
-		sawSwitch = sawSwitch || u.Restarted == "switched"
+		sawSwitch = sawSwitch || u.Restarted == RestartSwitched
 		return u.Path == newer && calls(u) == 3
 	})
 	if !sawSwitch {

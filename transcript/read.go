@@ -192,9 +192,6 @@ func (d *Decoder) start(f Format) {
 // Records is how many lines were read as records of the format so far.
 func (d *Decoder) Records() int { return d.records }
 
-// Format is the detected or forced format, empty while still undecided.
-func (d *Decoder) Format() Format { return d.format }
-
 // Feed reads one complete line, without its newline. It returns a
 // *NotTranscriptError once enough lines show the input is not a transcript.
 func (d *Decoder) Feed(line []byte) error {

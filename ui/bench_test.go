@@ -9,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/corpus"
 )
@@ -33,7 +33,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 	f.Close()
 	info, _ := os.Stat(path)
 	b.SetBytes(info.Size())
-	policy, _ := guard.Preset(guard.DefaultPreset)
+	policy, _ := policy.Preset(policy.DefaultPreset)
 	for b.Loop() {
 		m := New(Options{Source: Source{Name: path, Path: path}, Policy: policy, Prices: pricing.Default(), Counter: counter})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})

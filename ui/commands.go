@@ -12,7 +12,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -32,19 +34,19 @@ type (
 	// preparedMsg carries the session measured and counted.
 	preparedMsg struct {
 		seq  int
-		prep *guard.Prepared
+		prep *replay.Prepared
 		err  error
 	}
 	// replayedMsg carries a replay under the policy of request seq.
 	replayedMsg struct {
 		seq    int
-		replay *guard.Replay
+		replay *replay.Run
 		err    error
 	}
 	// sweptMsg carries the savings curve for the chart.
 	sweptMsg struct {
 		key    string
-		points []guard.SweepPoint
+		points []replay.SweepPoint
 	}
 	// followMsg carries a followed session's newest state.
 	followMsg struct {
@@ -133,7 +135,7 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 }
 
 // prepareCmd counts the session's results, reporting progress.
-func prepareCmd(seq int, s *transcript.Session, counter func() (guard.TokenCounter, error), opt Options) tea.Cmd {
+func prepareCmd(seq int, s *transcript.Session, counter func() (replay.TokenCounter, error), opt Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan preparedMsg, 1)
 	go func() {
@@ -142,7 +144,7 @@ func prepareCmd(seq int, s *transcript.Session, counter func() (guard.TokenCount
 			out <- preparedMsg{seq: seq, err: err}
 			return
 		}
-		p, err := guard.Prepare(context.Background(), s, c, opt.Prices, func(d, t int) {
+		p, err := replay.Prepare(context.Background(), s, c, opt.Prices, func(d, t int) {
 			done.Store(int64(d))
 			total.Store(int64(t))
 		})
@@ -152,21 +154,21 @@ func prepareCmd(seq int, s *transcript.Session, counter func() (guard.TokenCount
 }
 
 // replayCmd replays the prepared session under policy, writing spill files.
-func replayCmd(seq int, p *guard.Prepared, policy guard.Policy, spillRoot string) tea.Cmd {
+func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, spillRoot string) tea.Cmd {
 	return func() tea.Msg {
-		var store guard.SpillStore
+		var store replay.SpillStore
 		if spillRoot != "" {
-			store = guard.DirStore{Root: spillRoot, Session: p.Session.ID, Policy: policy.Name}
+			store = spill.Dir{Root: spillRoot, Session: p.Session.ID, Policy: pol.Name}
 		}
-		rp, err := p.Replay(policy, guard.Options{Store: store})
+		rp, err := p.Replay(pol, replay.Options{Store: store})
 		return replayedMsg{seq: seq, replay: rp, err: err}
 	}
 }
 
 // sweepCmd computes the savings curve at the sweep ceilings.
-func sweepCmd(key string, p *guard.Prepared, policy guard.Policy) tea.Cmd {
+func sweepCmd(key string, p *replay.Prepared, pol policy.Policy) tea.Cmd {
 	return func() tea.Msg {
-		points, err := p.Sweep(policy, guard.SweepCeilings(policy))
+		points, err := p.Sweep(pol, replay.SweepCeilings(pol))
 		if err != nil {
 			return sweptMsg{key: key}
 		}
@@ -197,9 +199,9 @@ func startFollow(ctx context.Context, path string, opt transcript.Options) (tea.
 }
 
 // writePolicyCmd writes the tuned policy.
-func writePolicyCmd(path string, p guard.Policy) tea.Cmd {
+func writePolicyCmd(path string, p policy.Policy) tea.Cmd {
 	return func() tea.Msg {
-		return wroteMsg{path: path, err: guard.SavePolicy(path, p)}
+		return wroteMsg{path: path, err: policy.Save(path, p)}
 	}
 }
 

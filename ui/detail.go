@@ -2,12 +2,14 @@ package ui
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
@@ -51,11 +53,11 @@ func (d *detailPane) selectResult(step, call int) {
 }
 
 // results lists the replayed results of call.
-func callResults(rp *guard.Replay, call int) []*guard.Result {
+func callResults(rp *replay.Run, call int) []*replay.Result {
 	if rp == nil {
 		return nil
 	}
-	var out []*guard.Result
+	var out []*replay.Result
 	for i := range rp.Results {
 		if rp.Results[i].Arrival == call {
 			out = append(out, &rp.Results[i])
@@ -65,7 +67,7 @@ func callResults(rp *guard.Replay, call int) []*guard.Result {
 }
 
 // View draws the window of the pane.
-func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, focused bool) string {
+func (d *detailPane) View(s *transcript.Session, rp *replay.Run, call int, focused bool) string {
 	if d.height <= 0 || d.width <= 0 {
 		return ""
 	}
@@ -90,7 +92,7 @@ func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, foc
 }
 
 // render builds every line of the pane for call.
-func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) []string {
+func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []string {
 	st := d.ctx.Styles
 	w := d.width
 	if s == nil || call < 0 || call >= len(s.Calls) {
@@ -101,10 +103,10 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 	add := func(line string) { lines = append(lines, line) }
 	head := fmt.Sprintf("call %d", call)
 	if !c.Time.IsZero() {
-		head += " · " + c.Time.UTC().Format("2006-01-02 15:04:05")
+		head += " · " + c.Time.UTC().Format(time.DateTime)
 	}
 	if c.Model != "" {
-		head += " · " + escape(c.Model)
+		head += " · " + termtext.Escape(c.Model)
 	}
 	if c.Sidechain {
 		head += " · sidechain"
@@ -113,7 +115,7 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 	if c.Usage != nil {
 		u := *c.Usage
 		line := fmt.Sprintf("recorded: input %s · cache write %s · cache read %s · output %s",
-			count(u.Input), count(u.CacheCreation), count(u.CacheRead), count(u.Output))
+			human.Count(u.Input), human.Count(u.CacheCreation), human.Count(u.CacheRead), human.Count(u.Output))
 		if u.OutputLowerBound {
 			line += " (≥: written as the response began)"
 		}
@@ -124,10 +126,10 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 			if rc.UsageAfter != nil {
 				after = *rc.UsageAfter
 			}
-			line = fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", count(u.Prompt()), count(after.Prompt()), moneyFull(rc.Cost), moneyFull(rc.CostAfter))
+			line = fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()), human.USD(rc.Cost), human.USD(rc.CostAfter))
 			if saved := rc.Saved(); saved > 0 {
 				cached := u.CacheRead - after.CacheRead
-				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", count(saved-cached), count(cached))
+				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", human.Count(saved-cached), human.Count(cached))
 			}
 			add(st.Value.Render(termtext.Truncate(line, w)))
 		}
@@ -135,15 +137,15 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 		add(st.Muted.Render("no usage recorded for this call"))
 	}
 	if t := strings.TrimSpace(c.Text); t != "" {
-		add(st.Muted.Render(termtext.Truncate("“"+escape(t)+"”", w)))
+		add(st.Muted.Render(termtext.Truncate("“"+termtext.Escape(t)+"”", w)))
 	}
 	for _, tc := range c.ToolCalls {
-		add(termtext.Truncate("▸ "+escape(tc.Name)+"  "+escape(summarize(tc.Input)), w))
+		add(termtext.Truncate("▸ "+termtext.Escape(tc.Name)+"  "+termtext.Escape(summarize(tc.Input)), w))
 	}
 	results := callResults(rp, call)
 	if rp == nil {
 		for _, r := range c.Results {
-			add(st.Muted.Render(termtext.Truncate(fmt.Sprintf("result %s · %s · replaying…", escape(r.Tool), bytesShort(int64(r.Bytes()))), w)))
+			add(st.Muted.Render(termtext.Truncate(fmt.Sprintf("result %s · %s · replaying…", termtext.Escape(r.Tool), human.ShortBytes(int64(r.Bytes()))), w)))
 		}
 		return lines
 	}
@@ -161,17 +163,17 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 	}
 	r := results[sel]
 	if r.Warning != "" {
-		add(st.Warning.Render(termtext.Truncate("warning: "+escape(r.Warning), w)))
+		add(st.Warning.Render(termtext.Truncate("warning: "+termtext.Escape(r.Warning), w)))
 	}
 	if r.SpillPath != "" {
-		add(st.Muted.Render(termtext.Truncate("spill file: "+escape(r.SpillPath)+" (enter opens it)", w)))
-	} else if p := agentSpillPath(r.Source.Text); p != "" {
-		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+escape(p)+" (enter opens it)", w)))
+		add(st.Muted.Render(termtext.Truncate("spill file: "+termtext.Escape(r.SpillPath)+" (enter opens it)", w)))
+	} else if p := harness.AgentSpillPath(r.Source.Text); p != "" {
+		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+termtext.Escape(p)+" (enter opens it)", w)))
 	}
 	add("")
 	before := termtext.Lines(r.Source.Text)
 	after := termtext.Lines(r.Text)
-	if r.Outcome == guard.Keep || r.Outcome == guard.Exclude {
+	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
 		after = []string{st.Muted.Render("(the same text: the policy leaves this result as it is)")}
 	} else if len(r.Text) <= 64<<10 {
 		// A replacement is small but often one long line (a JSON marker):
@@ -182,10 +184,10 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 		}
 		after = wrapLines(after, width)
 	}
-	leftTitle := fmt.Sprintf("what the model saw · %s", bytesShort(r.Bytes))
-	rightTitle := fmt.Sprintf("under %s · %s", escape(rp.Policy.Name), bytesShort(r.BytesAfter))
-	if r.Outcome == guard.Keep || r.Outcome == guard.Exclude {
-		rightTitle = fmt.Sprintf("under %s · unchanged", escape(rp.Policy.Name))
+	leftTitle := fmt.Sprintf("what the model saw · %s", human.ShortBytes(r.Bytes))
+	rightTitle := fmt.Sprintf("under %s · %s", termtext.Escape(rp.Policy.Name), human.ShortBytes(r.BytesAfter))
+	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
+		rightTitle = fmt.Sprintf("under %s · unchanged", termtext.Escape(rp.Policy.Name))
 	}
 	limit := 2000 // lines of each side; enter opens the whole result
 	if d.stacked || w < 60 {
@@ -222,29 +224,29 @@ func (d *detailPane) render(s *transcript.Session, rp *guard.Replay, call int) [
 }
 
 // resultLine summarizes one result on one line.
-func (d *detailPane) resultLine(r *guard.Result, calls int) string {
+func (d *detailPane) resultLine(r *replay.Result, calls int) string {
 	st := d.ctx.Styles
 	action := string(r.Outcome)
 	switch r.Outcome {
-	case guard.Truncate:
+	case replay.Truncated:
 		action = st.Marker[themes.Truncated].Render(action)
-	case guard.Spilled:
+	case replay.Spilled:
 		action = st.Marker[themes.Spilled].Render(action)
-	case guard.Suppress:
+	case replay.Suppressed:
 		action = st.Marker[themes.Suppressed].Render(action)
 		if r.Stale {
 			action += " " + st.Marker[themes.Stale].Render("stale")
 		}
-	case guard.Exclude:
+	case replay.Excluded:
 		action = st.Marker[themes.Excluded].Render(action)
 	}
-	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, escape(r.Source.Tool), bytesShort(r.Bytes), bytesShort(r.BytesAfter))
+	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, termtext.Escape(r.Source.Tool), human.ShortBytes(r.Bytes), human.ShortBytes(r.BytesAfter))
 	if r.Tokens >= 0 {
-		line += fmt.Sprintf(" · %s → %s tok", count(r.Tokens), count(r.TokensAfter))
+		line += fmt.Sprintf(" · %s → %s tok", human.Count(r.Tokens), human.Count(r.TokensAfter))
 	}
-	line += " · " + action + " (" + escape(r.Reason) + ")"
+	line += " · " + action + " (" + termtext.Escape(r.Reason) + ")"
 	if r.Saved > 0 {
-		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok", count(r.Saved)))
+		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok", human.Count(r.Saved)))
 	}
 	switch {
 	case r.CarryCalls > 0:
@@ -278,37 +280,17 @@ func summarize(input []byte) string {
 	return s
 }
 
-// agentSpillPaths find a file the recorded agent itself spilled a result to.
-var agentSpillPaths = []*regexp.Regexp{
-	regexp.MustCompile(`Full output saved to: (\S+)`),                          // Claude Code <persisted-output>
-	regexp.MustCompile(`has been saved to ` + "`" + `([^` + "`" + `]+)` + "`"), // AgentScope
-	regexp.MustCompile(`"path":"(\.harness/spill/[^"]+)"`),                     // harness-rs
-	regexp.MustCompile(`stored at: (\S+)\. `),                                  // DeepSeek Harness
-}
-
-func agentSpillPath(text string) string {
-	if len(text) > 64<<10 {
-		text = text[:64<<10]
-	}
-	for _, re := range agentSpillPaths {
-		if m := re.FindStringSubmatch(text); m != nil {
-			return m[1]
-		}
-	}
-	return ""
-}
-
 // source is the selected result for the spill viewer: the file spillway
 // wrote, else a file the agent spilled, if the viewer finds it where that
 // agent spills, else the text itself, with what the model saw marked.
-func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool) {
+func (d *detailPane) source(rp *replay.Run, call int) (spillview.Source, bool) {
 	results := callResults(rp, call)
 	if len(results) == 0 {
 		return spillview.Source{}, false
 	}
 	r := results[min(d.result, len(results)-1)]
 	src := spillview.Source{
-		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, escape(r.Source.Tool), r.Outcome, escape(rp.Policy.Name)),
+		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, termtext.Escape(r.Source.Tool), r.Outcome, termtext.Escape(rp.Policy.Name)),
 		Text:  r.Source.Text,
 	}
 	if seen := rp.Seen(r); seen != nil {
@@ -320,14 +302,14 @@ func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool)
 		}
 		rest := "the rest only in the spill file"
 		switch r.Outcome {
-		case guard.Truncate:
+		case replay.Truncated:
 			rest = "the rest was cut off"
-		case guard.Suppress:
+		case replay.Suppressed:
 			rest = "a note that it repeats an earlier result stood in its place"
 		}
-		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", count(total), count(r.Bytes), rest)
+		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", human.Count(total), human.Count(r.Bytes), rest)
 	}
-	if p := agentSpillPath(r.Source.Text); p != "" {
+	if p := harness.AgentSpillPath(r.Source.Text); p != "" {
 		// Opened only if it lies where that agent spills (spillview.Confine).
 		src.Path, src.Roots = p, spillview.AgentRoots(rp.Prepared.Session.Path)
 	}

@@ -18,8 +18,11 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -37,9 +40,9 @@ type Source struct {
 type Options struct {
 	Source  Source
 	Read    transcript.Options
-	Policy  guard.Policy
+	Policy  policy.Policy
 	Prices  *pricing.Table
-	Counter func() (guard.TokenCounter, error)
+	Counter func() (replay.TokenCounter, error)
 	// SpillRoot is where spill files go; empty plans them without writing.
 	SpillRoot string
 	Follow    bool
@@ -89,15 +92,15 @@ type Model struct {
 	opt Options
 
 	session *transcript.Session
-	prep    *guard.Prepared
-	replay  *guard.Replay
-	points  []guard.SweepPoint
+	prep    *replay.Prepared
+	replay  *replay.Run
+	points  []replay.SweepPoint
 
-	policy guard.Policy
-	undo   []guard.Policy
+	policy policy.Policy
+	undo   []policy.Policy
 	// sweptKey and sweptPrep say what the chart's points were computed for.
 	sweptKey  string
-	sweptPrep *guard.Prepared
+	sweptPrep *replay.Prepared
 	seq       int // the replay wanted; older results are dropped
 	prepSeq   int
 	// preparing is set while a Prepare runs; stale means a newer session
@@ -310,7 +313,7 @@ func (m *Model) requestReplay() tea.Cmd {
 
 // sweepKey identifies what the savings curve depends on: every knob, the
 // ceiling too, since the curve has a point at the policy's own ceiling.
-func sweepKey(p guard.Policy) string {
+func sweepKey(p policy.Policy) string {
 	p.Name = ""
 	data, _ := json.Marshal(p)
 	return string(data)
@@ -327,7 +330,7 @@ func (m *Model) requestSweep() tea.Cmd {
 	return sweepCmd(key, m.prep, m.policy)
 }
 
-func (m *Model) setReplay(rp *guard.Replay) {
+func (m *Model) setReplay(rp *replay.Run) {
 	atEnd := m.table.atEnd()
 	old := m.replay
 	m.replay = rp
@@ -342,13 +345,13 @@ func (m *Model) setReplay(rp *guard.Replay) {
 
 // raiseAlerts tells about new results over the ceiling and new suppressed
 // repeats since the previous replay of a followed session.
-func (m *Model) raiseAlerts(old, rp *guard.Replay) {
+func (m *Model) raiseAlerts(old, rp *replay.Run) {
 	for i := len(old.Results); i < len(rp.Results); i++ {
 		r := rp.Results[i]
 		switch r.Outcome {
-		case guard.Truncate, guard.Spilled:
-			m.alert = fmt.Sprintf("new %s result over the ceiling at call %d (%s)", safe(r.Source.Tool), r.Arrival, guard.FormatSize(r.Size, rp.Policy.Unit))
-		case guard.Suppress:
+		case replay.Truncated, replay.Spilled:
+			m.alert = fmt.Sprintf("new %s result over the ceiling at call %d (%s)", safe(r.Source.Tool), r.Arrival, policy.FormatSize(r.Size, rp.Policy.Unit))
+		case replay.Suppressed:
 			m.alert = fmt.Sprintf("repeat of result %d suppressed at call %d (%s)", r.RepeatOf, r.Arrival, safe(r.Source.Tool))
 		}
 	}
@@ -361,12 +364,12 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 	if u.Restarted != "" {
 		m.alert = ""
 	}
-	if u.Restarted == "switched" {
+	if u.Restarted == transcript.RestartSwitched {
 		cmds = append(cmds, m.flash("switched to a newer session: "+u.Path))
 		m.opt.Source.Name = u.Path
 		m.replay, m.prep = nil, nil
 	} else if u.Restarted != "" {
-		cmds = append(cmds, m.flash("the session file was "+u.Restarted+"; read again from the start"))
+		cmds = append(cmds, m.flash("the session file was "+string(u.Restarted)+"; read again from the start"))
 		m.replay, m.prep = nil, nil
 	}
 	if u.Err != nil {
@@ -393,7 +396,7 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 }
 
 // setPolicy applies a tuned policy, keeping the old one for undo.
-func (m *Model) setPolicy(p guard.Policy, note string) tea.Cmd {
+func (m *Model) setPolicy(p policy.Policy, note string) tea.Cmd {
 	if err := p.Validate(); err != nil {
 		return m.flash(err.Error())
 	}
@@ -514,7 +517,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.setPolicy(p, fmt.Sprintf("repeats suppressed from identical call %d", from))
 	case key.Matches(msg, k.Spill):
 		p := m.policy.Clone()
-		if err := p.SetSpill(p.Action != guard.Spill); err != nil {
+		if err := p.SetSpill(p.Action != policy.Spill); err != nil {
 			return m.flash(err.Error())
 		}
 		return m.setPolicy(p, "action: "+string(p.Action))
@@ -591,7 +594,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.query = value
 			return searchCmd(m.session, value)
 		case ceilingInput:
-			n, err := guard.ParseSize(value)
+			n, err := human.ParseSize(value)
 			if err != nil {
 				return m.flash(err.Error())
 			}
@@ -626,10 +629,10 @@ func (m *Model) scaleCeiling(f float64) tea.Cmd {
 	if c == 0 {
 		// From no ceiling, + goes to the preset's own and - to half of it.
 		c = 24 * 1024
-		if p.Unit == guard.ApproxTokens || p.Unit == guard.Tokens {
+		if p.Unit == policy.ApproxTokens || p.Unit == policy.Tokens {
 			c = 6 * 1024
 		}
-		if preset, err := guard.Preset(strings.TrimSuffix(p.Name, "+custom")); err == nil && preset.Ceiling > 0 && preset.Unit == p.Unit {
+		if preset, err := policy.Preset(strings.TrimSuffix(p.Name, "+custom")); err == nil && preset.Ceiling > 0 && preset.Unit == p.Unit {
 			c = preset.Ceiling
 		}
 		if f > 1 {
@@ -642,9 +645,9 @@ func (m *Model) scaleCeiling(f float64) tea.Cmd {
 
 // nextPreset moves to the next preset.
 func (m *Model) nextPreset() tea.Cmd {
-	presets := guard.Presets()
+	presets := policy.Presets()
 	name := strings.TrimSuffix(m.policy.Name, "+custom")
-	i := slices.IndexFunc(presets, func(p guard.Policy) bool { return p.Name == name })
+	i := slices.IndexFunc(presets, func(p policy.Policy) bool { return p.Name == name })
 	p := presets[(i+1)%len(presets)]
 	m.undo = append(m.undo, m.policy)
 	m.policy = p
@@ -669,7 +672,7 @@ func (m *Model) jumpEvent(dir int) tea.Cmd {
 	}
 	acted := map[int]bool{}
 	for _, r := range m.replay.Results {
-		if r.Outcome != guard.Keep && r.Arrival >= 0 {
+		if r.Outcome != replay.Kept && r.Arrival >= 0 {
 			acted[r.Arrival] = true
 		}
 	}
@@ -841,4 +844,4 @@ func (m *Model) layout() {
 }
 
 // safe makes transcript text safe to draw on one line.
-func safe(s string) string { return escape(s) }
+func safe(s string) string { return termtext.Escape(s) }

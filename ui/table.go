@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -61,7 +63,7 @@ func (t *callTable) setSize(w, h int) {
 }
 
 // setSession rebuilds the rows, keeping the selected call.
-func (t *callTable) setSession(s *transcript.Session, rp *guard.Replay) {
+func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	selected := t.current()
 	t.session = s
 	t.info = buildInfo(s, rp)
@@ -74,7 +76,7 @@ func (t *callTable) setSession(s *transcript.Session, rp *guard.Replay) {
 	t.clamp()
 }
 
-func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
+func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 	if s == nil {
 		return nil
 	}
@@ -84,7 +86,7 @@ func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
 		ci := &info[i]
 		ci.prompt, ci.promptAfter = -1, -1
 		if !c.Time.IsZero() {
-			ci.time = c.Time.UTC().Format("15:04:05")
+			ci.time = c.Time.UTC().Format(time.TimeOnly)
 		}
 		var names []string
 		for _, tc := range c.ToolCalls {
@@ -92,7 +94,7 @@ func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
 				names = append(names, tc.Name)
 			}
 		}
-		ci.tools = escape(strings.Join(names, ","))
+		ci.tools = termtext.Escape(strings.Join(names, ","))
 		for _, r := range c.Results {
 			ci.resultBytes += int64(r.Bytes())
 		}
@@ -116,13 +118,13 @@ func buildInfo(s *transcript.Session, rp *guard.Replay) []callInfo {
 			}
 			marks := &info[r.Arrival].marks
 			switch r.Outcome {
-			case guard.Truncate:
+			case replay.Truncated:
 				marks[themes.Truncated] = true
-			case guard.Spilled:
+			case replay.Spilled:
 				marks[themes.Spilled] = true
-			case guard.Suppress:
+			case replay.Suppressed:
 				marks[themes.Suppressed] = true
-			case guard.Exclude:
+			case replay.Excluded:
 				marks[themes.Excluded] = true
 			}
 			if r.Stale {
@@ -182,10 +184,10 @@ func eventLabel(e transcript.Event) string {
 	case transcript.EventCompaction:
 		label := "compaction"
 		if e.Trigger != "" {
-			label += " (" + escape(e.Trigger) + ")"
+			label += " (" + termtext.Escape(e.Trigger) + ")"
 		}
 		if e.PreTokens > 0 {
-			label += fmt.Sprintf(" · %s tokens before", count(e.PreTokens))
+			label += fmt.Sprintf(" · %s tokens before", human.Count(e.PreTokens))
 		}
 		return label + " · earlier results leave the context"
 	case transcript.EventSidechainStart:
@@ -333,6 +335,15 @@ type column struct {
 	cell     func(call int, ci *callInfo) string
 }
 
+// fit pads a (possibly styled) cell to the column's width, on the left
+// when the column is right-aligned.
+func (c column) fit(s string) string {
+	if c.right {
+		return termtext.FitLeft(s, c.width)
+	}
+	return termtext.Fit(s, c.width)
+}
+
 // columns lays out the columns that fit the width; tools takes the rest.
 func (t *callTable) columns() []column {
 	st := t.ctx.Styles
@@ -359,25 +370,25 @@ func (t *callTable) columns() []column {
 			if !ci.recorded {
 				return "–"
 			}
-			return money(ci.cost) + "→" + money(ci.costAfter)
+			return human.Money(ci.cost) + "→" + human.Money(ci.costAfter)
 		}},
 		{title: "Δ tokens", width: 9, priority: 3, right: true, cell: func(_ int, ci *callInfo) string {
 			if ci.saved == 0 {
 				return ""
 			}
-			return st.Saved.Render("−" + compact(ci.saved))
+			return st.Saved.Render("−" + human.Compact(ci.saved))
 		}},
 		{title: "prompt → after", width: 15, priority: 4, right: true, cell: func(_ int, ci *callInfo) string {
 			if ci.prompt < 0 {
 				return "–"
 			}
-			return compact(ci.prompt) + "→" + compact(ci.promptAfter)
+			return human.Compact(ci.prompt) + "→" + human.Compact(ci.promptAfter)
 		}},
 		{title: "results", width: 8, priority: 5, right: true, cell: func(_ int, ci *callInfo) string {
 			if ci.resultBytes == 0 {
 				return ""
 			}
-			return bytesShort(ci.resultBytes)
+			return human.ShortBytes(ci.resultBytes)
 		}},
 		{title: "time", width: 8, priority: 6, cell: func(_ int, ci *callInfo) string { return ci.time }},
 		{title: "tools", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
@@ -421,7 +432,7 @@ func (t *callTable) View() string {
 	var b strings.Builder
 	var head []string
 	for _, c := range cols {
-		head = append(head, align(c.title, c.width, c.right))
+		head = append(head, c.fit(c.title))
 	}
 	b.WriteString(st.TableHeader.Render(termtext.Truncate(strings.Join(head, " "), t.width)))
 	for i := t.offset; i < len(t.rows) && i < t.offset+t.visible(); i++ {
@@ -434,7 +445,7 @@ func (t *callTable) View() string {
 		ci := &t.info[r.call]
 		var cells []string
 		for _, c := range cols {
-			cells = append(cells, align(c.cell(r.call, ci), c.width, c.right))
+			cells = append(cells, c.fit(c.cell(r.call, ci)))
 		}
 		line := strings.Join(cells, " ")
 		if i == t.cursor {

@@ -15,8 +15,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/keytest"
 	"github.com/spillway-dev/spillway/transcript"
@@ -38,7 +39,7 @@ func demoData(t testing.TB) []byte {
 	return data
 }
 
-func counter() (guard.TokenCounter, error) {
+func counter() (replay.TokenCounter, error) {
 	c, err := tokens.Get(tokens.O200kBase)
 	if err != nil {
 		return nil, err
@@ -50,12 +51,12 @@ func counter() (guard.TokenCounter, error) {
 // command until the inspector is idle, and returns it.
 func newModel(t testing.TB, data []byte, preset string, w, h int, theme string) *Model {
 	t.Helper()
-	policy, err := guard.Preset(preset)
+	pol, err := policy.Preset(preset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := New(Options{
-		Source: Source{Name: "demo.jsonl", Data: data}, Policy: policy, Prices: pricing.Default(),
+		Source: Source{Name: "demo.jsonl", Data: data}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: theme,
 	})
 	drive(t, m, m.Init())
@@ -218,14 +219,14 @@ func TestKeys(t *testing.T) {
 		{"Dedupe", nil, []string{"d"}, func(m *Model) string { return want(!m.policy.Dedupe.Enabled, "dedupe still on") }},
 		{"DedupeFrom", nil, []string{"D"}, func(m *Model) string { return want(m.policy.Dedupe.From == 3, "from %d", m.policy.Dedupe.From) }},
 		{"Spill", nil, []string{"s"}, func(m *Model) string {
-			return want(m.policy.Action == guard.Spill && m.replay.Totals.Actions[guard.Spilled] == 2, "action %s, %v", m.policy.Action, m.replay.Totals.Actions)
+			return want(m.policy.Action == policy.Spill && m.replay.Totals.Actions[replay.Spilled] == 2, "action %s, %v", m.policy.Action, m.replay.Totals.Actions)
 		}},
 		{"Preset", nil, []string{"p"}, func(m *Model) string { return want(m.policy.Name == "harness-rs-0.0.50", "preset %s", m.policy.Name) }},
 		{"Undo", []string{"+", "+"}, []string{"u"}, ceilingIs(49_152)},
 		{"Write", nil, []string{"w"}, func(m *Model) string {
 			m.input.SetValue(policyFile)
 			send(t, m, keyMsg("enter"))
-			p, err := guard.LoadPolicy(policyFile)
+			p, err := policy.Load(policyFile)
 			return want(err == nil && reflect.DeepEqual(p, m.policy), "read back: %v", err)
 		}},
 		{"Warnings", nil, []string{"W"}, func(m *Model) string { return want(m.overlay == warningsOverlay, "overlay %v", m.overlay) }},
@@ -373,7 +374,7 @@ func TestFollowedUpdates(t *testing.T) {
 		}
 		return s
 	}
-	policy, _ := guard.Preset("harness-rs-0.0.50")
+	policy, _ := policy.Preset("harness-rs-0.0.50")
 	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: policy, Prices: pricing.Default(), Counter: counter})
 	m.following = true
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
@@ -397,7 +398,7 @@ func TestFollowedUpdates(t *testing.T) {
 	if c := m.currentCall(); c != 0 {
 		t.Errorf("cursor moved to %d while reading earlier calls", c)
 	}
-	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: "switched"}})
+	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: transcript.RestartSwitched}})
 	if !strings.Contains(m.notice, "switched to a newer session") || m.alert != "" {
 		t.Errorf("notice %q, alert %q: the switch must show, the old alert must go", m.notice, m.alert)
 	}

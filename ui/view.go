@@ -9,7 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -119,18 +121,18 @@ func (m *Model) header() []string {
 	if name == "" {
 		name = m.opt.Source.Path
 	}
-	parts := []string{st.Title.Render("spillway"), escape(filepath.Base(name))}
+	parts := []string{st.Title.Render("spillway"), termtext.Escape(filepath.Base(name))}
 	if s := m.session; s != nil {
 		f := string(s.Format)
 		if s.Version != "" {
-			f += " " + escape(s.Version)
+			f += " " + termtext.Escape(s.Version)
 		}
 		parts = append(parts, f)
 		if len(s.Models) > 0 {
-			parts = append(parts, escape(strings.Join(s.Models, ", ")))
+			parts = append(parts, termtext.Escape(strings.Join(s.Models, ", ")))
 		}
 		if s.Title != "" {
-			parts = append(parts, "“"+escape(s.Title)+"”")
+			parts = append(parts, "“"+termtext.Escape(s.Title)+"”")
 		}
 	}
 	if m.following {
@@ -144,16 +146,16 @@ func (m *Model) header() []string {
 }
 
 // ceilingText names the policy's ceiling, or says there is none.
-func ceilingText(p guard.Policy) string {
+func ceilingText(p policy.Policy) string {
 	if p.Ceiling <= 0 {
 		return "no ceiling"
 	}
-	return "ceiling " + guard.FormatSize(p.Ceiling, p.Unit)
+	return "ceiling " + policy.FormatSize(p.Ceiling, p.Unit)
 }
 
 // policyLine states the policy's key knobs.
-func policyLine(p guard.Policy) string {
-	parts := []string{"policy " + escape(p.Name), ceilingText(p)}
+func policyLine(p policy.Policy) string {
+	parts := []string{"policy " + termtext.Escape(p.Name), ceilingText(p)}
 	if len(p.PerTool) > 0 {
 		parts = append(parts, "per-tool ceilings")
 	}
@@ -173,7 +175,7 @@ func policyLine(p guard.Policy) string {
 func (m *Model) loadingLines(n int) []string {
 	st := m.ctx.Styles
 	if m.err != nil {
-		return []string{st.Error.Render(termtext.Truncate("spillway: "+escape(m.err.Error()), m.ctx.Width))}
+		return []string{st.Error.Render(termtext.Truncate("spillway: "+termtext.Escape(m.err.Error()), m.ctx.Width))}
 	}
 	return []string{st.Muted.Render(m.progressText())}
 }
@@ -216,9 +218,9 @@ func (m *Model) footer() []string {
 		case m.alert != "":
 			last = st.Alert.Render(termtext.Truncate("⚑ "+m.alert, w))
 		case m.notice != "":
-			last = st.Warning.Render(termtext.Truncate(escape(m.notice), w))
+			last = st.Warning.Render(termtext.Truncate(termtext.Escape(m.notice), w))
 		case m.err != nil && m.session != nil:
-			last = st.Error.Render(termtext.Truncate(escape(m.err.Error()), w))
+			last = st.Error.Render(termtext.Truncate(termtext.Escape(m.err.Error()), w))
 		default:
 			last = m.help.ShortHelpView(m.ctx.Keys.ShortHelp())
 		}
@@ -243,14 +245,14 @@ func (m *Model) totalsLine() string {
 	t := rp.Totals
 	var parts []string
 	if t.RecordedCalls > 0 {
-		tok := fmt.Sprintf("tokens %s → %s", compact(t.Prompt), compact(t.PromptAfter))
+		tok := fmt.Sprintf("tokens %s → %s", human.Compact(t.Prompt), human.Compact(t.PromptAfter))
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil && t.CostAfter != nil {
-			cost = fmt.Sprintf("cost %s → %s", money(t.Cost), money(t.CostAfter)) + " " + st.Saved.Render("−"+percent(*t.Cost, *t.CostAfter))
+			cost = fmt.Sprintf("cost %s → %s", human.Money(t.Cost), human.Money(t.CostAfter)) + " " + st.Saved.Render("−"+human.Percent(*t.Cost, *t.CostAfter))
 		}
 		parts = append(parts, tok, cost)
 	} else {
-		parts = append(parts, fmt.Sprintf("no usage recorded · result tokens %s → %s (%s)", compact(t.Tokens), compact(t.TokensAfter), rp.Calibration.Source()))
+		parts = append(parts, fmt.Sprintf("no usage recorded · result tokens %s → %s (%s)", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()))
 	}
 	for _, mk := range themes.Markers() {
 		n := markerCount(t, mk)
@@ -270,18 +272,18 @@ func (m *Model) totalsLine() string {
 	return strings.Join(parts, st.Muted.Render(" · "))
 }
 
-func markerCount(t guard.Totals, mk themes.Marker) int {
+func markerCount(t replay.Totals, mk themes.Marker) int {
 	switch mk {
 	case themes.Truncated:
-		return t.Actions[guard.Truncate]
+		return t.Actions[replay.Truncated]
 	case themes.Spilled:
-		return t.Actions[guard.Spilled]
+		return t.Actions[replay.Spilled]
 	case themes.Suppressed:
-		return t.Actions[guard.Suppress]
+		return t.Actions[replay.Suppressed]
 	case themes.Stale:
 		return t.Stale
 	}
-	return t.Actions[guard.Exclude]
+	return t.Actions[replay.Excluded]
 }
 
 // chartLine draws savings against the ceiling, the current one marked.
@@ -323,9 +325,9 @@ func (m *Model) chartLine() string {
 	return strings.Join(parts, " ") + st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
 }
 
-func compactCeiling(n int64, u guard.Unit) string {
-	if u == guard.ApproxTokens || u == guard.Tokens {
-		return compact(n)
+func compactCeiling(n int64, u policy.Unit) string {
+	if u == policy.ApproxTokens || u == policy.Tokens {
+		return human.Compact(n)
 	}
 	switch {
 	case n%(1<<20) == 0:
@@ -335,7 +337,7 @@ func compactCeiling(n int64, u guard.Unit) string {
 	case n%1000 == 0:
 		return fmt.Sprintf("%dk", n/1000)
 	}
-	return compact(n)
+	return human.Compact(n)
 }
 
 // helpScreen is the full help, from the key map.
@@ -380,7 +382,7 @@ func (m *Model) warningsScreen() []string {
 	var all []string
 	if s := m.session; s != nil {
 		for _, w := range s.Warnings {
-			all = append(all, fmt.Sprintf("line %d: %s", w.Line, escape(w.Message)))
+			all = append(all, fmt.Sprintf("line %d: %s", w.Line, termtext.Escape(w.Message)))
 		}
 		if s.WarningCount > len(s.Warnings) {
 			all = append(all, fmt.Sprintf("… and %d more", s.WarningCount-len(s.Warnings)))
@@ -391,12 +393,12 @@ func (m *Model) warningsScreen() []string {
 		}
 		slices.Sort(kinds)
 		for _, kind := range kinds {
-			all = append(all, st.Muted.Render(fmt.Sprintf("skipped %d %s record(s)", s.Skipped[kind], escape(kind))))
+			all = append(all, st.Muted.Render(fmt.Sprintf("skipped %d %s record(s)", s.Skipped[kind], termtext.Escape(kind))))
 		}
 	}
 	if m.replay != nil {
 		for _, w := range m.replay.Warnings {
-			all = append(all, escape(w))
+			all = append(all, termtext.Escape(w))
 		}
 	}
 	if len(all) == 0 {

@@ -1,10 +1,11 @@
-package guard
+package replay
 
 import (
 	"bytes"
 	"context"
 	"testing"
 
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/corpus"
@@ -45,7 +46,7 @@ func BenchmarkReplay(b *testing.B) {
 	p := benchPrepared(b, 10_000)
 	for _, preset := range []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "claude-code", "codex"} {
 		b.Run(preset, func(b *testing.B) {
-			pol, _ := Preset(preset)
+			pol, _ := policy.Preset(preset)
 			base := pol.Ceiling
 			i := 0
 			for b.Loop() {

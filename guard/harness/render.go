@@ -1,56 +1,58 @@
-package guard
+package harness
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
-// subject is one result as a style needs it.
-type subject struct {
-	text     string
-	tool     string
-	callID   string
-	session  string // session id
-	dir      string // folder of the transcript, for paths that live beside it
-	template string // the policy's spill path template
+// Subject is one result as a style needs it.
+type Subject struct {
+	Text     string
+	Tool     string
+	CallID   string
+	Session  string // session id
+	Dir      string // folder of the transcript, for paths that live beside it
+	Template string // the policy's spill path template
 	// Sizes measured once per session: the serialized JSON length, the
 	// UTF-16 length of text (0 means measure now).
-	jsonLen, utf16Len int64
+	JSONLen, UTF16Len int64
 	// Token counts remembered across replays of text and of its
 	// serialization escaped once more (harness-rs's truncated head), so
 	// that a new cut is counted from the bytes around it; nil counts all.
-	raw, serde *tokens.Index
-	requoted   *requoted
-	digest     string // sha256Name(text), remembered per result; "" computes it
+	Raw, Serde *tokens.Index
+	Requoted   *Requoted
+	Digest     string // SHA256Name(text), remembered per result; "" computes it
 }
 
-func (s subject) serialized() int64 {
-	if s.jsonLen == 0 {
-		return serdeLen(s.text)
+func (s Subject) serialized() int64 {
+	if s.JSONLen == 0 {
+		return JSONLen(s.Text)
 	}
-	return s.jsonLen
+	return s.JSONLen
 }
 
-func (s subject) units() int64 {
-	if s.utf16Len == 0 {
-		return utf16Len(s.text)
+func (s Subject) units() int64 {
+	if s.UTF16Len == 0 {
+		return UTF16Len(s.Text)
 	}
-	return s.utf16Len
+	return s.UTF16Len
 }
 
 // locator expands the spill path template. Placeholders: {call_id},
 // {tool}, {ext}, {agent}, {sha256_16} (of the text), {session},
 // {session_sha12}, {random12} (a fixed-length stand-in for a random name,
 // derived from the call id) and {transcript_dir}.
-func (s subject) locator(vars map[string]string) string {
-	return fill(s.template, vars)
+func (s Subject) locator(vars map[string]string) string {
+	return fill(s.Template, vars)
 }
 
 // fill replaces each {name} of template that vars holds, in one pass: a
@@ -84,15 +86,15 @@ func fill(template string, vars map[string]string) string {
 // of one session and policy.
 var perResultFields = []string{"{call_id}", "{tool}", "{ext}", "{sha256_16}", "{random12}"}
 
-// spillFile is the file the template names when filled with vars: the
+// SpillFile is the file the template names when filled with vars: the
 // locator exactly as the harness writes it, and where spillway keeps it,
 // the template's last two elements (and any earlier one that holds a
 // per-result field), each filled in and escaped on its own. So a '/' or
 // ".." in a call id or tool name stays inside its element and two results
 // never share a file, while ordinary ids keep the harness's own names.
-func (s subject) spillFile(vars map[string]string, content string) spillFile {
+func (s Subject) spillFile(vars map[string]string, content string) SpillFile {
 	var elems []string
-	for _, e := range strings.Split(s.template, "/") {
+	for _, e := range strings.Split(s.Template, "/") {
 		if e != "" && e != "." {
 			elems = append(elems, e)
 		}
@@ -106,15 +108,15 @@ func (s subject) spillFile(vars map[string]string, content string) spillFile {
 	}
 	var file []string
 	for _, e := range elems[from:] {
-		file = append(file, escapeName(fill(e, vars)))
+		file = append(file, EscapeName(fill(e, vars)))
 	}
-	return spillFile{Locator: s.locator(vars), File: strings.Join(file, "/"), Content: content}
+	return SpillFile{Locator: s.locator(vars), File: strings.Join(file, "/"), Content: content}
 }
 
-// spillFile is a file a spill writes: Locator is how the replacement text
+// SpillFile is a file a spill writes: Locator is how the replacement text
 // names it (exactly as the emulated harness would), File is where spillway
 // stores it, relative to its spill folder.
-type spillFile struct {
+type SpillFile struct {
 	Locator string
 	File    string
 	Content string
@@ -130,18 +132,18 @@ const (
 		"or read_file(path=\"%s\", offset=..., limit=...). Do not repeat the original call — it will spill again."
 	harnessRepeatNote = "You already made this exact call in this run and nothing has changed the workspace since. " +
 		"The earlier result above still stands — use it rather than asking again."
-	harnessSpillPreviewBytes = 4096
+	HarnessRSSpillPreviewBytes = 4096
 )
 
-// harnessTruncate is harness-rs's truncation marker: a byte prefix of the
+// HarnessRSTruncate is harness-rs's truncation marker: a byte prefix of the
 // result's serialized JSON, re-escaped inside a JSON object.
-func harnessTruncate(s subject, keep int64) (string, []tokens.Part) {
+func HarnessRSTruncate(s Subject, keep int64) (string, []tokens.Part) {
 	total := s.serialized()
-	q := s.requoted
+	q := s.Requoted
 	if q == nil {
-		q = &requoted{}
+		q = &Requoted{}
 	}
-	kept, quoted := q.head(s.text, int(keep))
+	kept, quoted := q.head(s.Text, int(keep))
 	var b strings.Builder
 	b.Grow(len(quoted) + len(harnessTruncateNote) + 128)
 	fmt.Fprintf(&b, `{"bytes_kept":%d,"bytes_total":%d,"head":"`, kept, total)
@@ -149,38 +151,38 @@ func harnessTruncate(s subject, keep int64) (string, []tokens.Part) {
 	b.WriteString(quoted)
 	end := b.Len()
 	fmt.Fprintf(&b, `","note":%s,"tool":%s,"truncated":true}`,
-		serdeString(fmt.Sprintf(harnessTruncateNote, total, kept)), serdeString(s.tool))
+		serdeString(fmt.Sprintf(harnessTruncateNote, total, kept)), serdeString(s.Tool))
 	text := b.String()
 	// Quoting a prefix of the serialization gives a prefix of the quoted
 	// serialization: the bytes between the quotes are one text's prefix.
-	return text, []tokens.Part{tokens.Lit(text[:open]), tokens.Slice(s.serde, 0, text[open:end]), tokens.Lit(text[end:])}
+	return text, []tokens.Part{tokens.Lit(text[:open]), tokens.Slice(s.Serde, 0, text[open:end]), tokens.Lit(text[end:])}
 }
 
-// harnessSpill is harness-rs 0.0.50's spill marker and file. A text result
+// HarnessRSSpill is harness-rs 0.0.50's spill marker and file. A text result
 // is its own dominant string unless escaping makes it under 80% of its
 // serialized size; then the file holds the pretty JSON (for a string, the
 // quoted string itself).
-func harnessSpill(s subject, previewBytes int64) (string, spillFile) {
+func HarnessRSSpill(s Subject, previewBytes int64) (string, SpillFile) {
 	total := s.serialized()
-	vars := map[string]string{"call_id": harnessCallID(s.callID), "tool": s.tool, "ext": "txt"}
-	var f spillFile
+	vars := map[string]string{"call_id": harnessCallID(s.CallID), "tool": s.Tool, "ext": "txt"}
+	var f SpillFile
 	var meta string
-	if int64(len(s.text))*5 >= total*4 {
-		f = s.spillFile(vars, s.text)
-		meta = serdeString(fmt.Sprintf("[%d bytes spilled to %s]", len(s.text), f.Locator))
+	if int64(len(s.Text))*5 >= total*4 {
+		f = s.spillFile(vars, s.Text)
+		meta = serdeString(fmt.Sprintf("[%d bytes spilled to %s]", len(s.Text), f.Locator))
 	} else {
 		vars["ext"] = "json"
-		f = s.spillFile(vars, serdeString(s.text))
+		f = s.spillFile(vars, serdeString(s.Text))
 	}
 	rel, content := f.Locator, f.Content
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"bytes_total":%d,`, total)
-	if meta != "" && len(meta) <= harnessSpillPreviewBytes {
+	if meta != "" && len(meta) <= HarnessRSSpillPreviewBytes {
 		fmt.Fprintf(&b, `"meta":%s,`, meta)
 	}
 	fmt.Fprintf(&b, `"note":%s,"path":%s,"preview":%s,"spilled":true,"tool":%s}`,
 		serdeString(fmt.Sprintf(harnessSpillNote, total, rel, rel, rel)), serdeString(rel),
-		serdeString(headBytes(content, previewBytes)), serdeString(s.tool))
+		serdeString(headBytes(content, previewBytes)), serdeString(s.Tool))
 	return b.String(), f
 }
 
@@ -202,32 +204,32 @@ func harnessCallID(id string) string {
 	return b.String()
 }
 
-func harnessRepeat(tool string) string {
+func HarnessRSRepeat(tool string) string {
 	return fmt.Sprintf(`{"note":%s,"repeat_of_earlier_call":true,"tool":%s}`, serdeString(harnessRepeatNote), serdeString(tool))
 }
 
-// agentScopeSpill is AgentScope's eviction placeholder
+// AgentScopeSpill is AgentScope's eviction placeholder
 // (ToolResultEvictionMiddleware.buildPlaceholder): %,d in an English
 // locale and %n as "\n".
-func agentScopeSpill(s subject, agent string, head, tail int64) (string, []tokens.Part, spillFile) {
+func AgentScopeSpill(s Subject, agent string, head, tail int64) (string, []tokens.Part, SpillFile) {
 	n := s.units()
-	digest := s.digest
+	digest := s.Digest
 	if digest == "" {
-		digest = sha256Name(s.text)
+		digest = SHA256Name(s.Text)
 	}
-	f := s.spillFile(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.callID), "sha256_16": digest}, s.text)
+	f := s.spillFile(map[string]string{"agent": javaSafe(agent), "call_id": javaSafe(s.CallID), "sha256_16": digest}, s.Text)
 	locator := f.Locator
 	notice := fmt.Sprintf("Tool output was too large (%s chars) and has been saved to `%s`.\nTo read the full output, use `read_file` with path `%s`.\n\n",
-		Group(n), locator, locator)
+		human.Count(n), locator, locator)
 	pHead, pTail := min(head, n/2), min(tail, n/2)
 	if pHead <= 0 && pTail <= 0 {
 		return notice, nil, f
 	}
 	parts := []tokens.Part{
-		tokens.Lit(notice + fmt.Sprintf("Preview (first %s chars):\n", Group(pHead))),
-		headPart(s.raw, s.text, headUnits(s.text, pHead)),
-		tokens.Lit(fmt.Sprintf("\n\n... and last %s chars:\n", Group(pTail))),
-		tailPart(s.raw, s.text, tailUnits(s.text, pTail)),
+		tokens.Lit(notice + fmt.Sprintf("Preview (first %s chars):\n", human.Count(pHead))),
+		headPart(s.Raw, s.Text, headUnits(s.Text, pHead)),
+		tokens.Lit(fmt.Sprintf("\n\n... and last %s chars:\n", human.Count(pTail))),
+		tailPart(s.Raw, s.Text, tailUnits(s.Text, pTail)),
 	}
 	return join(parts), parts, f
 }
@@ -263,8 +265,8 @@ func join(parts []tokens.Part) string {
 	return b.String()
 }
 
-// sha256Name is the first 16 hex digits of the SHA-256 of text.
-func sha256Name(text string) string {
+// SHA256Name is the first 16 hex digits of the SHA-256 of text.
+func SHA256Name(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
 }
@@ -289,17 +291,17 @@ const (
 	deepseekHint = "Use read with offset/limit, or grep this path to search within it."
 )
 
-// deepseekSpill is DeepSeek Harness's spill of a result over cap bytes.
+// DeepSeekSpill is DeepSeek Harness's spill of a result over cap bytes.
 // ok is false when even the notice does not fit: the original then stays.
-func deepseekSpill(s subject, cap int64) (text string, parts []tokens.Part, f spillFile, ok bool) {
-	sessionSum := sha256.Sum256([]byte(s.session))
-	callSum := sha256.Sum256([]byte(s.callID))
+func DeepSeekSpill(s Subject, cap int64) (text string, parts []tokens.Part, f SpillFile, ok bool) {
+	sessionSum := sha256.Sum256([]byte(s.Session))
+	callSum := sha256.Sum256([]byte(s.CallID))
 	f = s.spillFile(map[string]string{
 		"session_sha12": hex.EncodeToString(sessionSum[:])[:12],
 		"random12":      hex.EncodeToString(callSum[:6]),
-		"tool":          encodeSegment(s.tool),
-	}, s.text)
-	text, parts, ok = deepseekReplace(s.text, s.raw, cap, f.Locator, deepseekHint)
+		"tool":          encodeSegment(s.Tool),
+	}, s.Text)
+	text, parts, ok = deepseekReplace(s.Text, s.Raw, cap, f.Locator, deepseekHint)
 	return text, parts, f, ok
 }
 
@@ -352,26 +354,26 @@ func encodeSegment(s string) string {
 // anthropics/claude-code#60684; earlier versions said "File unchanged
 // since last read. …").
 const (
-	claudePreviewUnits = 2000
-	claudeReadStub     = "Wasted call — file unchanged since your last Read. Refer to that earlier tool_result instead."
+	ClaudePreviewUnits = 2000
+	ClaudeReadStub     = "Wasted call — file unchanged since your last Read. Refer to that earlier tool_result instead."
 )
 
-// claudeSpill persists the result and inlines a head preview cut back to
+// ClaudeSpill persists the result and inlines a head preview cut back to
 // the last newline when that is past half of it.
-func claudeSpill(s subject, previewUnits int64, lineAligned bool) (string, spillFile) {
+func ClaudeSpill(s Subject, previewUnits int64, lineAligned bool) (string, SpillFile) {
 	n := s.units()
-	preview, more := s.text, false
+	preview, more := s.Text, false
 	if n > previewUnits {
-		preview, more = headUnits(s.text, previewUnits), true
+		preview, more = headUnits(s.Text, previewUnits), true
 		if lineAligned {
 			// The last newline of the preview, in code units, is past half
 			// of it when the text before it is longer than half.
-			if nl := strings.LastIndexByte(preview, '\n'); nl >= 0 && utf16Len(preview[:nl]) > previewUnits/2 {
+			if nl := strings.LastIndexByte(preview, '\n'); nl >= 0 && UTF16Len(preview[:nl]) > previewUnits/2 {
 				preview = preview[:nl]
 			}
 		}
 	}
-	f := s.spillFile(map[string]string{"transcript_dir": s.dir, "session": s.session, "call_id": s.callID}, s.text)
+	f := s.spillFile(map[string]string{"transcript_dir": s.Dir, "session": s.Session, "call_id": s.CallID}, s.Text)
 	locator := f.Locator
 	var b strings.Builder
 	b.WriteString("<persisted-output>\n")
@@ -449,25 +451,25 @@ func fileSize(n int64) string {
 	return fmt.Sprintf("%d.%d%s", tenths/10, tenths%10, unit)
 }
 
-// codexExecHeader heads command output Codex cut (formatted_truncate_text
+// CodexExecHeader heads command output Codex cut (formatted_truncate_text
 // in codex-rs/utils/output-truncation): its size before the cut in
 // approximate tokens, and its line count as Rust's str::lines counts.
-func codexExecHeader(text string) string {
+func CodexExecHeader(text string) string {
 	lines := strings.Count(text, "\n")
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		lines++
 	}
-	return fmt.Sprintf(codexExecWarning+"%d)\nTotal output lines: %d\n\n", approxTokens(int64(len(text))), lines)
+	return fmt.Sprintf(CodexExecWarning+"%d)\nTotal output lines: %d\n\n", ApproxTokens(int64(len(text))), lines)
 }
 
-// codexExecWarning opens the header of command output Codex cut.
-const codexExecWarning = "Warning: truncated output (original token count: "
+// CodexExecWarning opens the header of command output Codex cut.
+const CodexExecWarning = "Warning: truncated output (original token count: "
 
-// codexTruncate is Codex's middle truncation when it records a tool output
+// CodexTruncate is Codex's middle truncation when it records a tool output
 // (codex-rs/utils/string/src/truncate.rs): half the byte budget to the
 // head, the rest to the tail, whole characters only, and a marker between
 // that is not counted against the budget.
-func codexTruncate(text string, ix *tokens.Index, budgetBytes int64, inTokens bool) (string, []tokens.Part) {
+func CodexTruncate(text string, ix *tokens.Index, budgetBytes int64, inTokens bool) (string, []tokens.Part) {
 	total := int64(len(text))
 	if total <= budgetBytes {
 		return text, nil
@@ -475,11 +477,35 @@ func codexTruncate(text string, ix *tokens.Index, budgetBytes int64, inTokens bo
 	left := budgetBytes / 2
 	prefix := headBytes(text, left)
 	suffix := tailBytes(text, budgetBytes-left)
-	marker := fmt.Sprintf("…%d tokens truncated…", approxTokens(total-budgetBytes))
+	marker := fmt.Sprintf("…%d tokens truncated…", ApproxTokens(total-budgetBytes))
 	if !inTokens {
 		removed := utf8.RuneCountInString(text[len(prefix) : len(text)-len(suffix)])
 		marker = fmt.Sprintf("…%d chars truncated…", removed)
 	}
 	parts := []tokens.Part{headPart(ix, text, prefix), tokens.Lit(marker), tailPart(ix, text, suffix)}
 	return join(parts), parts
+}
+
+// agentSpillPaths read the file a recorded agent spilled a result to out of
+// its own notice, one pattern per text above that names one: ClaudeSpill,
+// AgentScopeSpill, HarnessRSSpill and DeepSeekSpill.
+var agentSpillPaths = []*regexp.Regexp{
+	regexp.MustCompile(`Full output saved to: (\S+)`),                          // Claude Code <persisted-output>
+	regexp.MustCompile(`has been saved to ` + "`" + `([^` + "`" + `]+)` + "`"), // AgentScope
+	regexp.MustCompile(`"path":"(\.harness/spill/[^"]+)"`),                     // harness-rs
+	regexp.MustCompile(`stored at: (\S+)\. `),                                  // DeepSeek Harness
+}
+
+// AgentSpillPath is the file a recorded result says the agent spilled its
+// full text to, found in the first 64 KiB; "" when it names none.
+func AgentSpillPath(text string) string {
+	if len(text) > 64<<10 {
+		text = text[:64<<10]
+	}
+	for _, re := range agentSpillPaths {
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }

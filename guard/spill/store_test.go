@@ -1,6 +1,6 @@
 //go:build unix
 
-package guard
+package spill
 
 import (
 	"os"
@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spillway-dev/spillway/guard/harness"
 )
 
 // TestStoreTargets: what already lies at a spill file's path is never read
@@ -40,7 +42,7 @@ func TestStoreTargets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
-			store := DirStore{Root: root, Session: "s", Policy: "p"}
+			store := Dir{Root: root, Session: "s", Policy: "p"}
 			dir := filepath.Join(root, "s", "p", "tool-results")
 			if err := os.MkdirAll(dir, 0o700); err != nil {
 				t.Fatal(err)
@@ -52,7 +54,7 @@ func TestStoreTargets(t *testing.T) {
 			}
 			done := make(chan written, 1)
 			go func() {
-				p, err := store.Write(SpillFile{File: "tool-results/id.txt", Content: content})
+				p, err := store.Write(harness.SpillFile{File: "tool-results/id.txt", Content: content})
 				done <- written{p, err}
 			}()
 			var w written
@@ -92,7 +94,7 @@ func TestStoreFolderLink(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(root, "s", "p", "tool-results")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := DirStore{Root: root, Session: "s", Policy: "p"}.Write(SpillFile{File: "tool-results/id.txt", Content: "x"})
+	_, err := Dir{Root: root, Session: "s", Policy: "p"}.Write(harness.SpillFile{File: "tool-results/id.txt", Content: "x"})
 	if err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("Write through a linked folder: %v", err)
 	}

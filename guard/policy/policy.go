@@ -1,8 +1,8 @@
-// Package guard replays the tool results of a recorded session through a
-// tool-result policy (a size ceiling with truncation or spilling, repeat
-// suppression) as a real harness would apply it, and prices every call
-// before and after.
-package guard
+// Package policy is the model of a tool-result policy (a size ceiling with
+// truncation or spilling, repeat suppression, which tools it spares), the
+// presets that reproduce real harnesses, and the checks a policy file
+// passes when it is loaded.
+package policy
 
 import (
 	"encoding/json"
@@ -11,6 +11,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
 // Unit is how a policy measures a result.
@@ -29,6 +32,21 @@ const (
 // Units lists every unit.
 var Units = []Unit{JSONBytes, UTF8Bytes, UTF16Units, Codepoints, ApproxTokens, Tokens}
 
+// unitNames label sizes.
+var unitNames = map[Unit]string{
+	JSONBytes: "JSON bytes", UTF8Bytes: "bytes", UTF16Units: "UTF-16 units", Codepoints: "code points",
+	ApproxTokens: "tokens (bytes/4)", Tokens: "tokens",
+}
+
+// FormatSize writes a size with its unit: "24,576 JSON bytes".
+func FormatSize(n int64, u Unit) string {
+	name, ok := unitNames[u]
+	if !ok {
+		name = string(u)
+	}
+	return human.Count(n) + " " + name
+}
+
 // Action is what a policy does with a result over its ceiling.
 type Action string
 
@@ -37,19 +55,6 @@ const (
 	TruncateHead   Action = "truncate_head"
 	TruncateMiddle Action = "truncate_middle"
 	Spill          Action = "spill"
-)
-
-// Style names the harness whose texts (truncation markers, spill notices,
-// repeat stubs, paths) a policy reproduces to the byte.
-type Style string
-
-// Styles.
-const (
-	StyleHarnessRS  Style = "harness-rs"
-	StyleAgentScope Style = "agentscope"
-	StyleDeepSeek   Style = "deepseek"
-	StyleClaudeCode Style = "claude-code"
-	StyleCodex      Style = "codex"
 )
 
 // Risk classifies a tool for repeat suppression.
@@ -73,6 +78,24 @@ const (
 	NonTextSkip NonText = "skip" // leave such results alone
 )
 
+// DedupeKey is what makes two calls the same call for repeat suppression.
+type DedupeKey string
+
+// Dedupe keys.
+const (
+	KeyToolArgs DedupeKey = "tool_args" // tool name and canonical arguments
+	KeyReadPath DedupeKey = "read_path" // path, offset and limit of a Read
+)
+
+// ClearRule is what makes repeat suppression forget the calls it has seen.
+type ClearRule string
+
+// Clearing rules.
+const (
+	ClearAnyWrite ClearRule = "any_write" // every key, when a non-read-only call succeeds
+	ClearSamePath ClearRule = "same_path" // a key, when a write touches its path
+)
+
 // Fallback is what happens when a spill file cannot be written.
 type Fallback string
 
@@ -84,9 +107,9 @@ const (
 
 // Policy holds every knob of a tool-result policy.
 type Policy struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Style       Style  `json:"style"`
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Style       harness.Style `json:"style"`
 
 	Unit Unit `json:"unit"`
 	// Ceiling in Unit; a result acts when its size is strictly greater.
@@ -130,17 +153,15 @@ type Dedupe struct {
 	// From is the occurrence from which repeats are suppressed: 2 means
 	// the second identical call already is.
 	From int `json:"from"`
-	// Key: "tool_args" (tool name and canonical arguments) or "read_path"
-	// (path, offset and limit of a Read).
-	Key string `json:"key"`
+	// Key is what makes two calls the same call.
+	Key DedupeKey `json:"key"`
 	// Tools limits suppression to these names (empty: any read-only tool).
 	Tools []string `json:"tools,omitempty"`
 	// SameContent suppresses only when the result is byte-identical to the
 	// earlier one, standing in for Claude Code's unchanged-mtime check.
 	SameContent bool `json:"same_content,omitempty"`
-	// Clear: "any_write" clears every key when a non-read-only call succeeds;
-	// "same_path" clears a key when a write touches its path.
-	Clear string `json:"clear"`
+	// Clear is what makes the calls seen so far forgotten.
+	Clear ClearRule `json:"clear"`
 }
 
 // RiskTable maps tool names to risk classes.
@@ -189,15 +210,15 @@ func (p *Policy) CeilingFor(tool string) (int64, bool) {
 	if c <= 0 {
 		return 0, false
 	}
-	if p.Allowance > 0 && p.Allowance != 1 && !p.isExec(tool) {
+	if p.Allowance > 0 && p.Allowance != 1 && !p.IsExec(tool) {
 		c = ceilMul(c, p.Allowance)
 	}
 	return c, true
 }
 
-// isExec tells whether tool's output is command output Codex formats.
-func (p *Policy) isExec(tool string) bool {
-	return p.Style == StyleCodex && slices.Contains(p.ExecTools, tool)
+// IsExec tells whether tool's output is command output Codex formats.
+func (p *Policy) IsExec(tool string) bool {
+	return p.Style == harness.Codex && slices.Contains(p.ExecTools, tool)
 }
 
 func ceilMul(n int64, f float64) int64 {
@@ -247,12 +268,24 @@ func (p *Policy) Validate() error {
 		return fmt.Errorf("policy %s: unknown action %q", p.Name, p.Action)
 	}
 	switch p.Style {
-	case StyleHarnessRS, StyleAgentScope, StyleDeepSeek, StyleClaudeCode, StyleCodex:
+	case harness.HarnessRS, harness.AgentScope, harness.DeepSeek, harness.ClaudeCode, harness.Codex:
 	default:
 		return fmt.Errorf("policy %s: unknown style %q", p.Name, p.Style)
 	}
 	if p.Ceiling < 0 || p.PreviewHead < 0 || p.PreviewTail < 0 {
 		return fmt.Errorf("policy %s: ceiling and preview sizes must not be negative", p.Name)
+	}
+	if err := oneOf("dedupe.key", p.Dedupe.Key, KeyToolArgs, KeyReadPath); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	if err := oneOf("dedupe.clear", p.Dedupe.Clear, ClearAnyWrite, ClearSamePath); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	if err := oneOf("non_text", p.NonText, NonTextKeep, NonTextDrop, NonTextSkip); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	if err := oneOf("on_spill_error", p.OnSpillError, FallbackTruncate, FallbackKeep); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
 	}
 	if p.Dedupe.Enabled && p.Dedupe.From < 2 {
 		return fmt.Errorf("policy %s: dedupe.from must be 2 or more", p.Name)
@@ -260,8 +293,21 @@ func (p *Policy) Validate() error {
 	return nil
 }
 
-// LoadPolicy reads a policy written by SavePolicy (or by hand).
-func LoadPolicy(file string) (Policy, error) {
+// oneOf checks a knob left out (empty) or set to one of the values allowed,
+// so that a misspelt value is refused instead of silently doing nothing.
+func oneOf[T ~string](field string, v T, allowed ...T) error {
+	if v == "" || slices.Contains(allowed, v) {
+		return nil
+	}
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = string(a)
+	}
+	return fmt.Errorf("unknown %s %q (want %s, or leave it out)", field, v, strings.Join(names, ", "))
+}
+
+// Load reads a policy written by Save (or by hand).
+func Load(file string) (Policy, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return Policy{}, fmt.Errorf("read policy: %w", err)
@@ -278,8 +324,8 @@ func LoadPolicy(file string) (Policy, error) {
 	return p, nil
 }
 
-// SavePolicy writes p as indented JSON that LoadPolicy reads back.
-func SavePolicy(file string, p Policy) error {
+// Save writes p as indented JSON that Load reads back.
+func Save(file string, p Policy) error {
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err

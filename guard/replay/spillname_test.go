@@ -1,4 +1,4 @@
-package guard
+package replay
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/guard/spill"
 )
 
 // TestSpillNamesInjective: results whose call ids or tool names differ
@@ -36,7 +38,7 @@ func TestSpillNamesInjective(t *testing.T) {
 			}
 			s := generic(t, msgs...)
 			root := t.TempDir()
-			store := DirStore{Root: root, Session: s.ID, Policy: tt.preset}
+			store := spill.Dir{Root: root, Session: s.ID, Policy: tt.preset}
 			rp, err := prepared(t, s).Replay(mustPreset(t, tt.preset), Options{Store: store})
 			if err != nil {
 				t.Fatal(err)

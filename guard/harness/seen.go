@@ -1,4 +1,4 @@
-package guard
+package harness
 
 import (
 	"sort"
@@ -8,12 +8,12 @@ import (
 // Range is a byte range [From, To) of a result's original text.
 type Range struct{ From, To int64 }
 
-// seenRanges finds what of the original the model still saw in the
+// SeenRanges finds what of the original the model still saw in the
 // replacement: the longest head and tail of the original that appear in
 // it. harness-rs quotes them as JSON: once in a spill preview, twice in a
 // truncation marker, whose head is a prefix of the serialized result.
-func seenRanges(style Style, original, replacement string) []Range {
-	if style != StyleHarnessRS {
+func SeenRanges(style Style, original, replacement string) []Range {
+	if style != HarnessRS {
 		return seenIn(original, replacement, func(s string) string { return s })
 	}
 	quote := func(s string) string {

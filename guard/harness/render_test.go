@@ -1,4 +1,4 @@
-package guard
+package harness
 
 import (
 	"fmt"
@@ -21,8 +21,8 @@ func TestSerdeString(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("serdeString(%q) = %q, want %q", tt.in, got, tt.want)
 		}
-		if n := serdeLen(tt.in); n != int64(len(tt.want)) {
-			t.Errorf("serdeLen(%q) = %d, want %d", tt.in, n, len(tt.want))
+		if n := JSONLen(tt.in); n != int64(len(tt.want)) {
+			t.Errorf("JSONLen(%q) = %d, want %d", tt.in, n, len(tt.want))
 		}
 	}
 }
@@ -40,8 +40,8 @@ func TestSerdeStringEightAtATime(t *testing.T) {
 				if got := serdeString(in); got != want {
 					t.Fatalf("serdeString(%q) = %q, want %q", in, got, want)
 				}
-				if n := serdeLen(in); n != int64(len(want)) {
-					t.Fatalf("serdeLen(%q) = %d, want %d", in, n, len(want))
+				if n := JSONLen(in); n != int64(len(want)) {
+					t.Fatalf("JSONLen(%q) = %d, want %d", in, n, len(want))
 				}
 			}
 		}
@@ -87,18 +87,14 @@ func TestCuts(t *testing.T) {
 		{"head 6 bytes stops before 😀", headBytes(s, 6), "aé"},
 		{"tail 3 bytes skips 😀's continuation bytes", tailBytes(s, 3), "b"},
 		{"tail 5 bytes keeps 😀", tailBytes(s, 5), "😀b"},
-		{"UTF-16 [0,3) splits the pair", utf16Slice(s, 0, 3), "aé\uFFFD"},
-		{"UTF-16 [3,5) starts mid-pair", utf16Slice(s, 3, 5), "\uFFFDb"},
-		{"head 3 code points", headRunes(s, 3), "aé😀"},
-		{"tail 2 code points", tailRunes(s, 2), "😀b"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
 		}
 	}
-	if n := utf16Len(s); n != 5 {
-		t.Errorf("utf16Len = %d, want 5", n)
+	if n := UTF16Len(s); n != 5 {
+		t.Errorf("UTF16Len = %d, want 5", n)
 	}
 }
 
@@ -106,8 +102,8 @@ func TestHarnessTruncate(t *testing.T) {
 	// 200,000 bytes of "x" as a JSON string: 200,002 serialized bytes. The
 	// head is the first 24,576 of them: the opening quote and 24,575 x's,
 	// re-escaped as `"\"xxx…"` (24,579 bytes).
-	s := subject{text: strings.Repeat("x", 200_000), tool: "firehose"}
-	got, _ := harnessTruncate(s, 24*1024)
+	s := Subject{Text: strings.Repeat("x", 200_000), Tool: "firehose"}
+	got, _ := HarnessRSTruncate(s, 24*1024)
 	note := "This result was 200002 bytes and was cut to 24576 to protect the context window. " +
 		"Do not ask for it again unchanged — narrow it: request a smaller range, a filter, or a specific field."
 	want := `{"bytes_kept":24576,"bytes_total":200002,"head":"\"` + strings.Repeat("x", 24575) + `","note":"` + note +
@@ -121,15 +117,15 @@ func TestHarnessTruncate(t *testing.T) {
 	}
 	// The cut backs off to a character boundary of the serialized text:
 	// `"` + "é" ×3 is 7 bytes, so 4 bytes keep `"é` and drop half of the next é.
-	small, _ := harnessTruncate(subject{text: "ééé", tool: "t"}, 4)
+	small, _ := HarnessRSTruncate(Subject{Text: "ééé", Tool: "t"}, 4)
 	if !strings.HasPrefix(small, `{"bytes_kept":3,"bytes_total":8,"head":"\"é",`) {
 		t.Errorf("multi-byte cut: %s", small)
 	}
 }
 
 func TestHarnessSpill(t *testing.T) {
-	s := subject{text: strings.Repeat("x", 200_000), tool: "firehose", callID: "call_1", template: ".harness/spill/{call_id}-{tool}.{ext}"}
-	got, f := harnessSpill(s, 4096)
+	s := Subject{Text: strings.Repeat("x", 200_000), Tool: "firehose", CallID: "call_1", Template: ".harness/spill/{call_id}-{tool}.{ext}"}
+	got, f := HarnessRSSpill(s, 4096)
 	rel := ".harness/spill/call_1-firehose.txt"
 	note := "This result was 200002 bytes — too large to inline, so the FULL content was saved to '" + rel +
 		"' (workspace-relative). Nothing was lost. Retrieve exactly the part you need: grep(path=\\\"" + rel +
@@ -139,12 +135,12 @@ func TestHarnessSpill(t *testing.T) {
 	if got != want {
 		t.Errorf("marker differs:\n got %.300s…\nwant %.300s…", got, want)
 	}
-	if f.Locator != rel || f.File != "spill/call_1-firehose.txt" || f.Content != s.text {
+	if f.Locator != rel || f.File != "spill/call_1-firehose.txt" || f.Content != s.Text {
 		t.Errorf("file %+v", f)
 	}
 	// A result that is mostly escapes is not its own dominant string: the
 	// file holds its JSON and no meta is attached. 100 quotes serialize to 202 bytes.
-	got, f = harnessSpill(subject{text: strings.Repeat(`"`, 100), tool: "t", callID: "weird id!/..", template: ".harness/spill/{call_id}-{tool}.{ext}"}, 4096)
+	got, f = HarnessRSSpill(Subject{Text: strings.Repeat(`"`, 100), Tool: "t", CallID: "weird id!/..", Template: ".harness/spill/{call_id}-{tool}.{ext}"}, 4096)
 	if f.Locator != ".harness/spill/weirdid-t.json" || f.Content != `"`+strings.Repeat(`\"`, 100)+`"` || strings.Contains(got, `"meta"`) {
 		t.Errorf("structured spill: %+v\n%s", f, got)
 	}
@@ -159,7 +155,7 @@ func TestHarnessSpill(t *testing.T) {
 func TestHarnessRepeat(t *testing.T) {
 	want := `{"note":"You already made this exact call in this run and nothing has changed the workspace since. ` +
 		`The earlier result above still stands — use it rather than asking again.","repeat_of_earlier_call":true,"tool":"firehose"}`
-	if got := harnessRepeat("firehose"); got != want || len(got) != 223 {
+	if got := HarnessRSRepeat("firehose"); got != want || len(got) != 223 {
 		t.Errorf("stub (%d bytes):\n%s", len(got), got)
 	}
 }
@@ -167,8 +163,8 @@ func TestHarnessRepeat(t *testing.T) {
 // TestAgentScope is AgentScope's own test case (ToolResultEvictionMiddlewareTest):
 // 100 characters, a 4-character preview, call id "call:1", agent "Test Agent".
 func TestAgentScope(t *testing.T) {
-	s := subject{text: strings.Repeat("0123456789", 10), callID: "call:1", template: "large_tool_results/{agent}/{call_id}-{sha256_16}"}
-	got, _, f := agentScopeSpill(s, "Test Agent", 4, 4)
+	s := Subject{Text: strings.Repeat("0123456789", 10), CallID: "call:1", Template: "large_tool_results/{agent}/{call_id}-{sha256_16}"}
+	got, _, f := AgentScopeSpill(s, "Test Agent", 4, 4)
 	path := "large_tool_results/Test_Agent/call_1-9cfe7faff7054298" // first 8 bytes of SHA-256 of the text
 	want := "Tool output was too large (100 chars) and has been saved to `" + path + "`.\n" +
 		"To read the full output, use `read_file` with path `" + path + "`.\n\n" +
@@ -182,7 +178,7 @@ func TestAgentScope(t *testing.T) {
 	// Thousands are grouped; the preview is min(2,000, len/2) UTF-16 units
 	// each side, cutting a surrogate pair in half where it falls.
 	big := strings.Repeat("a", 1999) + "😀" + strings.Repeat("b", 121_454) // 1,999 + 2 + 121,454 = 123,455 units
-	got, _, _ = agentScopeSpill(subject{text: big, callID: "c", template: "/large_tool_results/{agent}/{call_id}"}, "agent", 2000, 2000)
+	got, _, _ = AgentScopeSpill(Subject{Text: big, CallID: "c", Template: "/large_tool_results/{agent}/{call_id}"}, "agent", 2000, 2000)
 	if !strings.Contains(got, "Preview (first 2,000 chars):\n"+strings.Repeat("a", 1999)+"\uFFFD\n\n... and last 2,000 chars:\n"+strings.Repeat("b", 2000)) {
 		t.Errorf("preview wrong: %.200s", got)
 	}
@@ -230,9 +226,9 @@ func TestClaudeCode(t *testing.T) {
 		fmt.Fprintf(&b, "line %05d %s\n", i, strings.Repeat("x", 40))
 	}
 	text := b.String() // 1,000 lines of 52 characters
-	s := subject{text: text, callID: "toolu_01ABC", session: "SESSION", dir: "/home/u/.claude/projects/-home-u-proj",
-		template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}
-	got, f := claudeSpill(s, 2000, true)
+	s := Subject{Text: text, CallID: "toolu_01ABC", Session: "SESSION", Dir: "/home/u/.claude/projects/-home-u-proj",
+		Template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}
+	got, f := ClaudeSpill(s, 2000, true)
 	path := "/home/u/.claude/projects/-home-u-proj/SESSION/tool-results/toolu_01ABC.txt"
 	// The last newline in the first 2,000 characters is at 1,975 (line 38
 	// ends there), past half of the preview: the preview stops before it.
@@ -246,7 +242,7 @@ func TestClaudeCode(t *testing.T) {
 	}
 	// Without a newline past half, the preview is exactly 2,000 units.
 	flat := strings.Repeat("y", 3000)
-	got, _ = claudeSpill(subject{text: flat, template: "x"}, 2000, true)
+	got, _ = ClaudeSpill(Subject{Text: flat, Template: "x"}, 2000, true)
 	if !strings.Contains(got, "Preview (first 2KB):\n"+strings.Repeat("y", 2000)+"\n...\n") {
 		t.Errorf("flat preview: %.100s", got)
 	}
@@ -287,8 +283,8 @@ func TestCodex(t *testing.T) {
 		{"short", 100, true, "short"},
 	}
 	for _, tt := range tests {
-		if got, _ := codexTruncate(tt.text, nil, tt.budget, tt.tokens); got != tt.want {
-			t.Errorf("codexTruncate(%q, %d, %v) = %q, want %q", tt.text, tt.budget, tt.tokens, got, tt.want)
+		if got, _ := CodexTruncate(tt.text, nil, tt.budget, tt.tokens); got != tt.want {
+			t.Errorf("CodexTruncate(%q, %d, %v) = %q, want %q", tt.text, tt.budget, tt.tokens, got, tt.want)
 		}
 	}
 }
@@ -296,7 +292,7 @@ func TestCodex(t *testing.T) {
 func TestSeenRanges(t *testing.T) {
 	text := strings.Repeat("a", 100) + strings.Repeat("b", 100) + strings.Repeat("c", 100)
 	arrows := strings.Repeat("1→x\n", 50) // 3-byte arrows; the preview keeps 20 lines, escaped
-	if got := seenRanges(StyleHarnessRS, arrows, `{"preview":`+serdeString(arrows[:120])+`}`); len(got) != 1 || got[0] != (Range{0, 120}) {
+	if got := SeenRanges(HarnessRS, arrows, `{"preview":`+serdeString(arrows[:120])+`}`); len(got) != 1 || got[0] != (Range{0, 120}) {
 		t.Errorf("escaped multi-byte head: %v, want [{0 120}]", got)
 	}
 	tests := []struct {
@@ -305,14 +301,14 @@ func TestSeenRanges(t *testing.T) {
 		replacement string
 		want        []Range
 	}{
-		{"head and tail", StyleDeepSeek, strings.Repeat("a", 50) + strings.Repeat("c", 20) + "\n\n(notice)", []Range{{0, 50}, {280, 300}}},
-		{"head only", StyleClaudeCode, "<persisted-output>\n" + strings.Repeat("a", 100) + "bbb\n...", []Range{{0, 103}}},
-		{"escaped head", StyleHarnessRS, `{"head":"\"` + strings.Repeat("a", 10) + `"}`, []Range{{0, 10}}},
-		{"nothing", StyleCodex, "zzz", []Range{}},
-		{"multi-byte characters", StyleHarnessRS, `"preview":"` + strings.Repeat("a", 100) + `"`, []Range{{0, 100}}},
+		{"head and tail", DeepSeek, strings.Repeat("a", 50) + strings.Repeat("c", 20) + "\n\n(notice)", []Range{{0, 50}, {280, 300}}},
+		{"head only", ClaudeCode, "<persisted-output>\n" + strings.Repeat("a", 100) + "bbb\n...", []Range{{0, 103}}},
+		{"escaped head", HarnessRS, `{"head":"\"` + strings.Repeat("a", 10) + `"}`, []Range{{0, 10}}},
+		{"nothing", Codex, "zzz", []Range{}},
+		{"multi-byte characters", HarnessRS, `"preview":"` + strings.Repeat("a", 100) + `"`, []Range{{0, 100}}},
 	}
 	for _, tt := range tests {
-		got := seenRanges(tt.style, text, tt.replacement)
+		got := SeenRanges(tt.style, text, tt.replacement)
 		if len(got) != len(tt.want) || (len(got) > 0 && (got[0] != tt.want[0] || got[len(got)-1] != tt.want[len(tt.want)-1])) {
 			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
 		}
@@ -328,5 +324,41 @@ func TestJavaSafe(t *testing.T) {
 		if got := javaSafe(in); got != want {
 			t.Errorf("javaSafe(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestAgentSpillPath reads back, from each harness's own spill notice as
+// rendered above, the file it names; texts without one name none.
+func TestAgentSpillPath(t *testing.T) {
+	big := strings.Repeat("0123456789\n", 10_000)
+	claude, claudeFile := ClaudeSpill(Subject{Text: big, CallID: "toolu_1", Session: "S", Dir: "/p",
+		Template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}, ClaudePreviewUnits, true)
+	scope, _, scopeFile := AgentScopeSpill(Subject{Text: big, CallID: "c1",
+		Template: "large_tool_results/{agent}/{call_id}-{sha256_16}"}, "agent", 10, 10)
+	rs, rsFile := HarnessRSSpill(Subject{Text: big, Tool: "grep", CallID: "c1",
+		Template: ".harness/spill/{call_id}-{tool}.{ext}"}, HarnessRSSpillPreviewBytes)
+	deepseek, _, deepseekFile, ok := DeepSeekSpill(Subject{Text: big, Tool: "bash", CallID: "c1", Session: "s",
+		Template: "/tmp/dsh-spill-000000/session-{session_sha12}/{random12}-{tool}.txt"}, 50_000)
+	if !ok {
+		t.Fatal("DeepSeek kept the original")
+	}
+	codex, _ := CodexTruncate(big, nil, 4000, true)
+	tests := []struct {
+		name, text, want, locator string
+	}{
+		{"Claude Code", claude, "/p/S/tool-results/toolu_1.txt", claudeFile.Locator},
+		{"AgentScope", scope, scopeFile.Locator, scopeFile.Locator},
+		{"harness-rs", rs, ".harness/spill/c1-grep.txt", rsFile.Locator},
+		{"DeepSeek", deepseek, deepseekFile.Locator, deepseekFile.Locator},
+		{"Codex truncates", codex, "", ""},
+		{"plain", "no notice here: saved to disk", "", ""},
+	}
+	for _, tt := range tests {
+		if got := AgentSpillPath(tt.text); got != tt.want || got != tt.locator {
+			t.Errorf("%s: AgentSpillPath = %q, want %q (the locator rendered: %q)", tt.name, got, tt.want, tt.locator)
+		}
+	}
+	if !strings.HasPrefix(scopeFile.Locator, "large_tool_results/agent/c1-") || !strings.HasPrefix(deepseekFile.Locator, "/tmp/dsh-spill-000000/session-") {
+		t.Errorf("locators %q, %q", scopeFile.Locator, deepseekFile.Locator)
 	}
 }

@@ -1,6 +1,10 @@
-package guard
+package replay
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+)
 
 // SweepPoint is one ceiling's outcome over a session.
 type SweepPoint struct {
@@ -18,7 +22,7 @@ type SweepPoint struct {
 
 // SweepCeilings are the ceilings a sweep tries: powers of two from 2 KiB to
 // 256 KiB (in tokens, a quarter of that), and the policy's own.
-func SweepCeilings(p Policy) []int64 {
+func SweepCeilings(p policy.Policy) []int64 {
 	var out []int64
 	for kib := int64(2); kib <= 256; kib *= 2 {
 		out = append(out, bytesToUnit(kib*1024, p.Unit))
@@ -30,8 +34,8 @@ func SweepCeilings(p Policy) []int64 {
 	return slices.Compact(out)
 }
 
-func bytesToUnit(n int64, u Unit) int64 {
-	if u == ApproxTokens || u == Tokens {
+func bytesToUnit(n int64, u policy.Unit) int64 {
+	if u == policy.ApproxTokens || u == policy.Tokens {
 		return n / 4
 	}
 	return n
@@ -39,19 +43,19 @@ func bytesToUnit(n int64, u Unit) int64 {
 
 // Sweep replays the session at each ceiling, planning spills without
 // writing them.
-func (p *Prepared) Sweep(policy Policy, ceilings []int64) ([]SweepPoint, error) {
+func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, error) {
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
-		q := policy.Clone()
+		q := pol.Clone()
 		q.SetCeiling(c)
 		rp, err := p.Replay(q, Options{})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, SweepPoint{
-			Ceiling: c, Own: c == policy.Ceiling,
-			Acted:      rp.Totals.Actions[Truncate] + rp.Totals.Actions[Spilled],
-			Suppressed: rp.Totals.Actions[Suppress],
+			Ceiling: c, Own: c == pol.Ceiling,
+			Acted:      rp.Totals.Actions[Truncated] + rp.Totals.Actions[Spilled],
+			Suppressed: rp.Totals.Actions[Suppressed],
 			Saved:      rp.Totals.SavedPerCall,
 			Cost:       rp.Totals.Cost, CostAfter: rp.Totals.CostAfter,
 		})

@@ -1,4 +1,4 @@
-package guard
+package replay
 
 import (
 	"context"
@@ -10,7 +10,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -58,7 +61,7 @@ func result(id, text string, isError bool) map[string]any {
 	return map[string]any{"role": "tool", "tool_call_id": id, "content": text, "is_error": isError}
 }
 
-func outcomes(rp *Replay) []string {
+func outcomes(rp *Run) []string {
 	var out []string
 	for _, r := range rp.Results {
 		s := string(r.Outcome)
@@ -70,9 +73,9 @@ func outcomes(rp *Replay) []string {
 	return out
 }
 
-func mustPreset(t *testing.T, name string) Policy {
+func mustPreset(t *testing.T, name string) policy.Policy {
 	t.Helper()
-	p, err := Preset(name)
+	p, err := policy.Preset(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +187,7 @@ func TestSuppressedText(t *testing.T) {
 		call("2", "Read", map[string]any{"file_path": "/a.go"}), result("2", "package a", false),
 	}
 	p := prepared(t, generic(t, msgs...))
-	for preset, want := range map[string]string{"harness-rs-0.0.40": harnessRepeat("Read"), "claude-code": claudeReadStub} {
+	for preset, want := range map[string]string{"harness-rs-0.0.40": harness.HarnessRSRepeat("Read"), "claude-code": harness.ClaudeReadStub} {
 		rp, _ := p.Replay(mustPreset(t, preset), Options{})
 		r := rp.Results[1]
 		if r.Text != want || r.RepeatOf != 0 || r.Stale {
@@ -202,13 +205,13 @@ func TestGates(t *testing.T) {
 		want   Outcome
 		reason string
 	}{
-		{"AgentScope excludes read_file", "agentscope", result("1", big, false), Exclude, "excluded tool"},
+		{"AgentScope excludes read_file", "agentscope", result("1", big, false), Excluded, "excluded tool"},
 		{"DeepSeek leaves results with images alone", "deepseek",
 			map[string]any{"role": "tool", "tool_call_id": "1", "content": []any{map[string]any{"type": "text", "text": big}, map[string]any{"type": "image"}}},
-			Keep, "has non-text blocks"},
-		{"errors are shaped where the harness shapes them", "harness-rs-0.0.40", result("1", big, true), Truncate, ""},
-		{"Claude Code never persists Read", "claude-code", result("1", big, false), Keep, "no ceiling"},
-		{"no policy", "none", result("1", big, false), Keep, "no ceiling"},
+			Kept, "has non-text blocks"},
+		{"errors are shaped where the harness shapes them", "harness-rs-0.0.40", result("1", big, true), Truncated, ""},
+		{"Claude Code never persists Read", "claude-code", result("1", big, false), Kept, "no ceiling"},
+		{"no policy", "none", result("1", big, false), Kept, "no ceiling"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -230,7 +233,7 @@ func TestGates(t *testing.T) {
 	p := mustPreset(t, "harness-rs-0.0.40")
 	p.ShapeErrors = false
 	rp, _ := prepared(t, generic(t, call("1", "fetch", nil), result("1", big, true))).Replay(p, Options{})
-	if r := rp.Results[0]; r.Outcome != Keep || r.Reason != "errors are not shaped" {
+	if r := rp.Results[0]; r.Outcome != Kept || r.Reason != "errors are not shaped" {
 		t.Errorf("errors off: %s %s", r.Outcome, r.Reason)
 	}
 }
@@ -240,7 +243,7 @@ func TestSpillFiles(t *testing.T) {
 	s := generic(t, call("c/../1", "../../evil", nil), result("c/../1", big, false))
 	p := prepared(t, s)
 	root := t.TempDir()
-	store := DirStore{Root: root, Session: s.ID, Policy: "harness-rs-0.0.50"}
+	store := spill.Dir{Root: root, Session: s.ID, Policy: "harness-rs-0.0.50"}
 	rp, err := p.Replay(mustPreset(t, "harness-rs-0.0.50"), Options{Store: store})
 	if err != nil {
 		t.Fatal(err)
@@ -271,16 +274,16 @@ func TestSpillFiles(t *testing.T) {
 	// A store that cannot write: a file where its folder should be.
 	blocker := filepath.Join(t.TempDir(), "not-a-folder")
 	os.WriteFile(blocker, nil, 0o600)
-	bad := DirStore{Root: blocker, Session: s.ID, Policy: "x"}
+	bad := spill.Dir{Root: blocker, Session: s.ID, Policy: "x"}
 	rp, _ = p.Replay(mustPreset(t, "harness-rs-0.0.50"), Options{Store: bad})
-	if r := rp.Results[0]; r.Outcome != Truncate || !strings.Contains(r.Warning, "truncated instead") || rp.Totals.SpillFailures != 1 || len(rp.Warnings) != 1 {
+	if r := rp.Results[0]; r.Outcome != Truncated || !strings.Contains(r.Warning, "truncated instead") || rp.Totals.SpillFailures != 1 || len(rp.Warnings) != 1 {
 		t.Errorf("harness-rs falls back to truncation: %s %q", r.Outcome, r.Warning)
 	}
 	as := mustPreset(t, "agentscope")
 	as.Exclude = nil
 	as.Ceiling = 1000
 	rp, _ = p.Replay(as, Options{Store: bad})
-	if r := rp.Results[0]; r.Outcome != Keep || r.Text != big || !strings.Contains(r.Warning, "original stays inline") {
+	if r := rp.Results[0]; r.Outcome != Kept || r.Text != big || !strings.Contains(r.Warning, "original stays inline") {
 		t.Errorf("AgentScope keeps the original: %s %q", r.Outcome, r.Warning)
 	}
 }
@@ -304,13 +307,13 @@ func TestCostAfter(t *testing.T) {
 		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 50, 2610, 30)},
 	)
 	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
+	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 100, 0
 	rp, err := prepared(t, s).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rp.Results[0]
-	if r.Outcome != Truncate || r.Tokens != 500 || r.TokensAfter != 52 || r.Saved != 448 || r.SentAt != 1 {
+	if r.Outcome != Truncated || r.Tokens != 500 || r.TokensAfter != 52 || r.Saved != 448 || r.SentAt != 1 {
 		t.Fatalf("result: %s, tokens %d → %d, saved %d, sent at %d", r.Outcome, r.Tokens, r.TokensAfter, r.Saved, r.SentAt)
 	}
 	want := []transcript.Usage{
@@ -365,14 +368,14 @@ func TestLongerPlaceholderSavesNothing(t *testing.T) {
 			"usage": map[string]any{"input_tokens": 10, "cache_creation_input_tokens": 600, "cache_read_input_tokens": 2010, "output_tokens": 20}},
 	)
 	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 4, 0
+	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 4, 0
 	rp, err := prepared(t, s).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 2 bytes each side of "…8 chars truncated…": 1 word becomes 3.
 	r := rp.Results[0]
-	if r.Outcome != Truncate || r.Text != "ww…8 chars truncated…ww" || r.Tokens != 1 || r.TokensAfter != 3 || r.Saved != 0 {
+	if r.Outcome != Truncated || r.Text != "ww…8 chars truncated…ww" || r.Tokens != 1 || r.TokensAfter != 3 || r.Saved != 0 {
 		t.Fatalf("result: %s %q, tokens %d → %d, saved %d", r.Outcome, r.Text, r.Tokens, r.TokensAfter, r.Saved)
 	}
 	if tot := rp.Totals; tot.PromptAfter != tot.Prompt || *tot.CostAfter != *tot.Cost {
@@ -393,13 +396,13 @@ func laterCall(usage map[string]any) map[string]any {
 // replayCut448 replays a session whose first call (with first's usage)
 // gets a 500-token result, then later, through Codex's cut at 100 bytes:
 // the result keeps 52 tokens, so 448 are saved wherever it is carried.
-func replayCut448(t *testing.T, first map[string]any, later ...map[string]any) *Replay {
+func replayCut448(t *testing.T, first map[string]any, later ...map[string]any) *Run {
 	t.Helper()
 	c0 := call("1", "fetch", nil)
 	c0["usage"] = first
 	s := generic(t, append([]map[string]any{c0, result("1", strings.Repeat("w ", 500), false)}, later...)...)
 	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
+	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 100, 0
 	rp, err := prepared(t, s).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -465,7 +468,7 @@ func TestCodexExec(t *testing.T) {
 	shellOut := strings.Repeat("drwxr-xr-x  2 dev dev 4096 Jan  1 x.go\n", 1500)
 	// 10,998 tokens: within 12,000 for a Read, over 10,000 for a shell.
 	mid := strings.Repeat("abcd", 10_998)
-	cut := codexExecWarning + "12500)\nTotal output lines: 9\n\n" + strings.Repeat("y", 40_000)
+	cut := harness.CodexExecWarning + "12500)\nTotal output lines: 9\n\n" + strings.Repeat("y", 40_000)
 	s := generic(t,
 		call("1", "shell", nil), result("1", shellOut, false),
 		call("2", "Read", nil), result("2", mid, false),
@@ -488,82 +491,11 @@ func TestCodexExec(t *testing.T) {
 	if r := rp.Results[1]; r.Reason != "10,998 tokens (bytes/4) ≤ 12,000 tokens (bytes/4)" {
 		t.Errorf("Read: %s", r.Reason)
 	}
-	if r := rp.Results[2]; !strings.HasPrefix(r.Text, codexExecWarning+"10998)\nTotal output lines: 1\n\n") || r.Reason != "10,998 tokens (bytes/4) > 10,000 tokens (bytes/4)" {
+	if r := rp.Results[2]; !strings.HasPrefix(r.Text, harness.CodexExecWarning+"10998)\nTotal output lines: 1\n\n") || r.Reason != "10,998 tokens (bytes/4) > 10,000 tokens (bytes/4)" {
 		t.Errorf("shell: %s, %.100q", r.Reason, r.Text)
 	}
 	if r := rp.Results[3]; !strings.Contains(r.Reason, "Codex cut it already") {
 		t.Errorf("output Codex cut: %s", r.Reason)
-	}
-}
-
-func TestPresetsValid(t *testing.T) {
-	want := []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "harness-rs-0.0.50-dedupe", "harness-rs-dedupe-from-3",
-		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "codex", "none"}
-	var got []string
-	for _, p := range Presets() {
-		if err := p.Validate(); err != nil {
-			t.Error(err)
-		}
-		got = append(got, p.Name)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Error(diff)
-	}
-	a, _ := Preset("claude-code")
-	a.PerTool["Bash"] = 1
-	if b, _ := Preset("claude-code"); b.PerTool["Bash"] != 30_000 {
-		t.Error("presets must not share maps")
-	}
-}
-
-func TestCeilingFor(t *testing.T) {
-	p := Policy{Ceiling: 50_000, PerTool: map[string]int64{"Bash": 30_000, "Read": -1, "mcp__*": 25_000}}
-	for tool, want := range map[string]int64{"Bash": 30_000, "Read": 0, "mcp__github__x": 25_000, "Grep": 50_000} {
-		got, ok := p.CeilingFor(tool)
-		if got != want || ok != (want > 0) {
-			t.Errorf("CeilingFor(%s) = %d, %v", tool, got, ok)
-		}
-	}
-	codex, _ := Preset("codex")
-	if c, _ := codex.CeilingFor("exec"); c != 12_000 {
-		t.Errorf("codex ceiling with its 20%% allowance = %d, want 12,000", c)
-	}
-}
-
-func TestPolicyFile(t *testing.T) {
-	p := mustPreset(t, "claude-code")
-	p.Ceiling = 12_345
-	file := filepath.Join(t.TempDir(), "policy.json")
-	if err := SavePolicy(file, p); err != nil {
-		t.Fatal(err)
-	}
-	back, err := LoadPolicy(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(p, back); diff != "" {
-		t.Errorf("round trip (-saved +loaded):\n%s", diff)
-	}
-	os.WriteFile(file, []byte(`{"name":"x","unit":"furlongs"}`), 0o600)
-	if _, err := LoadPolicy(file); err == nil || !strings.Contains(err.Error(), "furlongs") {
-		t.Errorf("bad unit: %v", err)
-	}
-	os.WriteFile(file, []byte(`{"name":"x","celing":5}`), 0o600)
-	if _, err := LoadPolicy(file); err == nil || !strings.Contains(err.Error(), "celing") {
-		t.Errorf("misspelled knob: %v", err)
-	}
-}
-
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"24KiB": 24576, "80000": 80000, "50kB": 50000, "1.5MiB": 1572864, "80,000": 80000, "2 KiB": 2048, "9007199254740992": 1 << 53, "8GiB": 8 << 30} {
-		if got, err := ParseSize(in); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "lots", "-5", "5 parsecs", "99999999999999999999", "9007199254740993", "8388609GiB", "1e30", "NaN"} {
-		if _, err := ParseSize(bad); err == nil {
-			t.Errorf("ParseSize(%q) should fail", bad)
-		}
 	}
 }
 
@@ -584,7 +516,7 @@ func TestSizesOnlySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	// "café → 12345": c a f (3) + é (2) + space (1) + → (3) + space and five digits (6).
-	if r := rp.Results[0]; r.Bytes != 15 || r.BytesAfter != 15 || r.Outcome != Keep {
+	if r := rp.Results[0]; r.Bytes != 15 || r.BytesAfter != 15 || r.Outcome != Kept {
 		t.Fatalf("got %d bytes, %d after, %s; want 15, 15, keep", r.Bytes, r.BytesAfter, r.Outcome)
 	}
 	if _, err := p.Replay(mustPreset(t, "codex"), Options{}); err == nil || !strings.Contains(err.Error(), "without their texts") {

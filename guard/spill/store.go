@@ -1,9 +1,9 @@
-package guard
+// Package spill stores the files a replayed spill writes, in a folder of the
+// user's cache, where nothing a transcript says can lead outside it.
+package spill
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,20 +12,21 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
-// DirStore writes spill files under Root/<session>/<policy>/, folders 0700
+// Dir writes spill files under Root/<session>/<policy>/, folders 0700
 // and files 0600. Names are deterministic, so a replay run twice writes
 // each file once.
-type DirStore struct {
+type Dir struct {
 	Root    string
 	Session string
 	Policy  string
 }
 
-// DefaultSpillRoot is the user's cache folder for spill files.
-func DefaultSpillRoot() (string, error) {
+// DefaultRoot is the user's cache folder for spill files.
+func DefaultRoot() (string, error) {
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return "", fmt.Errorf("find the cache folder for spill files: %w", err)
@@ -39,11 +40,11 @@ func DefaultSpillRoot() (string, error) {
 // file: a link, FIFO, device or folder where a folder or the file should
 // be is refused. The file is written fresh beside its name and renamed
 // over it, so a reader never sees half of it.
-func (s DirStore) Write(f SpillFile) (string, error) {
-	elems := []string{escapeName(s.Session), escapeName(s.Policy)}
+func (s Dir) Write(f harness.SpillFile) (string, error) {
+	elems := []string{harness.EscapeName(s.Session), harness.EscapeName(s.Policy)}
 	parts := strings.Split(f.File, "/")
 	for _, e := range parts {
-		if !validName(e) {
+		if !harness.ValidName(e) {
 			return "", fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
 		}
 	}
@@ -127,54 +128,4 @@ func holds(path, content string) (bool, error) {
 	return err == nil && bytes.Equal(old, []byte(content)), nil
 }
 
-// maxName is the longest name escapeName makes, within every common file
-// system's limit of 255 bytes.
-const maxName = 240
 
-// escapeName makes s one file name, injectively: ASCII letters, digits,
-// '.', '-' and '_' stay, so the names of ordinary ids are the harness's
-// own; every other byte becomes ~XX (hex); "", "." and ".." become "~",
-// "~2E" and "~2E~2E". A name longer than maxName keeps its start and ends
-// in ~ and 16 hex digits of its SHA-256.
-func escapeName(s string) string {
-	switch s {
-	case "":
-		return "~"
-	case ".":
-		return "~2E"
-	case "..":
-		return "~2E~2E"
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; safeByte(c) {
-			b.WriteByte(c)
-		} else {
-			fmt.Fprintf(&b, "~%02X", c)
-		}
-	}
-	out := b.String()
-	if len(out) > maxName {
-		sum := sha256.Sum256([]byte(s))
-		out = out[:maxName-17] + "~" + hex.EncodeToString(sum[:8])
-	}
-	return out
-}
-
-func safeByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
-}
-
-// validName reports whether e could have come from escapeName: one path
-// element that names nothing but itself.
-func validName(e string) bool {
-	if e == "" || e == "." || e == ".." || len(e) > maxName {
-		return false
-	}
-	for i := 0; i < len(e); i++ {
-		if c := e[i]; !safeByte(c) && c != '~' {
-			return false
-		}
-	}
-	return true
-}

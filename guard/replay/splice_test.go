@@ -1,4 +1,4 @@
-package guard
+package replay
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 )
@@ -47,7 +48,7 @@ func TestTokensAfterAreExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, preset := range Presets() {
+	for _, preset := range policy.Presets() {
 		acted := 0
 		for _, ceiling := range []int64{0, 2048, 9000, 4096, 70_000, 9000, 2500} {
 			pol := preset.Clone()
@@ -59,7 +60,7 @@ func TestTokensAfterAreExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, r := range rp.Results {
-				if r.Outcome == Keep || r.Outcome == Exclude {
+				if r.Outcome == Kept || r.Outcome == Excluded {
 					continue
 				}
 				acted++
@@ -71,35 +72,6 @@ func TestTokensAfterAreExact(t *testing.T) {
 		}
 		if preset.Name != "none" && acted == 0 {
 			t.Errorf("%s: no result acted on", preset.Name)
-		}
-	}
-}
-
-// TestRequotedHead cuts texts full of quotes, backslashes and multi-byte
-// characters at every few bytes, in an order that grows, shrinks and
-// jumps, and compares with quoting the whole serialization's head afresh.
-func TestRequotedHead(t *testing.T) {
-	texts := []string{
-		strings.Repeat(`say "hi" \ C:\dir\ é 日本 😀`+"\n\t", 300),
-		strings.Repeat("é", 2000),
-		strings.Repeat(`\"`, 2000),
-		"short \"one\"",
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for _, text := range texts {
-		serialized := serdeString(text)
-		q := &requoted{}
-		keeps := []int{1, 2, 3, 4, 5, 40, 41, 42, 43}
-		for range 300 {
-			keeps = append(keeps, rng.IntN(len(serialized)+10))
-		}
-		for _, keep := range keeps {
-			head := headBytes(serialized, int64(keep))
-			want := serdeString(head)
-			kept, inner := q.head(text, keep)
-			if kept != len(head) || `"`+inner+`"` != want {
-				t.Fatalf("keep %d of %d: kept %d, %.40q…; want %d, %.40q…", keep, len(serialized), kept, inner, len(head), want)
-			}
 		}
 	}
 }

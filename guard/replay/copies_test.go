@@ -1,10 +1,11 @@
-package guard
+package replay
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -32,7 +33,7 @@ func TestCopiesAndExtra(t *testing.T) {
 		return s
 	}
 	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = UTF8Bytes, 100, 0
+	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 100, 0
 	rp, err := prepared(t, build("claude-sonnet-4-5")).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)

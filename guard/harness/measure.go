@@ -1,8 +1,7 @@
-package guard
+package harness
 
 import (
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -63,8 +62,8 @@ func serdeString(s string) string {
 	return b.String()
 }
 
-// serdeLen is len(serdeString(s)) without building it.
-func serdeLen(s string) int64 {
+// JSONLen is len(serdeString(s)) without building it.
+func JSONLen(s string) int64 {
 	n := int64(2)
 	valid := utf8.ValidString(s)
 	for i := 0; i < len(s); {
@@ -124,9 +123,9 @@ func skipPlain(s string, i int, valid bool) int {
 	return i
 }
 
-// utf16Len is the length of s in UTF-16 code units, as Java and JavaScript
+// UTF16Len is the length of s in UTF-16 code units, as Java and JavaScript
 // count a string.
-func utf16Len(s string) int64 {
+func UTF16Len(s string) int64 {
 	var n int64
 	for _, r := range s {
 		if r >= 0x10000 {
@@ -136,17 +135,6 @@ func utf16Len(s string) int64 {
 		}
 	}
 	return n
-}
-
-// utf16Slice returns code units [from, to) of s. A cut through a surrogate
-// pair leaves half a pair, which becomes U+FFFD when sent as UTF-8.
-func utf16Slice(s string, from, to int64) string {
-	units := utf16.Encode([]rune(s))
-	from, to = min(max(from, 0), int64(len(units))), min(max(to, 0), int64(len(units)))
-	if from >= to {
-		return ""
-	}
-	return string(utf16.Decode(units[from:to]))
 }
 
 // headBytes cuts s to at most n bytes, back to a character boundary.
@@ -173,26 +161,5 @@ func tailBytes(s string, n int64) string {
 	return s[start:]
 }
 
-// headRunes keeps the first n code points of s.
-func headRunes(s string, n int64) string {
-	for i := range s {
-		if n <= 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
-}
-
-// tailRunes keeps the last n code points of s.
-func tailRunes(s string, n int64) string {
-	i := len(s)
-	for ; i > 0 && n > 0; n-- {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-	}
-	return s[i:]
-}
-
-// approxTokens is Codex's estimate: a token per four bytes, rounded up.
-func approxTokens(bytes int64) int64 { return (bytes + 3) / 4 }
+// ApproxTokens is Codex's estimate: a token per four bytes, rounded up.
+func ApproxTokens(bytes int64) int64 { return (bytes + 3) / 4 }

@@ -1,4 +1,4 @@
-package guard
+package harness
 
 import (
 	"strings"
@@ -6,11 +6,11 @@ import (
 	"unicode/utf8"
 )
 
-// requoted is the start of a result's serialization quoted once more,
+// Requoted is the start of a result's serialization quoted once more,
 // which is how harness-rs's truncation shows its head: kept per result, so
 // that a new ceiling cuts it instead of escaping the text twice again.
 // Safe for concurrent use.
-type requoted struct {
+type Requoted struct {
 	mu sync.Mutex
 	// inner is serdeString(serdeString(text)[:covered]) without its quotes;
 	// covered ends at a character boundary.
@@ -22,7 +22,7 @@ type requoted struct {
 // head cuts the serialization of text at keep bytes, back to a character
 // boundary, and returns how many bytes it kept and those bytes quoted,
 // without the quotes.
-func (q *requoted) head(text string, keep int) (kept int, inner string) {
+func (q *Requoted) head(text string, keep int) (kept int, inner string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	// The character after the cut must be there to know if it is one.
@@ -52,7 +52,7 @@ func (q *requoted) head(text string, keep int) (kept int, inner string) {
 }
 
 // extend quotes at least n bytes of the serialization of text, or all.
-func (q *requoted) extend(text string, n int) {
+func (q *Requoted) extend(text string, n int) {
 	// Each byte of text gives at least one of the serialization, after
 	// the opening quote.
 	cut := min(len(text), n)

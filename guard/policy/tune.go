@@ -1,25 +1,29 @@
-package guard
+package policy
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/spillway-dev/spillway/guard/harness"
+)
 
 // SetSpill turns spilling on or off. Off means the style's truncation;
 // styles with no truncation of their own (AgentScope, DeepSeek, Claude
 // Code) cannot turn spilling off, and Codex cannot spill.
 func (p *Policy) SetSpill(on bool) error {
 	switch {
-	case on && p.Style == StyleCodex:
+	case on && p.Style == harness.Codex:
 		return fmt.Errorf("%s: Codex truncates and never spills", p.Name)
 	case on:
 		p.Action = Spill
-		if p.PreviewHead == 0 && p.Style == StyleHarnessRS {
-			p.PreviewHead, p.PreviewUnit = harnessSpillPreviewBytes, UTF8Bytes
+		if p.PreviewHead == 0 && p.Style == harness.HarnessRS {
+			p.PreviewHead, p.PreviewUnit = harness.HarnessRSSpillPreviewBytes, UTF8Bytes
 		}
-		if p.SpillPath == "" && p.Style == StyleHarnessRS {
+		if p.SpillPath == "" && p.Style == harness.HarnessRS {
 			p.SpillPath = ".harness/spill/{call_id}-{tool}.{ext}"
 		}
-	case p.Style == StyleHarnessRS:
+	case p.Style == harness.HarnessRS:
 		p.Action = TruncateHead
-	case p.Style == StyleCodex:
+	case p.Style == harness.Codex:
 		p.Action = TruncateMiddle
 	default:
 		return fmt.Errorf("%s only spills: %s has no truncation to fall back on", p.Name, p.Style)
@@ -39,7 +43,7 @@ func (p *Policy) SetDedupe(from int) error {
 	}
 	p.Dedupe.Enabled, p.Dedupe.From = true, from
 	if p.Dedupe.Key == "" {
-		p.Dedupe.Key, p.Dedupe.Clear = "tool_args", "any_write"
+		p.Dedupe.Key, p.Dedupe.Clear = KeyToolArgs, ClearAnyWrite
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package guard
+package harness
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// canonicalJSON writes raw as serde_json prints a Value: compact, object
+// CanonicalJSON writes raw as serde_json prints a Value: compact, object
 // keys sorted, strings escaped as serdeString does. Invalid JSON is
 // returned as is.
-func canonicalJSON(raw []byte) string {
+func CanonicalJSON(raw []byte) string {
 	if len(raw) == 0 {
 		return "null"
 	}
@@ -68,8 +68,8 @@ func writeCanonical(b *strings.Builder, v any) {
 	}
 }
 
-// inputField returns a string field of a tool call's JSON input.
-func inputField(raw []byte, names ...string) string {
+// InputField returns a string field of a tool call's JSON input.
+func InputField(raw []byte, names ...string) string {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
 		return ""
@@ -82,9 +82,9 @@ func inputField(raw []byte, names ...string) string {
 	return ""
 }
 
-// readKey identifies a Claude Code Read by path and the range it asked
+// ReadKey identifies a Claude Code Read by path and the range it asked
 // for; an offset of 0 or 1 is the start of the file, like none.
-func readKey(raw []byte) string {
+func ReadKey(raw []byte) string {
 	var m map[string]any
 	if json.Unmarshal(raw, &m) != nil {
 		return ""

@@ -1,4 +1,8 @@
-package guard
+// Package replay runs the tool results of a recorded session through a
+// tool-result policy as a real harness would apply it, in transcript order,
+// and prices every call before and after: what each call would have cost.
+// Prepare measures a session once; Replay and Sweep are then cheap.
+package replay
 
 import (
 	"fmt"
@@ -8,24 +12,28 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
-// Outcome is what a policy did to one result.
+// Outcome is what a policy did to one result. Its values are the action
+// names of the report's JSON ("actions" and each result's "action").
 type Outcome string
 
-// Outcomes.
+// Outcomes, in the past tense: a policy's Action is what it would do, an
+// Outcome what it did.
 const (
-	Keep     Outcome = "keep"
-	Truncate Outcome = "truncate"
-	Spilled  Outcome = "spill"
-	Suppress Outcome = "suppress"
-	Exclude  Outcome = "exclude"
+	Kept       Outcome = "keep"
+	Truncated  Outcome = "truncate"
+	Spilled    Outcome = "spill"
+	Suppressed Outcome = "suppress"
+	Excluded   Outcome = "exclude"
 )
 
 // Outcomes lists every outcome in display order.
-var Outcomes = []Outcome{Keep, Truncate, Spilled, Suppress, Exclude}
+var Outcomes = []Outcome{Kept, Truncated, Spilled, Suppressed, Excluded}
 
 // Result is one tool result replayed through a policy.
 type Result struct {
@@ -33,7 +41,7 @@ type Result struct {
 	Source  *transcript.ToolResult
 	Arrival int // the call after which it came back; -1 before the first
 	SentAt  int // the first call that carries it; len(calls) when none does
-	Risk    Risk
+	Risk    policy.Risk
 	Outcome Outcome
 	Reason  string // why, in a few words
 
@@ -87,9 +95,9 @@ func (c Call) Saved() int64 {
 	return c.Usage.Prompt() - c.UsageAfter.Prompt()
 }
 
-// Replay is a session replayed through one policy.
-type Replay struct {
-	Policy      Policy
+// Run is a session replayed through one policy.
+type Run struct {
+	Policy      policy.Policy
 	Prepared    *Prepared
 	Results     []Result
 	Calls       []Call
@@ -132,7 +140,7 @@ type SpillStore interface {
 // SpillFile is a file a spill writes: Locator is how the replacement names
 // it, exactly as the emulated harness would; File is where it is stored,
 // relative to the store.
-type SpillFile = spillFile
+type SpillFile = harness.SpillFile
 
 // Options tune a replay.
 type Options struct {
@@ -142,42 +150,42 @@ type Options struct {
 
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
-func (p *Prepared) Replay(policy Policy, opt Options) (*Replay, error) {
-	if err := policy.Validate(); err != nil {
+func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
+	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
-	if p.Counter == nil && !policy.Inert() {
-		return nil, fmt.Errorf("policy %s changes results, so their tokens must be counted", policy.Name)
+	if p.Counter == nil && !pol.Inert() {
+		return nil, fmt.Errorf("policy %s changes results, so their tokens must be counted", pol.Name)
 	}
-	if p.textsDropped && !policy.Inert() {
-		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", policy.Name)
+	if p.textsDropped && !pol.Inert() {
+		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", pol.Name)
 	}
-	rp := &Replay{Policy: policy, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
-	if !policy.Inert() {
-		p.measure(policy.Unit)
-		switch policy.Style {
-		case StyleHarnessRS:
-			p.measure(JSONBytes)
-		case StyleAgentScope, StyleClaudeCode:
-			p.measure(UTF16Units)
+	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
+	if !pol.Inert() {
+		p.measure(pol.Unit)
+		switch pol.Style {
+		case harness.HarnessRS:
+			p.measure(policy.JSONBytes)
+		case harness.AgentScope, harness.ClaudeCode:
+			p.measure(policy.UTF16Units)
 		}
 	}
-	if policy.Dedupe.Enabled {
+	if pol.Dedupe.Enabled {
 		p.keys()
 	}
-	d := newDeduper(&policy)
+	d := newDeduper(&pol)
 	for i := range p.items {
 		it := &p.items[i]
 		r := &rp.Results[i]
 		*r = Result{
 			Index: i, Source: it.r, Arrival: it.arrival, SentAt: it.sentAt,
-			Risk: policy.Risk.Classify(it.r.Tool), Outcome: Keep, RepeatOf: -1,
-			Size: it.size[unitIndex(policy.Unit)], Bytes: int64(it.r.Bytes()), Tokens: it.tokens,
+			Risk: pol.Risk.Classify(it.r.Tool), Outcome: Kept, RepeatOf: -1,
+			Size: it.size[unitIndex(pol.Unit)], Bytes: int64(it.r.Bytes()), Tokens: it.tokens,
 			Text: it.r.Text, CarryCost: it.carry, CarryCalls: it.carryN,
 		}
 		switch {
-		case policy.Excluded(it.r.Tool):
-			r.Outcome, r.Reason = Exclude, "excluded tool"
+		case pol.Excluded(it.r.Tool):
+			r.Outcome, r.Reason = Excluded, "excluded tool"
 		case d.suppress(i, it, r, p.items):
 		default:
 			rp.shape(it, r, opt)
@@ -193,10 +201,10 @@ func (p *Prepared) Replay(policy Policy, opt Options) (*Replay, error) {
 
 // countAfter renders the pending truncations and counts the tokens of
 // every replacement text, on all CPUs.
-func (rp *Replay) countAfter() {
+func (rp *Run) countAfter() {
 	var acted []int
 	for i := range rp.Results {
-		if o := rp.Results[i].Outcome; o != Keep && o != Exclude {
+		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
 		}
 	}
@@ -235,18 +243,18 @@ func (rp *Replay) countAfter() {
 // Seen returns the parts of r's original text the model still saw under
 // the policy: nil when it saw all of it, empty when it saw none (a
 // suppressed repeat). It is worked out when asked, not for every replay.
-func (rp *Replay) Seen(r *Result) []Range {
+func (rp *Run) Seen(r *Result) []harness.Range {
 	switch r.Outcome {
-	case Keep, Exclude:
+	case Kept, Excluded:
 		return nil
-	case Suppress:
-		return []Range{}
+	case Suppressed:
+		return []harness.Range{}
 	}
-	return seenRanges(rp.Policy.Style, r.Source.Text, r.Text)
+	return harness.SeenRanges(rp.Policy.Style, r.Source.Text, r.Text)
 }
 
 // shape applies the ceiling.
-func (rp *Replay) shape(it *item, r *Result, opt Options) {
+func (rp *Run) shape(it *item, r *Result, opt Options) {
 	pol := &rp.Policy
 	ceiling, limited := pol.CeilingFor(it.r.Tool)
 	switch {
@@ -256,19 +264,19 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 	case it.r.IsError && !pol.ShapeErrors:
 		r.Reason = "errors are not shaped"
 		return
-	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == NonTextSkip:
+	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == policy.NonTextSkip:
 		r.Reason = "has non-text blocks"
 		return
-	case pol.isExec(it.r.Tool) && strings.HasPrefix(it.r.Text, codexExecWarning):
+	case pol.IsExec(it.r.Tool) && strings.HasPrefix(it.r.Text, harness.CodexExecWarning):
 		r.Reason = "Codex cut it already (its truncation header)"
 		return
 	case r.Size <= ceiling:
-		r.Reason = fmt.Sprintf("%s ≤ %s", FormatSize(r.Size, pol.Unit), FormatSize(ceiling, pol.Unit))
+		r.Reason = fmt.Sprintf("%s ≤ %s", policy.FormatSize(r.Size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
 		return
 	}
-	over := fmt.Sprintf("%s > %s", FormatSize(r.Size, pol.Unit), FormatSize(ceiling, pol.Unit))
-	if pol.Action != Spill {
-		r.Outcome, r.Reason, r.pending = Truncate, over, true
+	over := fmt.Sprintf("%s > %s", policy.FormatSize(r.Size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+	if pol.Action != policy.Spill {
+		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
 	}
 	s := rp.subject(it)
@@ -288,51 +296,51 @@ func (rp *Replay) shape(it *item, r *Result, opt Options) {
 	}
 	rp.Totals.SpillFailures++
 	r.Warning = fmt.Sprintf("spill file not written (%v)", err)
-	if pol.OnSpillError == FallbackTruncate && pol.Style == StyleHarnessRS {
-		r.Outcome, r.Locator = Truncate, ""
+	if pol.OnSpillError == policy.FallbackTruncate && pol.Style == harness.HarnessRS {
+		r.Outcome, r.Locator = Truncated, ""
 		r.Text, r.parts = rp.truncate(s, ceiling)
 		r.Warning += "; truncated instead"
 	} else {
-		r.Outcome, r.Text, r.parts, r.Locator = Keep, it.r.Text, nil, ""
+		r.Outcome, r.Text, r.parts, r.Locator = Kept, it.r.Text, nil, ""
 		r.Warning += "; the original stays inline"
 	}
 	rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", r.Index, it.r.Tool, r.Warning))
 }
 
 // subject is it as the styles render it.
-func (rp *Replay) subject(it *item) subject {
+func (rp *Run) subject(it *item) harness.Subject {
 	c := it.cache()
 	digest := ""
-	if rp.Policy.Style == StyleAgentScope {
+	if rp.Policy.Style == harness.AgentScope {
 		digest = c.textDigest(it.r.Text)
 	}
-	return subject{text: it.r.Text, tool: it.r.Tool, callID: it.r.CallID, session: rp.Prepared.Session.ID,
-		dir: rp.Prepared.dir, template: rp.Policy.SpillPath, jsonLen: it.size[unitIndex(JSONBytes)],
-		utf16Len: it.size[unitIndex(UTF16Units)], raw: c.raw, serde: c.serde, requoted: &c.requoted,
-		digest: digest}
+	return harness.Subject{Text: it.r.Text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
+		Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, JSONLen: it.size[unitIndex(policy.JSONBytes)],
+		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: &c.requoted,
+		Digest: digest}
 }
 
 // truncate renders the style's truncation.
-func (rp *Replay) truncate(s subject, ceiling int64) (string, []tokens.Part) {
+func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part) {
 	pol := &rp.Policy
 	switch pol.Style {
-	case StyleCodex:
-		inTokens := pol.Unit == ApproxTokens || pol.Unit == Tokens
-		text, parts := codexTruncate(s.text, s.raw, bytesFor(ceiling, pol.Unit), inTokens)
-		if pol.isExec(s.tool) {
-			header := codexExecHeader(s.text)
+	case harness.Codex:
+		inTokens := pol.Unit == policy.ApproxTokens || pol.Unit == policy.Tokens
+		text, parts := harness.CodexTruncate(s.Text, s.Raw, bytesFor(ceiling, pol.Unit), inTokens)
+		if pol.IsExec(s.Tool) {
+			header := harness.CodexExecHeader(s.Text)
 			return header + text, append([]tokens.Part{tokens.Lit(header)}, parts...)
 		}
 		return text, parts
 	default:
 		// harness-rs keeps max_bytes of the serialized result: the ceiling.
-		return harnessTruncate(s, bytesFor(ceiling, pol.Unit))
+		return harness.HarnessRSTruncate(s, bytesFor(ceiling, pol.Unit))
 	}
 }
 
 // bytesFor converts a ceiling to the bytes a byte-cutting truncation keeps.
-func bytesFor(n int64, u Unit) int64 {
-	if u == ApproxTokens || u == Tokens {
+func bytesFor(n int64, u policy.Unit) int64 {
+	if u == policy.ApproxTokens || u == policy.Tokens {
 		return n * 4
 	}
 	return n
@@ -340,32 +348,32 @@ func bytesFor(n int64, u Unit) int64 {
 
 // spill renders the style's spill; ok is false when the style keeps the
 // original instead.
-func (rp *Replay) spill(s subject, ceiling int64) (string, []tokens.Part, spillFile, bool) {
+func (rp *Run) spill(s harness.Subject, ceiling int64) (string, []tokens.Part, harness.SpillFile, bool) {
 	pol := &rp.Policy
 	switch pol.Style {
-	case StyleAgentScope:
-		text, parts, f := agentScopeSpill(s, pol.Agent, pol.PreviewHead, pol.PreviewTail)
+	case harness.AgentScope:
+		text, parts, f := harness.AgentScopeSpill(s, pol.Agent, pol.PreviewHead, pol.PreviewTail)
 		return text, parts, f, true
-	case StyleDeepSeek:
-		return deepseekSpill(s, bytesFor(ceiling, pol.Unit))
-	case StyleClaudeCode:
-		text, f := claudeSpill(s, pol.PreviewHead, pol.LineAligned)
+	case harness.DeepSeek:
+		return harness.DeepSeekSpill(s, bytesFor(ceiling, pol.Unit))
+	case harness.ClaudeCode:
+		text, f := harness.ClaudeSpill(s, pol.PreviewHead, pol.LineAligned)
 		return text, nil, f, true
 	default:
-		text, f := harnessSpill(s, pol.PreviewHead)
+		text, f := harness.HarnessRSSpill(s, pol.PreviewHead)
 		return text, nil, f, true
 	}
 }
 
 // finish fills the after-sizes and counts.
-func (rp *Replay) finish(it *item, r *Result) {
+func (rp *Run) finish(it *item, r *Result) {
 	t := &rp.Totals
 	if t.Actions == nil {
 		t.Actions = map[Outcome]int{}
 		t.ByTool = map[string]ToolStat{}
 	}
 	r.BytesAfter = r.Bytes
-	if r.Outcome == Keep || r.Outcome == Exclude {
+	if r.Outcome == Kept || r.Outcome == Excluded {
 		r.TokensAfter = r.Tokens
 	} else {
 		r.BytesAfter = int64(len(r.Text))
@@ -384,7 +392,7 @@ func (rp *Replay) finish(it *item, r *Result) {
 	}
 	st := t.ByTool[it.r.Tool]
 	st.Results++
-	if r.Outcome != Keep && r.Outcome != Exclude {
+	if r.Outcome != Kept && r.Outcome != Excluded {
 		st.Acted++
 	}
 	t.ByTool[it.r.Tool] = st
@@ -392,7 +400,7 @@ func (rp *Replay) finish(it *item, r *Result) {
 
 // price takes each result's saved tokens out of every call that carries
 // it, fresh at the first and cached after, and prices every call again.
-func (rp *Replay) price() {
+func (rp *Run) price() {
 	p := rp.Prepared
 	calls := p.Session.Calls
 	n := len(calls)
@@ -485,7 +493,7 @@ func b2i(b bool) int {
 
 // deduper decides repeat suppression.
 type deduper struct {
-	pol  *Policy
+	pol  *policy.Policy
 	seen map[string]*seenKey
 }
 
@@ -495,7 +503,7 @@ type seenKey struct {
 	path  string
 }
 
-func newDeduper(p *Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
+func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
 
 // suppress decides whether result i is a repeat to suppress and, for any
 // successful result, applies the policy's clearing rule. It reports
@@ -505,13 +513,13 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 	if !dd.Enabled || it.r.IsError {
 		return false
 	}
-	eligible := r.Risk == ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
+	eligible := r.Risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
 	if !eligible {
 		d.clear(it, r.Risk)
 		return false
 	}
 	key := it.argsKey
-	if dd.Key == "read_path" {
+	if dd.Key == policy.KeyReadPath {
 		key = it.readKey
 	}
 	if key == "" {
@@ -532,24 +540,24 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		k.shown = i
 		return false
 	}
-	r.Outcome, r.RepeatOf, r.Stale = Suppress, k.shown, earlier != it.r.Text
+	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, earlier != it.r.Text
 	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
-	if d.pol.Style == StyleClaudeCode {
-		r.Text = claudeReadStub
+	if d.pol.Style == harness.ClaudeCode {
+		r.Text = harness.ClaudeReadStub
 	} else {
-		r.Text = harnessRepeat(it.r.Tool)
+		r.Text = harness.HarnessRSRepeat(it.r.Tool)
 	}
 	return true
 }
 
 // clear forgets what a successful non-read-only call may have changed.
-func (d *deduper) clear(it *item, risk Risk) {
+func (d *deduper) clear(it *item, risk policy.Risk) {
 	switch d.pol.Dedupe.Clear {
-	case "any_write":
-		if risk != Neutral {
+	case policy.ClearAnyWrite:
+		if risk != policy.Neutral {
 			clear(d.seen)
 		}
-	case "same_path":
+	case policy.ClearSamePath:
 		if it.writes == "" {
 			return
 		}
@@ -561,8 +569,8 @@ func (d *deduper) clear(it *item, risk Risk) {
 	}
 }
 
-func pathOf(key, kind string) string {
-	if kind != "read_path" {
+func pathOf(key string, kind policy.DedupeKey) string {
+	if kind != policy.KeyReadPath {
 		return ""
 	}
 	for i := 0; i < len(key); i++ {

@@ -1,10 +1,12 @@
-package guard
+package policy
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/spillway-dev/spillway/guard/harness"
 )
 
 // foreignRisk classifies the tools of Claude Code, Codex CLI and Antigravity the way
@@ -43,8 +45,8 @@ func harnessRS040() Policy {
 	return Policy{
 		Name:        "harness-rs-0.0.40",
 		Description: "harness-rs-loop 0.0.40 ToolResultPolicy: 24 KiB of serialized JSON, truncation marker, repeats of read-only calls suppressed",
-		Style:       StyleHarnessRS, Unit: JSONBytes, Ceiling: 24 * 1024, Action: TruncateHead,
-		Dedupe: Dedupe{Enabled: true, From: 2, Key: "tool_args", Clear: "any_write"},
+		Style:       harness.HarnessRS, Unit: JSONBytes, Ceiling: 24 * 1024, Action: TruncateHead,
+		Dedupe: Dedupe{Enabled: true, From: 2, Key: KeyToolArgs, Clear: ClearAnyWrite},
 		Risk:   foreignRisk, ShapeErrors: true, NonText: NonTextKeep, OnSpillError: FallbackTruncate,
 	}
 }
@@ -54,7 +56,7 @@ func harnessRS050() Policy {
 	p.Name = "harness-rs-0.0.50"
 	p.Description = "harness-rs-loop 0.0.50: spills over 24 KiB to .harness/spill/ with a 4 KiB preview; falls back to truncation; no repeat suppression"
 	p.Action = Spill
-	p.PreviewHead, p.PreviewUnit = harnessSpillPreviewBytes, UTF8Bytes
+	p.PreviewHead, p.PreviewUnit = harness.HarnessRSSpillPreviewBytes, UTF8Bytes
 	p.Dedupe.Enabled = false
 	p.SpillPath = ".harness/spill/{call_id}-{tool}.{ext}"
 	return p
@@ -74,7 +76,7 @@ func presetList() []Policy {
 	agentscope := Policy{
 		Name:        "agentscope",
 		Description: "AgentScope Java ToolResultEvictionMiddleware: over 80,000 UTF-16 units evicted to large_tool_results/ with a 2,000 + 2,000 preview",
-		Style:       StyleAgentScope, Unit: UTF16Units, Ceiling: 80_000, Action: Spill,
+		Style:       harness.AgentScope, Unit: UTF16Units, Ceiling: 80_000, Action: Spill,
 		PreviewHead: 2000, PreviewTail: 2000, PreviewUnit: UTF16Units,
 		Exclude: []string{"read_file", "write_file", "edit_file", "grep_files", "glob_files", "list_files",
 			"memory_search", "memory_get", "session_search"},
@@ -89,7 +91,7 @@ func presetList() []Policy {
 	deepseek := Policy{
 		Name:        "deepseek",
 		Description: "DeepSeek Harness spill policy as shipped (maxInlineBytes 50,000): head and tail from the budget the notice leaves",
-		Style:       StyleDeepSeek, Unit: UTF8Bytes, Ceiling: 50_000, Action: Spill, PreviewUnit: UTF8Bytes,
+		Style:       harness.DeepSeek, Unit: UTF8Bytes, Ceiling: 50_000, Action: Spill, PreviewUnit: UTF8Bytes,
 		Exclude: []string{"read"}, Risk: foreignRisk, ShapeErrors: true, NonText: NonTextSkip,
 		OnSpillError: FallbackKeep,
 		// The private mkdtemp root (dsh-spill- and six random characters) and
@@ -100,10 +102,10 @@ func presetList() []Policy {
 	claude := Policy{
 		Name:        "claude-code",
 		Description: "Claude Code ≥ 2.1.51: results persisted over 50,000 chars (Bash 30,000, Grep 20,000, Read never) with a 2,000-char preview; unchanged Read repeats stubbed",
-		Style:       StyleClaudeCode, Unit: UTF16Units, Ceiling: 50_000,
+		Style:       harness.ClaudeCode, Unit: UTF16Units, Ceiling: 50_000,
 		PerTool: map[string]int64{"Bash": 30_000, "Grep": 20_000, "Read": -1},
-		Action:  Spill, PreviewHead: claudePreviewUnits, PreviewUnit: UTF16Units, LineAligned: true,
-		Dedupe: Dedupe{Enabled: true, From: 2, Key: "read_path", Tools: []string{"Read"}, SameContent: true, Clear: "same_path"},
+		Action:  Spill, PreviewHead: harness.ClaudePreviewUnits, PreviewUnit: UTF16Units, LineAligned: true,
+		Dedupe: Dedupe{Enabled: true, From: 2, Key: KeyReadPath, Tools: []string{"Read"}, SameContent: true, Clear: ClearSamePath},
 		Risk:   foreignRisk, ShapeErrors: true, NonText: NonTextSkip, OnSpillError: FallbackKeep,
 		SpillPath: "{transcript_dir}/{session}/tool-results/{call_id}.txt",
 	}
@@ -111,7 +113,7 @@ func presetList() []Policy {
 	codex := Policy{
 		Name:        "codex",
 		Description: "Codex CLI when it records a tool output: 10,000 tokens (bytes/4) plus 20%, middle truncation with a …N tokens truncated… marker; shell output cut at 10,000 under a truncation header",
-		Style:       StyleCodex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2, Action: TruncateMiddle,
+		Style:       harness.Codex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2, Action: TruncateMiddle,
 		// Codex's own shell tools, and the shell tools of other agents'
 		// logs replayed as if Codex had run them.
 		ExecTools: []string{"shell", "local_shell", "container.exec", "shell_command", "Bash", "run_command"},
@@ -121,7 +123,7 @@ func presetList() []Policy {
 	none := Policy{
 		Name:        "none",
 		Description: "no policy: every result inline, as recorded",
-		Style:       StyleHarnessRS, Unit: JSONBytes, Action: TruncateHead, Risk: foreignRisk,
+		Style:       harness.HarnessRS, Unit: JSONBytes, Action: TruncateHead, Risk: foreignRisk,
 	}
 	return []Policy{harnessRS040(), harnessRS050(), deduped, from3, agentscope, agentscopeOld, deepseek, claude, codex, none}
 }

@@ -1,4 +1,4 @@
-package guard
+package replay
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/transcript"
@@ -62,14 +64,14 @@ type item struct {
 type itemCache struct {
 	once       sync.Once
 	raw, serde *tokens.Index
-	requoted   requoted
+	requoted   harness.Requoted
 
 	digestOnce sync.Once
 	digest     string // of the text, as AgentScope names spill files
 }
 
 func (c *itemCache) textDigest(text string) string {
-	c.digestOnce.Do(func() { c.digest = sha256Name(text) })
+	c.digestOnce.Do(func() { c.digest = harness.SHA256Name(text) })
 	return c.digest
 }
 
@@ -81,9 +83,9 @@ func (it *item) cache() *itemCache {
 }
 
 // unitOrder indexes item.size.
-var unitOrder = [...]Unit{JSONBytes, UTF8Bytes, UTF16Units, Codepoints, ApproxTokens, Tokens}
+var unitOrder = [...]policy.Unit{policy.JSONBytes, policy.UTF8Bytes, policy.UTF16Units, policy.Codepoints, policy.ApproxTokens, policy.Tokens}
 
-func unitIndex(u Unit) int {
+func unitIndex(u policy.Unit) int {
 	for i, x := range unitOrder {
 		if x == u {
 			return i
@@ -175,24 +177,24 @@ func segmentEnds(s *transcript.Session) []int {
 }
 
 // measure makes sure every item's size in unit u is known.
-func (p *Prepared) measure(u Unit) {
+func (p *Prepared) measure(u policy.Unit) {
 	k := unitIndex(u)
 	p.sized[k].Do(func() {
-		if u == Tokens {
+		if u == policy.Tokens {
 			return // counted by Prepare
 		}
 		for i := range p.items {
 			t := p.items[i].r.Text
 			var n int64
 			switch u {
-			case JSONBytes:
-				n = serdeLen(t)
-			case UTF16Units:
-				n = utf16Len(t)
-			case Codepoints:
+			case policy.JSONBytes:
+				n = harness.JSONLen(t)
+			case policy.UTF16Units:
+				n = harness.UTF16Len(t)
+			case policy.Codepoints:
 				n = int64(utf8.RuneCountInString(t))
-			case ApproxTokens:
-				n = approxTokens(int64(len(t)))
+			case policy.ApproxTokens:
+				n = harness.ApproxTokens(int64(len(t)))
 			default:
 				n = int64(len(t))
 			}
@@ -206,12 +208,12 @@ func (p *Prepared) keys() {
 	p.keyed.Do(func() {
 		for i := range p.items {
 			it := &p.items[i]
-			it.argsKey = it.r.Tool + "(" + canonicalJSON(it.r.Input) + ")"
+			it.argsKey = it.r.Tool + "(" + harness.CanonicalJSON(it.r.Input) + ")"
 			switch it.r.Tool {
 			case "Read":
-				it.readKey = readKey(it.r.Input)
+				it.readKey = harness.ReadKey(it.r.Input)
 			case "Edit", "MultiEdit", "Write", "NotebookEdit":
-				it.writes = inputField(it.r.Input, "file_path", "notebook_path")
+				it.writes = harness.InputField(it.r.Input, "file_path", "notebook_path")
 			}
 		}
 	})
@@ -231,7 +233,7 @@ func (p *Prepared) Encoding() string {
 func (p *Prepared) count(ctx context.Context, progress Progress) error {
 	if p.Counter == nil {
 		for i := range p.items {
-			p.items[i].tokens, p.items[i].size[unitIndex(Tokens)] = -1, -1
+			p.items[i].tokens, p.items[i].size[unitIndex(policy.Tokens)] = -1, -1
 		}
 		return nil
 	}
@@ -249,7 +251,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 				}
 				it := &p.items[i]
 				it.tokens = int64(p.Counter.Count(it.r.Text))
-				it.size[unitIndex(Tokens)] = it.tokens
+				it.size[unitIndex(policy.Tokens)] = it.tokens
 				if n := done.Add(1); progress != nil && (n%64 == 0 || int(n) == total) {
 					progress(int(n), total)
 				}

@@ -1,0 +1,114 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func mustPreset(t *testing.T, name string) Policy {
+	t.Helper()
+	p, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPresetsValid(t *testing.T) {
+	want := []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "harness-rs-0.0.50-dedupe", "harness-rs-dedupe-from-3",
+		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "codex", "none"}
+	var got []string
+	for _, p := range Presets() {
+		if err := p.Validate(); err != nil {
+			t.Error(err)
+		}
+		got = append(got, p.Name)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+	a, _ := Preset("claude-code")
+	a.PerTool["Bash"] = 1
+	if b, _ := Preset("claude-code"); b.PerTool["Bash"] != 30_000 {
+		t.Error("presets must not share maps")
+	}
+}
+
+func TestCeilingFor(t *testing.T) {
+	p := Policy{Ceiling: 50_000, PerTool: map[string]int64{"Bash": 30_000, "Read": -1, "mcp__*": 25_000}}
+	for tool, want := range map[string]int64{"Bash": 30_000, "Read": 0, "mcp__github__x": 25_000, "Grep": 50_000} {
+		got, ok := p.CeilingFor(tool)
+		if got != want || ok != (want > 0) {
+			t.Errorf("CeilingFor(%s) = %d, %v", tool, got, ok)
+		}
+	}
+	codex, _ := Preset("codex")
+	if c, _ := codex.CeilingFor("exec"); c != 12_000 {
+		t.Errorf("codex ceiling with its 20%% allowance = %d, want 12,000", c)
+	}
+}
+
+func TestPolicyFile(t *testing.T) {
+	p := mustPreset(t, "claude-code")
+	p.Ceiling = 12_345
+	file := filepath.Join(t.TempDir(), "policy.json")
+	if err := Save(file, p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(p, back); diff != "" {
+		t.Errorf("round trip (-saved +loaded):\n%s", diff)
+	}
+	os.WriteFile(file, []byte(`{"name":"x","unit":"furlongs"}`), 0o600)
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "furlongs") {
+		t.Errorf("bad unit: %v", err)
+	}
+	os.WriteFile(file, []byte(`{"name":"x","celing":5}`), 0o600)
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "celing") {
+		t.Errorf("misspelled knob: %v", err)
+	}
+}
+
+// TestPolicyFileTypo: a misspelt value of a knob that takes one of a few
+// words is refused on load, naming the knob and the words it takes, where
+// before it was kept and silently did nothing.
+func TestPolicyFileTypo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "policy.json")
+	if err := Save(file, mustPreset(t, "claude-code")); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ from, to, want string }{
+		{`"key": "read_path"`, `"key": "read-path"`, `unknown dedupe.key "read-path" (want tool_args, read_path, or leave it out)`},
+		{`"clear": "same_path"`, `"clear": "same_file"`, `unknown dedupe.clear "same_file" (want any_write, same_path, or leave it out)`},
+		{`"non_text": "skip"`, `"non_text": "skipped"`, `unknown non_text "skipped" (want keep, drop, skip, or leave it out)`},
+		{`"on_spill_error": "keep_original"`, `"on_spill_error": "keep"`, `unknown on_spill_error "keep" (want truncate, keep_original, or leave it out)`},
+	}
+	for _, tt := range tests {
+		typo := strings.Replace(string(saved), tt.from, tt.to, 1)
+		if typo == string(saved) {
+			t.Fatalf("%s is not in the saved policy:\n%s", tt.from, saved)
+		}
+		if err := os.WriteFile(file, []byte(typo), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(file)
+		if want := "policy claude-code: " + tt.want; err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %s", tt.to, err, want)
+		}
+	}
+	// Left out, each takes its default, as the presets without them do.
+	if err := (&Policy{Name: "bare", Unit: JSONBytes, Action: TruncateHead, Style: "harness-rs"}).Validate(); err != nil {
+		t.Errorf("a policy leaving the enumerated knobs out: %v", err)
+	}
+}

@@ -1,0 +1,142 @@
+// Package human writes numbers, sizes, money and times for people, the same
+// way in every front end, and reads sizes people write.
+package human
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Count writes n with comma thousands separators: 1234567 → "1,234,567",
+// as Java's %,d does in an English locale.
+func Count(n int64) string { return string(AppendCount(nil, n)) }
+
+// AppendCount appends n to dst as Count formats it.
+func AppendCount(dst []byte, n int64) []byte {
+	u := uint64(n)
+	if n < 0 {
+		dst = append(dst, '-')
+		u = -u
+	}
+	var buf [20]byte
+	digits := strconv.AppendUint(buf[:0], u, 10)
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// Compact writes a token count in at most 6 characters: 950, 31.9k, 1.24M.
+func Compact(n int64) string {
+	switch {
+	case n < 0:
+		return "-" + Compact(-n)
+	case n < 10_000:
+		return Count(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	default:
+		return fmt.Sprintf("%.2fM", float64(n)/1_000_000)
+	}
+}
+
+// USD writes dollars to the micro-dollar, or "unknown" for nil.
+func USD(v *float64) string { return string(AppendUSD(nil, v)) }
+
+// AppendUSD appends v to dst as USD formats it.
+func AppendUSD(dst []byte, v *float64) []byte {
+	if v == nil {
+		return append(dst, "unknown"...)
+	}
+	return strconv.AppendFloat(append(dst, '$'), *v, 'f', 6, 64)
+}
+
+// Money writes dollars compactly: $0.0722, $3.14, $1,203; "?" when unknown.
+func Money(v *float64) string {
+	if v == nil {
+		return "?"
+	}
+	switch x := *v; {
+	case x < 1:
+		return fmt.Sprintf("$%.4f", x)
+	case x < 1000:
+		return fmt.Sprintf("$%.2f", x)
+	default:
+		return "$" + Count(int64(x+0.5))
+	}
+}
+
+// Percent writes the share of before that after saves: "36.2%".
+func Percent(before, after float64) string {
+	if before <= 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*(before-after)/before)
+}
+
+// Bytes writes a size in binary units: 1536 → "1.5 KiB".
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// ShortBytes writes a size in at most 6 characters, in decimal units:
+// 812B, 70.6K, 1.2M.
+func ShortBytes(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%dB", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fK", float64(n)/1000)
+	default:
+		return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+	}
+}
+
+// ParseSize reads a size such as "24KiB", "80000", "50kB" or "1.5MiB"
+// (binary KiB/MiB, decimal kB/MB, plain numbers as given).
+func ParseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"kB", 1000}, {"KB", 1000}, {"MB", 1_000_000}, {"GB", 1_000_000_000}, {"K", 1000}, {"k", 1000}, {"M", 1_000_000}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	t = strings.ReplaceAll(t, "_", "")
+	t = strings.ReplaceAll(t, ",", "")
+	// Ceilings beyond 2^53 bytes mean nothing and would overflow on the
+	// way; they are refused rather than wrapped to "no ceiling".
+	const most = 1 << 53
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil && n >= 0 {
+		if n > most/mult {
+			return 0, fmt.Errorf("size %q is too large (at most 2^53 bytes)", s)
+		}
+		return n * mult, nil
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || f < 0 || math.IsNaN(f) {
+		return 0, fmt.Errorf("invalid size %q (examples: 24KiB, 80000, 50kB)", s)
+	}
+	if f*float64(mult) > most {
+		return 0, fmt.Errorf("size %q is too large (at most 2^53 bytes)", s)
+	}
+	return int64(f * float64(mult)), nil
+}

@@ -1,0 +1,75 @@
+package human
+
+import (
+	"math"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"24KiB": 24576, "80000": 80000, "50kB": 50000, "1.5MiB": 1572864, "80,000": 80000, "2 KiB": 2048, "9007199254740992": 1 << 53, "8GiB": 8 << 30} {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-5", "5 parsecs", "99999999999999999999", "9007199254740993", "8388609GiB", "1e30", "NaN"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) should fail", bad)
+		}
+	}
+}
+
+// TestFormatters pins every writer by hand, at the edges of its ranges.
+func TestFormatters(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -4500: "-4,500",
+		-999: "-999", math.MinInt64: "-9,223,372,036,854,775,808"} {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 60 * 1024: "60.0 KiB", 5 << 20: "5.0 MiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	v := 0.0123456789
+	if got := USD(&v); got != "$0.012346" {
+		t.Errorf("USD = %q", got)
+	}
+	for in, want := range map[float64]string{0: "$0.000000", 24.8412345: "$24.841234", 0.0000005: "$0.000000", 1e6: "$1000000.000000"} {
+		if got := USD(&in); got != want {
+			t.Errorf("USD(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if got := USD(nil); got != "unknown" {
+		t.Errorf("USD(nil) = %q", got)
+	}
+
+	for n, want := range map[int64]string{0: "0", 9999: "9,999", 10_000: "10.0k", 31_949: "31.9k", 999_949: "999.9k",
+		1_240_000: "1.24M", -16_300: "-16.3k"} {
+		if got := Compact(n); got != want {
+			t.Errorf("Compact(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for in, want := range map[float64]string{0.0722: "$0.0722", 0.99994: "$0.9999", 3.14159: "$3.14", 999.994: "$999.99",
+		1202.6: "$1,203", 1_000_000: "$1,000,000"} {
+		if got := Money(&in); got != want {
+			t.Errorf("Money(%v) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Money(nil); got != "?" {
+		t.Errorf("Money(nil) = %q", got)
+	}
+	for n, want := range map[int64]string{0: "0B", 999: "999B", 1000: "1.0K", 70_600: "70.6K", 999_949: "999.9K", 1_200_000: "1.2M"} {
+		if got := ShortBytes(n); got != want {
+			t.Errorf("ShortBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for _, tt := range []struct {
+		before, after float64
+		want          string
+	}{{0.3983, 0.2542, "36.2%"}, {2, 3, "-50.0%"}, {0, 1, "0%"}, {-1, 0, "0%"}} {
+		if got := Percent(tt.before, tt.after); got != tt.want {
+			t.Errorf("Percent(%v, %v) = %q, want %q", tt.before, tt.after, got, tt.want)
+		}
+	}
+}
