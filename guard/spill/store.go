@@ -127,5 +127,3 @@ func holds(path, content string) (bool, error) {
 	old, err := io.ReadAll(io.LimitReader(f, int64(len(content))+1))
 	return err == nil && bytes.Equal(old, []byte(content)), nil
 }
-
-
