@@ -194,8 +194,8 @@ func entry(raw json.RawMessage, date string) (e pricing.Entry, ok bool, why stri
 		return e, false, ""
 	}
 	type field struct {
-		key               string
-		base              **float64
+		key                string
+		base               **float64
 		above200, above272 **float64
 	}
 	var in, out *float64
