@@ -51,6 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return runSweep(args[1:], stdin, stdout, stderr)
 		case "presets":
 			return runPresets(args[1:], stdout, stderr)
+		case "prices":
+			return runPrices(args[1:], stdout, stderr)
 		case "help", "-h", "-help", "--help":
 			fmt.Fprint(stdout, usage)
 			return 0
