@@ -21,7 +21,7 @@ import (
 )
 
 func main() {
-	dataset := flag.String("dataset", "", "JSON dump of @pydantic/genai-prices (scripts/genai-prices-json.mjs)")
+	dataset := flag.String("dataset", os.Getenv("GENAI_PRICES_JSON"), "JSON dump of @pydantic/genai-prices (scripts/genai-prices-json.mjs); default $GENAI_PRICES_JSON")
 	base := flag.String("base", "", "LiteLLM-shaped ccusage snapshot to use instead of the embedded one")
 	baseSource := flag.String("base-source", "", "where -base comes from, with its date")
 	measured := flag.String("measured", "", "LiteLLM-shaped rates measured from ccusage for models the snapshot lacks")
@@ -29,7 +29,10 @@ func main() {
 	out := flag.String("out", "table_gen.go", "Go file to write")
 	flag.Parse()
 	if *dataset == "" {
-		log.Fatal("genprices: -dataset is required: npm pack @pydantic/genai-prices, then node scripts/genai-prices-json.mjs DIR DATE > FILE (see README)")
+		// go generate ./... also rebuilds the demo session: without the
+		// dataset, the price table is kept as it is.
+		fmt.Fprintln(os.Stderr, "genprices: price table kept; to rebuild it, npm pack @pydantic/genai-prices, dump it with scripts/genai-prices-json.mjs and set GENAI_PRICES_JSON to the file (see README)")
+		return
 	}
 	if *base != "" && *baseSource == "" || *measured != "" && *measuredSource == "" {
 		log.Fatal("genprices: -base and -measured need -base-source and -measured-source")
