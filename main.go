@@ -240,7 +240,20 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 		*code = runPresets(args, presetsFormat, stdout, stderr)
 	}
 
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd)
+	pricesCmd := &cobra.Command{
+		Use:   "prices [MODEL ...]",
+		Short: "How each model is priced; without MODEL, what the table holds",
+		Long: "How each MODEL is priced: the rates, the table row and source they come from, and whether the\n" +
+			"name matched exactly or written another way. Without MODEL, a summary of the table.",
+	}
+	pricesFormat, pricesFile := "text", ""
+	pricesCmd.Flags().StringVar(&pricesFormat, "format", pricesFormat, "output format: text or json")
+	pricesCmd.Flags().StringVar(&pricesFile, "prices", "", "show this LiteLLM-shaped file instead of the embedded table")
+	complete(pricesCmd, "format", []string{"text", "json"})
+	pricesCmd.Run = func(_ *cobra.Command, args []string) {
+		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
+	}
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd)
 	return root
 }
 

@@ -1,5 +1,7 @@
-// Package pricing prices recorded token usage with a model price table in
-// the shape of LiteLLM's model_prices_and_context_window.json, offline.
+// Package pricing prices recorded token usage offline, with a model price
+// table in the shape of LiteLLM's model_prices_and_context_window.json, in
+// layers: a name the first layer prices (written exactly or another way)
+// never falls through to a later one.
 package pricing
 
 import (
@@ -7,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,12 +47,24 @@ type Specific struct {
 
 // Table maps model names to prices.
 type Table struct {
-	// Source says where the prices come from, with its date.
+	// Source says where the prices come from, with their dates: each
+	// layer's, first layer first.
 	Source string
 	// Unreadable lists the rows left out because a field had the wrong
 	// type, each as `"name": reason`, sorted.
 	Unreadable []string
-	models     map[string]Entry
+	layers     []layer
+}
+
+type layer struct {
+	source string
+	models map[string]Entry
+}
+
+// Layer describes one source of a table's prices.
+type Layer struct {
+	Source string
+	Models []string // sorted
 }
 
 // Parse reads a LiteLLM-shaped price file. Rows without both an input and
@@ -63,7 +78,8 @@ func Parse(data []byte, source string) (*Table, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("price table %s: %w", source, err)
 	}
-	t := &Table{Source: source, models: make(map[string]Entry, len(raw))}
+	models := make(map[string]Entry, len(raw))
+	t := &Table{Source: source, layers: []layer{{source: source, models: models}}}
 	for name, row := range raw {
 		var fields map[string]json.RawMessage
 		if name == "sample_spec" || json.Unmarshal(row, &fields) != nil {
@@ -77,10 +93,10 @@ func Parse(data []byte, source string) (*Table, error) {
 			t.Unreadable = append(t.Unreadable, fmt.Sprintf("%q: %v", name, err))
 			continue
 		}
-		t.models[name] = e
+		models[name] = e
 	}
 	sort.Strings(t.Unreadable)
-	if len(t.models) == 0 {
+	if len(models) == 0 {
 		return nil, fmt.Errorf("price table %s: no model has input_cost_per_token and output_cost_per_token", source)
 	}
 	return t, nil
@@ -98,71 +114,158 @@ func Load(path string) (*Table, error) {
 	return Parse(data, path)
 }
 
-//go:generate go run ./internal/genprices -in ../../../shared/prices/prices.json -out table_gen.go -source "ccusage 20.0.24 offline price snapshot (LiteLLM shape), derived 2026-11-30"
+// The embedded table is regenerated from a JSON dump of the
+// @pydantic/genai-prices npm package named by $GENAI_PRICES_JSON (see
+// README, "Where the data comes from"); the ccusage snapshot layer is kept
+// as it is.
+//
+//go:generate go run ./internal/genprices -measured internal/genprices/ccusage-measured.json -measured-source "glm-5 and glm-5.1 as ccusage 20.0.24 priced real sessions, 2026-12-01" -out table_gen.go
 
-// Default returns the embedded table.
-func Default() *Table { return &Table{Source: embeddedSource, models: embedded} }
+// Default returns the embedded table, its layers in the order they win.
+func Default() *Table {
+	sources := make([]string, len(embeddedLayers))
+	for i, l := range embeddedLayers {
+		sources[i] = l.source
+	}
+	return &Table{Source: strings.Join(sources, "; "), layers: embeddedLayers}
+}
+
+// Layers describes the table's sources, first layer first.
+func (t *Table) Layers() []Layer {
+	out := make([]Layer, len(t.layers))
+	for i, l := range t.layers {
+		out[i] = Layer{Source: l.source, Models: sortedNames(l.models)}
+	}
+	return out
+}
 
 // Models lists the priced model names, sorted.
 func (t *Table) Models() []string {
-	out := make([]string, 0, len(t.models))
-	for m := range t.models {
+	all := make(map[string]Entry)
+	for _, l := range t.layers {
+		for m, e := range l.models {
+			all[m] = e
+		}
+	}
+	return sortedNames(all)
+}
+
+func sortedNames(models map[string]Entry) []string {
+	out := make([]string, 0, len(models))
+	for m := range models {
 		out = append(out, m)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// Lookup finds the price of model: its exact name first, then the same
-// model written another way (provider prefixes, dated or mode suffixes,
-// dots for dashes). It never guesses a neighbouring model: an unknown name
-// has no price.
-func (t *Table) Lookup(model string) (Entry, string, bool) {
-	if e, ok := t.models[model]; ok {
-		return e, model, true
-	}
-	for _, alias := range aliases(model) {
-		if e, ok := t.models[alias]; ok {
-			return e, alias, true
+// Match says how a model name found its price.
+type Match struct {
+	Key   string   // the table's name for the model
+	Layer string   // the source of the layer Key is in
+	Rules []string // how the name was rewritten into Key; none for an exact match
+	Entry Entry
+}
+
+// Match finds the price of model: in each layer in turn, its exact name
+// first, then the same model written another way (provider and region
+// prefixes, dated or mode suffixes, dots for dashes). It never guesses a
+// neighbouring model: an unknown name has no price.
+func (t *Table) Match(model string) (Match, bool) {
+	var candidates []alias
+	for _, l := range t.layers {
+		if e, ok := l.models[model]; ok {
+			return Match{Key: model, Layer: l.source, Entry: e}, true
+		}
+		if candidates == nil {
+			candidates = aliases(model)
+		}
+		for _, a := range candidates {
+			if e, ok := l.models[a.name]; ok {
+				return Match{Key: a.name, Layer: l.source, Rules: a.rules, Entry: e}, true
+			}
 		}
 	}
-	return Entry{}, "", false
+	return Match{}, false
+}
+
+// Lookup finds the price of model as Match does, returning the table's name
+// for it.
+func (t *Table) Lookup(model string) (Entry, string, bool) {
+	m, ok := t.Match(model)
+	return m.Entry, m.Key, ok
 }
 
 var (
 	bracketSuffix = regexp.MustCompile(`\[[^\]]*\]$`)
 	modeSuffix    = regexp.MustCompile(`(-fast|-thinking|-latest|:beta|-v\d+:\d+|:\d+)$`)
 	dateSuffix    = regexp.MustCompile(`[-@_]\d{8}$`)
+	// Bedrock writes cross-region inference profiles as region.vendor.model.
+	regionPrefix = regexp.MustCompile(`^(us|eu|apac|au|ca|jp|us-gov|global)\.`)
+	vendorPrefix = regexp.MustCompile(`^(anthropic|amazon|meta|mistral|deepseek|qwen|openai|moonshot|moonshotai|cohere|ai21|writer|google|zai|minimax)\.`)
 )
 
-func aliases(model string) []string {
+// alias is another way of writing a model name, with the rewrites that
+// lead to it.
+type alias struct {
+	name  string
+	rules []string
+}
+
+// aliases lists the ways model may be written in a table, the least
+// rewritten first: each leading path segment dropped in turn (bedrock/,
+// vertex_ai/, openrouter/<provider>/), then Bedrock's region and vendor
+// prefixes, and for each of these the name without mode or bracket
+// suffixes, with dots as dashes, and without a date.
+func aliases(model string) []alias {
+	var out []alias
+	seen := map[string]bool{model: true}
+	add := func(name string, rules ...string) {
+		if name == "" || seen[name] {
+			return
+		}
+		seen[name] = true
+		out = append(out, alias{name, rules})
+	}
+	var prefixed []alias
 	name := model
-	if i := strings.LastIndex(name, "/"); i >= 0 {
-		name = name[i+1:]
+	drop := func(rest string) {
+		prefixed = append(prefixed, alias{rest, []string{fmt.Sprintf("prefix %q dropped", strings.TrimSuffix(model, rest))}})
+		name = rest
 	}
-	if i := strings.Index(name, "anthropic."); i >= 0 {
-		name = name[i+len("anthropic."):]
+	for i := strings.Index(name, "/"); i >= 0; i = strings.Index(name, "/") {
+		drop(name[i+1:])
 	}
-	for {
-		trimmed := modeSuffix.ReplaceAllString(bracketSuffix.ReplaceAllString(name, ""), "")
-		if trimmed == name {
-			break
-		}
-		name = trimmed
+	if r := regionPrefix.FindString(name); r != "" {
+		drop(name[len(r):])
 	}
-	var out []string
-	add := func(s string) {
-		for _, o := range out {
-			if o == s {
-				return
+	if v := vendorPrefix.FindString(name); v != "" {
+		drop(name[len(v):])
+	} else if i := strings.Index(name, "anthropic."); i >= 0 {
+		drop(name[i+len("anthropic."):])
+	}
+	for _, p := range append([]alias{{model, nil}}, prefixed...) {
+		add(p.name, p.rules...)
+		add(strings.ReplaceAll(p.name, ".", "-"), append(slices.Clip(p.rules), "dots as dashes")...)
+	}
+	for _, p := range append([]alias{{model, nil}}, prefixed...) {
+		trimmed := p.name
+		for {
+			t := modeSuffix.ReplaceAllString(bracketSuffix.ReplaceAllString(trimmed, ""), "")
+			if t == trimmed {
+				break
 			}
+			trimmed = t
 		}
-		out = append(out, s)
-	}
-	for _, n := range []string{name, strings.ReplaceAll(name, ".", "-")} {
-		add(n)
-		if d := dateSuffix.ReplaceAllString(n, ""); d != n {
-			add(d)
+		rules := p.rules
+		if trimmed != p.name {
+			rules = append(slices.Clip(rules), fmt.Sprintf("suffix %q dropped", strings.TrimPrefix(p.name, trimmed)))
+		}
+		for _, n := range []alias{{trimmed, rules}, {strings.ReplaceAll(trimmed, ".", "-"), append(slices.Clip(rules), "dots as dashes")}} {
+			add(n.name, n.rules...)
+			if d := dateSuffix.ReplaceAllString(n.name, ""); d != n.name {
+				add(d, append(slices.Clip(n.rules), fmt.Sprintf("date %q dropped", strings.TrimPrefix(n.name, d)))...)
+			}
 		}
 	}
 	return out
@@ -270,9 +373,9 @@ func or(p *float64, def float64) float64 {
 
 // Cost prices usage for model; ok is false when the model has no price.
 func (t *Table) Cost(model string, u transcript.Usage) (usd float64, ok bool) {
-	e, _, ok := t.Lookup(model)
+	m, ok := t.Match(model)
 	if !ok {
 		return 0, false
 	}
-	return e.Cost(u), true
+	return m.Entry.Cost(u), true
 }

@@ -3,6 +3,7 @@ package pricing
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,14 +77,28 @@ func TestLookup(t *testing.T) {
 		"bedrock/anthropic.claude-sonnet-4-5-v1:0": "claude-sonnet-4-5",
 		"us.anthropic.claude-opus-4-7":             "claude-opus-4-7",
 		"gpt-5.5":                                  "gpt-5.5",
+		// Anthropic's own alias of Claude Opus 4, which the dataset lists.
+		"claude-opus-4-0": "claude-opus-4-0",
+		// Proxies' prefixes: Bedrock, its regions, Vertex, OpenRouter.
+		"bedrock/anthropic.claude-sonnet-4-5":         "claude-sonnet-4-5",
+		"eu.anthropic.claude-haiku-4-5-20251001-v1:0": "claude-haiku-4-5-20251001",
+		"bedrock/us.amazon.nova-pro-v1:0":             "amazon.nova-pro-v1:0",
+		"mistral.mistral-large-2407-v1:0":             "mistral-large-2407",
+		"vertex_ai/gemini-2.5-pro":                    "gemini-2.5-pro",
+		"vertex_ai/claude-opus-4-5@20251101":          "claude-opus-4-5",
+		"openrouter/moonshotai/kimi-k2":               "moonshotai/kimi-k2",
+		"openrouter/anthropic/claude-opus-4.5":        "claude-opus-4-5",
+		"openrouter/z-ai/glm-5":                       "glm-5",
+		"grok-4.1-fast":                               "grok-4-1-fast",
+		"glm-5.1":                                     "glm-5.1",
 		// Not the same model: no price rather than a neighbour's.
-		"claude-opus-4-9":  "",
-		"claude-opus-4-0":  "",
-		"gpt-5.5-mini":     "",
-		"Claude-Opus-4-7":  "",
-		"xclaude-opus-4-7": "",
-		"<synthetic>":      "",
-		"":                 "",
+		"claude-opus-4-9":    "",
+		"gemini-2.5-pro@001": "",
+		"gpt-5.5-mini":       "",
+		"Claude-Opus-4-7":    "",
+		"xclaude-opus-4-7":   "",
+		"<synthetic>":        "",
+		"":                   "",
 	}
 	table := Default()
 	for model, want := range tests {
@@ -92,6 +107,119 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", model, got, ok, want)
 		}
 	}
+}
+
+// TestMatchRules pins how a name is reported matched: by which layer and
+// through which rewrites.
+func TestMatchRules(t *testing.T) {
+	layers := Default().Layers()
+	tests := []struct {
+		model string
+		layer int
+		rules []string
+	}{
+		{"claude-sonnet-4-5", 0, nil},
+		{"bedrock/anthropic.claude-sonnet-4-5-v1:0", 0, []string{`prefix "bedrock/anthropic." dropped`, `suffix "-v1:0" dropped`}},
+		{"openrouter/anthropic/claude-opus-4.5", 0, []string{`prefix "openrouter/anthropic/" dropped`, "dots as dashes"}},
+		{"claude-sonnet-4-5@20250929", 0, []string{`date "@20250929" dropped`}},
+		{"glm-5", 1, nil},
+		{"openrouter/moonshotai/kimi-k2", 2, []string{`prefix "openrouter/" dropped`}},
+		{"us.amazon.nova-pro-v1:0", 2, []string{`prefix "us." dropped`}},
+	}
+	for _, tt := range tests {
+		m, ok := Default().Match(tt.model)
+		if !ok {
+			t.Errorf("%s: unpriced", tt.model)
+			continue
+		}
+		if m.Layer != layers[tt.layer].Source || !cmp.Equal(m.Rules, tt.rules) {
+			t.Errorf("%s: layer %q, rules %q; want layer %q, rules %q", tt.model, m.Layer, m.Rules, layers[tt.layer].Source, tt.rules)
+		}
+	}
+}
+
+// TestEmbeddedRates pins rates of the embedded table, written by hand from
+// the published per-million prices: glm-5 and glm-5.1 as ccusage 20.0.24
+// charges them, the rest as @pydantic/genai-prices 0.1.8 lists them.
+func TestEmbeddedRates(t *testing.T) {
+	r := func(v float64) *float64 { return &v }
+	tests := []struct {
+		model string
+		want  Entry
+	}{
+		// $1.00 / $3.20 / $0.20 cached, writes free.
+		{"glm-5", Entry{Input: 1e-6, Output: 3.2e-6, CacheRead: r(2e-7), CacheWrite: r(0), Provider: "zai"}},
+		// $1.40 / $4.40 / $0.26 cached, writes free.
+		{"glm-5.1", Entry{Input: 1.4e-6, Output: 4.4e-6, CacheRead: r(2.6e-7), CacheWrite: r(0), Provider: "zai"}},
+		// Google: $1.25 / $10 / $0.125, above 200K $2.50 / $15 / $0.25.
+		{"gemini-2.5-pro", Entry{Input: 1.25e-6, Output: 1e-5, CacheRead: r(1.25e-7),
+			InputAbove200k: r(2.5e-6), OutputAbove200k: r(1.5e-5), CacheReadAbove200k: r(2.5e-7), Provider: "google"}},
+		// DeepSeek's standard hours, 00:30-16:30 UTC: $0.27 / $1.10 / $0.07.
+		{"deepseek-chat", Entry{Input: 2.7e-7, Output: 1.1e-6, CacheRead: r(7e-8), Provider: "deepseek"}},
+		// Moonshot: $0.60 / $3.00 / $0.10.
+		{"kimi-k2.5", Entry{Input: 6e-7, Output: 3e-6, CacheRead: r(1e-7), Provider: "moonshotai"}},
+		// Qwen, as OpenRouter lists it: $0.65 / $3.25 / $0.13, writes $0.8125.
+		{"qwen3-coder-plus", Entry{Input: 6.5e-7, Output: 3.25e-6, CacheRead: r(1.3e-7), CacheWrite: r(8.125e-7), Provider: "openrouter"}},
+		// xAI: $3 / $15 / $0.75.
+		{"grok-4", Entry{Input: 3e-6, Output: 1.5e-5, CacheRead: r(7.5e-7), Provider: "x-ai"}},
+		// Mistral: $2 / $6, no cache price.
+		{"mistral-large-latest", Entry{Input: 2e-6, Output: 6e-6, Provider: "mistral"}},
+		// Bedrock: Nova Pro $0.80 / $3.20 / $0.20.
+		{"bedrock/us.amazon.nova-pro-v1:0", Entry{Input: 8e-7, Output: 3.2e-6, CacheRead: r(2e-7), Provider: "aws"}},
+		// OpenRouter's own row for Kimi K2: $0.57 / $2.30.
+		{"openrouter/moonshotai/kimi-k2", Entry{Input: 5.7e-7, Output: 2.3e-6, Provider: "openrouter"}},
+		// Anthropic's 1-hour writes: Opus 4 $15 / $75 / $1.50, writes $18.75, 1h $30.
+		{"claude-opus-4-0", Entry{Input: 1.5e-5, Output: 7.5e-5, CacheRead: r(1.5e-6), CacheWrite: r(1.875e-5), CacheWrite1h: r(3e-5), Provider: "anthropic"}},
+	}
+	for _, tt := range tests {
+		m, ok := Default().Match(tt.model)
+		if !ok {
+			t.Errorf("%s: unpriced", tt.model)
+			continue
+		}
+		if diff := cmp.Diff(tt.want, m.Entry); diff != "" {
+			t.Errorf("%s (matched %s): rates (-want +got):\n%s", tt.model, m.Key, diff)
+		}
+	}
+	// A glm-5 call through Claude Code: 1,000 in, 2,000 written, 10,000
+	// read, 500 out = $0.001 + $0 + $0.002 + $0.0016.
+	got, _ := Default().Cost("glm-5", transcript.Usage{Input: 1000, CacheCreation: 2000, CacheRead: 10_000, Output: 500})
+	if want := 0.001 + 0.002 + 0.0016; math.Abs(got-want) > 1e-12 {
+		t.Errorf("glm-5 cost = %.12f, want %.12f", got, want)
+	}
+}
+
+// TestSharedModelsPriced checks that every model the real transcripts name
+// has a price, <synthetic> (Claude Code's own placeholder) aside.
+func TestSharedModelsPriced(t *testing.T) {
+	table := Default()
+	seen := map[string]bool{}
+	for _, path := range sharedtest.Transcripts(t, "*.jsonl") {
+		s, err := transcript.ReadFile(path, transcript.Options{SizesOnly: true})
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		names := slices.Clone(s.Models)
+		for _, c := range s.Calls {
+			names = append(names, c.Model)
+			for _, x := range c.Extra {
+				names = append(names, x.Model)
+			}
+		}
+		for _, name := range names {
+			if name == "" || name == "<synthetic>" || seen[name] {
+				continue
+			}
+			seen[name] = true
+			if _, ok := table.Match(name); !ok {
+				t.Errorf("%s (in %s) has no price", name, filepath.Base(path))
+			}
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatal("no model names found")
+	}
+	t.Logf("%d model names, all priced", len(seen))
 }
 
 func TestParse(t *testing.T) {
@@ -133,14 +261,27 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestEmbeddedMatchesShared checks that the generated table is the shared
-// price file, so regenerating is never forgotten.
+// TestEmbeddedMatchesShared checks that the embedded table's first layer is
+// the shared ccusage price file, so regenerating is never forgotten, and
+// that every name in it is priced by it, whatever the later layers hold.
 func TestEmbeddedMatchesShared(t *testing.T) {
 	shared, err := Load(filepath.Join(sharedtest.Dir(t), "prices", "prices.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(shared.models, Default().models); diff != "" {
-		t.Errorf("embedded table differs from the shared one; run go generate ./guard/pricing (-shared +embedded):\n%s", diff)
+	embedded := Default()
+	if diff := cmp.Diff(shared.Models(), embedded.Layers()[0].Models); diff != "" {
+		t.Errorf("embedded first layer differs from the shared file; run go generate ./guard/pricing (-shared +embedded):\n%s", diff)
+	}
+	for _, name := range shared.Models() {
+		want, _ := shared.Match(name)
+		got, ok := embedded.Match(name)
+		if !ok || got.Layer != embedded.Layers()[0].Source || got.Key != name {
+			t.Errorf("%s: matched %+v, want the first layer's own row", name, got)
+			continue
+		}
+		if diff := cmp.Diff(want.Entry, got.Entry); diff != "" {
+			t.Errorf("%s: rates differ (-shared +embedded):\n%s", name, diff)
+		}
 	}
 }
