@@ -19,6 +19,7 @@ import (
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -97,15 +98,15 @@ func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
 
 // options turns the flags into report options; a price file's unreadable
 // rows are reported to stderr.
-func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Options, error) {
+func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, error) {
 	f, err := transcript.ParseFormat(c.inputFormat)
 	if err != nil {
-		return report.Options{}, err
+		return app.Options{}, err
 	}
 	prices := pricing.Default()
 	if c.prices != "" {
 		if prices, err = pricing.Load(c.prices); err != nil {
-			return report.Options{}, err
+			return app.Options{}, err
 		}
 		if n := len(prices.Unreadable); n > 0 {
 			more := ""
@@ -118,18 +119,27 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 	}
 	policy, err := c.policy.resolve(fs)
 	if err != nil {
-		return report.Options{}, err
+		return app.Options{}, err
 	}
-	opt := report.Options{Prices: prices, Read: transcript.Options{Format: f}, Policy: policy}
+	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f}, Policy: policy}
 	if !policy.Inert() {
-		if opt.Counter, err = c.policy.counter(); err != nil {
-			return report.Options{}, err
+		if opt.Counter, err = c.tokenizer(); err != nil {
+			return app.Options{}, err
 		}
 		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
-			return report.Options{}, err
+			return app.Options{}, err
 		}
 	}
 	return opt, nil
+}
+
+// tokenizer is the token counter the flags ask for, its ranks loaded.
+func (c *commonFlags) tokenizer() (app.Counter, error) {
+	counter, err := c.policy.counter()
+	if err != nil {
+		return nil, err
+	}
+	return app.Tokenizer(counter.Encoding()), nil
 }
 
 // parseInterspersed parses flags that may come before, between or after
@@ -176,35 +186,30 @@ func command(name, summary, preset string, args []string, stderr io.Writer, extr
 	return fs, common, paths, 0, false
 }
 
-// noSessions says there is nothing to read and returns the exit status.
-func noSessions(stderr io.Writer) int {
-	fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
+// noSessions says there is nothing to read, and where it was looked for,
+// and returns the exit status.
+func noSessions(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "spillway: %s (see spillway -h)\n", report.Clean(err.Error()))
 	return 1
 }
 
-// newestSession finds the session to open when no path is given.
-func newestSession(stderr io.Writer) (string, bool) {
-	files, err := transcript.Discover()
-	if err != nil {
-		fmt.Fprintf(stderr, "spillway: %v\n", err)
-	}
-	if len(files) == 0 {
-		return "", false
-	}
-	return files[0].Path, true
+// newestSession finds the session to open when no path is given; the
+// error says where it looked when there is none.
+func newestSession() (string, error) {
+	in, err := app.Newest(app.SystemEnv())
+	return in.Path, err
 }
 
-// orNewest is paths, or the newest discovered session when there are none;
-// ok is false when there is none either.
-func orNewest(paths []string, stderr io.Writer) ([]string, bool) {
+// orNewest is paths, or the newest discovered session when there are none.
+func orNewest(paths []string) ([]string, error) {
 	if len(paths) > 0 {
-		return paths, true
+		return paths, nil
 	}
-	path, ok := newestSession(stderr)
-	if !ok {
-		return nil, false
+	path, err := newestSession()
+	if err != nil {
+		return nil, err
 	}
-	return []string{path}, true
+	return []string{path}, nil
 }
 
 func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -216,9 +221,9 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	paths, ok := orNewest(paths, stderr)
-	if !ok {
-		return noSessions(stderr)
+	paths, err := orNewest(paths)
+	if err != nil {
+		return noSessions(stderr, err)
 	}
 	return printReport(fs, common, paths, "stdin", stdin, format, stdout, stderr)
 }
@@ -254,9 +259,9 @@ func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return code
 	}
-	paths, ok := orNewest(paths, stderr)
-	if !ok {
-		return noSessions(stderr)
+	paths, err := orNewest(paths)
+	if err != nil {
+		return noSessions(stderr, err)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
@@ -264,7 +269,7 @@ func runSweep(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if opt.Counter == nil {
-		if opt.Counter, err = common.policy.counter(); err != nil {
+		if opt.Counter, err = common.tokenizer(); err != nil {
 			fmt.Fprintf(stderr, "spillway: %v\n", err)
 			return 1
 		}
@@ -332,10 +337,10 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(paths) == 1:
 		src = ui.Source{Name: paths[0], Path: paths[0]}
 	default:
-		if path, ok := newestSession(stderr); ok {
+		if path, err := newestSession(); err == nil {
 			src = ui.Source{Name: path, Path: path}
 		} else {
-			fmt.Fprintln(stderr, "spillway: no sessions found under ~/.claude/projects or ~/.codex/sessions; showing the built-in demo")
+			fmt.Fprintf(stderr, "spillway: %s; showing the built-in demo\n", report.Clean(err.Error()))
 			src = ui.Source{Name: "demo", Data: demoSession}
 		}
 	}
@@ -364,19 +369,15 @@ func runInspect(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	following := follow || (!noFollow && src.Path != "" && (dir || recentlyChanged(src.Path)))
 	if dir && !following {
-		files, err := transcript.Find(src.Path)
-		var newest string
-		for _, f := range files {
-			if transcript.IsSession(f.Path) {
-				newest = f.Path
-				break
-			}
+		inputs, err := app.Resolve([]string{src.Path}, app.SystemEnv())
+		if err == nil && inputs[0].Err != nil {
+			err = inputs[0].Err
 		}
-		if err != nil || newest == "" {
-			fmt.Fprintf(stderr, "spillway: %s: no sessions found (looked for *.jsonl files, recursively)\n", src.Path)
+		if err != nil {
+			fmt.Fprintf(stderr, "spillway: %s\n", report.Clean(err.Error()))
 			return 1
 		}
-		src = ui.Source{Name: newest, Path: newest}
+		src = ui.Source{Name: inputs[0].Path, Path: inputs[0].Path}
 	}
 	spillRoot := opt.SpillRoot
 	if spillRoot == "" {

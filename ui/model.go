@@ -20,6 +20,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -39,7 +40,7 @@ type Options struct {
 	Read    transcript.Options
 	Policy  guard.Policy
 	Prices  *pricing.Table
-	Counter func() (guard.TokenCounter, error)
+	Counter app.Counter
 	// SpillRoot is where spill files go; empty plans them without writing.
 	SpillRoot string
 	Follow    bool
@@ -278,7 +279,7 @@ func (m *Model) requestPrepare() tea.Cmd {
 	}
 	m.preparing, m.stale = true, false
 	m.prepSeq++
-	return prepareCmd(m.prepSeq, m.session, m.opt.Counter, m.opt)
+	return prepareCmd(m.prepSeq, m.session, m.opt)
 }
 
 func (m *Model) prepared(msg preparedMsg) tea.Cmd {
@@ -305,7 +306,7 @@ func (m *Model) requestReplay() tea.Cmd {
 		return nil
 	}
 	m.seq++
-	return replayCmd(m.seq, m.prep, m.policy, m.opt.SpillRoot)
+	return replayCmd(m.seq, m.prep, m.policy, m.opt)
 }
 
 // sweepKey identifies what the savings curve depends on: every knob, the

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/spillway-dev/spillway/guard"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
+)
+
+// TestSubagents pins how a session's sub-agents are reported: under it,
+// each with its own totals, and in its totals. claude-sonnet-4-5 is $3,
+// $3.75, $0.30 and $15 per million input, cache write, cache read and
+// output tokens.
+func TestSubagents(t *testing.T) {
+	type totals struct {
+		Recorded Tokens   `json:"recorded"`
+		APICalls int      `json:"api_calls"`
+		Results  int      `json:"tool_results"`
+		CostUSD  *float64 `json:"cost_usd"`
+	}
+	type session struct {
+		Path      string    `json:"path"`
+		Calls     []Call    `json:"calls"`
+		Totals    totals    `json:"totals"`
+		Subagents []session `json:"subagents"`
+	}
+	usd := func(v float64) *float64 { return &v }
+	p := func(name string) string { return filepath.Join(subagentFixture, "p", name) }
+	// agent-f1: 2 + 100 + 0 + 4 = $0.000006 + $0.000375 + $0.000060.
+	flat := session{Path: p("agent-f1.jsonl"), Totals: totals{Recorded: Tokens{2, 100, 0, 4}, APICalls: 1, CostUSD: usd(0.000441)}}
+	// agent-x1: 7 + 300 + 0 + 30 = $0.000021 + $0.001125 + $0.000450.
+	nested := session{Path: p(filepath.Join("sess-a", "subagents", "agent-x1.jsonl")), Totals: totals{Recorded: Tokens{7, 300, 0, 30}, APICalls: 1, CostUSD: usd(0.001596)}}
+	// The session's own calls, 10 + 1,000 + 0 + 50 and 5 + 200 + 1,000 + 20
+	// tokens ($0.004530 + $0.001365 = $0.005895), and the two above.
+	want := session{Path: p("sess-a.jsonl"), Subagents: []session{flat, nested},
+		Totals: totals{Recorded: Tokens{24, 1600, 1000, 104}, APICalls: 4, Results: 1, CostUSD: usd(0.007932)}}
+	for _, preset := range []string{"none", "harness-rs-0.0.50"} {
+		t.Run(preset, func(t *testing.T) {
+			policy, err := guard.Preset(preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := Options{Prices: pricing.Default(), Policy: policy, Counter: app.Tokenizer(tokens.O200kBase), SpillRoot: t.TempDir()}
+			var out bytes.Buffer
+			w, _ := NewWriter("json", &out, "")
+			if p, err := Generate([]string{subagentFixture}, nil, opt, w, io.Discard); err != nil || p != (Problems{}) {
+				t.Fatalf("%v %+v", err, p)
+			}
+			var doc struct{ Sessions []session }
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			var got *session
+			var paths []string
+			for i := range doc.Sessions {
+				paths = append(paths, doc.Sessions[i].Path)
+				if doc.Sessions[i].Path == want.Path {
+					got = &doc.Sessions[i]
+				}
+			}
+			if want := []string{p("sess-b.jsonl"), p("sess-a-copy.jsonl"), p("sess-a.jsonl")}; !cmp.Equal(paths, want) {
+				t.Fatalf("sessions %q, want %q (no sub-agent of its own)", paths, want)
+			}
+			if len(got.Calls) != 2 {
+				t.Errorf("%d calls listed, want the session's own 2", len(got.Calls))
+			}
+			got.Calls = nil
+			for i := range got.Subagents {
+				got.Subagents[i].Calls = nil
+			}
+			if diff := cmp.Diff(want, *got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+	var out bytes.Buffer
+	w, _ := NewWriter("text", &out, "")
+	none, _ := guard.Preset("none")
+	if _, err := Generate([]string{p("sess-a.jsonl")}, nil, Options{Prices: pricing.Default(), Policy: none}, w, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"  sub-agent " + flat.Path + ": 1 API call, 0 tool results, cost $0.000441\n",
+		"  sub-agent " + nested.Path + ": 1 API call, 0 tool results, cost $0.001596\n",
+		"  4 API calls, 1 tool result (2.9 KiB), 0 compactions, 2 sub-agents included\n",
+		"  recorded: input 24 · cache write 1,600 · cache read 1,000 · output 104\n",
+		"  cost: $0.007932\n",
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("the text report of the session named alone lacks %q:\n%s", line, out.String())
+		}
+	}
+}
+
+// TestSweepContract checks the sweep's JSON against README's schema block.
+func TestSweepContract(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```\n(\\{\"schema\":\"spillway.sweep/v1\".*?)```").FindSubmatch(readme)
+	if block == nil {
+		t.Fatal("README has no spillway.sweep/v1 schema block")
+	}
+	schema := string(block[1])
+	points := regexp.MustCompile(`"points":\[\{([^}]*)\}\]`).FindStringSubmatch(schema)
+	if points == nil {
+		t.Fatal(`README's sweep schema has no "points" part`)
+	}
+	schema = strings.Replace(schema, points[0], `"points"`, 1)
+	schema = strings.Replace(schema, `{every knob}`, "", 1)
+	top := quotedKeys(strings.TrimPrefix(schema, `{"schema":"spillway.sweep/v1"`))
+	policy, _ := guard.Preset("harness-rs-0.0.40")
+	doc, _, err := Sweep([]string{filepath.Join("..", "testdata", "demo.jsonl")}, nil,
+		Options{Prices: pricing.Default(), Policy: policy, Counter: app.Tokenizer(tokens.O200kBase)}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := doc.Write(&buf, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	var gotPoints []map[string]json.RawMessage
+	json.Unmarshal(got["points"], &gotPoints)
+	if len(gotPoints) == 0 {
+		t.Fatal("the sweep has no points: the test checks nothing there")
+	}
+	keys := func(m map[string]json.RawMessage) []string {
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		return out
+	}
+	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
+	if diff := cmp.Diff(append([]string{"schema"}, top...), keys(got), sorted); diff != "" {
+		t.Errorf("top-level keys (-README +JSON)\n%s", diff)
+	}
+	want := quotedKeys(points[1])
+	for i, pt := range gotPoints {
+		if diff := cmp.Diff(want, keys(pt), sorted); diff != "" {
+			t.Errorf("point %d keys (-README +JSON)\n%s", i, diff)
+		}
+	}
+}
