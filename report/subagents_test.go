@@ -3,7 +3,9 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +18,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // TestSubagents pins how a session's sub-agents are reported: under it,
@@ -155,6 +158,97 @@ func TestSweepContract(t *testing.T) {
 	for i, pt := range gotPoints {
 		if diff := cmp.Diff(want, keys(pt), sorted); diff != "" {
 			t.Errorf("point %d keys (-README +JSON)\n%s", i, diff)
+		}
+	}
+}
+
+// TestOracleSubagentLayout lays the shared Claude Code logs out as Claude
+// Code writes them, the sub-agent log under its session's subagents folder,
+// and checks each session's totals, sub-agent included, against ccusage's
+// session report of that layout.
+func TestOracleSubagentLayout(t *testing.T) {
+	shared := sharedtest.Dir(t)
+	var meta struct {
+		Sessions map[string]map[string]struct {
+			Files []string `json:"files"`
+		} `json:"sessions"`
+	}
+	data, err := os.ReadFile(filepath.Join(shared, "oracle", "by", "by-day-meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	var oracle struct{ Sessions []oracleSession }
+	data, err = os.ReadFile(filepath.Join(shared, "oracle", "by", "by-day-claude-session.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &oracle); err != nil {
+		t.Fatal(err)
+	}
+	// The layout, of links to the logs where they lie.
+	project := filepath.Join(t.TempDir(), "projects", "transcripts")
+	link := func(name, at string) {
+		if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(filepath.Join(shared, "transcripts", name), at); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	subagents := 0
+	for stem, s := range meta.Sessions["claude"] {
+		link(s.Files[0], filepath.Join(project, stem+".jsonl"))
+		for i, sub := range s.Files[1:] {
+			link(sub, filepath.Join(project, stem, "subagents", fmt.Sprintf("agent-%d.jsonl", i)))
+			subagents++
+		}
+	}
+	if subagents == 0 {
+		t.Fatal("the layout has no sub-agent log: the test checks nothing of them")
+	}
+	none, _ := guard.Preset("none")
+	var out bytes.Buffer
+	w, _ := NewWriter("json", &out, "")
+	if p, err := Generate([]string{project}, nil, Options{Prices: pricing.Default(), Policy: none}, w, io.Discard); err != nil || p != (Problems{}) {
+		t.Fatalf("%v %+v", err, p)
+	}
+	var doc struct {
+		Sessions []struct {
+			Path      string
+			Totals    Totals
+			Subagents []json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Sessions) != len(oracle.Sessions) {
+		t.Errorf("%d sessions, ccusage %d", len(doc.Sessions), len(oracle.Sessions))
+	}
+	got := map[string]Totals{}
+	withSubs := 0
+	for _, s := range doc.Sessions {
+		got[strings.TrimSuffix(filepath.Base(s.Path), ".jsonl")] = s.Totals
+		withSubs += len(s.Subagents)
+	}
+	if withSubs != subagents {
+		t.Errorf("%d sub-agents reported under their session, %d laid out", withSubs, subagents)
+	}
+	for _, want := range oracle.Sessions {
+		tot, ok := got[want.SessionID]
+		if !ok {
+			t.Errorf("no session %s", want.SessionID)
+			continue
+		}
+		wantTok := Tokens{Input: want.InputTokens, Output: want.OutputTokens, CacheCreation: want.CacheCreationTokens, CacheRead: want.CacheReadTokens}
+		if tot.Recorded != wantTok {
+			t.Errorf("%s: tokens %+v, ccusage %+v", want.SessionID, tot.Recorded, wantTok)
+		}
+		if tot.CostUSD == nil || math.Abs(*tot.CostUSD-want.TotalCost) > 1e-6 {
+			t.Errorf("%s: cost %v, ccusage %.9f", want.SessionID, tot.CostUSD, want.TotalCost)
 		}
 	}
 }

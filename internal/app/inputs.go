@@ -318,7 +318,7 @@ func (d dirs) list(dir string) []string {
 	var names []string
 	if entries, err := os.ReadDir(dir); err == nil {
 		for _, e := range entries {
-			if e.Type().IsRegular() {
+			if !e.IsDir() {
 				names = append(names, e.Name())
 			}
 		}
