@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 
@@ -23,10 +24,12 @@ type Session struct {
 // opt.Workers goroutines), reconciles the sessions read together so that a
 // response in several files is counted once, prepares each, and hands it
 // to process on the same goroutines, then process's results to emit in the
-// order of inputs. At most a few sessions with their texts are held at
-// once: the reconciling is done over reads that keep sizes only, and a
-// session whose texts are needed is read again in full just before it is
-// processed. Every input that cannot be read (or resolved) is passed to
+// order of inputs. Memory stays bounded however many sessions there are:
+// the reconciling is done over reads that keep sizes only, of which no more
+// than holdBytes of transcripts are held whole; of the others only what
+// Reconcile decides from is kept (each call but its texts, tool calls and
+// results), and they are read again, as asked, just before their turn.
+// Sessions whose texts are needed are always read again in full. Every input that cannot be read (or resolved) is passed to
 // complain, in order, and counted in the Problems returned; the error
 // return is emit's.
 func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Session) (T, error), emit func(T) error, complain func(error)) (Problems, error) {
@@ -66,20 +69,36 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	// the only read there will be (one file, or standard input, which
 	// cannot be read twice).
 	full := !opt.Read.SizesOnly
-	twoReads := full && len(files) > 1
+	once := len(files) == 1
 	first := opt.Read
-	first.SizesOnly = twoReads || opt.Read.SizesOnly
-	ordered(len(files), workers, func(i int) *transcript.Session {
+	first.SizesOnly = !(full && once)
+	var held int64
+	ordered(len(files), workers, func(i int) int64 {
 		f := &files[i]
 		read := first
 		if f.stdin {
 			read.SizesOnly = opt.Read.SizesOnly
 			f.session, f.err = transcript.Read(stdin, stdinName, read)
-		} else {
-			f.session, f.err = transcript.ReadFile(f.path, read)
+			return 0
 		}
+		var size int64
+		if st, err := os.Stat(f.path); err == nil {
+			size = st.Size()
+		}
+		f.session, f.err = transcript.ReadFile(f.path, read)
+		return size
+	}, func(i int, size int64) error {
+		// In order, so that which sessions are held whole does not
+		// depend on which read finished first.
+		f := &files[i]
+		if f.session == nil || f.stdin || once || (!full && held+size <= holdBytes) {
+			held += size
+			return nil
+		}
+		skeleton(f.session)
+		f.again = true
 		return nil
-	}, func(int, *transcript.Session) error { return nil })
+	})
 
 	var read []*transcript.Session
 	for i := range files {
@@ -89,13 +108,11 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	}
 	reconcile(read)
 	groups = relate(groups, files)
-	if twoReads {
-		// Keep what reconciling decided, not the sizes-only sessions.
-		for i := range files {
-			if f := &files[i]; f.session != nil && !f.stdin {
-				f.marks = marksOf(f.session)
-				f.session = nil
-			}
+	for i := range files {
+		if f := &files[i]; f.again {
+			// Keep what reconciling decided, not the rest.
+			f.marks = marksOf(f.session)
+			f.session = nil
 		}
 	}
 
@@ -118,7 +135,7 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			f := &files[k]
 			s, err := f.session, f.err
 			f.session = nil // held no longer than its turn
-			if err == nil && s == nil {
+			if err == nil && f.again {
 				s, err = transcript.ReadFile(f.path, opt.Read)
 				if err == nil && f.marks != nil {
 					transcript.CarryMarks(s, f.marks)
@@ -173,7 +190,28 @@ type file struct {
 	stdin   bool
 	session *transcript.Session // held from the first read to its turn
 	marks   *transcript.Session // what reconciling decided, when read again
+	again   bool                // to be read again at its turn
 	err     error
+}
+
+// holdBytes bounds the transcripts whose first read is held whole until
+// their turn (a sizes-only read holds about half its file's size); the
+// others are read again. Tests lower it.
+var holdBytes int64 = 64 << 20
+
+// skeleton drops from a sizes-only read what Reconcile does not decide
+// from: the calls' texts, tool calls, results and prompts, and the
+// warnings. The calls themselves, their lines, times, models and usage,
+// stay.
+func skeleton(s *transcript.Session) {
+	calls := make([]transcript.Call, len(s.Calls)) // without the slack of appending
+	for i, c := range s.Calls {
+		c.Text, c.ToolCalls, c.Results, c.Prompts = "", nil, nil, nil
+		calls[i] = c
+	}
+	s.Calls = calls
+	s.Leading = transcript.Call{Index: -1}
+	s.Warnings = nil
 }
 
 // group is an input: its own file and its sub-agents', as indexes of files.

@@ -93,9 +93,20 @@ func TestEachCountsOnce(t *testing.T) {
 	// 300 + 0 + 30; agent-f1: 2 + 100 + 0 + 4; sess-b: 1 + 400 + 0 + 8;
 	// sess-a-copy: nothing of its own.
 	once := transcript.Usage{Input: 25, CacheCreation: 2000, CacheRead: 1000, Output: 112}
-	for _, sizesOnly := range []bool{true, false} {
-		name := map[bool]string{true: "sizes only", false: "texts read again"}[sizesOnly]
-		t.Run(name, func(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		sizesOnly bool
+		hold      int64
+	}{
+		{"sizes only, held", true, 1 << 20},
+		{"sizes only, read again", true, 0},
+		{"texts read again", false, 1 << 20},
+	} {
+		sizesOnly := tt.sizesOnly
+		t.Run(tt.name, func(t *testing.T) {
+			old := holdBytes
+			holdBytes = tt.hold
+			t.Cleanup(func() { holdBytes = old })
 			seen := fakeReconcile(t)
 			inputs, err := Resolve([]string{project}, Env{})
 			if err != nil {
