@@ -29,9 +29,9 @@ type Session struct {
 // than holdBytes of transcripts are held whole; of the others only what
 // Reconcile decides from is kept (each call but its texts, tool calls and
 // results), and they are read again, as asked, just before their turn.
-// Sessions whose texts are needed are always read again in full. Every input that cannot be read (or resolved) is passed to
-// complain, in order, and counted in the Problems returned; the error
-// return is emit's.
+// Sessions whose texts are needed are always read again in full. Every
+// input that cannot be read (or resolved) is passed to complain, in order,
+// and counted in the Problems returned; the error return is emit's.
 func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Session) (T, error), emit func(T) error, complain func(error)) (Problems, error) {
 	workers := opt.Workers
 	if workers <= 0 {
@@ -154,6 +154,9 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		}
 		main := load(g.main)
 		if main == nil {
+			for _, k := range g.subs {
+				files[k].session = nil // nothing to count them in
+			}
 			return d
 		}
 		sess := &Session{Prepared: main}
