@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sync"
 
 	"github.com/spillway-dev/spillway/guard"
@@ -73,6 +74,13 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	first := opt.Read
 	first.SizesOnly = !(full && once)
 	var held int64
+	// The first read holds something of every session at once: collect
+	// at least as often as Go's default until it is let go, whatever a
+	// batch command set for holding only a few sessions.
+	gc := debug.SetGCPercent(100)
+	if gc >= 0 && gc < 100 {
+		debug.SetGCPercent(gc)
+	}
 	ordered(len(files), workers, func(i int) int64 {
 		f := &files[i]
 		read := first
@@ -115,6 +123,8 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			f.session = nil
 		}
 	}
+	runtime.GC() // before the heap may grow by gc% of what it was holding
+	debug.SetGCPercent(gc)
 
 	type done struct {
 		v    T
