@@ -107,11 +107,17 @@ func Discover(env Env) ([]Input, error) {
 	return inputs, nil
 }
 
-// Newest is the newest session discovery finds.
+// Newest is the newest session discovery finds: a sub-agent log whose
+// session is gone only when there is nothing else.
 func Newest(env Env) (Input, error) {
 	inputs, err := Discover(env)
 	if err != nil {
 		return Input{}, err
+	}
+	for _, in := range inputs {
+		if !transcript.IsSubagent(in.Path) {
+			return in, nil
+		}
 	}
 	return inputs[0], nil
 }

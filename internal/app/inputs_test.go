@@ -196,6 +196,21 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+func TestNewest(t *testing.T) {
+	root := tree(t, map[string]string{"projects/p/gone/subagents/agent-a.jsonl": "gone", "projects/p/s.jsonl": "s"},
+		"projects/p/gone/subagents/agent-a.jsonl", "projects/p/s.jsonl")
+	env := Env{Getenv: func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return root
+		}
+		return ""
+	}}
+	got, err := Newest(env)
+	if want := filepath.Join(root, "projects", "p", "s.jsonl"); err != nil || got.Path != want {
+		t.Errorf("newest %q (%v), want the session %q over the newer orphaned sub-agent", got.Path, err, want)
+	}
+}
+
 func TestResolveMissingIsNotExist(t *testing.T) {
 	got, err := Resolve([]string{filepath.Join(t.TempDir(), "gone.jsonl")}, Env{})
 	if err != nil || len(got) != 1 || !errors.Is(got[0].Err, fs.ErrNotExist) {
