@@ -29,6 +29,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
@@ -310,15 +311,15 @@ func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
 
 // options turns the flags into report options; a price file's unreadable
 // rows are reported to stderr.
-func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Options, error) {
+func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, error) {
 	f, err := transcript.ParseFormat(c.inputFormat)
 	if err != nil {
-		return report.Options{}, err
+		return app.Options{}, err
 	}
 	prices := pricing.Default()
 	if c.prices != "" {
 		if prices, err = pricing.Load(c.prices); err != nil {
-			return report.Options{}, err
+			return app.Options{}, err
 		}
 		if n := len(prices.Unreadable); n > 0 {
 			more := ""
@@ -331,22 +332,31 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (report.Option
 	}
 	policy, err := c.policy.resolve(fs)
 	if err != nil {
-		return report.Options{}, err
+		return app.Options{}, err
 	}
 	maxLine, err := parseMaxLine(c.maxLine)
 	if err != nil {
-		return report.Options{}, fmt.Errorf("--max-line-bytes: %w", err)
+		return app.Options{}, fmt.Errorf("--max-line-bytes: %w", err)
 	}
-	opt := report.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy}
+	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy}
 	if !policy.Inert() {
-		if opt.Counter, err = c.policy.counter(); err != nil {
-			return report.Options{}, err
+		if opt.Counter, err = c.tokenizer(); err != nil {
+			return app.Options{}, err
 		}
 		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
-			return report.Options{}, err
+			return app.Options{}, err
 		}
 	}
 	return opt, nil
+}
+
+// tokenizer is the token counter the flags ask for, its ranks loaded.
+func (c *commonFlags) tokenizer() (app.Counter, error) {
+	counter, err := c.policy.counter()
+	if err != nil {
+		return nil, err
+	}
+	return app.Tokenizer(counter.Encoding()), nil
 }
 
 // parseMaxLine reads --max-line-bytes: a size such as 64MiB, at least 1.
@@ -358,41 +368,36 @@ func parseMaxLine(s string) (int64, error) {
 	return n, err
 }
 
-// noSessions says there is nothing to read and returns the exit status.
-func noSessions(stderr io.Writer) int {
-	fmt.Fprintf(stderr, "spillway: no sessions found; give a transcript path (see spillway -h)\n")
+// noSessions says there is nothing to read, and where it was looked for,
+// and returns the exit status.
+func noSessions(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "spillway: %s (see spillway -h)\n", termtext.Escape(err.Error()))
 	return 1
 }
 
-// newestSession finds the session to open when no path is given.
-func newestSession(stderr io.Writer) (string, bool) {
-	files, err := transcript.Discover()
-	if err != nil {
-		printError(stderr, err)
-	}
-	if len(files) == 0 {
-		return "", false
-	}
-	return files[0].Path, true
+// newestSession finds the session to open when no path is given; the
+// error says where it looked when there is none.
+func newestSession() (string, error) {
+	in, err := app.Newest(app.SystemEnv())
+	return in.Path, err
 }
 
-// orNewest is paths, or the newest discovered session when there are none;
-// ok is false when there is none either.
-func orNewest(paths []string, stderr io.Writer) ([]string, bool) {
+// orNewest is paths, or the newest discovered session when there are none.
+func orNewest(paths []string) ([]string, error) {
 	if len(paths) > 0 {
-		return paths, true
+		return paths, nil
 	}
-	path, ok := newestSession(stderr)
-	if !ok {
-		return nil, false
+	path, err := newestSession()
+	if err != nil {
+		return nil, err
 	}
-	return []string{path}, true
+	return []string{path}, nil
 }
 
 func runReport(fs *flag.FlagSet, common *commonFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	paths, ok := orNewest(paths, stderr)
-	if !ok {
-		return noSessions(stderr)
+	paths, err := orNewest(paths)
+	if err != nil {
+		return noSessions(stderr, err)
 	}
 	return printReport(fs, common, paths, "stdin", stdin, format, stdout, stderr)
 }
@@ -420,9 +425,9 @@ func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinNam
 }
 
 func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	paths, ok := orNewest(paths, stderr)
-	if !ok {
-		return noSessions(stderr)
+	paths, err := orNewest(paths)
+	if err != nil {
+		return noSessions(stderr, err)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
@@ -430,7 +435,7 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 		return exitUsage
 	}
 	if opt.Counter == nil {
-		if opt.Counter, err = common.policy.counter(); err != nil {
+		if opt.Counter, err = common.tokenizer(); err != nil {
 			printError(stderr, err)
 			return 1
 		}
@@ -488,10 +493,10 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 	case len(paths) == 1:
 		src = ui.Source{Name: paths[0], Path: paths[0]}
 	default:
-		if path, ok := newestSession(stderr); ok {
+		if path, err := newestSession(); err == nil {
 			src = ui.Source{Name: path, Path: path}
 		} else {
-			fmt.Fprintln(stderr, "spillway: no sessions found under ~/.claude/projects or ~/.codex/sessions; showing the built-in demo")
+			fmt.Fprintf(stderr, "spillway: %s; showing the built-in demo\n", termtext.Escape(err.Error()))
 			src = ui.Source{Name: "demo", Data: demoSession}
 		}
 	}
@@ -520,19 +525,15 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 	}
 	following := follow || (!noFollow && src.Path != "" && (dir || recentlyChanged(src.Path)))
 	if dir && !following {
-		files, err := transcript.Find(src.Path)
-		var newest string
-		for _, f := range files {
-			if transcript.IsSession(f.Path) {
-				newest = f.Path
-				break
-			}
+		inputs, err := app.Resolve([]string{src.Path}, app.SystemEnv())
+		if err == nil && inputs[0].Err != nil {
+			err = inputs[0].Err
 		}
-		if err != nil || newest == "" {
-			printError(stderr, fmt.Errorf("%s: no sessions found (looked for *.jsonl files, recursively)", src.Path))
+		if err != nil {
+			printError(stderr, err)
 			return 1
 		}
-		src = ui.Source{Name: newest, Path: newest}
+		src = ui.Source{Name: inputs[0].Path, Path: inputs[0].Path}
 	}
 	spillRoot := opt.SpillRoot
 	if spillRoot == "" {
@@ -541,11 +542,11 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 	err = runUI(ui.Options{
 		Source: src, Read: opt.Read, Policy: opt.Policy, Prices: opt.Prices,
 		Counter: func() (replay.TokenCounter, error) {
-			c, err := common.policy.counter()
+			counter, err := common.tokenizer()
 			if err != nil {
 				return nil, err
 			}
-			return tokens.NewCache(c), nil
+			return counter()
 		},
 		SpillRoot: spillRoot, Follow: following, Theme: theme, NoColor: os.Getenv("NO_COLOR") != "",
 	})

@@ -41,6 +41,10 @@ type Session struct {
 	// Policy is every knob of the policy the results were replayed through.
 	Policy policy.Policy `json:"policy"`
 	Tokens TokenNotes    `json:"tokens"`
+	// Subagents are the reports of the sub-agent logs of this session,
+	// each with its own calls and totals; Totals include theirs. Absent
+	// when the session ran none.
+	Subagents []*Session `json:"subagents,omitempty"`
 }
 
 // TokenNotes say where the token figures come from.
@@ -331,6 +335,80 @@ func Build(rp *replay.Run) *Session {
 		t.ByModel = []ModelCost{}
 	}
 	return out
+}
+
+// include adds a sub-agent's totals to its session's.
+func (t *Totals) include(o Totals) {
+	recorded := t.APICalls-t.CallsNoData > 0
+	subRecorded := o.APICalls-o.CallsNoData > 0
+	t.APICalls += o.APICalls
+	t.CopiedCalls += o.CopiedCalls
+	t.Recorded.Input += o.Recorded.Input
+	t.Recorded.CacheCreation += o.Recorded.CacheCreation
+	t.Recorded.CacheRead += o.Recorded.CacheRead
+	t.Recorded.Output += o.Recorded.Output
+	t.CallsNoData += o.CallsNoData
+	t.ToolResults += o.ToolResults
+	t.ResultBytes += o.ResultBytes
+	t.PricedCostUSD += o.PricedCostUSD
+	unpriced := map[string]bool{}
+	for _, m := range append(t.UnpricedModels, o.UnpricedModels...) {
+		unpriced[m] = true
+	}
+	t.UnpricedModels = sortedKeys(unpriced)
+	byModel := map[string]*ModelCost{}
+	for _, list := range [][]ModelCost{t.ByModel, o.ByModel} {
+		for _, m := range list {
+			sum := byModel[m.Model]
+			if sum == nil {
+				sum = &ModelCost{Model: m.Model}
+				byModel[m.Model] = sum
+			}
+			sum.APICalls += m.APICalls
+			sum.Recorded.Input += m.Recorded.Input
+			sum.Recorded.CacheCreation += m.Recorded.CacheCreation
+			sum.Recorded.CacheRead += m.Recorded.CacheRead
+			sum.Recorded.Output += m.Recorded.Output
+			if m.CostUSD != nil {
+				sum.CostUSD = addPtr(sum.CostUSD, *m.CostUSD)
+			}
+		}
+	}
+	t.ByModel = t.ByModel[:0:0]
+	for _, name := range sortedKeys(byModel) {
+		t.ByModel = append(t.ByModel, *byModel[name])
+	}
+	t.Compactions += o.Compactions
+	t.PromptTokens += o.PromptTokens
+	t.PromptTokensAfter += o.PromptTokensAfter
+	t.SavedTokens += o.SavedTokens
+	for k, v := range o.Actions {
+		t.Actions[k] += v
+	}
+	t.Stale += o.Stale
+	t.LowerBoundOutputs += o.LowerBoundOutputs
+	t.Warnings += o.Warnings
+	// Dollars are known when every part with recorded usage is priced.
+	after := func(own *float64, has bool) (float64, bool) {
+		if !has {
+			return 0, true
+		}
+		if own == nil {
+			return 0, false
+		}
+		return *own, true
+	}
+	a, okA := after(t.CostUSDAfter, recorded)
+	b, okB := after(o.CostUSDAfter, subRecorded)
+	t.CostUSD, t.CostUSDAfter = nil, nil
+	if (recorded || subRecorded) && len(t.UnpricedModels) == 0 {
+		usd := t.PricedCostUSD
+		t.CostUSD = &usd
+		if okA && okB {
+			sum := a + b
+			t.CostUSDAfter = &sum
+		}
+	}
 }
 
 func addPtr(p *float64, v float64) *float64 {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,8 +22,14 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/transcript"
 )
+
+// subagentFixture holds a session with two sub-agent logs (one under
+// <session>/subagents/, one flat beside it), a copy of the session and
+// another session.
+var subagentFixture = filepath.Join("..", "internal", "app", "testdata", "projects")
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
@@ -185,6 +192,12 @@ func TestJSONContract(t *testing.T) {
 	part("calibration")
 	tokensKeys, warnings := part("tokens"), part("warnings")
 	part("policy")
+	// A sub-agent's object has every key of a session but "subagents",
+	// and a session has "subagents" only when it ran any.
+	if !strings.Contains(schema, `"subagents":[{every key of a session but "subagents"}]`) {
+		t.Fatal(`README's schema does not say what "subagents" holds`)
+	}
+	schema = strings.Replace(schema, `"subagents":[{every key of a session but "subagents"}]`, "", 1)
 	sessions := quotedKeys(schema[strings.Index(schema, `"sessions":[{`)+len(`"sessions":[{`):])
 
 	var buf bytes.Buffer
@@ -214,6 +227,11 @@ func TestJSONContract(t *testing.T) {
 	if doc.Schema != "spillway.report/v1" || len(doc.Sessions) != 4 {
 		t.Fatalf("schema %q, %d sessions", doc.Schema, len(doc.Sessions))
 	}
+	for i, s := range doc.Sessions {
+		if _, ok := s["subagents"]; ok {
+			t.Errorf("session %d ran no sub-agent but has \"subagents\"", i)
+		}
+	}
 	has := func(what string, obj map[string]json.RawMessage, keys []string) {
 		t.Helper()
 		for _, k := range keys {
@@ -232,6 +250,37 @@ func TestJSONContract(t *testing.T) {
 			has(fmt.Sprintf("%s[%d]", what, i), obj, keys)
 		}
 		return len(list)
+	}
+	// A session that ran sub-agents: theirs are objects of the session's keys.
+	var withSubs bytes.Buffer
+	for _, preset := range []string{"none", "harness-rs-0.0.40"} {
+		pol, _ := policy.Preset(preset)
+		w, _ := NewWriter("json", &withSubs, "test prices")
+		opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
+		if _, err := Generate([]string{subagentFixture}, nil, opt, w, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		var subDoc struct{ Sessions []map[string]json.RawMessage }
+		if err := json.Unmarshal(withSubs.Bytes(), &subDoc); err != nil {
+			t.Fatal(err)
+		}
+		withSubs.Reset()
+		var subs []map[string]json.RawMessage
+		for _, s := range subDoc.Sessions {
+			var list []map[string]json.RawMessage
+			json.Unmarshal(s["subagents"], &list)
+			subs = append(subs, list...)
+		}
+		if len(subs) != 2 {
+			t.Fatalf("%s: %d sub-agents, want the 2 of the fixture", preset, len(subs))
+		}
+		for i, sub := range subs {
+			has(fmt.Sprintf("%s: sub-agent %d", preset, i), sub, sessions)
+			if _, ok := sub["subagents"]; ok {
+				t.Errorf("%s: sub-agent %d has sub-agents of its own", preset, i)
+			}
+			doc.Sessions = append(doc.Sessions, sub) // checked below as the others
+		}
 	}
 	seen := map[string]int{}
 	for i, s := range doc.Sessions {

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"context"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,23 +11,10 @@ import (
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
-	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
-	"github.com/spillway-dev/spillway/transcript"
 )
-
-// Status is the exit status problems call for: 2 when an input was not a
-// transcript, 1 when one could not be read, else 0.
-func (p Problems) Status() int {
-	switch {
-	case p.NotTranscripts > 0:
-		return 2
-	case p.Failed > 0:
-		return 1
-	}
-	return 0
-}
 
 // SweepDoc is the spillway.sweep/v1 document: savings at each ceiling,
 // summed over the sessions swept.
@@ -38,19 +23,22 @@ type SweepDoc struct {
 	Policy   policy.Policy `json:"policy"`
 	Sessions int           `json:"sessions"`
 	Results  int           `json:"results"`
-	// Unpriced counts sessions left out of the dollar figures: nothing
-	// recorded, or a model without a price.
+	// Unpriced counts sessions and sub-agent logs left out of the dollar
+	// figures: nothing recorded, or a model without a price.
 	Unpriced   int                 `json:"unpriced_sessions"`
 	Points     []replay.SweepPoint `json:"points"`
 	Assumption string              `json:"assumption"`
 }
 
-// Sweep replays every session in inputs at each sweep ceiling.
+// Sweep replays every session in inputs, and its sub-agents, at each sweep
+// ceiling; opt.Counter must be set.
 func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*SweepDoc, Problems, error) {
 	doc := &SweepDoc{Schema: "spillway.sweep/v1", Policy: opt.Policy, Assumption: assumption}
 	ceilings := replay.SweepCeilings(opt.Policy)
-	add := func(points []replay.SweepPoint, results int) {
-		doc.Sessions++
+	add := func(points []replay.SweepPoint, results int, session bool) {
+		if session {
+			doc.Sessions++
+		}
 		doc.Results += results
 		priced := len(points) > 0 && points[0].Cost != nil
 		if !priced {
@@ -73,21 +61,32 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 		}
 	}
 	type swept struct {
-		points  []replay.SweepPoint
-		results int
+		points  [][]replay.SweepPoint // the session's, then each sub-agent's
+		results []int
 	}
-	sweepOne := func(s *transcript.Session) (swept, error) {
-		prep, err := replay.Prepare(context.Background(), s, tokens.NewCache(opt.Counter), opt.Prices, nil)
-		if err != nil {
-			return swept{}, err
+	sweepOne := func(s *app.Session) (swept, error) {
+		var v swept
+		for _, prep := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
+			points, err := prep.Sweep(opt.Policy, ceilings)
+			if err != nil {
+				return swept{}, err
+			}
+			v.points = append(v.points, points)
+			v.results = append(v.results, len(prep.Session.Results()))
 		}
-		points, err := prep.Sweep(opt.Policy, ceilings)
-		return swept{points, len(s.Results())}, err
+		return v, nil
 	}
-	p, err := each(inputs, stdin, opt, sweepOne, func(v swept) error {
-		add(v.points, v.results)
+	resolved, err := app.Resolve(inputs, app.SystemEnv())
+	if err != nil {
+		return doc, Problems{}, err
+	}
+	opt.Read.SizesOnly = false
+	p, err := app.Each(resolved, stdin, opt, sweepOne, func(v swept) error {
+		for i := range v.points {
+			add(v.points[i], v.results[i], i == 0)
+		}
 		return nil
-	}, errw)
+	}, complainTo(errw))
 	return doc, p, err
 }
 
@@ -104,8 +103,7 @@ func addKnown(a, b *float64) *float64 {
 func (d *SweepDoc) Write(w io.Writer, format string) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		return enc.Encode(d)
+		return writeJSON(w, d, false)
 	case "csv":
 		return d.writeCSV(w)
 	case "text", "":
@@ -158,9 +156,7 @@ func (d *SweepDoc) writeCSV(w io.Writer) error {
 func WritePresets(w io.Writer, format string, presets []policy.Policy) error {
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(presets)
+		return writeJSON(w, presets, true)
 	case "text", "":
 	default:
 		return fmt.Errorf("unknown presets format %q (want text or json)", format)

@@ -16,6 +16,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -33,7 +34,7 @@ func TestSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter}
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
 			doc, p, err := Sweep([]string{demo}, nil, opt, io.Discard)
 			if err != nil || p != (Problems{}) {
 				t.Fatalf("%v %+v", err, p)

@@ -52,20 +52,46 @@ type jsonWriter struct {
 }
 
 func (j *jsonWriter) Begin() error {
-	head, _ := json.Marshal(struct {
+	head, _ := encodeJSON(struct {
 		Schema string `json:"schema"`
 		Prices string `json:"prices"`
-	}{Schema, j.prices})
+	}{Schema, j.prices}, false)
 	_, err := fmt.Fprintf(j.w, "%s,\"sessions\":[\n", head[:len(head)-1])
 	return err
 }
 
 func (j *jsonWriter) Render(s *Session) ([]byte, error) {
-	data, err := json.Marshal(s)
+	data, err := encodeJSON(s, false)
 	if err != nil {
 		return nil, fmt.Errorf("encode session %s: %w", s.Path, err)
 	}
+	return data, nil
+}
+
+// encodeJSON is the one JSON encoding of every document report writes,
+// with the controls in its strings escaped for terminals.
+func encodeJSON(v any, indent bool) ([]byte, error) {
+	var data []byte
+	var err error
+	if indent {
+		data, err = json.MarshalIndent(v, "", "  ")
+	} else {
+		data, err = json.Marshal(v)
+	}
+	if err != nil {
+		return nil, err
+	}
 	return termtext.JSON(data), nil
+}
+
+// writeJSON writes v as one JSON document and a newline.
+func writeJSON(w io.Writer, v any, indent bool) error {
+	data, err := encodeJSON(v, indent)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
 }
 
 func (j *jsonWriter) Write(data []byte) error {
@@ -128,7 +154,18 @@ func (c *csvWriter) Render(s *Session) ([]byte, error) {
 		}
 	}
 	w.Flush()
-	return buf.Bytes(), w.Error()
+	if err := w.Error(); err != nil {
+		return nil, err
+	}
+	// A sub-agent's calls follow its session's, under its own path.
+	for _, sub := range s.Subagents {
+		rows, err := c.Render(sub)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(rows)
+	}
+	return buf.Bytes(), nil
 }
 
 func (c *csvWriter) End() error { return nil }
@@ -219,9 +256,22 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	if active {
 		writeActions(&b, s)
 	}
+	for _, sub := range s.Subagents {
+		st := sub.Totals
+		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), plural(st.APICalls, "API call"),
+			plural(st.ToolResults, "tool result"), human.USD(st.CostUSD))
+		if active {
+			fmt.Fprintf(&b, " → %s", human.USD(st.CostUSDAfter))
+		}
+		b.WriteString("\n")
+	}
 	tot := s.Totals
-	fmt.Fprintf(&b, "  %s, %s (%s), %s\n", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
+	fmt.Fprintf(&b, "  %s, %s (%s), %s", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
 		human.Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
+	if n := len(s.Subagents); n > 0 {
+		fmt.Fprintf(&b, ", %s included", plural(n, "sub-agent"))
+	}
+	b.WriteString("\n")
 	if tot.CopiedCalls > 0 {
 		fmt.Fprintf(&b, "  %s marked copy: responses %s counts, shown here and added to no total\n",
 			plural(tot.CopiedCalls, "call"), copiedFrom(s))

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -74,23 +73,6 @@ func Find(roots ...string) ([]File, error) {
 		return files[i].Path < files[j].Path
 	})
 	return files, nil
-}
-
-// Discover finds the sessions of every agent on this machine, newest first.
-// Sub-agent logs are left out: they belong to a session, they are not one.
-func Discover() ([]File, error) {
-	home, _ := os.UserHomeDir()
-	files, err := Find(Roots(os.Getenv, home)...)
-	if err != nil {
-		return nil, err
-	}
-	out := files[:0]
-	for _, f := range files {
-		if !IsSubagent(f.Path) {
-			out = append(out, f)
-		}
-	}
-	return out, nil
 }
 
 // IsSubagent tells whether path is a Claude Code sub-agent log

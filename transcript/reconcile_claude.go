@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"encoding/binary"
 	"hash/maphash"
+	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // reconcileClaude marks the Claude Code responses that another session of
@@ -26,7 +28,10 @@ import (
 // Of the copies of a response, the one that counts is the one ccusage keeps:
 // a main-chain copy before a sidechain's, then the larger token total; among
 // equals, the one that came first, by the call's time (calls without one
-// last), then the file's path, then the line. The others get CountedIn.
+// last), then the one in the file named after the session id it records
+// (Claude Code's own name for a session's log, so a copy made under
+// another name does not take the original's place), then the file's path,
+// then the line. The others get CountedIn.
 func reconcileClaude(sessions []*Session) {
 	type ref struct{ s, c int }
 	var refs []ref
@@ -58,6 +63,12 @@ func reconcileClaude(sessions []*Session) {
 		}
 		if c := ca.Time.Compare(cb.Time); c != 0 {
 			return c
+		}
+		if na, nb := namedFor(sessions[a.s], ca), namedFor(sessions[b.s], cb); na != nb {
+			if na {
+				return -1
+			}
+			return 1
 		}
 		if c := cmp.Compare(sessions[a.s].Path, sessions[b.s].Path); c != 0 {
 			return c
@@ -133,6 +144,12 @@ func reconcileClaude(sessions []*Session) {
 			}
 		}
 	}
+}
+
+// namedFor tells whether s's file is named after the session id c
+// records, <sessionId>.jsonl, as Claude Code names a session's log.
+func namedFor(s *Session, c *Call) bool {
+	return c.SessionID != "" && strings.TrimSuffix(filepath.Base(s.Path), ".jsonl") == c.SessionID
 }
 
 // copyRanks ranks a call among copies of its response as the reader ranks

@@ -33,9 +33,9 @@ func BenchmarkFirstFrame(b *testing.B) {
 	f.Close()
 	info, _ := os.Stat(path)
 	b.SetBytes(info.Size())
-	policy, _ := policy.Preset(policy.DefaultPreset)
+	pol, _ := policy.Preset(policy.DefaultPreset)
 	for b.Loop() {
-		m := New(Options{Source: Source{Name: path, Path: path}, Policy: policy, Prices: pricing.Default(), Counter: counter})
+		m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		cmd := loadCmd(m.opt.Source, m.opt.Read)
 		for {

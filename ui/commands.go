@@ -3,9 +3,6 @@ package ui
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -14,7 +11,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
-	"github.com/spillway-dev/spillway/guard/spill"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -69,53 +66,31 @@ type (
 	noticeExpiredMsg struct{ id int }
 )
 
-// countingReader counts the bytes read through it.
-type countingReader struct {
-	r io.Reader
-	n atomic.Int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n.Add(int64(n))
-	return n, err
+// pipeline is the shared pipeline's options for these.
+func (o Options) pipeline() app.Options {
+	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot}
 }
 
 // loadCmd reads the source in the background and reports progress every
 // 100 ms until the session is in.
 func loadCmd(src Source, opt transcript.Options) tea.Cmd {
-	var r io.Reader
-	var size int64
-	var closer io.Closer
+	in := app.Source{Name: src.Name, Path: src.Path}
 	switch {
 	case src.Data != nil:
-		r, size = bytes.NewReader(src.Data), int64(len(src.Data))
+		in.Reader = bytes.NewReader(src.Data)
 	case src.Stdin != nil:
-		r = src.Stdin
-	default:
-		f, err := os.Open(src.Path)
-		if err != nil {
-			return func() tea.Msg { return loadedMsg{err: err} }
-		}
-		if st, err := f.Stat(); err == nil {
-			size = st.Size()
-			if st.IsDir() {
-				f.Close()
-				return func() tea.Msg { return loadedMsg{err: fmt.Errorf("%s is a directory", src.Path)} }
-			}
-		}
-		r, closer = f, f
+		in.Reader = src.Stdin
 	}
-	cr := &countingReader{r: r}
-	done := make(chan loadedMsg, 1)
+	var done, total atomic.Int64
+	out := make(chan loadedMsg, 1)
 	go func() {
-		if closer != nil {
-			defer closer.Close()
-		}
-		s, err := transcript.Read(cr, src.Name, opt)
-		done <- loadedMsg{session: s, err: err}
+		s, err := app.Options{Read: opt}.Load(in, func(d, t int64) {
+			done.Store(d)
+			total.Store(t)
+		})
+		out <- loadedMsg{session: s, err: err}
 	}()
-	return awaitWithProgress(done, "reading", func() (int64, int64) { return cr.n.Load(), size })
+	return awaitWithProgress(out, "reading", func() (int64, int64) { return done.Load(), total.Load() })
 }
 
 // awaitWithProgress waits for the one message a background job sends on
@@ -135,16 +110,11 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 }
 
 // prepareCmd counts the session's results, reporting progress.
-func prepareCmd(seq int, s *transcript.Session, counter func() (replay.TokenCounter, error), opt Options) tea.Cmd {
+func prepareCmd(seq int, s *transcript.Session, opt Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan preparedMsg, 1)
 	go func() {
-		c, err := counter()
-		if err != nil {
-			out <- preparedMsg{seq: seq, err: err}
-			return
-		}
-		p, err := replay.Prepare(context.Background(), s, c, opt.Prices, func(d, t int) {
+		p, err := opt.pipeline().Prepare(context.Background(), s, func(d, t int) {
 			done.Store(int64(d))
 			total.Store(int64(t))
 		})
@@ -154,13 +124,9 @@ func prepareCmd(seq int, s *transcript.Session, counter func() (replay.TokenCoun
 }
 
 // replayCmd replays the prepared session under policy, writing spill files.
-func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, spillRoot string) tea.Cmd {
+func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, opt Options) tea.Cmd {
 	return func() tea.Msg {
-		var store replay.SpillStore
-		if spillRoot != "" {
-			store = spill.Dir{Root: spillRoot, Session: p.Session.ID, Policy: pol.Name}
-		}
-		rp, err := p.Replay(pol, replay.Options{Store: store})
+		rp, err := opt.pipeline().Replay(p, pol)
 		return replayedMsg{seq: seq, replay: rp, err: err}
 	}
 }

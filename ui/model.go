@@ -21,6 +21,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
@@ -42,7 +43,7 @@ type Options struct {
 	Read    transcript.Options
 	Policy  policy.Policy
 	Prices  *pricing.Table
-	Counter func() (replay.TokenCounter, error)
+	Counter app.Counter
 	// SpillRoot is where spill files go; empty plans them without writing.
 	SpillRoot string
 	Follow    bool
@@ -281,7 +282,7 @@ func (m *Model) requestPrepare() tea.Cmd {
 	}
 	m.preparing, m.stale = true, false
 	m.prepSeq++
-	return prepareCmd(m.prepSeq, m.session, m.opt.Counter, m.opt)
+	return prepareCmd(m.prepSeq, m.session, m.opt)
 }
 
 func (m *Model) prepared(msg preparedMsg) tea.Cmd {
@@ -308,7 +309,7 @@ func (m *Model) requestReplay() tea.Cmd {
 		return nil
 	}
 	m.seq++
-	return replayCmd(m.seq, m.prep, m.policy, m.opt.SpillRoot)
+	return replayCmd(m.seq, m.prep, m.policy, m.opt)
 }
 
 // sweepKey identifies what the savings curve depends on: every knob, the

@@ -374,8 +374,8 @@ func TestFollowedUpdates(t *testing.T) {
 		}
 		return s
 	}
-	policy, _ := policy.Preset("harness-rs-0.0.50")
-	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: policy, Prices: pricing.Default(), Counter: counter})
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
 	m.following = true
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	// The lock-file read and its result, and the next call's first line:

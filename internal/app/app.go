@@ -1,0 +1,161 @@
+// Package app is the one application layer every front end shares: it
+// turns the paths a user names into sessions (sub-agent logs under their
+// parent) and runs each through read, reconcile, prepare, replay and spill,
+// so that report, sweep and the inspector count alike.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/spill"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Options configure the pipeline, for every front end.
+type Options struct {
+	Prices *pricing.Table
+	Read   transcript.Options
+	Policy policy.Policy
+	// Counter gives the token counter of one session; nil counts nothing
+	// (a report without a policy).
+	Counter Counter
+	// SpillRoot is where spill files go; empty plans them without writing.
+	SpillRoot string
+	// Workers read and replay sessions at once; 0 is one per CPU.
+	Workers int
+	// StdinName labels the session read from "-" (default "stdin").
+	StdinName string
+}
+
+// Counter returns a token counter for one session. It is called once per
+// session, when its results are first counted, so that each session has
+// its own memo of counts and loading a tokenizer waits until it is needed.
+type Counter func() (replay.TokenCounter, error)
+
+// Tokenizer counts with the shared tokenizer of enc, memoised per session.
+func Tokenizer(enc tokens.Encoding) Counter {
+	return func() (replay.TokenCounter, error) {
+		c, err := tokens.Get(enc)
+		if err != nil {
+			return nil, err
+		}
+		return tokens.NewCache(c), nil
+	}
+}
+
+// Problems counts what went wrong with inputs that did not stop the work.
+type Problems struct {
+	NotTranscripts int
+	Failed         int
+}
+
+// Status is the exit status problems call for: 2 when an input was not a
+// transcript, 1 when one could not be read, else 0.
+func (p Problems) Status() int {
+	switch {
+	case p.NotTranscripts > 0:
+		return 2
+	case p.Failed > 0:
+		return 1
+	}
+	return 0
+}
+
+// add counts err.
+func (p *Problems) add(err error) {
+	var nt *transcript.NotTranscriptError
+	if errors.As(err, &nt) {
+		p.NotTranscripts++
+	} else {
+		p.Failed++
+	}
+}
+
+// Source is one session to read by itself (the inspector's): a file, or a
+// reader such as standard input or the demo in memory.
+type Source struct {
+	Name   string    // labels the session
+	Path   string    // the file, when Reader is nil
+	Reader io.Reader // read instead of Path when set
+}
+
+// Load reads one session in full and reconciles it. progress, when not
+// nil, is told the bytes read so far and the total where known (0 for a
+// stream), as reading goes.
+func (o Options) Load(src Source, progress func(done, total int64)) (*transcript.Session, error) {
+	r := src.Reader
+	var total int64
+	if r == nil {
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			if st.IsDir() {
+				return nil, fmt.Errorf("%s is a directory", src.Path)
+			}
+			total = st.Size()
+		}
+		r = f
+	} else if sized, ok := r.(interface{ Size() int64 }); ok {
+		total = sized.Size()
+	}
+	if progress != nil {
+		r = &progressReader{r: r, total: total, report: progress}
+	}
+	s, err := transcript.Read(r, src.Name, o.Read)
+	if err != nil {
+		return nil, err
+	}
+	reconcile([]*transcript.Session{s})
+	return s, nil
+}
+
+type progressReader struct {
+	r      io.Reader
+	done   int64
+	total  int64
+	report func(done, total int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.done += int64(n)
+	p.report(p.done, p.total)
+	return n, err
+}
+
+// Prepare measures and counts s for replays, with a counter of its own
+// when o.Counter is set.
+func (o Options) Prepare(ctx context.Context, s *transcript.Session, progress replay.Progress) (*replay.Prepared, error) {
+	var counter replay.TokenCounter
+	if o.Counter != nil {
+		c, err := o.Counter()
+		if err != nil {
+			return nil, err
+		}
+		counter = c
+	}
+	return replay.Prepare(ctx, s, counter, o.Prices, progress)
+}
+
+// Replay replays p under policy, writing spill files under o.SpillRoot.
+func (o Options) Replay(p *replay.Prepared, policy policy.Policy) (*replay.Run, error) {
+	var store replay.SpillStore
+	if o.SpillRoot != "" {
+		store = spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}
+	}
+	return p.Replay(policy, replay.Options{Store: store})
+}
+
+// reconcile is transcript.Reconcile; tests watch what it is given.
+var reconcile = transcript.Reconcile

@@ -1,0 +1,374 @@
+package app
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Input is one session to report: a transcript file, or "-" for standard
+// input, with the sub-agent logs that belong to it.
+type Input struct {
+	Path string
+	// Subagents are the logs of the sub-agents the session ran, in name
+	// order: read and counted with it, never sessions of their own.
+	Subagents []string
+	// Err says why a path the user named gave no session (missing, or a
+	// folder without *.jsonl files); the other fields are then empty but
+	// Path, which names what was asked for.
+	Err error
+}
+
+// Env is where discovery looks: the environment and the home folder, passed
+// in so that tests need not touch the real ones.
+type Env struct {
+	Getenv func(string) string
+	Home   string
+}
+
+// SystemEnv is this process's environment and home folder.
+func SystemEnv() Env {
+	home, _ := os.UserHomeDir()
+	return Env{Getenv: os.Getenv, Home: home}
+}
+
+// NoSessionsError says discovery found nothing, and where it looked.
+type NoSessionsError struct {
+	// Searched are the folders looked in, each with the variable it came
+	// from ("$CLAUDE_CONFIG_DIR", "$CODEX_HOME") or "" for a default one.
+	Searched []SearchedRoot
+}
+
+// SearchedRoot is one folder discovery looked in.
+type SearchedRoot struct {
+	Path string
+	Var  string
+}
+
+func (e *NoSessionsError) Error() string {
+	where := make([]string, len(e.Searched))
+	for i, r := range e.Searched {
+		where[i] = r.Path
+		if r.Var != "" {
+			where[i] += " (from " + r.Var + ")"
+		}
+	}
+	if len(where) == 0 {
+		return "no sessions found: no folder to look in (neither $HOME, $CLAUDE_CONFIG_DIR nor $CODEX_HOME is set); give a transcript path"
+	}
+	return fmt.Sprintf("no sessions found in %s; give a transcript path", strings.Join(where, ", "))
+}
+
+// roots are the folders discovery searches, with where each comes from;
+// transcript.Roots decides which they are.
+func roots(env Env) []SearchedRoot {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	fromVar := map[string]string{}
+	for _, d := range strings.Split(getenv("CLAUDE_CONFIG_DIR"), ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			fromVar[filepath.Join(d, "projects")] = "$CLAUDE_CONFIG_DIR"
+		}
+	}
+	if d := getenv("CODEX_HOME"); d != "" {
+		fromVar[filepath.Join(d, "sessions")] = "$CODEX_HOME"
+	}
+	var out []SearchedRoot
+	for _, r := range transcript.Roots(getenv, env.Home) {
+		out = append(out, SearchedRoot{Path: r, Var: fromVar[r]})
+	}
+	return out
+}
+
+// Discover lists every session on this machine, newest first, each with its
+// sub-agents; a *NoSessionsError when there is none.
+func Discover(env Env) ([]Input, error) {
+	searched := roots(env)
+	paths := make([]string, len(searched))
+	for i, r := range searched {
+		paths[i] = r.Path
+	}
+	files, err := transcript.Find(paths...)
+	if err != nil {
+		return nil, err
+	}
+	inputs := groupFiles(filePaths(files))
+	if len(inputs) == 0 {
+		return nil, &NoSessionsError{Searched: searched}
+	}
+	return inputs, nil
+}
+
+// Newest is the newest session discovery finds: a sub-agent log whose
+// session is gone only when there is nothing else.
+func Newest(env Env) (Input, error) {
+	inputs, err := Discover(env)
+	if err != nil {
+		return Input{}, err
+	}
+	for _, in := range inputs {
+		if !transcript.IsSubagent(in.Path) {
+			return in, nil
+		}
+	}
+	return inputs[0], nil
+}
+
+// Resolve turns the paths a user named into inputs, in the order named:
+// a file is one input; a folder, every *.jsonl below it, newest first; "-"
+// standard input. No paths means every session Discover finds. Sub-agent
+// logs are put under their parent session wherever it is among the files
+// named or found, or beside a file named on its own; one whose parent is
+// not there stays an input of its own, so that no billed usage is lost.
+func Resolve(paths []string, env Env) ([]Input, error) {
+	if len(paths) == 0 {
+		return Discover(env)
+	}
+	// Every file first, so that a sub-agent finds its parent whichever
+	// path named either; named ones keep their place.
+	type named struct {
+		path  string
+		files []string // nil for "-" and failures
+		err   error
+	}
+	all := make([]named, len(paths))
+	for i, p := range paths {
+		all[i].path = p
+		if p == "-" {
+			continue
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			all[i].err = err
+			continue
+		}
+		if !info.IsDir() {
+			all[i].files = []string{p}
+			continue
+		}
+		files, err := transcript.Find(p)
+		if err != nil {
+			all[i].err = err
+			continue
+		}
+		if len(files) == 0 {
+			all[i].err = fmt.Errorf("%s: no sessions found (looked for *.jsonl files, recursively)", p)
+			continue
+		}
+		all[i].files = filePaths(files)
+	}
+	var files []string
+	for _, n := range all {
+		files = append(files, n.files...)
+	}
+	byParent := groupIndex(files)
+	var out []Input
+	for _, n := range all {
+		switch {
+		case n.path == "-":
+			out = append(out, Input{Path: "-"})
+		case n.err != nil:
+			out = append(out, Input{Path: n.path, Err: n.err})
+		}
+		for _, f := range n.files {
+			if in, ok := byParent[f]; ok { // else a sub-agent, under its parent
+				out = append(out, in)
+			}
+		}
+	}
+	return out, nil
+}
+
+func filePaths(files []transcript.File) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+// groupFiles is the inputs of files, in their order, sub-agents under parents.
+func groupFiles(files []string) []Input {
+	byParent := groupIndex(files)
+	var out []Input
+	for _, f := range files {
+		if in, ok := byParent[f]; ok {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// groupIndex maps each file that is an input to that input; a sub-agent
+// log with a parent among files has no entry of its own. Parents also take
+// the sub-agent logs lying where Claude Code writes them, named or not.
+func groupIndex(files []string) map[string]Input {
+	parents := map[string]bool{}
+	for _, f := range files {
+		if !transcript.IsSubagent(f) {
+			parents[filepath.Clean(f)] = true
+		}
+	}
+	d := dirs{}
+	ids := sessionIDs{}
+	// The sub-agent logs to place: those named, then those on disk.
+	var subs []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		if c := filepath.Clean(f); !seen[c] {
+			seen[c] = true
+			subs = append(subs, f)
+		}
+	}
+	for _, f := range files {
+		if transcript.IsSubagent(f) {
+			add(f)
+		}
+	}
+	for _, f := range files {
+		if !transcript.IsSubagent(f) {
+			for _, sub := range d.subagentsBeside(f) {
+				add(sub)
+			}
+		}
+	}
+	children := map[string][]string{}
+	placed := map[string]bool{}
+	for _, sub := range subs {
+		if p := parentOf(sub, parents, d, ids); p != "" {
+			children[p] = append(children[p], sub)
+			placed[filepath.Clean(sub)] = true
+		}
+	}
+	out := make(map[string]Input, len(files))
+	for _, f := range files {
+		if placed[filepath.Clean(f)] {
+			continue
+		}
+		in := Input{Path: f}
+		if !transcript.IsSubagent(f) {
+			in.Subagents = children[filepath.Clean(f)]
+			sort.Strings(in.Subagents)
+		}
+		out[f] = in
+	}
+	return out
+}
+
+// parentOf finds among parents the session a sub-agent log belongs to:
+// <project>/<session>.jsonl for <project>/<session>/subagents/agent-<id>.jsonl;
+// for a flat <project>/agent-<id>.jsonl, the session of its folder whose
+// lines carry the same session id, the one named after that id first (as
+// Claude Code names them). "" when that session is not among parents.
+func parentOf(sub string, parents map[string]bool, d dirs, ids sessionIDs) string {
+	dir := filepath.Dir(sub)
+	if filepath.Base(dir) == "subagents" {
+		p := filepath.Clean(filepath.Dir(dir) + ".jsonl")
+		if parents[p] {
+			return p
+		}
+		return ""
+	}
+	want := ids.of(sub)
+	if want == "" {
+		return ""
+	}
+	if p := filepath.Join(dir, want+".jsonl"); parents[p] && ids.of(p) == want {
+		return p
+	}
+	for _, name := range d.list(dir) {
+		p := filepath.Join(dir, name)
+		if parents[p] && ids.of(p) == want {
+			return p
+		}
+	}
+	return ""
+}
+
+// subagentsBeside lists the sub-agent logs that may belong to the session
+// at path: <session>/subagents/*.jsonl beside it, and agent-*.jsonl in its
+// folder (whose session id parentOf checks).
+func (d dirs) subagentsBeside(path string) []string {
+	var out []string
+	sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	for _, name := range d.list(sub) {
+		if strings.HasSuffix(name, ".jsonl") {
+			out = append(out, filepath.Join(sub, name))
+		}
+	}
+	dir := filepath.Dir(path)
+	for _, name := range d.list(dir) {
+		if strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
+			out = append(out, filepath.Join(dir, name))
+		}
+	}
+	return out
+}
+
+// dirs remembers the files of each folder listed, in name order.
+type dirs map[string][]string
+
+func (d dirs) list(dir string) []string {
+	dir = filepath.Clean(dir)
+	if names, ok := d[dir]; ok {
+		return names
+	}
+	var names []string
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	d[dir] = names
+	return names
+}
+
+// sessionIDs remembers the Claude Code session id each file's lines carry.
+type sessionIDs map[string]string
+
+// of is the first sessionId among the first lines of path, "" when none.
+func (ids sessionIDs) of(path string) string {
+	path = filepath.Clean(path)
+	if id, ok := ids[path]; ok {
+		return id
+	}
+	id := peekSessionID(path)
+	ids[path] = id
+	return id
+}
+
+// peekLines bounds how far peekSessionID looks: the id is on the first
+// line of every Claude Code record but a few summary lines.
+const peekLines = 16
+
+func peekSessionID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	var p fastjson.Parser
+	for n := 0; n < peekLines && sc.Scan(); n++ {
+		v, err := p.ParseBytes(sc.Bytes())
+		if err != nil {
+			continue
+		}
+		if id := v.GetStringBytes("sessionId"); len(id) > 0 {
+			return string(id)
+		}
+	}
+	return ""
+}

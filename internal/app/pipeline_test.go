@@ -1,0 +1,271 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// project is a session (sess-a) with a sub-agent under sess-a/subagents
+// and a flat one, a copy of sess-a, and another session (sess-b).
+var project = filepath.Join("testdata", "projects", "p")
+
+func fixture(name string) string { return filepath.Join(project, filepath.FromSlash(name)) }
+
+// byteCounter counts a token per four bytes: enough to prepare a replay.
+type byteCounter struct{}
+
+func (byteCounter) Count(s string) int { return len(s) / 4 }
+
+func counter() (replay.TokenCounter, error) { return byteCounter{}, nil }
+
+// reconciled is what a fake Reconcile saw: the paths of the set and
+// whether each session held its texts.
+type reconciled struct {
+	paths []string
+	texts map[string]bool
+}
+
+// fakeReconcile stands in for transcript.Reconcile for one test: it
+// records the set and marks every call of sess-a-copy.jsonl as counted by
+// sess-a.jsonl, as the real one does for a copied session.
+func fakeReconcile(t *testing.T) *[]reconciled {
+	t.Helper()
+	var calls []reconciled
+	old := reconcile
+	reconcile = func(sessions []*transcript.Session) {
+		r := reconciled{texts: map[string]bool{}}
+		for _, s := range sessions {
+			r.paths = append(r.paths, s.Path)
+			for _, res := range s.Results() {
+				r.texts[s.Path] = r.texts[s.Path] || res.Text != ""
+			}
+			if filepath.Base(s.Path) == "sess-a-copy.jsonl" {
+				for i := range s.Calls {
+					s.Calls[i].CountedIn = fixture("sess-a.jsonl")
+				}
+			}
+		}
+		slices.Sort(r.paths)
+		calls = append(calls, r)
+	}
+	t.Cleanup(func() { reconcile = old })
+	return &calls
+}
+
+// billed sums the usage of calls no other session counts.
+func billed(s *transcript.Session) transcript.Usage {
+	var u transcript.Usage
+	for _, c := range s.Calls {
+		if c.Usage != nil && c.CountedIn == "" {
+			u.Input += c.Usage.Input
+			u.CacheCreation += c.Usage.CacheCreation
+			u.CacheRead += c.Usage.CacheRead
+			u.Output += c.Usage.Output
+		}
+	}
+	return u
+}
+
+// TestEachCountsOnce runs the folder through the pipeline, keeping sizes
+// only and with texts (two reads), and checks that Reconcile saw the whole
+// set at once, that its marks reach the sessions processed, that the
+// sub-agents come with their session, and that what is left to count adds
+// up to what was billed once.
+func TestEachCountsOnce(t *testing.T) {
+	every := []string{
+		fixture("agent-f1.jsonl"), fixture("sess-a-copy.jsonl"), fixture("sess-a.jsonl"),
+		fixture("sess-a/subagents/agent-x1.jsonl"), fixture("sess-b.jsonl"),
+	}
+	slices.Sort(every)
+	// sess-a: 10 + 1,000 + 0 + 50 and 5 + 200 + 1,000 + 20; agent-x1: 7 +
+	// 300 + 0 + 30; agent-f1: 2 + 100 + 0 + 4; sess-b: 1 + 400 + 0 + 8;
+	// sess-a-copy: nothing of its own.
+	once := transcript.Usage{Input: 25, CacheCreation: 2000, CacheRead: 1000, Output: 112}
+	for _, tt := range []struct {
+		name      string
+		sizesOnly bool
+		hold      int64
+	}{
+		{"sizes only, held", true, 1 << 20},
+		{"sizes only, read again", true, 0},
+		{"texts read again", false, 1 << 20},
+	} {
+		sizesOnly := tt.sizesOnly
+		t.Run(tt.name, func(t *testing.T) {
+			old := holdBytes
+			holdBytes = tt.hold
+			t.Cleanup(func() { holdBytes = old })
+			seen := fakeReconcile(t)
+			inputs, err := Resolve([]string{project}, Env{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol, _ := policy.Preset("harness-rs-0.0.50")
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, Read: transcript.Options{SizesOnly: sizesOnly}}
+			var order []string
+			var total transcript.Usage
+			add := func(u transcript.Usage) {
+				total.Input += u.Input
+				total.CacheCreation += u.CacheCreation
+				total.CacheRead += u.CacheRead
+				total.Output += u.Output
+			}
+			p, err := Each(inputs, nil, opt, func(s *Session) (*Session, error) { return s, nil }, func(s *Session) error {
+				line := filepath.Base(s.Session.Path)
+				add(billed(s.Session))
+				for _, sub := range s.Subagents {
+					line += " " + filepath.Base(sub.Session.Path)
+					add(billed(sub.Session))
+				}
+				order = append(order, line)
+				if filepath.Base(s.Session.Path) == "sess-a-copy.jsonl" {
+					for _, c := range s.Session.Calls {
+						if c.CountedIn != fixture("sess-a.jsonl") {
+							t.Errorf("call %d of the copy lost its mark: %q", c.Index, c.CountedIn)
+						}
+					}
+				}
+				// The texts are there when asked for, and only then.
+				for _, r := range s.Session.Results() {
+					if (r.Text != "") == sizesOnly {
+						t.Errorf("%s: result %s has text %v, reading sizes only %v", s.Session.Path, r.CallID, r.Text != "", sizesOnly)
+					}
+				}
+				return nil
+			}, func(err error) { t.Error(err) })
+			if err != nil || p != (Problems{}) {
+				t.Fatalf("%v %+v", err, p)
+			}
+			if len(*seen) != 1 {
+				t.Fatalf("Reconcile called %d times, want once over the whole set", len(*seen))
+			}
+			if diff := cmp.Diff(every, (*seen)[0].paths); diff != "" {
+				t.Errorf("Reconcile's set (-want +got)\n%s", diff)
+			}
+			if (*seen)[0].texts[fixture("sess-a.jsonl")] {
+				t.Error("Reconcile was given texts: it should work on sizes-only reads")
+			}
+			want := []string{"sess-b.jsonl", "sess-a-copy.jsonl", "sess-a.jsonl agent-f1.jsonl agent-x1.jsonl"}
+			if diff := cmp.Diff(want, order); diff != "" {
+				t.Errorf("sessions in order (-want +got)\n%s", diff)
+			}
+			if total != once {
+				t.Errorf("counted %+v, want what was billed once, %+v", total, once)
+			}
+		})
+	}
+}
+
+// TestEachOneRead: a single file, or standard input, is read once, in
+// full when texts are needed, and still reconciled.
+func TestEachOneRead(t *testing.T) {
+	data, err := os.ReadFile(fixture("sess-b.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []Input{{Path: fixture("sess-b.jsonl")}, {Path: "-"}} {
+		t.Run(in.Path, func(t *testing.T) {
+			seen := fakeReconcile(t)
+			pol, _ := policy.Preset("harness-rs-0.0.40")
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, StdinName: "piped"}
+			var got []string
+			_, err := Each([]Input{in}, bytes.NewReader(data), opt, func(s *Session) (string, error) { return s.Session.Path, nil },
+				func(path string) error { got = append(got, path); return nil }, func(err error) { t.Error(err) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := in.Path
+			if want == "-" {
+				want = "piped"
+			}
+			if !cmp.Equal(got, []string{want}) || len(*seen) != 1 || !cmp.Equal((*seen)[0].paths, []string{want}) {
+				t.Errorf("processed %q, reconciled %+v", got, *seen)
+			}
+		})
+	}
+}
+
+// TestEachProblems: inputs that cannot be read are told in order and
+// counted, and do not stop the others; a sub-agent that cannot be read
+// leaves its session reported.
+func TestEachProblems(t *testing.T) {
+	dir := t.TempDir()
+	notLog := filepath.Join(dir, "notes.jsonl")
+	os.WriteFile(notLog, []byte("hello\n"), 0o600)
+	brokenSub := filepath.Join(dir, "gone", "subagents", "agent-z.jsonl")
+	inputs := []Input{
+		{Path: filepath.Join(dir, "missing.jsonl"), Err: os.ErrNotExist},
+		{Path: notLog},
+		{Path: fixture("sess-b.jsonl"), Subagents: []string{brokenSub}},
+	}
+	pol, _ := policy.Preset("none")
+	var told []string
+	var got []string
+	p, err := Each(inputs, nil, Options{Prices: pricing.Default(), Policy: pol, Read: transcript.Options{SizesOnly: true}},
+		func(s *Session) (string, error) { return filepath.Base(s.Session.Path), nil },
+		func(name string) error { got = append(got, name); return nil },
+		func(err error) { told = append(told, err.Error()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != (Problems{NotTranscripts: 1, Failed: 2}) || !cmp.Equal(got, []string{"sess-b.jsonl"}) || len(told) != 3 {
+		t.Fatalf("problems %+v, processed %q, told %q", p, got, told)
+	}
+	for i, want := range []string{"file does not exist", "notes.jsonl is not an agent transcript", "agent-z.jsonl"} {
+		if !strings.Contains(told[i], want) {
+			t.Errorf("problem %d is %q, want it to say %q", i, told[i], want)
+		}
+	}
+	if _, err := Each([]Input{{Path: fixture("sess-b.jsonl")}}, nil, Options{Prices: pricing.Default(), Policy: pol},
+		func(*Session) (int, error) { return 0, nil }, func(int) error { return errors.New("disk full") }, nil); err == nil || err.Error() != "disk full" {
+		t.Errorf("emit's error: %v", err)
+	}
+}
+
+// TestOrdered: results come in order however long each job takes, and no
+// more than 2×workers jobs run ahead of the one emitted.
+func TestOrdered(t *testing.T) {
+	const n, workers = 40, 3
+	var mu sync.Mutex
+	started, emitted, ahead := 0, 0, 0
+	var got []int
+	err := ordered(n, workers, func(i int) int {
+		mu.Lock()
+		started++
+		ahead = max(ahead, started-emitted)
+		mu.Unlock()
+		time.Sleep(time.Duration((i*7)%5) * time.Millisecond)
+		return i * i
+	}, func(i, v int) error {
+		mu.Lock()
+		emitted++
+		mu.Unlock()
+		got = append(got, v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range got {
+		if v != i*i {
+			t.Fatalf("result %d is %d", i, v)
+		}
+	}
+	if len(got) != n || ahead > 2*workers {
+		t.Errorf("%d results, %d jobs ahead of the output (at most %d)", len(got), ahead, 2*workers)
+	}
+}
