@@ -21,6 +21,7 @@ type antigravityParser struct {
 func newAntigravityParser(b *builder) *antigravityParser { return &antigravityParser{b: b} }
 
 func (p *antigravityParser) record(v *fastjson.Value, line int) {
+	p.b.dedupe(v, line)
 	typ := string(v.GetStringBytes("type"))
 	t := parseTime(v.GetStringBytes("created_at"))
 	content := string(v.GetStringBytes("content"))

@@ -18,14 +18,20 @@ import (
 // the warnings.
 type builder struct {
 	s         *Session
-	toolCalls map[string]toolRef
-	models    map[string]bool
-	segment   int
-	sidechain bool
+	toolCalls map[string]toolRef // the latest call of each id
+	// earlierCalls holds the calls of repeated ids that a later call of
+	// the same id replaced in toolCalls.
+	earlierCalls []toolRef
+	models       map[string]bool
+	segment      int
+	sidechain    bool
 	// leading collects what arrived before the first call.
 	leading Call
-	// invalidLine is the last line warned about for invalid UTF-8.
-	invalidLine int
+	// invalidLine is the last line warned about for invalid UTF-8, dupLine
+	// the last warned about for a repeated key.
+	invalidLine, dupLine int
+	// keys is scratch space for dedupeKeys.
+	keys [][]byte
 	// sizesOnly: see Options.SizesOnly.
 	sizesOnly bool
 	// raw is scratch space for measuring strings without decoding them.
@@ -37,6 +43,10 @@ type builder struct {
 type toolRef struct {
 	call int // index into s.Calls
 	pos  int // index into that call's ToolCalls
+	// matched is set once a result is paired with the call; earlier is the
+	// call named by the same id before it, an index into earlierCalls, or -1.
+	matched bool
+	earlier int
 }
 
 // newBuilder starts a session expected to run to about lines lines.
@@ -121,7 +131,8 @@ func (b *builder) stringSize(v *fastjson.Value) (n int, ok bool) {
 // contentSize measures a result's content, a string or a list of blocks
 // whose text blocks are of textType, without decoding it; ok is false
 // where stringSize's would be, and the caller then decodes the content.
-func (b *builder) contentSize(content *fastjson.Value, textType, imageType string) (size, images, other int, ok bool) {
+// *dup is set if a block repeats a key.
+func (b *builder) contentSize(content *fastjson.Value, textType, imageType string, dup *bool) (size, images, other int, ok bool) {
 	if size, ok := b.stringSize(content); ok {
 		return size, 0, 0, true
 	}
@@ -129,9 +140,9 @@ func (b *builder) contentSize(content *fastjson.Value, textType, imageType strin
 		return 0, 0, 0, false
 	}
 	for _, blk := range content.GetArray() {
-		switch string(blk.GetStringBytes("type")) {
+		switch string(lastOf(blk, "type", dup).GetStringBytes()) {
 		case textType:
-			n, fine := b.stringSize(blk.Get("text"))
+			n, fine := b.stringSize(lastOf(blk, "text", dup))
 			if !fine {
 				return 0, 0, 0, false
 			}
@@ -180,21 +191,50 @@ func (b *builder) last() *Call {
 	return &b.s.Calls[len(b.s.Calls)-1]
 }
 
-// addToolCall records a tool call on the given call. A repeated id (a
-// resumed session that copies earlier lines) keeps the first.
+// addToolCall records a tool call on the given call. An id the same call
+// already holds (a line of the response read again) adds nothing; an id of
+// an earlier call is kept for both, and warned about: results then pair
+// with the latest call of the id not yet answered.
 func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
 	tc.Name = b.valid(line, tc.Name)
 	if !utf8.Valid(tc.Input) {
 		tc.Input = json.RawMessage(b.valid(line, string(tc.Input)))
 	}
-	if _, dup := b.toolCalls[tc.ID]; dup && tc.ID != "" {
-		return
-	}
 	c := &b.s.Calls[callIndex]
+	ref := toolRef{call: callIndex, pos: len(c.ToolCalls), earlier: -1}
+	if prev, dup := b.toolCalls[tc.ID]; dup && tc.ID != "" {
+		if prev.call == callIndex {
+			return
+		}
+		b.warnf(line, "tool call id %q repeats the id of a call on line %d", tc.ID, b.s.Calls[prev.call].Line)
+		b.earlierCalls = append(b.earlierCalls, prev)
+		ref.earlier = len(b.earlierCalls) - 1
+	}
 	if tc.ID != "" {
-		b.toolCalls[tc.ID] = toolRef{call: callIndex, pos: len(c.ToolCalls)}
+		b.toolCalls[tc.ID] = ref
 	}
 	c.ToolCalls = append(c.ToolCalls, tc)
+}
+
+// answer pairs a result with the latest call of id not yet answered, or,
+// when all are, with the latest; ok is false when no call has the id.
+func (b *builder) answer(id string) (ref toolRef, ok bool) {
+	head, ok := b.toolCalls[id]
+	if !ok || id == "" {
+		return toolRef{}, false
+	}
+	if !head.matched {
+		head.matched = true
+		b.toolCalls[id] = head
+		return head, true
+	}
+	for i := head.earlier; i >= 0; i = b.earlierCalls[i].earlier {
+		if r := &b.earlierCalls[i]; !r.matched {
+			r.matched = true
+			return *r, true
+		}
+	}
+	return head, true
 }
 
 // addResult links a result to its tool call and files it after the latest call.
@@ -207,7 +247,7 @@ func (b *builder) addResult(r ToolResult) {
 	r.CallIndex = -1
 	// A missing id is the reader's to warn about, once: only a given id
 	// that matches no call is warned about here.
-	if ref, ok := b.toolCalls[r.CallID]; ok && r.CallID != "" {
+	if ref, ok := b.answer(r.CallID); ok {
 		tc := b.s.Calls[ref.call].ToolCalls[ref.pos]
 		r.Tool, r.Input, r.CallIndex = tc.Name, tc.Input, ref.call
 	} else if r.CallID != "" {

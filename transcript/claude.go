@@ -35,6 +35,8 @@ type claudeParser struct {
 	sessionID string
 	// advisors holds what the line being read records of advisor usage.
 	advisors []claudeAdvisor
+	// dup is set when the line being read repeats a key the reader uses.
+	dup bool
 
 	// The fast path's (see claudescan.go): its scanner, the record it
 	// reads, and a parser for the few strings it hands to fastjson.
@@ -46,7 +48,12 @@ type claudeParser struct {
 type claudeCall struct {
 	rank    claudeRank
 	hasRank bool
-	ended   bool
+	// final is set once a line of the response can carry its final output
+	// count (see noteUsage); firstOutput is the output count of its first
+	// line with usage, and disagreed is set once its lines were warned
+	// about.
+	final, hasFirst, disagreed bool
+	firstOutput                int64
 	// advisors ranks the kept usage of each advisor iteration, by position.
 	advisors []claudeRank
 }
@@ -92,16 +99,16 @@ func (r claudeRank) less(o claudeRank) bool {
 }
 
 // claudeLine holds the top-level fields of a record that the reader uses,
-// gathered in one pass over its keys; as with Get, the first of repeated
-// keys wins.
+// gathered in one pass over its keys; as with JSON.parse, the last of
+// repeated keys wins.
 type claudeLine struct {
 	typ, uuid, sessionID, version, requestID, timestamp, subtype *fastjson.Value
 	message, compactMetadata, summary, aiTitle, customTitle      *fastjson.Value
 	apiError, sidechain, compactSummary, meta, visibleOnly       *fastjson.Value
 }
 
-func (l *claudeLine) read(o *fastjson.Object) {
-	gather(o, func(key []byte) **fastjson.Value {
+func (l *claudeLine) read(o *fastjson.Object, dup *bool) {
+	gather(o, dup, func(key []byte) **fastjson.Value {
 		switch string(key) {
 		case "type":
 			return &l.typ
@@ -148,19 +155,17 @@ func str(v *fastjson.Value) []byte { return v.GetStringBytes() }
 // isTrue tells whether v is JSON true.
 func isTrue(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeTrue }
 
-// gather visits o's keys once; field says where a key's value goes, nil to
-// skip it. As with Get, the first of repeated keys wins.
-func gather(o *fastjson.Object, field func(key []byte) **fastjson.Value) {
-	o.Visit(func(key []byte, v *fastjson.Value) {
-		if f := field(key); f != nil && *f == nil {
-			*f = v
-		}
-	})
+// record reads one line. A repeated key of the objects it reads is warned
+// about once, after the line is read.
+func (p *claudeParser) record(v *fastjson.Value, line int) {
+	p.dup = false
+	p.recordLine(v, line)
+	p.b.repeatedKeys(line, p.dup)
 }
 
-func (p *claudeParser) record(v *fastjson.Value, line int) {
+func (p *claudeParser) recordLine(v *fastjson.Value, line int) {
 	var l claudeLine
-	l.read(v.GetObject())
+	l.read(v.GetObject(), &p.dup)
 	typ := str(l.typ)
 	if p.repeated(str(l.uuid), typ) {
 		return
@@ -182,8 +187,8 @@ func (p *claudeParser) record(v *fastjson.Value, line int) {
 		p.b.compaction(Event{
 			Line:      line,
 			Time:      parseTime(str(l.timestamp)),
-			Trigger:   string(l.compactMetadata.GetStringBytes("trigger")),
-			PreTokens: l.compactMetadata.GetInt64("preTokens"),
+			Trigger:   string(str(lastOf(l.compactMetadata, "trigger", &p.dup))),
+			PreTokens: lastOf(l.compactMetadata, "preTokens", &p.dup).GetInt64(),
 		})
 	case "summary":
 		// Before 2.x a summary line is the session's title, not a compaction.
@@ -235,8 +240,8 @@ type claudeMessage struct {
 	id, model, stopReason, usage, content *fastjson.Value
 }
 
-func (m *claudeMessage) read(o *fastjson.Object) {
-	gather(o, func(key []byte) **fastjson.Value {
+func (m *claudeMessage) read(o *fastjson.Object, dup *bool) {
+	gather(o, dup, func(key []byte) **fastjson.Value {
 		switch string(key) {
 		case "id":
 			return &m.id
@@ -263,7 +268,7 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		return
 	}
 	var msg claudeMessage
-	msg.read(l.message.GetObject())
+	msg.read(l.message.GetObject(), &p.dup)
 	model := str(msg.model)
 	if string(model) == "<synthetic>" {
 		p.b.skip("assistant (<synthetic>)")
@@ -277,10 +282,10 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 	}
 	if u := msg.usage; u != nil && u.Type() == fastjson.TypeObject {
 		p.advisors = p.advisors[:0]
-		usage, rank := claudeUsage(u, line, p.b, &p.advisors)
-		p.noteUsage(idx, ended, &usage, rank, sidechain, str(l.requestID), p.advisors)
+		usage, rank := claudeUsage(u, line, p.b, &p.advisors, &p.dup)
+		p.noteUsage(idx, line, ended, &usage, rank, sidechain, str(l.requestID), p.advisors)
 	} else {
-		p.noteUsage(idx, ended, nil, claudeRank{}, sidechain, nil, nil)
+		p.noteUsage(idx, line, ended, nil, claudeRank{}, sidechain, nil, nil)
 	}
 	switch content := msg.content; {
 	case content == nil:
@@ -383,13 +388,33 @@ func (p *claudeParser) replayKey(msgID, sessionID []byte, t time.Time) uint64 {
 // stop_reason, and its usage (nil when it has none) and advisor usage,
 // each kept if it ranks above what was kept so far. The call takes the
 // request id of the line whose usage it keeps.
-func (p *claudeParser) noteUsage(idx int, ended bool, usage *Usage, rank claudeRank, sidechain bool, requestID []byte, advisors []claudeAdvisor) {
+//
+// The kept output is a lower bound unless a line of the response can be
+// final. Claude Code 2.0 to 2.1.22 wrote every line as the stream began,
+// with the stream-start count and no stop_reason; 2.1.38 and 2.1.39 also
+// write no stop_reason, but log the lines as the stream goes on, the last
+// with the final count. So a line can be final when it has a stop_reason,
+// or when it records more output than the response's first line did: the
+// stream was logged past its start. A line that records more output than
+// the kept one (the largest total, as ccusage keeps) but a smaller total
+// is warned about: the response's lines disagree, and the kept output may
+// be short.
+func (p *claudeParser) noteUsage(idx, line int, ended bool, usage *Usage, rank claudeRank, sidechain bool, requestID []byte, advisors []claudeAdvisor) {
 	cc := &p.calls[idx]
-	// A line without a stop_reason was written as the stream began (2.0 to
-	// 2.1.22 always, 1.0.x mostly): its output count is a lower bound.
-	cc.ended = cc.ended || ended
+	cc.final = cc.final || ended
 	if usage != nil {
+		if !cc.hasFirst {
+			cc.firstOutput, cc.hasFirst = usage.Output, true
+		} else if usage.Output > cc.firstOutput {
+			cc.final = true
+		}
 		rank.mainChain = !sidechain
+		if kept := p.b.s.Calls[idx].Usage; cc.hasRank && !cc.disagreed && rank.mainChain == cc.rank.mainChain &&
+			!cc.rank.less(rank) && usage.Output > kept.Output {
+			cc.disagreed = true
+			p.b.warnf(line, "the response's lines disagree: the one kept, of the largest total, records %d output tokens, this later one %d",
+				kept.Output, usage.Output)
+		}
 		if !cc.hasRank || cc.rank.less(rank) {
 			cc.rank, cc.hasRank = rank, true
 			kept := *usage // a copy, so that only the kept usage is allocated
@@ -403,9 +428,9 @@ func (p *claudeParser) noteUsage(idx int, ended bool, usage *Usage, rank claudeR
 	if len(advisors) > 0 {
 		p.noteAdvisors(idx, sidechain, advisors)
 	}
-	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.ended {
+	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.final {
 		fixed := *u
-		fixed.OutputLowerBound = !cc.ended
+		fixed.OutputLowerBound = !cc.final
 		p.b.s.Calls[idx].Usage = &fixed
 	}
 }
@@ -450,31 +475,68 @@ func (p *claudeParser) groupKey(msgID, requestID []byte) (key uint64, keyed bool
 	return h.Sum64(), true
 }
 
-func (p *claudeParser) assistantBlock(idx int, block *fastjson.Value, line int, replay bool) {
-	switch string(block.GetStringBytes("type")) {
+// claudeBlock holds the fields of a content block the reader uses, of an
+// assistant's or a user's message alike.
+type claudeBlock struct {
+	typ, id, name, toolUseID, text, input, isError, content *fastjson.Value
+}
+
+func (b *claudeBlock) read(v *fastjson.Value, dup *bool) {
+	o := v.GetObject()
+	if o == nil {
+		return
+	}
+	gather(o, dup, func(key []byte) **fastjson.Value {
+		switch string(key) {
+		case "type":
+			return &b.typ
+		case "id":
+			return &b.id
+		case "name":
+			return &b.name
+		case "tool_use_id":
+			return &b.toolUseID
+		case "text":
+			return &b.text
+		case "input":
+			return &b.input
+		case "is_error":
+			return &b.isError
+		case "content":
+			return &b.content
+		}
+		return nil
+	})
+}
+
+func (p *claudeParser) assistantBlock(idx int, v *fastjson.Value, line int, replay bool) {
+	var block claudeBlock
+	block.read(v, &p.dup)
+	switch string(str(block.typ)) {
 	case "text":
-		if text := p.b.textOf(line, block.Get("text")); !replay {
+		if text := p.b.textOf(line, block.text); !replay {
 			p.b.s.Calls[idx].Text += text
 		}
 	case "tool_use":
-		id := string(block.GetStringBytes("id"))
+		id := string(str(block.id))
 		if id == "" {
 			p.b.warnf(line, "tool_use block without an id")
 		}
 		var input []byte
-		if in := block.Get("input"); in != nil {
-			input = p.b.marshal(in)
+		if block.input != nil {
+			input = p.b.marshal(block.input)
 		}
-		p.b.addToolCall(idx, ToolCall{ID: id, Name: string(block.GetStringBytes("name")), Input: input}, line)
+		p.b.addToolCall(idx, ToolCall{ID: id, Name: string(str(block.name)), Input: input}, line)
 	}
 }
 
 // claudeUsage reads message.usage. When usage.cache_creation splits writes by
 // lifetime, its parts replace cache_creation_input_tokens. Where advisors
 // is not nil, the advisor iterations of usage.iterations are appended to it.
-func claudeUsage(u *fastjson.Value, line int, b *builder, advisors *[]claudeAdvisor) (Usage, claudeRank) {
+// A count out of range (see tokenCount) is warned about and not counted.
+func claudeUsage(u *fastjson.Value, line int, b *builder, advisors *[]claudeAdvisor, dup *bool) (Usage, claudeRank) {
 	var input, cacheRead, output, speed, creation, split, iterations *fastjson.Value
-	gather(u.GetObject(), func(key []byte) **fastjson.Value {
+	gather(u.GetObject(), dup, func(key []byte) **fastjson.Value {
 		switch string(key) {
 		case "iterations":
 			if advisors == nil {
@@ -496,27 +558,16 @@ func claudeUsage(u *fastjson.Value, line int, b *builder, advisors *[]claudeAdvi
 		}
 		return nil
 	})
-	num := func(f *fastjson.Value, key string) int64 {
-		if f == nil || f.Type() == fastjson.TypeNull {
-			return 0
-		}
-		n, err := f.Int64()
-		if err != nil || n < 0 {
-			b.warnf(line, "usage.%s is not a non-negative integer", key)
-			return 0
-		}
-		return n
-	}
 	usage := Usage{
-		Input:     num(input, "input_tokens"),
-		CacheRead: num(cacheRead, "cache_read_input_tokens"),
-		Output:    num(output, "output_tokens"),
+		Input:     b.tokenCount(input, line, "usage.", "input_tokens"),
+		CacheRead: b.tokenCount(cacheRead, line, "usage.", "cache_read_input_tokens"),
+		Output:    b.tokenCount(output, line, "usage.", "output_tokens"),
 		Fast:      string(str(speed)) == "fast",
 	}
-	created := num(creation, "cache_creation_input_tokens")
+	created := b.tokenCount(creation, line, "usage.", "cache_creation_input_tokens")
 	if split != nil && split.Type() == fastjson.TypeObject {
-		usage.CacheCreation1h = num(split.Get("ephemeral_1h_input_tokens"), "ephemeral_1h_input_tokens")
-		usage.CacheCreation = num(split.Get("ephemeral_5m_input_tokens"), "ephemeral_5m_input_tokens") + usage.CacheCreation1h
+		usage.CacheCreation1h = b.tokenCount(lastOf(split, "ephemeral_1h_input_tokens", dup), line, "usage.", "ephemeral_1h_input_tokens")
+		usage.CacheCreation = b.tokenCount(lastOf(split, "ephemeral_5m_input_tokens", dup), line, "usage.", "ephemeral_5m_input_tokens") + usage.CacheCreation1h
 	} else {
 		usage.CacheCreation = created
 	}
@@ -526,15 +577,15 @@ func claudeUsage(u *fastjson.Value, line int, b *builder, advisors *[]claudeAdvi
 	}
 	if iterations != nil && iterations.Type() == fastjson.TypeArray {
 		for _, it := range iterations.GetArray() {
-			if it.Type() != fastjson.TypeObject || string(it.GetStringBytes("type")) != "advisor_message" {
+			if it.Type() != fastjson.TypeObject || string(str(lastOf(it, "type", dup))) != "advisor_message" {
 				continue
 			}
-			model := it.GetStringBytes("model")
+			model := str(lastOf(it, "model", dup))
 			if len(model) == 0 {
 				continue // ccusage, too, prices no advisor without a model
 			}
 			a := claudeAdvisor{model: model}
-			a.usage, a.rank = claudeUsage(it, line, b, nil)
+			a.usage, a.rank = claudeUsage(it, line, b, nil, dup)
 			*advisors = append(*advisors, a)
 		}
 	}
@@ -551,19 +602,23 @@ func (p *claudeParser) user(l *claudeLine, line int) {
 	summary := isTrue(l.compactSummary)
 	meta := summary || isTrue(l.meta) || isTrue(l.visibleOnly)
 	prompt := Prompt{Line: line, Meta: meta}
-	content := msg.Get("content")
+	var m claudeMessage
+	m.read(msg.GetObject(), &p.dup)
+	content := m.content
 	switch {
 	case content == nil:
 	case content.Type() == fastjson.TypeString:
 		prompt.Text = string(content.GetStringBytes())
 	case content.Type() == fastjson.TypeArray:
 		var text strings.Builder
-		for _, block := range content.GetArray() {
-			switch string(block.GetStringBytes("type")) {
+		for _, v := range content.GetArray() {
+			var block claudeBlock
+			block.read(v, &p.dup)
+			switch string(str(block.typ)) {
 			case "tool_result":
-				p.toolResult(block, line, t)
+				p.toolResult(&block, line, t)
 			case "text":
-				text.Write(block.GetStringBytes("text"))
+				text.Write(str(block.text))
 			case "image":
 				prompt.Images++
 			}
@@ -588,16 +643,16 @@ func (p *claudeParser) prompt(prompt Prompt, summary bool, t time.Time) {
 	}
 }
 
-func (p *claudeParser) toolResult(block *fastjson.Value, line int, t time.Time) {
-	id := string(block.GetStringBytes("tool_use_id"))
+func (p *claudeParser) toolResult(block *claudeBlock, line int, t time.Time) {
+	id := string(str(block.toolUseID))
 	if id == "" {
 		p.b.warnf(line, "tool_result block without a tool_use_id")
 	}
-	r := ToolResult{CallID: id, Line: line, Time: t, IsError: block.GetBool("is_error")}
-	content := block.Get("content")
+	r := ToolResult{CallID: id, Line: line, Time: t, IsError: isTrue(block.isError)}
+	content := block.content
 	if p.b.sizesOnly && content != nil {
 		var ok bool
-		if r.DroppedBytes, r.Images, r.Other, ok = p.b.contentSize(content, "text", "image"); ok {
+		if r.DroppedBytes, r.Images, r.Other, ok = p.b.contentSize(content, "text", "image", &p.dup); ok {
 			p.b.addResult(r)
 			return
 		}
@@ -607,7 +662,7 @@ func (p *claudeParser) toolResult(block *fastjson.Value, line int, t time.Time) 
 	case content.Type() == fastjson.TypeString:
 		r.Text = string(content.GetStringBytes())
 	case content.Type() == fastjson.TypeArray:
-		r.Text, r.Images, r.Other = joinBlocks(content.GetArray(), "text", "image")
+		r.Text, r.Images, r.Other = joinBlocks(content.GetArray(), "text", "image", &p.dup)
 	default:
 		p.b.warnf(line, "tool_result content is a %s, not text or blocks", content.Type())
 	}
@@ -615,13 +670,13 @@ func (p *claudeParser) toolResult(block *fastjson.Value, line int, t time.Time) 
 }
 
 // joinBlocks concatenates the text of blocks whose type is textType and
-// counts image and other blocks.
-func joinBlocks(blocks []*fastjson.Value, textType, imageType string) (text string, images, other int) {
+// counts image and other blocks; *dup is set if a block repeats a key.
+func joinBlocks(blocks []*fastjson.Value, textType, imageType string, dup *bool) (text string, images, other int) {
 	var sb strings.Builder
 	for _, b := range blocks {
-		switch string(b.GetStringBytes("type")) {
+		switch string(str(lastOf(b, "type", dup))) {
 		case textType:
-			sb.Write(b.GetStringBytes("text"))
+			sb.Write(str(lastOf(b, "text", dup)))
 		case imageType:
 			images++
 		default:

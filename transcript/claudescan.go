@@ -38,7 +38,7 @@ type claudeFastBlock struct {
 }
 
 // fields notes which keys of an object were read: a repeated one makes the
-// scanner give up, since the general path keeps the first.
+// scanner give up, since the general path warns about it.
 type fields uint32
 
 func (f *fields) first(s *scanner, bit fields) bool {
@@ -58,11 +58,25 @@ func (f *fields) str(s *scanner, bit fields) []byte {
 	return s.str()
 }
 
+// int reads a token count; one above maxTokens makes the scanner give up,
+// since the general path warns about it.
 func (f *fields) int(s *scanner, bit fields) int64 {
 	if !f.first(s, bit) {
 		return 0
 	}
-	return s.int()
+	n := s.int()
+	if n > maxTokens {
+		s.fail()
+		return 0
+	}
+	return n
+}
+
+// skip passes over the value.
+func (f *fields) skip(s *scanner, bit fields) {
+	if f.first(s, bit) {
+		s.skip()
+	}
 }
 
 // flag tells whether the value is true; a value other than true, false
@@ -127,9 +141,9 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 	}
 	idx, _ := p.call(f.id, f.requestID, f.sessionID, f.model, f.sidechain, f.timestamp, line)
 	if f.hasUsage {
-		p.noteUsage(idx, f.ended, &f.usage, f.rank, f.sidechain, f.requestID, f.advisors)
+		p.noteUsage(idx, line, f.ended, &f.usage, f.rank, f.sidechain, f.requestID, f.advisors)
 	} else {
-		p.noteUsage(idx, f.ended, nil, claudeRank{}, f.sidechain, nil, nil)
+		p.noteUsage(idx, line, f.ended, nil, claudeRank{}, f.sidechain, nil, nil)
 	}
 	for i := range f.blocks { // texts were checked while read, and are not kept
 		if b := &f.blocks[i]; string(b.typ) == "tool_use" {
@@ -214,6 +228,16 @@ func (p *claudeParser) readFast(f *claudeFast) bool {
 			f.meta = seen.flag(s, 1<<11)
 		case "isVisibleInTranscriptOnly":
 			f.visibleOnly = seen.flag(s, 1<<12)
+		// Read only by the general path, which the records that use them
+		// take; a repeat of them is warned about on every record.
+		case "compactMetadata":
+			seen.skip(s, 1<<13)
+		case "summary":
+			seen.skip(s, 1<<14)
+		case "aiTitle":
+			seen.skip(s, 1<<15)
+		case "customTitle":
+			seen.skip(s, 1<<16)
 		default:
 			s.skip()
 		}

@@ -27,10 +27,10 @@ func newCodexParser(b *builder) *codexParser { return &codexParser{b: b, open: -
 
 type codexTotals struct{ input, cached, cacheWrite, output, reasoning, total int64 }
 
-// readCodexTotals reads a usage object; a count that is not a
-// non-negative integer is 0.
-func readCodexTotals(v *fastjson.Value) codexTotals {
-	n := func(key string) int64 { return max(v.GetInt64(key), 0) }
+// readCodexTotals reads a usage object, named name in warnings; a count
+// out of range (see tokenCount) is warned about and is 0.
+func (p *codexParser) readCodexTotals(v *fastjson.Value, line int, name string) codexTotals {
+	n := func(key string) int64 { return p.b.tokenCount(v.Get(key), line, name, key) }
 	return codexTotals{
 		input: n("input_tokens"), cached: n("cached_input_tokens"), cacheWrite: n("cache_write_input_tokens"),
 		output: n("output_tokens"), reasoning: n("reasoning_output_tokens"), total: n("total_tokens"),
@@ -179,6 +179,7 @@ func (p *codexParser) sessionMeta(v, payload *fastjson.Value) {
 }
 
 func (p *codexParser) record(v *fastjson.Value, line int) {
+	p.b.dedupe(v, line)
 	typ := string(v.GetStringBytes("type"))
 	if typ == "" {
 		p.b.warnf(line, `record without a "type" field (session_meta, response_item, event_msg, ...)`)
@@ -268,17 +269,17 @@ func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time)
 	var u codexTotals
 	advanced, fromLast := true, hasLast
 	if hasTotal {
-		tt := readCodexTotals(total)
+		tt := p.readCodexTotals(total, line, "total_token_usage.")
 		advanced = !p.haveTotal || tt != p.prevTotal
 		fromLast = hasLast && advanced
 		if fromLast {
-			u = readCodexTotals(last)
+			u = p.readCodexTotals(last, line, "last_token_usage.")
 		} else {
 			u = tt.since(p.prevTotal) // prevTotal is zero before the first total
 		}
 		p.prevTotal, p.haveTotal = tt, true
 	} else {
-		u = readCodexTotals(last)
+		u = p.readCodexTotals(last, line, "last_token_usage.")
 	}
 	// Cached input and cache writes are parts of the input. A difference
 	// of totals can break that (a reset, a counter that moved between

@@ -70,7 +70,10 @@ func checkSession(t *testing.T, s *Session) {
 	}
 }
 
-func FuzzClaude(f *testing.F)      { fuzzReader(f, FormatClaude, "claude.jsonl", "../claude/replays.jsonl") }
+func FuzzClaude(f *testing.F) {
+	fuzzReader(f, FormatClaude, "claude.jsonl", "../claude/replays.jsonl",
+		"../claude/stream-logged-2.1.38.jsonl", "../claude/lines-disagree-glm-5.jsonl")
+}
 func FuzzCodex(f *testing.F)       { fuzzReader(f, FormatCodex, "codex.jsonl") }
 func FuzzAntigravity(f *testing.F) { fuzzReader(f, FormatAntigravity, "antigravity.jsonl") }
 func FuzzGeneric(f *testing.F)     { fuzzReader(f, FormatGeneric, "generic.jsonl") }

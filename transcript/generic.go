@@ -21,6 +21,8 @@ type genericParser struct{ b *builder }
 func newGenericParser(b *builder) *genericParser { return &genericParser{b: b} }
 
 func (p *genericParser) record(v *fastjson.Value, line int) {
+	p.b.dedupe(v, line)
+	var dup bool // dedupe left no key repeated
 	if id := v.GetStringBytes("session_id"); len(id) > 0 {
 		p.b.s.ID = string(id)
 	}
@@ -38,8 +40,8 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 		c := p.b.newCall(line, t, string(v.GetStringBytes("model")), v.GetBool("sidechain"))
 		c.Text = p.b.text(line, text)
 		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-			usage, _ := claudeUsage(u, line, p.b, nil)
-			usage.Reasoning = u.GetInt64("reasoning_tokens")
+			usage, _ := claudeUsage(u, line, p.b, nil, &dup)
+			usage.Reasoning = p.b.tokenCount(u.Get("reasoning_tokens"), line, "usage.", "reasoning_tokens")
 			c.Usage = &usage
 		}
 		idx := c.Index
@@ -86,6 +88,7 @@ func (p *genericParser) record(v *fastjson.Value, line int) {
 // genericContent reads content, a string or a list of blocks; ok is false
 // for anything else (null and absence are no content, and fine).
 func genericContent(v *fastjson.Value) (text string, images, other int, ok bool) {
+	var dup bool // the record's keys were deduped
 	if v == nil {
 		return "", 0, 0, true
 	}
@@ -93,7 +96,7 @@ func genericContent(v *fastjson.Value) (text string, images, other int, ok bool)
 	case fastjson.TypeString:
 		return string(v.GetStringBytes()), 0, 0, true
 	case fastjson.TypeArray:
-		text, images, other = joinBlocks(v.GetArray(), "text", "image")
+		text, images, other = joinBlocks(v.GetArray(), "text", "image", &dup)
 		return text, images, other, true
 	case fastjson.TypeNull:
 		return "", 0, 0, true

@@ -183,7 +183,8 @@ func spaced(data []byte) []byte {
 // session both ways, as written and spaced out.
 func TestSizesOnly(t *testing.T) {
 	paths, _ := filepath.Glob(fixture("*.jsonl"))
-	paths = append(paths, fixture("../claude/replays.jsonl"))
+	claude, _ := filepath.Glob(fixture("../claude/*.jsonl"))
+	paths = append(paths, claude...)
 	paths = append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {

@@ -129,8 +129,10 @@ type Usage struct {
 	At          time.Time
 	LoggedTotal int64
 	// OutputLowerBound means the log wrote usage before the response ended:
-	// no line of it has a stop_reason (Claude Code 2.0 to 2.1.22 always,
-	// 1.0.x often), so the output count is the one at the stream's start.
+	// no line of it can be final, since none has a stop_reason and none
+	// records more output than the first (Claude Code 2.0 to 2.1.22
+	// always, 1.0.x often), so the output count is the one at the stream's
+	// start.
 	OutputLowerBound bool
 }
 

@@ -213,6 +213,23 @@ func TestFastPath(t *testing.T) {
 		{"result object", `{"type":"user","uuid":"u3","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":{"a":1}}]}}`, false},
 		{"flag not boolean", `{"type":"user","uuid":"u3","isMeta":"yes","message":{"content":"x"}}`, false},
 		{"invalid JSON", `{"type":"user","uuid":"u3","message":{"content":"x"}`, false},
+		{"usage at the bound", `{"type":"assistant","uuid":"u3","requestId":"r5","message":{"id":"m5","model":"m","usage":{"input_tokens":1000000000000},"content":[]}}`, true},
+		{"usage above the bound", `{"type":"assistant","uuid":"u3","requestId":"r5","message":{"id":"m5","model":"m","usage":{"input_tokens":1000000000001},"content":[]}}`, false},
+		{"cache part above the bound", `{"type":"assistant","uuid":"u3","requestId":"r5","message":{"id":"m5","model":"m","usage":{"cache_creation":{"ephemeral_1h_input_tokens":1000000000001}},"content":[]}}`, false},
+		{"usage of 2^63-1", `{"type":"assistant","uuid":"u3","requestId":"r5","message":{"id":"m5","model":"m","usage":{"output_tokens":9223372036854775807},"content":[]}}`, false},
+		{"summary twice", `{"type":"user","summary":"a","summary":"b","uuid":"u3","message":{"content":[]}}`, false},
+		{"aiTitle twice", `{"type":"user","aiTitle":"a","aiTitle":"b","uuid":"u3","message":{"content":[]}}`, false},
+		{"customTitle twice", `{"type":"user","customTitle":"a","customTitle":"b","uuid":"u3","message":{"content":[]}}`, false},
+		{"compactMetadata twice", `{"type":"user","compactMetadata":{},"compactMetadata":{},"uuid":"u3","message":{"content":[]}}`, false},
+		{"unread key twice", `{"type":"user","cwd":"a","cwd":"b","uuid":"u3","message":{"content":[]}}`, true},
+		{"user message id twice", `{"type":"user","uuid":"u3","message":{"id":"a","id":"b","content":[]}}`, false},
+		{"block text twice", `{"type":"user","uuid":"u3","message":{"content":[{"type":"text","text":"a","text":"b"}]}}`, false},
+		{"result block type twice", `{"type":"user","uuid":"u3","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"image","type":"text","text":"ab"}]}]}}`, false},
+		{"usage count twice", `{"type":"assistant","uuid":"u3","requestId":"r5","message":{"id":"m5","model":"m","usage":{"output_tokens":1,"output_tokens":2},"content":[]}}`, false},
+		{"advisor model twice", `{"type":"assistant","uuid":"u3","requestId":"r5","message":{"id":"m5","model":"m","usage":{"iterations":[{"type":"advisor_message","model":"a","model":"b","input_tokens":1}]},"content":[]}}`, false},
+		{"repeated tool_use id", strings.Replace(strings.Replace(call, `"u1"`, `"u3"`, 1), `"m1"`, `"m9"`, 1), true},
+		{"output above the first line's", strings.Replace(strings.Replace(strings.Replace(call, `"u1"`, `"u3"`, 1), `"output_tokens":7`, `"output_tokens":70`, 1), `"stop_reason":"tool_use",`, ``, 1), true},
+		{"lines disagree", strings.Replace(strings.Replace(strings.Replace(call, `"u1"`, `"u3"`, 1), `"input_tokens":3,`, `"input_tokens":0,`, 1), `"output_tokens":7`, `"output_tokens":9`, 1), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
