@@ -41,11 +41,6 @@ type (
 		replay *guard.Replay
 		err    error
 	}
-	// sweptMsg carries the savings curve for the chart.
-	sweptMsg struct {
-		key    string
-		points []guard.SweepPoint
-	}
 	// followMsg carries a followed session's newest state.
 	followMsg struct {
 		update transcript.Update
@@ -160,17 +155,6 @@ func replayCmd(seq int, p *guard.Prepared, policy guard.Policy, spillRoot string
 		}
 		rp, err := p.Replay(policy, guard.Options{Store: store})
 		return replayedMsg{seq: seq, replay: rp, err: err}
-	}
-}
-
-// sweepCmd computes the savings curve at the sweep ceilings.
-func sweepCmd(key string, p *guard.Prepared, policy guard.Policy) tea.Cmd {
-	return func() tea.Msg {
-		points, err := p.Sweep(policy, guard.SweepCeilings(policy))
-		if err != nil {
-			return sweptMsg{key: key}
-		}
-		return sweptMsg{key: key, points: points}
 	}
 }
 

@@ -6,7 +6,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -91,15 +90,15 @@ type Model struct {
 	session *transcript.Session
 	prep    *guard.Prepared
 	replay  *guard.Replay
-	points  []guard.SweepPoint
+	chart   chart
 
 	policy guard.Policy
 	undo   []guard.Policy
-	// sweptKey and sweptPrep say what the chart's points were computed for.
-	sweptKey  string
-	sweptPrep *guard.Prepared
-	seq       int // the replay wanted; older results are dropped
-	prepSeq   int
+	seq    int // the replay wanted; older results are dropped
+	// replayed is the seq of the replay shown: while it lags seq, the
+	// chart waits so that the replay has the processor.
+	replayed int
+	prepSeq  int
 	// preparing is set while a Prepare runs; stale means a newer session
 	// arrived meanwhile and must be prepared next.
 	preparing, stale bool
@@ -207,16 +206,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.seq != m.seq {
 			return m, nil
 		}
+		m.replayed = msg.seq
 		if msg.err != nil {
 			return m, m.flash("replay: " + msg.err.Error())
 		}
 		m.setReplay(msg.replay)
+		m.chart.addReplay(msg.replay)
 		return m, m.requestSweep()
 	case sweptMsg:
-		if msg.key == m.sweptKey {
-			m.points = msg.points
-		}
-		return m, nil
+		m.chart.swept(msg)
+		return m, m.requestSweep()
 	case searchedMsg:
 		m.matches, m.match = msg.calls, -1
 		if len(m.matches) == 0 {
@@ -308,23 +307,13 @@ func (m *Model) requestReplay() tea.Cmd {
 	return replayCmd(m.seq, m.prep, m.policy, m.opt.SpillRoot)
 }
 
-// sweepKey identifies what the savings curve depends on: every knob, the
-// ceiling too, since the curve has a point at the policy's own ceiling.
-func sweepKey(p guard.Policy) string {
-	p.Name = ""
-	data, _ := json.Marshal(p)
-	return string(data)
-}
-
-// requestSweep recomputes the curve once a replay is in, when the knobs
-// it depends on changed: after the replay, so it never slows one down.
+// requestSweep computes the next point the chart lacks, once the replay
+// asked for last is in: a key's totals never wait for the chart.
 func (m *Model) requestSweep() tea.Cmd {
-	key := sweepKey(m.policy)
-	if m.prep == nil || (key == m.sweptKey && m.sweptPrep == m.prep) {
+	if m.replayed != m.seq {
 		return nil
 	}
-	m.sweptKey, m.sweptPrep = key, m.prep
-	return sweepCmd(key, m.prep, m.policy)
+	return m.chart.next(m.prep, m.policy)
 }
 
 func (m *Model) setReplay(rp *guard.Replay) {

@@ -284,26 +284,31 @@ func markerCount(t guard.Totals, mk themes.Marker) int {
 	return t.Actions[guard.Exclude]
 }
 
-// chartLine draws savings against the ceiling, the current one marked.
+// chartLine draws savings against the ceiling, the current one marked;
+// points still being computed show as a dot.
 func (m *Model) chartLine() string {
 	st := m.ctx.Styles
-	if len(m.points) == 0 {
+	if err := m.chart.err(m.policy); err != nil {
+		return st.Muted.Render("savings by ceiling: " + escape(err.Error()))
+	}
+	points, missing := m.chart.curve(m.policy)
+	if len(points) == 0 {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
 	bars := []rune("▁▂▃▄▅▆▇█")
 	var best int64
-	for _, p := range m.points {
+	for _, p := range points {
 		best = max(best, p.Saved)
 	}
 	parts := []string{st.Muted.Render("saved by ceiling")}
 	// The marker goes on the point nearest the current ceiling.
 	nearest := 0
-	for i, p := range m.points {
-		if abs64(p.Ceiling-m.policy.Ceiling) < abs64(m.points[nearest].Ceiling-m.policy.Ceiling) {
+	for i, p := range points {
+		if abs64(p.Ceiling-m.policy.Ceiling) < abs64(points[nearest].Ceiling-m.policy.Ceiling) {
 			nearest = i
 		}
 	}
-	for i, p := range m.points {
+	for i, p := range points {
 		level := 0
 		if best > 0 {
 			level = int(float64(len(bars)-1) * float64(p.Saved) / float64(best))
@@ -315,6 +320,9 @@ func (m *Model) chartLine() string {
 		} else {
 			parts = append(parts, st.ChartBar.Render(cell))
 		}
+	}
+	if missing > 0 {
+		parts = append(parts, st.Muted.Render(strings.Repeat("·", missing)))
 	}
 	legend := make([]string, 0, 5)
 	for _, mk := range themes.Markers() {
