@@ -43,11 +43,12 @@ type (
 	}
 	// followMsg carries a followed session's newest state.
 	followMsg struct {
+		id     int
 		update transcript.Update
 		next   tea.Cmd
 	}
-	// followEndedMsg says the follower stopped.
-	followEndedMsg struct{}
+	// followEndedMsg says follower id stopped.
+	followEndedMsg struct{ id int }
 	// searchedMsg carries the calls matching a search.
 	searchedMsg struct {
 		query string
@@ -159,25 +160,35 @@ func replayCmd(seq int, p *guard.Prepared, policy guard.Policy, spillRoot string
 }
 
 // followCmd waits for the follower's next update.
-func followCmd(ch <-chan transcript.Update) tea.Cmd {
+func followCmd(id int, ch <-chan transcript.Update) tea.Cmd {
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		u, ok := <-ch
 		if !ok {
-			return followEndedMsg{}
+			return followEndedMsg{id: id}
 		}
-		return followMsg{update: u, next: wait}
+		return followMsg{id: id, update: u, next: wait}
 	}
 	return wait
 }
 
-// startFollow starts following path.
-func startFollow(ctx context.Context, path string, opt transcript.Options) (tea.Cmd, error) {
-	ch, err := transcript.Follow(ctx, path, transcript.FollowOptions{Options: opt})
-	if err != nil {
-		return nil, err
+// followStartedMsg carries a follower started, or why it could not be.
+type followStartedMsg struct {
+	id  int
+	ch  <-chan transcript.Update
+	err error
+}
+
+// follow starts a follower; tests stand in for it.
+var follow = transcript.Follow
+
+// startFollowCmd starts following path in the background: a folder is
+// walked before its newest session is known, which must not hold up a frame.
+func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Options) tea.Cmd {
+	return func() tea.Msg {
+		ch, err := follow(ctx, path, transcript.FollowOptions{Options: opt})
+		return followStartedMsg{id: id, ch: ch, err: err}
 	}
-	return followCmd(ch), nil
 }
 
 // writePolicyCmd writes the tuned policy.

@@ -108,6 +108,7 @@ type Model struct {
 
 	following    bool
 	cancelFollow context.CancelFunc
+	followID     int // the follower whose messages count
 
 	table   callTable
 	detail  detailPane
@@ -161,15 +162,7 @@ func (m *Model) applyTheme() {
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if m.opt.Follow && m.opt.Source.Path != "" {
-		ctx, cancel := context.WithCancel(context.Background())
-		cmd, err := startFollow(ctx, m.opt.Source.Path, m.opt.Read)
-		if err != nil {
-			cancel()
-			m.err = err
-			return tea.Batch(cmds...)
-		}
-		m.following, m.cancelFollow = true, cancel
-		return tea.Batch(append(cmds, cmd)...)
+		return tea.Batch(append(cmds, m.startFollow())...)
 	}
 	return tea.Batch(append(cmds, loadCmd(m.opt.Source, m.opt.Read))...)
 }
@@ -195,10 +188,28 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.setSession(msg.session)
+	case followStartedMsg:
+		if msg.id != m.followID {
+			return m, nil // a follower stopped before it started
+		}
+		if msg.err != nil {
+			m.following, m.cancelFollow = false, nil
+			if m.session == nil {
+				m.loading, m.err = false, msg.err
+				return m, nil
+			}
+			return m, m.flash(msg.err.Error())
+		}
+		return m, followCmd(msg.id, msg.ch)
 	case followMsg:
+		if msg.id != m.followID {
+			return m, msg.next // drained until it closes
+		}
 		return m, tea.Batch(m.followed(msg.update), msg.next)
 	case followEndedMsg:
-		m.following = false
+		if msg.id == m.followID {
+			m.following = false
+		}
 		return m, nil
 	case preparedMsg:
 		return m, m.prepared(msg)
@@ -755,19 +766,22 @@ func (m *Model) toggleFollow() tea.Cmd {
 			m.cancelFollow()
 		}
 		m.following = false
+		m.followID++ // what the stopped follower still sends is dropped
 		return m.flash("stopped following")
 	}
 	if m.opt.Source.Path == "" {
 		return m.flash("only a file or folder can be followed")
 	}
+	return tea.Batch(m.startFollow(), m.flash("following "+m.opt.Source.Path))
+}
+
+// startFollow marks the session followed and starts the follower in the
+// background; a follower that cannot start says why when it answers.
+func (m *Model) startFollow() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd, err := startFollow(ctx, m.opt.Source.Path, m.opt.Read)
-	if err != nil {
-		cancel()
-		return m.flash(err.Error())
-	}
+	m.followID++
 	m.following, m.cancelFollow = true, cancel
-	return tea.Batch(cmd, m.flash("following "+m.opt.Source.Path))
+	return startFollowCmd(ctx, m.followID, m.opt.Source.Path, m.opt.Read)
 }
 
 // wheel scrolls the pane under the pointer.
