@@ -2,11 +2,15 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -60,5 +64,61 @@ func TestFollowStartsInBackground(t *testing.T) {
 	<-done
 	if m.session == nil || len(m.session.Calls) != 16 {
 		t.Fatalf("the followed session never arrived")
+	}
+}
+
+// persisted is a Claude Code session whose one result the agent persisted
+// to path, as Claude Code does over 50,000 characters.
+func persisted(path string) []byte {
+	text := "<persisted-output>\nOutput too large (61.2KB). Full output saved to: " + path + "\n\nPreview (first 2KB):\nline one\n</persisted-output>"
+	lines := []map[string]any{
+		{"type": "user", "uuid": "u1", "sessionId": "s", "message": map[string]any{"role": "user", "content": "list"}},
+		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5",
+			"content":     []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash", "input": map[string]any{"command": "ls -R /"}}},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+		{"type": "user", "uuid": "u2", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{map[string]any{
+			"type": "tool_result", "tool_use_id": "t1", "content": text}}}},
+		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+// TestAgentSpillFileLookedUpInCommand: enter on a result the agent spilled
+// looks its file up in a command, not in Update. The file is written after
+// the key is handled and before the command runs, so only a lookup made in
+// the command finds it.
+func TestAgentSpillFileLookedUpInCommand(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.txt")
+	m := newModel(t, persisted(path), "harness-rs-0.0.40", 100, 30, "dark")
+	_, cmd := m.Update(keyMsg("enter"))
+	if err := os.WriteFile(path, []byte("the whole listing, from the file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	drive(t, m, cmd)
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "the whole listing, from the file") || !strings.Contains(out, "the file the agent spilled this result to") {
+		t.Errorf("the file is not shown:\n%s", out)
+	}
+	if exists, known := m.agentFiles[path]; !known || !exists {
+		t.Errorf("the lookup's answer is not kept: %v, %v", exists, known)
+	}
+}
+
+// TestSpillOpenError: a spill file that exists but cannot be opened (here
+// a folder) shows why, not "opening…" forever.
+func TestSpillOpenError(t *testing.T) {
+	dir := t.TempDir()
+	m := newModel(t, persisted(dir), "harness-rs-0.0.40", 100, 30, "dark")
+	press(t, m, "enter")
+	out := ansi.Strip(screen(m))
+	if strings.Contains(out, "opening…") || !strings.Contains(out, "open spill file "+dir+": is a directory") {
+		t.Errorf("the error is not shown:\n%s", out)
 	}
 }

@@ -172,6 +172,23 @@ func followCmd(id int, ch <-chan transcript.Update) tea.Cmd {
 	return wait
 }
 
+// agentFileMsg says whether a file an agent spilled a result to exists.
+type agentFileMsg struct {
+	path   string
+	exists bool
+}
+
+// statFile is os.Stat; tests stand in for it.
+var statFile = os.Stat
+
+// agentFileCmd looks the file up.
+func agentFileCmd(path string) tea.Cmd {
+	return func() tea.Msg {
+		_, err := statFile(path)
+		return agentFileMsg{path: path, exists: err == nil}
+	}
+}
+
 // followStartedMsg carries a follower started, or why it could not be.
 type followStartedMsg struct {
 	id  int

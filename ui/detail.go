@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -300,15 +299,16 @@ func agentSpillPath(text string) string {
 }
 
 // source is the selected result for the spill viewer: the file spillway
-// wrote, else a file the agent spilled that exists, else the text itself,
-// with what the model saw marked.
-func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool) {
+// wrote, else the text itself, with what the model saw marked. agentFile
+// is the file the agent itself spilled the result to, if it names one:
+// whether that exists is asked in a command (withAgentFile).
+func (d *detailPane) source(rp *guard.Replay, call int) (src spillview.Source, agentFile string, ok bool) {
 	results := callResults(rp, call)
 	if len(results) == 0 {
-		return spillview.Source{}, false
+		return spillview.Source{}, "", false
 	}
 	r := results[min(d.result, len(results)-1)]
-	src := spillview.Source{
+	src = spillview.Source{
 		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, escape(r.Source.Tool), r.Outcome, escape(rp.Policy.Name)),
 		Text:  r.Source.Text,
 	}
@@ -328,15 +328,19 @@ func (d *detailPane) source(rp *guard.Replay, call int) (spillview.Source, bool)
 		}
 		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", count(total), count(r.Bytes), rest)
 	}
-	if p := agentSpillPath(r.Source.Text); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			src.Path, src.Text, src.Seen = p, "", nil
-			src.Note = "the file the agent spilled this result to"
-		} else {
-			src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", escape(p))
-		}
+	return src, agentSpillPath(r.Source.Text), true
+}
+
+// withAgentFile opens the file the agent spilled src to when it exists on
+// this machine, and says so when it does not.
+func withAgentFile(src spillview.Source, path string, exists bool) spillview.Source {
+	if exists {
+		src.Path, src.Text, src.Seen = path, "", nil
+		src.Note = "the file the agent spilled this result to"
+	} else {
+		src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", escape(path))
 	}
-	return src, true
+	return src
 }
 
 // wrapLines breaks lines longer than width cells.

@@ -123,6 +123,10 @@ type Model struct {
 	bookmarks []int
 
 	spill spillview.Model
+	// agentFiles says which files agents spilled results to exist here;
+	// opening waits for one to be looked up.
+	agentFiles map[string]bool
+	opening    *pendingOpen
 	// overlayScroll is the first line shown of the help or warnings.
 	overlayScroll int
 	help          help.Model
@@ -244,16 +248,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.notice = ""
 		}
 		return m, nil
+	case agentFileMsg:
+		return m, m.agentFileFound(msg)
 	case spillview.OpenedMsg, spillview.SearchedMsg:
 		var cmd tea.Cmd
-		if o, ok := msg.(spillview.OpenedMsg); ok {
-			m.spill.SetDocument(o.Doc, o.Src)
-		} else {
-			m.spill, cmd = m.spill.Update(msg)
-		}
+		m.spill, cmd = m.spill.Update(msg)
 		return m, cmd
 	case spillview.CloseMsg:
-		m.overlay = noOverlay
+		m.overlay, m.opening = noOverlay, nil
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -748,15 +750,48 @@ func (m *Model) nextMatch(dir int) {
 	m.detail.reset()
 }
 
-// openResult opens the selected result in the spill viewer.
+// openResult opens the selected result in the spill viewer; when the
+// agent names a file it spilled the result to, that file is looked up
+// first, in a command, and the answer kept.
 func (m *Model) openResult() tea.Cmd {
-	src, ok := m.detail.source(m.replay, m.currentCall())
+	src, agentFile, ok := m.detail.source(m.replay, m.currentCall())
 	if !ok {
 		return m.flash("this call has no tool result to open")
 	}
 	m.overlay = spillOverlay
 	m.spill.SetSize(m.ctx.Width, m.ctx.Height)
-	return spillview.OpenCmd(src)
+	if agentFile == "" {
+		return m.spill.Load(src)
+	}
+	if exists, known := m.agentFiles[agentFile]; known {
+		return m.spill.Load(withAgentFile(src, agentFile, exists))
+	}
+	m.spill.SetDocument(nil, src) // "opening…" while the file is looked up
+	m.opening = &pendingOpen{src: src, path: agentFile}
+	return agentFileCmd(agentFile)
+}
+
+// pendingOpen is a result to open once its agent's spill file is looked up.
+type pendingOpen struct {
+	src  spillview.Source
+	path string
+}
+
+// agentFileFound keeps a lookup's answer and opens what waited for it.
+func (m *Model) agentFileFound(msg agentFileMsg) tea.Cmd {
+	if m.agentFiles == nil {
+		m.agentFiles = map[string]bool{}
+	}
+	m.agentFiles[msg.path] = msg.exists
+	o := m.opening
+	if o == nil || o.path != msg.path {
+		return nil
+	}
+	m.opening = nil
+	if m.overlay != spillOverlay {
+		return nil // the viewer was closed meanwhile
+	}
+	return m.spill.Load(withAgentFile(o.src, o.path, msg.exists))
 }
 
 // toggleFollow stops or restarts following the file.
