@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,45 @@ func TestSpillOpenError(t *testing.T) {
 	out := ansi.Strip(screen(m))
 	if strings.Contains(out, "opening…") || !strings.Contains(out, "open spill file "+dir+": is a directory") {
 		t.Errorf("the error is not shown:\n%s", out)
+	}
+}
+
+// TestViewChangesNothing: scrolling past the end is held back in Update,
+// so drawing a frame leaves the model as it was.
+func TestViewChangesNothing(t *testing.T) {
+	state := func(m *Model) string {
+		return fmt.Sprintf("detail offset %d key %q lines %d · overlay scroll %d · table offset %d cursor %d",
+			m.detail.offset, m.detail.key, len(m.detail.lines), m.overlayScroll, m.table.offset, m.table.cursor)
+	}
+	tests := []struct {
+		name string
+		w, h int
+		keys []string
+		ok   func(m *Model) bool
+	}{
+		{"detail pane scrolled to its end", 120, 40, []string{"tab", "G", "j", "j"}, func(m *Model) bool {
+			return m.detail.offset > 0 && m.detail.offset == len(m.detail.lines)-(m.detail.height-1)
+		}},
+		{"detail pane of another call", 120, 40, []string{"tab", "G", "esc", "j"}, func(m *Model) bool { return m.detail.offset == 0 }},
+		{"help scrolled past its end", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown", "pgdown"}, func(m *Model) bool {
+			return m.overlayScroll == len(m.helpLines())-(15-helpHead)
+		}},
+		{"warnings scrolled past their end", 100, 8, []string{"W", "j", "j", "j", "j", "j", "j"}, func(m *Model) bool {
+			return m.overlayScroll == max(0, len(m.warningLines())-(8-warningsHead))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newModel(t, demoData(t), "harness-rs-0.0.40", tt.w, tt.h, "dark")
+			press(t, m, tt.keys...)
+			before := state(m)
+			screen(m)
+			if after := state(m); after != before {
+				t.Errorf("View changed the model:\n before %s\n after  %s", before, after)
+			}
+			if !tt.ok(m) {
+				t.Errorf("not kept within the content: %s", before)
+			}
+		})
 	}
 }

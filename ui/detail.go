@@ -39,7 +39,7 @@ func (d *detailPane) reset() {
 	d.key = ""
 }
 
-// scroll moves the window; View keeps it within the content.
+// scroll moves the window; refresh keeps it within the content.
 func (d *detailPane) scroll(n int) {
 	d.offset = max(0, d.offset+n)
 }
@@ -64,17 +64,26 @@ func callResults(rp *guard.Replay, call int) []*guard.Result {
 	return out
 }
 
-// View draws the window of the pane.
-func (d *detailPane) View(s *transcript.Session, rp *guard.Replay, call int, focused bool) string {
+// refresh renders the pane for call when what it shows changed, and keeps
+// the offset within the content (the last page stays full). Update calls
+// it after every message; View only reads.
+func (d *detailPane) refresh(s *transcript.Session, rp *guard.Replay, call int) {
 	if d.height <= 0 || d.width <= 0 {
-		return ""
+		return
 	}
-	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d", s, rp, call, d.result, d.stacked, d.width)
+	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles)
 	if key != d.key {
 		d.lines = d.render(s, rp, call)
 		d.key = key
 	}
-	d.offset = min(d.offset, max(0, len(d.lines)-(d.height-1))) // the last page stays full
+	d.offset = max(0, min(d.offset, len(d.lines)-(d.height-1)))
+}
+
+// View draws the window of the pane.
+func (d *detailPane) View(focused bool) string {
+	if d.height <= 0 || d.width <= 0 {
+		return ""
+	}
 	st := d.ctx.Styles
 	title := "detail"
 	if focused {

@@ -171,105 +171,113 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(append(cmds, loadCmd(m.opt.Source, m.opt.Read))...)
 }
 
-// Update routes every message.
+// Update routes every message, then brings what View reads up to date:
+// View changes nothing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.detail.refresh(m.session, m.replay, m.currentCall())
+	m.clampOverlay()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		m.ctx.Dark = msg.IsDark()
 		m.applyTheme()
-		return m, nil
+		return nil
 	case progressMsg:
 		m.progress = msg
-		return m, msg.next
+		return msg.next
 	case loadedMsg:
 		m.loading = false
 		if msg.err != nil {
 			m.err = msg.err
-			return m, nil
+			return nil
 		}
-		return m, m.setSession(msg.session)
+		return m.setSession(msg.session)
 	case followStartedMsg:
 		if msg.id != m.followID {
-			return m, nil // a follower stopped before it started
+			return nil // a follower stopped before it started
 		}
 		if msg.err != nil {
 			m.following, m.cancelFollow = false, nil
 			if m.session == nil {
 				m.loading, m.err = false, msg.err
-				return m, nil
+				return nil
 			}
-			return m, m.flash(msg.err.Error())
+			return m.flash(msg.err.Error())
 		}
-		return m, followCmd(msg.id, msg.ch)
+		return followCmd(msg.id, msg.ch)
 	case followMsg:
 		if msg.id != m.followID {
-			return m, msg.next // drained until it closes
+			return msg.next // drained until it closes
 		}
-		return m, tea.Batch(m.followed(msg.update), msg.next)
+		return tea.Batch(m.followed(msg.update), msg.next)
 	case followEndedMsg:
 		if msg.id == m.followID {
 			m.following = false
 		}
-		return m, nil
+		return nil
 	case preparedMsg:
-		return m, m.prepared(msg)
+		return m.prepared(msg)
 	case replayedMsg:
 		if msg.seq != m.seq {
-			return m, nil
+			return nil
 		}
 		m.replayed = msg.seq
 		if msg.err != nil {
-			return m, m.flash("replay: " + msg.err.Error())
+			return m.flash("replay: " + msg.err.Error())
 		}
 		m.setReplay(msg.replay)
 		m.chart.addReplay(msg.replay)
-		return m, m.requestSweep()
+		return m.requestSweep()
 	case sweptMsg:
 		m.chart.swept(msg)
-		return m, m.requestSweep()
+		return m.requestSweep()
 	case searchedMsg:
 		m.matches, m.match = msg.calls, -1
 		if len(m.matches) == 0 {
-			return m, m.flash(fmt.Sprintf("no call matches %q", msg.query))
+			return m.flash(fmt.Sprintf("no call matches %q", msg.query))
 		}
 		m.nextMatch(1)
-		return m, nil
+		return nil
 	case wroteMsg:
 		if msg.err != nil {
-			return m, m.flash(msg.err.Error()) // it says "write policy: …" itself
+			return m.flash(msg.err.Error()) // it says "write policy: …" itself
 		}
-		return m, m.flash("policy written to " + msg.path + " (read it back with --policy)")
+		return m.flash("policy written to " + msg.path + " (read it back with --policy)")
 	case noticeExpiredMsg:
 		if msg.id == m.noticeID {
 			m.notice = ""
 		}
-		return m, nil
+		return nil
 	case agentFileMsg:
-		return m, m.agentFileFound(msg)
+		return m.agentFileFound(msg)
 	case spillview.OpenedMsg, spillview.SearchedMsg:
 		var cmd tea.Cmd
 		m.spill, cmd = m.spill.Update(msg)
-		return m, cmd
+		return cmd
 	case spillview.CloseMsg:
 		m.overlay, m.opening = noOverlay, nil
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.MouseWheelMsg:
-		return m, m.wheel(msg)
+		return m.wheel(msg)
 	case tea.MouseClickMsg:
-		return m, m.click(msg)
+		return m.click(msg)
 	}
 	if m.inputMode != noInput {
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
-		return m, cmd
+		return cmd
 	}
-	return m, nil
+	return nil
 }
 
 // setSession takes a newly read session and starts counting it.
@@ -560,7 +568,7 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
 	case key.Matches(msg, k.Top):
 		m.detail.offset = 0
 	case key.Matches(msg, k.Bottom):
-		m.detail.offset = math.MaxInt // View keeps it within the content
+		m.detail.offset = math.MaxInt // refresh keeps it within the content
 	case msg.String() == "right" || msg.String() == "l":
 		m.detail.selectResult(1, m.currentCall())
 	case msg.String() == "left" || msg.String() == "h":

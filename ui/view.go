@@ -65,7 +65,7 @@ func (m *Model) render() string {
 		out = append(out, m.header()...)
 		body := h - chromeLines(h)
 		tableLines := splitLines(m.table.View())
-		detailLines := splitLines(m.detail.View(m.session, m.replay, m.currentCall(), m.focus == focusDetail))
+		detailLines := splitLines(m.detail.View(m.focus == focusDetail))
 		if m.session == nil {
 			tableLines = m.loadingLines(body)
 			detailLines = nil
@@ -350,6 +350,12 @@ func compactCeiling(n int64, u guard.Unit) string {
 func (m *Model) helpScreen() []string {
 	st := m.ctx.Styles
 	head := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · j/k scroll · ? or esc to close"), ""}
+	return m.scrolled(head, m.helpLines())
+}
+
+// helpLines are the help's lines under its head.
+func (m *Model) helpLines() []string {
+	st := m.ctx.Styles
 	var lines []string
 	// Columns that do not fit side by side go on a second block.
 	groups := m.ctx.Keys.FullHelp()
@@ -369,22 +375,49 @@ func (m *Model) helpScreen() []string {
 		lines = append(lines, "  "+st.Marker[mk].Render(mk.Glyph())+"  "+mk.Name())
 	}
 	lines = append(lines, "", st.Muted.Render("After figures assume the agent would have made the same calls and written the same output."))
-	return m.scrolled(head, lines)
+	return lines
 }
 
+// Overlay heads: the help's takes two lines, the warnings' one.
+const (
+	helpHead     = 2
+	warningsHead = 1
+)
+
 // scrolled is an overlay's screen: its head, then the window of lines
-// that fits under it from overlayScroll, which it keeps within the lines
-// so that scrolling back starts at once.
+// that fits under it from overlayScroll (which clampOverlay keeps within
+// the lines, so that scrolling back starts at once).
 func (m *Model) scrolled(head, lines []string) []string {
 	room := max(1, m.ctx.Height-len(head))
-	m.overlayScroll = min(m.overlayScroll, max(0, len(lines)-room))
-	return append(head, lines[m.overlayScroll:min(len(lines), m.overlayScroll+room)]...)
+	from := min(m.overlayScroll, len(lines))
+	return append(head, lines[from:min(len(lines), from+room)]...)
+}
+
+// clampOverlay keeps the help's or the warnings' scroll within their lines.
+func (m *Model) clampOverlay() {
+	var n, head int
+	switch m.overlay {
+	case helpOverlay:
+		n, head = len(m.helpLines()), helpHead
+	case warningsOverlay:
+		n, head = len(m.warningLines()), warningsHead
+	default:
+		return
+	}
+	room := max(1, m.ctx.Height-head)
+	m.overlayScroll = max(0, min(m.overlayScroll, n-room))
 }
 
 // warningsScreen lists the reader's and the replay's warnings.
 func (m *Model) warningsScreen() []string {
 	st := m.ctx.Styles
-	lines := []string{st.Title.Render("warnings") + st.Muted.Render(" · j/k scroll · W or esc to close")}
+	head := []string{st.Title.Render("warnings") + st.Muted.Render(" · j/k scroll · W or esc to close")}
+	return m.scrolled(head, m.warningLines())
+}
+
+// warningLines are the warnings' lines under their head.
+func (m *Model) warningLines() []string {
+	st := m.ctx.Styles
 	var all []string
 	if s := m.session; s != nil {
 		for _, w := range s.Warnings {
@@ -410,7 +443,7 @@ func (m *Model) warningsScreen() []string {
 	if len(all) == 0 {
 		all = []string{st.Muted.Render("no warnings")}
 	}
-	return m.scrolled(lines, all)
+	return all
 }
 
 func abs64(n int64) int64 {
