@@ -44,8 +44,9 @@ func (d *detailPane) scroll(n int) {
 	d.offset = max(0, d.offset+n)
 }
 
-func (d *detailPane) selectResult(step, call int) {
-	d.result = max(0, d.result+step)
+// selectResult moves the selection among a call's n results.
+func (d *detailPane) selectResult(step, n int) {
+	d.result = max(0, min(d.result+step, n-1))
 	d.offset = 0
 	d.key = ""
 }

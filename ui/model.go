@@ -418,7 +418,7 @@ func (m *Model) setPolicy(p guard.Policy, note string) tea.Cmd {
 // key handles a key press.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := &m.ctx.Keys
-	if msg.String() == "ctrl+c" {
+	if key.Matches(msg, k.Interrupt) {
 		return m.quit()
 	}
 	if m.inputMode != noInput {
@@ -440,7 +440,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlayScroll += max(1, m.ctx.Height-2)
 		case key.Matches(msg, k.PageUp):
 			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
-		case key.Matches(msg, k.Quit) || msg.String() == "esc",
+		case key.Matches(msg, k.Quit, k.Back),
 			m.overlay == helpOverlay && key.Matches(msg, k.Help),
 			m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
 			m.overlay = noOverlay
@@ -569,11 +569,11 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
 		m.detail.offset = 0
 	case key.Matches(msg, k.Bottom):
 		m.detail.offset = math.MaxInt // refresh keeps it within the content
-	case msg.String() == "right" || msg.String() == "l":
-		m.detail.selectResult(1, m.currentCall())
-	case msg.String() == "left" || msg.String() == "h":
-		m.detail.selectResult(-1, m.currentCall())
-	case msg.String() == "esc":
+	case key.Matches(msg, k.Right):
+		m.detail.selectResult(1, len(callResults(m.replay, m.currentCall())))
+	case key.Matches(msg, k.Left):
+		m.detail.selectResult(-1, len(callResults(m.replay, m.currentCall())))
+	case key.Matches(msg, k.Back):
 		m.focus = focusTable
 	default:
 		return false
@@ -583,12 +583,16 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
 
 // inputKey handles a key while a prompt is open.
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "esc":
+	p := m.ctx.Keys.Prompt
+	switch {
+	case key.Matches(msg, p.Clear):
+		m.input.SetValue("")
+		return nil
+	case key.Matches(msg, p.Cancel):
 		m.inputMode = noInput
 		m.input.Blur()
 		return nil
-	case "enter":
+	case key.Matches(msg, p.Submit):
 		value := strings.TrimSpace(m.input.Value())
 		mode := m.inputMode
 		m.inputMode = noInput

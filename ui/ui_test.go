@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -19,6 +21,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/keytest"
+	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -233,6 +236,18 @@ func TestKeys(t *testing.T) {
 			return want(!m.following && strings.Contains(m.notice, "only a file"), "following %v, notice %q", m.following, m.notice)
 		}},
 		{"Help", nil, []string{"?"}, func(m *Model) string { return want(m.overlay == helpOverlay, "overlay %v", m.overlay) }},
+		{"Back", []string{"tab"}, []string{"esc"}, func(m *Model) string { return want(m.focus == focusTable, "focus %v", m.focus) }},
+		{"Interrupt", []string{"/", "a"}, nil, func(m *Model) string {
+			_, cmd := m.Update(keyMsg("ctrl+c"))
+			return want(cmd != nil && cmd() == tea.Quit(), "ctrl+c in a prompt does not quit")
+		}},
+		{"Prompt.Submit", nil, []string{"/", "G", "r", "e", "p", "enter"}, func(m *Model) string {
+			return want(m.inputMode == noInput && m.query == "Grep", "prompt %v, query %q", m.inputMode, m.query)
+		}},
+		{"Prompt.Cancel", []string{"/", "x"}, []string{"esc"}, func(m *Model) string {
+			return want(m.inputMode == noInput && m.query == "", "prompt %v, query %q", m.inputMode, m.query)
+		}},
+		{"Prompt.Clear", []string{"e"}, []string{"ctrl+u", "8", "K", "i", "B", "enter"}, ceilingIs(8192)},
 	}
 	covered := map[string]bool{"Quit": true}
 	for _, tt := range tests {
@@ -247,11 +262,52 @@ func TestKeys(t *testing.T) {
 			checkSize(t, screen(m), 120, 40)
 		})
 	}
-	// Every binding is tested.
-	v := reflect.ValueOf(DefaultKeyMap())
-	for i := range v.NumField() {
-		if name := v.Type().Field(i).Name; !covered[name] {
+	// Left and right pick among the results of one call.
+	for _, tt := range []struct {
+		binding string
+		before  []string
+		keys    []string
+		check   func(m *Model) string
+	}{
+		// Two results came back after call 0: 80 lines of "alpha line" (880
+		// bytes, 962 as a JSON string with its escaped newlines, 3 tokens a
+		// line) and 110 of "bravo line two" (1,650 bytes, 1,762 in JSON, 5
+		// tokens a line). → picks the second, as far as there is one, and ←
+		// goes back.
+		{"Right", []string{"tab"}, []string{"l", "right"}, func(m *Model) string {
+			return want(m.detail.result == 1 && hasLine(m.detail.lines, "› result 1 · Read · 1.6K → 1.6K · 550 → 550 tok · keep (1,762 JSON bytes ≤ 24,576 JSON bytes)"),
+				"result %d:\n%s", m.detail.result, strings.Join(m.detail.lines[:min(8, len(m.detail.lines))], "\n"))
+		}},
+		{"Left", []string{"tab", "right"}, []string{"h"}, func(m *Model) string {
+			return want(m.detail.result == 0 && hasLine(m.detail.lines, "› result 0 · Read · 880B → 880B · 240 → 240 tok · keep (962 JSON bytes ≤ 24,576 JSON bytes)"),
+				"result %d:\n%s", m.detail.result, strings.Join(m.detail.lines[:min(8, len(m.detail.lines))], "\n"))
+		}},
+	} {
+		covered[tt.binding] = true
+		t.Run(tt.binding, func(t *testing.T) {
+			m := newModel(t, twoResults(), "harness-rs-0.0.40", 120, 40, "dark")
+			press(t, m, tt.before...)
+			press(t, m, tt.keys...)
+			if msg := tt.check(m); msg != "" {
+				t.Error(msg)
+			}
+		})
+	}
+	// Every binding is tested, and in the help.
+	for _, name := range bindingNames(reflect.ValueOf(DefaultKeyMap()), "") {
+		if !covered[name] {
 			t.Errorf("no test presses %s", name)
+		}
+	}
+	inHelp := map[string]bool{}
+	for _, col := range DefaultKeyMap().FullHelp() {
+		for _, b := range col {
+			inHelp[b.Help().Key+" "+b.Help().Desc] = true
+		}
+	}
+	for _, b := range spillview.Bindings(DefaultKeyMap()) {
+		if !inHelp[b.Help().Key+" "+b.Help().Desc] {
+			t.Errorf("%v is not in the help", b.Keys())
 		}
 	}
 	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
@@ -260,6 +316,60 @@ func TestKeys(t *testing.T) {
 			t.Errorf("%s does not quit", k)
 		}
 	}
+}
+
+// bindingNames names every binding of a key map: a field's name, or
+// Outer.Inner for a struct field that is not embedded.
+func bindingNames(v reflect.Value, prefix string) []string {
+	var out []string
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if _, ok := v.Field(i).Interface().(key.Binding); ok {
+			out = append(out, prefix+f.Name)
+			continue
+		}
+		inner := prefix + f.Name + "."
+		if f.Anonymous {
+			inner = prefix
+		}
+		out = append(out, bindingNames(v.Field(i), inner)...)
+	}
+	return out
+}
+
+// hasLine tells whether a line starts with prefix once its colours are
+// stripped.
+func hasLine(lines []string, prefix string) bool {
+	return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(ansi.Strip(l), prefix) })
+}
+
+// twoResults is a Claude Code session whose first call reads two files,
+// so that two results come back after it.
+func twoResults() []byte {
+	a, b := strings.Repeat("alpha line\n", 80), strings.Repeat("bravo line two\n", 110)
+	lines := []map[string]any{
+		{"type": "user", "uuid": "u1", "sessionId": "s", "message": map[string]any{"role": "user", "content": "read both"}},
+		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5",
+			"content": []any{
+				map[string]any{"type": "tool_use", "id": "t1", "name": "Read", "input": map[string]any{"file_path": "/a.txt"}},
+				map[string]any{"type": "tool_use", "id": "t2", "name": "Read", "input": map[string]any{"file_path": "/b.txt"}},
+			},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+		{"type": "user", "uuid": "u2", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": a},
+			map[string]any{"type": "tool_result", "tool_use_id": "t2", "content": b},
+		}}},
+		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+	}
+	var out strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		out.Write(data)
+		out.WriteByte('\n')
+	}
+	return []byte(out.String())
 }
 
 func want(ok bool, format string, args ...any) string {
