@@ -122,7 +122,8 @@ func keyMsg(k string) tea.KeyPressMsg { return keytest.Press(k) }
 func screen(m *Model) string { return m.View().Content }
 
 // TestGolden pins the main screens on the demo session at fixed sizes,
-// in the dark and monochrome themes (go test ./ui -update rewrites them).
+// colours and attributes included, in every theme (go test ./ui -update
+// rewrites them): a lost highlight fails it.
 func TestGolden(t *testing.T) {
 	data := demoData(t)
 	tests := []struct {
@@ -134,6 +135,8 @@ func TestGolden(t *testing.T) {
 	}{
 		{"main", "harness-rs-0.0.40", 120, 40, "dark", nil},
 		{"main-mono", "harness-rs-0.0.40", 120, 40, "mono", nil},
+		{"main-light", "harness-rs-0.0.40", 120, 40, "light", nil},
+		{"main-high-contrast", "harness-rs-0.0.40", 120, 40, "high-contrast", nil},
 		{"narrow", "claude-code", 80, 24, "dark", []string{"]", "]"}},
 		{"stale-repeat", "harness-rs-0.0.40", 120, 40, "dark", []string{"G", "k", "k", "k"}},
 		{"stacked", "harness-rs-0.0.50", 100, 36, "dark", []string{"j", "v"}},
@@ -149,8 +152,23 @@ func TestGolden(t *testing.T) {
 			press(t, m, tt.keys...)
 			out := screen(m)
 			checkSize(t, out, tt.w, tt.h)
-			golden.RequireEqual(t, []byte(ansi.Strip(out)))
+			golden.RequireEqual(t, []byte(out))
 		})
+	}
+	// The themes draw the same screen apart from one another.
+	themed := map[string]string{}
+	for _, theme := range []string{"dark", "light", "high-contrast", "mono"} {
+		m := newModel(t, data, "harness-rs-0.0.40", 120, 40, theme)
+		out := screen(m)
+		for other, o := range themed {
+			if o == out {
+				t.Errorf("%s and %s draw the same bytes", theme, other)
+			}
+			if ansi.Strip(o) != ansi.Strip(out) {
+				t.Errorf("%s and %s differ in more than their colours", theme, other)
+			}
+		}
+		themed[theme] = out
 	}
 }
 
