@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,10 +12,12 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -159,6 +162,45 @@ func TestViewChangesNothing(t *testing.T) {
 			}
 			if !tt.ok(m) {
 				t.Errorf("not kept within the content: %s", before)
+			}
+		})
+	}
+}
+
+// TestCallColumnFitsLargestIndex: call numbers from 10,000 on are shown
+// whole, not cut to "1000…".
+func TestCallColumnFitsLargestIndex(t *testing.T) {
+	var b strings.Builder
+	for range 10_001 {
+		b.WriteString(`{"role":"assistant","model":"claude-sonnet-4-5","content":"ok"}` + "\n")
+	}
+	m := newModel(t, []byte(b.String()), "harness-rs-0.0.40", 120, 40, "dark")
+	press(t, m, "G")
+	last := len(m.session.Calls) - 1
+	if last != 10_000 {
+		t.Fatalf("%d calls, want 10,001", last+1)
+	}
+	lines := strings.Split(ansi.Strip(screen(m)), "\n")
+	row := lines[m.table.top0+1+m.table.cursor-m.table.offset]
+	if !strings.HasPrefix(row, fmt.Sprintf(" %d ", last)) {
+		t.Errorf("the last call's row does not start with its index %d: %q", last, row)
+	}
+}
+
+// TestKeyHintColoursFromTheme: the footer's key hints are drawn in the
+// theme's own colours, in every theme with colour.
+func TestKeyHintColoursFromTheme(t *testing.T) {
+	for _, p := range []themes.Palette{themes.Dark, themes.Light, themes.HighContrast} {
+		t.Run(p.Name, func(t *testing.T) {
+			m := newModel(t, demoData(t), "harness-rs-0.0.40", 120, 40, p.Name)
+			lines := strings.Split(screen(m), "\n")
+			hint := lines[len(lines)-1]
+			for _, c := range []color.Color{p.Fg, p.Muted, p.Faint} {
+				sgr, _, _ := strings.Cut(lipgloss.NewStyle().Foreground(c).Render("x"), "x")
+				sgr = strings.TrimSuffix(strings.TrimPrefix(sgr, "\x1b["), "m")
+				if !strings.Contains(hint, sgr) {
+					t.Errorf("the key hints do not use the palette's %s (%q): %q", fmt.Sprint(c), sgr, hint)
+				}
 			}
 		})
 	}

@@ -56,8 +56,9 @@ type (
 	}
 	// wroteMsg reports the policy file written.
 	wroteMsg struct {
-		path string
-		err  error
+		path   string
+		exists bool // not written: the file is there, overwrite it?
+		err    error
 	}
 	// tickMsg clears transient notices.
 	noticeExpiredMsg struct{ id int }
@@ -208,9 +209,15 @@ func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Opt
 	}
 }
 
-// writePolicyCmd writes the tuned policy.
-func writePolicyCmd(path string, p guard.Policy) tea.Cmd {
+// writePolicyCmd writes the tuned policy; unless overwrite, a file that
+// is there already is left alone and reported, for the user to confirm.
+func writePolicyCmd(path string, p guard.Policy, overwrite bool) tea.Cmd {
 	return func() tea.Msg {
+		if !overwrite {
+			if _, err := statFile(path); err == nil {
+				return wroteMsg{path: path, exists: true}
+			}
+		}
 		return wroteMsg{path: path, err: guard.SavePolicy(path, p)}
 	}
 }

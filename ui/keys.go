@@ -21,6 +21,8 @@ type KeyMap struct {
 	Raise, Lower, Exact, Dedupe, DedupeFrom, Spill, Preset, Undo, Write key.Binding
 
 	Warnings, Follow, Help, Quit, Interrupt key.Binding
+	// Yes and No answer a question (overwrite a file?).
+	Yes, No key.Binding
 
 	// Prompt is the search, ceiling and file prompts'.
 	Prompt spillview.PromptKeyMap
@@ -63,6 +65,8 @@ func DefaultKeyMap() KeyMap {
 		Help:         b([]string{"?"}, "?", "help"),
 		Quit:         b([]string{"q"}, "q", "quit"),
 		Interrupt:    b([]string{"ctrl+c"}, "ctrl+c", "quit from anywhere"),
+		Yes:          b([]string{"y"}, "y", "yes (overwrite)"),
+		No:           b([]string{"n"}, "n", "no (keep the file)"),
 		Prompt:       spillview.DefaultPromptKeyMap(),
 	}
 }
@@ -81,6 +85,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Layout, k.Open, k.Back, k.Raise, k.Lower, k.Exact},
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
-		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear},
+		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spillway-dev/spillway/guard"
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -118,6 +119,8 @@ type Model struct {
 	input     textinput.Model
 	inputMode inputMode
 	query     string
+	writePath string // where w writes; the prompt offers it again
+	confirm   string // a file w would overwrite, waiting for y or n
 	matches   []int
 	match     int
 	bookmarks []int
@@ -139,14 +142,13 @@ type Model struct {
 // New returns the inspector for opt.
 func New(opt Options) *Model {
 	ctx := &Context{Keys: DefaultKeyMap(), Theme: opt.Theme, NoColor: opt.NoColor, Dark: true}
-	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true}
+	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true, help: help.New(), writePath: "spillway-policy.json"}
 	m.applyTheme()
 	m.input = textinput.New()
 	// The terminal's own cursor: no blink timer redrawing the screen.
 	m.input.SetVirtualCursor(false)
 	m.table = callTable{ctx: ctx}
 	m.detail = detailPane{ctx: ctx}
-	m.help = help.New()
 	m.spill = spillview.New(ctx.Styles, spillview.DefaultKeyMap())
 	return m
 }
@@ -247,6 +249,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.nextMatch(1)
 		return nil
 	case wroteMsg:
+		if msg.exists {
+			m.confirm = msg.path
+			return nil
+		}
 		if msg.err != nil {
 			return m.flash(msg.err.Error()) // it says "write policy: …" itself
 		}
@@ -424,6 +430,18 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.inputMode != noInput {
 		return m.inputKey(msg)
 	}
+	if m.confirm != "" {
+		path := m.confirm
+		switch {
+		case key.Matches(msg, k.Yes):
+			m.confirm = ""
+			return writePolicyCmd(path, m.policy, true)
+		case key.Matches(msg, k.No, k.Back):
+			m.confirm = ""
+			return m.flash(path + " left as it was")
+		}
+		return nil
+	}
 	switch m.overlay {
 	case spillOverlay:
 		var cmd tea.Cmd
@@ -481,7 +499,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.NextBookmark):
 		return m.nextBookmark()
 	case key.Matches(msg, k.Search):
-		return m.openInput(searchInput, "/", "tool name, input or result text", m.query)
+		return m.openInput(searchInput, "/", cmpOr(m.query, "tool name, input or result text"))
 	case key.Matches(msg, k.NextMatch):
 		m.nextMatch(1)
 	case key.Matches(msg, k.PrevMatch):
@@ -503,7 +521,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Lower):
 		return m.scaleCeiling(0.5)
 	case key.Matches(msg, k.Exact):
-		return m.openInput(ceilingInput, "ceiling: ", "24KiB, 80000, 50kB", fmt.Sprint(m.policy.Ceiling))
+		return m.openInput(ceilingInput, "ceiling: ", guard.FormatSize(m.policy.Ceiling, m.policy.Unit)+" (24KiB, 80000, 50kB)")
 	case key.Matches(msg, k.Dedupe):
 		p := m.policy.Clone()
 		from := 0
@@ -537,7 +555,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.policy, m.undo = m.undo[len(m.undo)-1], m.undo[:len(m.undo)-1]
 		return tea.Batch(m.requestReplay(), m.flash("back to "+m.policy.Name))
 	case key.Matches(msg, k.Write):
-		return m.openInput(writeInput, "write policy to: ", "", "spillway-policy.json")
+		return m.openInput(writeInput, "write policy to: ", m.writePath)
 	case key.Matches(msg, k.Follow):
 		return m.toggleFollow()
 	}
@@ -599,12 +617,16 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.input.Blur()
 		switch mode {
 		case searchInput:
+			value = cmpOr(value, m.query) // enter alone searches again
 			if value == "" || m.session == nil {
 				return nil
 			}
 			m.query = value
 			return searchCmd(m.session, value)
 		case ceilingInput:
+			if value == "" {
+				return nil // enter alone keeps the ceiling
+			}
 			n, err := guard.ParseSize(value)
 			if err != nil {
 				return m.flash(err.Error())
@@ -613,10 +635,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.SetCeiling(n)
 			return m.setPolicy(p, ceilingText(p))
 		case writeInput:
-			if value == "" {
-				return nil
-			}
-			return writePolicyCmd(value, m.policy)
+			m.writePath = cmpOr(value, m.writePath)
+			return writePolicyCmd(m.writePath, m.policy, false)
 		}
 		return nil
 	}
@@ -625,12 +645,26 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) openInput(mode inputMode, prompt, placeholder, value string) tea.Cmd {
+// openInput opens a prompt, empty, the previous value shown in its place
+// (enter alone takes it).
+func (m *Model) openInput(mode inputMode, prompt, previous string) tea.Cmd {
 	m.inputMode = mode
-	m.input.Prompt, m.input.Placeholder = prompt, placeholder
-	m.input.SetValue(value)
-	m.input.CursorEnd()
+	m.input.Prompt, m.input.Placeholder = prompt, previous
+	m.input.SetValue("")
 	return m.input.Focus()
+}
+
+// promptHint names the prompt's keys.
+func (k KeyMap) promptHint() string {
+	p := k.Prompt
+	return p.Submit.Help().Key + " done · " + p.Cancel.Help().Key + " cancel · " + p.Clear.Help().Key + " clear"
+}
+
+func cmpOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
 }
 
 // scaleCeiling doubles or halves the ceiling.
@@ -660,9 +694,14 @@ func (m *Model) nextPreset() tea.Cmd {
 	name := strings.TrimSuffix(m.policy.Name, "+custom")
 	i := slices.IndexFunc(presets, func(p guard.Policy) bool { return p.Name == name })
 	p := presets[(i+1)%len(presets)]
+	note := "preset " + p.Name + ": " + ceilingText(p)
+	if strings.HasSuffix(m.policy.Name, "+custom") {
+		// A preset keeps nothing of a tuned policy: say so, and how back.
+		note += "; nothing of the tuned " + strings.TrimSuffix(m.policy.Name, "+custom") + " (" + ceilingText(m.policy) + ") is kept, u brings it back"
+	}
 	m.undo = append(m.undo, m.policy)
 	m.policy = p
-	return tea.Batch(m.requestReplay(), m.flash("preset "+p.Name))
+	return tea.Batch(m.requestReplay(), m.flash(note))
 }
 
 // flash shows a notice for a few seconds.
@@ -885,7 +924,7 @@ func (m *Model) layout() {
 	if detailH == 0 {
 		m.focus = focusTable // keys must not scroll a pane that is not shown
 	}
-	m.input.SetWidth(max(1, w-20))
+	m.input.SetWidth(max(1, w-22-ansi.StringWidth(m.ctx.Keys.promptHint())))
 	m.help.SetWidth(w)
 	m.spill.SetSize(w, h)
 }

@@ -213,8 +213,10 @@ func TestKeys(t *testing.T) {
 			return want(len(m.bookmarks) == 1 && m.bookmarks[0] == 2, "bookmarks %v", m.bookmarks)
 		}},
 		{"NextBookmark", []string{"j", "j", "m", "G"}, []string{"'"}, callIs(2)},
-		{"Sort", nil, []string{"o"}, func(m *Model) string {
-			return want(m.table.order == byCost && m.table.rows[0].call == 1, "order %v, first row %+v", m.table.order, m.table.rows[0])
+		// From the last call, sorting by cost shows the top of the new order.
+		{"Sort", []string{"G"}, []string{"o"}, func(m *Model) string {
+			return want(m.table.order == byCost && m.table.rows[0].call == 1 && m.currentCall() == 1 && m.table.offset == 0,
+				"order %v, first row %+v, call %d, offset %d", m.table.order, m.table.rows[0], m.currentCall(), m.table.offset)
 		}},
 		{"Search", nil, []string{"/", "p", "a", "c", "k", "a", "g", "e", ".", "j", "s", "o", "n", "enter"}, func(m *Model) string {
 			return want(len(m.matches) == 2 && m.currentCall() == 10, "matches %v, call %d", m.matches, m.currentCall())
@@ -254,6 +256,27 @@ func TestKeys(t *testing.T) {
 			return want(!m.following && strings.Contains(m.notice, "only a file"), "following %v, notice %q", m.following, m.notice)
 		}},
 		{"Help", nil, []string{"?"}, func(m *Model) string { return want(m.overlay == helpOverlay, "overlay %v", m.overlay) }},
+		// w on a file that is there asks first: y overwrites, n keeps it.
+		{"Yes", nil, nil, func(m *Model) string {
+			path := filepath.Join(t.TempDir(), "p.json")
+			writeTo(t, m, path)
+			press(t, m, "+")
+			writeTo(t, m, path)
+			asked := m.confirm == path && strings.Contains(ansi.Strip(screen(m)), path+" exists: overwrite it? y yes · n no")
+			press(t, m, "y")
+			p, err := guard.LoadPolicy(path)
+			return want(asked && err == nil && p.Ceiling == 49_152 && m.confirm == "", "asked %v, read back %v ceiling %d", asked, err, p.Ceiling)
+		}},
+		{"No", nil, nil, func(m *Model) string {
+			path := filepath.Join(t.TempDir(), "p.json")
+			writeTo(t, m, path)
+			press(t, m, "+")
+			writeTo(t, m, path)
+			press(t, m, "n")
+			p, err := guard.LoadPolicy(path)
+			return want(err == nil && p.Ceiling == 24_576 && m.confirm == "" && m.notice == path+" left as it was",
+				"read back %v ceiling %d, notice %q", err, p.Ceiling, m.notice)
+		}},
 		{"Back", []string{"tab"}, []string{"esc"}, func(m *Model) string { return want(m.focus == focusTable, "focus %v", m.focus) }},
 		{"Interrupt", []string{"/", "a"}, nil, func(m *Model) string {
 			_, cmd := m.Update(keyMsg("ctrl+c"))
@@ -353,6 +376,14 @@ func bindingNames(v reflect.Value, prefix string) []string {
 		out = append(out, bindingNames(v.Field(i), inner)...)
 	}
 	return out
+}
+
+// writeTo writes the policy to path with w, typing the path.
+func writeTo(t *testing.T, m *Model, path string) {
+	t.Helper()
+	press(t, m, "w")
+	m.input.SetValue(path)
+	press(t, m, "enter")
 }
 
 // hasLine tells whether a line starts with prefix once its colours are
@@ -570,6 +601,21 @@ func TestScrollAndFocus(t *testing.T) {
 		{"+ from no ceiling goes to the preset's own", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter", "+"}, func(m *Model) string {
 			return want(m.policy.Ceiling == 80_000 && m.undo[len(m.undo)-1].Ceiling == 0 && m.notice == "ceiling 80,000 UTF-16 units",
 				"ceiling %d after %d, notice %q; want agentscope's 80,000 after none", m.policy.Ceiling, m.undo[len(m.undo)-1].Ceiling, m.notice)
+		}},
+		{"a prompt opens empty, the previous value in its place, its keys shown", data, "harness-rs-0.0.40", 120, 40, []string{"/", "G", "r", "e", "p", "enter", "/"}, func(m *Model) string {
+			return want(m.input.Value() == "" && m.input.Placeholder == "Grep" && strings.Contains(lastLine(m), "/Grep") && strings.HasSuffix(lastLine(m), "enter done · esc cancel · ctrl+u clear"),
+				"value %q, placeholder %q, line %q", m.input.Value(), m.input.Placeholder, lastLine(m))
+		}},
+		{"enter alone in the search prompt searches again", data, "harness-rs-0.0.40", 120, 40, []string{"/", "G", "r", "e", "p", "enter", "g", "/", "enter"}, func(m *Model) string {
+			return want(m.query == "Grep" && len(m.matches) > 0 && m.currentCall() == m.matches[0], "query %q, matches %v, call %d", m.query, m.matches, m.currentCall())
+		}},
+		{"the ceiling prompt shows the ceiling, and enter alone keeps it", data, "harness-rs-0.0.40", 120, 40, []string{"e"}, func(m *Model) string {
+			shown := m.input.Placeholder
+			press(t, m, "enter")
+			return want(shown == "24,576 JSON bytes (24KiB, 80000, 50kB)" && len(m.undo) == 0, "placeholder %q, undo %d", shown, len(m.undo))
+		}},
+		{"p says a tuned ceiling is not kept", data, "harness-rs-0.0.40", 120, 40, []string{"+", "p"}, func(m *Model) string {
+			return want(m.notice == "preset harness-rs-0.0.50: ceiling 24,576 JSON bytes; nothing of the tuned harness-rs-0.0.40 (ceiling 49,152 JSON bytes) is kept, u brings it back", "notice %q", m.notice)
 		}},
 		{"a ceiling of 0 is no ceiling", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter"}, func(m *Model) string {
 			return want(m.policy.Ceiling == 0 && m.notice == "no ceiling", "ceiling %d, notice %q", m.policy.Ceiling, m.notice)
