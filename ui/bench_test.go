@@ -66,8 +66,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 func BenchmarkRetune(b *testing.B) {
 	for _, preset := range retunePresets {
 		b.Run(preset, func(b *testing.B) {
-			m := newModel(b, mixedSession(b), preset, 120, 40, "dark")
-			l := newLoop(m)
+			m, l := openMixed(b, preset)
 			i := 0
 			for b.Loop() {
 				m.policy.Ceiling += 512 // a ceiling not used before each time
@@ -94,8 +93,7 @@ func BenchmarkChart(b *testing.B) {
 	for _, preset := range retunePresets {
 		for _, kind := range []string{"ceiling", "knobs"} {
 			b.Run(preset+"/"+kind, func(b *testing.B) {
-				m := newModel(b, mixedSession(b), preset, 120, 40, "dark")
-				l := newLoop(m)
+				m, l := openMixed(b, preset)
 				i := 0
 				for b.Loop() {
 					m.policy.Ceiling += 512
@@ -131,6 +129,24 @@ func mixedSession(b testing.TB) []byte {
 		mixed = buf.Bytes()
 	}
 	return mixed
+}
+
+// openMixed opens mixedSession under preset and waits, however long the
+// counting takes, for the replay and the whole chart.
+func openMixed(b *testing.B, preset string) (*Model, *loop) {
+	policy, err := guard.Preset(preset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(Options{Source: Source{Name: "mixed.jsonl", Data: mixedSession(b)}, Policy: policy, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+	l := newLoop(m)
+	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	l.run(m.Init())
+	l.until(func() bool {
+		_, missing := m.chart.curve(m.policy)
+		return m.replay != nil && missing == 0 && !m.chart.busy
+	})
+	return m, l
 }
 
 // loop delivers messages to the model one at a time, as the program does,
