@@ -651,7 +651,24 @@ func (m *Model) openInput(mode inputMode, prompt, previous string) tea.Cmd {
 	m.inputMode = mode
 	m.input.Prompt, m.input.Placeholder = prompt, previous
 	m.input.SetValue("")
+	m.sizeInput()
 	return m.input.Focus()
+}
+
+// sizeInput gives the prompt what the footer line leaves beside its
+// prompt and, when there is room for both, the keys' hint.
+func (m *Model) sizeInput() {
+	room := m.ctx.Width - ansi.StringWidth(m.input.Prompt) - 1
+	if m.promptHintShown() {
+		room -= ansi.StringWidth(m.ctx.Keys.promptHint()) + 2
+	}
+	m.input.SetWidth(max(1, room))
+}
+
+// promptHintShown tells whether the footer has room for the prompt's keys
+// beside at least 20 cells of input.
+func (m *Model) promptHintShown() bool {
+	return m.ctx.Width-ansi.StringWidth(m.input.Prompt)-1-ansi.StringWidth(m.ctx.Keys.promptHint())-2 >= 20
 }
 
 // promptHint names the prompt's keys.
@@ -924,7 +941,7 @@ func (m *Model) layout() {
 	if detailH == 0 {
 		m.focus = focusTable // keys must not scroll a pane that is not shown
 	}
-	m.input.SetWidth(max(1, w-22-ansi.StringWidth(m.ctx.Keys.promptHint())))
+	m.sizeInput()
 	m.help.SetWidth(w)
 	m.spill.SetSize(w, h)
 }

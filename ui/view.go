@@ -212,7 +212,10 @@ func (m *Model) footer() []string {
 		var last string
 		switch {
 		case m.inputMode != noInput:
-			last = m.input.View() + "  " + st.Faint.Render(m.ctx.Keys.promptHint())
+			last = m.input.View()
+			if m.promptHintShown() {
+				last += "  " + st.Faint.Render(m.ctx.Keys.promptHint())
+			}
 		case m.confirm != "":
 			k := m.ctx.Keys
 			last = st.Alert.Render(termtext.Truncate(escape(m.confirm)+" exists: overwrite it? "+k.Yes.Help().Key+" yes · "+k.No.Help().Key+" no", w))
