@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 
 	tea "charm.land/bubbletea/v2"
@@ -34,12 +35,19 @@ type sweptMsg struct {
 
 // knobsKey identifies what a curve depends on besides the ceiling: every
 // knob, per-tool ceilings taken relative to the main one, which they
-// scale with.
+// scale with. The ratios are rounded to 1/10,000: doubling and halving
+// an odd ceiling leaves a per-tool one a unit off, which moves no point
+// of the curve that can be seen.
 func knobsKey(p guard.Policy) string {
 	p = p.Clone()
 	p.Name, p.Description = "", ""
 	if p.Ceiling > 0 {
-		p.SetCeiling(1 << 40)
+		for tool, v := range p.PerTool {
+			if v > 0 {
+				p.PerTool[tool] = int64(math.Round(float64(v) * 1e4 / float64(p.Ceiling)))
+			}
+		}
+		p.Ceiling = 1
 	}
 	data, _ := json.Marshal(p)
 	return string(data)
