@@ -69,7 +69,7 @@ func BenchmarkRetune(b *testing.B) {
 			m, l := openMixed(b, preset)
 			i := 0
 			for b.Loop() {
-				m.policy.Ceiling += 512 // a ceiling not used before each time
+				m.policy.SetCeiling(m.policy.Ceiling + 512) // a ceiling not used before each time
 				m.chart.points = map[string]map[int64]guard.SweepPoint{}
 				l.send(keyMsg(retuneKeys[i%len(retuneKeys)]))
 				i++
@@ -96,7 +96,7 @@ func BenchmarkChart(b *testing.B) {
 				m, l := openMixed(b, preset)
 				i := 0
 				for b.Loop() {
-					m.policy.Ceiling += 512
+					m.policy.SetCeiling(m.policy.Ceiling + 512) // per-tool ceilings scale, as + scales them
 					if kind == "knobs" {
 						m.chart.points = map[string]map[int64]guard.SweepPoint{}
 					}

@@ -35,16 +35,16 @@ type sweptMsg struct {
 
 // knobsKey identifies what a curve depends on besides the ceiling: every
 // knob, per-tool ceilings taken relative to the main one, which they
-// scale with. The ratios are rounded to 1/10,000: doubling and halving
-// an odd ceiling leaves a per-tool one a unit off, which moves no point
-// of the curve that can be seen.
+// scale with. The ratios are rounded to 1/1,000: each + or - rounds a
+// per-tool ceiling down, so that after many the ratio has drifted by a
+// few in 100,000, which moves no point of the curve that can be seen.
 func knobsKey(p guard.Policy) string {
 	p = p.Clone()
 	p.Name, p.Description = "", ""
 	if p.Ceiling > 0 {
 		for tool, v := range p.PerTool {
 			if v > 0 {
-				p.PerTool[tool] = int64(math.Round(float64(v) * 1e4 / float64(p.Ceiling)))
+				p.PerTool[tool] = int64(math.Round(float64(v) * 1e3 / float64(p.Ceiling)))
 			}
 		}
 		p.Ceiling = 1

@@ -34,6 +34,9 @@ func TestKnobsKey(t *testing.T) {
 		// 50,512 then doubled and halved: Bash 30,000 → 30,307 → 60,614 → 30,307.
 		{"an odd ceiling doubled and halved", at(50_512), at(50_512, 101_024, 50_512), true},
 		{"an odd ceiling and another", at(50_512), at(25_512), true},
+		// Twenty + and - from 50,512: Bash drifts from 30,000 × 50,512/50,000.
+		{"after twenty keys", at(50_512), at(101_024, 50_512, 25_256, 50_512, 101_024, 50_512, 25_256, 50_512, 101_024, 50_512,
+			25_256, 50_512, 101_024, 50_512, 25_256, 50_512, 101_024, 50_512, 25_256, 50_512), true},
 		{"no ceiling", base, at(0), false},
 		{"dedupe switched", base, noDedupe, false},
 		{"a tool excluded", base, func() guard.Policy { p := base.Clone(); p.Exclude = append(p.Exclude, "Bash"); return p }(), false},
