@@ -46,10 +46,13 @@ func searchCmd(d *Document, query string) tea.Cmd {
 	}
 }
 
-const (
-	wheelLines = 3
-	promptHint = "enter search · esc cancel"
-)
+const wheelLines = 3
+
+// promptHint names the prompt's keys.
+func (k KeyMap) promptHint() string {
+	p := k.Prompt
+	return p.Submit.Help().Key + " search · " + p.Cancel.Help().Key + " cancel · " + p.Clear.Help().Key + " clear"
+}
 
 // Model is the viewer pane. It owns its document: a new one given to
 // SetDocument closes the old, and Close closes the current.
@@ -69,6 +72,7 @@ type Model struct {
 	x   int // first column shown
 
 	input     textinput.Model
+	help      bool   // the help is shown
 	searching bool   // the prompt is open
 	pending   string // query whose search is running
 	query     string // query whose matches are shown
@@ -90,8 +94,8 @@ func New(styles *themes.Styles, keys KeyMap) Model {
 func (m *Model) SetSize(width, height int) {
 	m.width, m.height = max(width, 0), max(height, 0)
 	w := m.width - 2 // the prompt and the cursor
-	if m.width >= 40+len(promptHint) {
-		w -= len(promptHint) + 1
+	if hint := termtext.Width(m.keys.promptHint()); m.width >= 40+hint {
+		w -= hint + 1
 	}
 	m.input.SetWidth(max(w, 1))
 	m.setTop(m.top)
@@ -205,7 +209,15 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	win := max(m.layout().win, 1)
 	k := m.keys
+	if m.help {
+		if key.Matches(msg, k.Help, k.Close) {
+			m.help = false
+		}
+		return m, nil
+	}
 	switch {
+	case key.Matches(msg, k.Help):
+		m.help = true
 	case key.Matches(msg, k.Close):
 		return m, func() tea.Msg { return CloseMsg{} }
 	case key.Matches(msg, k.Up):
@@ -248,12 +260,16 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	switch msg.String() {
-	case "esc":
+	p := m.keys.Prompt
+	switch {
+	case key.Matches(msg, p.Clear):
+		m.input.SetValue("")
+		return m, nil
+	case key.Matches(msg, p.Cancel):
 		m.searching = false
 		m.input.Blur()
 		return m, nil
-	case "enter":
+	case key.Matches(msg, p.Submit):
 		m.searching = false
 		m.input.Blur()
 		query := m.input.Value()

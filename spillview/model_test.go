@@ -411,19 +411,30 @@ func TestSetDocumentClosesPrevious(t *testing.T) {
 	}
 }
 
+// TestHelp: every binding of the key map is in the help, and ? shows it
+// and closes it again.
 func TestHelp(t *testing.T) {
 	k := DefaultKeyMap()
-	n := 0
+	listed := map[string]bool{}
 	for _, col := range k.FullHelp() {
-		n += len(col)
-	}
-	if n != 14 {
-		t.Errorf("FullHelp lists %d bindings, want all 14", n)
-	}
-	for _, b := range k.ShortHelp() {
-		if b.Help().Key == "" || b.Help().Desc == "" {
-			t.Errorf("binding %v has no help", b.Keys())
+		for _, b := range col {
+			listed[b.Help().Key+" "+b.Help().Desc] = true
 		}
+	}
+	for _, b := range Bindings(k) {
+		if b.Help().Key == "" || b.Help().Desc == "" || !listed[b.Help().Key+" "+b.Help().Desc] {
+			t.Errorf("binding %v is not in the help", b.Keys())
+		}
+	}
+	m := open(t, Source{Text: "one\ntwo\n"}, themes.New(themes.Mono), 80, 20)
+	m, _ = m.Update(press("?"))
+	rows := plainRows(m)
+	if !strings.HasPrefix(rows[0], "viewer keys") || !strings.Contains(strings.Join(rows, "\n"), "ctrl+u prompt: clear") {
+		t.Errorf("? does not show the help:\n%s", strings.Join(rows, "\n"))
+	}
+	m, cmd := m.Update(press("esc"))
+	if cmd != nil || strings.HasPrefix(plainRows(m)[0], "viewer keys") {
+		t.Error("esc does not close the help, or leaves the viewer")
 	}
 }
 

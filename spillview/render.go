@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
@@ -109,6 +112,9 @@ func (m Model) textWidth() int { return max(m.width-m.gutter().width(), 0) }
 func (m Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
+	}
+	if m.help {
+		return m.helpView()
 	}
 	l := m.layout()
 	win := m.rows(m.top, l.win)
@@ -283,8 +289,8 @@ func (m Model) statusRow(win []rowRef) string {
 	s := m.styles
 	if m.searching {
 		right := ""
-		if m.width >= 40+len(promptHint) {
-			right = s.Faint.Render(promptHint)
+		if hint := m.keys.promptHint(); m.width >= 40+termtext.Width(hint) {
+			right = s.Faint.Render(hint)
 		}
 		return spread(m.input.View(), right, m.width)
 	}
@@ -313,6 +319,8 @@ func (m Model) statusRow(win []rowRef) string {
 	case m.query != "":
 		right = s.Muted.Render(termtext.Line(fmt.Sprintf("%s match %d of %d", q, m.cur+1, len(m.matches)))) +
 			s.Faint.Render(" · n/N")
+	default:
+		right = s.Faint.Render(m.keys.Help.Help().Key + " " + m.keys.Help.Help().Desc)
 	}
 	return spread(left, right, m.width)
 }
@@ -340,4 +348,35 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// helpView lists every key, from the key map, in exactly width×height cells.
+func (m Model) helpView() string {
+	s := m.styles
+	h := help.New()
+	h.Styles = s.Help
+	lines := []string{s.Title.Render("viewer keys") + s.Muted.Render(" · ? or esc to close"), ""}
+	// Columns that do not fit side by side go on a block of their own.
+	groups := m.keys.FullHelp()
+	for len(groups) > 0 {
+		n := len(groups)
+		for n > 1 && ansi.StringWidth(strings.Split(h.FullHelpView(groups[:n]), "\n")[0]) > m.width {
+			n--
+		}
+		lines = append(lines, strings.Split(h.FullHelpView(groups[:n]), "\n")...)
+		lines = append(lines, "")
+		groups = groups[n:]
+	}
+	out := make([]string, 0, m.height)
+	for _, l := range lines {
+		if len(out) == m.height {
+			break
+		}
+		l = ansi.Truncate(l, m.width, "")
+		out = append(out, l+strings.Repeat(" ", m.width-ansi.StringWidth(l)))
+	}
+	for len(out) < m.height {
+		out = append(out, strings.Repeat(" ", m.width))
+	}
+	return strings.Join(out, "\n")
 }

@@ -58,6 +58,7 @@ func TestGolden(t *testing.T) {
 				{"scrolled", func(m Model) Model { m.setTop(3); m, _ = m.Update(press("l")); return m }},
 				{"prompt", func(m Model) Model { m, _ = m.Update(press("/")); return typeText(m, "match") }},
 				{"search", func(m Model) Model { m.setTop(2); m = search(t, m, "match"); m, _ = m.Update(press("n")); return m }},
+				{"help", func(m Model) Model { m, _ = m.Update(press("?")); return m }},
 			}
 			for _, v := range views {
 				t.Run(v.name, func(t *testing.T) {

@@ -176,7 +176,11 @@ func New(p Palette) *Styles {
 	s.Current = lipgloss.NewStyle().Reverse(true).Bold(true)
 	s.ChartBar = fg(p.Accent)
 	s.ChartCurrent = fg(p.Good).Bold(true).Reverse(p.Mono)
+	// The key hints take the palette's colours, not the help's own greys.
 	s.Help = help.DefaultStyles(p.Name != "light")
+	s.Help.ShortKey, s.Help.FullKey = fg(p.Fg).Bold(true), fg(p.Fg).Bold(true)
+	s.Help.ShortDesc, s.Help.FullDesc = fg(p.Muted), fg(p.Muted)
+	s.Help.ShortSeparator, s.Help.FullSeparator, s.Help.Ellipsis = fg(p.Faint), fg(p.Faint), fg(p.Faint)
 	if p.Mono {
 		plain := lipgloss.NewStyle()
 		s.Help.ShortKey, s.Help.ShortDesc, s.Help.ShortSeparator = plain.Bold(true), plain, plain

@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/corpus"
 )
 
@@ -55,28 +58,141 @@ func BenchmarkFirstFrame(b *testing.B) {
 	}
 }
 
-// BenchmarkRetune presses + on a session of 10,000 tool results and waits
-// for the replayed totals: the time from key to updated screen.
+// BenchmarkRetune presses + or - on a session of 10,000 tool results, a
+// ceiling not used before each time, while the savings chart has every
+// point still to compute (as after d, s or p): ns/op is the time from the
+// key to the replayed totals and rows on screen. Commands run in their own
+// goroutines, as the program runs them, so the chart competes for the
+// processor as it would.
 func BenchmarkRetune(b *testing.B) {
-	var buf bytes.Buffer
-	if err := corpus.WriteMixed(&buf, 1, 10_000); err != nil {
-		b.Fatal(err)
-	}
-	for _, preset := range []string{"harness-rs-0.0.50", "claude-code", "harness-rs-0.0.40", "codex", "deepseek", "agentscope"} {
+	for _, preset := range retunePresets {
 		b.Run(preset, func(b *testing.B) {
-			m := newModel(b, buf.Bytes(), preset, 120, 40, "dark")
-			keys := []string{"+", "-", "-", "+"}
+			m, l := openMixed(b, preset)
 			i := 0
 			for b.Loop() {
-				// A ceiling not used before each time: nothing is cached.
-				m.policy.Ceiling += 512
-				send(b, m, keyMsg(keys[i%len(keys)]))
+				m.policy.SetCeiling(m.policy.Ceiling + 512) // a ceiling not used before each time
+				m.chart.points = map[string]map[int64]replay.SweepPoint{}
+				l.send(keyMsg(retuneKeys[i%len(retuneKeys)]))
 				i++
+				l.until(func() bool { return m.replayed == m.seq })
 				_ = m.View()
 			}
+			b.StopTimer()
 			if m.replay == nil || m.replay.Policy.Ceiling != m.policy.Ceiling {
-				b.Fatal("replay not applied")
+				b.Fatalf("replay not applied: %v, notice %q, ceiling %d", m.replay == nil, m.notice, m.policy.Ceiling)
 			}
+			l.until(func() bool { return !m.chart.busy })
 		})
+	}
+}
+
+// BenchmarkChart is the time from a key to the savings chart drawn in
+// full: after a new ceiling ("ceiling": every other point is known, the
+// current one is the replay) and after a change of the other knobs
+// ("knobs": every point new).
+func BenchmarkChart(b *testing.B) {
+	for _, preset := range retunePresets {
+		for _, kind := range []string{"ceiling", "knobs"} {
+			b.Run(preset+"/"+kind, func(b *testing.B) {
+				m, l := openMixed(b, preset)
+				i := 0
+				for b.Loop() {
+					m.policy.SetCeiling(m.policy.Ceiling + 512) // per-tool ceilings scale, as + scales them
+					if kind == "knobs" {
+						m.chart.points = map[string]map[int64]replay.SweepPoint{}
+					}
+					l.send(keyMsg(retuneKeys[i%len(retuneKeys)]))
+					i++
+					l.until(func() bool {
+						_, missing := m.chart.curve(m.policy)
+						return m.replayed == m.seq && missing == 0 && !m.chart.busy
+					})
+					_ = m.View()
+				}
+			})
+		}
+	}
+}
+
+var (
+	retunePresets = []string{"harness-rs-0.0.50", "claude-code", "harness-rs-0.0.40", "codex", "deepseek", "agentscope"}
+	retuneKeys    = []string{"+", "-", "-", "+"}
+	mixed         []byte
+)
+
+// mixedSession is a generated session of 10,000 tool results.
+func mixedSession(b testing.TB) []byte {
+	if mixed == nil {
+		var buf bytes.Buffer
+		if err := corpus.WriteMixed(&buf, 1, 10_000); err != nil {
+			b.Fatal(err)
+		}
+		mixed = buf.Bytes()
+	}
+	return mixed
+}
+
+// openMixed opens mixedSession under preset and waits, however long the
+// counting takes, for the replay and the whole chart.
+func openMixed(b *testing.B, preset string) (*Model, *loop) {
+	policy, err := policy.Preset(preset)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := New(Options{Source: Source{Name: "mixed.jsonl", Data: mixedSession(b)}, Policy: policy, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+	l := newLoop(m)
+	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	l.run(m.Init())
+	l.until(func() bool {
+		_, missing := m.chart.curve(m.policy)
+		return m.replay != nil && missing == 0 && !m.chart.busy
+	})
+	return m, l
+}
+
+// loop delivers messages to the model one at a time, as the program does,
+// while their commands run in goroutines of their own.
+type loop struct {
+	m    *Model
+	msgs chan tea.Msg
+}
+
+func newLoop(m *Model) *loop { return &loop{m: m, msgs: make(chan tea.Msg, 64)} }
+
+func (l *loop) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		msg := cmd()
+		// Cursor blinks re-arm forever; terminal queries need a terminal.
+		if msg != nil {
+			if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
+				if _, batch := msg.(tea.BatchMsg); !batch {
+					return
+				}
+			}
+		}
+		l.msgs <- msg
+	}()
+}
+
+func (l *loop) send(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case nil, tea.QuitMsg:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			l.run(c)
+		}
+	default:
+		_, cmd := l.m.Update(msg)
+		l.run(cmd)
+	}
+}
+
+// until delivers messages until done holds.
+func (l *loop) until(done func() bool) {
+	for !done() {
+		l.send(<-l.msgs)
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -40,18 +41,14 @@ type (
 		replay *replay.Run
 		err    error
 	}
-	// sweptMsg carries the savings curve for the chart.
-	sweptMsg struct {
-		key    string
-		points []replay.SweepPoint
-	}
 	// followMsg carries a followed session's newest state.
 	followMsg struct {
+		id     int
 		update transcript.Update
 		next   tea.Cmd
 	}
-	// followEndedMsg says the follower stopped.
-	followEndedMsg struct{}
+	// followEndedMsg says follower id stopped.
+	followEndedMsg struct{ id int }
 	// searchedMsg carries the calls matching a search.
 	searchedMsg struct {
 		query string
@@ -59,8 +56,9 @@ type (
 	}
 	// wroteMsg reports the policy file written.
 	wroteMsg struct {
-		path string
-		err  error
+		path   string
+		exists bool // not written: the file is there, overwrite it?
+		err    error
 	}
 	// tickMsg clears transient notices.
 	noticeExpiredMsg struct{ id int }
@@ -131,42 +129,64 @@ func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, opt Options) tea.
 	}
 }
 
-// sweepCmd computes the savings curve at the sweep ceilings.
-func sweepCmd(key string, p *replay.Prepared, pol policy.Policy) tea.Cmd {
-	return func() tea.Msg {
-		points, err := p.Sweep(pol, replay.SweepCeilings(pol))
-		if err != nil {
-			return sweptMsg{key: key}
-		}
-		return sweptMsg{key: key, points: points}
-	}
-}
-
 // followCmd waits for the follower's next update.
-func followCmd(ch <-chan transcript.Update) tea.Cmd {
+func followCmd(id int, ch <-chan transcript.Update) tea.Cmd {
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		u, ok := <-ch
 		if !ok {
-			return followEndedMsg{}
+			return followEndedMsg{id: id}
 		}
-		return followMsg{update: u, next: wait}
+		return followMsg{id: id, update: u, next: wait}
 	}
 	return wait
 }
 
-// startFollow starts following path.
-func startFollow(ctx context.Context, path string, opt transcript.Options) (tea.Cmd, error) {
-	ch, err := transcript.Follow(ctx, path, transcript.FollowOptions{Options: opt})
-	if err != nil {
-		return nil, err
-	}
-	return followCmd(ch), nil
+// agentFileMsg says whether a file an agent spilled a result to exists.
+type agentFileMsg struct {
+	path   string
+	exists bool
 }
 
-// writePolicyCmd writes the tuned policy.
-func writePolicyCmd(path string, p policy.Policy) tea.Cmd {
+// statFile is os.Stat; tests stand in for it.
+var statFile = os.Stat
+
+// agentFileCmd looks the file up.
+func agentFileCmd(path string) tea.Cmd {
 	return func() tea.Msg {
+		_, err := statFile(path)
+		return agentFileMsg{path: path, exists: err == nil}
+	}
+}
+
+// followStartedMsg carries a follower started, or why it could not be.
+type followStartedMsg struct {
+	id  int
+	ch  <-chan transcript.Update
+	err error
+}
+
+// follow starts a follower; tests stand in for it.
+var follow = transcript.Follow
+
+// startFollowCmd starts following path in the background: a folder is
+// walked before its newest session is known, which must not hold up a frame.
+func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Options) tea.Cmd {
+	return func() tea.Msg {
+		ch, err := follow(ctx, path, transcript.FollowOptions{Options: opt})
+		return followStartedMsg{id: id, ch: ch, err: err}
+	}
+}
+
+// writePolicyCmd writes the tuned policy; unless overwrite, a file that
+// is there already is left alone and reported, for the user to confirm.
+func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
+	return func() tea.Msg {
+		if !overwrite {
+			if _, err := statFile(path); err == nil {
+				return wroteMsg{path: path, exists: true}
+			}
+		}
 		return wroteMsg{path: path, err: policy.Save(path, p)}
 	}
 }

@@ -41,13 +41,14 @@ func (d *detailPane) reset() {
 	d.key = ""
 }
 
-// scroll moves the window; View keeps it within the content.
+// scroll moves the window; refresh keeps it within the content.
 func (d *detailPane) scroll(n int) {
 	d.offset = max(0, d.offset+n)
 }
 
-func (d *detailPane) selectResult(step, call int) {
-	d.result = max(0, d.result+step)
+// selectResult moves the selection among a call's n results.
+func (d *detailPane) selectResult(step, n int) {
+	d.result = max(0, min(d.result+step, n-1))
 	d.offset = 0
 	d.key = ""
 }
@@ -66,17 +67,26 @@ func callResults(rp *replay.Run, call int) []*replay.Result {
 	return out
 }
 
-// View draws the window of the pane.
-func (d *detailPane) View(s *transcript.Session, rp *replay.Run, call int, focused bool) string {
+// refresh renders the pane for call when what it shows changed, and keeps
+// the offset within the content (the last page stays full). Update calls
+// it after every message; View only reads.
+func (d *detailPane) refresh(s *transcript.Session, rp *replay.Run, call int) {
 	if d.height <= 0 || d.width <= 0 {
-		return ""
+		return
 	}
-	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d", s, rp, call, d.result, d.stacked, d.width)
+	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles)
 	if key != d.key {
 		d.lines = d.render(s, rp, call)
 		d.key = key
 	}
-	d.offset = min(d.offset, max(0, len(d.lines)-(d.height-1))) // the last page stays full
+	d.offset = max(0, min(d.offset, len(d.lines)-(d.height-1)))
+}
+
+// View draws the window of the pane.
+func (d *detailPane) View(focused bool) string {
+	if d.height <= 0 || d.width <= 0 {
+		return ""
+	}
 	st := d.ctx.Styles
 	title := "detail"
 	if focused {
@@ -281,15 +291,16 @@ func summarize(input []byte) string {
 }
 
 // source is the selected result for the spill viewer: the file spillway
-// wrote, else a file the agent spilled, if the viewer finds it where that
-// agent spills, else the text itself, with what the model saw marked.
-func (d *detailPane) source(rp *replay.Run, call int) (spillview.Source, bool) {
+// wrote, else the text itself, with what the model saw marked. agentFile
+// is the file the agent itself spilled the result to, if it names one:
+// whether that exists is asked in a command (withAgentFile).
+func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, agentFile string, ok bool) {
 	results := callResults(rp, call)
 	if len(results) == 0 {
-		return spillview.Source{}, false
+		return spillview.Source{}, "", false
 	}
 	r := results[min(d.result, len(results)-1)]
-	src := spillview.Source{
+	src = spillview.Source{
 		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, termtext.Escape(r.Source.Tool), r.Outcome, termtext.Escape(rp.Policy.Name)),
 		Text:  r.Source.Text,
 	}
@@ -309,11 +320,20 @@ func (d *detailPane) source(rp *replay.Run, call int) (spillview.Source, bool) {
 		}
 		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", human.Count(total), human.Count(r.Bytes), rest)
 	}
-	if p := harness.AgentSpillPath(r.Source.Text); p != "" {
-		// Opened only if it lies where that agent spills (spillview.Confine).
-		src.Path, src.Roots = p, spillview.AgentRoots(rp.Prepared.Session.Path)
+	return src, harness.AgentSpillPath(r.Source.Text), true
+}
+
+// withAgentFile opens the file the agent spilled src to when it exists on
+// this machine and lies where that agent spills (the viewer confines it to
+// the agents' spill folders for the transcript at session when it opens
+// it), and says so when it does not exist.
+func withAgentFile(src spillview.Source, path string, exists bool, session string) spillview.Source {
+	if exists {
+		src.Path, src.Roots = path, spillview.AgentRoots(session)
+	} else {
+		src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", termtext.Escape(path))
 	}
-	return src, true
+	return src
 }
 
 // wrapLines breaks lines longer than width cells.

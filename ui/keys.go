@@ -2,20 +2,30 @@ package ui
 
 import (
 	"charm.land/bubbles/v2/key"
+
+	"github.com/spillway-dev/spillway/spillview"
 )
 
 // KeyMap is every key the inspector answers to; the help view is built
-// from it.
+// from it. Moving about and the prompts' keys are the spill viewer's own
+// maps, so the two answer to the same keys.
 type KeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	NextEvent, PrevEvent, Costliest         key.Binding
-	Bookmark, NextBookmark                  key.Binding
-	Search, NextMatch, PrevMatch            key.Binding
-	Sort, Focus, Layout, Open               key.Binding
+	// NavKeyMap moves in the table, the detail pane and the overlays;
+	// Left and Right pick a call's result in the detail pane.
+	spillview.NavKeyMap
+	NextEvent, PrevEvent, Costliest key.Binding
+	Bookmark, NextBookmark          key.Binding
+	Search, NextMatch, PrevMatch    key.Binding
+	Sort, Focus, Layout, Open, Back key.Binding
 
 	Raise, Lower, Exact, Dedupe, DedupeFrom, Spill, Preset, Undo, Write key.Binding
 
-	Warnings, Follow, Help, Quit key.Binding
+	Warnings, Follow, Help, Quit, Interrupt key.Binding
+	// Yes and No answer a question (overwrite a file?).
+	Yes, No key.Binding
+
+	// Prompt is the search, ceiling and file prompts'.
+	Prompt spillview.PromptKeyMap
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -23,13 +33,11 @@ func DefaultKeyMap() KeyMap {
 	b := func(keys []string, help, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
+	nav := spillview.DefaultNavKeyMap()
+	nav.Left.SetHelp("←/h", "previous result")
+	nav.Right.SetHelp("→/l", "next result")
 	return KeyMap{
-		Up:           b([]string{"k", "up"}, "↑/k", "up"),
-		Down:         b([]string{"j", "down"}, "↓/j", "down"),
-		PageUp:       b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
-		PageDown:     b([]string{"pgdown", "ctrl+f"}, "pgdn", "page down"),
-		Top:          b([]string{"g", "home"}, "g", "first call"),
-		Bottom:       b([]string{"G", "end"}, "G", "last call"),
+		NavKeyMap:    nav,
 		NextEvent:    b([]string{"]"}, "]", "next guard action"),
 		PrevEvent:    b([]string{"["}, "[", "previous guard action"),
 		Costliest:    b([]string{"c"}, "c", "costliest call"),
@@ -42,6 +50,7 @@ func DefaultKeyMap() KeyMap {
 		Focus:        b([]string{"tab"}, "tab", "calls/detail"),
 		Layout:       b([]string{"v"}, "v", "side by side/stacked"),
 		Open:         b([]string{"enter"}, "enter", "open full result"),
+		Back:         b([]string{"esc"}, "esc", "back to the calls"),
 		Raise:        b([]string{"+", "="}, "+", "double ceiling"),
 		Lower:        b([]string{"-", "_"}, "-", "halve ceiling"),
 		Exact:        b([]string{"e"}, "e", "type ceiling"),
@@ -54,7 +63,11 @@ func DefaultKeyMap() KeyMap {
 		Warnings:     b([]string{"W"}, "W", "warnings"),
 		Follow:       b([]string{"f"}, "f", "follow on/off"),
 		Help:         b([]string{"?"}, "?", "help"),
-		Quit:         b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Quit:         b([]string{"q"}, "q", "quit"),
+		Interrupt:    b([]string{"ctrl+c"}, "ctrl+c", "quit from anywhere"),
+		Yes:          b([]string{"y"}, "y", "yes (overwrite)"),
+		No:           b([]string{"n"}, "n", "no (keep the file)"),
+		Prompt:       spillview.DefaultPromptKeyMap(),
 	}
 }
 
@@ -68,17 +81,10 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextEvent, k.PrevEvent, k.Costliest, k.Bookmark, k.NextBookmark, k.Sort},
-		{k.Search, k.NextMatch, k.PrevMatch, k.Focus, k.Layout, k.Open},
-		{k.Raise, k.Lower, k.Exact, k.Dedupe, k.DedupeFrom, k.Spill},
-		{k.Preset, k.Undo, k.Write, k.Warnings, k.Follow, k.Help, k.Quit},
+		{k.Search, k.NextMatch, k.PrevMatch, k.Focus, k.Left, k.Right},
+		{k.Layout, k.Open, k.Back, k.Raise, k.Lower, k.Exact},
+		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
+		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
+		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
 	}
-}
-
-// All lists every binding, for tests that press each key.
-func (k KeyMap) All() []key.Binding {
-	var out []key.Binding
-	for _, col := range k.FullHelp() {
-		out = append(out, col...)
-	}
-	return out
 }

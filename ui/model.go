@@ -6,7 +6,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -95,15 +95,15 @@ type Model struct {
 	session *transcript.Session
 	prep    *replay.Prepared
 	replay  *replay.Run
-	points  []replay.SweepPoint
+	chart   chart
 
 	policy policy.Policy
 	undo   []policy.Policy
-	// sweptKey and sweptPrep say what the chart's points were computed for.
-	sweptKey  string
-	sweptPrep *replay.Prepared
-	seq       int // the replay wanted; older results are dropped
-	prepSeq   int
+	seq    int // the replay wanted; older results are dropped
+	// replayed is the seq of the replay shown: while it lags seq, the
+	// chart waits so that the replay has the processor.
+	replayed int
+	prepSeq  int
 	// preparing is set while a Prepare runs; stale means a newer session
 	// arrived meanwhile and must be prepared next.
 	preparing, stale bool
@@ -113,6 +113,7 @@ type Model struct {
 
 	following    bool
 	cancelFollow context.CancelFunc
+	followID     int // the follower whose messages count
 
 	table   callTable
 	detail  detailPane
@@ -122,11 +123,17 @@ type Model struct {
 	input     textinput.Model
 	inputMode inputMode
 	query     string
+	writePath string // where w writes; the prompt offers it again
+	confirm   string // a file w would overwrite, waiting for y or n
 	matches   []int
 	match     int
 	bookmarks []int
 
 	spill spillview.Model
+	// agentFiles says which files agents spilled results to exist here;
+	// opening waits for one to be looked up.
+	agentFiles map[string]bool
+	opening    *pendingOpen
 	// overlayScroll is the first line shown of the help or warnings.
 	overlayScroll int
 	help          help.Model
@@ -139,14 +146,13 @@ type Model struct {
 // New returns the inspector for opt.
 func New(opt Options) *Model {
 	ctx := &Context{Keys: DefaultKeyMap(), Theme: opt.Theme, NoColor: opt.NoColor, Dark: true}
-	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true}
+	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true, help: help.New(), writePath: "spillway-policy.json"}
 	m.applyTheme()
 	m.input = textinput.New()
 	// The terminal's own cursor: no blink timer redrawing the screen.
 	m.input.SetVirtualCursor(false)
 	m.table = callTable{ctx: ctx}
 	m.detail = detailPane{ctx: ctx}
-	m.help = help.New()
 	m.spill = spillview.New(ctx.Styles, spillview.DefaultKeyMap())
 	return m
 }
@@ -166,102 +172,122 @@ func (m *Model) applyTheme() {
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if m.opt.Follow && m.opt.Source.Path != "" {
-		ctx, cancel := context.WithCancel(context.Background())
-		cmd, err := startFollow(ctx, m.opt.Source.Path, m.opt.Read)
-		if err != nil {
-			cancel()
-			m.err = err
-			return tea.Batch(cmds...)
-		}
-		m.following, m.cancelFollow = true, cancel
-		return tea.Batch(append(cmds, cmd)...)
+		return tea.Batch(append(cmds, m.startFollow())...)
 	}
 	return tea.Batch(append(cmds, loadCmd(m.opt.Source, m.opt.Read))...)
 }
 
-// Update routes every message.
+// Update routes every message, then brings what View reads up to date:
+// View changes nothing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.detail.refresh(m.session, m.replay, m.currentCall())
+	m.clampOverlay()
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		m.ctx.Dark = msg.IsDark()
 		m.applyTheme()
-		return m, nil
+		return nil
 	case progressMsg:
 		m.progress = msg
-		return m, msg.next
+		return msg.next
 	case loadedMsg:
 		m.loading = false
 		if msg.err != nil {
 			m.err = msg.err
-			return m, nil
+			return nil
 		}
-		return m, m.setSession(msg.session)
-	case followMsg:
-		return m, tea.Batch(m.followed(msg.update), msg.next)
-	case followEndedMsg:
-		m.following = false
-		return m, nil
-	case preparedMsg:
-		return m, m.prepared(msg)
-	case replayedMsg:
-		if msg.seq != m.seq {
-			return m, nil
+		return m.setSession(msg.session)
+	case followStartedMsg:
+		if msg.id != m.followID {
+			return nil // a follower stopped before it started
 		}
 		if msg.err != nil {
-			return m, m.flash("replay: " + msg.err.Error())
+			m.following, m.cancelFollow = false, nil
+			if m.session == nil {
+				m.loading, m.err = false, msg.err
+				return nil
+			}
+			return m.flash(msg.err.Error())
+		}
+		return followCmd(msg.id, msg.ch)
+	case followMsg:
+		if msg.id != m.followID {
+			return msg.next // drained until it closes
+		}
+		return tea.Batch(m.followed(msg.update), msg.next)
+	case followEndedMsg:
+		if msg.id == m.followID {
+			m.following = false
+		}
+		return nil
+	case preparedMsg:
+		return m.prepared(msg)
+	case replayedMsg:
+		if msg.seq != m.seq {
+			return nil
+		}
+		m.replayed = msg.seq
+		if msg.err != nil {
+			return m.flash("replay: " + msg.err.Error())
 		}
 		m.setReplay(msg.replay)
-		return m, m.requestSweep()
+		m.chart.addReplay(msg.replay)
+		return m.requestSweep()
 	case sweptMsg:
-		if msg.key == m.sweptKey {
-			m.points = msg.points
-		}
-		return m, nil
+		m.chart.swept(msg)
+		return m.requestSweep()
 	case searchedMsg:
 		m.matches, m.match = msg.calls, -1
 		if len(m.matches) == 0 {
-			return m, m.flash(fmt.Sprintf("no call matches %q", msg.query))
+			return m.flash(fmt.Sprintf("no call matches %q", msg.query))
 		}
 		m.nextMatch(1)
-		return m, nil
+		return nil
 	case wroteMsg:
-		if msg.err != nil {
-			return m, m.flash(msg.err.Error()) // it says "write policy: …" itself
+		if msg.exists {
+			m.confirm = msg.path
+			return nil
 		}
-		return m, m.flash("policy written to " + msg.path + " (read it back with --policy)")
+		if msg.err != nil {
+			return m.flash(msg.err.Error()) // it says "write policy: …" itself
+		}
+		return m.flash("policy written to " + msg.path + " (read it back with --policy)")
 	case noticeExpiredMsg:
 		if msg.id == m.noticeID {
 			m.notice = ""
 		}
-		return m, nil
+		return nil
+	case agentFileMsg:
+		return m.agentFileFound(msg)
 	case spillview.OpenedMsg, spillview.SearchedMsg:
 		var cmd tea.Cmd
-		if o, ok := msg.(spillview.OpenedMsg); ok {
-			m.spill.SetDocument(o.Doc, o.Src)
-		} else {
-			m.spill, cmd = m.spill.Update(msg)
-		}
-		return m, cmd
+		m.spill, cmd = m.spill.Update(msg)
+		return cmd
 	case spillview.CloseMsg:
-		m.overlay = noOverlay
-		return m, nil
+		m.overlay, m.opening = noOverlay, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.MouseWheelMsg:
-		return m, m.wheel(msg)
+		return m.wheel(msg)
 	case tea.MouseClickMsg:
-		return m, m.click(msg)
+		return m.click(msg)
 	}
 	if m.inputMode != noInput {
 		var cmd tea.Cmd
 		m.input, cmd = m.input.Update(msg)
-		return m, cmd
+		return cmd
 	}
-	return m, nil
+	return nil
 }
 
 // setSession takes a newly read session and starts counting it.
@@ -312,23 +338,13 @@ func (m *Model) requestReplay() tea.Cmd {
 	return replayCmd(m.seq, m.prep, m.policy, m.opt)
 }
 
-// sweepKey identifies what the savings curve depends on: every knob, the
-// ceiling too, since the curve has a point at the policy's own ceiling.
-func sweepKey(p policy.Policy) string {
-	p.Name = ""
-	data, _ := json.Marshal(p)
-	return string(data)
-}
-
-// requestSweep recomputes the curve once a replay is in, when the knobs
-// it depends on changed: after the replay, so it never slows one down.
+// requestSweep computes the next point the chart lacks, once the replay
+// asked for last is in: a key's totals never wait for the chart.
 func (m *Model) requestSweep() tea.Cmd {
-	key := sweepKey(m.policy)
-	if m.prep == nil || (key == m.sweptKey && m.sweptPrep == m.prep) {
+	if m.replayed != m.seq {
 		return nil
 	}
-	m.sweptKey, m.sweptPrep = key, m.prep
-	return sweepCmd(key, m.prep, m.policy)
+	return m.chart.next(m.prep, m.policy)
 }
 
 func (m *Model) setReplay(rp *replay.Run) {
@@ -412,11 +428,23 @@ func (m *Model) setPolicy(p policy.Policy, note string) tea.Cmd {
 // key handles a key press.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := &m.ctx.Keys
-	if msg.String() == "ctrl+c" {
+	if key.Matches(msg, k.Interrupt) {
 		return m.quit()
 	}
 	if m.inputMode != noInput {
 		return m.inputKey(msg)
+	}
+	if m.confirm != "" {
+		path := m.confirm
+		switch {
+		case key.Matches(msg, k.Yes):
+			m.confirm = ""
+			return writePolicyCmd(path, m.policy, true)
+		case key.Matches(msg, k.No, k.Back):
+			m.confirm = ""
+			return m.flash(path + " left as it was")
+		}
+		return nil
 	}
 	switch m.overlay {
 	case spillOverlay:
@@ -434,7 +462,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlayScroll += max(1, m.ctx.Height-2)
 		case key.Matches(msg, k.PageUp):
 			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
-		case key.Matches(msg, k.Quit) || msg.String() == "esc",
+		case key.Matches(msg, k.Quit, k.Back),
 			m.overlay == helpOverlay && key.Matches(msg, k.Help),
 			m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
 			m.overlay = noOverlay
@@ -475,7 +503,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.NextBookmark):
 		return m.nextBookmark()
 	case key.Matches(msg, k.Search):
-		return m.openInput(searchInput, "/", "tool name, input or result text", m.query)
+		return m.openInput(searchInput, "/", cmpOr(m.query, "tool name, input or result text"))
 	case key.Matches(msg, k.NextMatch):
 		m.nextMatch(1)
 	case key.Matches(msg, k.PrevMatch):
@@ -497,7 +525,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Lower):
 		return m.scaleCeiling(0.5)
 	case key.Matches(msg, k.Exact):
-		return m.openInput(ceilingInput, "ceiling: ", "24KiB, 80000, 50kB", fmt.Sprint(m.policy.Ceiling))
+		return m.openInput(ceilingInput, "ceiling: ", policy.FormatSize(m.policy.Ceiling, m.policy.Unit)+" (24KiB, 80000, 50kB)")
 	case key.Matches(msg, k.Dedupe):
 		p := m.policy.Clone()
 		from := 0
@@ -531,7 +559,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.policy, m.undo = m.undo[len(m.undo)-1], m.undo[:len(m.undo)-1]
 		return tea.Batch(m.requestReplay(), m.flash("back to "+m.policy.Name))
 	case key.Matches(msg, k.Write):
-		return m.openInput(writeInput, "write policy to: ", "", "spillway-policy.json")
+		return m.openInput(writeInput, "write policy to: ", m.writePath)
 	case key.Matches(msg, k.Follow):
 		return m.toggleFollow()
 	}
@@ -562,12 +590,12 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
 	case key.Matches(msg, k.Top):
 		m.detail.offset = 0
 	case key.Matches(msg, k.Bottom):
-		m.detail.offset = math.MaxInt // View keeps it within the content
-	case msg.String() == "right" || msg.String() == "l":
-		m.detail.selectResult(1, m.currentCall())
-	case msg.String() == "left" || msg.String() == "h":
-		m.detail.selectResult(-1, m.currentCall())
-	case msg.String() == "esc":
+		m.detail.offset = math.MaxInt // refresh keeps it within the content
+	case key.Matches(msg, k.Right):
+		m.detail.selectResult(1, len(callResults(m.replay, m.currentCall())))
+	case key.Matches(msg, k.Left):
+		m.detail.selectResult(-1, len(callResults(m.replay, m.currentCall())))
+	case key.Matches(msg, k.Back):
 		m.focus = focusTable
 	default:
 		return false
@@ -577,24 +605,32 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
 
 // inputKey handles a key while a prompt is open.
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "esc":
+	p := m.ctx.Keys.Prompt
+	switch {
+	case key.Matches(msg, p.Clear):
+		m.input.SetValue("")
+		return nil
+	case key.Matches(msg, p.Cancel):
 		m.inputMode = noInput
 		m.input.Blur()
 		return nil
-	case "enter":
+	case key.Matches(msg, p.Submit):
 		value := strings.TrimSpace(m.input.Value())
 		mode := m.inputMode
 		m.inputMode = noInput
 		m.input.Blur()
 		switch mode {
 		case searchInput:
+			value = cmpOr(value, m.query) // enter alone searches again
 			if value == "" || m.session == nil {
 				return nil
 			}
 			m.query = value
 			return searchCmd(m.session, value)
 		case ceilingInput:
+			if value == "" {
+				return nil // enter alone keeps the ceiling
+			}
 			n, err := human.ParseSize(value)
 			if err != nil {
 				return m.flash(err.Error())
@@ -603,10 +639,8 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.SetCeiling(n)
 			return m.setPolicy(p, ceilingText(p))
 		case writeInput:
-			if value == "" {
-				return nil
-			}
-			return writePolicyCmd(value, m.policy)
+			m.writePath = cmpOr(value, m.writePath)
+			return writePolicyCmd(m.writePath, m.policy, false)
 		}
 		return nil
 	}
@@ -615,12 +649,43 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-func (m *Model) openInput(mode inputMode, prompt, placeholder, value string) tea.Cmd {
+// openInput opens a prompt, empty, the previous value shown in its place
+// (enter alone takes it).
+func (m *Model) openInput(mode inputMode, prompt, previous string) tea.Cmd {
 	m.inputMode = mode
-	m.input.Prompt, m.input.Placeholder = prompt, placeholder
-	m.input.SetValue(value)
-	m.input.CursorEnd()
+	m.input.Prompt, m.input.Placeholder = prompt, previous
+	m.input.SetValue("")
+	m.sizeInput()
 	return m.input.Focus()
+}
+
+// sizeInput gives the prompt what the footer line leaves beside its
+// prompt and, when there is room for both, the keys' hint.
+func (m *Model) sizeInput() {
+	room := m.ctx.Width - ansi.StringWidth(m.input.Prompt) - 1
+	if m.promptHintShown() {
+		room -= ansi.StringWidth(m.ctx.Keys.promptHint()) + 2
+	}
+	m.input.SetWidth(max(1, room))
+}
+
+// promptHintShown tells whether the footer has room for the prompt's keys
+// beside at least 20 cells of input.
+func (m *Model) promptHintShown() bool {
+	return m.ctx.Width-ansi.StringWidth(m.input.Prompt)-1-ansi.StringWidth(m.ctx.Keys.promptHint())-2 >= 20
+}
+
+// promptHint names the prompt's keys.
+func (k KeyMap) promptHint() string {
+	p := k.Prompt
+	return p.Submit.Help().Key + " done · " + p.Cancel.Help().Key + " cancel · " + p.Clear.Help().Key + " clear"
+}
+
+func cmpOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
 }
 
 // scaleCeiling doubles or halves the ceiling.
@@ -650,9 +715,14 @@ func (m *Model) nextPreset() tea.Cmd {
 	name := strings.TrimSuffix(m.policy.Name, "+custom")
 	i := slices.IndexFunc(presets, func(p policy.Policy) bool { return p.Name == name })
 	p := presets[(i+1)%len(presets)]
+	note := "preset " + p.Name + ": " + ceilingText(p)
+	if strings.HasSuffix(m.policy.Name, "+custom") {
+		// A preset keeps nothing of a tuned policy: say so, and how back.
+		note += "; nothing of the tuned " + strings.TrimSuffix(m.policy.Name, "+custom") + " (" + ceilingText(m.policy) + ") is kept, u brings it back"
+	}
 	m.undo = append(m.undo, m.policy)
 	m.policy = p
-	return tea.Batch(m.requestReplay(), m.flash("preset "+p.Name))
+	return tea.Batch(m.requestReplay(), m.flash(note))
 }
 
 // flash shows a notice for a few seconds.
@@ -752,15 +822,48 @@ func (m *Model) nextMatch(dir int) {
 	m.detail.reset()
 }
 
-// openResult opens the selected result in the spill viewer.
+// openResult opens the selected result in the spill viewer; when the
+// agent names a file it spilled the result to, that file is looked up
+// first, in a command, and the answer kept.
 func (m *Model) openResult() tea.Cmd {
-	src, ok := m.detail.source(m.replay, m.currentCall())
+	src, agentFile, ok := m.detail.source(m.replay, m.currentCall())
 	if !ok {
 		return m.flash("this call has no tool result to open")
 	}
 	m.overlay = spillOverlay
 	m.spill.SetSize(m.ctx.Width, m.ctx.Height)
-	return spillview.OpenCmd(src)
+	if agentFile == "" {
+		return m.spill.Load(src)
+	}
+	if exists, known := m.agentFiles[agentFile]; known {
+		return m.spill.Load(withAgentFile(src, agentFile, exists, m.replay.Prepared.Session.Path))
+	}
+	m.spill.SetDocument(nil, src) // "opening…" while the file is looked up
+	m.opening = &pendingOpen{src: src, path: agentFile}
+	return agentFileCmd(agentFile)
+}
+
+// pendingOpen is a result to open once its agent's spill file is looked up.
+type pendingOpen struct {
+	src  spillview.Source
+	path string
+}
+
+// agentFileFound keeps a lookup's answer and opens what waited for it.
+func (m *Model) agentFileFound(msg agentFileMsg) tea.Cmd {
+	if m.agentFiles == nil {
+		m.agentFiles = map[string]bool{}
+	}
+	m.agentFiles[msg.path] = msg.exists
+	o := m.opening
+	if o == nil || o.path != msg.path {
+		return nil
+	}
+	m.opening = nil
+	if m.overlay != spillOverlay {
+		return nil // the viewer was closed meanwhile
+	}
+	return m.spill.Load(withAgentFile(o.src, o.path, msg.exists, m.replay.Prepared.Session.Path))
 }
 
 // toggleFollow stops or restarts following the file.
@@ -770,19 +873,22 @@ func (m *Model) toggleFollow() tea.Cmd {
 			m.cancelFollow()
 		}
 		m.following = false
+		m.followID++ // what the stopped follower still sends is dropped
 		return m.flash("stopped following")
 	}
 	if m.opt.Source.Path == "" {
 		return m.flash("only a file or folder can be followed")
 	}
+	return tea.Batch(m.startFollow(), m.flash("following "+m.opt.Source.Path))
+}
+
+// startFollow marks the session followed and starts the follower in the
+// background; a follower that cannot start says why when it answers.
+func (m *Model) startFollow() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd, err := startFollow(ctx, m.opt.Source.Path, m.opt.Read)
-	if err != nil {
-		cancel()
-		return m.flash(err.Error())
-	}
+	m.followID++
 	m.following, m.cancelFollow = true, cancel
-	return tea.Batch(cmd, m.flash("following "+m.opt.Source.Path))
+	return startFollowCmd(ctx, m.followID, m.opt.Source.Path, m.opt.Read)
 }
 
 // wheel scrolls the pane under the pointer.
@@ -839,7 +945,7 @@ func (m *Model) layout() {
 	if detailH == 0 {
 		m.focus = focusTable // keys must not scroll a pane that is not shown
 	}
-	m.input.SetWidth(max(1, w-20))
+	m.sizeInput()
 	m.help.SetWidth(w)
 	m.spill.SetSize(w, h)
 }

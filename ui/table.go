@@ -198,11 +198,19 @@ func eventLabel(e transcript.Event) string {
 	return string(e.Kind)
 }
 
+// cycleSort moves to the next order: sorted by cost or by tokens saved,
+// the table shows the top of the new order, its costliest call selected;
+// back in call order, the call that was selected stays so.
 func (t *callTable) cycleSort() {
 	selected := t.current()
 	t.order = (t.order + 1) % 3
 	t.rebuild(t.session)
-	t.selectCall(selected)
+	if t.order == byOrder {
+		t.selectCall(selected)
+		return
+	}
+	t.offset = 0
+	t.top()
 }
 
 // current is the selected call, -1 when there is none.
@@ -347,8 +355,13 @@ func (c column) fit(s string) string {
 // columns lays out the columns that fit the width; tools takes the rest.
 func (t *callTable) columns() []column {
 	st := t.ctx.Styles
+	// The call column holds a bookmark mark and the largest index.
+	callWidth := 5
+	if t.session != nil {
+		callWidth = max(callWidth, 1+len(fmt.Sprint(len(t.session.Calls)-1)))
+	}
 	all := []column{
-		{title: "call", width: 5, priority: 0, right: true, cell: func(call int, _ *callInfo) string {
+		{title: "call", width: callWidth, priority: 0, right: true, cell: func(call int, _ *callInfo) string {
 			mark := " "
 			if slices.Contains(t.bookmarks, call) {
 				mark = "•"

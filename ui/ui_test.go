@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -20,6 +22,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/keytest"
+	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -120,7 +123,8 @@ func keyMsg(k string) tea.KeyPressMsg { return keytest.Press(k) }
 func screen(m *Model) string { return m.View().Content }
 
 // TestGolden pins the main screens on the demo session at fixed sizes,
-// in the dark and monochrome themes (go test ./ui -update rewrites them).
+// colours and attributes included, in every theme (go test ./ui -update
+// rewrites them): a lost highlight fails it.
 func TestGolden(t *testing.T) {
 	data := demoData(t)
 	tests := []struct {
@@ -132,6 +136,8 @@ func TestGolden(t *testing.T) {
 	}{
 		{"main", "harness-rs-0.0.40", 120, 40, "dark", nil},
 		{"main-mono", "harness-rs-0.0.40", 120, 40, "mono", nil},
+		{"main-light", "harness-rs-0.0.40", 120, 40, "light", nil},
+		{"main-high-contrast", "harness-rs-0.0.40", 120, 40, "high-contrast", nil},
 		{"narrow", "claude-code", 80, 24, "dark", []string{"]", "]"}},
 		{"stale-repeat", "harness-rs-0.0.40", 120, 40, "dark", []string{"G", "k", "k", "k"}},
 		{"stacked", "harness-rs-0.0.50", 100, 36, "dark", []string{"j", "v"}},
@@ -147,8 +153,23 @@ func TestGolden(t *testing.T) {
 			press(t, m, tt.keys...)
 			out := screen(m)
 			checkSize(t, out, tt.w, tt.h)
-			golden.RequireEqual(t, []byte(ansi.Strip(out)))
+			golden.RequireEqual(t, []byte(out))
 		})
+	}
+	// The themes draw the same screen apart from one another.
+	themed := map[string]string{}
+	for _, theme := range []string{"dark", "light", "high-contrast", "mono"} {
+		m := newModel(t, data, "harness-rs-0.0.40", 120, 40, theme)
+		out := screen(m)
+		for other, o := range themed {
+			if o == out {
+				t.Errorf("%s and %s draw the same bytes", theme, other)
+			}
+			if ansi.Strip(o) != ansi.Strip(out) {
+				t.Errorf("%s and %s differ in more than their colours", theme, other)
+			}
+		}
+		themed[theme] = out
 	}
 }
 
@@ -193,8 +214,10 @@ func TestKeys(t *testing.T) {
 			return want(len(m.bookmarks) == 1 && m.bookmarks[0] == 2, "bookmarks %v", m.bookmarks)
 		}},
 		{"NextBookmark", []string{"j", "j", "m", "G"}, []string{"'"}, callIs(2)},
-		{"Sort", nil, []string{"o"}, func(m *Model) string {
-			return want(m.table.order == byCost && m.table.rows[0].call == 1, "order %v, first row %+v", m.table.order, m.table.rows[0])
+		// From the last call, sorting by cost shows the top of the new order.
+		{"Sort", []string{"G"}, []string{"o"}, func(m *Model) string {
+			return want(m.table.order == byCost && m.table.rows[0].call == 1 && m.currentCall() == 1 && m.table.offset == 0,
+				"order %v, first row %+v, call %d, offset %d", m.table.order, m.table.rows[0], m.currentCall(), m.table.offset)
 		}},
 		{"Search", nil, []string{"/", "p", "a", "c", "k", "a", "g", "e", ".", "j", "s", "o", "n", "enter"}, func(m *Model) string {
 			return want(len(m.matches) == 2 && m.currentCall() == 10, "matches %v, call %d", m.matches, m.currentCall())
@@ -234,6 +257,39 @@ func TestKeys(t *testing.T) {
 			return want(!m.following && strings.Contains(m.notice, "only a file"), "following %v, notice %q", m.following, m.notice)
 		}},
 		{"Help", nil, []string{"?"}, func(m *Model) string { return want(m.overlay == helpOverlay, "overlay %v", m.overlay) }},
+		// w on a file that is there asks first: y overwrites, n keeps it.
+		{"Yes", nil, nil, func(m *Model) string {
+			path := filepath.Join(t.TempDir(), "p.json")
+			writeTo(t, m, path)
+			press(t, m, "+")
+			writeTo(t, m, path)
+			asked := m.confirm == path && strings.Contains(ansi.Strip(screen(m)), path+" exists: overwrite it? y yes · n no")
+			press(t, m, "y")
+			p, err := policy.Load(path)
+			return want(asked && err == nil && p.Ceiling == 49_152 && m.confirm == "", "asked %v, read back %v ceiling %d", asked, err, p.Ceiling)
+		}},
+		{"No", nil, nil, func(m *Model) string {
+			path := filepath.Join(t.TempDir(), "p.json")
+			writeTo(t, m, path)
+			press(t, m, "+")
+			writeTo(t, m, path)
+			press(t, m, "n")
+			p, err := policy.Load(path)
+			return want(err == nil && p.Ceiling == 24_576 && m.confirm == "" && m.notice == path+" left as it was",
+				"read back %v ceiling %d, notice %q", err, p.Ceiling, m.notice)
+		}},
+		{"Back", []string{"tab"}, []string{"esc"}, func(m *Model) string { return want(m.focus == focusTable, "focus %v", m.focus) }},
+		{"Interrupt", []string{"/", "a"}, nil, func(m *Model) string {
+			_, cmd := m.Update(keyMsg("ctrl+c"))
+			return want(cmd != nil && cmd() == tea.Quit(), "ctrl+c in a prompt does not quit")
+		}},
+		{"Prompt.Submit", nil, []string{"/", "G", "r", "e", "p", "enter"}, func(m *Model) string {
+			return want(m.inputMode == noInput && m.query == "Grep", "prompt %v, query %q", m.inputMode, m.query)
+		}},
+		{"Prompt.Cancel", []string{"/", "x"}, []string{"esc"}, func(m *Model) string {
+			return want(m.inputMode == noInput && m.query == "", "prompt %v, query %q", m.inputMode, m.query)
+		}},
+		{"Prompt.Clear", []string{"e"}, []string{"ctrl+u", "8", "K", "i", "B", "enter"}, ceilingIs(8192)},
 	}
 	covered := map[string]bool{"Quit": true}
 	for _, tt := range tests {
@@ -248,11 +304,52 @@ func TestKeys(t *testing.T) {
 			checkSize(t, screen(m), 120, 40)
 		})
 	}
-	// Every binding is tested.
-	v := reflect.ValueOf(DefaultKeyMap())
-	for i := range v.NumField() {
-		if name := v.Type().Field(i).Name; !covered[name] {
+	// Left and right pick among the results of one call.
+	for _, tt := range []struct {
+		binding string
+		before  []string
+		keys    []string
+		check   func(m *Model) string
+	}{
+		// Two results came back after call 0: 80 lines of "alpha line" (880
+		// bytes, 962 as a JSON string with its escaped newlines, 3 tokens a
+		// line) and 110 of "bravo line two" (1,650 bytes, 1,762 in JSON, 5
+		// tokens a line). → picks the second, as far as there is one, and ←
+		// goes back.
+		{"Right", []string{"tab"}, []string{"l", "right"}, func(m *Model) string {
+			return want(m.detail.result == 1 && hasLine(m.detail.lines, "› result 1 · Read · 1.6K → 1.6K · 550 → 550 tok · keep (1,762 JSON bytes ≤ 24,576 JSON bytes)"),
+				"result %d:\n%s", m.detail.result, strings.Join(m.detail.lines[:min(8, len(m.detail.lines))], "\n"))
+		}},
+		{"Left", []string{"tab", "right"}, []string{"h"}, func(m *Model) string {
+			return want(m.detail.result == 0 && hasLine(m.detail.lines, "› result 0 · Read · 880B → 880B · 240 → 240 tok · keep (962 JSON bytes ≤ 24,576 JSON bytes)"),
+				"result %d:\n%s", m.detail.result, strings.Join(m.detail.lines[:min(8, len(m.detail.lines))], "\n"))
+		}},
+	} {
+		covered[tt.binding] = true
+		t.Run(tt.binding, func(t *testing.T) {
+			m := newModel(t, twoResults(), "harness-rs-0.0.40", 120, 40, "dark")
+			press(t, m, tt.before...)
+			press(t, m, tt.keys...)
+			if msg := tt.check(m); msg != "" {
+				t.Error(msg)
+			}
+		})
+	}
+	// Every binding is tested, and in the help.
+	for _, name := range bindingNames(reflect.ValueOf(DefaultKeyMap()), "") {
+		if !covered[name] {
 			t.Errorf("no test presses %s", name)
+		}
+	}
+	inHelp := map[string]bool{}
+	for _, col := range DefaultKeyMap().FullHelp() {
+		for _, b := range col {
+			inHelp[b.Help().Key+" "+b.Help().Desc] = true
+		}
+	}
+	for _, b := range spillview.Bindings(DefaultKeyMap()) {
+		if !inHelp[b.Help().Key+" "+b.Help().Desc] {
+			t.Errorf("%v is not in the help", b.Keys())
 		}
 	}
 	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
@@ -261,6 +358,68 @@ func TestKeys(t *testing.T) {
 			t.Errorf("%s does not quit", k)
 		}
 	}
+}
+
+// bindingNames names every binding of a key map: a field's name, or
+// Outer.Inner for a struct field that is not embedded.
+func bindingNames(v reflect.Value, prefix string) []string {
+	var out []string
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if _, ok := v.Field(i).Interface().(key.Binding); ok {
+			out = append(out, prefix+f.Name)
+			continue
+		}
+		inner := prefix + f.Name + "."
+		if f.Anonymous {
+			inner = prefix
+		}
+		out = append(out, bindingNames(v.Field(i), inner)...)
+	}
+	return out
+}
+
+// writeTo writes the policy to path with w, typing the path.
+func writeTo(t *testing.T, m *Model, path string) {
+	t.Helper()
+	press(t, m, "w")
+	m.input.SetValue(path)
+	press(t, m, "enter")
+}
+
+// hasLine tells whether a line starts with prefix once its colours are
+// stripped.
+func hasLine(lines []string, prefix string) bool {
+	return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(ansi.Strip(l), prefix) })
+}
+
+// twoResults is a Claude Code session whose first call reads two files,
+// so that two results come back after it.
+func twoResults() []byte {
+	a, b := strings.Repeat("alpha line\n", 80), strings.Repeat("bravo line two\n", 110)
+	lines := []map[string]any{
+		{"type": "user", "uuid": "u1", "sessionId": "s", "message": map[string]any{"role": "user", "content": "read both"}},
+		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5",
+			"content": []any{
+				map[string]any{"type": "tool_use", "id": "t1", "name": "Read", "input": map[string]any{"file_path": "/a.txt"}},
+				map[string]any{"type": "tool_use", "id": "t2", "name": "Read", "input": map[string]any{"file_path": "/b.txt"}},
+			},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+		{"type": "user", "uuid": "u2", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": a},
+			map[string]any{"type": "tool_result", "tool_use_id": "t2", "content": b},
+		}}},
+		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+	}
+	var out strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		out.Write(data)
+		out.WriteByte('\n')
+	}
+	return []byte(out.String())
 }
 
 func want(ok bool, format string, args ...any) string {
@@ -443,6 +602,21 @@ func TestScrollAndFocus(t *testing.T) {
 		{"+ from no ceiling goes to the preset's own", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter", "+"}, func(m *Model) string {
 			return want(m.policy.Ceiling == 80_000 && m.undo[len(m.undo)-1].Ceiling == 0 && m.notice == "ceiling 80,000 UTF-16 units",
 				"ceiling %d after %d, notice %q; want agentscope's 80,000 after none", m.policy.Ceiling, m.undo[len(m.undo)-1].Ceiling, m.notice)
+		}},
+		{"a prompt opens empty, the previous value in its place, its keys shown", data, "harness-rs-0.0.40", 120, 40, []string{"/", "G", "r", "e", "p", "enter", "/"}, func(m *Model) string {
+			return want(m.input.Value() == "" && m.input.Placeholder == "Grep" && strings.Contains(lastLine(m), "/Grep") && strings.HasSuffix(lastLine(m), "enter done · esc cancel · ctrl+u clear"),
+				"value %q, placeholder %q, line %q", m.input.Value(), m.input.Placeholder, lastLine(m))
+		}},
+		{"enter alone in the search prompt searches again", data, "harness-rs-0.0.40", 120, 40, []string{"/", "G", "r", "e", "p", "enter", "g", "/", "enter"}, func(m *Model) string {
+			return want(m.query == "Grep" && len(m.matches) > 0 && m.currentCall() == m.matches[0], "query %q, matches %v, call %d", m.query, m.matches, m.currentCall())
+		}},
+		{"the ceiling prompt shows the ceiling, and enter alone keeps it", data, "harness-rs-0.0.40", 120, 40, []string{"e"}, func(m *Model) string {
+			shown := m.input.Placeholder
+			press(t, m, "enter")
+			return want(shown == "24,576 JSON bytes (24KiB, 80000, 50kB)" && len(m.undo) == 0, "placeholder %q, undo %d", shown, len(m.undo))
+		}},
+		{"p says a tuned ceiling is not kept", data, "harness-rs-0.0.40", 120, 40, []string{"+", "p"}, func(m *Model) string {
+			return want(m.notice == "preset harness-rs-0.0.50: ceiling 24,576 JSON bytes; nothing of the tuned harness-rs-0.0.40 (ceiling 49,152 JSON bytes) is kept, u brings it back", "notice %q", m.notice)
 		}},
 		{"a ceiling of 0 is no ceiling", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter"}, func(m *Model) string {
 			return want(m.policy.Ceiling == 0 && m.notice == "no ceiling", "ceiling %d, notice %q", m.policy.Ceiling, m.notice)

@@ -67,7 +67,7 @@ func (m *Model) render() string {
 		out = append(out, m.header()...)
 		body := h - chromeLines(h)
 		tableLines := splitLines(m.table.View())
-		detailLines := splitLines(m.detail.View(m.session, m.replay, m.currentCall(), m.focus == focusDetail))
+		detailLines := splitLines(m.detail.View(m.focus == focusDetail))
 		if m.session == nil {
 			tableLines = m.loadingLines(body)
 			detailLines = nil
@@ -215,6 +215,12 @@ func (m *Model) footer() []string {
 		switch {
 		case m.inputMode != noInput:
 			last = m.input.View()
+			if m.promptHintShown() {
+				last += "  " + st.Faint.Render(m.ctx.Keys.promptHint())
+			}
+		case m.confirm != "":
+			k := m.ctx.Keys
+			last = st.Alert.Render(termtext.Truncate(termtext.Escape(m.confirm)+" exists: overwrite it? "+k.Yes.Help().Key+" yes · "+k.No.Help().Key+" no", w))
 		case m.alert != "":
 			last = st.Alert.Render(termtext.Truncate("⚑ "+m.alert, w))
 		case m.notice != "":
@@ -286,26 +292,31 @@ func markerCount(t replay.Totals, mk themes.Marker) int {
 	return t.Actions[replay.Excluded]
 }
 
-// chartLine draws savings against the ceiling, the current one marked.
+// chartLine draws savings against the ceiling, the current one marked;
+// points still being computed show as a dot.
 func (m *Model) chartLine() string {
 	st := m.ctx.Styles
-	if len(m.points) == 0 {
+	if err := m.chart.err(m.policy); err != nil {
+		return st.Muted.Render("savings by ceiling: " + termtext.Escape(err.Error()))
+	}
+	points, missing := m.chart.curve(m.policy)
+	if len(points) == 0 {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
 	bars := []rune("▁▂▃▄▅▆▇█")
 	var best int64
-	for _, p := range m.points {
+	for _, p := range points {
 		best = max(best, p.Saved)
 	}
 	parts := []string{st.Muted.Render("saved by ceiling")}
 	// The marker goes on the point nearest the current ceiling.
 	nearest := 0
-	for i, p := range m.points {
-		if abs64(p.Ceiling-m.policy.Ceiling) < abs64(m.points[nearest].Ceiling-m.policy.Ceiling) {
+	for i, p := range points {
+		if abs64(p.Ceiling-m.policy.Ceiling) < abs64(points[nearest].Ceiling-m.policy.Ceiling) {
 			nearest = i
 		}
 	}
-	for i, p := range m.points {
+	for i, p := range points {
 		level := 0
 		if best > 0 {
 			level = int(float64(len(bars)-1) * float64(p.Saved) / float64(best))
@@ -317,6 +328,9 @@ func (m *Model) chartLine() string {
 		} else {
 			parts = append(parts, st.ChartBar.Render(cell))
 		}
+	}
+	if missing > 0 {
+		parts = append(parts, st.Muted.Render(strings.Repeat("·", missing)))
 	}
 	legend := make([]string, 0, 5)
 	for _, mk := range themes.Markers() {
@@ -344,6 +358,12 @@ func compactCeiling(n int64, u policy.Unit) string {
 func (m *Model) helpScreen() []string {
 	st := m.ctx.Styles
 	head := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · j/k scroll · ? or esc to close"), ""}
+	return m.scrolled(head, m.helpLines())
+}
+
+// helpLines are the help's lines under its head.
+func (m *Model) helpLines() []string {
+	st := m.ctx.Styles
 	var lines []string
 	// Columns that do not fit side by side go on a second block.
 	groups := m.ctx.Keys.FullHelp()
@@ -363,22 +383,49 @@ func (m *Model) helpScreen() []string {
 		lines = append(lines, "  "+st.Marker[mk].Render(mk.Glyph())+"  "+mk.Name())
 	}
 	lines = append(lines, "", st.Muted.Render("After figures assume the agent would have made the same calls and written the same output."))
-	return m.scrolled(head, lines)
+	return lines
 }
 
+// Overlay heads: the help's takes two lines, the warnings' one.
+const (
+	helpHead     = 2
+	warningsHead = 1
+)
+
 // scrolled is an overlay's screen: its head, then the window of lines
-// that fits under it from overlayScroll, which it keeps within the lines
-// so that scrolling back starts at once.
+// that fits under it from overlayScroll (which clampOverlay keeps within
+// the lines, so that scrolling back starts at once).
 func (m *Model) scrolled(head, lines []string) []string {
 	room := max(1, m.ctx.Height-len(head))
-	m.overlayScroll = min(m.overlayScroll, max(0, len(lines)-room))
-	return append(head, lines[m.overlayScroll:min(len(lines), m.overlayScroll+room)]...)
+	from := min(m.overlayScroll, len(lines))
+	return append(head, lines[from:min(len(lines), from+room)]...)
+}
+
+// clampOverlay keeps the help's or the warnings' scroll within their lines.
+func (m *Model) clampOverlay() {
+	var n, head int
+	switch m.overlay {
+	case helpOverlay:
+		n, head = len(m.helpLines()), helpHead
+	case warningsOverlay:
+		n, head = len(m.warningLines()), warningsHead
+	default:
+		return
+	}
+	room := max(1, m.ctx.Height-head)
+	m.overlayScroll = max(0, min(m.overlayScroll, n-room))
 }
 
 // warningsScreen lists the reader's and the replay's warnings.
 func (m *Model) warningsScreen() []string {
 	st := m.ctx.Styles
-	lines := []string{st.Title.Render("warnings") + st.Muted.Render(" · j/k scroll · W or esc to close")}
+	head := []string{st.Title.Render("warnings") + st.Muted.Render(" · j/k scroll · W or esc to close")}
+	return m.scrolled(head, m.warningLines())
+}
+
+// warningLines are the warnings' lines under their head.
+func (m *Model) warningLines() []string {
+	st := m.ctx.Styles
 	var all []string
 	if s := m.session; s != nil {
 		for _, w := range s.Warnings {
@@ -404,7 +451,7 @@ func (m *Model) warningsScreen() []string {
 	if len(all) == 0 {
 		all = []string{st.Muted.Render("no warnings")}
 	}
-	return m.scrolled(lines, all)
+	return all
 }
 
 func abs64(n int64) int64 {

@@ -1,0 +1,237 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/themes"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// TestFollowStartsInBackground holds a folder's walk (a large
+// ~/.claude/projects) until the first frame is drawn: Init and Update must
+// not wait for it, and the session shows once the follower answers.
+func TestFollowStartsInBackground(t *testing.T) {
+	data := demoData(t)
+	release := make(chan struct{})
+	walked := make(chan struct{}, 1)
+	follow = func(ctx context.Context, path string, opt transcript.FollowOptions) (<-chan transcript.Update, error) {
+		walked <- struct{}{}
+		<-release
+		s, err := transcript.Read(strings.NewReader(string(data)), "newest.jsonl", opt.Options)
+		ch := make(chan transcript.Update, 1)
+		ch <- transcript.Update{Session: s, Err: err, Path: path + "/newest.jsonl"}
+		close(ch)
+		return ch, nil
+	}
+	t.Cleanup(func() { follow = transcript.Follow })
+	policy, _ := policy.Preset("harness-rs-0.0.40")
+	m := New(Options{Source: Source{Path: t.TempDir()}, Follow: true, Policy: policy, Prices: pricing.Default(), Counter: counter})
+
+	frame := make(chan string, 1)
+	var cmd tea.Cmd
+	go func() {
+		cmd = m.Init()
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		frame <- screen(m)
+	}()
+	select {
+	case out := <-frame:
+		if !strings.Contains(out, "live") {
+			t.Errorf("the first frame does not say the folder is followed:\n%s", out)
+		}
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("the first frame waited for the folder's walk")
+	}
+	done := make(chan struct{})
+	go func() { drive(t, m, cmd); close(done) }() // the follower's command waits for the walk
+	select {
+	case <-walked:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the follower never started")
+	}
+	close(release)
+	<-done
+	if m.session == nil || len(m.session.Calls) != 16 {
+		t.Fatalf("the followed session never arrived")
+	}
+}
+
+// persisted is a Claude Code session whose one result the agent persisted
+// to path, as Claude Code does over 50,000 characters.
+func persisted(path string) []byte {
+	text := "<persisted-output>\nOutput too large (61.2KB). Full output saved to: " + path + "\n\nPreview (first 2KB):\nline one\n</persisted-output>"
+	lines := []map[string]any{
+		{"type": "user", "uuid": "u1", "sessionId": "s", "message": map[string]any{"role": "user", "content": "list"}},
+		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5",
+			"content":     []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Bash", "input": map[string]any{"command": "ls -R /"}}},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+		{"type": "user", "uuid": "u2", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{map[string]any{
+			"type": "tool_result", "tool_use_id": "t1", "content": text}}}},
+		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+// spilledSession writes a Claude Code session whose one result the agent
+// persisted, as Claude Code does, to <session>/tool-results/out.txt beside
+// the transcript, and opens it in the inspector; it returns the model and
+// the spill file's path (not yet written).
+func spilledSession(t *testing.T) (*Model, string) {
+	t.Helper()
+	dir := t.TempDir()
+	transcriptPath := filepath.Join(dir, "s.jsonl")
+	path := filepath.Join(dir, "s", "tool-results", "out.txt")
+	if err := os.WriteFile(transcriptPath, persisted(path), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Preset("harness-rs-0.0.40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{
+		Source: Source{Name: transcriptPath, Path: transcriptPath}, Policy: pol, Prices: pricing.Default(),
+		Counter: counter, Theme: "dark",
+	})
+	drive(t, m, m.Init())
+	send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	return m, path
+}
+
+// TestAgentSpillFileLookedUpInCommand: enter on a result the agent spilled
+// looks its file up in a command, not in Update. The file is written after
+// the key is handled and before the command runs, so only a lookup made in
+// the command finds it.
+func TestAgentSpillFileLookedUpInCommand(t *testing.T) {
+	m, path := spilledSession(t)
+	_, cmd := m.Update(keyMsg("enter"))
+	if err := os.WriteFile(path, []byte("the whole listing, from the file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	drive(t, m, cmd)
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "the whole listing, from the file") || !strings.Contains(out, "the file the agent spilled this result to") {
+		t.Errorf("the file is not shown:\n%s", out)
+	}
+	if exists, known := m.agentFiles[path]; !known || !exists {
+		t.Errorf("the lookup's answer is not kept: %v, %v", exists, known)
+	}
+}
+
+// TestSpillOpenError: a spill file that exists but cannot be opened (here
+// a folder where the agent's file should be) shows why, not "opening…"
+// forever.
+func TestSpillOpenError(t *testing.T) {
+	m, path := spilledSession(t)
+	if err := os.Mkdir(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "enter")
+	out := ansi.Strip(screen(m))
+	if strings.Contains(out, "opening…") || !strings.Contains(out, "the agent's spill file is not opened: "+path) {
+		t.Errorf("the error is not shown:\n%s", out)
+	}
+}
+
+// TestViewChangesNothing: scrolling past the end is held back in Update,
+// so drawing a frame leaves the model as it was.
+func TestViewChangesNothing(t *testing.T) {
+	state := func(m *Model) string {
+		return fmt.Sprintf("detail offset %d key %q lines %d · overlay scroll %d · table offset %d cursor %d",
+			m.detail.offset, m.detail.key, len(m.detail.lines), m.overlayScroll, m.table.offset, m.table.cursor)
+	}
+	tests := []struct {
+		name string
+		w, h int
+		keys []string
+		ok   func(m *Model) bool
+	}{
+		{"detail pane scrolled to its end", 120, 40, []string{"tab", "G", "j", "j"}, func(m *Model) bool {
+			return m.detail.offset > 0 && m.detail.offset == len(m.detail.lines)-(m.detail.height-1)
+		}},
+		{"detail pane of another call", 120, 40, []string{"tab", "G", "esc", "j"}, func(m *Model) bool { return m.detail.offset == 0 }},
+		{"help scrolled past its end", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown", "pgdown"}, func(m *Model) bool {
+			return m.overlayScroll == len(m.helpLines())-(15-helpHead)
+		}},
+		{"warnings scrolled past their end", 100, 8, []string{"W", "j", "j", "j", "j", "j", "j"}, func(m *Model) bool {
+			return m.overlayScroll == max(0, len(m.warningLines())-(8-warningsHead))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newModel(t, demoData(t), "harness-rs-0.0.40", tt.w, tt.h, "dark")
+			press(t, m, tt.keys...)
+			before := state(m)
+			screen(m)
+			if after := state(m); after != before {
+				t.Errorf("View changed the model:\n before %s\n after  %s", before, after)
+			}
+			if !tt.ok(m) {
+				t.Errorf("not kept within the content: %s", before)
+			}
+		})
+	}
+}
+
+// TestCallColumnFitsLargestIndex: call numbers from 10,000 on are shown
+// whole, not cut to "1000…".
+func TestCallColumnFitsLargestIndex(t *testing.T) {
+	var b strings.Builder
+	for range 10_001 {
+		b.WriteString(`{"role":"assistant","model":"claude-sonnet-4-5","content":"ok"}` + "\n")
+	}
+	m := newModel(t, []byte(b.String()), "harness-rs-0.0.40", 120, 40, "dark")
+	press(t, m, "G")
+	last := len(m.session.Calls) - 1
+	if last != 10_000 {
+		t.Fatalf("%d calls, want 10,001", last+1)
+	}
+	lines := strings.Split(ansi.Strip(screen(m)), "\n")
+	row := lines[m.table.top0+1+m.table.cursor-m.table.offset]
+	if !strings.HasPrefix(row, fmt.Sprintf(" %d ", last)) {
+		t.Errorf("the last call's row does not start with its index %d: %q", last, row)
+	}
+}
+
+// TestKeyHintColoursFromTheme: the footer's key hints are drawn in the
+// theme's own colours, in every theme with colour.
+func TestKeyHintColoursFromTheme(t *testing.T) {
+	for _, p := range []themes.Palette{themes.Dark, themes.Light, themes.HighContrast} {
+		t.Run(p.Name, func(t *testing.T) {
+			m := newModel(t, demoData(t), "harness-rs-0.0.40", 120, 40, p.Name)
+			lines := strings.Split(screen(m), "\n")
+			hint := lines[len(lines)-1]
+			for _, c := range []color.Color{p.Fg, p.Muted, p.Faint} {
+				sgr, _, _ := strings.Cut(lipgloss.NewStyle().Foreground(c).Render("x"), "x")
+				sgr = strings.TrimSuffix(strings.TrimPrefix(sgr, "\x1b["), "m")
+				if !strings.Contains(hint, sgr) {
+					t.Errorf("the key hints do not use the palette's %s (%q): %q", fmt.Sprint(c), sgr, hint)
+				}
+			}
+		})
+	}
+}

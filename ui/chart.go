@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
+)
+
+// chart holds the savings curve's points, computed one at a time in the
+// background after the totals are in, and kept by the knobs they depend
+// on: a new ceiling needs no new point but its own, which is the replay
+// already shown, so + and - never wait for the curve.
+type chart struct {
+	prep *replay.Prepared
+	// points holds every point computed for prep, by knobsKey and ceiling.
+	points map[string]map[int64]replay.SweepPoint
+	// failed holds the knobs whose curve could not be computed, and why.
+	failed map[string]error
+	// busy is set while a point is being computed; the next one starts
+	// when it is in, for the policy in force then.
+	busy bool
+}
+
+// sweptMsg carries one point of the curve.
+type sweptMsg struct {
+	prep  *replay.Prepared
+	knobs string
+	point replay.SweepPoint
+	err   error
+}
+
+// knobsKey identifies what a curve depends on besides the ceiling: every
+// knob, per-tool ceilings taken relative to the main one, which they
+// scale with. The ratios are rounded to 1/1,000: each + or - rounds a
+// per-tool ceiling down, so that after many the ratio has drifted by a
+// few in 100,000, which moves no point of the curve that can be seen.
+func knobsKey(p policy.Policy) string {
+	p = p.Clone()
+	p.Name, p.Description = "", ""
+	if p.Ceiling > 0 {
+		for tool, v := range p.PerTool {
+			if v > 0 {
+				p.PerTool[tool] = int64(math.Round(float64(v) * 1e3 / float64(p.Ceiling)))
+			}
+		}
+		p.Ceiling = 1
+	}
+	data, _ := json.Marshal(p)
+	return string(data)
+}
+
+// reset forgets every point when the prepared session changes.
+func (c *chart) reset(prep *replay.Prepared) {
+	if c.prep != prep {
+		c.prep, c.points, c.failed = prep, map[string]map[int64]replay.SweepPoint{}, map[string]error{}
+	}
+}
+
+func (c *chart) put(knobs string, pt replay.SweepPoint) {
+	if c.points[knobs] == nil {
+		c.points[knobs] = map[int64]replay.SweepPoint{}
+	}
+	c.points[knobs][pt.Ceiling] = pt
+}
+
+// addReplay keeps the replay shown as the curve's point at its ceiling.
+func (c *chart) addReplay(rp *replay.Run) {
+	c.reset(rp.Prepared)
+	if rp.Policy.Ceiling <= 0 {
+		return
+	}
+	t := rp.Totals
+	c.put(knobsKey(rp.Policy), replay.SweepPoint{
+		Ceiling:    rp.Policy.Ceiling,
+		Acted:      t.Actions[replay.Truncated] + t.Actions[replay.Spilled],
+		Suppressed: t.Actions[replay.Suppressed],
+		Saved:      t.SavedPerCall,
+		Cost:       t.Cost, CostAfter: t.CostAfter,
+	})
+}
+
+// curve is the points known for policy at its sweep ceilings, in order,
+// and how many are still missing.
+func (c *chart) curve(policy policy.Policy) (points []replay.SweepPoint, missing int) {
+	have := c.points[knobsKey(policy)]
+	for _, ceiling := range replay.SweepCeilings(policy) {
+		if pt, ok := have[ceiling]; ok {
+			pt.Own = ceiling == policy.Ceiling
+			points = append(points, pt)
+		} else {
+			missing++
+		}
+	}
+	return points, missing
+}
+
+// next starts computing the first point policy's curve lacks, unless one
+// is being computed already.
+func (c *chart) next(prep *replay.Prepared, policy policy.Policy) tea.Cmd {
+	if prep == nil || c.busy {
+		return nil
+	}
+	c.reset(prep)
+	knobs := knobsKey(policy)
+	if c.failed[knobs] != nil {
+		return nil
+	}
+	have := c.points[knobs]
+	i := slices.IndexFunc(replay.SweepCeilings(policy), func(ceiling int64) bool {
+		_, ok := have[ceiling]
+		return !ok
+	})
+	if i < 0 {
+		return nil
+	}
+	ceiling := replay.SweepCeilings(policy)[i]
+	c.busy = true
+	return func() tea.Msg {
+		pts, err := prep.Sweep(policy, []int64{ceiling})
+		if err != nil {
+			return sweptMsg{prep: prep, knobs: knobs, err: err}
+		}
+		return sweptMsg{prep: prep, knobs: knobs, point: pts[0]}
+	}
+}
+
+// swept takes a computed point.
+func (c *chart) swept(msg sweptMsg) {
+	c.busy = false
+	if msg.prep != c.prep {
+		return
+	}
+	if msg.err != nil {
+		c.failed[msg.knobs] = msg.err
+		return
+	}
+	c.put(msg.knobs, msg.point)
+}
+
+// err is why policy's curve could not be computed, nil when it can.
+func (c *chart) err(policy policy.Policy) error { return c.failed[knobsKey(policy)] }
