@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -135,6 +136,9 @@ func mixedSession(b testing.TB) []byte {
 // openMixed opens mixedSession under preset and waits, however long the
 // counting takes, for the replay and the whole chart.
 func openMixed(b *testing.B, preset string) (*Model, *loop) {
+	pause := chartPause
+	chartPause = 150 * time.Millisecond // as the program runs
+	b.Cleanup(func() { chartPause = pause })
 	policy, err := policy.Preset(preset)
 	if err != nil {
 		b.Fatal(err)

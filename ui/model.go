@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -241,6 +242,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.setReplay(msg.replay)
 		m.chart.addReplay(msg.replay)
+		return m.sweepWhenIdle()
+	case chartDueMsg:
+		if msg.seq != m.seq {
+			return nil // a key came meanwhile: its replay first
+		}
 		return m.requestSweep()
 	case sweptMsg:
 		m.chart.swept(msg)
@@ -336,6 +342,25 @@ func (m *Model) requestReplay() tea.Cmd {
 	}
 	m.seq++
 	return replayCmd(m.seq, m.prep, m.policy, m.opt)
+}
+
+// chartPause is how long the keys must rest before the chart's missing
+// points are computed: a point cannot be stopped once begun, so one begun
+// between two quick keys would share the processor with the second key's
+// replay. 0 computes at once (tests).
+var chartPause = 150 * time.Millisecond
+
+// chartDueMsg says the keys rested for chartPause after replay seq.
+type chartDueMsg struct{ seq int }
+
+// sweepWhenIdle asks for the chart's next point once no key has come for
+// chartPause.
+func (m *Model) sweepWhenIdle() tea.Cmd {
+	if chartPause <= 0 {
+		return m.requestSweep()
+	}
+	seq := m.seq
+	return tea.Tick(chartPause, func(time.Time) tea.Msg { return chartDueMsg{seq: seq} })
 }
 
 // requestSweep computes the next point the chart lacks, once the replay

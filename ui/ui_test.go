@@ -28,8 +28,9 @@ import (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	// Notices stay: no timer for the tests to wait out.
-	noticeTTL = 0
+	// Notices stay and the chart does not wait for the keys to rest: no
+	// timer for the tests to wait out. The benchmarks put the pause back.
+	noticeTTL, chartPause = 0, 0
 	os.Exit(m.Run())
 }
 
