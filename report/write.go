@@ -318,9 +318,11 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 // copiedFrom names the sessions that count the copies among s's calls.
 func copiedFrom(s *Session) string {
 	var paths []string
-	for _, c := range s.Calls {
-		if c.CountedIn != nil && !slices.Contains(paths, *c.CountedIn) {
-			paths = append(paths, *c.CountedIn)
+	for _, part := range append([]*Session{s}, s.Subagents...) {
+		for _, c := range part.Calls {
+			if c.CountedIn != nil && !slices.Contains(paths, *c.CountedIn) {
+				paths = append(paths, *c.CountedIn)
+			}
 		}
 	}
 	if len(paths) == 1 {
