@@ -235,3 +235,39 @@ func TestKeyHintColoursFromTheme(t *testing.T) {
 		})
 	}
 }
+
+// TestCopiesShownAsCopies: a fork's replay of its parent's usage is shown
+// as a copy, in the row and the detail pane, and left out of the footer's
+// totals: only the fork's own call, 90 uncached, 10 cached and 20 output
+// tokens of gpt-5.2, $0.000439, is counted.
+func TestCopiesShownAsCopies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "codex", "family", "rollout-2026-05-12T08-03-00-F.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, data, "harness-rs-0.0.50", 120, 30, "dark")
+	out := ansi.Strip(screen(m))
+	lines := strings.Split(out, "\n")
+	row := func(call string) string {
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 0 && f[0] == call {
+				return l
+			}
+		}
+		return ""
+	}
+	for _, call := range []string{"0", "1"} {
+		if !strings.Contains(row(call), "copy") {
+			t.Errorf("call %s is not shown as a copy:\n%s", call, out)
+		}
+	}
+	if strings.Contains(row("2"), "copy") {
+		t.Errorf("the fork's own call is shown as a copy:\n%s", out)
+	}
+	if !strings.Contains(out, "a copy: session P counts this response; added to no total here") {
+		t.Errorf("the detail pane does not say whose response call 0 is:\n%s", out)
+	}
+	if !strings.Contains(out, "tokens 100 → 100 · cost $0.0004 → $0.0004") {
+		t.Errorf("the footer does not count only the fork's own call:\n%s", out)
+	}
+}

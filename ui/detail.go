@@ -130,6 +130,9 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 			line += " (≥: written as the response began)"
 		}
 		add(st.Value.Render(termtext.Truncate(line, w)))
+		if c.CountedIn != "" {
+			add(st.Muted.Render(termtext.Truncate("a copy: "+termtext.Escape(c.CountedIn)+" counts this response; added to no total here", w)))
+		}
 		if rp != nil && call < len(rp.Calls) {
 			rc := rp.Calls[call]
 			after := u

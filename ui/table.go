@@ -39,6 +39,7 @@ type callInfo struct {
 	saved               int64
 	cost, costAfter     *float64
 	recorded            bool
+	copied              bool // another session counts this response
 	marks               [5]bool
 }
 
@@ -102,6 +103,7 @@ func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 			ci.recorded = true
 			ci.prompt, ci.promptAfter = c.Usage.Prompt(), c.Usage.Prompt()
 		}
+		ci.copied = c.CountedIn != ""
 		if rp == nil || i >= len(rp.Calls) {
 			continue
 		}
@@ -382,6 +384,9 @@ func (t *callTable) columns() []column {
 		{title: "cost → after", width: 17, priority: 2, right: true, cell: func(_ int, ci *callInfo) string {
 			if !ci.recorded {
 				return "–"
+			}
+			if ci.copied {
+				return st.Muted.Render("copy")
 			}
 			return human.Money(ci.cost) + "→" + human.Money(ci.costAfter)
 		}},
