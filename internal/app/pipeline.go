@@ -81,6 +81,7 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	if gc >= 0 && gc < 100 {
 		debug.SetGCPercent(gc)
 	}
+	defer debug.SetGCPercent(gc)
 	ordered(len(files), workers, func(i int) int64 {
 		f := &files[i]
 		read := first
@@ -124,7 +125,12 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		}
 	}
 	runtime.GC() // before the heap may grow by gc% of what it was holding
-	debug.SetGCPercent(gc)
+	if held <= 64<<20 {
+		// Beyond that, what is held would let a batch command's gc% grow
+		// the heap to several times it: Go's default pace stays until the
+		// held reads are let go, at their turn.
+		debug.SetGCPercent(gc)
+	}
 
 	type done struct {
 		v    T
@@ -208,9 +214,11 @@ type file struct {
 }
 
 // holdBytes bounds the transcripts whose first read is held whole until
-// their turn (a sizes-only read holds about half its file's size); the
-// others are read again. Tests lower it.
-var holdBytes int64 = 64 << 20
+// their turn; the others are read again. A sizes-only read of a Claude
+// Code session holds about a fifth of its file's size (36 MB for 50
+// generated sessions of 3.4 MB), so 512 MiB of transcripts holds about
+// 110 MB, and most months of sessions are read once. Tests lower it.
+var holdBytes int64 = 512 << 20
 
 // skeleton drops from a sizes-only read what Reconcile does not decide
 // from: the calls' texts, tool calls, results and prompts, and the
