@@ -65,7 +65,10 @@ const (
 	ReadOnly Risk = "read_only" // may be suppressed when repeated
 	Write    Risk = "write"     // changes the workspace: clears what was seen
 	Network  Risk = "network"   // answers may differ: never suppressed, and clears
-	Neutral  Risk = "neutral"   // neither suppressed nor clearing
+	// Neutral tools (questions, plans) are never suppressed; they clear
+	// under any_write, as harness-rs has no such class, and change no path
+	// under same_path.
+	Neutral Risk = "neutral"
 )
 
 // NonText says what happens to results with image or other non-text blocks.
@@ -92,7 +95,7 @@ type ClearRule string
 
 // Clearing rules.
 const (
-	ClearAnyWrite ClearRule = "any_write" // every key, when a non-read-only call succeeds
+	ClearAnyWrite ClearRule = "any_write" // every key, when any call that is not read-only succeeds
 	ClearSamePath ClearRule = "same_path" // a key, when a write touches its path
 )
 

@@ -554,9 +554,10 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 func (d *deduper) clear(it *item, risk policy.Risk) {
 	switch d.pol.Dedupe.Clear {
 	case policy.ClearAnyWrite:
-		if risk != policy.Neutral {
-			clear(d.seen)
-		}
+		// harness-rs clears on every risk but ReadOnly
+		// (crates/harness-loop/src/lib.rs): a tool it has no risk for is
+		// not read-only, so question and plan tools clear too.
+		clear(d.seen)
 	case policy.ClearSamePath:
 		if it.writes == "" {
 			return

@@ -123,9 +123,21 @@ func TestDedupe(t *testing.T) {
 			call("2", "frobnicate", nil), result("2", "ok", false),
 			call("3", "Read", readA), result("3", "A", false),
 		}, []string{"keep", "keep", "keep"}},
-		{"a neutral tool does not clear", "harness-rs-0.0.40", []map[string]any{
+		// harness-rs has no risk for a question or plan tool: not read-only, so it clears.
+		{"a question tool clears", "harness-rs-0.0.40", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "AskUserQuestion", nil), result("2", "yes", false),
+			call("3", "Read", readA), result("3", "A", false),
+		}, []string{"keep", "keep", "keep"}},
+		{"a plan tool clears", "harness-rs-0.0.50-dedupe", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "ExitPlanMode", nil), result("2", "ok", false),
+			call("3", "Read", readA), result("3", "A", false),
+			call("4", "Read", readA), result("4", "A", false),
+		}, []string{"keep", "keep", "keep", "suppress"}},
+		{"Claude Code: a plan tool changes no file", "claude-code", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "ExitPlanMode", nil), result("2", "ok", false),
 			call("3", "Read", readA), result("3", "A", false),
 		}, []string{"keep", "keep", "suppress"}},
 		{"a repeat whose content changed is stale", "harness-rs-0.0.40", []map[string]any{
