@@ -186,6 +186,24 @@ func HarnessRSSpill(s Subject, previewBytes int64) (string, SpillFile) {
 	return b.String(), f
 }
 
+// HarnessRSUnwritable says why harness-rs 0.0.50 could not write the spill
+// file of a result of tool, or "" when it could. It writes
+// .harness/spill/<call id>-<tool>.<ext> with the tool name joined as is
+// (spill_oversized in crates/harness-loop/src/lib.rs), so a '/' names a
+// folder that does not exist, a NUL is no path at all, and a name over 255
+// bytes is too long; on any such failure it truncates instead.
+func HarnessRSUnwritable(tool, callID string) string {
+	switch {
+	case strings.ContainsRune(tool, '/'):
+		return "the tool name has a '/', so harness-rs cannot write its spill file"
+	case strings.ContainsRune(tool, 0):
+		return "the tool name has a NUL byte, so harness-rs cannot write its spill file"
+	case len(harnessCallID(callID))+len("-")+len(tool)+len(".json") > 255:
+		return "the spill file's name would be over 255 bytes, so harness-rs cannot write it"
+	}
+	return ""
+}
+
 // harnessCallID keeps ASCII letters, digits, '-' and '_' of a call id, at
 // most 48 of them, or "call" when none is left.
 func harnessCallID(id string) string {

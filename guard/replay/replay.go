@@ -280,6 +280,19 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		return
 	}
 	s := rp.subject(it)
+	if pol.Style == harness.HarnessRS {
+		// What the harness itself could not write, it never spilled.
+		if why := harness.HarnessRSUnwritable(it.r.Tool, it.r.CallID); why != "" {
+			r.Reason = over + "; " + why
+			if pol.OnSpillError == policy.FallbackTruncate {
+				r.Outcome, r.pending = Truncated, true
+				r.Reason += ": truncated instead"
+			} else {
+				r.Reason += ": the original stays"
+			}
+			return
+		}
+	}
 	text, parts, f, ok := rp.spill(s, ceiling)
 	if !ok {
 		r.Reason = over + "; the notice alone would not fit, the original stays"

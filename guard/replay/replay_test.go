@@ -252,7 +252,7 @@ func TestGates(t *testing.T) {
 
 func TestSpillFiles(t *testing.T) {
 	big := strings.Repeat("line of output\n", 4000) // 60,000 bytes
-	s := generic(t, call("c/../1", "../../evil", nil), result("c/../1", big, false))
+	s := generic(t, call("c/../1", "..", nil), result("c/../1", big, false))
 	p := prepared(t, s)
 	root := t.TempDir()
 	store := spill.Dir{Root: root, Session: s.ID, Policy: "harness-rs-0.0.50"}
@@ -278,9 +278,20 @@ func TestSpillFiles(t *testing.T) {
 			t.Errorf("%s has mode %v, want %v", dir, info.Mode().Perm(), want)
 		}
 	}
-	// The locator keeps the harness's own (unsanitized) form; the file stays inside the store.
-	if r.Locator != ".harness/spill/c1-../../evil.txt" {
+	// The locator keeps the harness's own (unsanitized) form.
+	if r.Locator != ".harness/spill/c1-...txt" {
 		t.Errorf("locator %q", r.Locator)
+	}
+	// A call id that climbs out: Claude Code names the file after it as
+	// is; the stored file stays inside the store.
+	evil := generic(t, call("../../evil", "fetch", nil), result("../../evil", big, false))
+	rc, err := prepared(t, evil).Replay(mustPreset(t, "claude-code"), Options{Store: spill.Dir{Root: root, Session: evil.ID, Policy: "claude-code"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rc.Results[0]; r.Outcome != Spilled || !strings.HasSuffix(r.Locator, "/tool-results/../../evil.txt") ||
+		!strings.HasPrefix(r.SpillPath, root+string(filepath.Separator)) || filepath.Clean(r.SpillPath) != r.SpillPath {
+		t.Errorf("climbing call id: %s, locator %q, stored at %q", r.Outcome, r.Locator, r.SpillPath)
 	}
 
 	// A store that cannot write: a file where its folder should be.
@@ -297,6 +308,37 @@ func TestSpillFiles(t *testing.T) {
 	rp, _ = p.Replay(as, Options{Store: bad})
 	if r := rp.Results[0]; r.Outcome != Kept || r.Text != big || !strings.Contains(r.Warning, "original stays inline") {
 		t.Errorf("AgentScope keeps the original: %s %q", r.Outcome, r.Warning)
+	}
+}
+
+// TestHarnessRSUnwritable: harness-rs joins the tool name into its spill
+// path as is, so a '/' in it makes the write fail and the harness
+// truncates; spillway does the same whatever its own store could write.
+func TestHarnessRSUnwritable(t *testing.T) {
+	text := strings.Repeat("0123456789", 20) // 200 bytes, 202 serialized
+	s := generic(t, call("c0", "a/b", nil), result("c0", text, false), call("c1", "a_b", nil), result("c1", text, false))
+	pol := mustPreset(t, "harness-rs-0.0.50")
+	pol.Ceiling = 100
+	rp, err := prepared(t, s).Replay(pol, Options{Store: spill.Dir{Root: t.TempDir(), Session: s.ID, Policy: pol.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rp.Results[0]
+	// The first 100 bytes of the serialization (its quote and 99 digits), quoted again.
+	want := `{"bytes_kept":100,"bytes_total":202,"head":"\"` + text[:99] + `","note":"This result was 202 bytes and was cut to 100 ` +
+		`to protect the context window. Do not ask for it again unchanged — narrow it: request a smaller range, a filter, ` +
+		`or a specific field.","tool":"a/b","truncated":true}`
+	if r.Outcome != Truncated || r.Text != want || len(r.Text) != 367 || r.SpillPath != "" || r.Locator != "" {
+		t.Errorf("%s (%d bytes), spill %q:\n%s", r.Outcome, len(r.Text), r.SpillPath, r.Text)
+	}
+	if r.Reason != "202 JSON bytes > 100 JSON bytes; the tool name has a '/', so harness-rs cannot write its spill file: truncated instead" {
+		t.Errorf("reason %q", r.Reason)
+	}
+	if r := rp.Results[1]; r.Outcome != Spilled || r.Locator != ".harness/spill/c1-a_b.txt" {
+		t.Errorf("a writable name spills: %s %q", r.Outcome, r.Locator)
+	}
+	if rp.Totals.SpillFailures != 0 {
+		t.Errorf("the harness's own failure is no spill failure: %d", rp.Totals.SpillFailures)
 	}
 }
 
