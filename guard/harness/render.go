@@ -317,7 +317,7 @@ func DeepSeekSpill(s Subject, cap int64) (text string, parts []tokens.Part, f Sp
 	f = s.spillFile(map[string]string{
 		"session_sha12": hex.EncodeToString(sessionSum[:])[:12],
 		"random12":      hex.EncodeToString(callSum[:6]),
-		"tool":          encodeSegment(s.Tool),
+		"tool":          deepseekToolName(s.Tool),
 	}, s.Text)
 	text, parts, ok = deepseekReplace(s.Text, s.Raw, cap, f.Locator, deepseekHint)
 	return text, parts, f, ok
@@ -343,6 +343,15 @@ func deepseekReplace(text string, ix *tokens.Index, cap int64, locator, hint str
 		out = join(parts)
 	}
 	return out, parts, int64(len(out)) <= cap && int64(len(out)) < total
+}
+
+// deepseekToolName is the tool's part of the file name the DeepSeek local
+// store gives a spill: the plugin suggests "<tool>.txt" (spill-policy's
+// spillReplacement) and the store encodes that whole name as one segment,
+// so an empty tool leaves "-.txt" and "." leaves "-..txt". Encoding keeps
+// the ".txt", which the template spells out.
+func deepseekToolName(tool string) string {
+	return strings.TrimSuffix(encodeSegment(tool+".txt"), ".txt")
 }
 
 // encodeSegment is the DeepSeek local store's file-name encoding: UTF-16
