@@ -489,6 +489,25 @@ func CodexExecHeader(text string) string {
 	return fmt.Sprintf(CodexExecWarning+"%d)\nTotal output lines: %d\n\n", ApproxTokens(int64(len(text))), lines)
 }
 
+// CodexExecSplit parts the output of Codex's code-mode tools (exec, whose
+// scripts call the shell tools) into the status lines the runtime heads it
+// with ("Script completed", a wall time, "Output:") and the script's own
+// output, which is what Codex cuts under its header: the 0.144 logs show
+// that output cut to exactly 40,000 bytes after the status lines. A text
+// without those lines is all output.
+func CodexExecSplit(text string) (status, output string) {
+	if !strings.HasPrefix(text, "Script ") {
+		return "", text
+	}
+	const mark = "\nOutput:\n"
+	head := text[:min(len(text), 256)]
+	i := strings.Index(head, mark)
+	if i < 0 || !strings.Contains(head[:i], "\nWall time ") {
+		return "", text
+	}
+	return text[:i+len(mark)], text[i+len(mark):]
+}
+
 // CodexExecWarning opens the header of command output Codex cut.
 const CodexExecWarning = "Warning: truncated output (original token count: "
 

@@ -47,8 +47,14 @@ func TestCeilingFor(t *testing.T) {
 		}
 	}
 	codex, _ := Preset("codex")
-	if c, _ := codex.CeilingFor("exec"); c != 12_000 {
+	if c, _ := codex.CeilingFor("read_file"); c != 12_000 {
 		t.Errorf("codex ceiling with its 20%% allowance = %d, want 12,000", c)
+	}
+	// Command output (exec's script output too) is cut at the ceiling itself.
+	for _, tool := range []string{"exec", "shell"} {
+		if c, _ := codex.CeilingFor(tool); c != 10_000 {
+			t.Errorf("codex ceiling for %s = %d, want 10,000", tool, c)
+		}
 	}
 }
 

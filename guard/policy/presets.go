@@ -114,9 +114,10 @@ func presetList() []Policy {
 		Name:        "codex",
 		Description: "Codex CLI when it records a tool output: 10,000 tokens (bytes/4) plus 20%, middle truncation with a …N tokens truncated… marker; shell output cut at 10,000 under a truncation header",
 		Style:       harness.Codex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2, Action: TruncateMiddle,
-		// Codex's own shell tools, and the shell tools of other agents'
-		// logs replayed as if Codex had run them.
-		ExecTools: []string{"shell", "local_shell", "container.exec", "shell_command", "Bash", "run_command"},
+		// Codex's own shell tools (exec: the script output of its code
+		// mode, cut after the status lines), and the shell tools of other
+		// agents' logs replayed as if Codex had run them.
+		ExecTools: []string{"shell", "local_shell", "container.exec", "shell_command", "exec", "Bash", "run_command"},
 		Risk:      foreignRisk, ShapeErrors: true, NonText: NonTextKeep,
 	}
 

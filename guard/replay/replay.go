@@ -267,14 +267,23 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == policy.NonTextSkip:
 		r.Reason = "has non-text blocks"
 		return
-	case pol.IsExec(it.r.Tool) && strings.HasPrefix(it.r.Text, harness.CodexExecWarning):
-		r.Reason = "Codex cut it already (its truncation header)"
-		return
-	case r.Size <= ceiling:
-		r.Reason = fmt.Sprintf("%s ≤ %s", policy.FormatSize(r.Size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+	}
+	size := r.Size
+	if pol.IsExec(it.r.Tool) {
+		status, output := harness.CodexExecSplit(it.r.Text)
+		if strings.HasPrefix(output, harness.CodexExecWarning) {
+			r.Reason = "Codex cut it already (its truncation header)"
+			return
+		}
+		if status != "" {
+			size = outputSize(output, pol.Unit, size)
+		}
+	}
+	if size <= ceiling {
+		r.Reason = fmt.Sprintf("%s ≤ %s", policy.FormatSize(size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
 		return
 	}
-	over := fmt.Sprintf("%s > %s", policy.FormatSize(r.Size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+	over := fmt.Sprintf("%s > %s", policy.FormatSize(size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
 	if pol.Action != policy.Spill {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
@@ -341,7 +350,13 @@ func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part
 		inTokens := pol.Unit == policy.ApproxTokens || pol.Unit == policy.Tokens
 		text, parts := harness.CodexTruncate(s.Text, s.Raw, bytesFor(ceiling, pol.Unit), inTokens)
 		if pol.IsExec(s.Tool) {
-			header := harness.CodexExecHeader(s.Text)
+			status, output := harness.CodexExecSplit(s.Text)
+			if status != "" {
+				// Cut the output alone; its parts are not slices of the
+				// indexed text, so they are counted whole.
+				text, parts = harness.CodexTruncate(output, nil, bytesFor(ceiling, pol.Unit), inTokens)
+			}
+			header := status + harness.CodexExecHeader(output)
 			return header + text, append([]tokens.Part{tokens.Lit(header)}, parts...)
 		}
 		return text, parts
@@ -349,6 +364,18 @@ func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part
 		// harness-rs keeps max_bytes of the serialized result: the ceiling.
 		return harness.HarnessRSTruncate(s, bytesFor(ceiling, pol.Unit))
 	}
+}
+
+// outputSize measures a Codex exec script's output, the part Codex cuts,
+// in the units it counts; in another unit the whole text's size stands.
+func outputSize(output string, u policy.Unit, whole int64) int64 {
+	switch u {
+	case policy.UTF8Bytes:
+		return int64(len(output))
+	case policy.ApproxTokens:
+		return harness.ApproxTokens(int64(len(output)))
+	}
+	return whole
 }
 
 // bytesFor converts a ceiling to the bytes a byte-cutting truncation keeps.

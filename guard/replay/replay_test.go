@@ -553,6 +553,43 @@ func TestCodexExec(t *testing.T) {
 	}
 }
 
+// TestCodexExecScript: Codex 0.144's exec tool heads a script's output with
+// status lines; Codex cuts the output after them at 10,000 tokens (40,000
+// bytes, 20,000 each side) under its header, as its own logs show.
+func TestCodexExecScript(t *testing.T) {
+	status := "Script completed\nWall time 0.1 seconds\nOutput:\n" // 47 bytes
+	// 1,200 lines of 39 bytes: 46,800 bytes, 11,700 tokens; with the status
+	// lines 46,847 bytes, 11,712 tokens: within 12,000, yet cut.
+	out := strings.Repeat("drwxr-xr-x  2 dev dev 4096 Jan  1 x.go\n", 1200)
+	// 40,000 bytes of output, 10,000 tokens: not over.
+	edge := strings.Repeat("abcd", 10_000)
+	cut := status + harness.CodexExecWarning + "12307)\nTotal output lines: 889\n\n" + strings.Repeat("y", 40_023)
+	s := generic(t,
+		call("1", "exec", nil), result("1", status+out, false),
+		call("2", "exec", nil), result("2", status+edge, false),
+		call("3", "exec", nil), result("3", cut, false),
+	)
+	rp, err := prepared(t, s).Replay(mustPreset(t, "codex"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"truncate", "keep", "keep"}, outcomes(rp)); diff != "" {
+		t.Fatalf("outcomes (-want +got):\n%s", diff)
+	}
+	// 6,800 bytes removed: 1,700 tokens; 47 + 82 header + 40,000 + 27 marker bytes.
+	want := status + "Warning: truncated output (original token count: 11700)\nTotal output lines: 1200\n\n" +
+		out[:20_000] + "…1700 tokens truncated…" + out[len(out)-20_000:]
+	if r := rp.Results[0]; r.Text != want || len(r.Text) != 47+82+40_000+27 || r.Reason != "11,700 tokens (bytes/4) > 10,000 tokens (bytes/4)" {
+		t.Errorf("script output cut to %d bytes (%s), want %d:\n%.200q", len(r.Text), r.Reason, len(want), r.Text)
+	}
+	if r := rp.Results[1]; r.Reason != "10,000 tokens (bytes/4) ≤ 10,000 tokens (bytes/4)" {
+		t.Errorf("40,000 bytes of output: %s", r.Reason)
+	}
+	if r := rp.Results[2]; r.Reason != "Codex cut it already (its truncation header)" {
+		t.Errorf("output Codex cut: %s", r.Reason)
+	}
+}
+
 // TestSizesOnlySession: a session read without its texts replays through
 // an inert policy with every size intact, and refuses a policy that would
 // need the texts.
