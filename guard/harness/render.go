@@ -376,14 +376,9 @@ func encodeSegment(s string) string {
 	return b.String()
 }
 
-// Claude Code's persisted-output message (buildLargeToolResultMessage) and
-// its Read repeat stub, as 2.1.86 and later render it (quoted in
-// anthropics/claude-code#60684; earlier versions said "File unchanged
-// since last read. …").
-const (
-	ClaudePreviewUnits = 2000
-	ClaudeReadStub     = "Wasted call — file unchanged since your last Read. Refer to that earlier tool_result instead."
-)
+// ClaudePreviewUnits is the preview Claude Code's persisted-output message
+// (buildLargeToolResultMessage) inlines.
+const ClaudePreviewUnits = 2000
 
 // ClaudeSpill persists the result and inlines a head preview cut back to
 // the last newline when that is past half of it.

@@ -390,3 +390,18 @@ func TestAgentSpillPath(t *testing.T) {
 		t.Errorf("locators %q, %q", scopeFile.Locator, deepseekFile.Locator)
 	}
 }
+
+// TestClaudeEraOf: every version of the recorded logs, and each bound.
+func TestClaudeEraOf(t *testing.T) {
+	for version, want := range map[string]string{
+		"1.0.17": "", "2.0.76": "", "2.1.1": "", "2.1.2": "2.1.2", "2.1.14": "2.1.2", "2.1.22": "2.1.2",
+		"2.1.50": "2.1.2", "2.1.51": "2.1.51", "2.1.85": "2.1.51", "2.1.86": "2.1.86", "2.1.112": "2.1.86",
+		"2.1.121": "2.1.86", "2.1.126": "2.1.86", "2.1.146": "2.1.86", "2.1.147": "2.1.147", "2.1.155": "2.1.147",
+		"2.1.156": "2.1.156", "2.1.251": "2.1.156", "10.0.0": "2.1.156", "": "2.1.156", "2.1": "2.1.156",
+		"2.1.112-beta": "2.1.86",
+	} {
+		if got := ClaudeEraOf(version).From; got != want {
+			t.Errorf("ClaudeEraOf(%q) = era from %q, want %q", version, got, want)
+		}
+	}
+}

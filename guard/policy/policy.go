@@ -148,6 +148,9 @@ type Policy struct {
 	OnSpillError Fallback `json:"on_spill_error,omitempty"`
 	// Agent names the agent in AgentScope paths.
 	Agent string `json:"agent,omitempty"`
+	// FollowVersion (Claude Code) replays each session as the version
+	// that recorded it did: see ForVersion.
+	FollowVersion bool `json:"follow_version,omitempty"`
 }
 
 // Dedupe configures repeat suppression.
@@ -165,6 +168,12 @@ type Dedupe struct {
 	SameContent bool `json:"same_content,omitempty"`
 	// Clear is what makes the calls seen so far forgotten.
 	Clear ClearRule `json:"clear"`
+	// Stub is the text a suppressed Claude Code Read gets ("" for the
+	// latest version's).
+	Stub string `json:"stub,omitempty"`
+	// WritesCount makes the agent's own write or edit of a file count as
+	// a read of all of it, so that the next Read of it is a repeat.
+	WritesCount bool `json:"writes_count,omitempty"`
 }
 
 // RiskTable maps tool names to risk classes.

@@ -151,6 +151,7 @@ type Options struct {
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
 func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
+	pol = policy.ForVersion(pol, p.Session.Version)
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -266,6 +267,9 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		return
 	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == policy.NonTextSkip:
 		r.Reason = "has non-text blocks"
+		return
+	case pol.Style == harness.ClaudeCode && harness.ClaudeShaped(it.r.Text):
+		r.Reason = "Claude Code shaped it already (its own cut or persisted output)"
 		return
 	}
 	size := r.Size
@@ -541,6 +545,9 @@ type seenKey struct {
 	count int // occurrences since the key was last cleared
 	shown int // index of the latest occurrence the model saw in full
 	path  string
+	// written: the model wrote the file itself (shown is the write), so
+	// what it holds is not a Read's text to compare.
+	written bool
 }
 
 func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
@@ -555,7 +562,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 	}
 	eligible := r.Risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
 	if !eligible {
-		d.clear(it, r.Risk)
+		d.clear(i, it)
 		return false
 	}
 	key := it.argsKey
@@ -571,6 +578,9 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		return false
 	}
 	earlier := items[k.shown].r.Text
+	if k.written {
+		earlier = it.r.Text // unchanged since the model's own write, as far as the log tells
+	}
 	if dd.SameContent && earlier != it.r.Text {
 		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
 		return false
@@ -583,7 +593,10 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, earlier != it.r.Text
 	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
 	if d.pol.Style == harness.ClaudeCode {
-		r.Text = harness.ClaudeReadStub
+		r.Text = dd.Stub
+		if r.Text == "" {
+			r.Text = harness.ClaudeReadStub
+		}
 	} else {
 		r.Text = harness.HarnessRSRepeat(it.r.Tool)
 	}
@@ -591,7 +604,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 }
 
 // clear forgets what a successful non-read-only call may have changed.
-func (d *deduper) clear(it *item, risk policy.Risk) {
+func (d *deduper) clear(i int, it *item) {
 	switch d.pol.Dedupe.Clear {
 	case policy.ClearAnyWrite:
 		// harness-rs clears on every risk but ReadOnly
@@ -606,6 +619,10 @@ func (d *deduper) clear(it *item, risk policy.Risk) {
 			if k.path == it.writes {
 				delete(d.seen, key)
 			}
+		}
+		if d.pol.Dedupe.WritesCount {
+			// Claude Code keeps what the model wrote as content it has.
+			d.seen[harness.WholeReadKey(it.writes)] = &seenKey{count: 1, shown: i, path: it.writes, written: true}
 		}
 	}
 }
