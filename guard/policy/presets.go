@@ -175,9 +175,9 @@ func perToolText(m map[string]int64) string {
 
 // ForVersion is p as the Claude Code version that recorded a session
 // applied it, when p follows the version: the era's persisting (none
-// before 2.1.2, a 100,000-character threshold before 2.1.51 unless the
-// ceiling was tuned), Read repeat stub and what counts as read. Repeat
-// suppression stays off where it was turned off.
+// before 2.1.2, a 100,000-character threshold before 2.1.51; a ceiling
+// tuned away from the preset's is kept), Read repeat stub and what counts
+// as read. Repeat suppression stays off where it was turned off.
 func ForVersion(p Policy, version string) Policy {
 	if !p.FollowVersion || p.Style != harness.ClaudeCode {
 		return p
@@ -186,9 +186,11 @@ func ForVersion(p Policy, version string) Policy {
 	era := harness.ClaudeEraOf(version)
 	latest := harness.ClaudeEras[len(harness.ClaudeEras)-1]
 	switch {
+	case p.Ceiling != latest.Ceiling:
+		// A ceiling set by hand is a question about that ceiling.
 	case !era.Persist:
 		p.Ceiling, p.PerTool = 0, nil
-	case p.Ceiling == latest.Ceiling:
+	default:
 		p.Ceiling, p.PerTool = era.Ceiling, maps.Clone(era.PerTool)
 	}
 	p.Dedupe.Enabled = p.Dedupe.Enabled && era.ReadDedupe

@@ -74,9 +74,18 @@ func TestClaudeByVersion(t *testing.T) {
 			}
 		})
 	}
+	// A ceiling tuned by hand is kept, even where Claude Code persisted nothing.
+	s := generic(t, call("1", "Bash", nil), result("1", big, false))
+	s.Version = "1.0.17"
+	tuned := mustPreset(t, "claude-code")
+	tuned.SetCeiling(100_000) // Bash 60,000
+	rp, _ := prepared(t, s).Replay(tuned, Options{})
+	if r := rp.Results[0]; r.Outcome != Spilled || r.Reason != "66,000 UTF-16 units > 60,000 UTF-16 units" {
+		t.Errorf("tuned on a 1.0.17 log: %s (%s)", r.Outcome, r.Reason)
+	}
 	// Output Claude Code cut itself is already shaped, under any era.
-	s := generic(t, call("1", "Bash", nil), result("1", cut, false))
-	rp, _ := prepared(t, s).Replay(mustPreset(t, "claude-code-2.1.51"), Options{})
+	s = generic(t, call("1", "Bash", nil), result("1", cut, false))
+	rp, _ = prepared(t, s).Replay(mustPreset(t, "claude-code-2.1.51"), Options{})
 	if r := rp.Results[0]; r.Outcome != Kept || !strings.Contains(r.Reason, "shaped it already") {
 		t.Errorf("Claude Code's own cut: %s (%s)", r.Outcome, r.Reason)
 	}
