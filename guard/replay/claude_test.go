@@ -14,7 +14,7 @@ func TestClaudeByVersion(t *testing.T) {
 	readA := map[string]any{"file_path": "/a.go"}
 	readB := map[string]any{"file_path": "/b.go"}
 	big := strings.Repeat("0123456789\n", 6000) // 66,000 characters
-	huge := big + big                            // 132,000
+	huge := big + big                           // 132,000
 	// Claude Code before 2.1.2 cut Bash output at 30,000 characters itself.
 	cut := strings.Repeat("x", 30_000) + "\n\n... [102 lines truncated] ..."
 	tests := []struct {
