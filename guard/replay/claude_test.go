@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // TestClaudeByVersion: the claude-code preset replays a session as the
@@ -56,7 +57,7 @@ func TestClaudeByVersion(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
 			s := generic(t, tt.msgs...)
-			s.Version = tt.version
+			s.Format, s.Version = transcript.FormatClaude, tt.version
 			rp, err := prepared(t, s).Replay(mustPreset(t, "claude-code"), Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -74,12 +75,19 @@ func TestClaudeByVersion(t *testing.T) {
 			}
 		})
 	}
-	// A ceiling tuned by hand is kept, even where Claude Code persisted nothing.
+	// Another agent's version says nothing of Claude Code's: the latest rules.
 	s := generic(t, call("1", "Bash", nil), result("1", big, false))
-	s.Version = "1.0.17"
+	s.Format, s.Version = transcript.FormatCodex, "0.144.1"
+	rp, _ := prepared(t, s).Replay(mustPreset(t, "claude-code"), Options{})
+	if r := rp.Results[0]; r.Outcome != Spilled {
+		t.Errorf("a Codex 0.144.1 log under claude-code: %s (%s)", r.Outcome, r.Reason)
+	}
+	// A ceiling tuned by hand is kept, even where Claude Code persisted nothing.
+	s = generic(t, call("1", "Bash", nil), result("1", big, false))
+	s.Format, s.Version = transcript.FormatClaude, "1.0.17"
 	tuned := mustPreset(t, "claude-code")
 	tuned.SetCeiling(100_000) // Bash 60,000
-	rp, _ := prepared(t, s).Replay(tuned, Options{})
+	rp, _ = prepared(t, s).Replay(tuned, Options{})
 	if r := rp.Results[0]; r.Outcome != Spilled || r.Reason != "66,000 UTF-16 units > 60,000 UTF-16 units" {
 		t.Errorf("tuned on a 1.0.17 log: %s (%s)", r.Outcome, r.Reason)
 	}

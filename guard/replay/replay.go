@@ -151,7 +151,11 @@ type Options struct {
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
 func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
-	pol = policy.ForVersion(pol, p.Session.Version)
+	claudeVersion := "" // the version of another agent's log says nothing of Claude Code's
+	if p.Session.Format == transcript.FormatClaude {
+		claudeVersion = p.Session.Version
+	}
+	pol = policy.ForVersion(pol, claudeVersion)
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
