@@ -186,6 +186,24 @@ func HarnessRSSpill(s Subject, previewBytes int64) (string, SpillFile) {
 	return b.String(), f
 }
 
+// HarnessRSUnwritable says why harness-rs 0.0.50 could not write the spill
+// file of a result of tool, or "" when it could. It writes
+// .harness/spill/<call id>-<tool>.<ext> with the tool name joined as is
+// (spill_oversized in crates/harness-loop/src/lib.rs), so a '/' names a
+// folder that does not exist, a NUL is no path at all, and a name over 255
+// bytes is too long; on any such failure it truncates instead.
+func HarnessRSUnwritable(tool, callID string) string {
+	switch {
+	case strings.ContainsRune(tool, '/'):
+		return "the tool name has a '/', so harness-rs cannot write its spill file"
+	case strings.ContainsRune(tool, 0):
+		return "the tool name has a NUL byte, so harness-rs cannot write its spill file"
+	case len(harnessCallID(callID))+len("-")+len(tool)+len(".json") > 255:
+		return "the spill file's name would be over 255 bytes, so harness-rs cannot write it"
+	}
+	return ""
+}
+
 // harnessCallID keeps ASCII letters, digits, '-' and '_' of a call id, at
 // most 48 of them, or "call" when none is left.
 func harnessCallID(id string) string {
@@ -299,7 +317,7 @@ func DeepSeekSpill(s Subject, cap int64) (text string, parts []tokens.Part, f Sp
 	f = s.spillFile(map[string]string{
 		"session_sha12": hex.EncodeToString(sessionSum[:])[:12],
 		"random12":      hex.EncodeToString(callSum[:6]),
-		"tool":          encodeSegment(s.Tool),
+		"tool":          deepseekToolName(s.Tool),
 	}, s.Text)
 	text, parts, ok = deepseekReplace(s.Text, s.Raw, cap, f.Locator, deepseekHint)
 	return text, parts, f, ok
@@ -327,6 +345,15 @@ func deepseekReplace(text string, ix *tokens.Index, cap int64, locator, hint str
 	return out, parts, int64(len(out)) <= cap && int64(len(out)) < total
 }
 
+// deepseekToolName is the tool's part of the file name the DeepSeek local
+// store gives a spill: the plugin suggests "<tool>.txt" (spill-policy's
+// spillReplacement) and the store encodes that whole name as one segment,
+// so an empty tool leaves "-.txt" and "." leaves "-..txt". Encoding keeps
+// the ".txt", which the template spells out.
+func deepseekToolName(tool string) string {
+	return strings.TrimSuffix(encodeSegment(tool+".txt"), ".txt")
+}
+
 // encodeSegment is the DeepSeek local store's file-name encoding: UTF-16
 // code units outside [A-Za-z0-9._-] (and '~') become ~XXXX.
 func encodeSegment(s string) string {
@@ -349,14 +376,9 @@ func encodeSegment(s string) string {
 	return b.String()
 }
 
-// Claude Code's persisted-output message (buildLargeToolResultMessage) and
-// its Read repeat stub, as 2.1.86 and later render it (quoted in
-// anthropics/claude-code#60684; earlier versions said "File unchanged
-// since last read. …").
-const (
-	ClaudePreviewUnits = 2000
-	ClaudeReadStub     = "Wasted call — file unchanged since your last Read. Refer to that earlier tool_result instead."
-)
+// ClaudePreviewUnits is the preview Claude Code's persisted-output message
+// (buildLargeToolResultMessage) inlines.
+const ClaudePreviewUnits = 2000
 
 // ClaudeSpill persists the result and inlines a head preview cut back to
 // the last newline when that is past half of it.
@@ -460,6 +482,25 @@ func CodexExecHeader(text string) string {
 		lines++
 	}
 	return fmt.Sprintf(CodexExecWarning+"%d)\nTotal output lines: %d\n\n", ApproxTokens(int64(len(text))), lines)
+}
+
+// CodexExecSplit parts the output of Codex's code-mode tools (exec, whose
+// scripts call the shell tools) into the status lines the runtime heads it
+// with ("Script completed", a wall time, "Output:") and the script's own
+// output, which is what Codex cuts under its header: the 0.144 logs show
+// that output cut to exactly 40,000 bytes after the status lines. A text
+// without those lines is all output.
+func CodexExecSplit(text string) (status, output string) {
+	if !strings.HasPrefix(text, "Script ") {
+		return "", text
+	}
+	const mark = "\nOutput:\n"
+	head := text[:min(len(text), 256)]
+	i := strings.Index(head, mark)
+	if i < 0 || !strings.Contains(head[:i], "\nWall time ") {
+		return "", text
+	}
+	return text[:i+len(mark)], text[i+len(mark):]
 }
 
 // CodexExecWarning opens the header of command output Codex cut.

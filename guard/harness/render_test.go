@@ -220,6 +220,34 @@ func TestDeepSeek(t *testing.T) {
 	}
 }
 
+// TestDeepSeekToolNames: the store encodes the suggested name "<tool>.txt"
+// as one segment, so an empty tool name leaves "<hex>-.txt" (not "-~.txt"),
+// and the locator's length moves the preview budget byte for byte.
+func TestDeepSeekToolNames(t *testing.T) {
+	text := strings.Repeat("HEAD", 200) + strings.Repeat("TAIL", 200) // 1,600 bytes
+	s := Subject{Text: text, Tool: "", CallID: "c0", Session: "s",
+		Template: "/tmp/dsh-spill-000000/session-{session_sha12}/{random12}-{tool}.txt"}
+	got, _, f, ok := DeepSeekSpill(s, 400)
+	// SHA-256 of "s" starts 043a718774c5, of "c0" 122c597083bd: a 60-byte
+	// locator, a 183-byte notice priced at 1,600 omitted, 400-183-2 = 215
+	// bytes of preview: 108 of head, 107 of tail; 1,385 omitted.
+	locator := "/tmp/dsh-spill-000000/session-043a718774c5/122c597083bd-.txt"
+	want := strings.Repeat("HEAD", 27) + "AIL" + strings.Repeat("TAIL", 26) +
+		"\n\n(Omitted 1385 bytes. Full formatted result stored at: " + locator +
+		". Use read with offset/limit, or grep this path to search within it.)"
+	if !ok || got != want || len(got) != 400 {
+		t.Errorf("replacement (%d bytes, ok %v):\n%q", len(got), ok, got)
+	}
+	if f.Locator != locator || f.File != "session-043a718774c5/122c597083bd-.txt" {
+		t.Errorf("file %+v", f)
+	}
+	for tool, want := range map[string]string{"": "", ".": ".", "..": "..", "bash": "bash", "a/b": "a~002Fb", "~": "~007E"} {
+		if got := deepseekToolName(tool); got != want {
+			t.Errorf("deepseekToolName(%q) = %q, want %q", tool, got, want)
+		}
+	}
+}
+
 func TestClaudeCode(t *testing.T) {
 	var b strings.Builder
 	for i := range 1000 {
@@ -360,5 +388,20 @@ func TestAgentSpillPath(t *testing.T) {
 	}
 	if !strings.HasPrefix(scopeFile.Locator, "large_tool_results/agent/c1-") || !strings.HasPrefix(deepseekFile.Locator, "/tmp/dsh-spill-000000/session-") {
 		t.Errorf("locators %q, %q", scopeFile.Locator, deepseekFile.Locator)
+	}
+}
+
+// TestClaudeEraOf: every version of the recorded logs, and each bound.
+func TestClaudeEraOf(t *testing.T) {
+	for version, want := range map[string]string{
+		"1.0.17": "", "2.0.76": "", "2.1.1": "", "2.1.2": "2.1.2", "2.1.14": "2.1.2", "2.1.22": "2.1.2",
+		"2.1.50": "2.1.2", "2.1.51": "2.1.51", "2.1.85": "2.1.51", "2.1.86": "2.1.86", "2.1.112": "2.1.86",
+		"2.1.121": "2.1.86", "2.1.126": "2.1.86", "2.1.146": "2.1.86", "2.1.147": "2.1.147", "2.1.155": "2.1.147",
+		"2.1.156": "2.1.156", "2.1.251": "2.1.156", "10.0.0": "2.1.156", "": "2.1.156", "2.1": "2.1.156",
+		"2.1.112-beta": "2.1.86",
+	} {
+		if got := ClaudeEraOf(version).From; got != want {
+			t.Errorf("ClaudeEraOf(%q) = era from %q, want %q", version, got, want)
+		}
 	}
 }

@@ -65,7 +65,10 @@ const (
 	ReadOnly Risk = "read_only" // may be suppressed when repeated
 	Write    Risk = "write"     // changes the workspace: clears what was seen
 	Network  Risk = "network"   // answers may differ: never suppressed, and clears
-	Neutral  Risk = "neutral"   // neither suppressed nor clearing
+	// Neutral tools (questions, plans) are never suppressed; they clear
+	// under any_write, as harness-rs has no such class, and change no path
+	// under same_path.
+	Neutral Risk = "neutral"
 )
 
 // NonText says what happens to results with image or other non-text blocks.
@@ -92,7 +95,7 @@ type ClearRule string
 
 // Clearing rules.
 const (
-	ClearAnyWrite ClearRule = "any_write" // every key, when a non-read-only call succeeds
+	ClearAnyWrite ClearRule = "any_write" // every key, when any call that is not read-only succeeds
 	ClearSamePath ClearRule = "same_path" // a key, when a write touches its path
 )
 
@@ -145,6 +148,9 @@ type Policy struct {
 	OnSpillError Fallback `json:"on_spill_error,omitempty"`
 	// Agent names the agent in AgentScope paths.
 	Agent string `json:"agent,omitempty"`
+	// FollowVersion (Claude Code) replays each session as the version
+	// that recorded it did: see ForVersion.
+	FollowVersion bool `json:"follow_version,omitempty"`
 }
 
 // Dedupe configures repeat suppression.
@@ -162,6 +168,12 @@ type Dedupe struct {
 	SameContent bool `json:"same_content,omitempty"`
 	// Clear is what makes the calls seen so far forgotten.
 	Clear ClearRule `json:"clear"`
+	// Stub is the text a suppressed Claude Code Read gets ("" for the
+	// latest version's).
+	Stub string `json:"stub,omitempty"`
+	// WritesCount makes the agent's own write or edit of a file count as
+	// a read of all of it, so that the next Read of it is a repeat.
+	WritesCount bool `json:"writes_count,omitempty"`
 }
 
 // RiskTable maps tool names to risk classes.

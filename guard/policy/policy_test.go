@@ -20,7 +20,8 @@ func mustPreset(t *testing.T, name string) Policy {
 
 func TestPresetsValid(t *testing.T) {
 	want := []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "harness-rs-0.0.50-dedupe", "harness-rs-dedupe-from-3",
-		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "codex", "none"}
+		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "claude-code-pre-2.1.2", "claude-code-2.1.2",
+		"claude-code-2.1.51", "claude-code-2.1.86", "claude-code-2.1.147", "claude-code-2.1.156", "codex", "none"}
 	var got []string
 	for _, p := range Presets() {
 		if err := p.Validate(); err != nil {
@@ -47,8 +48,14 @@ func TestCeilingFor(t *testing.T) {
 		}
 	}
 	codex, _ := Preset("codex")
-	if c, _ := codex.CeilingFor("exec"); c != 12_000 {
+	if c, _ := codex.CeilingFor("read_file"); c != 12_000 {
 		t.Errorf("codex ceiling with its 20%% allowance = %d, want 12,000", c)
+	}
+	// Command output (exec's script output too) is cut at the ceiling itself.
+	for _, tool := range []string{"exec", "shell"} {
+		if c, _ := codex.CeilingFor(tool); c != 10_000 {
+			t.Errorf("codex ceiling for %s = %d, want 10,000", tool, c)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
 // foreignRisk classifies the tools of Claude Code, Codex CLI and Antigravity the way
@@ -99,24 +100,19 @@ func presetList() []Policy {
 		SpillPath: "/tmp/dsh-spill-000000/session-{session_sha12}/{random12}-{tool}.txt",
 	}
 
-	claude := Policy{
-		Name:        "claude-code",
-		Description: "Claude Code ≥ 2.1.51: results persisted over 50,000 chars (Bash 30,000, Grep 20,000, Read never) with a 2,000-char preview; unchanged Read repeats stubbed",
-		Style:       harness.ClaudeCode, Unit: UTF16Units, Ceiling: 50_000,
-		PerTool: map[string]int64{"Bash": 30_000, "Grep": 20_000, "Read": -1},
-		Action:  Spill, PreviewHead: harness.ClaudePreviewUnits, PreviewUnit: UTF16Units, LineAligned: true,
-		Dedupe: Dedupe{Enabled: true, From: 2, Key: KeyReadPath, Tools: []string{"Read"}, SameContent: true, Clear: ClearSamePath},
-		Risk:   foreignRisk, ShapeErrors: true, NonText: NonTextSkip, OnSpillError: FallbackKeep,
-		SpillPath: "{transcript_dir}/{session}/tool-results/{call_id}.txt",
-	}
+	claude := claudeEra(harness.ClaudeEras[len(harness.ClaudeEras)-1])
+	claude.Name = "claude-code"
+	claude.Description = "Claude Code as the version that recorded the session: persisted results, Read repeat stubs and what counts as read, by version (latest rules when none is recorded)"
+	claude.FollowVersion = true
 
 	codex := Policy{
 		Name:        "codex",
 		Description: "Codex CLI when it records a tool output: 10,000 tokens (bytes/4) plus 20%, middle truncation with a …N tokens truncated… marker; shell output cut at 10,000 under a truncation header",
 		Style:       harness.Codex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2, Action: TruncateMiddle,
-		// Codex's own shell tools, and the shell tools of other agents'
-		// logs replayed as if Codex had run them.
-		ExecTools: []string{"shell", "local_shell", "container.exec", "shell_command", "Bash", "run_command"},
+		// Codex's own shell tools (exec: the script output of its code
+		// mode, cut after the status lines), and the shell tools of other
+		// agents' logs replayed as if Codex had run them.
+		ExecTools: []string{"shell", "local_shell", "container.exec", "shell_command", "exec", "Bash", "run_command"},
 		Risk:      foreignRisk, ShapeErrors: true, NonText: NonTextKeep,
 	}
 
@@ -125,7 +121,86 @@ func presetList() []Policy {
 		Description: "no policy: every result inline, as recorded",
 		Style:       harness.HarnessRS, Unit: JSONBytes, Action: TruncateHead, Risk: foreignRisk,
 	}
-	return []Policy{harnessRS040(), harnessRS050(), deduped, from3, agentscope, agentscopeOld, deepseek, claude, codex, none}
+	list := []Policy{harnessRS040(), harnessRS050(), deduped, from3, agentscope, agentscopeOld, deepseek, claude}
+	for _, era := range harness.ClaudeEras {
+		list = append(list, claudeEra(era))
+	}
+	return append(list, codex, none)
+}
+
+// claudeEra is Claude Code as it was from era.From to the next era.
+func claudeEra(era harness.ClaudeEra) Policy {
+	p := Policy{
+		Name: "claude-code-" + era.From, Style: harness.ClaudeCode, Unit: UTF16Units, Action: Spill,
+		PreviewHead: harness.ClaudePreviewUnits, PreviewUnit: UTF16Units, LineAligned: true,
+		Dedupe: Dedupe{Enabled: era.ReadDedupe, From: 2, Key: KeyReadPath, Tools: []string{"Read"}, SameContent: true,
+			Clear: ClearSamePath, Stub: era.Stub, WritesCount: era.WritesCount},
+		Risk: foreignRisk, ShapeErrors: true, NonText: NonTextSkip, OnSpillError: FallbackKeep,
+		SpillPath: "{transcript_dir}/{session}/tool-results/{call_id}.txt",
+	}
+	var what []string
+	if era.From == "" {
+		p.Name = "claude-code-pre-2.1.2"
+		what = append(what, "Claude Code before 2.1.2: nothing persisted (it cut Bash output itself)")
+	} else {
+		p.Ceiling, p.PerTool = era.Ceiling, maps.Clone(era.PerTool)
+		what = append(what, fmt.Sprintf("Claude Code from %s: persisted over %s chars (%s)", era.From, human.Count(era.Ceiling), perToolText(era.PerTool)))
+	}
+	switch {
+	case !era.ReadDedupe:
+		what = append(what, "no Read repeat stubbed")
+	case era.WritesCount:
+		what = append(what, "unchanged Read repeats stubbed, the model's own writes counting as reads")
+	default:
+		what = append(what, "unchanged Read repeats stubbed")
+	}
+	if era.ReadDedupe && era.Stub != harness.ClaudeReadStub {
+		what[len(what)-1] += " (the earlier stub text)"
+	}
+	p.Description = strings.Join(what, "; ")
+	return p
+}
+
+func perToolText(m map[string]int64) string {
+	var parts []string
+	for _, tool := range slices.Sorted(maps.Keys(m)) {
+		if v := m[tool]; v < 0 {
+			parts = append(parts, tool+" never")
+		} else {
+			parts = append(parts, tool+" "+human.Count(v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ForVersion is p as the Claude Code version that recorded a session
+// applied it, when p follows the version: the era's persisting (none
+// before 2.1.2, a 100,000-character threshold before 2.1.51; a ceiling
+// tuned away from the preset's is kept), Read repeat stub and what counts
+// as read. Repeat suppression stays off where it was turned off.
+func ForVersion(p Policy, version string) Policy {
+	if !p.FollowVersion || p.Style != harness.ClaudeCode {
+		return p
+	}
+	p = p.Clone()
+	era := harness.ClaudeEraOf(version)
+	latest := harness.ClaudeEras[len(harness.ClaudeEras)-1]
+	switch {
+	case p.Ceiling != latest.Ceiling:
+		// A ceiling set by hand is a question about that ceiling.
+	case !era.Persist:
+		p.Ceiling, p.PerTool = 0, nil
+	default:
+		p.Ceiling, p.PerTool = era.Ceiling, maps.Clone(era.PerTool)
+	}
+	p.Dedupe.Enabled = p.Dedupe.Enabled && era.ReadDedupe
+	p.Dedupe.Stub, p.Dedupe.WritesCount = era.Stub, era.WritesCount
+	recorded := "no version recorded"
+	if version != "" {
+		recorded = "recorded by " + version
+	}
+	p.Description += fmt.Sprintf(" (this session: %s, replayed with the rules of %s)", recorded, claudeEra(era).Name)
+	return p
 }
 
 // Presets returns every preset, in the order spillway presets lists them.

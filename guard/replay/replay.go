@@ -151,6 +151,11 @@ type Options struct {
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
 func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
+	claudeVersion := "" // the version of another agent's log says nothing of Claude Code's
+	if p.Session.Format == transcript.FormatClaude {
+		claudeVersion = p.Session.Version
+	}
+	pol = policy.ForVersion(pol, claudeVersion)
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -267,19 +272,44 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == policy.NonTextSkip:
 		r.Reason = "has non-text blocks"
 		return
-	case pol.IsExec(it.r.Tool) && strings.HasPrefix(it.r.Text, harness.CodexExecWarning):
-		r.Reason = "Codex cut it already (its truncation header)"
-		return
-	case r.Size <= ceiling:
-		r.Reason = fmt.Sprintf("%s ≤ %s", policy.FormatSize(r.Size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+	case pol.Style == harness.ClaudeCode && harness.ClaudeShaped(it.r.Text):
+		r.Reason = "Claude Code shaped it already (its own cut or persisted output)"
 		return
 	}
-	over := fmt.Sprintf("%s > %s", policy.FormatSize(r.Size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+	size := r.Size
+	if pol.IsExec(it.r.Tool) {
+		status, output := harness.CodexExecSplit(it.r.Text)
+		if strings.HasPrefix(output, harness.CodexExecWarning) {
+			r.Reason = "Codex cut it already (its truncation header)"
+			return
+		}
+		if status != "" {
+			size = outputSize(output, pol.Unit, size)
+		}
+	}
+	if size <= ceiling {
+		r.Reason = fmt.Sprintf("%s ≤ %s", policy.FormatSize(size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+		return
+	}
+	over := fmt.Sprintf("%s > %s", policy.FormatSize(size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
 	if pol.Action != policy.Spill {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
 	}
 	s := rp.subject(it)
+	if pol.Style == harness.HarnessRS {
+		// What the harness itself could not write, it never spilled.
+		if why := harness.HarnessRSUnwritable(it.r.Tool, it.r.CallID); why != "" {
+			r.Reason = over + "; " + why
+			if pol.OnSpillError == policy.FallbackTruncate {
+				r.Outcome, r.pending = Truncated, true
+				r.Reason += ": truncated instead"
+			} else {
+				r.Reason += ": the original stays"
+			}
+			return
+		}
+	}
 	text, parts, f, ok := rp.spill(s, ceiling)
 	if !ok {
 		r.Reason = over + "; the notice alone would not fit, the original stays"
@@ -328,7 +358,13 @@ func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part
 		inTokens := pol.Unit == policy.ApproxTokens || pol.Unit == policy.Tokens
 		text, parts := harness.CodexTruncate(s.Text, s.Raw, bytesFor(ceiling, pol.Unit), inTokens)
 		if pol.IsExec(s.Tool) {
-			header := harness.CodexExecHeader(s.Text)
+			status, output := harness.CodexExecSplit(s.Text)
+			if status != "" {
+				// Cut the output alone; its parts are not slices of the
+				// indexed text, so they are counted whole.
+				text, parts = harness.CodexTruncate(output, nil, bytesFor(ceiling, pol.Unit), inTokens)
+			}
+			header := status + harness.CodexExecHeader(output)
 			return header + text, append([]tokens.Part{tokens.Lit(header)}, parts...)
 		}
 		return text, parts
@@ -336,6 +372,18 @@ func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part
 		// harness-rs keeps max_bytes of the serialized result: the ceiling.
 		return harness.HarnessRSTruncate(s, bytesFor(ceiling, pol.Unit))
 	}
+}
+
+// outputSize measures a Codex exec script's output, the part Codex cuts,
+// in the units it counts; in another unit the whole text's size stands.
+func outputSize(output string, u policy.Unit, whole int64) int64 {
+	switch u {
+	case policy.UTF8Bytes:
+		return int64(len(output))
+	case policy.ApproxTokens:
+		return harness.ApproxTokens(int64(len(output)))
+	}
+	return whole
 }
 
 // bytesFor converts a ceiling to the bytes a byte-cutting truncation keeps.
@@ -501,6 +549,9 @@ type seenKey struct {
 	count int // occurrences since the key was last cleared
 	shown int // index of the latest occurrence the model saw in full
 	path  string
+	// written: the model wrote the file itself (shown is the write), so
+	// what it holds is not a Read's text to compare.
+	written bool
 }
 
 func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
@@ -515,7 +566,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 	}
 	eligible := r.Risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
 	if !eligible {
-		d.clear(it, r.Risk)
+		d.clear(i, it)
 		return false
 	}
 	key := it.argsKey
@@ -531,6 +582,9 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		return false
 	}
 	earlier := items[k.shown].r.Text
+	if k.written {
+		earlier = it.r.Text // unchanged since the model's own write, as far as the log tells
+	}
 	if dd.SameContent && earlier != it.r.Text {
 		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
 		return false
@@ -543,7 +597,10 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, earlier != it.r.Text
 	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
 	if d.pol.Style == harness.ClaudeCode {
-		r.Text = harness.ClaudeReadStub
+		r.Text = dd.Stub
+		if r.Text == "" {
+			r.Text = harness.ClaudeReadStub
+		}
 	} else {
 		r.Text = harness.HarnessRSRepeat(it.r.Tool)
 	}
@@ -551,12 +608,13 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 }
 
 // clear forgets what a successful non-read-only call may have changed.
-func (d *deduper) clear(it *item, risk policy.Risk) {
+func (d *deduper) clear(i int, it *item) {
 	switch d.pol.Dedupe.Clear {
 	case policy.ClearAnyWrite:
-		if risk != policy.Neutral {
-			clear(d.seen)
-		}
+		// harness-rs clears on every risk but ReadOnly
+		// (crates/harness-loop/src/lib.rs): a tool it has no risk for is
+		// not read-only, so question and plan tools clear too.
+		clear(d.seen)
 	case policy.ClearSamePath:
 		if it.writes == "" {
 			return
@@ -565,6 +623,10 @@ func (d *deduper) clear(it *item, risk policy.Risk) {
 			if k.path == it.writes {
 				delete(d.seen, key)
 			}
+		}
+		if d.pol.Dedupe.WritesCount {
+			// Claude Code keeps what the model wrote as content it has.
+			d.seen[harness.WholeReadKey(it.writes)] = &seenKey{count: 1, shown: i, path: it.writes, written: true}
 		}
 	}
 }

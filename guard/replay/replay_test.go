@@ -123,9 +123,21 @@ func TestDedupe(t *testing.T) {
 			call("2", "frobnicate", nil), result("2", "ok", false),
 			call("3", "Read", readA), result("3", "A", false),
 		}, []string{"keep", "keep", "keep"}},
-		{"a neutral tool does not clear", "harness-rs-0.0.40", []map[string]any{
+		// harness-rs has no risk for a question or plan tool: not read-only, so it clears.
+		{"a question tool clears", "harness-rs-0.0.40", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "AskUserQuestion", nil), result("2", "yes", false),
+			call("3", "Read", readA), result("3", "A", false),
+		}, []string{"keep", "keep", "keep"}},
+		{"a plan tool clears", "harness-rs-0.0.50-dedupe", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "ExitPlanMode", nil), result("2", "ok", false),
+			call("3", "Read", readA), result("3", "A", false),
+			call("4", "Read", readA), result("4", "A", false),
+		}, []string{"keep", "keep", "keep", "suppress"}},
+		{"Claude Code: a plan tool changes no file", "claude-code", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "ExitPlanMode", nil), result("2", "ok", false),
 			call("3", "Read", readA), result("3", "A", false),
 		}, []string{"keep", "keep", "suppress"}},
 		{"a repeat whose content changed is stale", "harness-rs-0.0.40", []map[string]any{
@@ -240,7 +252,7 @@ func TestGates(t *testing.T) {
 
 func TestSpillFiles(t *testing.T) {
 	big := strings.Repeat("line of output\n", 4000) // 60,000 bytes
-	s := generic(t, call("c/../1", "../../evil", nil), result("c/../1", big, false))
+	s := generic(t, call("c/../1", "..", nil), result("c/../1", big, false))
 	p := prepared(t, s)
 	root := t.TempDir()
 	store := spill.Dir{Root: root, Session: s.ID, Policy: "harness-rs-0.0.50"}
@@ -266,9 +278,20 @@ func TestSpillFiles(t *testing.T) {
 			t.Errorf("%s has mode %v, want %v", dir, info.Mode().Perm(), want)
 		}
 	}
-	// The locator keeps the harness's own (unsanitized) form; the file stays inside the store.
-	if r.Locator != ".harness/spill/c1-../../evil.txt" {
+	// The locator keeps the harness's own (unsanitized) form.
+	if r.Locator != ".harness/spill/c1-...txt" {
 		t.Errorf("locator %q", r.Locator)
+	}
+	// A call id that climbs out: Claude Code names the file after it as
+	// is; the stored file stays inside the store.
+	evil := generic(t, call("../../evil", "fetch", nil), result("../../evil", big, false))
+	rc, err := prepared(t, evil).Replay(mustPreset(t, "claude-code"), Options{Store: spill.Dir{Root: root, Session: evil.ID, Policy: "claude-code"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rc.Results[0]; r.Outcome != Spilled || !strings.HasSuffix(r.Locator, "/tool-results/../../evil.txt") ||
+		!strings.HasPrefix(r.SpillPath, root+string(filepath.Separator)) || filepath.Clean(r.SpillPath) != r.SpillPath {
+		t.Errorf("climbing call id: %s, locator %q, stored at %q", r.Outcome, r.Locator, r.SpillPath)
 	}
 
 	// A store that cannot write: a file where its folder should be.
@@ -285,6 +308,37 @@ func TestSpillFiles(t *testing.T) {
 	rp, _ = p.Replay(as, Options{Store: bad})
 	if r := rp.Results[0]; r.Outcome != Kept || r.Text != big || !strings.Contains(r.Warning, "original stays inline") {
 		t.Errorf("AgentScope keeps the original: %s %q", r.Outcome, r.Warning)
+	}
+}
+
+// TestHarnessRSUnwritable: harness-rs joins the tool name into its spill
+// path as is, so a '/' in it makes the write fail and the harness
+// truncates; spillway does the same whatever its own store could write.
+func TestHarnessRSUnwritable(t *testing.T) {
+	text := strings.Repeat("0123456789", 20) // 200 bytes, 202 serialized
+	s := generic(t, call("c0", "a/b", nil), result("c0", text, false), call("c1", "a_b", nil), result("c1", text, false))
+	pol := mustPreset(t, "harness-rs-0.0.50")
+	pol.Ceiling = 100
+	rp, err := prepared(t, s).Replay(pol, Options{Store: spill.Dir{Root: t.TempDir(), Session: s.ID, Policy: pol.Name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rp.Results[0]
+	// The first 100 bytes of the serialization (its quote and 99 digits), quoted again.
+	want := `{"bytes_kept":100,"bytes_total":202,"head":"\"` + text[:99] + `","note":"This result was 202 bytes and was cut to 100 ` +
+		`to protect the context window. Do not ask for it again unchanged — narrow it: request a smaller range, a filter, ` +
+		`or a specific field.","tool":"a/b","truncated":true}`
+	if r.Outcome != Truncated || r.Text != want || len(r.Text) != 367 || r.SpillPath != "" || r.Locator != "" {
+		t.Errorf("%s (%d bytes), spill %q:\n%s", r.Outcome, len(r.Text), r.SpillPath, r.Text)
+	}
+	if r.Reason != "202 JSON bytes > 100 JSON bytes; the tool name has a '/', so harness-rs cannot write its spill file: truncated instead" {
+		t.Errorf("reason %q", r.Reason)
+	}
+	if r := rp.Results[1]; r.Outcome != Spilled || r.Locator != ".harness/spill/c1-a_b.txt" {
+		t.Errorf("a writable name spills: %s %q", r.Outcome, r.Locator)
+	}
+	if rp.Totals.SpillFailures != 0 {
+		t.Errorf("the harness's own failure is no spill failure: %d", rp.Totals.SpillFailures)
 	}
 }
 
@@ -495,6 +549,43 @@ func TestCodexExec(t *testing.T) {
 		t.Errorf("shell: %s, %.100q", r.Reason, r.Text)
 	}
 	if r := rp.Results[3]; !strings.Contains(r.Reason, "Codex cut it already") {
+		t.Errorf("output Codex cut: %s", r.Reason)
+	}
+}
+
+// TestCodexExecScript: Codex 0.144's exec tool heads a script's output with
+// status lines; Codex cuts the output after them at 10,000 tokens (40,000
+// bytes, 20,000 each side) under its header, as its own logs show.
+func TestCodexExecScript(t *testing.T) {
+	status := "Script completed\nWall time 0.1 seconds\nOutput:\n" // 47 bytes
+	// 1,200 lines of 39 bytes: 46,800 bytes, 11,700 tokens; with the status
+	// lines 46,847 bytes, 11,712 tokens: within 12,000, yet cut.
+	out := strings.Repeat("drwxr-xr-x  2 dev dev 4096 Jan  1 x.go\n", 1200)
+	// 40,000 bytes of output, 10,000 tokens: not over.
+	edge := strings.Repeat("abcd", 10_000)
+	cut := status + harness.CodexExecWarning + "12307)\nTotal output lines: 889\n\n" + strings.Repeat("y", 40_023)
+	s := generic(t,
+		call("1", "exec", nil), result("1", status+out, false),
+		call("2", "exec", nil), result("2", status+edge, false),
+		call("3", "exec", nil), result("3", cut, false),
+	)
+	rp, err := prepared(t, s).Replay(mustPreset(t, "codex"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"truncate", "keep", "keep"}, outcomes(rp)); diff != "" {
+		t.Fatalf("outcomes (-want +got):\n%s", diff)
+	}
+	// 6,800 bytes removed: 1,700 tokens; 47 + 82 header + 40,000 + 27 marker bytes.
+	want := status + "Warning: truncated output (original token count: 11700)\nTotal output lines: 1200\n\n" +
+		out[:20_000] + "…1700 tokens truncated…" + out[len(out)-20_000:]
+	if r := rp.Results[0]; r.Text != want || len(r.Text) != 47+82+40_000+27 || r.Reason != "11,700 tokens (bytes/4) > 10,000 tokens (bytes/4)" {
+		t.Errorf("script output cut to %d bytes (%s), want %d:\n%.200q", len(r.Text), r.Reason, len(want), r.Text)
+	}
+	if r := rp.Results[1]; r.Reason != "10,000 tokens (bytes/4) ≤ 10,000 tokens (bytes/4)" {
+		t.Errorf("40,000 bytes of output: %s", r.Reason)
+	}
+	if r := rp.Results[2]; r.Reason != "Codex cut it already (its truncation header)" {
 		t.Errorf("output Codex cut: %s", r.Reason)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // TestSpillNamesInjective: results whose call ids or tool names differ
 // never share a spill file, even where the harness's own names would
-// (Claude Code call ids "." and "..", tool names with several '/'), while
+// (Claude Code call ids "." and "..", "a/b" beside "x/a/b"), while
 // ordinary ids keep the harness's file names exactly.
 func TestSpillNamesInjective(t *testing.T) {
 	tests := []struct {
@@ -24,8 +24,9 @@ func TestSpillNamesInjective(t *testing.T) {
 		{"claude-code", [][2]string{{"toolu_01ABCdef", "Bash"}, {".", "Bash"}, {"..", "Bash"}, {"a/b", "Bash"}, {"x/a/b", "Bash"}, {"y/a/b", "Bash"}},
 			[]string{"tool-results/toolu_01ABCdef.txt", "tool-results/..txt", "tool-results/...txt",
 				"tool-results/a~2Fb.txt", "tool-results/x~2Fa~2Fb.txt", "tool-results/y~2Fa~2Fb.txt"}},
-		{"harness-rs-0.0.50", [][2]string{{"call_1", "Read"}, {"c2", "a/b/c"}, {"c3", "x/b/c"}, {"c4", "mcp__srv__grep"}, {"c5", "../x"}},
-			[]string{"spill/call_1-Read.txt", "spill/c2-a~2Fb~2Fc.txt", "spill/c3-x~2Fb~2Fc.txt", "spill/c4-mcp__srv__grep.txt", "spill/c5-..~2Fx.txt"}},
+		// (A tool name with a '/' is never spilled by harness-rs: TestHarnessRSUnwritable.)
+		{"harness-rs-0.0.50", [][2]string{{"call_1", "Read"}, {"c2", "a b"}, {"c3", "a~20b"}, {"c4", "mcp__srv__grep"}, {"c5", ".."}},
+			[]string{"spill/call_1-Read.txt", "spill/c2-a~20b.txt", "spill/c3-a~7E20b.txt", "spill/c4-mcp__srv__grep.txt", "spill/c5-...txt"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.preset, func(t *testing.T) {
