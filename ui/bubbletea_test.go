@@ -271,3 +271,22 @@ func TestCopiesShownAsCopies(t *testing.T) {
 		t.Errorf("the footer does not count only the fork's own call:\n%s", out)
 	}
 }
+
+// TestStatesEnd: a file that is not a transcript, or is empty, says so and
+// leaves nothing "computing"; a followed file read again from its start
+// that holds no session yet clears the old rows, with a notice.
+func TestStatesEnd(t *testing.T) {
+	for name, data := range map[string][]byte{"not a transcript": []byte("hello\nworld\n"), "empty": {}} {
+		m := newModel(t, data, "harness-rs-0.0.50", 100, 20, "dark")
+		out := ansi.Strip(screen(m))
+		if strings.Contains(out, "computing…") || !strings.Contains(out, "savings by ceiling: no session to chart") || !strings.Contains(out, "spillway: demo.jsonl") {
+			t.Errorf("%s: the screen does not end in the error:\n%s", name, out)
+		}
+	}
+	m := newModel(t, demoData(t), "harness-rs-0.0.50", 100, 30, "dark")
+	send(t, m, followMsg{id: m.followID, update: transcript.Update{Path: "demo.jsonl", Restarted: transcript.RestartTruncated}})
+	out := ansi.Strip(screen(m))
+	if strings.Contains(out, "replaying…") || strings.Contains(out, "Read") || !strings.Contains(out, "the file holds no session now; waiting for its first lines") {
+		t.Errorf("a file truncated to nothing keeps its old rows:\n%s", out)
+	}
+}

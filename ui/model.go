@@ -134,6 +134,9 @@ type Model struct {
 	// agentFiles says which files agents spilled results to exist here;
 	// opening waits for one to be looked up.
 	agentFiles map[string]bool
+	// waiting: the followed file was read again from its start and holds
+	// no session yet.
+	waiting bool
 	opening    *pendingOpen
 	// overlayScroll is the first line shown of the help or warnings.
 	overlayScroll int
@@ -418,8 +421,16 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 		m.err = u.Err
 	}
 	if u.Session == nil {
+		if u.Restarted != "" && m.session != nil {
+			// The file holds no session yet (truncated to nothing, or a
+			// new file not yet written): the old rows are gone with it.
+			m.session = nil
+			m.table.setSession(nil, nil)
+			m.waiting = true
+		}
 		return tea.Batch(cmds...)
 	}
+	m.waiting = false
 	if u.Session.Path != "" && m.opt.Source.Name == "" {
 		m.opt.Source.Name = u.Session.Path
 	}

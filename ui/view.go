@@ -177,6 +177,9 @@ func (m *Model) loadingLines(n int) []string {
 	if m.err != nil {
 		return []string{st.Error.Render(termtext.Truncate("spillway: "+termtext.Escape(m.err.Error()), m.ctx.Width))}
 	}
+	if m.waiting {
+		return []string{st.Muted.Render("the file holds no session now; waiting for its first lines")}
+	}
 	return []string{st.Muted.Render(m.progressText())}
 }
 
@@ -298,6 +301,9 @@ func (m *Model) chartLine() string {
 	st := m.ctx.Styles
 	if err := m.chart.err(m.policy); err != nil {
 		return st.Muted.Render("savings by ceiling: " + termtext.Escape(err.Error()))
+	}
+	if m.session == nil && !m.loading {
+		return st.Muted.Render("savings by ceiling: no session to chart")
 	}
 	points, missing := m.chart.curve(m.policy)
 	if len(points) == 0 {
