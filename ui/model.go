@@ -137,7 +137,7 @@ type Model struct {
 	// waiting: the followed file was read again from its start and holds
 	// no session yet.
 	waiting bool
-	opening    *pendingOpen
+	opening *pendingOpen
 	// overlayScroll is the first line shown of the help or warnings.
 	overlayScroll int
 	help          help.Model
