@@ -6,7 +6,9 @@
 #   [RUNS=5] scripts/bench-report.sh [WORKDIR]   (default: a folder under $TMPDIR)
 #
 # Needs Go; ccusage is installed from the npm registry when npm is present,
-# and the comparison of totals uses python3 when present.
+# and the comparison of totals uses python3 when present. It ends with
+# README's speed-table rows for the three commands; scripts/speed-table.sh
+# prints the others.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-"${TMPDIR:-/tmp}/spillway-bench-report"}
@@ -31,9 +33,9 @@ run() { # label, command...: one timed run appended to $work/label.time
     return 1
   fi
 }
-summary() { # label
-  sort -n "$work/$1.time" | awk -v l="$1" '{w[NR]=$1; if ($2>m) m=$2} END {
-    printf "%-14s wall median %5.2f s (%.2f-%.2f over %d runs)   peak RSS %4d MB\n", l, w[int((NR+1)/2)], w[1], w[NR], NR, m/1024}'
+row() { # label, what: README's speed-table row for label's runs
+  sort -n "$work/$1.time" | awk -v what="$2" '{w[NR]=$1; if ($2>m) m=$2} END {
+    printf "| %s | %.2f s (median of %d runs, %.2f-%.2f s); %d MB peak RSS |\n", what, w[int((NR+1)/2)], NR, w[1], w[NR], m/1024}'
 }
 
 native=""
@@ -56,12 +58,10 @@ for _ in $(seq "$runs"); do
     run ccusage env CLAUDE_CONFIG_DIR="$work/claude" "$native" claude session --json --offline --mode calculate -z UTC
   fi
 done
-summary spillway-json
-summary spillway-text
-if [ -n "$native" ]; then
-  summary ccusage
-  if command -v python3 >/dev/null; then
-    python3 - "$work/spillway-json.out" "$work/ccusage.out" <<'PY'
+verdict=""
+if [ -n "$native" ] && command -v python3 >/dev/null; then
+  status=0
+  verdict=$(python3 - "$work/spillway-json.out" "$work/ccusage.out" <<'PY'
 import json, os, sys
 ours = {os.path.basename(s["path"])[:-len(".jsonl")]: s["totals"] for s in json.load(open(sys.argv[1]))["sessions"]}
 theirs = json.load(open(sys.argv[2]))["sessions"]
@@ -73,8 +73,20 @@ for s in theirs:
         s["inputTokens"], s["outputTokens"], s["cacheCreationTokens"], s["cacheReadTokens"]) \
         and abs(o["cost_usd"] - s["totalCost"]) <= 1e-6
     bad += not same
-print(f"{len(theirs)} sessions compared with ccusage: {bad} differ in tokens or cost")
-sys.exit(1 if bad or len(theirs) != len(ours) else 0)
+if bad or len(theirs) != len(ours):
+    print(f"{bad} of {len(theirs)} sessions differ in tokens or cost from ours ({len(ours)} sessions)")
+    sys.exit(1)
+print(f"same totals for all {len(theirs)} sessions")
 PY
-  fi
+  ) || status=$?
+  echo "$verdict" >&2
 fi
+
+corpus_mb=$(du -sm "$corpus" | cut -f1)
+json_mb=$(( $(wc -c <"$work/spillway-json.out") / 1000000 ))
+row spillway-text "\`spillway report\` (the text table) over the generated corpus: 200 Claude Code sessions × 1,000 calls, 2 KB results, two lines per request, $corpus_mb MB (\`RUNS=$runs scripts/bench-report.sh\`: the three commands in turns, $runs runs each)"
+row spillway-json "\`spillway report --format json\` over the same corpus, $json_mb MB of JSON out"
+if [ -n "$native" ]; then
+  row ccusage "ccusage 20.0.24 (native build, \`claude session --json --offline\`) on the same files${verdict:+, $verdict}"
+fi
+exit "${status:-0}"

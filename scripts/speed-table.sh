@@ -1,19 +1,57 @@
 #!/usr/bin/env bash
-# Runs the inspector's re-tuning benchmarks and prints README's speed-table
-# rows for them, figures in milliseconds per key.
+# Runs every benchmark of README's speed table that needs nothing but Go and
+# prints the table's rows for them, in README's order. The rows comparing
+# with ccusage come from scripts/bench-report.sh.
 #
-#   [BENCHTIME=20x] [COUNT=3] scripts/speed-table.sh
+#   [COUNT=3] scripts/speed-table.sh
 #
-# Each benchmark runs COUNT times; a preset's figure is its median, and a
-# row's range runs from its fastest preset to its slowest. The machine may
-# be shared: run it when it is quiet, and say so when it was not.
+# Each benchmark runs COUNT times and a figure is the median of the runs.
+# In the re-tuning rows, a preset's figure is its median and the row's range
+# runs from its fastest preset to its slowest. The machine may be shared:
+# run it when it is quiet (the load average is printed to standard error),
+# and say so when it was not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-benchtime=${BENCHTIME:-20x}
 count=${COUNT:-3}
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-go test ./ui -run '^$' -bench '^Benchmark(Retune|Chart)$' -benchtime "$benchtime" -count "$count" >"$out"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
+
+# bench OUT PKG PATTERN BENCHTIME [go test flags...]: runs the benchmarks
+# into $dir/OUT.
+bench() {
+  local out=$1 pkg=$2 pattern=$3 benchtime=$4
+  shift 4
+  echo "running $pattern in $pkg" >&2
+  go test "$pkg" -run '^$' -bench "$pattern" -benchtime "$benchtime" -count "$count" "$@" >"$dir/$out"
+}
+
+bench read ./transcript '^BenchmarkReadClaude$' 20x -cpu 1
+bench follow ./transcript '^BenchmarkFollowLatency$' 50x
+bench generate ./report '^BenchmarkGenerate$' 3x
+bench count ./guard/tokens '^BenchmarkCount$/^o200k_base$/^(prose|code|lock|spaces|letter|base64)$' 5x -cpu 1
+bench prepare ./guard/replay '^BenchmarkPrepare$' 2x
+bench frame ./ui '^BenchmarkFirstFrame$' 2x
+bench retune ./ui '^Benchmark(Retune|Chart)$' 20x
+bench spill ./spillview '^Benchmark(Open50MB|ViewLargeFile)$' 20x
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
+
+# fig OUT NAME UNIT SCALE FORMAT: the median over the runs of benchmark NAME
+# (its full name, without the -GOMAXPROCS suffix) in UNIT (ns/op, MB/s),
+# divided by SCALE and printed with FORMAT.
+fig() {
+  awk -v want="$2" -v unit="$3" -v scale="$4" -v format="$5" '
+    /^Benchmark/ {
+      name = $1; sub(/-[0-9]+$/, "", name)
+      if (name != "Benchmark" want) next
+      for (i = 3; i <= NF; i++) if ($i == unit) v[++n] = $(i - 1) / scale
+    }
+    END {
+      if (n == 0) { print "no figure for " want " in " unit > "/dev/stderr"; exit 1 }
+      for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++) if (v[b] < v[a]) { t = v[a]; v[a] = v[b]; v[b] = t }
+      printf format, (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+    }' "$dir/$1"
+}
 
 # rows NAME: "preset ms" per preset (median over the runs), in first-seen order.
 rows() {
@@ -30,7 +68,7 @@ rows() {
         for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (s[b] < s[a]) { t = s[a]; s[a] = s[b]; s[b] = t }
         printf "%s %.0f\n", name, (m % 2) ? s[(m + 1) / 2] : (s[m / 2] + s[m / 2 + 1]) / 2
       }
-    }' "$out"
+    }' "$dir/retune"
 }
 
 # cell LINES: "lo-hi ms (preset x ms, …)" from "preset ms" lines.
@@ -44,9 +82,27 @@ cell() {
     }'
 }
 
+mbs='%.0f'
+generate="JSON $(fig generate Generate/json MB/s 1 "$mbs"), text $(fig generate Generate/text MB/s 1 "$mbs"), CSV $(fig generate Generate/csv MB/s 1 "$mbs") MB/s"
+read_claude="$(fig read ReadClaude/texts MB/s 1 "$mbs") / $(fig read ReadClaude/sizes-only MB/s 1 "$mbs") MB/s on one core"
+frame="$(fig frame FirstFrame ns/op 1e9 '%.2f') s"
+count_cell="o200k: prose $(fig count Count/o200k_base/prose MB/s 1 "$mbs"), code $(fig count Count/o200k_base/code MB/s 1 "$mbs"), lock files $(fig count Count/o200k_base/lock MB/s 1 "$mbs") MB/s"
+worst="spaces $(fig count Count/o200k_base/spaces ns/op 1e6 '%.0f'), one letter $(fig count Count/o200k_base/letter ns/op 1e6 '%.0f'), base64 $(fig count Count/o200k_base/base64 ns/op 1e6 '%.0f') ms"
+prepare="$(fig prepare Prepare ns/op 1e9 '%.2f') s, in the background"
 retune=$(rows Retune | cell)
 ceiling=$(rows Chart | awk '$1 ~ /\/ceiling$/ { sub("/ceiling$", "", $1); print }' | cell)
 knobs=$(rows Chart | awk '$1 ~ /\/knobs$/ { sub("/knobs$", "", $1); print }' | cell)
+follow="$(fig follow FollowLatency ns/op 1e6 '%.2f') ms"
+spill="$(fig spill Open50MB ns/op 1e6 '%.0f') ms / $(fig spill ViewLargeFile/plain ns/op 1e6 '%.2f') ms"
+
+echo "| \`report\` over 20 of those sessions in memory-cached files, per format (\`go test -bench Generate ./report\`) | $generate |"
+echo "| reading one generated 3.4 MB session (\`go test -bench ReadClaude -cpu 1 ./transcript\`), keeping texts / sizes only | $read_claude |"
+echo "| first frame of the inspector on a 107 MB transcript, recorded costs shown (\`go test -bench FirstFrame ./ui\`) | $frame |"
+echo "| token counting, one core, cold (\`go test -bench Count -cpu 1 ./guard/tokens\`; \`scripts/tokens-vs-node.sh\` runs npm tiktoken on the same texts) | $count_cell |"
+echo "| worst cases: 1 MiB of spaces, of one letter, of base64 (the same benchmark) | $worst |"
+echo "| counting and measuring 10,000 results of realistic sizes once (\`go test -bench Prepare ./guard/replay\`) | $prepare |"
 echo "| a key that re-tunes (\`+\`, \`-\`) on 10,000 results, a ceiling not used before each time, to the replayed totals and rows on screen, while the savings chart computes all its points (\`go test -bench Retune ./ui\`) | $retune |"
 echo "| the same key to the savings chart drawn in full: a new ceiling, the chart's other points known (\`go test -bench Chart ./ui\`, \`ceiling\`) | $ceiling |"
 echo "| the chart after a change of the other knobs (\`d\`, \`s\`, \`p\`), every point new (\`knobs\`) | $knobs |"
+echo "| an appended line reaching a followed session's state (\`go test -bench FollowLatency ./transcript\`) | $follow |"
+echo "| opening a 50 MB spill file in the viewer / drawing a frame of a 48k-line file (\`go test -bench Open50MB ./spillview\`, \`-bench ViewLargeFile/plain\`) | $spill |"
