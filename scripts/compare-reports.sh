@@ -9,6 +9,10 @@
 # LOG_DIR to ../shared/transcripts. Spill files go to a temporary folder,
 # and paths under it are rewritten so both builds compare alike. Exits 1
 # and prints a diff per log and preset when any report differs.
+#
+# SHARED=1 compares only what both builds write: keys the newer build
+# added are left out, so a schema that grew still shows every value that
+# moved; presets the base lacks are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${1:-HEAD}
@@ -24,10 +28,23 @@ presets=$("$tmp/new" presets --format json | jq -r '.[].name')
 status=0
 for log in "$logs"/*.jsonl; do
   for p in $presets; do
+    if [ -n "${SHARED:-}" ] && ! "$tmp/base" presets --format json | jq -e --arg p "$p" 'any(.[]; .name == $p)' >/dev/null; then
+      continue
+    fi
     for side in base new; do
       "$tmp/$side" report --format json --preset "$p" --spill-dir "$tmp/spill-$side" "$log" 2>"$tmp/$side.err" |
         sed "s#$tmp/spill-$side#SPILL#g" | jq -S . >"$tmp/$side.json" || true
     done
+    if [ -n "${SHARED:-}" ]; then
+      # Keep of the new report only the keys the base report has.
+      jq -S --slurpfile b "$tmp/base.json" '
+        def shared($b): if type == "object" and ($b | type) == "object" then
+            with_entries(select(.key as $k | $b | has($k)) | .key as $k | .value |= shared($b[$k]))
+          elif type == "array" and ($b | type) == "array" then
+            [range(0; length) as $i | .[$i] | shared($b[$i])]
+          else . end;
+        shared($b[0])' "$tmp/new.json" >"$tmp/new.shared" && mv "$tmp/new.shared" "$tmp/new.json"
+    fi
     if ! cmp -s "$tmp/base.json" "$tmp/new.json"; then
       echo "== $(basename "$log") under $p"
       diff "$tmp/base.json" "$tmp/new.json" | head -40 || true
