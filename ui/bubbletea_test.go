@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"os"
@@ -86,13 +85,7 @@ func persisted(path string) []byte {
 			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
 			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
 	}
-	var b strings.Builder
-	for _, l := range lines {
-		data, _ := json.Marshal(l)
-		b.Write(data)
-		b.WriteByte('\n')
-	}
-	return []byte(b.String())
+	return jsonLines(lines)
 }
 
 // spilledSession writes a Claude Code session whose one result the agent

@@ -414,13 +414,7 @@ func twoResults() []byte {
 			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
 			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
 	}
-	var out strings.Builder
-	for _, l := range lines {
-		data, _ := json.Marshal(l)
-		out.Write(data)
-		out.WriteByte('\n')
-	}
-	return []byte(out.String())
+	return jsonLines(lines)
 }
 
 func want(ok bool, format string, args ...any) string {
@@ -455,13 +449,7 @@ func hostile() []byte {
 			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
 			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
 	}
-	var b strings.Builder
-	for _, l := range lines {
-		data, _ := json.Marshal(l)
-		b.Write(data)
-		b.WriteByte('\n')
-	}
-	return []byte(b.String())
+	return jsonLines(lines)
 }
 
 // TestNoRawEscapes checks that nothing a transcript says reaches the
@@ -640,4 +628,15 @@ func TestScrollAndFocus(t *testing.T) {
 			checkSize(t, screen(m), tt.w, tt.h)
 		})
 	}
+}
+
+// jsonLines writes one JSON object a line, as the agents' logs are.
+func jsonLines(lines []map[string]any) []byte {
+	var b strings.Builder
+	for _, l := range lines {
+		data, _ := json.Marshal(l)
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
 }
