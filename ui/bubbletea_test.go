@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"image/color"
@@ -281,5 +282,25 @@ func TestStatesEnd(t *testing.T) {
 	out := ansi.Strip(screen(m))
 	if strings.Contains(out, "replaying…") || strings.Contains(out, "Read") || !strings.Contains(out, "the file holds no session now; waiting for its first lines") {
 		t.Errorf("a file truncated to nothing keeps its old rows:\n%s", out)
+	}
+}
+
+// TestFollowedFolderNamesItsFile: following a folder, the header names
+// the session file being followed, not the folder.
+func TestFollowedFolderNamesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	pol, err := policy.Preset("harness-rs-0.0.50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Source: Source{Name: dir, Path: dir}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+	send(t, m, tea.WindowSizeMsg{Width: 100, Height: 20})
+	s, err := transcript.Read(bytes.NewReader(demoData(t)), filepath.Join(dir, "proj", "sess.jsonl"), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	send(t, m, followMsg{id: m.followID, update: transcript.Update{Path: s.Path, Session: s}})
+	if out := ansi.Strip(screen(m)); !strings.HasPrefix(out, "spillway · sess.jsonl") {
+		t.Errorf("the header does not name the followed file:\n%s", out)
 	}
 }

@@ -431,7 +431,9 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	m.waiting = false
-	if u.Session.Path != "" && m.opt.Source.Name == "" {
+	if u.Session.Path != "" && (m.opt.Source.Name == "" || m.opt.Source.Name == m.opt.Source.Path) {
+		// Following a folder, the session is the file in it that is
+		// followed: the header names that file, not the folder.
 		m.opt.Source.Name = u.Session.Path
 	}
 	if u.Size > 0 && u.Offset < u.Size {
