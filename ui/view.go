@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -310,11 +311,8 @@ func (m *Model) chartLine() string {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
 	bars := []rune("▁▂▃▄▅▆▇█")
-	var best int64
-	for _, p := range points {
-		best = max(best, p.Saved)
-	}
-	parts := []string{st.Muted.Render("saved by ceiling")}
+	share, scale := m.savedShare(points)
+	parts := []string{st.Muted.Render(scale)}
 	// The marker goes on the point nearest the current ceiling.
 	nearest := 0
 	for i, p := range points {
@@ -323,10 +321,7 @@ func (m *Model) chartLine() string {
 		}
 	}
 	for i, p := range points {
-		level := 0
-		if best > 0 {
-			level = int(float64(len(bars)-1) * float64(p.Saved) / float64(best))
-		}
+		level := int(float64(len(bars)-1) * min(max(share(p), 0), 1))
 		label := compactCeiling(p.Ceiling, m.policy.Unit)
 		cell := label + string(bars[level])
 		if i == nearest && m.policy.Ceiling > 0 {
@@ -343,6 +338,48 @@ func (m *Model) chartLine() string {
 		legend = append(legend, st.Marker[mk].Render(mk.Glyph())+" "+mk.Name())
 	}
 	return strings.Join(parts, " ") + st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
+}
+
+// savedShare says how much of the session each point saves, as a fraction
+// that a full bar is 1 of, and labels the chart with that scale.
+// A full bar is the whole cost (or, unpriced, every prompt token), never
+// the best point: a curve that saves 0.2% at best draws low bars.
+func (m *Model) savedShare(points []replay.SweepPoint) (share func(replay.SweepPoint) float64, scale string) {
+	priced := true
+	for _, p := range points {
+		priced = priced && p.Cost != nil && p.CostAfter != nil && *p.Cost > 0
+	}
+	best := math.Inf(-1)
+	var prompt int64
+	if m.replay != nil {
+		prompt = m.replay.Totals.Prompt
+	}
+	switch {
+	case priced:
+		share = func(p replay.SweepPoint) float64 { return (*p.Cost - *p.CostAfter) / *p.Cost }
+		scale = "cost saved"
+	case prompt > 0:
+		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) / float64(prompt) }
+		scale = "prompt tokens saved"
+	default:
+		// Nothing to take a share of: bars against the best point, whose
+		// figure the label states.
+		var top int64
+		for _, p := range points {
+			top = max(top, p.Saved)
+		}
+		share = func(p replay.SweepPoint) float64 {
+			if top <= 0 {
+				return 0
+			}
+			return float64(p.Saved) / float64(top)
+		}
+		return share, "tokens saved (█ " + human.Compact(top) + ")"
+	}
+	for _, p := range points {
+		best = max(best, share(p))
+	}
+	return share, fmt.Sprintf("%s (█ 100%%, best %.1f%%)", scale, 100*best)
 }
 
 func compactCeiling(n int64, u policy.Unit) string {
