@@ -283,3 +283,45 @@ func TestStatesEnd(t *testing.T) {
 		t.Errorf("a file truncated to nothing keeps its old rows:\n%s", out)
 	}
 }
+
+// TestToolsColumnAt80: at 80 columns the time is dropped before the
+// tools, and the tools get what the other columns leave: 80 less the
+// call (5), marks (5), cost (17), Δ tokens (9), prompt (15) and results
+// (8) columns and the six spaces between the seven, 15 cells, room for
+// "Read,Grep,Bash" whole.
+func TestToolsColumnAt80(t *testing.T) {
+	use := func(id, name string) map[string]any {
+		return map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{"command": "x"}}
+	}
+	result := func(id string) map[string]any {
+		return map[string]any{"type": "tool_result", "tool_use_id": id, "content": "ok"}
+	}
+	data := jsonLines([]map[string]any{
+		{"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-02T03:04:05Z", "message": map[string]any{"role": "user", "content": "look"}},
+		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "timestamp": "2026-01-02T03:04:06Z", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5",
+			"content":     []any{use("t1", "Read"), use("t2", "Grep"), use("t3", "Bash")},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+		{"type": "user", "uuid": "u2", "sessionId": "s", "timestamp": "2026-01-02T03:04:07Z", "message": map[string]any{"role": "user", "content": []any{result("t1"), result("t2"), result("t3")}}},
+		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "timestamp": "2026-01-02T03:04:08Z", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+	})
+	m := newModel(t, data, "claude-code", 80, 24, "dark")
+	lines := strings.Split(ansi.Strip(screen(m)), "\n")
+	head := lines[m.table.top0]
+	if !strings.HasSuffix(strings.TrimRight(head, " "), " results tools") || strings.Contains(head, "time") {
+		t.Errorf("title line %q, want it to end in the results and tools columns, without the time", head)
+	}
+	var tools column
+	for _, c := range m.table.columns() {
+		if c.title == "tools" {
+			tools = c
+		}
+	}
+	if tools.width != 15 {
+		t.Errorf("tools column %d cells wide, want 15", tools.width)
+	}
+	if row := lines[m.table.top0+1]; !strings.HasSuffix(row, " Read,Grep,Bash ") {
+		t.Errorf("call 0's row %q, want it to end in its three tools", row)
+	}
+}

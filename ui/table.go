@@ -355,6 +355,8 @@ func (c column) fit(s string) string {
 }
 
 // columns lays out the columns that fit the width; tools takes the rest.
+// The time goes before the tools: which tools a call ran tells its row
+// apart, its clock time seldom does.
 func (t *callTable) columns() []column {
 	st := t.ctx.Styles
 	// The call column holds a bookmark mark and the largest index.
@@ -408,12 +410,12 @@ func (t *callTable) columns() []column {
 			}
 			return human.ShortBytes(ci.resultBytes)
 		}},
-		{title: "time", width: 8, priority: 6, cell: func(_ int, ci *callInfo) string { return ci.time }},
-		{title: "tools", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
+		{title: "time", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.time }},
+		{title: "tools", width: 8, priority: 6, cell: func(_ int, ci *callInfo) string { return ci.tools }},
 	}
 	// Drop the lowest priorities until the fixed widths fit.
 	for {
-		total := 0
+		total := -1 // a space between each two columns
 		for _, c := range all {
 			total += c.width + 1
 		}
@@ -428,7 +430,7 @@ func (t *callTable) columns() []column {
 		}
 		all = slices.Delete(all, worst, worst+1)
 	}
-	used := 0
+	used := -1
 	for _, c := range all {
 		used += c.width + 1
 	}
