@@ -135,6 +135,39 @@ func TestAgentSpillFileLookedUpInCommand(t *testing.T) {
 	}
 }
 
+// TestAgentSpillFileMissing: the pane says a file the agent spilled a
+// result to is missing once a command found it so, before enter is
+// pressed; written later, it is looked for again on enter and opened.
+func TestAgentSpillFileMissing(t *testing.T) {
+	m, path := spilledSession(t)
+	send(t, m, tea.WindowSizeMsg{Width: 400, Height: 30}) // room for the whole line
+	line := func() string {
+		for _, l := range m.detail.lines {
+			if l := ansi.Strip(l); strings.HasPrefix(l, "the agent spilled this itself: ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if got, want := line(), "the agent spilled this itself: "+path+", missing here (enter shows what the transcript holds)"; got != want {
+		t.Errorf("detail line %q, want %q", got, want)
+	}
+	if exists, known := m.agentFiles[path]; !known || exists {
+		t.Errorf("lookup's answer %v, known %v; want it known missing", exists, known)
+	}
+	if err := os.WriteFile(path, []byte("written since\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "enter")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "written since") {
+		t.Errorf("the file written since is not opened:\n%s", out)
+	}
+	press(t, m, "esc")
+	if got, want := line(), "the agent spilled this itself: "+path+" (enter opens it)"; got != want {
+		t.Errorf("detail line %q, want %q", got, want)
+	}
+}
+
 // TestSpillOpenError: a spill file that exists but cannot be opened (here
 // a folder where the agent's file should be) shows why, not "opening…"
 // forever.

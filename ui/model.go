@@ -132,8 +132,11 @@ type Model struct {
 
 	spill spillview.Model
 	// agentFiles says which files agents spilled results to exist here;
-	// opening waits for one to be looked up.
-	agentFiles map[string]bool
+	// opening waits for one to be looked up. agentAsked holds the files
+	// looked up, or being looked up, and agentAnswers counts the answers.
+	agentFiles   map[string]bool
+	agentAsked   map[string]bool
+	agentAnswers int
 	// waiting: the followed file was read again from its start and holds
 	// no session yet.
 	waiting bool
@@ -185,9 +188,27 @@ func (m *Model) Init() tea.Cmd {
 // View changes nothing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	m.detail.refresh(m.session, m.replay, m.currentCall())
+	m.detail.refresh(m.session, m.replay, m.currentCall(), m.agentFiles, m.agentAnswers)
 	m.clampOverlay()
+	if lookup := m.lookUpShownAgentFile(); lookup != nil {
+		cmd = tea.Batch(cmd, lookup)
+	}
 	return m, cmd
+}
+
+// lookUpShownAgentFile asks, once, whether the file the shown result was
+// spilled to by its agent exists, so that the pane can say it is missing
+// before enter is pressed.
+func (m *Model) lookUpShownAgentFile() tea.Cmd {
+	p := m.detail.agentFile
+	if p == "" || m.agentAsked[p] {
+		return nil
+	}
+	if m.agentAsked == nil {
+		m.agentAsked = map[string]bool{}
+	}
+	m.agentAsked[p] = true
+	return agentFileCmd(p)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -859,8 +880,8 @@ func (m *Model) nextMatch(dir int) {
 }
 
 // openResult opens the selected result in the spill viewer; when the
-// agent names a file it spilled the result to, that file is looked up
-// first, in a command, and the answer kept.
+// agent names a file it spilled the result to and that file was not found
+// yet, it is looked up first, in a command, and the answer kept.
 func (m *Model) openResult() tea.Cmd {
 	src, agentFile, ok := m.detail.source(m.replay, m.currentCall())
 	if !ok {
@@ -871,8 +892,10 @@ func (m *Model) openResult() tea.Cmd {
 	if agentFile == "" {
 		return m.spill.Load(src)
 	}
-	if exists, known := m.agentFiles[agentFile]; known {
-		return m.spill.Load(withAgentFile(src, agentFile, exists, m.replay.Prepared.Session.Path))
+	// A file found opens at once; one missing is looked for again, as it
+	// may have been written since.
+	if m.agentFiles[agentFile] {
+		return m.spill.Load(withAgentFile(src, agentFile, true, m.replay.Prepared.Session.Path))
 	}
 	m.spill.SetDocument(nil, src) // "opening…" while the file is looked up
 	m.opening = &pendingOpen{src: src, path: agentFile}
@@ -891,6 +914,7 @@ func (m *Model) agentFileFound(msg agentFileMsg) tea.Cmd {
 		m.agentFiles = map[string]bool{}
 	}
 	m.agentFiles[msg.path] = msg.exists
+	m.agentAnswers++
 	o := m.opening
 	if o == nil || o.path != msg.path {
 		return nil
