@@ -358,3 +358,28 @@ func TestToolsColumnAt80(t *testing.T) {
 		t.Errorf("call 0's row %q, want it to end in its three tools", row)
 	}
 }
+
+// TestCompactionAfterLastCall: a compaction that no call has followed yet
+// shows as the table's last row, below the last call, when the table
+// scrolls to it.
+func TestCompactionAfterLastCall(t *testing.T) {
+	var lines []map[string]any
+	for i := range 40 {
+		lines = append(lines,
+			map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", i), "sessionId": "s", "message": map[string]any{"role": "user", "content": "go on"}},
+			map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d", i), "sessionId": "s", "requestId": fmt.Sprintf("r%d", i), "message": map[string]any{
+				"id": fmt.Sprintf("m%d", i), "model": "claude-sonnet-4-5", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "stop_reason": "end_turn",
+				"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}}})
+	}
+	lines = append(lines, map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": "c1", "sessionId": "s",
+		"compactMetadata": map[string]any{"trigger": "auto", "preTokens": 155_000}})
+	m := newModel(t, jsonLines(lines), "claude-code", 80, 24, "dark")
+	press(t, m, "G")
+	rows := strings.Split(ansi.Strip(m.table.View()), "\n")
+	if n := len(rows); n < 3 || !strings.HasPrefix(rows[n-2], "   39 ") || !strings.HasPrefix(rows[n-1], "── compaction (auto) · 155,000 tokens before · earlier results leave the") {
+		t.Errorf("the table's last rows are not call 39 and the compaction after it:\n%s", strings.Join(rows, "\n"))
+	}
+	if m.currentCall() != 39 {
+		t.Errorf("call %d selected, want 39", m.currentCall())
+	}
+}

@@ -330,8 +330,14 @@ func (t *callTable) clamp() {
 	if t.cursor < t.offset {
 		t.offset = t.cursor
 	}
-	if t.cursor >= t.offset+v {
-		t.offset = t.cursor - v + 1
+	// On the last call, the separators after it (a compaction that no
+	// call has followed yet) come into view with it.
+	end := t.cursor
+	if t.atEnd() {
+		end = max(t.cursor, min(len(t.rows)-1, t.cursor+v-1))
+	}
+	if end >= t.offset+v {
+		t.offset = end - v + 1
 	}
 	t.offset = max(0, min(t.offset, len(t.rows)-v))
 }
