@@ -16,6 +16,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -381,5 +382,64 @@ func TestCompactionAfterLastCall(t *testing.T) {
 	}
 	if m.currentCall() != 39 {
 		t.Errorf("call %d selected, want 39", m.currentCall())
+	}
+}
+
+// TestEnterOnWarning: enter on a warning selects the call whose rows its
+// line is filed under and closes the list; on a line of no call, the list
+// stays.
+func TestEnterOnWarning(t *testing.T) {
+	turn := func(i int) []map[string]any {
+		return []map[string]any{
+			{"type": "user", "uuid": fmt.Sprintf("u%d", i), "sessionId": "s", "message": map[string]any{"role": "user", "content": "go on"}},
+			{"type": "assistant", "uuid": fmt.Sprintf("a%d", i), "sessionId": "s", "requestId": fmt.Sprintf("r%d", i), "message": map[string]any{
+				"id": fmt.Sprintf("m%d", i), "model": "claude-sonnet-4-5", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "stop_reason": "end_turn",
+				"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+		}
+	}
+	// Lines 1 to 4 are calls 0 and 1; line 5, a result for no call, is
+	// filed under call 1; lines 6 and 7 are call 2; line 8, a kind of
+	// record the reader skips.
+	lines := append(turn(0), turn(1)...)
+	lines = append(lines, map[string]any{"type": "user", "uuid": "x", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "tool_result", "tool_use_id": "nowhere", "content": "late"}}}})
+	lines = append(lines, turn(2)...)
+	lines = append(lines, map[string]any{"type": "kind-x", "uuid": "k", "sessionId": "s"})
+	m := newModel(t, jsonLines(lines), "claude-code", 100, 20, "dark")
+	entries := m.warningEntries()
+	if len(entries) != 2 || !strings.HasPrefix(entries[0].text, "line 5: ") || entries[0].call != 1 || entries[1].call != -1 {
+		t.Fatalf("warnings %+v, want line 5's under call 1, then the skipped record's under none", entries)
+	}
+	press(t, m, "W", "j", "enter")
+	if head := strings.Split(ansi.Strip(screen(m)), "\n")[0]; m.overlay != warningsOverlay || m.currentCall() != 0 || head != "warnings · this line belongs to no call" {
+		t.Errorf("enter on the skipped records: overlay %v, call %d, head %q; want the list open saying why, call 0 still", m.overlay, m.currentCall(), head)
+	}
+	press(t, m, "k", "enter")
+	if m.overlay != noOverlay || m.currentCall() != 1 {
+		t.Errorf("enter on line 5's warning: overlay %v, call %d; want the list closed, call 1", m.overlay, m.currentCall())
+	}
+}
+
+// TestResultWarningCall: a replay warning belongs to the call after which
+// its result came back, found by the result's index and own warning.
+func TestResultWarningCall(t *testing.T) {
+	rp := &replay.Run{Results: []replay.Result{
+		{Index: 0, Arrival: 0},
+		{Index: 1, Arrival: 3, Warning: "spill file not written (disk full); truncated instead"},
+		{Index: 11, Arrival: 7, Warning: "spill file not written (disk full); truncated instead"},
+	}}
+	tests := []struct {
+		warning string
+		want    int
+	}{
+		{"result 1 (Bash): spill file not written (disk full); truncated instead", 3},
+		{"result 11 (Read): spill file not written (disk full); truncated instead", 7},
+		{"result 0 (Read): spill file not written (disk full); truncated instead", -1}, // result 0 has no warning
+		{"something else", -1},
+	}
+	for _, tt := range tests {
+		if got := resultWarningCall(rp, tt.warning); got != tt.want {
+			t.Errorf("resultWarningCall(%q) = %d, want %d", tt.warning, got, tt.want)
+		}
 	}
 }

@@ -141,8 +141,10 @@ type Model struct {
 	// no session yet.
 	waiting bool
 	opening *pendingOpen
-	// overlayScroll is the first line shown of the help or warnings.
+	// overlayScroll is the first line shown of the help or warnings;
+	// warningCursor, the warning selected.
 	overlayScroll int
+	warningCursor int
 	help          help.Model
 
 	notice   string
@@ -508,8 +510,30 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		m.spill, cmd = m.spill.Update(msg)
 		return cmd
-	case helpOverlay, warningsOverlay:
-		// Both scroll; the screens keep the offset within their lines.
+	case warningsOverlay:
+		// The selection moves; clampOverlay scrolls to keep it in view.
+		room := max(1, m.ctx.Height-warningsHead)
+		switch {
+		case key.Matches(msg, k.Down):
+			m.warningCursor++
+		case key.Matches(msg, k.Up):
+			m.warningCursor = max(0, m.warningCursor-1)
+		case key.Matches(msg, k.PageDown):
+			m.warningCursor += room
+		case key.Matches(msg, k.PageUp):
+			m.warningCursor = max(0, m.warningCursor-room)
+		case key.Matches(msg, k.Bottom):
+			m.warningCursor = len(m.warningLines()) - 1
+		case key.Matches(msg, k.Top):
+			m.warningCursor = 0
+		case key.Matches(msg, k.Open):
+			return m.goToWarning()
+		case key.Matches(msg, k.Quit, k.Back, k.Warnings):
+			m.overlay = noOverlay
+		}
+		return nil
+	case helpOverlay:
+		// It scrolls; clampOverlay keeps the offset within its lines.
 		switch {
 		case key.Matches(msg, k.Down):
 			m.overlayScroll++
@@ -519,9 +543,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlayScroll += max(1, m.ctx.Height-2)
 		case key.Matches(msg, k.PageUp):
 			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
-		case key.Matches(msg, k.Quit, k.Back),
-			m.overlay == helpOverlay && key.Matches(msg, k.Help),
-			m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
+		case key.Matches(msg, k.Quit, k.Back, k.Help):
 			m.overlay = noOverlay
 		}
 		return nil
@@ -536,7 +558,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.overlay, m.overlayScroll = helpOverlay, 0
 	case key.Matches(msg, k.Warnings):
-		m.overlay, m.overlayScroll = warningsOverlay, 0
+		m.overlay, m.overlayScroll, m.warningCursor = warningsOverlay, 0, 0
 	case key.Matches(msg, k.Up):
 		m.table.move(-1)
 	case key.Matches(msg, k.Down):
@@ -900,6 +922,23 @@ func (m *Model) openResult() tea.Cmd {
 	m.spill.SetDocument(nil, src) // "opening…" while the file is looked up
 	m.opening = &pendingOpen{src: src, path: agentFile}
 	return agentFileCmd(agentFile)
+}
+
+// goToWarning selects the call the selected warning belongs to and
+// closes the list; a warning of no call says so and leaves it open.
+func (m *Model) goToWarning() tea.Cmd {
+	entries := m.warningEntries()
+	if m.warningCursor >= len(entries) {
+		return nil
+	}
+	e := entries[m.warningCursor]
+	if e.call < 0 {
+		return m.flash("this line belongs to no call")
+	}
+	m.overlay = noOverlay
+	m.table.selectCall(e.call)
+	m.detail.reset()
+	return nil
 }
 
 // pendingOpen is a result to open once its agent's spill file is looked up.
