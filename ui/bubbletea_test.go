@@ -17,6 +17,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -133,6 +134,39 @@ func TestAgentSpillFileLookedUpInCommand(t *testing.T) {
 	}
 	if exists, known := m.agentFiles[path]; !known || !exists {
 		t.Errorf("the lookup's answer is not kept: %v, %v", exists, known)
+	}
+}
+
+// TestAgentSpillFileMissing: the pane says a file the agent spilled a
+// result to is missing once a command found it so, before enter is
+// pressed; written later, it is looked for again on enter and opened.
+func TestAgentSpillFileMissing(t *testing.T) {
+	m, path := spilledSession(t)
+	send(t, m, tea.WindowSizeMsg{Width: 400, Height: 30}) // room for the whole line
+	line := func() string {
+		for _, l := range m.detail.lines {
+			if l := ansi.Strip(l); strings.HasPrefix(l, "the agent spilled this itself: ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if got, want := line(), "the agent spilled this itself: "+path+", missing here (enter shows what the transcript holds)"; got != want {
+		t.Errorf("detail line %q, want %q", got, want)
+	}
+	if exists, known := m.agentFiles[path]; !known || exists {
+		t.Errorf("lookup's answer %v, known %v; want it known missing", exists, known)
+	}
+	if err := os.WriteFile(path, []byte("written since\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "enter")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "written since") {
+		t.Errorf("the file written since is not opened:\n%s", out)
+	}
+	press(t, m, "esc")
+	if got, want := line(), "the agent spilled this itself: "+path+" (enter opens it)"; got != want {
+		t.Errorf("detail line %q, want %q", got, want)
 	}
 }
 
@@ -302,5 +336,131 @@ func TestFollowedFolderNamesItsFile(t *testing.T) {
 	send(t, m, followMsg{id: m.followID, update: transcript.Update{Path: s.Path, Session: s}})
 	if out := ansi.Strip(screen(m)); !strings.HasPrefix(out, "spillway · sess.jsonl") {
 		t.Errorf("the header does not name the followed file:\n%s", out)
+	}
+}
+
+// TestToolsColumnAt80: at 80 columns the time is dropped before the
+// tools, and the tools get what the other columns leave: 80 less the
+// call (5), marks (5), cost (17), Δ tokens (9), prompt (15) and results
+// (8) columns and the six spaces between the seven, 15 cells, room for
+// "Read,Grep,Bash" whole.
+func TestToolsColumnAt80(t *testing.T) {
+	use := func(id, name string) map[string]any {
+		return map[string]any{"type": "tool_use", "id": id, "name": name, "input": map[string]any{"command": "x"}}
+	}
+	result := func(id string) map[string]any {
+		return map[string]any{"type": "tool_result", "tool_use_id": id, "content": "ok"}
+	}
+	data := jsonLines([]map[string]any{
+		{"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-02T03:04:05Z", "message": map[string]any{"role": "user", "content": "look"}},
+		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "timestamp": "2026-01-02T03:04:06Z", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5",
+			"content":     []any{use("t1", "Read"), use("t2", "Grep"), use("t3", "Bash")},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+		{"type": "user", "uuid": "u2", "sessionId": "s", "timestamp": "2026-01-02T03:04:07Z", "message": map[string]any{"role": "user", "content": []any{result("t1"), result("t2"), result("t3")}}},
+		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "timestamp": "2026-01-02T03:04:08Z", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
+			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 50, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+	})
+	m := newModel(t, data, "claude-code", 80, 24, "dark")
+	lines := strings.Split(ansi.Strip(screen(m)), "\n")
+	head := lines[m.table.top0]
+	if !strings.HasSuffix(strings.TrimRight(head, " "), " results tools") || strings.Contains(head, "time") {
+		t.Errorf("title line %q, want it to end in the results and tools columns, without the time", head)
+	}
+	var tools column
+	for _, c := range m.table.columns() {
+		if c.title == "tools" {
+			tools = c
+		}
+	}
+	if tools.width != 15 {
+		t.Errorf("tools column %d cells wide, want 15", tools.width)
+	}
+	if row := lines[m.table.top0+1]; !strings.HasSuffix(row, " Read,Grep,Bash ") {
+		t.Errorf("call 0's row %q, want it to end in its three tools", row)
+	}
+}
+
+// TestCompactionAfterLastCall: a compaction that no call has followed yet
+// shows as the table's last row, below the last call, when the table
+// scrolls to it.
+func TestCompactionAfterLastCall(t *testing.T) {
+	var lines []map[string]any
+	for i := range 40 {
+		lines = append(lines,
+			map[string]any{"type": "user", "uuid": fmt.Sprintf("u%d", i), "sessionId": "s", "message": map[string]any{"role": "user", "content": "go on"}},
+			map[string]any{"type": "assistant", "uuid": fmt.Sprintf("a%d", i), "sessionId": "s", "requestId": fmt.Sprintf("r%d", i), "message": map[string]any{
+				"id": fmt.Sprintf("m%d", i), "model": "claude-sonnet-4-5", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "stop_reason": "end_turn",
+				"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}}})
+	}
+	lines = append(lines, map[string]any{"type": "system", "subtype": "compact_boundary", "uuid": "c1", "sessionId": "s",
+		"compactMetadata": map[string]any{"trigger": "auto", "preTokens": 155_000}})
+	m := newModel(t, jsonLines(lines), "claude-code", 80, 24, "dark")
+	press(t, m, "G")
+	rows := strings.Split(ansi.Strip(m.table.View()), "\n")
+	if n := len(rows); n < 3 || !strings.HasPrefix(rows[n-2], "   39 ") || !strings.HasPrefix(rows[n-1], "── compaction (auto) · 155,000 tokens before · earlier results leave the") {
+		t.Errorf("the table's last rows are not call 39 and the compaction after it:\n%s", strings.Join(rows, "\n"))
+	}
+	if m.currentCall() != 39 {
+		t.Errorf("call %d selected, want 39", m.currentCall())
+	}
+}
+
+// TestEnterOnWarning: enter on a warning selects the call whose rows its
+// line is filed under and closes the list; on a line of no call, the list
+// stays.
+func TestEnterOnWarning(t *testing.T) {
+	turn := func(i int) []map[string]any {
+		return []map[string]any{
+			{"type": "user", "uuid": fmt.Sprintf("u%d", i), "sessionId": "s", "message": map[string]any{"role": "user", "content": "go on"}},
+			{"type": "assistant", "uuid": fmt.Sprintf("a%d", i), "sessionId": "s", "requestId": fmt.Sprintf("r%d", i), "message": map[string]any{
+				"id": fmt.Sprintf("m%d", i), "model": "claude-sonnet-4-5", "content": []any{map[string]any{"type": "text", "text": "ok"}}, "stop_reason": "end_turn",
+				"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+		}
+	}
+	// Lines 1 to 4 are calls 0 and 1; line 5, a result for no call, is
+	// filed under call 1; lines 6 and 7 are call 2; line 8, a kind of
+	// record the reader skips.
+	lines := append(turn(0), turn(1)...)
+	lines = append(lines, map[string]any{"type": "user", "uuid": "x", "sessionId": "s", "message": map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "tool_result", "tool_use_id": "nowhere", "content": "late"}}}})
+	lines = append(lines, turn(2)...)
+	lines = append(lines, map[string]any{"type": "kind-x", "uuid": "k", "sessionId": "s"})
+	m := newModel(t, jsonLines(lines), "claude-code", 100, 20, "dark")
+	entries := m.warningEntries()
+	if len(entries) != 2 || !strings.HasPrefix(entries[0].text, "line 5: ") || entries[0].call != 1 || entries[1].call != -1 {
+		t.Fatalf("warnings %+v, want line 5's under call 1, then the skipped record's under none", entries)
+	}
+	press(t, m, "W", "j", "enter")
+	if head := strings.Split(ansi.Strip(screen(m)), "\n")[0]; m.overlay != warningsOverlay || m.currentCall() != 0 || head != "warnings · this line belongs to no call" {
+		t.Errorf("enter on the skipped records: overlay %v, call %d, head %q; want the list open saying why, call 0 still", m.overlay, m.currentCall(), head)
+	}
+	press(t, m, "k", "enter")
+	if m.overlay != noOverlay || m.currentCall() != 1 {
+		t.Errorf("enter on line 5's warning: overlay %v, call %d; want the list closed, call 1", m.overlay, m.currentCall())
+	}
+}
+
+// TestResultWarningCall: a replay warning belongs to the call after which
+// its result came back, found by the result's index and own warning.
+func TestResultWarningCall(t *testing.T) {
+	rp := &replay.Run{Results: []replay.Result{
+		{Index: 0, Arrival: 0},
+		{Index: 1, Arrival: 3, Warning: "spill file not written (disk full); truncated instead"},
+		{Index: 11, Arrival: 7, Warning: "spill file not written (disk full); truncated instead"},
+	}}
+	tests := []struct {
+		warning string
+		want    int
+	}{
+		{"result 1 (Bash): spill file not written (disk full); truncated instead", 3},
+		{"result 11 (Read): spill file not written (disk full); truncated instead", 7},
+		{"result 0 (Read): spill file not written (disk full); truncated instead", -1}, // result 0 has no warning
+		{"something else", -1},
+	}
+	for _, tt := range tests {
+		if got := resultWarningCall(rp, tt.warning); got != tt.want {
+			t.Errorf("resultWarningCall(%q) = %d, want %d", tt.warning, got, tt.want)
+		}
 	}
 }

@@ -29,6 +29,10 @@ type detailPane struct {
 	// lines caches the rendered content.
 	lines []string
 	key   string
+	// files says which agent spill files exist, as far as they were looked
+	// up; agentFile is the one the result shown names, "" when none.
+	files     map[string]bool
+	agentFile string
 }
 
 func (d *detailPane) setSize(w, h int) {
@@ -69,13 +73,16 @@ func callResults(rp *replay.Run, call int) []*replay.Result {
 
 // refresh renders the pane for call when what it shows changed, and keeps
 // the offset within the content (the last page stays full). Update calls
-// it after every message; View only reads.
-func (d *detailPane) refresh(s *transcript.Session, rp *replay.Run, call int) {
+// it after every message; View only reads. files says which agent spill
+// files exist; answers, the count of its answers so far, draws the pane
+// again when a new one may change it.
+func (d *detailPane) refresh(s *transcript.Session, rp *replay.Run, call int, files map[string]bool, answers int) {
 	if d.height <= 0 || d.width <= 0 {
 		return
 	}
-	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles)
+	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p/%d", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles, answers)
 	if key != d.key {
+		d.files, d.agentFile = files, ""
 		d.lines = d.render(s, rp, call)
 		d.key = key
 	}
@@ -181,7 +188,14 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	if r.SpillPath != "" {
 		add(st.Muted.Render(termtext.Truncate("spill file: "+termtext.Escape(r.SpillPath)+" (enter opens it)", w)))
 	} else if p := harness.AgentSpillPath(r.Source.Text); p != "" {
-		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+termtext.Escape(p)+" (enter opens it)", w)))
+		d.agentFile = p
+		state := " (looking for it…)"
+		if exists, known := d.files[p]; known && exists {
+			state = " (enter opens it)"
+		} else if known {
+			state = ", missing here (enter shows what the transcript holds)"
+		}
+		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+termtext.Escape(p)+state, w)))
 	}
 	add("")
 	before := termtext.Lines(r.Source.Text)

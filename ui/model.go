@@ -132,14 +132,19 @@ type Model struct {
 
 	spill spillview.Model
 	// agentFiles says which files agents spilled results to exist here;
-	// opening waits for one to be looked up.
-	agentFiles map[string]bool
+	// opening waits for one to be looked up. agentAsked holds the files
+	// looked up, or being looked up, and agentAnswers counts the answers.
+	agentFiles   map[string]bool
+	agentAsked   map[string]bool
+	agentAnswers int
 	// waiting: the followed file was read again from its start and holds
 	// no session yet.
 	waiting bool
 	opening *pendingOpen
-	// overlayScroll is the first line shown of the help or warnings.
+	// overlayScroll is the first line shown of the help or warnings;
+	// warningCursor, the warning selected.
 	overlayScroll int
+	warningCursor int
 	help          help.Model
 
 	notice   string
@@ -185,9 +190,27 @@ func (m *Model) Init() tea.Cmd {
 // View changes nothing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	m.detail.refresh(m.session, m.replay, m.currentCall())
+	m.detail.refresh(m.session, m.replay, m.currentCall(), m.agentFiles, m.agentAnswers)
 	m.clampOverlay()
+	if lookup := m.lookUpShownAgentFile(); lookup != nil {
+		cmd = tea.Batch(cmd, lookup)
+	}
 	return m, cmd
+}
+
+// lookUpShownAgentFile asks, once, whether the file the shown result was
+// spilled to by its agent exists, so that the pane can say it is missing
+// before enter is pressed.
+func (m *Model) lookUpShownAgentFile() tea.Cmd {
+	p := m.detail.agentFile
+	if p == "" || m.agentAsked[p] {
+		return nil
+	}
+	if m.agentAsked == nil {
+		m.agentAsked = map[string]bool{}
+	}
+	m.agentAsked[p] = true
+	return agentFileCmd(p)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -489,8 +512,30 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		m.spill, cmd = m.spill.Update(msg)
 		return cmd
-	case helpOverlay, warningsOverlay:
-		// Both scroll; the screens keep the offset within their lines.
+	case warningsOverlay:
+		// The selection moves; clampOverlay scrolls to keep it in view.
+		room := max(1, m.ctx.Height-warningsHead)
+		switch {
+		case key.Matches(msg, k.Down):
+			m.warningCursor++
+		case key.Matches(msg, k.Up):
+			m.warningCursor = max(0, m.warningCursor-1)
+		case key.Matches(msg, k.PageDown):
+			m.warningCursor += room
+		case key.Matches(msg, k.PageUp):
+			m.warningCursor = max(0, m.warningCursor-room)
+		case key.Matches(msg, k.Bottom):
+			m.warningCursor = len(m.warningLines()) - 1
+		case key.Matches(msg, k.Top):
+			m.warningCursor = 0
+		case key.Matches(msg, k.Open):
+			return m.goToWarning()
+		case key.Matches(msg, k.Quit, k.Back, k.Warnings):
+			m.overlay = noOverlay
+		}
+		return nil
+	case helpOverlay:
+		// It scrolls; clampOverlay keeps the offset within its lines.
 		switch {
 		case key.Matches(msg, k.Down):
 			m.overlayScroll++
@@ -500,9 +545,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlayScroll += max(1, m.ctx.Height-2)
 		case key.Matches(msg, k.PageUp):
 			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
-		case key.Matches(msg, k.Quit, k.Back),
-			m.overlay == helpOverlay && key.Matches(msg, k.Help),
-			m.overlay == warningsOverlay && key.Matches(msg, k.Warnings):
+		case key.Matches(msg, k.Quit, k.Back, k.Help):
 			m.overlay = noOverlay
 		}
 		return nil
@@ -517,7 +560,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.overlay, m.overlayScroll = helpOverlay, 0
 	case key.Matches(msg, k.Warnings):
-		m.overlay, m.overlayScroll = warningsOverlay, 0
+		m.overlay, m.overlayScroll, m.warningCursor = warningsOverlay, 0, 0
 	case key.Matches(msg, k.Up):
 		m.table.move(-1)
 	case key.Matches(msg, k.Down):
@@ -861,8 +904,8 @@ func (m *Model) nextMatch(dir int) {
 }
 
 // openResult opens the selected result in the spill viewer; when the
-// agent names a file it spilled the result to, that file is looked up
-// first, in a command, and the answer kept.
+// agent names a file it spilled the result to and that file was not found
+// yet, it is looked up first, in a command, and the answer kept.
 func (m *Model) openResult() tea.Cmd {
 	src, agentFile, ok := m.detail.source(m.replay, m.currentCall())
 	if !ok {
@@ -873,12 +916,31 @@ func (m *Model) openResult() tea.Cmd {
 	if agentFile == "" {
 		return m.spill.Load(src)
 	}
-	if exists, known := m.agentFiles[agentFile]; known {
-		return m.spill.Load(withAgentFile(src, agentFile, exists, m.replay.Prepared.Session.Path))
+	// A file found opens at once; one missing is looked for again, as it
+	// may have been written since.
+	if m.agentFiles[agentFile] {
+		return m.spill.Load(withAgentFile(src, agentFile, true, m.replay.Prepared.Session.Path))
 	}
 	m.spill.SetDocument(nil, src) // "opening…" while the file is looked up
 	m.opening = &pendingOpen{src: src, path: agentFile}
 	return agentFileCmd(agentFile)
+}
+
+// goToWarning selects the call the selected warning belongs to and
+// closes the list; a warning of no call says so and leaves it open.
+func (m *Model) goToWarning() tea.Cmd {
+	entries := m.warningEntries()
+	if m.warningCursor >= len(entries) {
+		return nil
+	}
+	e := entries[m.warningCursor]
+	if e.call < 0 {
+		return m.flash("this line belongs to no call")
+	}
+	m.overlay = noOverlay
+	m.table.selectCall(e.call)
+	m.detail.reset()
+	return nil
 }
 
 // pendingOpen is a result to open once its agent's spill file is looked up.
@@ -893,6 +955,7 @@ func (m *Model) agentFileFound(msg agentFileMsg) tea.Cmd {
 		m.agentFiles = map[string]bool{}
 	}
 	m.agentFiles[msg.path] = msg.exists
+	m.agentAnswers++
 	o := m.opening
 	if o == nil || o.path != msg.path {
 		return nil

@@ -330,8 +330,14 @@ func (t *callTable) clamp() {
 	if t.cursor < t.offset {
 		t.offset = t.cursor
 	}
-	if t.cursor >= t.offset+v {
-		t.offset = t.cursor - v + 1
+	// On the last call, the separators after it (a compaction that no
+	// call has followed yet) come into view with it.
+	end := t.cursor
+	if t.atEnd() {
+		end = max(t.cursor, min(len(t.rows)-1, t.cursor+v-1))
+	}
+	if end >= t.offset+v {
+		t.offset = end - v + 1
 	}
 	t.offset = max(0, min(t.offset, len(t.rows)-v))
 }
@@ -355,6 +361,8 @@ func (c column) fit(s string) string {
 }
 
 // columns lays out the columns that fit the width; tools takes the rest.
+// The time goes before the tools: which tools a call ran tells its row
+// apart, its clock time seldom does.
 func (t *callTable) columns() []column {
 	st := t.ctx.Styles
 	// The call column holds a bookmark mark and the largest index.
@@ -408,12 +416,12 @@ func (t *callTable) columns() []column {
 			}
 			return human.ShortBytes(ci.resultBytes)
 		}},
-		{title: "time", width: 8, priority: 6, cell: func(_ int, ci *callInfo) string { return ci.time }},
-		{title: "tools", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
+		{title: "time", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.time }},
+		{title: "tools", width: 8, priority: 6, cell: func(_ int, ci *callInfo) string { return ci.tools }},
 	}
 	// Drop the lowest priorities until the fixed widths fit.
 	for {
-		total := 0
+		total := -1 // a space between each two columns
 		for _, c := range all {
 			total += c.width + 1
 		}
@@ -428,7 +436,7 @@ func (t *callTable) columns() []column {
 		}
 		all = slices.Delete(all, worst, worst+1)
 	}
-	used := 0
+	used := -1
 	for _, c := range all {
 		used += c.width + 1
 	}

@@ -610,9 +610,11 @@ func TestScrollAndFocus(t *testing.T) {
 		{"a ceiling of 0 is no ceiling", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter"}, func(m *Model) string {
 			return want(m.policy.Ceiling == 0 && m.notice == "no ceiling", "ceiling %d, notice %q", m.policy.Ceiling, m.notice)
 		}},
-		{"the warnings stop at their last line and scroll back at once", []byte(noisy.String()), "harness-rs-0.0.40", 100, 12,
+		{"the warnings' selection stops at the last and moves back at once", []byte(noisy.String()), "harness-rs-0.0.40", 100, 12,
 			append(append([]string{"W"}, strings.Split(strings.Repeat("j", 60), "")...), "k"), func(m *Model) string {
-				return want(lastLine(m) == "skipped 1 kind-38 record(s)", "last line %q", lastLine(m))
+				n := len(m.warningEntries())
+				return want(lastLine(m) == "skipped 1 kind-39 record(s)" && m.warningCursor == n-2 && m.warningEntries()[n-2].text == "skipped 1 kind-38 record(s)",
+					"last line %q, warning %d of %d selected", lastLine(m), m.warningCursor, n)
 			}},
 	}
 	for _, tt := range tests {

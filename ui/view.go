@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // headerLines and chromeLines size the fixed parts for a height.
@@ -310,11 +312,8 @@ func (m *Model) chartLine() string {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
 	bars := []rune("▁▂▃▄▅▆▇█")
-	var best int64
-	for _, p := range points {
-		best = max(best, p.Saved)
-	}
-	parts := []string{st.Muted.Render("saved by ceiling")}
+	share, scale := m.savedShare(points)
+	parts := []string{st.Muted.Render(scale)}
 	// The marker goes on the point nearest the current ceiling.
 	nearest := 0
 	for i, p := range points {
@@ -323,10 +322,7 @@ func (m *Model) chartLine() string {
 		}
 	}
 	for i, p := range points {
-		level := 0
-		if best > 0 {
-			level = int(float64(len(bars)-1) * float64(p.Saved) / float64(best))
-		}
+		level := int(float64(len(bars)-1) * min(max(share(p), 0), 1))
 		label := compactCeiling(p.Ceiling, m.policy.Unit)
 		cell := label + string(bars[level])
 		if i == nearest && m.policy.Ceiling > 0 {
@@ -343,6 +339,48 @@ func (m *Model) chartLine() string {
 		legend = append(legend, st.Marker[mk].Render(mk.Glyph())+" "+mk.Name())
 	}
 	return strings.Join(parts, " ") + st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
+}
+
+// savedShare says how much of the session each point saves, as a fraction
+// that a full bar is 1 of, and labels the chart with that scale.
+// A full bar is the whole cost (or, unpriced, every prompt token), never
+// the best point: a curve that saves 0.2% at best draws low bars.
+func (m *Model) savedShare(points []replay.SweepPoint) (share func(replay.SweepPoint) float64, scale string) {
+	priced := true
+	for _, p := range points {
+		priced = priced && p.Cost != nil && p.CostAfter != nil && *p.Cost > 0
+	}
+	best := math.Inf(-1)
+	var prompt int64
+	if m.replay != nil {
+		prompt = m.replay.Totals.Prompt
+	}
+	switch {
+	case priced:
+		share = func(p replay.SweepPoint) float64 { return (*p.Cost - *p.CostAfter) / *p.Cost }
+		scale = "cost saved"
+	case prompt > 0:
+		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) / float64(prompt) }
+		scale = "prompt tokens saved"
+	default:
+		// Nothing to take a share of: bars against the best point, whose
+		// figure the label states.
+		var top int64
+		for _, p := range points {
+			top = max(top, p.Saved)
+		}
+		share = func(p replay.SweepPoint) float64 {
+			if top <= 0 {
+				return 0
+			}
+			return float64(p.Saved) / float64(top)
+		}
+		return share, "tokens saved (█ " + human.Compact(top) + ")"
+	}
+	for _, p := range points {
+		best = max(best, share(p))
+	}
+	return share, fmt.Sprintf("%s (█ 100%%, best %.1f%%)", scale, 100*best)
 }
 
 func compactCeiling(n int64, u policy.Unit) string {
@@ -419,26 +457,67 @@ func (m *Model) clampOverlay() {
 		return
 	}
 	room := max(1, m.ctx.Height-head)
+	if m.overlay == warningsOverlay {
+		// The selected warning stays in view.
+		m.warningCursor = max(0, min(m.warningCursor, n-1))
+		m.overlayScroll = min(m.overlayScroll, m.warningCursor)
+		m.overlayScroll = max(m.overlayScroll, m.warningCursor-room+1)
+	}
 	m.overlayScroll = max(0, min(m.overlayScroll, n-room))
 }
 
-// warningsScreen lists the reader's and the replay's warnings.
+// warningsScreen lists the reader's and the replay's warnings, the one
+// selected highlighted.
 func (m *Model) warningsScreen() []string {
 	st := m.ctx.Styles
-	head := []string{st.Title.Render("warnings") + st.Muted.Render(" · j/k scroll · W or esc to close")}
+	hint := st.Muted.Render(" · j/k select · enter goes to its call · W or esc to close")
+	if m.notice != "" {
+		hint = st.Muted.Render(" · ") + st.Warning.Render(termtext.Escape(m.notice)) // the footer is not drawn
+	}
+	head := []string{termtext.Truncate(st.Title.Render("warnings")+hint, m.ctx.Width)}
 	return m.scrolled(head, m.warningLines())
 }
 
 // warningLines are the warnings' lines under their head.
 func (m *Model) warningLines() []string {
 	st := m.ctx.Styles
-	var all []string
+	entries := m.warningEntries()
+	if len(entries) == 0 {
+		return []string{st.Muted.Render("no warnings")}
+	}
+	lines := make([]string, len(entries))
+	for i, e := range entries {
+		switch {
+		case i == m.warningCursor:
+			lines[i] = st.Selected.Render(termtext.Fit(stripStyles(e.text), m.ctx.Width))
+		case e.muted:
+			lines[i] = st.Muted.Render(e.text)
+		default:
+			lines[i] = e.text
+		}
+	}
+	return lines
+}
+
+// warningEntry is a line of the warnings list and the call it belongs to,
+// -1 for none (a line before the first call, a count, a skipped kind).
+type warningEntry struct {
+	text  string
+	call  int
+	muted bool
+}
+
+// warningEntries lists the reader's warnings, each with the call its line
+// is filed under (the last call that starts at or before it), then the
+// records skipped, then the replay's warnings with their results' calls.
+func (m *Model) warningEntries() []warningEntry {
+	var all []warningEntry
 	if s := m.session; s != nil {
 		for _, w := range s.Warnings {
-			all = append(all, fmt.Sprintf("line %d: %s", w.Line, termtext.Escape(w.Message)))
+			all = append(all, warningEntry{text: fmt.Sprintf("line %d: %s", w.Line, termtext.Escape(w.Message)), call: callAtLine(s, w.Line)})
 		}
 		if s.WarningCount > len(s.Warnings) {
-			all = append(all, fmt.Sprintf("… and %d more", s.WarningCount-len(s.Warnings)))
+			all = append(all, warningEntry{text: fmt.Sprintf("… and %d more", s.WarningCount-len(s.Warnings)), call: -1})
 		}
 		kinds := make([]string, 0, len(s.Skipped))
 		for kind := range s.Skipped {
@@ -446,18 +525,40 @@ func (m *Model) warningLines() []string {
 		}
 		slices.Sort(kinds)
 		for _, kind := range kinds {
-			all = append(all, st.Muted.Render(fmt.Sprintf("skipped %d %s record(s)", s.Skipped[kind], termtext.Escape(kind))))
+			all = append(all, warningEntry{text: fmt.Sprintf("skipped %d %s record(s)", s.Skipped[kind], termtext.Escape(kind)), call: -1, muted: true})
 		}
 	}
-	if m.replay != nil {
-		for _, w := range m.replay.Warnings {
-			all = append(all, termtext.Escape(w))
+	if rp := m.replay; rp != nil {
+		for _, w := range rp.Warnings {
+			all = append(all, warningEntry{text: termtext.Escape(w), call: resultWarningCall(rp, w)})
 		}
-	}
-	if len(all) == 0 {
-		all = []string{st.Muted.Render("no warnings")}
 	}
 	return all
+}
+
+// callAtLine is the call whose rows hold transcript line: the last call
+// that starts at or before it; -1 when the line comes before every call.
+func callAtLine(s *transcript.Session, line int) int {
+	call := -1
+	for i := range s.Calls {
+		if l := s.Calls[i].Line; l <= line && (call < 0 || l >= s.Calls[call].Line) {
+			call = i
+		}
+	}
+	return call
+}
+
+// resultWarningCall is the call after which the result a replay warning
+// is about came back: the replay words each as "result N (tool): " and
+// the result's own warning.
+func resultWarningCall(rp *replay.Run, w string) int {
+	for i := range rp.Results {
+		r := &rp.Results[i]
+		if r.Warning != "" && strings.HasPrefix(w, fmt.Sprintf("result %d (", r.Index)) && strings.HasSuffix(w, "): "+r.Warning) {
+			return r.Arrival
+		}
+	}
+	return -1
 }
 
 func abs64(n int64) int64 {
