@@ -421,6 +421,11 @@ func (m *Model) raiseAlerts(old, rp *replay.Run) {
 			m.alert = fmt.Sprintf("new %s result over the ceiling at call %d (%s)", safe(r.Source.Tool), r.Arrival, policy.FormatSize(r.Size, rp.Policy.Unit))
 		case replay.Suppressed:
 			m.alert = fmt.Sprintf("repeat of result %d suppressed at call %d (%s)", r.RepeatOf, r.Arrival, safe(r.Source.Tool))
+			if r.Stale {
+				// The agent is told "same as before" about a result
+				// that changed: the one alert worth stopping for.
+				m.alert = fmt.Sprintf("stale repeat of result %d suppressed at call %d (%s): the real result had changed", r.RepeatOf, r.Arrival, safe(r.Source.Tool))
+			}
 		}
 	}
 }

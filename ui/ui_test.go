@@ -642,3 +642,35 @@ func jsonLines(lines []map[string]any) []byte {
 	}
 	return []byte(b.String())
 }
+
+// TestFollowedStaleAlert follows the demo a line at a time: each new
+// suppressed repeat raises an alert that names the result it repeats, and
+// says stale exactly when the real result had changed.
+func TestFollowedStaleAlert(t *testing.T) {
+	all := strings.SplitAfter(string(demoData(t)), "\n")
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
+	m.following = true
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	var alerts []string
+	for n := 1; n <= len(all); n++ {
+		s, err := transcript.Read(strings.NewReader(strings.Join(all[:n], "")), "live.jsonl", transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.alert = ""
+		send(t, m, followMsg{update: transcript.Update{Session: s, Path: "live.jsonl"}})
+		if strings.Contains(m.alert, "suppressed") {
+			alerts = append(alerts, m.alert)
+		}
+	}
+	// Results 2 and 10 are reads; the file read at 10 changed before call 12.
+	want := []string{
+		"repeat of result 2 suppressed at call 3 (Read)",
+		"repeat of result 2 suppressed at call 5 (Read)",
+		"stale repeat of result 10 suppressed at call 12 (Read): the real result had changed",
+	}
+	if !slices.Equal(alerts, want) {
+		t.Errorf("alerts\n%q\nwant\n%q", alerts, want)
+	}
+}
