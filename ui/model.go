@@ -150,6 +150,9 @@ type Model struct {
 	notice   string
 	noticeID int
 	alert    string
+	// newBelow counts the calls a followed session gained while the
+	// cursor was off its last row: they arrive out of view.
+	newBelow int
 }
 
 // New returns the inspector for opt.
@@ -190,6 +193,9 @@ func (m *Model) Init() tea.Cmd {
 // View changes nothing.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	if m.table.atEnd() {
+		m.newBelow = 0
+	}
 	m.detail.refresh(m.session, m.replay, m.currentCall(), m.agentFiles, m.agentAnswers)
 	m.clampOverlay()
 	if lookup := m.lookUpShownAgentFile(); lookup != nil {
@@ -435,7 +441,7 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 	m.loading = false
 	var cmds []tea.Cmd
 	if u.Restarted != "" {
-		m.alert = ""
+		m.alert, m.newBelow = "", 0
 	}
 	if u.Restarted == transcript.RestartSwitched {
 		cmds = append(cmds, m.flash("switched to a newer session: "+u.Path))
@@ -470,6 +476,9 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 		m.progress = progressMsg{}
 	}
 	atEnd := m.table.atEnd()
+	if !atEnd && u.Restarted == "" && m.session != nil {
+		m.newBelow += max(0, len(u.Session.Calls)-len(m.session.Calls))
+	}
 	m.session = u.Session
 	m.table.setSession(u.Session, m.replay)
 	if atEnd {

@@ -674,3 +674,51 @@ func TestFollowedStaleAlert(t *testing.T) {
 		t.Errorf("alerts\n%q\nwant\n%q", alerts, want)
 	}
 }
+
+// TestNewCallsBelow: calls that arrive while the cursor is off the last
+// row are counted in the footer until the cursor reaches the end.
+func TestNewCallsBelow(t *testing.T) {
+	all := strings.SplitAfter(string(demoData(t)), "\n")
+	snapshot := func(n int) *transcript.Session {
+		s, err := transcript.Read(strings.NewReader(strings.Join(all[:n], "")), "live.jsonl", transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
+	m.following = true
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	lastLine := func() string {
+		lines := strings.Split(ansi.Strip(screen(m)), "\n")
+		return lines[len(lines)-1]
+	}
+	follow := func(n int) {
+		send(t, m, followMsg{update: transcript.Update{Session: snapshot(n), Path: "live.jsonl"}})
+		m.alert = "" // an alert would hide the count
+	}
+	follow(5) // calls 0 and 1
+	press(t, m, "g")
+	follow(11) // calls 0 to 3: two below
+	if got, want := lastLine(), "2 new calls below · G to go there"; !strings.HasPrefix(got, want) {
+		t.Errorf("footer %q, want %q", got, want)
+	}
+	follow(14) // call 4
+	if got, want := lastLine(), "3 new calls below · G to go there"; !strings.HasPrefix(got, want) {
+		t.Errorf("footer %q, want %q", got, want)
+	}
+	press(t, m, "G")
+	if got := lastLine(); strings.Contains(got, "new call") {
+		t.Errorf("footer %q after G: the count must go", got)
+	}
+	follow(17) // at the end, new calls scroll into view: nothing to count
+	if got := lastLine(); strings.Contains(got, "new call") {
+		t.Errorf("footer %q at the end", got)
+	}
+	press(t, m, "k")
+	follow(20) // call 6
+	if got, want := lastLine(), "1 new call below · G to go there"; !strings.HasPrefix(got, want) {
+		t.Errorf("footer %q, want %q", got, want)
+	}
+}

@@ -230,6 +230,12 @@ func (m *Model) footer() []string {
 			last = st.Alert.Render(termtext.Truncate("⚑ "+m.alert, w))
 		case m.notice != "":
 			last = st.Warning.Render(termtext.Truncate(termtext.Escape(m.notice), w))
+		case m.newBelow > 0:
+			noun := "calls"
+			if m.newBelow == 1 {
+				noun = "call"
+			}
+			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", m.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
 		case m.err != nil && m.session != nil:
 			last = st.Error.Render(termtext.Truncate(termtext.Escape(m.err.Error()), w))
 		default:
