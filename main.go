@@ -486,7 +486,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		printError(stderr, err)
 		return exitUsage
 	}
-	src := ui.Source{}
+	src, notice := ui.Source{}, ""
 	switch {
 	case len(paths) == 1 && paths[0] == "-":
 		src = ui.Source{Name: "stdin", Stdin: stdin}
@@ -496,11 +496,15 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		if path, err := newestSession(); err == nil {
 			src = ui.Source{Name: path, Path: path}
 		} else {
-			fmt.Fprintf(stderr, "spillway: %s; showing the built-in demo\n", termtext.Escape(err.Error()))
+			notice = err.Error() + "; showing the built-in demo"
 			src = ui.Source{Name: "demo", Data: demoSession}
 		}
 	}
 	if !isTerminal(stdout) {
+		if notice != "" {
+			// The inspector would show it; the report goes where it can be read.
+			fmt.Fprintf(stderr, "spillway: %s\n", termtext.Escape(notice))
+		}
 		name, in := src.Path, stdin
 		if src.Data != nil {
 			name, in = "-", bytes.NewReader(src.Data)
@@ -549,6 +553,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 			return counter()
 		},
 		SpillRoot: spillRoot, Follow: following, Theme: theme, NoColor: os.Getenv("NO_COLOR") != "",
+		Notice: notice,
 	})
 	if err != nil {
 		printError(stderr, err)

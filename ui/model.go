@@ -50,6 +50,9 @@ type Options struct {
 	Follow    bool
 	Theme     string
 	NoColor   bool
+	// Notice is shown in the footer until the first key, e.g. why the
+	// demo is open: what is printed before the screen is taken is lost.
+	Notice string
 }
 
 // Context is what every component shares, passed by pointer.
@@ -149,7 +152,9 @@ type Model struct {
 
 	notice   string
 	noticeID int
-	alert    string
+	// keepNotice: the notice is Options.Notice, shown until a key.
+	keepNotice bool
+	alert      string
 	// newBelow counts the calls a followed session gained while the
 	// cursor was off its last row: they arrive out of view.
 	newBelow int
@@ -159,6 +164,7 @@ type Model struct {
 func New(opt Options) *Model {
 	ctx := &Context{Keys: DefaultKeyMap(), Theme: opt.Theme, NoColor: opt.NoColor, Dark: true}
 	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true, help: help.New(), writePath: "spillway-policy.json"}
+	m.notice, m.keepNotice = opt.Notice, opt.Notice != ""
 	m.applyTheme()
 	m.input = textinput.New()
 	// The terminal's own cursor: no blink timer redrawing the screen.
@@ -314,6 +320,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.overlay, m.opening = noOverlay, nil
 		return nil
 	case tea.KeyPressMsg:
+		if m.keepNotice {
+			m.notice, m.keepNotice = "", false
+		}
 		return m.key(msg)
 	case tea.MouseWheelMsg:
 		return m.wheel(msg)
@@ -823,7 +832,7 @@ func (m *Model) nextPreset() tea.Cmd {
 // flash shows a notice for a few seconds.
 func (m *Model) flash(s string) tea.Cmd {
 	m.noticeID++
-	m.notice = s
+	m.notice, m.keepNotice = s, false
 	return expireNotice(m.noticeID)
 }
 

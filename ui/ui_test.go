@@ -722,3 +722,26 @@ func TestNewCallsBelow(t *testing.T) {
 		t.Errorf("footer %q, want %q", got, want)
 	}
 }
+
+// TestStartNotice: the notice the inspector opens with (why the demo is
+// shown) is in the footer, escaped, until the first key.
+func TestStartNotice(t *testing.T) {
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	m := New(Options{
+		Source: Source{Name: "demo", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(), Counter: counter,
+		Notice: "no sessions found in ~/.claude/projects/\x1b[2J; showing the built-in demo",
+	})
+	drive(t, m, m.Init())
+	send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	out := screen(m)
+	checkSize(t, out, 100, 30)
+	golden.RequireEqual(t, []byte(out))
+	lines := strings.Split(ansi.Strip(out), "\n")
+	if got, want := lines[len(lines)-1], `no sessions found in ~/.claude/projects/\x1b[2J; showing the built-in demo`; got != want {
+		t.Errorf("footer %q, want %q", got, want)
+	}
+	press(t, m, "j")
+	if strings.Contains(screen(m), "no sessions found") {
+		t.Error("the notice should go with the first key")
+	}
+}
