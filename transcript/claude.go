@@ -274,13 +274,19 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 		p.b.skip("assistant (<synthetic>)")
 		return
 	}
+	hasUsage := msg.usage != nil && msg.usage.Type() == fastjson.TypeObject
+	if !hasUsage && !hasContent(msg.content) {
+		// Nothing to price or show: a call row would be empty.
+		p.b.warnf(line, "assistant record with neither usage nor content; left out")
+		return
+	}
 	sidechain := isTrue(l.sidechain)
 	idx, replay := p.call(str(msg.id), str(l.requestID), str(l.sessionID), model, sidechain, str(l.timestamp), line)
 	ended := false
 	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString {
 		ended = true
 	}
-	if u := msg.usage; u != nil && u.Type() == fastjson.TypeObject {
+	if u := msg.usage; hasUsage {
 		p.advisors = p.advisors[:0]
 		usage, rank := claudeUsage(u, line, p.b, &p.advisors, &p.dup)
 		p.noteUsage(idx, line, ended, &usage, rank, sidechain, str(l.requestID), p.advisors)
@@ -299,6 +305,20 @@ func (p *claudeParser) assistant(l *claudeLine, line int) {
 			p.assistantBlock(idx, block, line, replay)
 		}
 	}
+}
+
+// hasContent tells whether an assistant message's content says anything:
+// a non-empty string or list of blocks.
+func hasContent(v *fastjson.Value) bool {
+	switch {
+	case v == nil:
+		return false
+	case v.Type() == fastjson.TypeString:
+		return len(v.GetStringBytes()) > 0
+	case v.Type() == fastjson.TypeArray:
+		return len(v.GetArray()) > 0
+	}
+	return false
 }
 
 // call returns the index of the call a response line belongs to, starting

@@ -29,6 +29,12 @@ type claudeFast struct {
 	blocks     []claudeFastBlock
 }
 
+// hasContent is hasContent of the general path: a non-empty string (as
+// written, quotes included) or list of blocks.
+func (f *claudeFast) hasContent() bool {
+	return f.content == '"' && len(f.text) > len(`""`) || f.content == '[' && len(f.blocks) > 0
+}
+
 type claudeFastBlock struct {
 	typ, id, name, toolUseID []byte
 	text                     []byte // a text block's text, as written, quotes included
@@ -97,6 +103,9 @@ func (p *claudeParser) fastLine(line []byte, n int) bool {
 	case "assistant", "user":
 		if !f.hasMessage {
 			return false // warned about by the general path
+		}
+		if string(typ) == "assistant" && !f.apiError && string(f.model) != "<synthetic>" && !f.hasUsage && !f.hasContent() {
+			return false // warned about and left out by the general path
 		}
 	case "system":
 		if string(f.subtype) == "compact_boundary" {

@@ -99,6 +99,25 @@ func TestEdgeCases(t *testing.T) {
 				Warnings: []Warning{{Line: 1, Message: "1 tool call(s) of the last step got no result"}}},
 		},
 		{
+			// Each would be a call row with nothing in it.
+			name: "a Claude response with neither usage nor content is warned about and left out",
+			log: claudeV("2.1.126") + "\n" +
+				`{"type":"assistant","uuid":"a2","message":{}}` + "\n" +
+				`{"type":"assistant","uuid":"a3","requestId":"r3","message":{"id":"m3","model":"claude-sonnet-4-5","content":[]}}` + "\n" +
+				`{"type":"assistant","uuid":"a4","requestId":"r4","message":{"id":"m4","model":"claude-sonnet-4-5","usage":"none","content":7}}` + "\n" +
+				claudeU,
+			want: summary{Calls: 1, Results: 1, Links: []string{"Read"}, LowerBound: true, Warnings: []Warning{
+				{Line: 2, Message: "assistant record with neither usage nor content; left out"},
+				{Line: 3, Message: "assistant record with neither usage nor content; left out"},
+				{Line: 4, Message: "assistant record with neither usage nor content; left out"},
+			}},
+		},
+		{
+			name: "a Claude response without usage that says something is a call",
+			log:  `{"type":"assistant","uuid":"a2","requestId":"r2","message":{"id":"m2","model":"claude-sonnet-4-5","content":"hi"}}`,
+			want: summary{Calls: 1},
+		},
+		{
 			name: "generic content that is neither text nor blocks",
 			log:  `{"role":"assistant","model":"m","content":42}`,
 			want: summary{Calls: 1, Warnings: []Warning{{Line: 1, Message: "content is a number, not text or blocks"}}},
