@@ -147,13 +147,7 @@ func followDir(t *testing.T, dir string) <-chan Update {
 
 func TestFollowDirectorySwitches(t *testing.T) {
 	ls := claudeLines(t)
-	dir := t.TempDir()
-	old := filepath.Join(dir, "proj", "old.jsonl")
-	sessionAt(t, old, ls[:6])
-	past := time.Now().Add(-time.Hour)
-	os.Chtimes(old, past, past)
-	ch := followDir(t, dir)
-	waitFor(t, ch, "the old session", func(u Update) bool { return calls(u) == 1 && u.Path == old })
+	dir, _, ch := followOldSession(t, ls)
 	newer := filepath.Join(dir, "proj2", "new.jsonl")
 	sessionAt(t, newer, ls[:17])
 	var sawSwitch bool
@@ -299,13 +293,7 @@ func TestFollowLongLine(t *testing.T) {
 // switched to, with a notice.
 func TestFollowDirectoryWaitsForASession(t *testing.T) {
 	ls := claudeLines(t)
-	dir := t.TempDir()
-	old := filepath.Join(dir, "proj", "old.jsonl")
-	sessionAt(t, old, ls[:6])
-	past := time.Now().Add(-time.Hour)
-	os.Chtimes(old, past, past)
-	ch := followDir(t, dir)
-	waitFor(t, ch, "the old session", func(u Update) bool { return calls(u) == 1 && u.Path == old })
+	dir, old, ch := followOldSession(t, ls)
 
 	empty := filepath.Join(dir, "proj", "empty.jsonl")
 	sessionAt(t, empty, nil)
@@ -331,4 +319,19 @@ func TestFollowDirectoryWaitsForASession(t *testing.T) {
 	if !sawSwitch {
 		t.Error("no update said the session was switched")
 	}
+}
+
+// followOldSession follows a folder holding one session, proj/old.jsonl
+// (the first six lines of ls, last written an hour ago), and returns once
+// its one call has arrived.
+func followOldSession(t *testing.T, ls []string) (dir, old string, ch <-chan Update) {
+	t.Helper()
+	dir = t.TempDir()
+	old = filepath.Join(dir, "proj", "old.jsonl")
+	sessionAt(t, old, ls[:6])
+	past := time.Now().Add(-time.Hour)
+	os.Chtimes(old, past, past)
+	ch = followDir(t, dir)
+	waitFor(t, ch, "the old session", func(u Update) bool { return calls(u) == 1 && u.Path == old })
+	return dir, old, ch
 }

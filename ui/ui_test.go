@@ -513,19 +513,7 @@ func TestSizes(t *testing.T) {
 // scroll into view only when the cursor is on the last row, and a new
 // result over the ceiling raises an alert.
 func TestFollowedUpdates(t *testing.T) {
-	data := demoData(t)
-	all := strings.SplitAfter(string(data), "\n")
-	snapshot := func(n int) *transcript.Session {
-		s, err := transcript.Read(strings.NewReader(strings.Join(all[:n], "")), "live.jsonl", transcript.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	pol, _ := policy.Preset("harness-rs-0.0.50")
-	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
-	m.following = true
-	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, snapshot := followedDemo(t)
 	// The lock-file read and its result, and the next call's first line:
 	// a followed session opens on its last call.
 	send(t, m, followMsg{update: transcript.Update{Session: snapshot(5), Path: "live.jsonl"}})
@@ -678,18 +666,7 @@ func TestFollowedStaleAlert(t *testing.T) {
 // TestNewCallsBelow: calls that arrive while the cursor is off the last
 // row are counted in the footer until the cursor reaches the end.
 func TestNewCallsBelow(t *testing.T) {
-	all := strings.SplitAfter(string(demoData(t)), "\n")
-	snapshot := func(n int) *transcript.Session {
-		s, err := transcript.Read(strings.NewReader(strings.Join(all[:n], "")), "live.jsonl", transcript.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	pol, _ := policy.Preset("harness-rs-0.0.50")
-	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
-	m.following = true
-	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, snapshot := followedDemo(t)
 	lastLine := func() string {
 		lines := strings.Split(ansi.Strip(screen(m)), "\n")
 		return lines[len(lines)-1]
@@ -744,4 +721,24 @@ func TestStartNotice(t *testing.T) {
 	if strings.Contains(screen(m), "no sessions found") {
 		t.Error("the notice should go with the first key")
 	}
+}
+
+// followedDemo opens an inspector that follows live.jsonl under
+// harness-rs-0.0.50, at 120×40, and returns it with snapshot, the demo
+// session as read from its first n lines, to feed it as the file grows.
+func followedDemo(t *testing.T) (m *Model, snapshot func(n int) *transcript.Session) {
+	t.Helper()
+	all := strings.SplitAfter(string(demoData(t)), "\n")
+	snapshot = func(n int) *transcript.Session {
+		s, err := transcript.Read(strings.NewReader(strings.Join(all[:n], "")), "live.jsonl", transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	m = New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
+	m.following = true
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	return m, snapshot
 }

@@ -2,10 +2,8 @@ package replay
 
 import (
 	"math"
-	"strings"
 	"testing"
 
-	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -15,25 +13,13 @@ import (
 // but no total and no carry cost adds it; the advisor's usage is priced
 // with its model and added to both totals, before and after alike.
 func TestCopiesAndExtra(t *testing.T) {
-	usage := func(in, write, read, out int) map[string]any {
-		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": out}
-	}
 	build := func(advisor string) *transcript.Session {
-		c0 := call("1", "fetch", nil)
-		c0["usage"] = usage(10, 2000, 0, 100)
-		s := generic(t,
-			map[string]any{"role": "user", "content": "go"},
-			c0, result("1", strings.Repeat("w ", 500), false),
-			map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 600, 2010, 20)},
-			map[string]any{"role": "user", "content": "more"},
-			map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 50, 2610, 30)},
-		)
+		s := costAfterSession(t)
 		s.Calls[1].CountedIn = "other.jsonl"
 		s.Calls[2].Extra = []transcript.ModelUsage{{Model: advisor, Usage: transcript.Usage{Input: 1000, Output: 100}}}
 		return s
 	}
-	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 100, 0
+	pol := cut448Policy(t)
 	rp, err := prepared(t, build("claude-sonnet-4-5")).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)

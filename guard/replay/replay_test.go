@@ -348,21 +348,7 @@ func TestHarnessRSUnwritable(t *testing.T) {
 // next word as 3, 24 more), saving 448 tokens: at call 1 they come out of
 // the cache write, at call 2 out of the cache read.
 func TestCostAfter(t *testing.T) {
-	usage := func(in, write, read, out int) map[string]any {
-		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": out}
-	}
-	c0 := call("1", "fetch", nil)
-	c0["usage"] = usage(10, 2000, 0, 100)
-	s := generic(t,
-		map[string]any{"role": "user", "content": "go"},
-		c0, result("1", strings.Repeat("w ", 500), false),
-		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 600, 2010, 20)},
-		map[string]any{"role": "user", "content": "more"},
-		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 50, 2610, 30)},
-	)
-	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 100, 0
-	rp, err := prepared(t, s).Replay(pol, Options{})
+	rp, err := prepared(t, costAfterSession(t)).Replay(cut448Policy(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,9 +441,7 @@ func replayCut448(t *testing.T, first map[string]any, later ...map[string]any) *
 	c0 := call("1", "fetch", nil)
 	c0["usage"] = first
 	s := generic(t, append([]map[string]any{c0, result("1", strings.Repeat("w ", 500), false)}, later...)...)
-	pol := mustPreset(t, "codex")
-	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 100, 0
-	rp, err := prepared(t, s).Replay(pol, Options{})
+	rp, err := prepared(t, s).Replay(cut448Policy(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,4 +597,33 @@ func TestSizesOnlySession(t *testing.T) {
 	if _, err := p.Replay(mustPreset(t, "codex"), Options{}); err == nil || !strings.Contains(err.Error(), "without their texts") {
 		t.Fatalf("replaying a sizes-only session through codex: %v", err)
 	}
+}
+
+// cut448Policy is Codex's middle cut at 100 bytes, with no allowance: a
+// 500-word result keeps 52 tokens, so 448 are saved.
+func cut448Policy(t *testing.T) policy.Policy {
+	t.Helper()
+	pol := mustPreset(t, "codex")
+	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 100, 0
+	return pol
+}
+
+// costAfterSession is README's worked example on claude-sonnet-4-5: three
+// calls recording (input, cache write, cache read, output) 10, 2,000, 0,
+// 100; 10, 600, 2,010, 20; and 10, 50, 2,610, 30, the first followed by a
+// 500-word result.
+func costAfterSession(t *testing.T) *transcript.Session {
+	t.Helper()
+	usage := func(in, write, read, out int) map[string]any {
+		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": out}
+	}
+	c0 := call("1", "fetch", nil)
+	c0["usage"] = usage(10, 2000, 0, 100)
+	return generic(t,
+		map[string]any{"role": "user", "content": "go"},
+		c0, result("1", strings.Repeat("w ", 500), false),
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 600, 2010, 20)},
+		map[string]any{"role": "user", "content": "more"},
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(10, 50, 2610, 30)},
+	)
 }
