@@ -464,3 +464,17 @@ func TestResultWarningCall(t *testing.T) {
 		}
 	}
 }
+
+// TestWarningsHeadAfterNotice: the warnings list opens with its own keys
+// in its head, not a notice left from the key before it.
+func TestWarningsHeadAfterNotice(t *testing.T) {
+	m := newModel(t, demoData(t), "harness-rs-0.0.50", 100, 30, "dark")
+	press(t, m, "o")
+	if m.notice == "" {
+		t.Fatal("sorting left no notice to test with")
+	}
+	press(t, m, "W")
+	if head := strings.SplitN(ansi.Strip(screen(m)), "\n", 2)[0]; !strings.Contains(head, "enter goes to its call") {
+		t.Errorf("the warnings head is %q, want its keys", head)
+	}
+}

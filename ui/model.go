@@ -583,7 +583,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Help):
 		m.overlay, m.overlayScroll = helpOverlay, 0
 	case key.Matches(msg, k.Warnings):
-		m.overlay, m.overlayScroll, m.warningCursor = warningsOverlay, 0, 0
+		// The list's head shows its keys, or a notice about the list: not
+		// one left from before it opened.
+		m.overlay, m.overlayScroll, m.warningCursor, m.notice = warningsOverlay, 0, 0, ""
 	case key.Matches(msg, k.Up):
 		m.table.move(-1)
 	case key.Matches(msg, k.Down):
