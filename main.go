@@ -207,9 +207,11 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 	completeCommon(reportCmd)
 	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
 	complete(reportCmd, "format", report.Formats)
+	groupFlags := &groupFlags{}
+	groupFlags.register(reportCmd)
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
-		*code = runReport(cmd.Flags(), reportFlags, args, reportFormat, stdin, stdout, stderr)
+		*code = runReport(cmd.Flags(), reportFlags, groupFlags, args, reportFormat, stdin, stdout, stderr)
 	}
 
 	sweepCmd := &cobra.Command{
@@ -394,8 +396,16 @@ func orNewest(paths []string) ([]string, error) {
 	return []string{path}, nil
 }
 
-func runReport(fs *flag.FlagSet, common *commonFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
-	paths, err := orNewest(paths)
+func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g, err := gf.grouping()
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	if g.By != "" || g.Cut() || format == "text" {
+		return printGroups(fs, common, g, paths, stdin, format, stdout, stderr)
+	}
+	paths, err = orNewest(paths)
 	if err != nil {
 		return noSessions(stderr, err)
 	}

@@ -70,7 +70,7 @@ func TestReportCommand(t *testing.T) {
 		{name: "help", args: []string{"help"}, stdoutHas: "spillway report"},
 		{name: "a path after --", args: []string{"report", "--", "-gone.jsonl"}, code: 1, stderrHas: "-gone.jsonl: no such file", stderrLine: true},
 		{name: "flags between paths", args: []string{"report", fixture("claude.jsonl"), "--format", "csv", fixture("codex.jsonl")}, stdoutHas: "sess-codex-1,"},
-		{name: "one bad input among good ones", args: []string{"report", notes, fixture("claude.jsonl")}, code: 2, stdoutHas: "cost: $0.017910", stderrHas: "not an agent transcript"},
+		{name: "one bad input among good ones", args: []string{"report", "--calls", notes, fixture("claude.jsonl")}, code: 2, stdoutHas: "cost: $0.017910", stderrHas: "not an agent transcript"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

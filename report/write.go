@@ -49,6 +49,8 @@ type jsonWriter struct {
 	w      io.Writer
 	prices string
 	n      int
+	group  *Grouping // nil: no groups
+	groups *Groups
 }
 
 func (j *jsonWriter) Begin() error {
@@ -61,7 +63,11 @@ func (j *jsonWriter) Begin() error {
 }
 
 func (j *jsonWriter) Render(s *Session) ([]byte, error) {
-	data, err := encodeJSON(s, false)
+	var v any = s
+	if _, calls := grouped(j.group); !calls {
+		v = summary(s)
+	}
+	data, err := encodeJSON(v, false)
 	if err != nil {
 		return nil, fmt.Errorf("encode session %s: %w", s.Path, err)
 	}
@@ -106,19 +112,32 @@ func (j *jsonWriter) Write(data []byte) error {
 }
 
 func (j *jsonWriter) End() error {
+	if j.groups != nil {
+		data, err := encodeJSON(j.groups, false)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(j.w, "\n],%s\n", data[1:])
+		return err
+	}
 	_, err := io.WriteString(j.w, "\n]}\n")
 	return err
 }
 
 type csvWriter struct {
-	out io.Writer
-	w   *csv.Writer
+	out   io.Writer
+	w     *csv.Writer
+	group *Grouping // nil: no groups
 }
 
 func (c *csvWriter) Begin() error {
-	err := c.w.Write([]string{"session_id", "path", "format", "index", "time", "model",
+	header := []string{"session_id", "path", "format", "index", "time", "model",
 		"input", "cache_creation", "cache_read", "output", "prompt_tokens", "cost_usd", "tool_calls",
-		"prompt_tokens_after", "cost_usd_after"})
+		"prompt_tokens_after", "cost_usd_after"}
+	if groups, _ := grouped(c.group); groups {
+		header = groupHeader
+	}
+	err := c.w.Write(header)
 	c.w.Flush()
 	if err == nil {
 		err = c.w.Error()
@@ -132,6 +151,9 @@ func (c *csvWriter) Write(data []byte) error {
 }
 
 func (c *csvWriter) Render(s *Session) ([]byte, error) {
+	if groups, _ := grouped(c.group); groups {
+		return nil, nil // one row per group, at the end
+	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	row := make([]string, 0, 15)
@@ -200,8 +222,9 @@ func csvTime(t *time.Time) string {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 type textWriter struct {
-	w io.Writer
-	n int
+	w     io.Writer
+	n     int
+	group *Grouping // nil: no groups
 }
 
 func (t *textWriter) Begin() error { return nil }
@@ -219,6 +242,9 @@ func (t *textWriter) Write(data []byte) error {
 }
 
 func (t *textWriter) Render(s *Session) ([]byte, error) {
+	if _, calls := grouped(t.group); !calls {
+		return nil, nil // the groups' table only
+	}
 	var b strings.Builder
 	b.Grow(100*len(s.Calls) + 1024)
 	active := !s.Policy.Inert()

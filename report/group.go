@@ -1,0 +1,503 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	_ "time/tzdata" // zone names resolve where the system has no zone files
+
+	"github.com/valyala/fastjson"
+
+	"github.com/spillway-dev/spillway/internal/app"
+)
+
+// GroupKeys are the groupings --by takes.
+var GroupKeys = []string{"session", "day", "week", "month", "project", "model"}
+
+// Grouping says how a report groups the calls of many sessions and which
+// calls it counts. The zero value groups nothing and counts every call.
+type Grouping struct {
+	// By is one of GroupKeys, or "" for no groups.
+	By string
+	// Zone dates the calls (days, weeks, months and the cut); nil is UTC.
+	Zone *time.Location
+	// ZoneName is how the report names Zone.
+	ZoneName string
+	// Since and Until bound the calls counted: at or after Since, before
+	// Until; a zero bound is open. A call without a time is counted only
+	// when both are open.
+	Since, Until time.Time
+	// Calls keeps each session's calls and results in the report beside
+	// the groups.
+	Calls bool
+}
+
+// Cut tells whether the grouping leaves calls out by their time.
+func (g Grouping) Cut() bool { return !g.Since.IsZero() || !g.Until.IsZero() }
+
+// counts tells whether a call at t (nil: no time recorded) is counted.
+func (g Grouping) counts(t *time.Time) bool {
+	if t == nil {
+		return !g.Cut()
+	}
+	return (g.Since.IsZero() || !t.Before(g.Since)) && (g.Until.IsZero() || t.Before(g.Until))
+}
+
+func (g Grouping) zone() *time.Location {
+	if g.Zone == nil {
+		return time.UTC
+	}
+	return g.Zone
+}
+
+// ParseZone reads a -z/--timezone value: an IANA zone name, "UTC", or ""
+// for this machine's zone. The name returned is what the report prints.
+func ParseZone(name string) (*time.Location, string, error) {
+	if name == "" {
+		return time.Local, localZoneName(), nil
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("unknown time zone %q (want an IANA name such as UTC or Europe/Berlin)", name)
+	}
+	return loc, loc.String(), nil
+}
+
+// localZoneName names this machine's zone: $TZ, else the zone file
+// /etc/localtime links to, else "local".
+func localZoneName() string {
+	if tz := os.Getenv("TZ"); tz != "" {
+		return strings.TrimPrefix(tz, ":")
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if _, name, ok := strings.Cut(target, "zoneinfo/"); ok {
+			return name
+		}
+	}
+	if name := time.Local.String(); name != "Local" {
+		return name
+	}
+	return "local"
+}
+
+// ParseBound reads a --since or --until value in zone: a date (YYYY-MM-DD
+// or YYYYMMDD, a whole day, so that --until includes it) or an RFC 3339
+// instant. It returns the half-open bound: for since the first instant
+// counted, for until the first instant no longer counted.
+func ParseBound(s string, zone *time.Location, until bool) (time.Time, error) {
+	for _, layout := range []string{time.DateOnly, "20060102"} {
+		if day, err := time.ParseInLocation(layout, s, zone); err == nil {
+			if until {
+				day = day.AddDate(0, 0, 1)
+			}
+			return day, nil
+		}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither a date (YYYY-MM-DD) nor an RFC 3339 time (2026-05-04T09:30:00Z)", s)
+	}
+	if until {
+		t = t.Add(time.Nanosecond)
+	}
+	return t, nil
+}
+
+// Group is one row of a grouped report: what the calls of one key (a
+// day, a project, a model, ...) recorded and cost.
+type Group struct {
+	Key string `json:"key"`
+	// Sessions counts the sessions with a call in the group.
+	Sessions int    `json:"sessions"`
+	APICalls int    `json:"api_calls"`
+	Recorded Tokens `json:"recorded"`
+	// CostUSD is null when some usage of the group has no price, or none
+	// was recorded; never a partial sum.
+	CostUSD      *float64 `json:"cost_usd"`
+	CostUSDAfter *float64 `json:"cost_usd_after"`
+
+	sum groupSum
+}
+
+// groupSum is what a group's costs are decided from.
+type groupSum struct {
+	usage        int // calls and extra usage with recorded tokens
+	priced       float64
+	pricedAfter  float64
+	afterUnknown bool
+	unpriced     map[string]bool
+}
+
+// add counts usage on model: rec nil when the log records none.
+func (g *Group) add(model string, rec *Tokens, cost, after *float64) {
+	if rec == nil {
+		return
+	}
+	g.sum.usage++
+	g.Recorded.Input += rec.Input
+	g.Recorded.CacheCreation += rec.CacheCreation
+	g.Recorded.CacheRead += rec.CacheRead
+	g.Recorded.Output += rec.Output
+	if cost == nil {
+		if g.sum.unpriced == nil {
+			g.sum.unpriced = map[string]bool{}
+		}
+		g.sum.unpriced[model] = true
+		return
+	}
+	g.sum.priced += *cost
+	if after == nil {
+		g.sum.afterUnknown = true
+	} else {
+		g.sum.pricedAfter += *after
+	}
+}
+
+// merge adds o, a part of the same key, to g.
+func (g *Group) merge(o *Group) {
+	g.Sessions += o.Sessions
+	g.APICalls += o.APICalls
+	g.Recorded.Input += o.Recorded.Input
+	g.Recorded.CacheCreation += o.Recorded.CacheCreation
+	g.Recorded.CacheRead += o.Recorded.CacheRead
+	g.Recorded.Output += o.Recorded.Output
+	g.sum.usage += o.sum.usage
+	g.sum.priced += o.sum.priced
+	g.sum.pricedAfter += o.sum.pricedAfter
+	g.sum.afterUnknown = g.sum.afterUnknown || o.sum.afterUnknown
+	for m := range o.sum.unpriced {
+		if g.sum.unpriced == nil {
+			g.sum.unpriced = map[string]bool{}
+		}
+		g.sum.unpriced[m] = true
+	}
+}
+
+// settle sets the costs from the sums.
+func (g *Group) settle() {
+	g.CostUSD, g.CostUSDAfter = nil, nil
+	if g.sum.usage == 0 || len(g.sum.unpriced) > 0 {
+		return
+	}
+	usd := g.sum.priced
+	g.CostUSD = &usd
+	if !g.sum.afterUnknown {
+		after := g.sum.pricedAfter
+		g.CostUSDAfter = &after
+	}
+}
+
+// Unpriced lists the models of the group's usage that have no price.
+func (g *Group) Unpriced() []string { return sortedKeys(g.sum.unpriced) }
+
+// NoUsage tells whether the log records no usage for any call of the group.
+func (g *Group) NoUsage() bool { return g.sum.usage == 0 }
+
+// Groups is a grouped report: its rows and their total.
+type Groups struct {
+	By   string `json:"by"`
+	Zone string `json:"zone"`
+	// Since and Until are the cut, in Zone; null when open. Until is the
+	// first instant no longer counted.
+	Since  *string `json:"since"`
+	Until  *string `json:"until"`
+	Groups []Group `json:"groups"`
+	Total  Group   `json:"total"`
+	// Policy names the policy the after figures are under; "" for none.
+	Policy string `json:"-"`
+}
+
+// grouper sums sessions into groups as they come, in order.
+type grouper struct {
+	g     Grouping
+	keys  map[string]*Group
+	order []string
+	total Group
+}
+
+func newGrouper(g Grouping) *grouper {
+	return &grouper{g: g, keys: map[string]*Group{}, total: Group{Key: "total"}}
+}
+
+// part is one session's share of the groups.
+type part struct {
+	keys  map[string]*Group
+	order []string
+	total Group
+	any   bool // the session is in the report: no cut, or a call in it
+}
+
+func (p *part) group(key string) *Group {
+	g := p.keys[key]
+	if g == nil {
+		g = &Group{Key: key, Sessions: 1}
+		p.keys[key] = g
+		p.order = append(p.order, key)
+	}
+	return g
+}
+
+// split sums the counted calls of s and its sub-agents by key. It reads
+// only s; many sessions may be split at once.
+func (gr *grouper) split(s *Session) *part {
+	p := &part{keys: map[string]*Group{}, total: Group{Sessions: 1}}
+	zone := gr.g.zone()
+	fixed := ""
+	switch gr.g.By {
+	case "session":
+		fixed = s.Path
+		if !gr.g.Cut() {
+			p.group(fixed) // a session without calls is still a row
+		}
+	case "project":
+		fixed = projectOf(s)
+	}
+	for _, part := range append([]*Session{s}, s.Subagents...) {
+		for i := range part.Calls {
+			c := &part.Calls[i]
+			if c.CountedIn != nil || !gr.g.counts(c.Time) {
+				continue
+			}
+			p.any = true
+			p.total.APICalls++
+			p.total.add(c.Model, c.Recorded, c.CostUSD, c.CostUSDAfter)
+			for _, x := range c.Extra {
+				p.total.add(x.Model, &x.Recorded, x.CostUSD, x.CostUSD)
+			}
+			key := fixed
+			switch gr.g.By {
+			case "day", "week", "month":
+				key = dateKey(c.Time, zone, gr.g.By)
+			case "model":
+				g := p.group(c.Model)
+				g.APICalls++
+				g.add(c.Model, c.Recorded, c.CostUSD, c.CostUSDAfter)
+				for _, x := range c.Extra {
+					g := p.group(x.Model)
+					g.APICalls++
+					g.add(x.Model, &x.Recorded, x.CostUSD, x.CostUSD)
+				}
+				continue
+			}
+			g := p.group(key)
+			g.APICalls++
+			g.add(c.Model, c.Recorded, c.CostUSD, c.CostUSDAfter)
+			for _, x := range c.Extra {
+				g.add(x.Model, &x.Recorded, x.CostUSD, x.CostUSD)
+			}
+		}
+	}
+	if !gr.g.Cut() {
+		p.any = true // every session read is in the report
+	}
+	return p
+}
+
+// add merges a session's part, in the order sessions are reported.
+func (gr *grouper) add(p *part) {
+	if !p.any {
+		return
+	}
+	gr.total.merge(&p.total)
+	for _, k := range p.order {
+		g := gr.keys[k]
+		if g == nil {
+			g = &Group{Key: k}
+			gr.keys[k] = g
+			gr.order = append(gr.order, k)
+		}
+		g.merge(p.keys[k])
+	}
+}
+
+// result is the groups in report order: sessions as they were reported,
+// days, weeks and months in time order, projects and models by name.
+func (gr *grouper) result() *Groups {
+	out := &Groups{By: gr.g.By, Zone: gr.g.ZoneName, Groups: make([]Group, 0, len(gr.order))}
+	bound := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		s := t.In(gr.g.zone()).Format(time.RFC3339Nano)
+		return &s
+	}
+	out.Since, out.Until = bound(gr.g.Since), bound(gr.g.Until)
+	keys := gr.order
+	if gr.g.By != "session" {
+		keys = append([]string(nil), keys...)
+		sort.Strings(keys)
+	}
+	for _, k := range keys {
+		g := *gr.keys[k]
+		g.settle()
+		out.Groups = append(out.Groups, g)
+	}
+	out.Total = gr.total
+	out.Total.settle()
+	return out
+}
+
+// dateKey is the day (YYYY-MM-DD), week (the date of its Sunday, as
+// ccusage weeks start) or month (YYYY-MM) of t in zone; "" without a time.
+func dateKey(t *time.Time, zone *time.Location, by string) string {
+	if t == nil {
+		return ""
+	}
+	local := t.In(zone)
+	switch by {
+	case "week":
+		y, m, d := local.Date()
+		start := time.Date(y, m, d-int(local.Weekday()), 0, 0, 0, 0, zone)
+		return start.Format(time.DateOnly)
+	case "month":
+		return local.Format("2006-01")
+	}
+	return local.Format(time.DateOnly)
+}
+
+// projectOf is the project a session worked in: the working folder its log
+// records (Codex's session_meta and turn_context, Claude Code's cwd on its
+// lines), else, for a log in Claude Code's projects/<project>/ folder,
+// that folder's name; "" when neither is known.
+func projectOf(s *Session) string {
+	if cwd := peekCwd(s.Path); cwd != "" {
+		return cwd
+	}
+	dir := filepath.Dir(s.Path)
+	if filepath.Base(filepath.Dir(dir)) == "projects" {
+		return filepath.Base(dir)
+	}
+	return ""
+}
+
+// cwdLines bounds how far peekCwd reads: both agents write the working
+// folder on their first records.
+const cwdLines = 64
+
+func peekCwd(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
+	var p fastjson.Parser
+	for n := 0; n < cwdLines && sc.Scan(); n++ {
+		v, err := p.ParseBytes(sc.Bytes())
+		if err != nil {
+			continue
+		}
+		for _, keys := range [][]string{{"cwd"}, {"payload", "cwd"}} {
+			if cwd := v.GetStringBytes(keys...); len(cwd) > 0 {
+				return string(cwd)
+			}
+		}
+	}
+	return ""
+}
+
+// settled is g as a report of n sessions in format takes it: with By
+// empty, a cut, or several sessions in text, group by session; else no
+// groups, every call shown.
+func (g Grouping) settled(format string, n int) Grouping {
+	if g.By == "" && (g.Cut() || (format == "text" || format == "") && n > 1) {
+		g.By = "session"
+	}
+	if g.By == "" {
+		g.Calls = true
+	}
+	return g
+}
+
+// CheckFormat tells whether a report grouped as g can be written in
+// format, before any session is read.
+func (g Grouping) CheckFormat(format string) error {
+	_, err := newGroupWriter(format, io.Discard, "", g.settled(format, 1))
+	return err
+}
+
+// GroupWriter writes a report whose sessions are followed by their groups.
+type GroupWriter interface {
+	Writer
+	// Groups writes the groups, after the last session and before End.
+	Groups(*Groups) error
+}
+
+// errNoGroups is for a format that has no grouped shape.
+var errNoGroups = errors.New("--by, --since and --until need --format text, json or csv")
+
+// GenerateGroups reports the sessions of inputs as Generate does, and sums
+// their calls into groups as each session is reported, so that no more
+// than a few sessions are held at once. With g.By empty and text output,
+// several sessions are shown as a table of sessions (one session keeps
+// its calls); with a cut, g.By empty groups by session.
+func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, format string, out, errw io.Writer) (Problems, error) {
+	resolved, err := app.Resolve(inputs, app.SystemEnv())
+	if err != nil {
+		return Problems{}, err
+	}
+	g = g.settled(format, len(resolved))
+	w, err := newGroupWriter(format, out, opt.Prices.Source, g)
+	if err != nil {
+		return Problems{}, err
+	}
+	if err := w.Begin(); err != nil {
+		return Problems{}, err
+	}
+	if opt.Policy.Inert() {
+		opt.Read.SizesOnly = true
+		opt.Counter = nil
+	} else {
+		opt.Read.SizesOnly = false
+	}
+	gr := newGrouper(g)
+	type done struct {
+		data []byte
+		part *part
+	}
+	process := func(s *app.Session) (done, error) {
+		rs, err := session(s, opt)
+		if err != nil {
+			return done{}, err
+		}
+		var d done
+		if g.By != "" {
+			d.part = gr.split(rs)
+			if !d.part.any {
+				return d, nil // no call in the range: not in the report
+			}
+		}
+		d.data, err = w.Render(rs)
+		return d, err
+	}
+	emit := func(d done) error {
+		if d.part != nil {
+			gr.add(d.part)
+		}
+		if len(d.data) == 0 {
+			return nil
+		}
+		return w.Write(d.data)
+	}
+	p, err := app.Each(resolved, stdin, opt, process, emit, complainTo(errw))
+	if err != nil {
+		return p, err
+	}
+	if g.By != "" {
+		res := gr.result()
+		if !opt.Policy.Inert() {
+			res.Policy = opt.Policy.Name
+		}
+		if err := w.Groups(res); err != nil {
+			return p, err
+		}
+	}
+	return p, w.End()
+}
