@@ -405,9 +405,11 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 	if g.By != "" || g.Cut() || format == "text" {
 		return printGroups(fs, common, g, paths, stdin, format, stdout, stderr)
 	}
-	paths, err = orNewest(paths)
-	if err != nil {
-		return noSessions(stderr, err)
+	if len(paths) == 0 {
+		// Every session found, as a folder of them would be.
+		if _, err := app.Discover(app.SystemEnv()); err != nil {
+			return noSessions(stderr, err)
+		}
 	}
 	return printReport(fs, common, paths, "stdin", stdin, format, stdout, stderr)
 }

@@ -122,7 +122,8 @@ type Group struct {
 	CostUSD      *float64 `json:"cost_usd"`
 	CostUSDAfter *float64 `json:"cost_usd_after"`
 
-	sum groupSum
+	sum  groupSum
+	last time.Time // of the group's latest call
 }
 
 // groupSum is what a group's costs are decided from.
@@ -161,6 +162,9 @@ func (g *Group) add(model string, rec *Tokens, cost, after *float64) {
 
 // merge adds o, a part of the same key, to g.
 func (g *Group) merge(o *Group) {
+	if o.last.After(g.last) {
+		g.last = o.last
+	}
 	g.Sessions += o.Sessions
 	g.APICalls += o.APICalls
 	g.Recorded.Input += o.Recorded.Input
@@ -286,6 +290,9 @@ func (gr *grouper) split(s *Session) *part {
 				continue
 			}
 			g := p.group(key)
+			if c.Time != nil && c.Time.After(g.last) {
+				g.last = *c.Time
+			}
 			g.APICalls++
 			g.add(c.Model, c.Recorded, c.CostUSD, c.CostUSDAfter)
 			for _, x := range c.Extra {
@@ -316,8 +323,9 @@ func (gr *grouper) add(p *part) {
 	}
 }
 
-// result is the groups in report order: sessions as they were reported,
-// days, weeks and months in time order, projects and models by name.
+// result is the groups in report order: sessions by their last call,
+// newest first; days, weeks and months in time order; projects and models
+// by name.
 func (gr *grouper) result() *Groups {
 	out := &Groups{By: gr.g.By, Zone: gr.g.ZoneName, Groups: make([]Group, 0, len(gr.order))}
 	bound := func(t time.Time) *string {
@@ -328,10 +336,10 @@ func (gr *grouper) result() *Groups {
 		return &s
 	}
 	out.Since, out.Until = bound(gr.g.Since), bound(gr.g.Until)
-	keys := gr.order
-	if gr.g.By != "session" {
-		keys = append([]string(nil), keys...)
-		sort.Strings(keys)
+	keys := append([]string(nil), gr.order...)
+	sort.Strings(keys)
+	if gr.g.By == "session" {
+		sort.SliceStable(keys, func(i, j int) bool { return gr.keys[keys[i]].last.After(gr.keys[keys[j]].last) })
 	}
 	for _, k := range keys {
 		g := *gr.keys[k]

@@ -1,0 +1,345 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
+)
+
+// byFixture holds three sessions:
+//
+//	s1 (Claude Code, cwd /home/dev/shop, folder -home-dev-shop):
+//	  A 2026-03-01T23:30Z claude-sonnet-4-5 1,000 in, 100 out        $0.004500
+//	  B 2026-03-02T00:30Z claude-sonnet-4-5 2,000 in, 200 out, 10,000 cache read
+//	                      $0.006000 + $0.003000 + $0.003000 =     $0.012000
+//	  C 2026-03-02T01:00Z claude-opus-4-9 (no price) 10 in, 10 out     unknown
+//	  and its sub-agent x:
+//	  X 2026-03-02T00:45Z claude-sonnet-4-5 100 in, 10 out            $0.000450
+//	s2 (Claude Code, no cwd, folder -home-dev-blog):
+//	  D 2026-03-08T12:00Z claude-haiku-4-5 1,000 in, 1,000 out        $0.006000
+//	    with its advisor on claude-opus-4-6 100 in, 10 out           $0.000750
+//	c1 (Codex, cwd /home/dev/shop):
+//	  E 2026-03-02T10:00Z gpt-5.2 1,000 in of which 200 cached, 100 out
+//	    $0.001400 + $0.000035 + $0.001400 =                         $0.002835
+//
+// at $3/$15/$0.30 (sonnet-4-5), $1/$5 (haiku-4-5), $5/$25 (opus-4-6) and
+// $1.75/$14/$0.175 (gpt-5.2) per million input/output/cache-read tokens.
+var byFixture = filepath.Join("testdata", "by")
+
+type wantGroup struct {
+	key             string
+	sessions, calls int
+	in, out, cr     int64
+	cost            float64 // < 0: unknown
+}
+
+func (w wantGroup) check(t *testing.T, g Group) {
+	t.Helper()
+	rec := Tokens{Input: w.in, Output: w.out, CacheRead: w.cr}
+	ok := g.Key == w.key && g.Sessions == w.sessions && g.APICalls == w.calls && g.Recorded == rec
+	if w.cost < 0 {
+		ok = ok && g.CostUSD == nil && g.CostUSDAfter == nil
+	} else {
+		ok = ok && g.CostUSD != nil && math.Abs(*g.CostUSD-w.cost) < 1e-9
+	}
+	if !ok {
+		t.Errorf("group %q: %d sessions, %d calls, %+v, %s; want %+v", g.Key, g.Sessions, g.APICalls, g.Recorded, fmtUSD(g.CostUSD), w)
+	}
+}
+
+func TestGroups(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
+	utc := time.UTC
+	day := func(s string, until bool) time.Time {
+		b, err := ParseBound(s, utc, until)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	const unknown = -1
+	s1Path := filepath.Join(byFixture, "claude", "projects", "-home-dev-shop", "s1.jsonl")
+	s2Path := filepath.Join(byFixture, "claude", "projects", "-home-dev-blog", "s2.jsonl")
+	c1Path := filepath.Join(byFixture, "codex", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c1.jsonl")
+	// Every call: 6 calls (the advisor's usage is part of D), 5,010 input
+	// (1,000 + 2,000 + 10 + 100 + 1,100 + 800), 1,430 output, 10,200
+	// cache read; unknown, as C has no price.
+	all := wantGroup{"total", 3, 6, 5010, 1430, 10200, unknown}
+	tests := []struct {
+		name     string
+		g        Grouping
+		want     []wantGroup
+		total    wantGroup
+		sessions int // listed in the JSON report
+	}{
+		{"sessions, the latest call first", Grouping{By: "session", Zone: utc}, []wantGroup{
+			{s2Path, 1, 1, 1100, 1010, 0, 0.00675},
+			{c1Path, 1, 1, 800, 100, 200, 0.002835},
+			{s1Path, 1, 4, 3110, 320, 10000, unknown},
+		}, all, 3},
+		{"days in UTC", Grouping{By: "day", Zone: utc}, []wantGroup{
+			{"2026-03-01", 1, 1, 1000, 100, 0, 0.0045},
+			{"2026-03-02", 2, 4, 2910, 320, 10200, unknown},
+			{"2026-03-08", 1, 1, 1100, 1010, 0, 0.00675},
+		}, all, 3},
+		// Five hours behind UTC until 8 March: s1's calls all fall on the 1st.
+		{"days in New York", Grouping{By: "day", Zone: ny}, []wantGroup{
+			{"2026-03-01", 1, 4, 3110, 320, 10000, unknown},
+			{"2026-03-02", 1, 1, 800, 100, 200, 0.002835},
+			{"2026-03-08", 1, 1, 1100, 1010, 0, 0.00675},
+		}, all, 3},
+		// 1 and 8 March 2026 are Sundays.
+		{"weeks from Sunday", Grouping{By: "week", Zone: utc}, []wantGroup{
+			{"2026-03-01", 2, 5, 3910, 420, 10200, unknown},
+			{"2026-03-08", 1, 1, 1100, 1010, 0, 0.00675},
+		}, all, 3},
+		{"months", Grouping{By: "month", Zone: utc}, []wantGroup{
+			{"2026-03", 3, 6, 5010, 1430, 10200, unknown},
+		}, all, 3},
+		// s2's log records no cwd: its Claude Code folder names it. c1
+		// and s1 worked in the same folder.
+		{"projects", Grouping{By: "project", Zone: utc}, []wantGroup{
+			{"-home-dev-blog", 1, 1, 1100, 1010, 0, 0.00675},
+			{"/home/dev/shop", 2, 5, 3910, 420, 10200, unknown},
+		}, all, 3},
+		// The advisor's usage is a call on its own model; the total counts D once.
+		{"models", Grouping{By: "model", Zone: utc}, []wantGroup{
+			{"claude-haiku-4-5", 1, 1, 1000, 1000, 0, 0.006},
+			{"claude-opus-4-6", 1, 1, 100, 10, 0, 0.00075},
+			{"claude-opus-4-9", 1, 1, 10, 10, 0, unknown},
+			{"claude-sonnet-4-5", 1, 3, 3100, 310, 10000, 0.01695},
+			{"gpt-5.2", 1, 1, 800, 100, 200, 0.002835},
+		}, all, 3},
+		// 2 March, the whole day: B, X, C and E.
+		{"one day", Grouping{By: "day", Zone: utc, Since: day("2026-03-02", false), Until: day("20260302", true)}, []wantGroup{
+			{"2026-03-02", 2, 4, 2910, 320, 10200, unknown},
+		}, wantGroup{"total", 2, 4, 2910, 320, 10200, unknown}, 2},
+		// From X on to E, which the bound includes: X, C and E.
+		{"instants", Grouping{By: "session", Zone: utc, Since: day("2026-03-02T00:40:00Z", false), Until: day("2026-03-02T05:00:00-05:00", true)}, []wantGroup{
+			{c1Path, 1, 1, 800, 100, 200, 0.002835},
+			{s1Path, 1, 2, 110, 20, 0, unknown},
+		}, wantGroup{"total", 2, 3, 910, 120, 200, unknown}, 2},
+		// Without C: every cost is known. A, B and X: $0.016950.
+		{"a cut without the unpriced call", Grouping{By: "model", Zone: utc, Until: day("2026-03-02T00:59:59Z", true)}, []wantGroup{
+			{"claude-sonnet-4-5", 1, 3, 3100, 310, 10000, 0.01695},
+		}, wantGroup{"total", 1, 3, 3100, 310, 10000, 0.01695}, 1},
+		{"nothing in the range", Grouping{By: "day", Zone: utc, Since: day("2027-01-01", false)}, nil,
+			wantGroup{"total", 0, 0, 0, 0, 0, unknown}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := groupJSON(t, byFixture, tt.g)
+			if doc.Schema != Schema || doc.By != tt.g.By {
+				t.Errorf("schema %q, by %q", doc.Schema, doc.By)
+			}
+			if len(doc.Groups) != len(tt.want) {
+				t.Fatalf("%d groups, want %d: %+v", len(doc.Groups), len(tt.want), doc.Groups)
+			}
+			for i, w := range tt.want {
+				w.check(t, doc.Groups[i])
+			}
+			tt.total.check(t, doc.Total)
+			if len(doc.Sessions) != tt.sessions {
+				t.Errorf("%d sessions listed, want %d (those with a call in the range)", len(doc.Sessions), tt.sessions)
+			}
+			for _, s := range doc.Sessions {
+				for _, key := range []string{"calls", "results", "events"} {
+					if _, ok := s[key]; ok {
+						t.Errorf("without --calls, a session lists %q", key)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestGroupsWithCalls: --calls keeps each session's calls, its
+// sub-agents' among them, beside the groups.
+func TestGroupsWithCalls(t *testing.T) {
+	doc := groupJSON(t, byFixture, Grouping{By: "day", Zone: time.UTC, Calls: true})
+	calls := 0
+	for _, s := range doc.Sessions {
+		var list []json.RawMessage
+		json.Unmarshal(s["calls"], &list)
+		calls += len(list)
+		var subs []struct{ Calls []json.RawMessage }
+		json.Unmarshal(s["subagents"], &subs)
+		for _, sub := range subs {
+			calls += len(sub.Calls)
+		}
+	}
+	if calls != 6 {
+		t.Errorf("%d calls listed, want 6", calls)
+	}
+}
+
+// TestGroupsText pins the text table: one row per group, the total, and
+// what the unknown cost lacks; with a policy, the after columns.
+func TestGroupsText(t *testing.T) {
+	none, _ := policy.Preset("none")
+	spill, _ := policy.Preset("harness-rs-0.0.50")
+	text := func(pol policy.Policy, g Grouping) string {
+		t.Helper()
+		var out, errw bytes.Buffer
+		opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase), SpillRoot: t.TempDir()}
+		if _, err := GenerateGroups([]string{byFixture}, nil, opt, g, "text", &out, &errw); err != nil || errw.Len() > 0 {
+			t.Fatalf("%v %s", err, errw.String())
+		}
+		return out.String()
+	}
+	got := text(none, Grouping{By: "day", Zone: time.UTC, ZoneName: "UTC"})
+	want := `by day · 3 sessions, 6 API calls · times in UTC
+  day         sessions  calls  input  output  cache write  cache read       cost
+  2026-03-01         1      1  1,000     100            0           0  $0.004500
+  2026-03-02         2      4  2,910     320            0      10,200    unknown
+  2026-03-08         1      1  1,100   1,010            0           0  $0.006750
+  total              3      6  5,010   1,430            0      10,200    unknown
+  cost unknown where a model has no price: claude-opus-4-9; the priced calls cost $0.026535
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	// No tool result to shape: after is the cost, nothing saved.
+	got = text(spill, Grouping{By: "month", Zone: time.UTC, ZoneName: "UTC", Until: time.Date(2026, 3, 2, 1, 0, 0, 0, time.UTC)})
+	want = `by month · 1 session, 3 API calls · times in UTC · calls before 2026-03-02T01:00:00Z · after harness-rs-0.0.50
+  month    sessions  calls  input  output  cache write  cache read       cost      after      saved  share
+  2026-03         1      3  3,100     310            0      10,000  $0.016950  $0.016950  $0.000000   0.0%
+  total           1      3  3,100     310            0      10,000  $0.016950  $0.016950  $0.000000   0.0%
+  ` + assumption + "\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	// Several sessions and no --by: the sessions' table.
+	if got := text(none, Grouping{Zone: time.UTC, ZoneName: "UTC"}); !strings.HasPrefix(got, "by session · 3 sessions, 6 API calls") {
+		t.Errorf("several sessions without --by:\n%s", got)
+	}
+}
+
+// TestGroupsUntrusted: a project name from a log reaches the terminal
+// escaped, and a CSV cell that a spreadsheet would run is quoted.
+func TestGroupsUntrusted(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"type":"assistant","timestamp":"2026-03-02T00:00:00.000Z","sessionId":"e","cwd":"=HYPERLINK(\"x\")\u001b]52;c;aGk=\u0007","uuid":"u","requestId":"r","message":{"id":"m","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"content":[]}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "e.jsonl"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	none, _ := policy.Preset("none")
+	g := Grouping{By: "project", Zone: time.UTC, ZoneName: "UTC"}
+	run := func(format string) string {
+		var out, errw bytes.Buffer
+		if _, err := GenerateGroups([]string{dir}, nil, Options{Prices: pricing.Default(), Policy: none}, g, format, &out, &errw); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	text := run("text")
+	if strings.ContainsAny(text, "\x1b\x07") || !strings.Contains(text, `=HYPERLINK("x")\x1b]52;c;aGk=\x07`) {
+		t.Errorf("the project reaches the terminal as:\n%q", text)
+	}
+	rows, err := csv.NewReader(strings.NewReader(run("csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1 input and 1 output token of haiku-4-5: $0.000001 + $0.000005.
+	want := [][]string{groupHeader, {"project", `'=HYPERLINK("x")\x1b]52;c;aGk=\x07`, "1", "1", "1", "1", "0", "0", "0.000006000", "0.000006000"}}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("CSV (-want +got)\n%s", diff)
+	}
+}
+
+// TestGroupsCSV: one row per group, numbers as they are, unknown costs
+// empty, a key starting with "-" quoted.
+func TestGroupsCSV(t *testing.T) {
+	none, _ := policy.Preset("none")
+	var out bytes.Buffer
+	if _, err := GenerateGroups([]string{byFixture}, nil, Options{Prices: pricing.Default(), Policy: none},
+		Grouping{By: "project", Zone: time.UTC}, "csv", &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(groupHeader, ",") + "\n" +
+		"project,'-home-dev-blog,1,1,1100,1010,0,0,0.006750000,0.006750000\n" +
+		"project,/home/dev/shop,2,5,3910,420,0,10200,,\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	if err := (Grouping{By: "day", Calls: true}).CheckFormat("csv"); err == nil {
+		t.Error("--calls with --by in CSV is taken")
+	}
+}
+
+// TestGroupNoTime: a call whose log records no time is in no day, week
+// or month, but its own group; a cut leaves it out.
+func TestGroupNoTime(t *testing.T) {
+	usd := 0.5
+	at := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	s := &Session{Path: "s.jsonl", Calls: []Call{
+		{Model: "m", Recorded: &Tokens{Input: 1}, CostUSD: &usd, CostUSDAfter: &usd},
+		{Model: "m", Time: &at, Recorded: &Tokens{Input: 2}, CostUSD: &usd, CostUSDAfter: &usd},
+	}}
+	for _, tt := range []struct {
+		g    Grouping
+		keys []string
+	}{
+		{Grouping{By: "day"}, []string{"", "2026-03-02"}},
+		{Grouping{By: "week"}, []string{"", "2026-03-01"}},
+		{Grouping{By: "day", Since: at}, []string{"2026-03-02"}},
+	} {
+		gr := newGrouper(tt.g)
+		gr.add(gr.split(s))
+		var keys []string
+		for _, g := range gr.result().Groups {
+			keys = append(keys, g.Key)
+		}
+		if !cmp.Equal(keys, tt.keys) {
+			t.Errorf("%+v: groups %q, want %q", tt.g, keys, tt.keys)
+		}
+	}
+}
+
+func TestParseBound(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		in    string
+		until bool
+		want  time.Time
+	}{
+		{"2026-05-04", false, time.Date(2026, 5, 4, 0, 0, 0, 0, berlin)},
+		{"20260504", false, time.Date(2026, 5, 4, 0, 0, 0, 0, berlin)},
+		{"2026-05-04", true, time.Date(2026, 5, 5, 0, 0, 0, 0, berlin)}, // the whole day
+		{"2026-05-04T09:30:00Z", false, time.Date(2026, 5, 4, 9, 30, 0, 0, time.UTC)},
+		{"2026-05-04T09:30:00Z", true, time.Date(2026, 5, 4, 9, 30, 0, 1, time.UTC)}, // inclusive
+	}
+	for _, tt := range tests {
+		got, err := ParseBound(tt.in, berlin, tt.until)
+		if err != nil || !got.Equal(tt.want) {
+			t.Errorf("ParseBound(%q, until %v) = %v, %v; want %v", tt.in, tt.until, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"yesterday", "2026-13-01", "2026-05-04 09:30"} {
+		if _, err := ParseBound(bad, berlin, false); err == nil {
+			t.Errorf("ParseBound(%q) takes it", bad)
+		}
+	}
+	if _, _, err := ParseZone("Mars/Olympus"); err == nil {
+		t.Error("ParseZone takes an unknown zone")
+	}
+}
