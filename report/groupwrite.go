@@ -79,6 +79,14 @@ func groupRow(by string, g *Group) []string {
 		itoa(r.Input), itoa(r.Output), itoa(r.CacheCreation), itoa(r.CacheRead), usd(g.CostUSD), usd(g.CostUSDAfter)}
 }
 
+// zone is the zone the text report's times are in, and its name.
+func (t *textWriter) zone() (*time.Location, string) {
+	if t.group == nil || t.group.Zone == nil || t.group.Zone == time.UTC {
+		return time.UTC, "UTC"
+	}
+	return t.group.Zone, termtext.Escape(t.group.ZoneName)
+}
+
 func (t *textWriter) Groups(g *Groups) error {
 	var b strings.Builder
 	if t.n > 0 {

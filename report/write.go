@@ -268,13 +268,18 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	}
 	b.WriteString("\n")
 	table := newRightAligned(len(s.Calls)+1, 80)
+	zone, zoneName := t.zone()
 	if active {
-		table.add([]byte("call\ttime\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\t"))
+		table.add([]byte("call\ttime (" + zoneName + ")\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\t"))
 	} else {
-		table.add([]byte("call\ttime\tmodel\tprompt\toutput\tcost\ttools\t"))
+		table.add([]byte("call\ttime (" + zoneName + ")\tmodel\tprompt\toutput\tcost\ttools\t"))
 	}
 	var row []byte
 	for _, c := range s.Calls {
+		if zone != time.UTC && c.Time != nil {
+			local := c.Time.In(zone)
+			c.Time = &local
+		}
 		row = callRow(row[:0], &c, active)
 		table.add(row)
 	}
