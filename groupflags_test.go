@@ -56,3 +56,23 @@ func TestReportGroupFlags(t *testing.T) {
 		t.Errorf("exit %d, --by completions:\n%s", code, stdout)
 	}
 }
+
+// TestReportDiscovers: without a path, report reads every session found,
+// grouped or not.
+func TestReportDiscovers(t *testing.T) {
+	by, err := filepath.Abs(filepath.Join("report", "testdata", "by"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(by, "claude"))
+	t.Setenv("CODEX_HOME", filepath.Join(by, "codex"))
+	code, stdout, stderr := runCLI(t, "", "report", "-z", "UTC")
+	if code != 0 || !strings.HasPrefix(stdout, "by session · 3 sessions, 6 API calls · times in UTC\n") {
+		t.Errorf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = runCLI(t, "", "report", "--format", "json")
+	if n := strings.Count(stdout, `"schema":"spillway.report/v1"`); code != 0 || n != 1 || strings.Count(stdout, `"session_id":`) != 4 {
+		t.Errorf("exit %d, stderr %s: want one document of 3 sessions and a sub-agent:\n%.400s", code, stderr, stdout)
+	}
+}

@@ -76,7 +76,7 @@ func TestGroups(t *testing.T) {
 	const unknown = -1
 	s1Path := filepath.Join(byFixture, "claude", "projects", "-home-dev-shop", "s1.jsonl")
 	s2Path := filepath.Join(byFixture, "claude", "projects", "-home-dev-blog", "s2.jsonl")
-	c1Path := filepath.Join(byFixture, "codex", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c1.jsonl")
+	c1Path := filepath.Join(byFixture, "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c1.jsonl")
 	// Every call: 6 calls (the advisor's usage is part of D), 5,010 input
 	// (1,000 + 2,000 + 10 + 100 + 1,100 + 800), 1,430 output, 10,200
 	// cache read; unknown, as C has no price.
