@@ -59,7 +59,7 @@ func (g Grouping) zone() *time.Location {
 // ParseZone reads a -z/--timezone value: an IANA zone name, "UTC", or ""
 // for this machine's zone. The name returned is what the report prints.
 func ParseZone(name string) (*time.Location, string, error) {
-	if name == "" {
+	if name == "" || strings.EqualFold(name, "local") {
 		return time.Local, localZoneName(), nil
 	}
 	loc, err := time.LoadLocation(name)

@@ -158,10 +158,19 @@ func TestGroups(t *testing.T) {
 			if len(doc.Sessions) != tt.sessions {
 				t.Errorf("%d sessions listed, want %d (those with a call in the range)", len(doc.Sessions), tt.sessions)
 			}
+			parts := doc.Sessions
 			for _, s := range doc.Sessions {
+				var subs []map[string]json.RawMessage
+				json.Unmarshal(s["subagents"], &subs)
+				parts = append(parts, subs...)
+			}
+			for _, s := range parts {
+				if _, ok := s["totals"]; !ok {
+					t.Errorf("a session listed without its totals: %v", s)
+				}
 				for _, key := range []string{"calls", "results", "events"} {
 					if _, ok := s[key]; ok {
-						t.Errorf("without --calls, a session lists %q", key)
+						t.Errorf("without --calls, a session or sub-agent lists %q", key)
 					}
 				}
 			}
