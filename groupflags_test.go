@@ -20,11 +20,11 @@ func TestReportGroupFlags(t *testing.T) {
 		{name: "by day", args: []string{"report", "--by", "day", "-z", "UTC", by},
 			stdoutHas: []string{"by day · 3 sessions, 6 API calls · times in UTC\n", "  2026-03-01         1      1  1,000     100            0           0  $0.004500\n"}},
 		{name: "a folder without --by", args: []string{"report", "--timezone", "America/New_York", by},
-			stdoutHas: []string{"by session · 3 sessions, 6 API calls · times in America/New_York\n"}},
+			stdoutHas: []string{"by session · 3 sessions, 6 API calls · times in America/New_York · paths under report/testdata/by\n"}},
 		{name: "the calls too", args: []string{"report", "--by", "month", "--calls", "-z", "UTC", by},
 			stdoutHas: []string{"  call           time (UTC)", "  2026-03         3      6"}},
 		{name: "a cut", args: []string{"report", "--since", "2026-03-02", "--until", "2026-03-02", "-z", "UTC", by},
-			stdoutHas: []string{"by session · 2 sessions, 4 API calls · times in UTC · calls from 2026-03-02 before 2026-03-03\n"}},
+			stdoutHas: []string{"by session · 2 sessions, 4 API calls · times in UTC · calls from 2026-03-02 before 2026-03-03 · paths under report/testdata/by\n"}},
 		{name: "json", args: []string{"report", "--by", "model", "--format", "json", by},
 			stdoutHas: []string{`"by":"model"`, `"groups":[{"key":"claude-haiku-4-5","sessions":1,"api_calls":1,`}},
 		{name: "csv", args: []string{"report", "--by", "project", "--format", "csv", by},
@@ -68,7 +68,7 @@ func TestReportDiscovers(t *testing.T) {
 	t.Setenv("CLAUDE_CONFIG_DIR", filepath.Join(by, "claude"))
 	t.Setenv("CODEX_HOME", filepath.Join(by, "codex"))
 	code, stdout, stderr := runCLI(t, "", "report", "-z", "UTC")
-	if code != 0 || !strings.HasPrefix(stdout, "by session · 3 sessions, 6 API calls · times in UTC\n") {
+	if code != 0 || !strings.HasPrefix(stdout, "by session · 3 sessions, 6 API calls · times in UTC · paths under "+by+"\n") {
 		t.Errorf("exit %d, stderr %s, stdout:\n%s", code, stderr, stdout)
 	}
 	code, stdout, stderr = runCLI(t, "", "report", "--format", "json")

@@ -215,6 +215,8 @@ type Groups struct {
 	Total  Group   `json:"total"`
 	// Policy names the policy the after figures are under; "" for none.
 	Policy string `json:"-"`
+
+	loc *time.Location // the zone
 }
 
 // grouper sums sessions into groups as they come, in order.
@@ -327,7 +329,7 @@ func (gr *grouper) add(p *part) {
 // newest first; days, weeks and months in time order; projects and models
 // by name.
 func (gr *grouper) result() *Groups {
-	out := &Groups{By: gr.g.By, Zone: gr.g.ZoneName, Groups: make([]Group, 0, len(gr.order))}
+	out := &Groups{By: gr.g.By, Zone: gr.g.ZoneName, Groups: make([]Group, 0, len(gr.order)), loc: gr.g.zone()}
 	bound := func(t time.Time) *string {
 		if t.IsZero() {
 			return nil

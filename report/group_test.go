@@ -234,9 +234,20 @@ func TestGroupsText(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
-	// Several sessions and no --by: the sessions' table.
-	if got := text(none, Grouping{Zone: time.UTC, ZoneName: "UTC"}); !strings.HasPrefix(got, "by session · 3 sessions, 6 API calls") {
-		t.Errorf("several sessions without --by:\n%s", got)
+	// Several sessions and no --by: the sessions' table, each by the time
+	// of its latest call, in the zone, its path under the folder they share.
+	ny, _ := time.LoadLocation("America/New_York")
+	got = text(none, Grouping{Zone: ny, ZoneName: "America/New_York"})
+	want = `by session · 3 sessions, 6 API calls · times in America/New_York · paths under testdata/by
+  session                                                                last call  calls  input  output  cache write  cache read       cost
+  claude/projects/-home-dev-blog/s2.jsonl                         2026-03-08 08:00      1  1,100   1,010            0           0  $0.006750
+  codex/sessions/2026/03/02/rollout-2026-03-02T10-00-00-c1.jsonl  2026-03-02 05:00      1    800     100            0         200  $0.002835
+  claude/projects/-home-dev-shop/s1.jsonl                         2026-03-01 20:00      4  3,110     320            0      10,000    unknown
+  total                                                                                 6  5,010   1,430            0      10,200    unknown
+  cost unknown where a model has no price: claude-opus-4-9; the priced calls cost $0.026535
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("several sessions without --by (-want +got)\n%s", diff)
 	}
 }
 

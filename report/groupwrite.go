@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -116,20 +117,45 @@ func writeGroups(b *strings.Builder, g *Groups) {
 	if cut != nil {
 		fmt.Fprintf(b, " · calls %s", strings.Join(cut, " "))
 	}
+	under := ""
+	if g.By == "session" {
+		under = commonDir(g.Groups)
+		if under != "" {
+			fmt.Fprintf(b, " · paths under %s", termtext.Escape(under))
+		}
+	}
 	if active {
 		fmt.Fprintf(b, " · after %s", termtext.Escape(g.Policy))
 	}
 	b.WriteString("\n")
 	head := []string{keyNames[g.By], "sessions", "calls", "input", "output", "cache write", "cache read", "cost"}
+	if g.By == "session" {
+		head[1] = "last call" // each row is one session
+	}
 	if active {
 		head = append(head, "after", "saved", "share")
 	}
 	rows := [][]string{head}
 	for i := range g.Groups {
-		rows = append(rows, groupCells(g.By, &g.Groups[i], active))
+		cells := groupCells(g.By, &g.Groups[i], active)
+		if g.By == "session" {
+			if under != "" {
+				if rel, err := filepath.Rel(under, g.Groups[i].Key); err == nil {
+					cells[0] = termtext.Escape(rel)
+				}
+			}
+			cells[1] = "–"
+			if last := g.Groups[i].last; !last.IsZero() {
+				cells[1] = last.In(g.loc).Format("2006-01-02 15:04")
+			}
+		}
+		rows = append(rows, cells)
 	}
 	total := groupCells(g.By, &t, active)
 	total[0] = "total"
+	if g.By == "session" {
+		total[1] = ""
+	}
 	rows = append(rows, total)
 	writeTable(b, rows)
 	var unpriced []string
@@ -164,6 +190,29 @@ func countOf(n int, noun string) string {
 		return "1 " + noun
 	}
 	return human.Count(int64(n)) + " " + noun + "s"
+}
+
+// commonDir is the folder every session's file lies under, "" when
+// there is none to leave out (no file, or only the root or ".").
+func commonDir(groups []Group) string {
+	var common []string
+	for i, g := range groups {
+		parts := strings.Split(filepath.Dir(g.Key), string(filepath.Separator))
+		if i == 0 {
+			common = parts
+			continue
+		}
+		n := 0
+		for n < len(common) && n < len(parts) && common[n] == parts[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	dir := strings.Join(common, string(filepath.Separator))
+	if dir == "" || dir == "." || len(groups) == 0 {
+		return ""
+	}
+	return dir
 }
 
 // boundText writes a bound of the cut as the zone reads it.
