@@ -25,7 +25,7 @@ func (g *groupFlags) register(c *cobra.Command) {
 	fs.StringVar(&g.by, "by", "", "one row per "+strings.Join(report.GroupKeys, ", ")+", then the total")
 	fs.StringVar(&g.since, "since", "", "count calls from this date (YYYY-MM-DD, the whole day) or RFC 3339 time on")
 	fs.StringVar(&g.until, "until", "", "count calls up to this date (YYYY-MM-DD, the whole day) or RFC 3339 time")
-	fs.StringVarP(&g.zone, "timezone", "z", "", "IANA time zone that dates the calls, e.g. UTC or Europe/Berlin (default: this machine's)")
+	fs.StringVarP(&g.zone, "timezone", "z", "", "time zone that dates and prints the calls, an IANA name such as UTC or Europe/Berlin (default: this machine's)")
 	fs.BoolVar(&g.calls, "calls", false, "with several sessions or --by, also each session's calls")
 	complete(c, "by", report.GroupKeys)
 	complete(c, "timezone", []string{"UTC", "Local"})

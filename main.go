@@ -197,9 +197,12 @@ spillway sweep --preset claude-code session.jsonl`,
 		Use:   "report [PATH ...]",
 		Short: "Costs and totals of every call, as text, JSON or CSV",
 		Long: "Per-call token costs and totals of each session as recorded; with a policy (--preset or any " +
-			"policy flag), also what each call would have cost under it.\n\n" + paths,
+			"policy flag), also what each call would have cost under it. Several sessions are a table of sessions " +
+			"and a total; --by sums them per day, week, month, session, project or model.\n\n" + paths,
 		Example: `spillway report session.jsonl
-spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
+spillway report --max-bytes 8KiB --format json ~/.codex/sessions
+# this month per day, in UTC
+spillway report --by day --since 2026-05-01 -z UTC`,
 		Args: cobra.ArbitraryArgs,
 	}
 	reportFlags, reportFormat := &commonFlags{}, "text"
