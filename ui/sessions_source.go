@@ -1,0 +1,500 @@
+package ui
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// This file is the session list's one seam to where its sessions come
+// from: SessionSource, and AppSessions, which lists them with the shared
+// pipeline (app.Resolve and app.Each) and holds what it read in memory.
+
+// SessionRow is one session of the list as its log and its sub-agents'
+// record it, before any policy.
+type SessionRow struct {
+	Path    string // the session's own log; its sub-agents' are counted in
+	Agent   string // the log's format
+	Version string
+	Project string // the last element of the folder the agent ran in
+	// First and Last are the times of its first and last calls.
+	First, Last time.Time
+	Models      []string
+	Calls       int
+	Subagents   int
+	// Cost is the calls' recorded cost; nil when a model has no price or
+	// no call records usage.
+	Cost *float64
+	// LargestResult is the largest tool result, in bytes as logged.
+	LargestResult int64
+	// Burn is the recorded cost of the calls in the ten minutes up to the
+	// last one, per hour.
+	Burn float64
+	// Context is the prompt of the last call, in tokens, and ContextMax
+	// its model's window from the price table (0 when not known).
+	Context, ContextMax int64
+	// Modified is when the log was last written: a session written in the
+	// last minute is live.
+	Modified time.Time
+}
+
+// SessionSavings is one session (with its sub-agents) replayed under a
+// policy.
+type SessionSavings struct {
+	Path string
+	// CostAfter is nil when the cost is not known.
+	CostAfter *float64
+	// Saved is the prompt tokens the policy takes out, over every call.
+	Saved int64
+	// Points are the savings at each ceiling a Sweep was asked for.
+	Points []replay.SweepPoint
+	Err    error
+}
+
+// SessionSource is where the session list comes from. Its methods are
+// called from commands, never from Update, and may run at once.
+type SessionSource interface {
+	// Scan lists the sessions with what their logs record; a later Scan
+	// need read again only the logs that changed. progress is told how
+	// many sessions are read of how many. Warnings name the inputs that
+	// gave no session.
+	Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error)
+	// Replay replays the sessions of paths (of the last Scan) under pol,
+	// handing each to emit as it is done, in no set order.
+	Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error
+	// Sweep does the same at each of ceilings, for the savings chart.
+	Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error
+}
+
+// AppSessions lists the sessions of Paths (those discovery finds when
+// there are none) through the shared pipeline: one sizes-only read per log
+// for the list, then, for replays, one read in full of each, whose counted
+// results it holds in memory so that a new policy only replays.
+type AppSessions struct {
+	Paths   []string
+	Env     app.Env
+	Options app.Options
+
+	mu sync.Mutex
+	// seen holds each session's row by its stamp when it was read.
+	seen map[string]scanned
+	// held holds the sessions read in full, by path, until they change.
+	held map[string]*app.Session
+}
+
+type scanned struct {
+	stamp string
+	input app.Input
+	row   SessionRow
+}
+
+// NewAppSessions lists the sessions of paths with opt's prices, reading
+// and counting options.
+func NewAppSessions(paths []string, env app.Env, opt app.Options) *AppSessions {
+	return &AppSessions{Paths: paths, Env: env, Options: opt}
+}
+
+// stamp identifies what an input's logs held when read: their sizes and
+// modification times; "" when one cannot be looked at.
+func stamp(in app.Input) (string, time.Time) {
+	var b strings.Builder
+	var newest time.Time
+	for _, p := range append([]string{in.Path}, in.Subagents...) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return "", newest
+		}
+		if st.ModTime().After(newest) {
+			newest = st.ModTime()
+		}
+		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", p, st.Size(), st.ModTime().UnixNano())
+	}
+	return b.String(), newest
+}
+
+// Scan resolves the paths again and reads the sessions new or changed
+// since the last Scan.
+func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
+	inputs, err := app.Resolve(a.Paths, a.Env)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warnings []string
+	a.mu.Lock()
+	if a.seen == nil {
+		a.seen, a.held = map[string]scanned{}, map[string]*app.Session{}
+	}
+	rows := make([]SessionRow, 0, len(inputs))
+	var read []app.Input
+	stamps := map[string]string{}
+	modified := map[string]time.Time{}
+	for _, in := range inputs {
+		switch {
+		case in.Err != nil:
+			warnings = append(warnings, in.Err.Error())
+			continue
+		case in.Path == "-":
+			warnings = append(warnings, "standard input cannot be listed with other sessions; open it alone")
+			continue
+		}
+		st, mod := stamp(in)
+		if prev, ok := a.seen[in.Path]; ok && st != "" && prev.stamp == st {
+			rows = append(rows, prev.row)
+			continue
+		}
+		delete(a.held, in.Path) // read again in full when replayed
+		stamps[in.Path], modified[in.Path] = st, mod
+		read = append(read, in)
+	}
+	a.mu.Unlock()
+
+	opt := a.Options
+	opt.Read.SizesOnly = true
+	opt.Counter = nil
+	none, _ := policy.Preset("none")
+	done := 0
+	if progress != nil {
+		progress(0, len(read))
+	}
+	_, err = app.Each(read, nil, opt, func(s *app.Session) (SessionRow, error) {
+		if err := ctx.Err(); err != nil {
+			return SessionRow{}, err
+		}
+		return sessionRow(s, none, opt.Prices)
+	}, func(row SessionRow) error {
+		done++
+		if progress != nil {
+			progress(done, len(read))
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		row.Modified = modified[row.Path]
+		row.Project = projectOf(row.Path)
+		a.mu.Lock()
+		in := app.Input{Path: row.Path}
+		for _, r := range read {
+			if r.Path == row.Path {
+				in = r
+			}
+		}
+		a.seen[row.Path] = scanned{stamp: stamps[row.Path], input: in, row: row}
+		a.mu.Unlock()
+		rows = append(rows, row)
+		return nil
+	}, func(err error) {
+		if !errors.Is(err, context.Canceled) {
+			warnings = append(warnings, err.Error())
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, warnings, ctx.Err()
+}
+
+// parts are a session's own replay and its sub-agents'.
+func parts(s *app.Session) []*replay.Prepared {
+	return append([]*replay.Prepared{s.Prepared}, s.Subagents...)
+}
+
+// sessionRow sums what a session and its sub-agents record.
+func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (SessionRow, error) {
+	main := s.Session
+	row := SessionRow{Path: main.Path, Agent: string(main.Format), Version: main.Version, Subagents: len(s.Subagents)}
+	type priced struct {
+		at   time.Time
+		cost float64
+	}
+	var calls []priced
+	var costs []*float64
+	var recorded []bool
+	var last *transcript.Call
+	for _, p := range parts(s) {
+		rp, err := p.Replay(none, replay.Options{})
+		if err != nil {
+			return row, err
+		}
+		costs = append(costs, rp.Totals.Cost)
+		had := false
+		ss := p.Session
+		for _, m := range ss.Models {
+			if !slices.Contains(row.Models, m) {
+				row.Models = append(row.Models, m)
+			}
+		}
+		row.Calls += len(ss.Calls)
+		for _, r := range ss.Leading.Results {
+			row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
+		}
+		for i := range ss.Calls {
+			c := &ss.Calls[i]
+			for _, r := range c.Results {
+				row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
+			}
+			if c.Usage != nil {
+				had = true
+			}
+			if !c.Time.IsZero() {
+				if row.First.IsZero() || c.Time.Before(row.First) {
+					row.First = c.Time
+				}
+				if c.Time.After(row.Last) {
+					row.Last = c.Time
+				}
+			}
+			if c.Usage == nil || c.CountedIn != "" {
+				continue
+			}
+			if p == s.Prepared && (last == nil || !c.Time.Before(last.Time)) {
+				last = c
+			}
+			if cost := rp.Calls[i].Cost; cost != nil && !c.Time.IsZero() {
+				extra, _ := p.ExtraCost(c)
+				calls = append(calls, priced{c.Time, *cost + extra})
+			}
+		}
+		recorded = append(recorded, had)
+	}
+	row.Cost = sumKnown(costs, recorded)
+	for _, c := range calls {
+		if c.at.After(row.Last.Add(-burnWindow)) {
+			row.Burn += c.cost
+		}
+	}
+	row.Burn *= float64(time.Hour) / float64(burnWindow)
+	if last != nil {
+		row.Context = last.Usage.Prompt()
+		if m, ok := prices.Match(last.Model); ok {
+			row.ContextMax = int64(m.Entry.MaxInputTokens)
+		}
+	}
+	return row, nil
+}
+
+// burnWindow is how far back the burn rate looks from the last call.
+const burnWindow = 10 * time.Minute
+
+// sumKnown adds the parts' costs: unknown when a part that records usage
+// has no cost, or when none records any.
+func sumKnown(costs []*float64, recorded []bool) *float64 {
+	var sum float64
+	any := false
+	for i, c := range costs {
+		if !recorded[i] {
+			continue
+		}
+		if c == nil {
+			return nil
+		}
+		sum += *c
+		any = true
+	}
+	if !any {
+		return nil
+	}
+	return &sum
+}
+
+// projectOf names the folder the agent ran in, from the first "cwd" its
+// log records (Claude Code on every line, Codex in its session_meta), in
+// its first 256 KiB; else the Claude Code projects folder the log is in.
+func projectOf(path string) string {
+	if cwd := firstCwd(path); cwd != "" {
+		cwd = strings.TrimRight(strings.ReplaceAll(cwd, `\`, "/"), "/")
+		if i := strings.LastIndex(cwd, "/"); i >= 0 && i < len(cwd)-1 {
+			return cwd[i+1:]
+		}
+		return cwd
+	}
+	dir := filepath.Dir(path)
+	if filepath.Base(filepath.Dir(dir)) == "projects" {
+		return filepath.Base(dir)
+	}
+	return ""
+}
+
+func firstCwd(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 256<<10))
+	sc.Buffer(make([]byte, 64<<10), 256<<10)
+	var p fastjson.Parser
+	for sc.Scan() {
+		v, err := p.ParseBytes(sc.Bytes())
+		if err != nil {
+			continue
+		}
+		for _, keys := range [][]string{{"cwd"}, {"payload", "cwd"}} {
+			if s := v.GetStringBytes(keys...); len(s) > 0 {
+				return string(s)
+			}
+		}
+	}
+	return ""
+}
+
+// Replay replays the sessions of paths under pol, reading in full those
+// not held yet (each once, on every core) and keeping them for the next.
+func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error {
+	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
+		out := SessionSavings{Path: s.Session.Path}
+		var costs []*float64
+		var recorded []bool
+		for _, p := range parts(s) {
+			rp, err := p.Replay(pol, replay.Options{})
+			if err != nil {
+				out.Err = err
+				return out
+			}
+			out.Saved += rp.Totals.SavedPerCall
+			costs = append(costs, rp.Totals.CostAfter)
+			recorded = append(recorded, hasUsage(p.Session))
+		}
+		out.CostAfter = sumKnown(costs, recorded)
+		return out
+	})
+}
+
+// Sweep replays the sessions of paths at each ceiling.
+func (a *AppSessions) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error {
+	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
+		out := SessionSavings{Path: s.Session.Path}
+		for k, p := range parts(s) {
+			if err := ctx.Err(); err != nil {
+				out.Err = err
+				return out
+			}
+			pts, err := p.Sweep(pol, ceilings)
+			if err != nil {
+				out.Err = err
+				return out
+			}
+			if k == 0 {
+				out.Points = pts
+				continue
+			}
+			for i := range pts {
+				out.Points[i] = addPoint(out.Points[i], pts[i], hasUsage(p.Session))
+			}
+		}
+		return out
+	})
+}
+
+// addPoint adds a sub-agent's point to its session's; a sub-agent without
+// usage adds no dollars.
+func addPoint(a, b replay.SweepPoint, recorded bool) replay.SweepPoint {
+	a.Acted += b.Acted
+	a.Suppressed += b.Suppressed
+	a.Saved += b.Saved
+	if recorded {
+		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
+	}
+	return a
+}
+
+func addCost(a, b *float64) *float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	v := *a + *b
+	return &v
+}
+
+func hasUsage(s *transcript.Session) bool {
+	return slices.ContainsFunc(s.Calls, func(c transcript.Call) bool { return c.Usage != nil })
+}
+
+// each runs do on every session of paths, held ones on all cores, the
+// others read in full first, and hands the results to emit until ctx ends.
+func (a *AppSessions) each(ctx context.Context, paths []string, emit func(SessionSavings), do func(*app.Session) SessionSavings) error {
+	a.mu.Lock()
+	var held []*app.Session
+	var read []app.Input
+	for _, p := range paths {
+		if s, ok := a.held[p]; ok {
+			held = append(held, s)
+		} else if sc, ok := a.seen[p]; ok {
+			read = append(read, sc.input)
+		}
+	}
+	a.mu.Unlock()
+
+	var wg sync.WaitGroup
+	var emitMu sync.Mutex
+	send := func(s SessionSavings) {
+		emitMu.Lock()
+		defer emitMu.Unlock()
+		if ctx.Err() == nil {
+			emit(s)
+		}
+	}
+	jobs := make(chan *app.Session)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range jobs {
+				if ctx.Err() == nil {
+					send(do(s))
+				}
+			}
+		}()
+	}
+	for _, s := range held {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- s
+	}
+	close(jobs)
+	wg.Wait()
+	if len(read) == 0 || ctx.Err() != nil {
+		return ctx.Err()
+	}
+	opt := a.Options
+	opt.Read.SizesOnly = false
+	_, err := app.Each(read, nil, opt, func(s *app.Session) (SessionSavings, error) {
+		if err := ctx.Err(); err != nil {
+			return SessionSavings{}, err
+		}
+		a.mu.Lock()
+		if _, ok := a.seen[s.Session.Path]; ok {
+			a.held[s.Session.Path] = s
+		}
+		a.mu.Unlock()
+		return do(s), nil
+	}, func(s SessionSavings) error {
+		send(s)
+		return ctx.Err()
+	}, func(err error) {
+		if !errors.Is(err, context.Canceled) {
+			send(SessionSavings{Err: err})
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return ctx.Err()
+}
