@@ -11,8 +11,8 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
