@@ -342,8 +342,11 @@ func (l *sessionList) columns() []listColumn {
 	if len(l.live) > 0 {
 		all = append(all,
 			listColumn{title: "burn", width: 8, priority: 3, right: true, cell: func(r *SessionRow) string {
-				if !l.live[r.Path] {
+				switch {
+				case !l.live[r.Path]:
 					return ""
+				case r.Cost == nil:
+					return st.Muted.Render("?")
 				}
 				return st.Live.Render(burnText(r.Burn))
 			}},

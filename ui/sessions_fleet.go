@@ -553,7 +553,9 @@ func (m *Model) fleetTotalsLine() string {
 	}
 	parts := []string{fmt.Sprintf("%d %s", t.sessions, noun), human.Count(int64(t.calls)) + calls}
 	cost := "cost " + human.Money(&t.cost) + " → "
-	if t.pending > 0 {
+	if t.unpriced == t.sessions {
+		cost = "cost ? (no session has a price)"
+	} else if t.pending > 0 {
 		cost += "…"
 	} else {
 		cost += human.Money(&t.after) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))

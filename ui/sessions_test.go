@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -429,5 +430,37 @@ func TestSessionListLive(t *testing.T) {
 		}
 	default:
 		t.Error("the live session was not followed")
+	}
+}
+
+// TestSessionListHostile lists a session whose file name, folder and
+// model carry control sequences: they reach the screen only escaped, and
+// drawing the list changes nothing.
+func TestSessionListHostile(t *testing.T) {
+	dir := fleetFixture(t)
+	evil := "\x1b]0;pwned\x07\x1b[2J\u009b31m\u202e"
+	path := filepath.Join(dir, "x"+evil+".jsonl")
+	writeSession(t, path, "/home/"+evil, "gpt-5"+evil, []fleetCall{{at: "2026-03-06T00:00:00Z", input: 10, output: 1}})
+	os.Chtimes(path, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	press(t, m, "/", "x", "enter")
+	state := func() string {
+		l := &m.fleet.list
+		return fmt.Sprintf("%v %d %d %q %d", l.shown, l.cursor, l.offset, l.filter, m.fleet.gen)
+	}
+	before := state()
+	out := screen(m)
+	if again := screen(m); again != out || state() != before {
+		t.Errorf("drawing changed the list: %s, then %s", before, state())
+	}
+	sgr := regexp.MustCompile("\x1b\\[[0-9;:]*m")
+	rest := sgr.ReplaceAllString(out, "")
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e"} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("raw %q reached the screen:\n%q", bad, rest)
+		}
+	}
+	if !strings.Contains(rest, `\x1b]0;`) {
+		t.Errorf("the escaped folder is not shown:\n%s", rest)
 	}
 }
