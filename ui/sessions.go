@@ -292,7 +292,7 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return " "
 		}},
-		{title: "time", width: timeWidth, priority: 2, cell: func(r *SessionRow) string {
+		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *SessionRow) string {
 			if t := lastTime(r); !t.IsZero() {
 				return t.UTC().Format(timeFormat)
 			}

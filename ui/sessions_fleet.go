@@ -64,6 +64,9 @@ type (
 		items []SessionSavings
 		sweep bool
 		done  bool
+		// paths are the job's sessions, on its last message: those it
+		// could not replay are no longer waited for.
+		paths []string
 		next  tea.Cmd
 	}
 	fleetTickMsg struct{}
@@ -141,7 +144,7 @@ func (s *stream) poke() {
 var streamBatch = 30 * time.Millisecond
 
 // wait returns a command that delivers what the job emitted next.
-func (s *stream) wait(gen int, sweep bool) tea.Cmd {
+func (s *stream) wait(gen int, sweep bool, paths []string) tea.Cmd {
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		<-s.notify
@@ -153,7 +156,9 @@ func (s *stream) wait(gen int, sweep bool) tea.Cmd {
 		s.items = nil
 		s.mu.Unlock()
 		msg := fleetSavedMsg{gen: gen, items: items, sweep: sweep, done: done}
-		if !done {
+		if done {
+			msg.paths = paths
+		} else {
 			msg.next = wait
 		}
 		return msg
@@ -177,7 +182,7 @@ func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.
 			s.push(SessionSavings{Err: err})
 		}
 	}()
-	return s.wait(gen, ceilings != nil)
+	return s.wait(gen, ceilings != nil, paths)
 }
 
 // newFleet starts the list over src.
@@ -308,7 +313,15 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 		f.list.savings[s.Path] = s
 		delete(f.pending, s.Path)
 	}
-	if len(msg.items) > 0 && !msg.sweep {
+	if msg.done && !msg.sweep {
+		for _, p := range msg.paths {
+			if f.pending[p] {
+				f.list.savings[p] = SessionSavings{Path: p, Err: fmt.Errorf("%s could not be replayed", p)}
+				delete(f.pending, p)
+			}
+		}
+	}
+	if (len(msg.items) > 0 || msg.done) && !msg.sweep {
 		f.list.refresh()
 	}
 	cmds := []tea.Cmd{msg.next}
@@ -317,6 +330,11 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 	}
 	if msg.done && msg.sweep {
 		f.sweeping = false
+		for _, p := range msg.paths {
+			if _, ok := f.points[p]; !ok {
+				f.points[p] = nil // could not be swept: charted without it
+			}
+		}
 	}
 	cmds = append(cmds, m.sweepFleet())
 	return tea.Batch(cmds...)

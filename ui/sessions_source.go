@@ -132,7 +132,7 @@ func stamp(in app.Input) (string, time.Time) {
 // Scan resolves the paths again and reads the sessions new or changed
 // since the last Scan.
 func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
-	inputs, err := app.Resolve(a.Paths, a.Env)
+	resolved, err := app.Resolve(a.Paths, a.Env)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -141,11 +141,12 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	if a.seen == nil {
 		a.seen, a.held = map[string]scanned{}, map[string]*app.Session{}
 	}
-	rows := make([]SessionRow, 0, len(inputs))
+	rows := make([]SessionRow, 0, len(resolved))
 	var read []app.Input
 	stamps := map[string]string{}
+	inputs := map[string]app.Input{}
 	modified := map[string]time.Time{}
-	for _, in := range inputs {
+	for _, in := range resolved {
 		switch {
 		case in.Err != nil:
 			warnings = append(warnings, in.Err.Error())
@@ -160,7 +161,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 			continue
 		}
 		delete(a.held, in.Path) // read again in full when replayed
-		stamps[in.Path], modified[in.Path] = st, mod
+		stamps[in.Path], modified[in.Path], inputs[in.Path] = st, mod, in
 		read = append(read, in)
 	}
 	a.mu.Unlock()
@@ -189,13 +190,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 		row.Modified = modified[row.Path]
 		row.Project = projectOf(row.Path)
 		a.mu.Lock()
-		in := app.Input{Path: row.Path}
-		for _, r := range read {
-			if r.Path == row.Path {
-				in = r
-			}
-		}
-		a.seen[row.Path] = scanned{stamp: stamps[row.Path], input: in, row: row}
+		a.seen[row.Path] = scanned{stamp: stamps[row.Path], input: inputs[row.Path], row: row}
 		a.mu.Unlock()
 		rows = append(rows, row)
 		return nil
