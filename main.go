@@ -169,7 +169,7 @@ const paths = "PATH is a transcript file, a directory (searched recursively for 
 // A command sets *code to its exit status.
 func newCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "spillway [PATH | -]",
+		Use:   "spillway [PATH ... | -]",
 		Short: "Per-call token costs of coding-agent sessions, before and after a tool-result policy.",
 		Long: "Per-call token costs of coding-agent sessions, before and after a tool-result policy.\n\n" +
 			"Without a command, spillway opens one session in the inspector: PATH, else the newest session found, " +
@@ -187,7 +187,7 @@ spillway sweep --preset claude-code session.jsonl`,
 	common.register(root.Flags(), policy.DefaultPreset)
 	completeCommon(root)
 	root.Flags().StringVar(&theme, "theme", theme, "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
-	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it (default when it changed in the last minute, or PATH is a folder)")
+	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it, or the session list's sessions (default when one changed in the last minute, or PATH is a folder of one session)")
 	root.Flags().BoolVar(&noFollow, "no-follow", false, "never follow")
 	complete(root, "theme", themes.Names)
 	root.Run = func(cmd *cobra.Command, args []string) {
