@@ -283,7 +283,7 @@ func (l *sessionList) columns() []listColumn {
 	st := l.ctx.Styles
 	timeFormat, timeWidth := "2006-01-02 15:04", 16
 	if l.width < 100 {
-		timeFormat, timeWidth = "01-02 15:04", 11
+		timeFormat, timeWidth = time.DateOnly, 10 // the year tells sessions apart more than the hour
 	}
 	all := []listColumn{
 		{title: " ", width: 1, priority: 0, cell: func(r *SessionRow) string {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -252,6 +253,10 @@ func (m *Model) footer() []string {
 			last = st.Error.Render(termtext.Truncate(termtext.Escape(m.err.Error()), w))
 		case m.onList():
 			last = m.help.ShortHelpView(m.ctx.Keys.ListShortHelp())
+		case m.fleet != nil:
+			back := m.ctx.Keys.List.Back
+			back.SetHelp(back.Help().Key, "list")
+			last = m.help.ShortHelpView(append([]key.Binding{back}, m.ctx.Keys.ShortHelp()...))
 		default:
 			last = m.help.ShortHelpView(m.ctx.Keys.ShortHelp())
 		}
