@@ -58,12 +58,6 @@ func (l *sessionList) current() string {
 	return l.rows[l.shown[l.cursor]].Path
 }
 
-// setRows takes a new scan, keeping the selected session selected.
-func (l *sessionList) setRows(rows []SessionRow) {
-	l.rows = rows
-	l.refresh()
-}
-
 // refresh filters and sorts again, keeping the selected session.
 func (l *sessionList) refresh() {
 	selected := l.current()
@@ -108,7 +102,16 @@ func (l *sessionList) compare(a, b *SessionRow) int {
 	var c int
 	switch l.order {
 	case byTime:
-		c = desc(float64(lastTime(a).UnixNano()), float64(lastTime(b).UnixNano()), true, true)
+		// Live sessions first, the one written last on top: a session
+		// that starts appears at the top, whatever times its log holds.
+		switch la, lb := l.live[a.Path], l.live[b.Path]; {
+		case la != lb:
+			c = desc(1, 0, la, lb)
+		case la:
+			c = desc(float64(a.Modified.UnixNano()), float64(b.Modified.UnixNano()), true, true)
+		default:
+			c = desc(float64(lastTime(a).UnixNano()), float64(lastTime(b).UnixNano()), true, true)
+		}
 	case bySessionCost:
 		c = desc(deref(a.Cost), deref(b.Cost), a.Cost != nil, b.Cost != nil)
 	case bySaved:

@@ -231,8 +231,9 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 			f.following = f.following || f.now.Sub(r.Modified) < liveWindow
 		}
 	}
-	f.list.setRows(msg.rows)
+	f.list.rows = msg.rows
 	m.markLive()
+	f.list.refresh()
 	if len(changed) > 0 {
 		cmds = append(cmds, m.replayFleet(changed, false))
 	}
@@ -494,6 +495,7 @@ func (m *Model) toggleFleetFollow() tea.Cmd {
 	f := m.fleet
 	f.following = !f.following
 	m.markLive()
+	f.list.refresh()
 	if !f.following {
 		return m.flash("stopped following the sessions")
 	}

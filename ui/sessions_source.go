@@ -103,6 +103,8 @@ type scanned struct {
 	stamp string
 	input app.Input
 	row   SessionRow
+	// marks are the copies the scan found, by log and line.
+	marks map[string]map[int]string
 }
 
 // NewAppSessions lists the sessions of paths with opt's prices, reading
@@ -112,25 +114,27 @@ func NewAppSessions(paths []string, env app.Env, opt app.Options) *AppSessions {
 }
 
 // stamp identifies what an input's logs held when read: their sizes and
-// modification times; "" when one cannot be looked at.
-func stamp(in app.Input) (string, time.Time) {
+// modification times ("" when one cannot be looked at), with the newest
+// time and the sizes' sum.
+func stamp(in app.Input) (st string, newest time.Time, size int64) {
 	var b strings.Builder
-	var newest time.Time
 	for _, p := range append([]string{in.Path}, in.Subagents...) {
-		st, err := os.Stat(p)
+		info, err := os.Stat(p)
 		if err != nil {
-			return "", newest
+			return "", newest, size
 		}
-		if st.ModTime().After(newest) {
-			newest = st.ModTime()
+		if info.ModTime().After(newest) {
+			newest = info.ModTime()
 		}
-		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", p, st.Size(), st.ModTime().UnixNano())
+		size += info.Size()
+		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", p, info.Size(), info.ModTime().UnixNano())
 	}
-	return b.String(), newest
+	return b.String(), newest, size
 }
 
-// Scan resolves the paths again and reads the sessions new or changed
-// since the last Scan.
+// Scan resolves the paths again and, when a session is new or changed,
+// reads them all again (only those when they are many): a response copied
+// from one log to another is counted once, wherever it lies.
 func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
 	resolved, err := app.Resolve(a.Paths, a.Env)
 	if err != nil {
@@ -141,11 +145,11 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	if a.seen == nil {
 		a.seen, a.held = map[string]scanned{}, map[string]*app.Session{}
 	}
-	rows := make([]SessionRow, 0, len(resolved))
-	var read []app.Input
+	var all, changed []app.Input
 	stamps := map[string]string{}
 	inputs := map[string]app.Input{}
 	modified := map[string]time.Time{}
+	var total int64
 	for _, in := range resolved {
 		switch {
 		case in.Err != nil:
@@ -155,14 +159,32 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 			warnings = append(warnings, "standard input cannot be listed with other sessions; open it alone")
 			continue
 		}
-		st, mod := stamp(in)
-		if prev, ok := a.seen[in.Path]; ok && st != "" && prev.stamp == st {
-			rows = append(rows, prev.row)
-			continue
-		}
-		delete(a.held, in.Path) // read again in full when replayed
+		st, mod, size := stamp(in)
 		stamps[in.Path], modified[in.Path], inputs[in.Path] = st, mod, in
-		read = append(read, in)
+		total += size
+		all = append(all, in)
+		if prev, ok := a.seen[in.Path]; !ok || st == "" || prev.stamp != st {
+			changed = append(changed, in)
+		}
+	}
+	for path := range a.held {
+		if _, ok := inputs[path]; !ok {
+			delete(a.held, path) // gone
+		}
+	}
+	read := all
+	if len(changed) == 0 || total > rereadAllBytes {
+		read = changed
+	}
+	rows := make([]SessionRow, 0, len(all))
+	reading := map[string]bool{}
+	for _, in := range read {
+		reading[in.Path] = true
+	}
+	for _, in := range all {
+		if !reading[in.Path] {
+			rows = append(rows, a.seen[in.Path].row)
+		}
 	}
 	a.mu.Unlock()
 
@@ -174,12 +196,13 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	if progress != nil {
 		progress(0, len(read))
 	}
-	_, err = app.Each(read, nil, opt, func(s *app.Session) (SessionRow, error) {
+	_, err = app.Each(read, nil, opt, func(s *app.Session) (scanned, error) {
 		if err := ctx.Err(); err != nil {
-			return SessionRow{}, err
+			return scanned{}, err
 		}
-		return sessionRow(s, none, opt.Prices)
-	}, func(row SessionRow) error {
+		row, err := sessionRow(s, none, opt.Prices)
+		return scanned{row: row, marks: marksOf(s)}, err
+	}, func(sc scanned) error {
 		done++
 		if progress != nil {
 			progress(done, len(read))
@@ -187,12 +210,17 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		row.Modified = modified[row.Path]
-		row.Project = projectOf(row.Path)
+		path := sc.row.Path
+		sc.row.Modified = modified[path]
+		sc.row.Project = projectOf(path)
+		sc.stamp, sc.input = stamps[path], inputs[path]
 		a.mu.Lock()
-		a.seen[row.Path] = scanned{stamp: stamps[row.Path], input: inputs[row.Path], row: row}
+		if prev, ok := a.seen[path]; !ok || prev.stamp != sc.stamp || fmt.Sprint(prev.marks) != fmt.Sprint(sc.marks) {
+			delete(a.held, path) // read again in full when replayed
+		}
+		a.seen[path] = sc
 		a.mu.Unlock()
-		rows = append(rows, row)
+		rows = append(rows, sc.row)
 		return nil
 	}, func(err error) {
 		if !errors.Is(err, context.Canceled) {
@@ -203,6 +231,38 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 		return nil, nil, err
 	}
 	return rows, warnings, ctx.Err()
+}
+
+// rereadAllBytes bounds the logs read again whenever one changes; past
+// it only the changed ones are, and a response copied between a changed
+// log and another may be counted in both until the next full scan.
+var rereadAllBytes int64 = 256 << 20
+
+// marksOf keeps, per log of a session, the calls reading it with the
+// others found to be copies counted elsewhere, by line.
+func marksOf(s *app.Session) map[string]map[int]string {
+	out := map[string]map[int]string{}
+	for _, p := range parts(s) {
+		for _, c := range p.Session.Calls {
+			if c.CountedIn != "" {
+				if out[p.Session.Path] == nil {
+					out[p.Session.Path] = map[int]string{}
+				}
+				out[p.Session.Path][c.Line] = c.CountedIn
+			}
+		}
+	}
+	return out
+}
+
+// carryMarks marks a session read alone as the scan of all found it.
+func carryMarks(s *app.Session, marks map[string]map[int]string) {
+	for _, p := range parts(s) {
+		calls := p.Session.Calls
+		for i := range calls {
+			calls[i].CountedIn = marks[p.Session.Path][calls[i].Line]
+		}
+	}
 }
 
 // parts are a session's own replay and its sub-agents'.
@@ -475,7 +535,8 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 			return SessionSavings{}, err
 		}
 		a.mu.Lock()
-		if _, ok := a.seen[s.Session.Path]; ok {
+		if sc, ok := a.seen[s.Session.Path]; ok {
+			carryMarks(s, sc.marks)
 			a.held[s.Session.Path] = s
 		}
 		a.mu.Unlock()

@@ -403,9 +403,10 @@ func TestSessionListLive(t *testing.T) {
 	}
 	golden.RequireEqual(t, []byte(screen(m)))
 
-	// A new session appears at the top, live, at the next look.
+	// A new session appears at the top, live, at the next look, though
+	// the times in its log are older than any.
 	fresh := filepath.Join(dir, "fresh.jsonl")
-	writeSession(t, fresh, "/home/u/fresh", "gpt-5", []fleetCall{{at: "2026-03-05T12:00:00Z", input: 1000, output: 10}})
+	writeSession(t, fresh, "/home/u/fresh", "gpt-5", []fleetCall{{at: "2025-01-01T12:00:00Z", input: 1000, output: 10}})
 	os.Chtimes(fresh, now, now)
 	send(t, m, fleetTickMsg{})
 	if got := shownNames(m); len(got) != 6 || got[0] != "fresh" || !m.fleet.list.live[fresh] {
@@ -462,5 +463,46 @@ func TestSessionListHostile(t *testing.T) {
 	}
 	if !strings.Contains(rest, `\x1b]0;`) {
 		t.Errorf("the escaped folder is not shown:\n%s", rest)
+	}
+}
+
+// TestSessionListCopies: a log that copies another's responses (a resumed
+// session) costs nothing of its own in the list, as in the report of the
+// folder, also when it appears after the first look and is replayed alone.
+func TestSessionListCopies(t *testing.T) {
+	dir := t.TempDir()
+	data := demoData(t)
+	first := filepath.Join(dir, "first.jsonl")
+	if err := os.WriteFile(first, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(first, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	// The demo: $0.398306 as recorded, $0.254151 under harness-rs-0.0.40
+	// (README's sweep).
+	want := "1 session · 16 calls · cost $0.3983 → $0.2542 −36.2%"
+	if got := lineWith(t, m, "1 session"); !strings.HasPrefix(got, want) {
+		t.Errorf("footer %s, want %s", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "second.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	send(t, m, fleetTickMsg{}) // not following: nothing is looked at
+	if len(m.fleet.list.rows) != 1 {
+		t.Fatalf("rows %d without following", len(m.fleet.list.rows))
+	}
+	press(t, m, "f")
+	want = "2 sessions · 32 calls · cost $0.3983 → $0.2542 −36.2%"
+	if got := lineWith(t, m, "2 sessions"); !strings.HasPrefix(got, want) {
+		t.Errorf("footer %s, want %s", got, want)
+	}
+	var zero int
+	for _, r := range m.fleet.list.rows {
+		if after, ok := m.fleet.list.after(&r); ok && *r.Cost == 0 && after == 0 {
+			zero++
+		}
+	}
+	if zero != 1 {
+		t.Errorf("%d sessions cost nothing before and after, want the copy alone", zero)
 	}
 }
