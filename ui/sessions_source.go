@@ -95,8 +95,10 @@ type AppSessions struct {
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
 	seen map[string]scanned
-	// held holds the sessions read in full, by path, until they change.
-	held map[string]*app.Session
+	// held holds the sessions read in full, by path, until they change,
+	// of at most holdBytes of logs in all.
+	held      map[string]*app.Session
+	heldBytes int64
 }
 
 type scanned struct {
@@ -105,6 +107,19 @@ type scanned struct {
 	row   SessionRow
 	// marks are the copies the scan found, by log and line.
 	marks map[string]map[int]string
+	size  int64 // of its logs
+}
+
+// holdBytes bounds the logs whose sessions are held, read and counted,
+// between replays; the others are read again for each. Tests lower it.
+var holdBytes int64 = 512 << 20
+
+// drop lets a held session go; a.mu is held.
+func (a *AppSessions) drop(path string) {
+	if _, ok := a.held[path]; ok {
+		delete(a.held, path)
+		a.heldBytes -= a.seen[path].size
+	}
 }
 
 // NewAppSessions lists the sessions of paths with opt's prices, reading
@@ -147,6 +162,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	}
 	var all, changed []app.Input
 	stamps := map[string]string{}
+	sizes := map[string]int64{}
 	inputs := map[string]app.Input{}
 	modified := map[string]time.Time{}
 	var total int64
@@ -160,7 +176,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 			continue
 		}
 		st, mod, size := stamp(in)
-		stamps[in.Path], modified[in.Path], inputs[in.Path] = st, mod, in
+		stamps[in.Path], modified[in.Path], inputs[in.Path], sizes[in.Path] = st, mod, in, size
 		total += size
 		all = append(all, in)
 		if prev, ok := a.seen[in.Path]; !ok || st == "" || prev.stamp != st {
@@ -169,7 +185,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	}
 	for path := range a.held {
 		if _, ok := inputs[path]; !ok {
-			delete(a.held, path) // gone
+			a.drop(path) // gone
 		}
 	}
 	read := all
@@ -213,10 +229,10 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 		path := sc.row.Path
 		sc.row.Modified = modified[path]
 		sc.row.Project = projectOf(path)
-		sc.stamp, sc.input = stamps[path], inputs[path]
+		sc.stamp, sc.input, sc.size = stamps[path], inputs[path], sizes[path]
 		a.mu.Lock()
 		if prev, ok := a.seen[path]; !ok || prev.stamp != sc.stamp || fmt.Sprint(prev.marks) != fmt.Sprint(sc.marks) {
-			delete(a.held, path) // read again in full when replayed
+			a.drop(path) // read again in full when replayed
 		}
 		a.seen[path] = sc
 		a.mu.Unlock()
@@ -537,7 +553,10 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		a.mu.Lock()
 		if sc, ok := a.seen[s.Session.Path]; ok {
 			carryMarks(s, sc.marks)
-			a.held[s.Session.Path] = s
+			if a.heldBytes+sc.size <= holdBytes {
+				a.held[s.Session.Path] = s
+				a.heldBytes += sc.size
+			}
 		}
 		a.mu.Unlock()
 		return do(s), nil

@@ -285,8 +285,23 @@ func TestSessionListOpen(t *testing.T) {
 // TestSessionListTuning: a tuning key in the list replays every session,
 // and the totals and chart move with it.
 func TestSessionListTuning(t *testing.T) {
+	t.Run("held", func(t *testing.T) { testTuning(t) })
+	// Sessions past the memory bound are read again for each replay, to
+	// the same figures.
+	t.Run("read again", func(t *testing.T) {
+		restore := holdBytes
+		holdBytes = 0
+		t.Cleanup(func() { holdBytes = restore })
+		testTuning(t)
+	})
+}
+
+func testTuning(t *testing.T) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 3,012 tokens") {
+		t.Errorf("footer: %s", got)
+	}
 	before := lineWith(t, m, "4 sessions")
 	chart := lineWith(t, m, "cost saved")
 	gen := m.fleet.gen
