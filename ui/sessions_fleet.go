@@ -217,12 +217,24 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 		old[r.Path] = r
 	}
 	var changed []string
+	now := map[string]bool{}
 	for _, r := range msg.rows {
-		if o, ok := old[r.Path]; !ok || !o.Modified.Equal(r.Modified) || o.Calls != r.Calls {
+		now[r.Path] = true
+		// A cost that moved without a write is a log that another one
+		// now copies, or is copied by.
+		if o, ok := old[r.Path]; !ok || !o.Modified.Equal(r.Modified) || o.Calls != r.Calls ||
+			(o.Cost == nil) != (r.Cost == nil) || deref(o.Cost) != deref(r.Cost) {
 			changed = append(changed, r.Path)
 			delete(f.list.savings, r.Path)
 			delete(f.points, r.Path)
 			f.pending[r.Path] = true
+		}
+	}
+	for p := range old {
+		if !now[p] { // gone
+			delete(f.pending, p)
+			delete(f.list.savings, p)
+			delete(f.points, p)
 		}
 	}
 	if first && !m.opt.NoFollow {

@@ -427,6 +427,12 @@ func TestSessionListLive(t *testing.T) {
 	if got := shownNames(m); len(got) != 6 || got[0] != "fresh" || !m.fleet.list.live[fresh] {
 		t.Errorf("after a new session: %v, live %v", got, m.fleet.list.live)
 	}
+	// A session removed leaves the list, and no replay waits for it.
+	os.Remove(fresh)
+	send(t, m, fleetTickMsg{})
+	if got := shownNames(m); len(got) != 5 || len(m.fleet.pending) != 0 || strings.Contains(lineWith(t, m, "5 sessions"), "replaying") {
+		t.Errorf("after removing a session: %v, pending %v", got, m.fleet.pending)
+	}
 	// Opening a live session follows it.
 	follows := make(chan string, 1)
 	restore := follow
