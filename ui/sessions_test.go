@@ -527,3 +527,33 @@ func TestSessionListCopies(t *testing.T) {
 		t.Errorf("%d sessions cost nothing before and after, want the copy alone", zero)
 	}
 }
+
+// TestSessionListWarningsAndSizes: a log that is not a session is a
+// counted warning the W list names, the others listed; the list fits any
+// terminal, however small.
+func TestSessionListWarningsAndSizes(t *testing.T) {
+	dir := fleetFixture(t)
+	junk := filepath.Join(dir, "notes.jsonl")
+	if err := os.WriteFile(junk, []byte("just some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(junk, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	if got := lineWith(t, m, "4 sessions"); !strings.HasSuffix(strings.TrimRight(got, " "), "1 warning (W)") {
+		t.Errorf("footer: %s", got)
+	}
+	press(t, m, "W")
+	if out := ansi.Strip(screen(m)); m.overlay != warningsOverlay || !strings.Contains(out, junk+" is not an agent transcript") {
+		t.Errorf("warnings:\n%s", out)
+	}
+	press(t, m, "esc", "?")
+	if out := ansi.Strip(screen(m)); m.overlay != helpOverlay || !strings.Contains(out, "filter sessions") {
+		t.Errorf("help:\n%s", out)
+	}
+	press(t, m, "esc")
+	for _, size := range [][2]int{{1, 1}, {20, 5}, {40, 8}, {60, 12}, {200, 60}} {
+		send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		press(t, m, "j", "G", "pgup")
+		checkSize(t, screen(m), size[0], size[1])
+	}
+}
