@@ -421,10 +421,21 @@ func (m *Model) openSession() tea.Cmd {
 	m.resetSession()
 	m.inSession = true
 	m.opt.Source = Source{Name: path, Path: path}
-	m.loading = true
 	if m.fleet.list.live[path] {
+		m.loading = true
 		return m.startFollow()
 	}
+	// A session the list holds read and counted opens at once.
+	if h, ok := m.fleet.src.(interface {
+		Held(path string) *replay.Prepared
+	}); ok {
+		if p := h.Held(path); p != nil {
+			m.session, m.prep = p.Session, p
+			m.table.setSession(p.Session, nil)
+			return m.requestReplay()
+		}
+	}
+	m.loading = true
 	return loadCmd(m.opt.Source, m.opt.Read)
 }
 

@@ -425,6 +425,17 @@ func firstCwd(path string) string {
 	return ""
 }
 
+// Held is the session of path as the list holds it, read in full and
+// counted, nil when it does not (any more).
+func (a *AppSessions) Held(path string) *replay.Prepared {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s, ok := a.held[path]; ok {
+		return s.Prepared
+	}
+	return nil
+}
+
 // Replay replays the sessions of paths under pol, reading in full those
 // not held yet (each once, on every core) and keeping them for the next.
 func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error {

@@ -247,6 +247,16 @@ func rowOf(t testing.TB, m *Model, name string) *SessionRow {
 // TestSessionListOpen opens a session in the calls view, whose totals are
 // the row's, and esc comes back with the cursor where it was.
 func TestSessionListOpen(t *testing.T) {
+	t.Run("held", func(t *testing.T) { testOpen(t, true) })
+	t.Run("read again", func(t *testing.T) {
+		restore := holdBytes
+		holdBytes = 0
+		t.Cleanup(func() { holdBytes = restore })
+		testOpen(t, false)
+	})
+}
+
+func testOpen(t *testing.T, held bool) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
 	press(t, m, "j", "j") // delta beta [alpha]
@@ -256,6 +266,9 @@ func TestSessionListOpen(t *testing.T) {
 	press(t, m, "enter")
 	if !m.inSession || m.replay == nil {
 		t.Fatalf("not open: in session %v, replay %v", m.inSession, m.replay != nil)
+	}
+	if p := m.fleet.src.(*AppSessions).Held(m.fleet.list.current()); held && (p == nil || m.prep != p) || !held && p != nil {
+		t.Errorf("held %v: opened %p, the list holds %p", held, m.prep, p)
 	}
 	row := rowOf(t, m, "alpha")
 	after, _ := m.fleet.list.after(row)
