@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,7 +169,7 @@ const paths = "PATH is a transcript file, a directory (searched recursively for 
 // A command sets *code to its exit status.
 func newCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "spillway [PATH | -]",
+		Use:   "spillway [PATH ... | -]",
 		Short: "Per-call token costs of coding-agent sessions, before and after a tool-result policy.",
 		Long: "Per-call token costs of coding-agent sessions, before and after a tool-result policy.\n\n" +
 			"Without a command, spillway opens one session in the inspector: PATH, else the newest session found, " +
@@ -186,7 +187,7 @@ spillway sweep --preset claude-code session.jsonl`,
 	common.register(root.Flags(), policy.DefaultPreset)
 	completeCommon(root)
 	root.Flags().StringVar(&theme, "theme", theme, "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
-	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it (default when it changed in the last minute, or PATH is a folder)")
+	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it, or the session list's sessions (default when one changed in the last minute, or PATH is a folder of one session)")
 	root.Flags().BoolVar(&noFollow, "no-follow", false, "never follow")
 	complete(root, "theme", themes.Names)
 	root.Run = func(cmd *cobra.Command, args []string) {
@@ -489,17 +490,21 @@ var (
 	runUI = ui.Run
 )
 
-// runInspect opens a session in the inspector: the path given, else the
-// newest one found, else the built-in demo. Without a terminal to draw on
+// runInspect opens the inspector: on a session, the path given, else the
+// one found, else the built-in demo; on the session list when the paths,
+// a folder or discovery give more than one. Without a terminal to draw on
 // it prints the report instead.
 func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme string, follow, noFollow bool, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(paths) > 1 {
-		fmt.Fprintf(stderr, "spillway: open one session at a time (got %d paths); spillway report takes several\n", len(paths))
+	if len(paths) > 1 && slices.Contains(paths, "-") {
+		fmt.Fprintln(stderr, "spillway: standard input (-) opens alone in the inspector; spillway report takes it with other paths")
 		return exitUsage
 	}
 	if _, err := themes.Pick(theme, true, false); err != nil {
 		printError(stderr, err)
 		return exitUsage
+	}
+	if code, done := runSessionList(fs, common, paths, theme, follow, noFollow, stdout, stderr); done {
+		return code
 	}
 	src, notice := ui.Source{}, ""
 	switch {
@@ -554,22 +559,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		}
 		src = ui.Source{Name: inputs[0].Path, Path: inputs[0].Path}
 	}
-	spillRoot := opt.SpillRoot
-	if spillRoot == "" {
-		spillRoot, _ = common.policy.spillRoot()
-	}
-	err = runUI(ui.Options{
-		Source: src, Read: opt.Read, Policy: opt.Policy, Prices: opt.Prices,
-		Counter: func() (replay.TokenCounter, error) {
-			counter, err := common.tokenizer()
-			if err != nil {
-				return nil, err
-			}
-			return counter()
-		},
-		SpillRoot: spillRoot, Follow: following, Theme: theme, NoColor: os.Getenv("NO_COLOR") != "",
-		Notice: notice,
-	})
+	err = runUI(inspectorOptions(common, opt, ui.Options{Source: src, Follow: following, Theme: theme, Notice: notice}))
 	if err != nil {
 		printError(stderr, err)
 		var nt *transcript.NotTranscriptError
@@ -579,6 +569,69 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		return 1
 	}
 	return 0
+}
+
+// inspectorOptions completes o with the pipeline's options and the spill
+// folder.
+func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Options {
+	spillRoot := opt.SpillRoot
+	if spillRoot == "" {
+		spillRoot, _ = common.policy.spillRoot()
+	}
+	o.Read, o.Policy, o.Prices, o.SpillRoot = opt.Read, opt.Policy, opt.Prices, spillRoot
+	o.Counter = func() (replay.TokenCounter, error) {
+		counter, err := common.tokenizer()
+		if err != nil {
+			return nil, err
+		}
+		return counter()
+	}
+	o.NoColor = os.Getenv("NO_COLOR") != ""
+	return o
+}
+
+// runSessionList opens the session list when paths (several, or a folder
+// of more than one session) or discovery give more than one session; done
+// is false when they give one or none, for the inspector to open that.
+func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme string, follow, noFollow bool, stdout, stderr io.Writer) (code int, done bool) {
+	name := ""
+	switch {
+	case len(paths) > 1:
+		name = fmt.Sprintf("%d paths", len(paths))
+	case len(paths) == 1 && paths[0] != "-":
+		if info, err := os.Stat(paths[0]); err != nil || !info.IsDir() {
+			return 0, false
+		}
+		if inputs, err := app.Resolve(paths, app.SystemEnv()); err != nil || len(inputs) < 2 {
+			return 0, false // one session, or an error the inspector reports
+		}
+		name = paths[0]
+	case len(paths) == 0:
+		if inputs, err := app.Discover(app.SystemEnv()); err != nil || len(inputs) < 2 {
+			return 0, false
+		}
+		name = "every session found"
+	default:
+		return 0, false
+	}
+	if !isTerminal(stdout) {
+		if len(paths) == 0 {
+			return 0, false // the newest session's report, as without a list
+		}
+		return printReport(fs, common, paths, "stdin", nil, "text", stdout, stderr), true
+	}
+	opt, err := common.options(fs, stderr)
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage, true
+	}
+	o := inspectorOptions(common, opt, ui.Options{Theme: theme, Follow: follow, NoFollow: noFollow, SessionsName: name})
+	o.Sessions = ui.NewAppSessions(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter})
+	if err := runUI(o); err != nil {
+		printError(stderr, err)
+		return 1, true
+	}
+	return 0, true
 }
 
 // recentlyChanged tells whether a file was written in the last minute: a

@@ -26,6 +26,7 @@ type (
 	}
 	// loadedMsg carries a session read in full.
 	loadedMsg struct {
+		src     string // the path read, "" for a reader
 		session *transcript.Session
 		err     error
 	}
@@ -86,7 +87,7 @@ func loadCmd(src Source, opt transcript.Options) tea.Cmd {
 			done.Store(d)
 			total.Store(t)
 		})
-		out <- loadedMsg{session: s, err: err}
+		out <- loadedMsg{src: src.Path, session: s, err: err}
 	}()
 	return awaitWithProgress(out, "reading", func() (int64, int64) { return done.Load(), total.Load() })
 }

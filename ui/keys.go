@@ -26,6 +26,16 @@ type KeyMap struct {
 
 	// Prompt is the search, ceiling and file prompts'.
 	Prompt spillview.PromptKeyMap
+
+	// List is the session list's own: the same keys as their namesakes
+	// in a session's calls, meaning what they mean there.
+	List ListKeyMap
+}
+
+// ListKeyMap holds the session list's keys; moving, tuning, help and quit
+// are the calls' own.
+type ListKeyMap struct {
+	Open, Back, Filter, Sort key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -68,12 +78,29 @@ func DefaultKeyMap() KeyMap {
 		Yes:          b([]string{"y"}, "y", "yes (overwrite)"),
 		No:           b([]string{"n"}, "n", "no (keep the file)"),
 		Prompt:       spillview.DefaultPromptKeyMap(),
+		List: ListKeyMap{
+			Open:   b([]string{"enter"}, "enter", "open session (esc: back to the list)"),
+			Back:   b([]string{"esc"}, "esc", "clear the session filter"),
+			Filter: b([]string{"/"}, "/", "filter sessions"),
+			Sort:   b([]string{"o"}, "o", "sort sessions: time/cost/saved"),
+		},
 	}
 }
 
 // ShortHelp is the footer's one-line help.
 func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Down, k.Open, k.NextEvent, k.Raise, k.Lower, k.Preset, k.Search, k.Help, k.Quit}
+}
+
+// ListShortHelp is the footer's one-line help on the session list.
+func (k KeyMap) ListShortHelp() []key.Binding {
+	open := k.List.Open
+	open.SetHelp("enter", "open")
+	sort := k.List.Sort
+	sort.SetHelp("o", "sort")
+	filter := k.List.Filter
+	filter.SetHelp("/", "filter")
+	return []key.Binding{k.Down, open, sort, filter, k.Raise, k.Lower, k.Preset, k.Help, k.Quit}
 }
 
 // FullHelp is the help screen, in columns.
@@ -86,5 +113,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
+		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
 	}
 }

@@ -53,6 +53,13 @@ type Options struct {
 	// Notice is shown in the footer until the first key, e.g. why the
 	// demo is open: what is printed before the screen is taken is lost.
 	Notice string
+	// Sessions, when set, opens the session list over what it finds
+	// instead of Source; SessionsName is what the header names (a folder,
+	// "3 paths"). The list follows new and changed sessions when Follow is
+	// set or, unless NoFollow, when one was written in the last minute.
+	Sessions     SessionSource
+	SessionsName string
+	NoFollow     bool
 }
 
 // Context is what every component shares, passed by pointer.
@@ -88,6 +95,7 @@ const (
 	searchInput
 	ceilingInput
 	writeInput
+	filterInput
 )
 
 // Model is the inspector's one root model: it owns the state and routes
@@ -158,6 +166,13 @@ type Model struct {
 	// newBelow counts the calls a followed session gained while the
 	// cursor was off its last row: they arrive out of view.
 	newBelow int
+
+	// fleet is the session list, nil when one session was given;
+	// inSession says a session of it is open. filterBefore is the list's
+	// filter when its prompt opened, for esc to put back.
+	fleet        *fleet
+	inSession    bool
+	filterBefore string
 }
 
 // New returns the inspector for opt.
@@ -172,6 +187,10 @@ func New(opt Options) *Model {
 	m.table = callTable{ctx: ctx}
 	m.detail = detailPane{ctx: ctx}
 	m.spill = spillview.New(ctx.Styles, spillview.DefaultKeyMap())
+	if opt.Sessions != nil {
+		m.fleet = newFleet(ctx, opt.Sessions, opt.SessionsName)
+		m.loading = false
+	}
 	return m
 }
 
@@ -189,6 +208,9 @@ func (m *Model) applyTheme() {
 // Init starts loading (or following) and asks for the background colour.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if m.fleet != nil {
+		return tea.Batch(append(cmds, m.rescan())...)
+	}
 	if m.opt.Follow && m.opt.Source.Path != "" {
 		return tea.Batch(append(cmds, m.startFollow())...)
 	}
@@ -238,7 +260,23 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case progressMsg:
 		m.progress = msg
 		return msg.next
+	case fleetScannedMsg:
+		return m.fleetScanned(msg)
+	case fleetProgressMsg:
+		m.fleet.scanDone, m.fleet.scanTotal = msg.done, msg.total
+		return msg.next
+	case fleetSavedMsg:
+		return m.fleetSaved(msg)
+	case fleetTickMsg:
+		m.fleet.ticking = false
+		if !m.fleet.following {
+			return nil
+		}
+		return m.rescan()
 	case loadedMsg:
+		if m.fleet != nil && (!m.inSession || msg.src != m.opt.Source.Path) {
+			return nil // a session left before it was read
+		}
 		m.loading = false
 		if msg.err != nil {
 			m.err = msg.err
@@ -271,7 +309,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case preparedMsg:
 		return m.prepared(msg)
 	case replayedMsg:
-		if msg.seq != m.seq {
+		if msg.seq != m.seq || (msg.replay != nil && msg.replay.Prepared != m.prep) {
 			return nil
 		}
 		m.replayed = msg.seq
@@ -506,7 +544,20 @@ func (m *Model) setPolicy(p policy.Policy, note string) tea.Cmd {
 		p.Name += "+custom"
 	}
 	m.policy = p
-	return tea.Batch(m.requestReplay(), m.flash(note))
+	return tea.Batch(m.requestReplay(), m.replayAll(), m.flash(note))
+}
+
+// replayAll replays every session of the list under the policy in force,
+// in the background, cancelling the replays of the policy before.
+func (m *Model) replayAll() tea.Cmd {
+	if m.fleet == nil {
+		return nil
+	}
+	paths := make([]string, len(m.fleet.list.rows))
+	for i, r := range m.fleet.list.rows {
+		paths[i] = r.Path
+	}
+	return m.replayFleet(paths, true)
 }
 
 // key handles a key press.
@@ -573,6 +624,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.onList() {
+		return m.listKey(msg)
+	}
 	if m.focus == focusDetail && m.detailKey(msg) {
 		return nil
 	}
@@ -626,6 +680,33 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.detail.stacked = !m.detail.stacked
 	case key.Matches(msg, k.Open):
 		return m.openResult()
+	case m.fleet != nil && key.Matches(msg, k.List.Back):
+		return m.backToList()
+	case key.Matches(msg, k.Follow):
+		return m.toggleFollow()
+	default:
+		if cmd, ok := m.tune(msg); ok {
+			return cmd
+		}
+	}
+	m.detail.reset()
+	return nil
+}
+
+// tune applies a key that tunes the policy, in the list as in a
+// session's calls; ok is false for any other key.
+func (m *Model) tune(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
+	k := &m.ctx.Keys
+	if !key.Matches(msg, k.Raise, k.Lower, k.Exact, k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write) {
+		return nil, false
+	}
+	return m.tuneKey(msg), true
+}
+
+// tuneKey applies a tuning key.
+func (m *Model) tuneKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &m.ctx.Keys
+	switch {
 	case key.Matches(msg, k.Raise):
 		return m.scaleCeiling(2)
 	case key.Matches(msg, k.Lower):
@@ -663,13 +744,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.flash("nothing to undo")
 		}
 		m.policy, m.undo = m.undo[len(m.undo)-1], m.undo[:len(m.undo)-1]
-		return tea.Batch(m.requestReplay(), m.flash("back to "+m.policy.Name))
+		return tea.Batch(m.requestReplay(), m.replayAll(), m.flash("back to "+m.policy.Name))
 	case key.Matches(msg, k.Write):
 		return m.openInput(writeInput, "write policy to: ", m.writePath)
-	case key.Matches(msg, k.Follow):
-		return m.toggleFollow()
 	}
-	m.detail.reset()
 	return nil
 }
 
@@ -715,8 +793,12 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, p.Clear):
 		m.input.SetValue("")
+		m.filterTyped()
 		return nil
 	case key.Matches(msg, p.Cancel):
+		if m.inputMode == filterInput {
+			m.fleet.list.setFilter(m.filterBefore)
+		}
 		m.inputMode = noInput
 		m.input.Blur()
 		return nil
@@ -747,12 +829,22 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 		case writeInput:
 			m.writePath = cmpOr(value, m.writePath)
 			return writePolicyCmd(m.writePath, m.policy, false)
+		case filterInput:
+			m.fleet.list.setFilter(value)
 		}
 		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
+	m.filterTyped()
 	return cmd
+}
+
+// filterTyped filters the session list as its filter is typed.
+func (m *Model) filterTyped() {
+	if m.inputMode == filterInput {
+		m.fleet.list.setFilter(strings.TrimSpace(m.input.Value()))
+	}
 }
 
 // openInput opens a prompt, empty, the previous value shown in its place
@@ -828,7 +920,7 @@ func (m *Model) nextPreset() tea.Cmd {
 	}
 	m.undo = append(m.undo, m.policy)
 	m.policy = p
-	return tea.Batch(m.requestReplay(), m.flash(note))
+	return tea.Batch(m.requestReplay(), m.replayAll(), m.flash(note))
 }
 
 // flash shows a notice for a few seconds.
@@ -1028,6 +1120,12 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 	if msg.Mouse().Button == tea.MouseWheelUp {
 		step = -3
 	}
+	if m.onList() {
+		if m.overlay == noOverlay {
+			m.fleet.list.move(step)
+		}
+		return nil
+	}
 	if msg.Mouse().Y >= m.detail.top {
 		m.detail.scroll(step)
 	} else {
@@ -1043,6 +1141,10 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 		return nil
 	}
 	y := msg.Mouse().Y
+	if m.onList() {
+		m.fleet.list.clickRow(y)
+		return nil
+	}
 	if y >= m.detail.top {
 		m.focus = focusDetail
 		return nil
@@ -1070,6 +1172,10 @@ func (m *Model) layout() {
 	m.detail.top = m.table.top0 + tableH
 	if detailH == 0 {
 		m.focus = focusTable // keys must not scroll a pane that is not shown
+	}
+	if m.fleet != nil {
+		m.fleet.list.setSize(w, body)
+		m.fleet.list.top0 = headerLines(h)
 	}
 	m.sizeInput()
 	m.help.SetWidth(w)

@@ -12,6 +12,12 @@ func Run(opt Options) error {
 	if _, err := tea.NewProgram(m).Run(); err != nil {
 		return fmt.Errorf("inspector: %w", err)
 	}
+	if m.fleet != nil {
+		if m.fleet.err != nil && !m.fleet.scanned {
+			return m.fleet.err
+		}
+		return nil
+	}
 	if m.err != nil && m.session == nil {
 		return m.err
 	}

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	// Notices stay and the chart does not wait for the keys to rest: no
 	// timer for the tests to wait out. The benchmarks put the pause back.
 	noticeTTL, chartPause = 0, 0
+	// The session list rescans when a test says so, and hands on each
+	// replay at once.
+	rescanEvery, streamBatch = 0, 0
 	os.Exit(m.Run())
 }
 
@@ -75,8 +78,11 @@ func send(t testing.TB, m *Model, msg tea.Msg) {
 	drive(t, m, cmd)
 }
 
+// driveWait is how long drive waits for a command before dropping it.
+var driveWait = 2 * time.Second
+
 // drive runs cmd and everything it leads to. Commands that do not answer
-// within two seconds are dropped; terminal queries and cursor blinks go
+// within driveWait are dropped; terminal queries and cursor blinks go
 // unanswered.
 func drive(t testing.TB, m *Model, cmd tea.Cmd) {
 	t.Helper()
@@ -92,7 +98,7 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) {
 		var msg tea.Msg
 		select {
 		case msg = <-done:
-		case <-time.After(2 * time.Second):
+		case <-time.After(driveWait):
 			continue
 		}
 		switch msg := msg.(type) {
@@ -292,7 +298,9 @@ func TestKeys(t *testing.T) {
 		}},
 		{"Prompt.Clear", []string{"e"}, []string{"ctrl+u", "8", "K", "i", "B", "enter"}, ceilingIs(8192)},
 	}
-	covered := map[string]bool{"Quit": true}
+	// The session list's own keys are pressed in sessions_test.go:
+	// TestSessionListNumbers (Filter, Sort, Back), TestSessionListOpen (Open).
+	covered := map[string]bool{"Quit": true, "List.Open": true, "List.Back": true, "List.Filter": true, "List.Sort": true}
 	for _, tt := range tests {
 		covered[tt.binding] = true
 		t.Run(tt.binding, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -68,6 +69,11 @@ func (m *Model) render() string {
 	default:
 		out = append(out, m.header()...)
 		body := h - chromeLines(h)
+		if m.onList() {
+			out = append(out, pad(m.listLines(), body)...)
+			out = append(out, m.footer()...)
+			break
+		}
 		tableLines := splitLines(m.table.View())
 		detailLines := splitLines(m.detail.View(m.focus == focusDetail))
 		if m.session == nil {
@@ -119,6 +125,13 @@ func clip(lines []string, w, h int) string {
 func (m *Model) header() []string {
 	st := m.ctx.Styles
 	w := m.ctx.Width
+	if m.onList() {
+		lines := []string{termtext.Truncate(m.fleetHeader(), w)}
+		if headerLines(m.ctx.Height) > 1 {
+			lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
+		}
+		return lines
+	}
 	name := m.opt.Source.Name
 	if name == "" {
 		name = m.opt.Source.Path
@@ -238,6 +251,12 @@ func (m *Model) footer() []string {
 			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", m.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
 		case m.err != nil && m.session != nil:
 			last = st.Error.Render(termtext.Truncate(termtext.Escape(m.err.Error()), w))
+		case m.onList():
+			last = m.help.ShortHelpView(m.ctx.Keys.ListShortHelp())
+		case m.fleet != nil:
+			back := m.ctx.Keys.List.Back
+			back.SetHelp(back.Help().Key, "list")
+			last = m.help.ShortHelpView(append([]key.Binding{back}, m.ctx.Keys.ShortHelp()...))
 		default:
 			last = m.help.ShortHelpView(m.ctx.Keys.ShortHelp())
 		}
@@ -249,6 +268,9 @@ func (m *Model) footer() []string {
 // totalsLine sums the session before and after.
 func (m *Model) totalsLine() string {
 	st := m.ctx.Styles
+	if m.onList() {
+		return m.fleetTotalsLine()
+	}
 	if m.session == nil {
 		return m.progressText()
 	}
@@ -307,6 +329,9 @@ func markerCount(t replay.Totals, mk themes.Marker) int {
 // points still being computed show as a dot.
 func (m *Model) chartLine() string {
 	st := m.ctx.Styles
+	if m.onList() {
+		return m.fleetChartLine()
+	}
 	if err := m.chart.err(m.policy); err != nil {
 		return st.Muted.Render("savings by ceiling: " + termtext.Escape(err.Error()))
 	}
@@ -317,8 +342,19 @@ func (m *Model) chartLine() string {
 	if len(points) == 0 {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
+	var prompt int64
+	if m.replay != nil {
+		prompt = m.replay.Totals.Prompt
+	}
+	return m.drawChart(points, missing, prompt)
+}
+
+// drawChart draws points, a dot for each of missing; prompt is the
+// prompt tokens the savings are a share of when a cost is not known.
+func (m *Model) drawChart(points []replay.SweepPoint, missing int, prompt int64) string {
+	st := m.ctx.Styles
 	bars := []rune("▁▂▃▄▅▆▇█")
-	share, scale := m.savedShare(points)
+	share, scale := savedShare(points, prompt)
 	parts := []string{st.Muted.Render(scale)}
 	// The marker goes on the point nearest the current ceiling.
 	nearest := 0
@@ -351,16 +387,12 @@ func (m *Model) chartLine() string {
 // that a full bar is 1 of, and labels the chart with that scale.
 // A full bar is the whole cost (or, unpriced, every prompt token), never
 // the best point: a curve that saves 0.2% at best draws low bars.
-func (m *Model) savedShare(points []replay.SweepPoint) (share func(replay.SweepPoint) float64, scale string) {
+func savedShare(points []replay.SweepPoint, prompt int64) (share func(replay.SweepPoint) float64, scale string) {
 	priced := true
 	for _, p := range points {
 		priced = priced && p.Cost != nil && p.CostAfter != nil && *p.Cost > 0
 	}
 	best := math.Inf(-1)
-	var prompt int64
-	if m.replay != nil {
-		prompt = m.replay.Totals.Prompt
-	}
 	switch {
 	case priced:
 		share = func(p replay.SweepPoint) float64 { return (*p.Cost - *p.CostAfter) / *p.Cost }
@@ -518,6 +550,12 @@ type warningEntry struct {
 // records skipped, then the replay's warnings with their results' calls.
 func (m *Model) warningEntries() []warningEntry {
 	var all []warningEntry
+	if m.onList() {
+		for _, w := range m.fleet.warnings {
+			all = append(all, warningEntry{text: termtext.Escape(w), call: -1})
+		}
+		return all
+	}
 	if s := m.session; s != nil {
 		for _, w := range s.Warnings {
 			all = append(all, warningEntry{text: fmt.Sprintf("line %d: %s", w.Line, termtext.Escape(w.Message)), call: callAtLine(s, w.Line)})

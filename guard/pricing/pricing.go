@@ -7,6 +7,7 @@ package pricing
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -38,6 +39,27 @@ type Entry struct {
 
 	Provider string   `json:"litellm_provider,omitempty"`
 	Specific Specific `json:"provider_specific_entry,omitzero"`
+
+	// MaxInputTokens is the model's context window, where the table gives
+	// it (0 when not): how full a session's context is. It prices nothing.
+	MaxInputTokens TokenLimit `json:"max_input_tokens,omitempty"`
+}
+
+// TokenLimit is a token count a price file gives for information. A value
+// that is not a number (LiteLLM's sample_spec holds prose there) reads as
+// 0, unknown, rather than making the row unreadable: no price hangs on it.
+type TokenLimit int64
+
+// UnmarshalJSON reads a number, 128000 or 128000.0, and takes anything
+// else as unknown.
+func (l *TokenLimit) UnmarshalJSON(data []byte) error {
+	var f float64
+	if json.Unmarshal(data, &f) != nil || f < 0 || f > math.MaxInt64/2 {
+		*l = 0
+		return nil
+	}
+	*l = TokenLimit(f)
+	return nil
 }
 
 // Specific holds provider-specific multipliers.

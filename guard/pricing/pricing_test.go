@@ -285,3 +285,33 @@ func TestEmbeddedMatchesShared(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxInputTokens reads the context window a row gives, as a whole
+// number or a float, and takes prose there as unknown without losing the
+// row's prices; the embedded table has it where the shared file does.
+func TestMaxInputTokens(t *testing.T) {
+	table, err := Parse([]byte(`{
+		"whole": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "max_input_tokens": 200000},
+		"float": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "max_input_tokens": 128000.0},
+		"prose": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "max_input_tokens": "see the docs"},
+		"none":  {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}
+	}`), "inline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]TokenLimit{"whole": 200_000, "float": 128_000, "prose": 0, "none": 0} {
+		m, ok := table.Match(name)
+		if !ok || m.Entry.MaxInputTokens != want {
+			t.Errorf("%s: priced %v, max input %d, want %d", name, ok, m.Entry.MaxInputTokens, want)
+		}
+	}
+	if len(table.Unreadable) != 0 {
+		t.Errorf("unreadable: %v", table.Unreadable)
+	}
+	// As in the shared ccusage file: claude-sonnet-4-5 1,000,000, gpt-5 272,000, none for glm-4.7.
+	for name, want := range map[string]TokenLimit{"claude-sonnet-4-5": 1_000_000, "claude-haiku-4-5": 200_000, "gpt-5": 272_000, "glm-4.7": 0} {
+		if m, _ := Default().Match(name); m.Entry.MaxInputTokens != want {
+			t.Errorf("embedded %s: max input %d, want %d", name, m.Entry.MaxInputTokens, want)
+		}
+	}
+}

@@ -136,6 +136,10 @@ func literal(e pricing.Entry) string {
 			if !f.IsNil() {
 				fmt.Fprintf(&b, "%s: rate(%s), ", name, num(f.Elem().Float()))
 			}
+		case reflect.Int64:
+			if f.Int() != 0 {
+				fmt.Fprintf(&b, "%s: %d, ", name, f.Int())
+			}
 		case reflect.String:
 			if f.String() != "" {
 				fmt.Fprintf(&b, "%s: %q, ", name, f.String())

@@ -1,0 +1,444 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
+)
+
+type listOrder int
+
+const (
+	byTime listOrder = iota
+	bySessionCost
+	bySaved
+)
+
+func (o listOrder) String() string {
+	return [...]string{"time, newest first", "cost, highest first", "saved, most first"}[o]
+}
+
+// liveWindow: a session written this recently is being written.
+const liveWindow = time.Minute
+
+// sessionList draws the sessions, one row each, filtered and sorted; the
+// root model feeds it rows and savings and moves its cursor.
+type sessionList struct {
+	ctx           *Context
+	width, height int
+	top0          int // screen row of its title line
+	rows          []SessionRow
+	// savings are the rows' replays under the current policy, by path;
+	// a row without one is still being replayed.
+	savings map[string]SessionSavings
+	shown   []int // indexes into rows, filtered and sorted
+	cursor  int   // index into shown
+	offset  int
+	order   listOrder
+	filter  string
+	// live marks the sessions written in the last minute, while following.
+	live map[string]bool
+}
+
+func (l *sessionList) setSize(w, h int) {
+	l.width, l.height = w, h
+	l.clamp()
+}
+
+// current is the path of the selected session, "" when none is shown.
+func (l *sessionList) current() string {
+	if l.cursor < 0 || l.cursor >= len(l.shown) {
+		return ""
+	}
+	return l.rows[l.shown[l.cursor]].Path
+}
+
+// refresh filters and sorts again, keeping the selected session.
+func (l *sessionList) refresh() {
+	selected := l.current()
+	l.shown = l.shown[:0]
+	q := strings.ToLower(l.filter)
+	for i := range l.rows {
+		if q == "" || strings.Contains(strings.ToLower(searchText(&l.rows[i])), q) {
+			l.shown = append(l.shown, i)
+		}
+	}
+	slices.SortStableFunc(l.shown, func(a, b int) int { return l.compare(&l.rows[a], &l.rows[b]) })
+	l.cursor = 0
+	if i := slices.IndexFunc(l.shown, func(i int) bool { return l.rows[i].Path == selected }); i >= 0 {
+		l.cursor = i
+	}
+	l.clamp()
+}
+
+// searchText is what the filter looks in: the file's name, the project,
+// the agent and its version, the models.
+func searchText(r *SessionRow) string {
+	return strings.Join(append([]string{filepath.Base(r.Path), r.Project, r.Agent, r.Version}, r.Models...), "\x00")
+}
+
+// compare orders two rows, the first to show first; ties go by path, so
+// that the order never depends on the order of the scan.
+func (l *sessionList) compare(a, b *SessionRow) int {
+	desc := func(x, y float64, okX, okY bool) int {
+		switch {
+		case okX != okY:
+			if okX {
+				return -1
+			}
+			return 1
+		case x > y:
+			return -1
+		case x < y:
+			return 1
+		}
+		return 0
+	}
+	var c int
+	switch l.order {
+	case byTime:
+		// Live sessions first, the one written last on top: a session
+		// that starts appears at the top, whatever times its log holds.
+		switch la, lb := l.live[a.Path], l.live[b.Path]; {
+		case la != lb:
+			c = desc(1, 0, la, lb)
+		case la:
+			c = desc(float64(a.Modified.UnixNano()), float64(b.Modified.UnixNano()), true, true)
+		default:
+			c = desc(float64(lastTime(a).UnixNano()), float64(lastTime(b).UnixNano()), true, true)
+		}
+	case bySessionCost:
+		c = desc(deref(a.Cost), deref(b.Cost), a.Cost != nil, b.Cost != nil)
+	case bySaved:
+		sa, okA := l.saved(a)
+		sb, okB := l.saved(b)
+		c = desc(sa, sb, okA, okB)
+	}
+	if c != 0 {
+		return c
+	}
+	return strings.Compare(a.Path, b.Path)
+}
+
+// lastTime is when the session was last active: its last call, else when
+// its log was written.
+func lastTime(r *SessionRow) time.Time {
+	if !r.Last.IsZero() {
+		return r.Last
+	}
+	return r.Modified
+}
+
+func deref(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// after is a row's cost under the policy; ok is false while it is being
+// replayed or when it is not known.
+func (l *sessionList) after(r *SessionRow) (after float64, ok bool) {
+	s, done := l.savings[r.Path]
+	if !done || s.CostAfter == nil || r.Cost == nil {
+		return 0, false
+	}
+	return *s.CostAfter, true
+}
+
+// saved is the dollars a row's policy saves.
+func (l *sessionList) saved(r *SessionRow) (float64, bool) {
+	after, ok := l.after(r)
+	if !ok {
+		return 0, false
+	}
+	return *r.Cost - after, true
+}
+
+func (l *sessionList) cycleSort() {
+	l.order = (l.order + 1) % 3
+	l.refresh()
+	l.cursor, l.offset = 0, 0
+}
+
+func (l *sessionList) setFilter(q string) {
+	l.filter = q
+	l.refresh()
+}
+
+func (l *sessionList) move(n int) {
+	l.cursor += n
+	l.clamp()
+}
+
+func (l *sessionList) top()    { l.cursor = 0; l.clamp() }
+func (l *sessionList) bottom() { l.cursor = len(l.shown) - 1; l.clamp() }
+
+// visible is the number of rows shown under the title line.
+func (l *sessionList) visible() int { return max(0, l.height-1) }
+
+func (l *sessionList) clamp() {
+	l.cursor = max(0, min(l.cursor, len(l.shown)-1))
+	v := l.visible()
+	if v == 0 {
+		l.offset = l.cursor
+		return
+	}
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+v {
+		l.offset = l.cursor - v + 1
+	}
+	l.offset = max(0, min(l.offset, len(l.shown)-v))
+}
+
+// clickRow selects the row at screen row y.
+func (l *sessionList) clickRow(y int) bool {
+	i := l.offset + (y - l.top0 - 1)
+	if y <= l.top0 || i < 0 || i >= len(l.shown) {
+		return false
+	}
+	l.cursor = i
+	return true
+}
+
+// fleetTotals sums the sessions shown.
+type fleetTotals struct {
+	sessions, calls int
+	// cost sums the known costs; unpriced counts the sessions without one.
+	cost     float64
+	unpriced int
+	// after sums the priced sessions' costs under the policy; pending
+	// counts those still being replayed.
+	after   float64
+	pending int
+	saved   int64 // prompt tokens
+}
+
+func (l *sessionList) totals() fleetTotals {
+	var t fleetTotals
+	for _, i := range l.shown {
+		r := &l.rows[i]
+		t.sessions++
+		t.calls += r.Calls
+		if s, ok := l.savings[r.Path]; ok {
+			t.saved += s.Saved
+		}
+		if r.Cost == nil {
+			t.unpriced++
+			continue
+		}
+		t.cost += *r.Cost
+		if after, ok := l.after(r); ok {
+			t.after += after
+		} else {
+			t.pending++
+		}
+	}
+	return t
+}
+
+// listColumn is one column of the list; a lower priority drops first.
+type listColumn struct {
+	title    string
+	width    int
+	priority int
+	right    bool
+	cell     func(r *SessionRow) string
+}
+
+func (c listColumn) fit(s string) string {
+	if c.right {
+		return termtext.FitLeft(s, c.width)
+	}
+	return termtext.Fit(s, c.width)
+}
+
+// agentName shortens the format for a column: "claude 2.1.126".
+func agentName(r *SessionRow) string {
+	name := strings.TrimSuffix(r.Agent, "-code")
+	if r.Version != "" {
+		name += " " + r.Version
+	}
+	return termtext.Escape(name)
+}
+
+// modelName is the session's first model, "+N" for the others.
+func modelName(r *SessionRow) string {
+	if len(r.Models) == 0 {
+		return "–"
+	}
+	s := termtext.Escape(r.Models[0])
+	if len(r.Models) > 1 {
+		s += fmt.Sprintf(" +%d", len(r.Models)-1)
+	}
+	return s
+}
+
+// columns lays out what fits the width; the project takes the rest.
+func (l *sessionList) columns() []listColumn {
+	st := l.ctx.Styles
+	timeFormat, timeWidth := "2006-01-02 15:04", 16
+	if l.width < 100 {
+		timeFormat, timeWidth = time.DateOnly, 10 // the year tells sessions apart more than the hour
+	}
+	all := []listColumn{
+		{title: " ", width: 1, priority: 0, cell: func(r *SessionRow) string {
+			if l.live[r.Path] {
+				return st.Live.Render("●")
+			}
+			return " "
+		}},
+		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *SessionRow) string {
+			if t := lastTime(r); !t.IsZero() {
+				return t.UTC().Format(timeFormat)
+			}
+			return "–"
+		}},
+		{title: "project", width: 10, priority: 1, cell: func(r *SessionRow) string {
+			if r.Project == "" {
+				return st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
+			}
+			return termtext.Escape(r.Project)
+		}},
+		{title: "agent", width: 14, priority: 6, cell: agentName},
+		{title: "model", width: 17, priority: 4, cell: modelName},
+		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *SessionRow) string { return human.Count(int64(r.Calls)) }},
+		{title: "cost → after", width: 17, priority: 1, right: true, cell: func(r *SessionRow) string {
+			if r.Cost == nil {
+				return st.Muted.Render("?")
+			}
+			after := "…"
+			if a, ok := l.after(r); ok {
+				after = human.Money(&a)
+			} else if s, ok := l.savings[r.Path]; ok && (s.Err != nil || s.CostAfter == nil) {
+				after = "?"
+			}
+			return human.Money(r.Cost) + "→" + after
+		}},
+		{title: "saved", width: 8, priority: 2, right: true, cell: func(r *SessionRow) string {
+			s, ok := l.saved(r)
+			switch {
+			case !ok:
+				if _, done := l.savings[r.Path]; !done && r.Cost != nil {
+					return st.Muted.Render("…")
+				}
+				return ""
+			case s == 0:
+				return st.Muted.Render("$0")
+			}
+			return st.Saved.Render(human.Money(&s))
+		}},
+		{title: "largest", width: 7, priority: 5, right: true, cell: func(r *SessionRow) string {
+			if r.LargestResult == 0 {
+				return ""
+			}
+			return human.ShortBytes(r.LargestResult)
+		}},
+	}
+	if len(l.live) > 0 {
+		all = append(all,
+			listColumn{title: "burn", width: 8, priority: 3, right: true, cell: func(r *SessionRow) string {
+				switch {
+				case !l.live[r.Path]:
+					return ""
+				case r.Cost == nil:
+					return st.Muted.Render("?")
+				}
+				return st.Live.Render(burnText(r.Burn))
+			}},
+			listColumn{title: "ctx", width: 4, priority: 3, right: true, cell: func(r *SessionRow) string {
+				if !l.live[r.Path] {
+					return ""
+				}
+				return contextText(r)
+			}})
+	}
+	for {
+		total := -1
+		for _, c := range all {
+			total += c.width + 1
+		}
+		if total <= l.width || len(all) == 1 {
+			break
+		}
+		worst := 0
+		for i, c := range all {
+			if c.priority > all[worst].priority {
+				worst = i
+			}
+		}
+		all = slices.Delete(all, worst, worst+1)
+	}
+	used := -1
+	for _, c := range all {
+		used += c.width + 1
+	}
+	for i := range all {
+		if all[i].title == "project" {
+			all[i].width += max(0, l.width-used)
+		}
+	}
+	return all
+}
+
+// burnText is dollars per hour: "$12.30/h".
+func burnText(usd float64) string {
+	if usd >= 100 {
+		return fmt.Sprintf("$%.0f/h", usd)
+	}
+	return fmt.Sprintf("$%.2f/h", usd)
+}
+
+// contextText is how full the last call's context was: "45%"; "?" when
+// the model's window is not known.
+func contextText(r *SessionRow) string {
+	if r.ContextMax <= 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%d%%", int(100*float64(r.Context)/float64(r.ContextMax)+0.5))
+}
+
+// View draws the title line and the visible rows.
+func (l *sessionList) View() string {
+	if l.height <= 0 || l.width <= 0 {
+		return ""
+	}
+	st := l.ctx.Styles
+	cols := l.columns()
+	var head []string
+	for _, c := range cols {
+		head = append(head, c.fit(c.title))
+	}
+	var b strings.Builder
+	b.WriteString(st.TableHeader.Render(termtext.Truncate(strings.Join(head, " "), l.width)))
+	if len(l.shown) == 0 && l.visible() > 0 {
+		b.WriteString("\n")
+		msg := "no sessions"
+		if l.filter != "" {
+			msg = fmt.Sprintf("no session matches %q (esc clears the filter)", l.filter)
+		}
+		b.WriteString(st.Muted.Render(termtext.Truncate(termtext.Escape(msg), l.width)))
+	}
+	for i := l.offset; i < len(l.shown) && i < l.offset+l.visible(); i++ {
+		r := &l.rows[l.shown[i]]
+		cells := make([]string, len(cols))
+		for k, c := range cols {
+			cells[k] = c.fit(c.cell(r))
+		}
+		line := strings.Join(cells, " ")
+		b.WriteString("\n")
+		if i == l.cursor {
+			b.WriteString(st.Selected.Render(termtext.Fit(stripStyles(line), l.width)))
+		} else {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"math"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/report"
+)
+
+// TestSessionListMatchesReport checks every figure the list shows of each
+// real session against the report of the same folder under the same
+// policy: calls, cost before and after, tokens saved, the largest result.
+func TestSessionListMatchesReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads and counts every shared transcript twice")
+	}
+	dir := filepath.Join(sharedtest.Dir(t), "transcripts")
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := app.Options{Prices: pricing.Default(), Policy: pol, Counter: counter}
+
+	src := NewAppSessions([]string{dir}, app.Env{}, opt)
+	rows, warnings, err := src.Scan(context.Background(), nil)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("scan: %v %v", err, warnings)
+	}
+	var mu sync.Mutex
+	saved := map[string]SessionSavings{}
+	var paths []string
+	for _, r := range rows {
+		paths = append(paths, r.Path)
+	}
+	if err := src.Replay(context.Background(), pol, paths, func(s SessionSavings) {
+		mu.Lock()
+		saved[s.Path] = s
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	var out bytes.Buffer
+	w, err := report.NewWriter("json", &out, opt.Prices.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Generate([]string{dir}, nil, opt, w, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	type session struct {
+		Path    string `json:"path"`
+		Results []struct {
+			Bytes int64 `json:"bytes"`
+		} `json:"results"`
+		Totals struct {
+			APICalls  int      `json:"api_calls"`
+			Cost      *float64 `json:"cost_usd"`
+			CostAfter *float64 `json:"cost_usd_after"`
+			Saved     int64    `json:"saved_tokens"`
+		} `json:"totals"`
+		Subagents []struct {
+			Results []struct {
+				Bytes int64 `json:"bytes"`
+			} `json:"results"`
+		} `json:"subagents"`
+	}
+	var doc struct{ Sessions []session }
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Sessions) != len(rows) {
+		t.Fatalf("%d rows, report has %d sessions", len(rows), len(doc.Sessions))
+	}
+	byPath := map[string]SessionRow{}
+	for _, r := range rows {
+		byPath[r.Path] = r
+	}
+	same := func(a, b *float64) bool {
+		return (a == nil) == (b == nil) && (a == nil || math.Abs(*a-*b) < 1e-9)
+	}
+	for _, s := range doc.Sessions {
+		r, ok := byPath[s.Path]
+		if !ok {
+			t.Errorf("%s: not listed", s.Path)
+			continue
+		}
+		name := filepath.Base(s.Path)
+		var largest int64
+		for _, res := range s.Results {
+			largest = max(largest, res.Bytes)
+		}
+		for _, sub := range s.Subagents {
+			for _, res := range sub.Results {
+				largest = max(largest, res.Bytes)
+			}
+		}
+		sv := saved[s.Path]
+		if r.Calls != s.Totals.APICalls || !same(r.Cost, s.Totals.Cost) || r.LargestResult != largest ||
+			!same(sv.CostAfter, s.Totals.CostAfter) || sv.Saved != s.Totals.Saved || sv.Err != nil {
+			t.Errorf("%s: list calls %d cost %v after %v saved %d largest %d (%v); report %d %v %v %d %d",
+				name, r.Calls, fmtCost(r.Cost), fmtCost(sv.CostAfter), sv.Saved, r.LargestResult, sv.Err,
+				s.Totals.APICalls, fmtCost(s.Totals.Cost), fmtCost(s.Totals.CostAfter), s.Totals.Saved, largest)
+		}
+	}
+}
+
+func fmtCost(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

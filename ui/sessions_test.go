@@ -1,0 +1,572 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// fleetCall is one assistant line of a generated session: its time, the
+// usage it records, and a tool result of resultBytes after it.
+type fleetCall struct {
+	at                       string
+	input, cacheRead, output int64
+	resultBytes              int
+}
+
+// writeSession writes a session in the generic format, the folder the
+// agent ran in recorded as cwd on its header.
+func writeSession(t testing.TB, path, cwd, model string, calls []fleetCall) {
+	t.Helper()
+	var b strings.Builder
+	line := func(v map[string]any) {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	line(map[string]any{"spillway": "transcript/v1", "session_id": filepath.Base(path), "cwd": cwd})
+	line(map[string]any{"role": "user", "content": "go"})
+	for i, c := range calls {
+		msg := map[string]any{"role": "assistant", "model": model, "timestamp": c.at, "content": "ok",
+			"usage": map[string]any{"input_tokens": c.input, "cache_creation_input_tokens": 0, "cache_read_input_tokens": c.cacheRead, "output_tokens": c.output}}
+		if c.resultBytes > 0 {
+			id := fmt.Sprintf("t%d", i)
+			msg["tool_calls"] = []any{map[string]any{"id": id, "name": "read_file", "arguments": map[string]any{"path": fmt.Sprintf("f%d.txt", i)}}}
+			line(msg)
+			line(map[string]any{"role": "tool", "tool_call_id": id, "content": strings.Repeat("word ", c.resultBytes/5)})
+			continue
+		}
+		line(msg)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fleetFixture writes four sessions whose recorded costs are, by hand:
+//
+//	alpha (claude-sonnet-4-5, $3 and $15 per million): 1,000 in + 100 out
+//	  = $0.0045, then 20,000 in + 200 out = $0.063: $0.0675, with a 40,000-byte result
+//	beta (gpt-5, $1.25 and $10): 10,000 in + 1,000 out = $0.0225
+//	gamma (claude-haiku-4-5, $1 and $5): 3 × (2,000 in + 400 out) = 3 × $0.004 = $0.012
+//	delta (a model without a price): unknown
+//
+// so $0.1020 in all over 7 calls, delta without a price.
+func fleetFixture(t testing.TB) string {
+	dir := t.TempDir()
+	writeSession(t, filepath.Join(dir, "alpha.jsonl"), "/home/u/alpha", "claude-sonnet-4-5", []fleetCall{
+		{at: "2026-03-01T09:00:00Z", input: 1000, output: 100, resultBytes: 40_000},
+		{at: "2026-03-01T09:05:00Z", input: 20_000, output: 200},
+	})
+	writeSession(t, filepath.Join(dir, "beta.jsonl"), "/home/u/beta", "gpt-5", []fleetCall{
+		{at: "2026-03-02T10:00:00Z", input: 10_000, output: 1000},
+	})
+	writeSession(t, filepath.Join(dir, "gamma.jsonl"), `C:\work\gamma`, "claude-haiku-4-5", []fleetCall{
+		{at: "2026-02-28T08:00:00Z", input: 2000, output: 400},
+		{at: "2026-02-28T08:01:00Z", input: 2000, output: 400},
+		{at: "2026-02-28T08:02:00Z", input: 2000, output: 400},
+	})
+	writeSession(t, filepath.Join(dir, "delta.jsonl"), "/home/u/delta", "unpriced-model-x", []fleetCall{
+		{at: "2026-03-03T11:00:00Z", input: 500, output: 50},
+	})
+	// Written long ago: nothing is live unless a test makes it so.
+	old := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
+	for _, name := range []string{"alpha", "beta", "gamma", "delta"} {
+		os.Chtimes(filepath.Join(dir, name+".jsonl"), old, old)
+	}
+	return dir
+}
+
+// newListModel opens the session list over paths at w×h and runs it
+// until idle; the clock stands still at now.
+func newListModel(t testing.TB, paths []string, preset string, w, h int, now time.Time, opts ...func(*Options)) *Model {
+	t.Helper()
+	restore, wait := clock, driveWait
+	clock = func() time.Time { return now }
+	// A replay answers when its sessions are read and counted, which on a
+	// busy machine can take longer than drive waits for a terminal query.
+	driveWait = time.Minute
+	t.Cleanup(func() { clock, driveWait = restore, wait })
+	pol, err := policy.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark", SessionsName: "fixture"}
+	for _, o := range opts {
+		o(&opt)
+	}
+	opt.Sessions = NewAppSessions(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+	m := New(opt)
+	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	drive(t, m, m.Init())
+	return m
+}
+
+var longAgo = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+
+// shownNames is the list's rows in order, by file name.
+func shownNames(m *Model) []string {
+	l := &m.fleet.list
+	var out []string
+	for _, i := range l.shown {
+		out = append(out, strings.TrimSuffix(filepath.Base(l.rows[i].Path), ".jsonl"))
+	}
+	return out
+}
+
+func lineWith(t testing.TB, m *Model, prefix string) string {
+	t.Helper()
+	for _, l := range strings.Split(ansi.Strip(screen(m)), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			return l
+		}
+	}
+	t.Fatalf("no line starts with %q:\n%s", prefix, ansi.Strip(screen(m)))
+	return ""
+}
+
+// TestSessionListGolden pins the list at 80×24 and 120×40, and following
+// with live sessions (go test ./ui -update rewrites them).
+func TestSessionListGolden(t *testing.T) {
+	dir := fleetFixture(t)
+	for _, tt := range []struct {
+		name string
+		w, h int
+		keys []string
+	}{
+		{"list-120x40", 120, 40, nil},
+		{"list-80x24", 80, 24, nil},
+		{"list-by-saved-80x24", 80, 24, []string{"o", "o"}},
+		{"list-filtered-120x40", 120, 40, []string{"/", "h", "a", "enter"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newListModel(t, []string{dir}, "harness-rs-0.0.40", tt.w, tt.h, longAgo)
+			press(t, m, tt.keys...)
+			out := screen(m)
+			checkSize(t, out, tt.w, tt.h)
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
+}
+
+// TestSessionListNumbers pins sort orders, the filter and the footer's
+// totals to the fixture's hand-computed costs.
+func TestSessionListNumbers(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	if got, want := strings.Join(shownNames(m), " "), "delta beta alpha gamma"; got != want {
+		t.Errorf("by time: %s, want %s", got, want)
+	}
+	// Every cost is the hand computation to the micro-dollar.
+	want := map[string]float64{"alpha": 0.0675, "beta": 0.0225, "gamma": 0.012}
+	for _, r := range m.fleet.list.rows {
+		name := strings.TrimSuffix(filepath.Base(r.Path), ".jsonl")
+		if w, ok := want[name]; ok {
+			if r.Cost == nil || math.Abs(*r.Cost-w) > 1e-9 {
+				t.Errorf("%s: cost %v, want %g", name, r.Cost, w)
+			}
+		} else if r.Cost != nil {
+			t.Errorf("%s: cost %g, want unknown", name, *r.Cost)
+		}
+	}
+	footer := lineWith(t, m, "4 sessions")
+	if !strings.HasPrefix(footer, "4 sessions · 7 calls · cost $0.1020 → ") || !strings.Contains(footer, "1 without a price") {
+		t.Errorf("footer: %s", footer)
+	}
+	// The policy truncates alpha's 40,000-byte result: only alpha saves,
+	// and the footer's after is the sum of the rows'.
+	alpha := rowOf(t, m, "alpha")
+	after, ok := m.fleet.list.after(alpha)
+	if !ok || after >= 0.0675 {
+		t.Fatalf("alpha after %g (%v), want less than $0.0675", after, ok)
+	}
+	wantAfter := after + 0.0225 + 0.012
+	if !strings.Contains(footer, fmt.Sprintf("cost $0.1020 → $%.4f", wantAfter)) {
+		t.Errorf("footer %q, want after $%.4f", footer, wantAfter)
+	}
+	press(t, m, "o")
+	if got, want := strings.Join(shownNames(m), " "), "alpha beta gamma delta"; got != want {
+		t.Errorf("by cost: %s, want %s", got, want)
+	}
+	press(t, m, "o")
+	if got, want := strings.Join(shownNames(m), " "), "alpha beta gamma delta"; got != want {
+		t.Errorf("by saved: %s, want %s (ties by name, unknown last)", got, want)
+	}
+	// Filtering by model: only beta, and the footer sums it alone.
+	press(t, m, "/", "g", "p", "t", "enter")
+	if got := strings.Join(shownNames(m), " "); got != "beta" {
+		t.Errorf("filter gpt: %s", got)
+	}
+	if f := lineWith(t, m, "1 session"); !strings.HasPrefix(f, "1 session · 1 call · cost $0.0225 → $0.0225 −0.0% · saved $0.0000") {
+		t.Errorf("filtered footer: %s", f)
+	}
+	// By project, from a Windows cwd too; esc clears the filter.
+	press(t, m, "/", "ctrl+u", "g", "a", "m", "m", "enter")
+	if got := strings.Join(shownNames(m), " "); got != "gamma" {
+		t.Errorf("filter gamm: %s", got)
+	}
+	press(t, m, "esc")
+	if len(m.fleet.list.shown) != 4 || m.fleet.list.filter != "" {
+		t.Errorf("esc left %v, filter %q", shownNames(m), m.fleet.list.filter)
+	}
+}
+
+func rowOf(t testing.TB, m *Model, name string) *SessionRow {
+	t.Helper()
+	for i := range m.fleet.list.rows {
+		if strings.TrimSuffix(filepath.Base(m.fleet.list.rows[i].Path), ".jsonl") == name {
+			return &m.fleet.list.rows[i]
+		}
+	}
+	t.Fatalf("no row %s", name)
+	return nil
+}
+
+// TestSessionListOpen opens a session in the calls view, whose totals are
+// the row's, and esc comes back with the cursor where it was.
+func TestSessionListOpen(t *testing.T) {
+	t.Run("held", func(t *testing.T) { testOpen(t, true) })
+	t.Run("read again", func(t *testing.T) {
+		restore := holdBytes
+		holdBytes = 0
+		t.Cleanup(func() { holdBytes = restore })
+		testOpen(t, false)
+	})
+}
+
+func testOpen(t *testing.T, held bool) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	press(t, m, "j", "j") // delta beta [alpha]
+	if got := filepath.Base(m.fleet.list.current()); got != "alpha.jsonl" {
+		t.Fatalf("selected %s", got)
+	}
+	press(t, m, "enter")
+	if !m.inSession || m.replay == nil {
+		t.Fatalf("not open: in session %v, replay %v", m.inSession, m.replay != nil)
+	}
+	if p := m.fleet.src.(*AppSessions).Held(m.fleet.list.current()); held && (p == nil || m.prep != p) || !held && p != nil {
+		t.Errorf("held %v: opened %p, the list holds %p", held, m.prep, p)
+	}
+	row := rowOf(t, m, "alpha")
+	after, _ := m.fleet.list.after(row)
+	if c := m.replay.Totals.Cost; c == nil || math.Abs(*c-*row.Cost) > 1e-12 {
+		t.Errorf("call view cost %v, row %g", c, *row.Cost)
+	}
+	if c := m.replay.Totals.CostAfter; c == nil || math.Abs(*c-after) > 1e-12 {
+		t.Errorf("call view after %v, row %g", c, after)
+	}
+	if got := lineWith(t, m, "spillway · alpha.jsonl"); !strings.Contains(got, "claude-sonnet-4-5") {
+		t.Errorf("header: %s", got)
+	}
+	// A policy tuned in the session is the list's too.
+	press(t, m, "+")
+	press(t, m, "esc")
+	if m.inSession || filepath.Base(m.fleet.list.current()) != "alpha.jsonl" || m.fleet.list.cursor != 2 {
+		t.Errorf("back: in session %v, cursor %d on %s", m.inSession, m.fleet.list.cursor, m.fleet.list.current())
+	}
+	if m.policy.Ceiling != 49_152 {
+		t.Errorf("ceiling %d", m.policy.Ceiling)
+	}
+	if _, ok := m.fleet.list.after(row); !ok || len(m.fleet.pending) != 0 {
+		t.Errorf("not replayed under the new ceiling: pending %v", m.fleet.pending)
+	}
+}
+
+// TestSessionListTuning: a tuning key in the list replays every session,
+// and the totals and chart move with it.
+func TestSessionListTuning(t *testing.T) {
+	t.Run("held", func(t *testing.T) { testTuning(t) })
+	// Sessions past the memory bound are read again for each replay, to
+	// the same figures.
+	t.Run("read again", func(t *testing.T) {
+		restore := holdBytes
+		holdBytes = 0
+		t.Cleanup(func() { holdBytes = restore })
+		testTuning(t)
+	})
+}
+
+func testTuning(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 3,012 tokens") {
+		t.Errorf("footer: %s", got)
+	}
+	before := lineWith(t, m, "4 sessions")
+	chart := lineWith(t, m, "cost saved")
+	gen := m.fleet.gen
+	press(t, m, "+", "+") // 96 KiB: alpha's 40,000 bytes are kept
+	if m.fleet.gen != gen+2 {
+		t.Errorf("generation %d after two keys, want %d", m.fleet.gen, gen+2)
+	}
+	after := lineWith(t, m, "4 sessions")
+	if after == before || !strings.HasPrefix(after, "4 sessions · 7 calls · cost $0.1020 → $0.1020 −0.0%") {
+		t.Errorf("footer after + +: %s (before %s)", after, before)
+	}
+	if c := lineWith(t, m, "cost saved"); c == chart || !strings.Contains(c, "▸96K") {
+		t.Errorf("chart after + +: %s (before %s)", c, chart)
+	}
+	press(t, m, "u", "u")
+	if got := lineWith(t, m, "4 sessions"); got != before {
+		t.Errorf("undone: %s, want %s", got, before)
+	}
+}
+
+// blockingSource replays nothing until its context ends, and says so.
+type blockingSource struct {
+	rows      []SessionRow
+	cancelled chan string
+}
+
+func (b *blockingSource) Scan(context.Context, func(int, int)) ([]SessionRow, []string, error) {
+	return b.rows, nil, nil
+}
+
+func (b *blockingSource) Replay(ctx context.Context, pol policy.Policy, _ []string, _ func(SessionSavings)) error {
+	<-ctx.Done()
+	b.cancelled <- policy.FormatSize(pol.Ceiling, pol.Unit)
+	return ctx.Err()
+}
+
+func (b *blockingSource) Sweep(ctx context.Context, _ policy.Policy, _ []string, _ []int64, _ func(SessionSavings)) error {
+	return nil
+}
+
+// TestSessionListNeverBlocks: keys are answered while replays run, a new
+// policy cancels the replay of the one before, and what a stale replay
+// still sends is dropped.
+func TestSessionListNeverBlocks(t *testing.T) {
+	usd := 1.5
+	src := &blockingSource{rows: []SessionRow{{Path: "/a.jsonl", Calls: 3, Cost: &usd}}, cancelled: make(chan string, 4)}
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	m := New(Options{Policy: pol, Prices: pricing.Default(), Sessions: src, SessionsName: "fake"})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	// The scan's command, run by hand: its replay command is not run.
+	_, cmd := m.Update(fleetScannedMsg{rows: src.rows})
+	if cmd == nil {
+		t.Fatal("no replay started")
+	}
+	go cmd()
+	start := time.Now()
+	_, next := m.Update(keyMsg("+"))
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Errorf("a key took %v while replaying", d)
+	}
+	go next()
+	select {
+	case c := <-src.cancelled:
+		if c != "24,576 JSON bytes" {
+			t.Errorf("cancelled the replay at %s, want the old ceiling's", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the older replay was not cancelled")
+	}
+	if !strings.Contains(ansi.Strip(screen(m)), "replaying 0/1") {
+		t.Errorf("no progress shown:\n%s", ansi.Strip(screen(m)))
+	}
+	stale := 0.5
+	m.Update(fleetSavedMsg{gen: m.fleet.gen - 1, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}})
+	if _, ok := m.fleet.list.savings["/a.jsonl"]; ok {
+		t.Error("a stale replay's figures were taken")
+	}
+	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true})
+	if s, ok := m.fleet.list.savings["/a.jsonl"]; !ok || *s.CostAfter != 0.5 {
+		t.Error("the current replay's figures were not taken")
+	}
+}
+
+// TestSessionListLive follows a folder in which a session was written in
+// the last minute: it is marked live with its burn rate and context, a new
+// session appears at the top, and opening a live one follows it.
+func TestSessionListLive(t *testing.T) {
+	dir := fleetFixture(t)
+	live := filepath.Join(dir, "live.jsonl")
+	// Calls on claude-haiku-4-5 ($1 in, $0.10 cache read, $5 out per
+	// million) at 11:45 (10,000 in + 100 out: $0.0105), 11:52 (20,000 in
+	// + 200 out: $0.021) and 11:59 (20,000 in + 30,000 read + 200 out:
+	// $0.024): the ten minutes up to the last hold the last two, $0.045,
+	// or $0.27 an hour; the last prompt, 50,000 tokens of a 200,000
+	// window, is 25% full.
+	writeSession(t, live, "/home/u/live", "claude-haiku-4-5", []fleetCall{
+		{at: "2026-03-05T11:45:00Z", input: 10_000, output: 100},
+		{at: "2026-03-05T11:52:00Z", input: 20_000, output: 200},
+		{at: "2026-03-05T11:59:00Z", input: 20_000, cacheRead: 30_000, output: 200},
+	})
+	written := time.Date(2026, 3, 5, 11, 59, 30, 0, time.UTC)
+	os.Chtimes(live, written, written)
+	now := written.Add(20 * time.Second)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, now)
+	row := rowOf(t, m, "live")
+	if !m.fleet.following || !m.fleet.list.live[row.Path] || len(m.fleet.list.live) != 1 {
+		t.Fatalf("following %v, live %v", m.fleet.following, m.fleet.list.live)
+	}
+	if math.Abs(row.Burn-0.27) > 1e-9 || row.Context != 50_000 || row.ContextMax != 200_000 {
+		t.Errorf("burn %g, context %d of %d", row.Burn, row.Context, row.ContextMax)
+	}
+	if got := lineWith(t, m, "● 2026-03-05 11:59"); !strings.HasSuffix(strings.TrimRight(got, " "), "$0.27/h  25%") {
+		t.Errorf("live row: %q", got)
+	}
+	golden.RequireEqual(t, []byte(screen(m)))
+
+	// A new session appears at the top, live, at the next look, though
+	// the times in its log are older than any.
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	writeSession(t, fresh, "/home/u/fresh", "gpt-5", []fleetCall{{at: "2025-01-01T12:00:00Z", input: 1000, output: 10}})
+	os.Chtimes(fresh, now, now)
+	send(t, m, fleetTickMsg{})
+	if got := shownNames(m); len(got) != 6 || got[0] != "fresh" || !m.fleet.list.live[fresh] {
+		t.Errorf("after a new session: %v, live %v", got, m.fleet.list.live)
+	}
+	// A session removed leaves the list, and no replay waits for it.
+	os.Remove(fresh)
+	send(t, m, fleetTickMsg{})
+	if got := shownNames(m); len(got) != 5 || len(m.fleet.pending) != 0 || strings.Contains(lineWith(t, m, "5 sessions"), "replaying") {
+		t.Errorf("after removing a session: %v, pending %v", got, m.fleet.pending)
+	}
+	// Opening a live session follows it.
+	follows := make(chan string, 1)
+	restore := follow
+	t.Cleanup(func() { follow = restore })
+	follow = func(ctx context.Context, path string, _ transcript.FollowOptions) (<-chan transcript.Update, error) {
+		follows <- path
+		return nil, fmt.Errorf("stand-in")
+	}
+	for filepath.Base(m.fleet.list.current()) != "live.jsonl" {
+		press(t, m, "j")
+	}
+	press(t, m, "enter")
+	select {
+	case p := <-follows:
+		if p != live {
+			t.Errorf("followed %s", p)
+		}
+	default:
+		t.Error("the live session was not followed")
+	}
+}
+
+// TestSessionListHostile lists a session whose file name, folder and
+// model carry control sequences: they reach the screen only escaped, and
+// drawing the list changes nothing.
+func TestSessionListHostile(t *testing.T) {
+	dir := fleetFixture(t)
+	evil := "\x1b]0;pwned\x07\x1b[2J\u009b31m\u202e"
+	path := filepath.Join(dir, "x"+evil+".jsonl")
+	writeSession(t, path, "/home/"+evil, "gpt-5"+evil, []fleetCall{{at: "2026-03-06T00:00:00Z", input: 10, output: 1}})
+	os.Chtimes(path, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	press(t, m, "/", "x", "enter")
+	state := func() string {
+		l := &m.fleet.list
+		return fmt.Sprintf("%v %d %d %q %d", l.shown, l.cursor, l.offset, l.filter, m.fleet.gen)
+	}
+	before := state()
+	out := screen(m)
+	if again := screen(m); again != out || state() != before {
+		t.Errorf("drawing changed the list: %s, then %s", before, state())
+	}
+	sgr := regexp.MustCompile("\x1b\\[[0-9;:]*m")
+	rest := sgr.ReplaceAllString(out, "")
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e"} {
+		if strings.Contains(rest, bad) {
+			t.Errorf("raw %q reached the screen:\n%q", bad, rest)
+		}
+	}
+	if !strings.Contains(rest, `\x1b]0;`) {
+		t.Errorf("the escaped folder is not shown:\n%s", rest)
+	}
+}
+
+// TestSessionListCopies: a log that copies another's responses (a resumed
+// session) costs nothing of its own in the list, as in the report of the
+// folder, also when it appears after the first look and is replayed alone.
+func TestSessionListCopies(t *testing.T) {
+	dir := t.TempDir()
+	data := demoData(t)
+	first := filepath.Join(dir, "first.jsonl")
+	if err := os.WriteFile(first, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(first, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	// The demo: $0.398306 as recorded, $0.254151 under harness-rs-0.0.40
+	// (README's sweep).
+	want := "1 session · 16 calls · cost $0.3983 → $0.2542 −36.2%"
+	if got := lineWith(t, m, "1 session"); !strings.HasPrefix(got, want) {
+		t.Errorf("footer %s, want %s", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "second.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	send(t, m, fleetTickMsg{}) // not following: nothing is looked at
+	if len(m.fleet.list.rows) != 1 {
+		t.Fatalf("rows %d without following", len(m.fleet.list.rows))
+	}
+	press(t, m, "f")
+	want = "2 sessions · 32 calls · cost $0.3983 → $0.2542 −36.2%"
+	if got := lineWith(t, m, "2 sessions"); !strings.HasPrefix(got, want) {
+		t.Errorf("footer %s, want %s", got, want)
+	}
+	var zero int
+	for _, r := range m.fleet.list.rows {
+		if after, ok := m.fleet.list.after(&r); ok && *r.Cost == 0 && after == 0 {
+			zero++
+		}
+	}
+	if zero != 1 {
+		t.Errorf("%d sessions cost nothing before and after, want the copy alone", zero)
+	}
+}
+
+// TestSessionListWarningsAndSizes: a log that is not a session is a
+// counted warning the W list names, the others listed; the list fits any
+// terminal, however small.
+func TestSessionListWarningsAndSizes(t *testing.T) {
+	dir := fleetFixture(t)
+	junk := filepath.Join(dir, "notes.jsonl")
+	if err := os.WriteFile(junk, []byte("just some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(junk, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	if got := lineWith(t, m, "4 sessions"); !strings.HasSuffix(strings.TrimRight(got, " "), "1 warning (W)") {
+		t.Errorf("footer: %s", got)
+	}
+	press(t, m, "W")
+	if out := ansi.Strip(screen(m)); m.overlay != warningsOverlay || !strings.Contains(out, junk+" is not an agent transcript") {
+		t.Errorf("warnings:\n%s", out)
+	}
+	press(t, m, "esc", "?")
+	if out := ansi.Strip(screen(m)); m.overlay != helpOverlay || !strings.Contains(out, "filter sessions") {
+		t.Errorf("help:\n%s", out)
+	}
+	press(t, m, "esc")
+	for _, size := range [][2]int{{1, 1}, {20, 5}, {40, 8}, {60, 12}, {200, 60}} {
+		send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		press(t, m, "j", "G", "pgup")
+		checkSize(t, screen(m), size[0], size[1])
+	}
+}
