@@ -227,15 +227,11 @@ type Warning struct {
 	Err  error
 }
 
-// String is the warning for a terminal, its path and message escaped.
-func (w Warning) String() string {
-	if w.Path == "" {
-		return termtext.Escape(w.Err.Error())
-	}
-	return termtext.Escape(w.Path + ": " + w.Err.Error())
-}
+// String is the warning for a terminal, escaped. Its message names the
+// file, as every error of reading one does.
+func (w Warning) String() string { return termtext.Escape(w.Err.Error()) }
 
-func (w Warning) Error() string { return w.Path + ": " + w.Err.Error() }
+func (w Warning) Error() string { return w.Err.Error() }
 func (w Warning) Unwrap() error { return w.Err }
 
 // Scan summarises every input: one Entry per input that could be read, in

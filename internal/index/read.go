@@ -3,9 +3,11 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -75,7 +77,14 @@ type fileModel struct {
 }
 
 // openFile opens a transcript for reading; tests replace it.
-var openFile = func(path string) (*os.File, os.FileInfo, error) { return safefile.OpenRegular(path, nil) }
+var openFile = func(path string) (*os.File, os.FileInfo, error) {
+	f, info, err := safefile.OpenRegular(path, nil)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
+		err = fmt.Errorf("%s %w", path, err) // safefile names the file only in the open's own errors
+	}
+	return f, info, err
+}
 
 // afterStat runs between a file's stat and its read; tests change the file there.
 var afterStat = func(string) {}
@@ -131,15 +140,18 @@ func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
 	afterStat(path)
 	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size}
 	s, err := transcript.Read(r, path, ix.opt.Read)
-	if err != nil {
-		return nil, k, err
-	}
-	now, err := f.Stat()
-	if err != nil || r.n != k.Size || now.Size() < k.Size || !os.SameFile(info, now) {
+	// What was read is of one version of the file only if the file is
+	// still the one opened, and still as long: checked before the read's
+	// own error, which a file cut short while read would cause.
+	now, statErr := f.Stat()
+	if statErr != nil || r.n != k.Size || now.Size() < k.Size || !os.SameFile(info, now) {
 		return nil, k, fmt.Errorf("%s %w", path, errChanged)
 	}
 	if again, err := os.Stat(path); err != nil || !os.SameFile(info, again) {
 		return nil, k, fmt.Errorf("%s %w", path, errChanged)
+	}
+	if err != nil {
+		return nil, k, err
 	}
 	return s, k, nil
 }

@@ -74,7 +74,9 @@ func (ix *Index) Replay(ctx context.Context, entries []Entry, pol policy.Policy,
 	read.SizesOnly = false
 	opt := app.Options{Prices: ix.opt.Prices, Read: read, Policy: pol, Counter: counter, Workers: ix.opt.Workers}
 	var inputs []app.Input
+	byPath := map[string]Entry{}
 	for _, e := range entries {
+		byPath[e.Path] = e
 		if _, ok := known[e.Path]; !ok {
 			inputs = append(inputs, app.Input{Path: e.Path, Subagents: e.Subagents})
 		}
@@ -89,7 +91,7 @@ func (ix *Index) Replay(ctx context.Context, entries []Entry, pol policy.Policy,
 		if err := ctx.Err(); err != nil {
 			return Saving{}, err
 		}
-		return saving(opt, s)
+		return saving(opt, s, byPath[s.Session.Path])
 	}
 	emit := func(sv Saving) error {
 		got[sv.Path] = sv
@@ -140,13 +142,15 @@ func (ix *Index) Replay(ctx context.Context, entries []Entry, pol policy.Policy,
 	return out, warnings, nil
 }
 
-// saving replays one session and its sub-agents and sums what pol saves.
-func saving(opt app.Options, s *app.Session) (Saving, error) {
+// saving replays one session and its sub-agents and sums what the policy
+// saves, combining the dollars as report does: the recorded cost is the
+// Entry's, and the cost after is known when every part with recorded
+// usage has one.
+func saving(opt app.Options, s *app.Session, e Entry) (Saving, error) {
 	sv := Saving{Path: s.Session.Path}
-	var cost, after float64
-	costKnown, afterKnown, recorded := true, true, false
-	parts := append([]*replay.Prepared{s.Prepared}, s.Subagents...)
-	for _, p := range parts {
+	var after float64
+	afterKnown := true
+	for _, p := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
 		rp, err := opt.Replay(p, opt.Policy)
 		if err != nil {
 			return Saving{}, err
@@ -158,26 +162,25 @@ func saving(opt app.Options, s *app.Session) (Saving, error) {
 				sv.Acted += n
 			}
 		}
-		if t.RecordedCalls == 0 {
-			continue
+		usage, counted := false, false // a call with usage; one with usage or counted elsewhere
+		for i := range p.Session.Calls {
+			c := &p.Session.Calls[i]
+			usage = usage || c.Usage != nil
+			counted = counted || c.Usage != nil || c.CountedIn != ""
 		}
-		recorded = true
-		if t.Cost == nil {
-			costKnown = false
-		} else {
-			cost += *t.Cost
-		}
-		if t.CostAfter == nil {
-			afterKnown = false
-		} else {
+		switch {
+		case !counted:
+		case usage && t.CostAfter != nil:
 			after += *t.CostAfter
+		default:
+			afterKnown = false
 		}
 	}
-	if recorded && costKnown {
+	if e.CostUSD != nil {
+		cost := *e.CostUSD
 		sv.CostUSD = &cost
 		if afterKnown {
-			a := after
-			sv.CostUSDAfter = &a
+			sv.CostUSDAfter = &after
 			d := cost - after
 			sv.SavedUSD = &d
 		}
