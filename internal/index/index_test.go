@@ -16,6 +16,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/report"
@@ -254,5 +255,36 @@ func replaySameAsReport(t *testing.T, paths ...string) {
 	other.Name = "other"
 	if _, _, err := ix.Replay(ctx, entries, other, nil); err != context.Canceled {
 		t.Errorf("cancelled replay: %v, want context.Canceled", err)
+	}
+}
+
+// TestFleetCorpus pins the index to the generated many-sessions corpus:
+// every session's totals as the generator wrote them, its sub-agents
+// under it and a resumed session's copies counted in the session resumed.
+func TestFleetCorpus(t *testing.T) {
+	dir := t.TempDir()
+	shape := corpus.DefaultFleet
+	shape.Claude, shape.Codex, shape.MeanCalls, shape.ResumeEvery = 45, 15, 30, 10
+	want, err := corpus.WriteFleet(dir, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, warnings := scan(t, index.Options{NoCache: true}, []string{dir})
+	if len(warnings) > 0 {
+		t.Errorf("warnings: %v", warnings)
+	}
+	got := map[string]corpus.Totals{}
+	files, copied := 0, 0
+	for _, e := range entries {
+		got[e.Path] = corpus.Totals{Calls: e.APICalls - e.CopiedCalls, Input: e.Recorded.Input, CacheCreation: e.Recorded.CacheCreation,
+			CacheRead: e.Recorded.CacheRead, Output: e.Recorded.Output}
+		files += 1 + len(e.Subagents)
+		copied += e.CopiedCalls
+	}
+	if diff := cmp.Diff(want.Sessions, got); diff != "" {
+		t.Errorf("sessions (-generated +indexed):\n%s", diff)
+	}
+	if files != want.Files || copied == 0 {
+		t.Errorf("%d files, %d copies indexed; want %d files and the resumed sessions' copies", files, copied, want.Files)
 	}
 }
