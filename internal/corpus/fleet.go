@@ -33,7 +33,7 @@ type Fleet struct {
 
 // DefaultFleet is the many-sessions benchmark corpus: 2,000 sessions,
 // about 2 GB.
-var DefaultFleet = Fleet{Claude: 1400, Codex: 600, MeanCalls: 300, ResultBytes: 2048, SubagentEvery: 4, ResumeEvery: 40, Projects: 24}
+var DefaultFleet = Fleet{Claude: 1400, Codex: 600, MeanCalls: 240, ResultBytes: 2048, SubagentEvery: 4, ResumeEvery: 40, Projects: 24}
 
 // FleetTotals are what a correct reader must find: the totals of every
 // session (sub-agents included, copies counted once), by its log's path.

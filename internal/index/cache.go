@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +16,7 @@ import (
 )
 
 // The cache file: magic, format version (uint32), payload length (uint64),
-// the gob-encoded cacheData, and the payload's CRC-32 (IEEE), integers
+// the payload (codec.go), and the payload's CRC-32 (IEEE), integers
 // little-endian.
 const (
 	cacheMagic   = "spillway session index\n"
@@ -154,25 +153,22 @@ func decodeCache(b []byte) (*cacheData, error) {
 	if crc32.ChecksumIEEE(payload) != sum {
 		return nil, errors.New("checksum does not match")
 	}
-	var d cacheData
-	if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&d); err != nil {
+	d, err := decodePayload(payload)
+	if err != nil {
 		return nil, fmt.Errorf("undecodable: %w", err)
 	}
-	return &d, nil
+	return d, nil
 }
 
-func encodeCache(d *cacheData) ([]byte, error) {
-	var payload bytes.Buffer
-	if err := gob.NewEncoder(&payload).Encode(d); err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(cacheMagic)+12+payload.Len()+4)
+func encodeCache(d *cacheData) []byte {
+	payload := encodePayload(d)
+	out := make([]byte, 0, len(cacheMagic)+12+len(payload)+4)
 	out = append(out, cacheMagic...)
 	out = binary.LittleEndian.AppendUint32(out, cacheVersion)
-	out = binary.LittleEndian.AppendUint64(out, uint64(payload.Len()))
-	out = append(out, payload.Bytes()...)
-	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(payload.Bytes()))
-	return out, nil
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(payload)))
+	out = append(out, payload...)
+	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(payload))
+	return out
 }
 
 // lookup is the summary of the file at path when its record has key and
@@ -182,7 +178,7 @@ func (c *cache) lookup(path string, k fileKey, head []byte) *fileSum {
 		return nil
 	}
 	r := c.data.Files[path]
-	if r == nil || r.Own == nil || !r.Key.key().same(k) || fingerprint(head[:min(len(head), r.Key.HeadLen)]) != r.Key.Head {
+	if r == nil || !r.Key.key().same(k) || fingerprint(head[:min(len(head), r.Key.HeadLen)]) != r.Key.Head {
 		return nil
 	}
 	return r.Own
@@ -195,7 +191,7 @@ func (c *cache) reconciled(path string, k fileKey, comp uint64) *fileSum {
 		return nil
 	}
 	r := c.data.Files[path]
-	if r == nil || r.Comp != comp || r.Final == nil || !r.Key.key().same(k) {
+	if r == nil || r.Comp != comp || !r.Key.key().same(k) {
 		return nil
 	}
 	return r.Final
@@ -234,10 +230,7 @@ func (c *cache) save(dir string) error {
 	if c == nil || !c.dirty {
 		return nil
 	}
-	b, err := encodeCache(&c.data)
-	if err != nil {
-		return err
-	}
+	b := encodeCache(&c.data)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
