@@ -35,7 +35,9 @@ type cacheHeader struct {
 }
 
 type cacheData struct {
-	Header  cacheHeader
+	Header cacheHeader
+	// LastScan is the setSignature of the scan that wrote the cache.
+	LastScan uint64
 	Files   map[string]*cacheRecord
 	Replays map[string]*replayRecord // by policy hash, then path
 }
@@ -198,9 +200,13 @@ func (c *cache) reconciled(path string, k fileKey, comp uint64) *fileSum {
 }
 
 // update records what s read; files that could not be read are forgotten.
-func (c *cache) update(s *scan) {
+func (c *cache) update(s *scan, set uint64) {
 	if c == nil {
 		return
+	}
+	if c.data.LastScan != set {
+		c.data.LastScan = set
+		c.dirty = true
 	}
 	for i := range s.files {
 		f := &s.files[i]

@@ -239,6 +239,17 @@ func TestCacheGrown(t *testing.T) {
 	if diff := cmp.Diff(want, again, costsClose); diff != "" {
 		t.Errorf("recalled group differs (-fresh +cached):\n%s", diff)
 	}
+
+	// A new session beside them: it alone is read, the group is recalled.
+	writeClaude(t, filepath.Join(dir, "d.jsonl"), "d", call{msg: "d1", at: at(5), input: 5, result: "v"})
+	more, _ := scanDir(t, Options{CacheDir: cacheDir}, dir)
+	if n := reads(); n != 1 {
+		t.Errorf("with a new session, %d files read; want it alone", n)
+	}
+	want, _ = scanDir(t, Options{NoCache: true}, dir)
+	if diff := cmp.Diff(want, more, costsClose); diff != "" {
+		t.Errorf("with a new session (-fresh +cached):\n%s", diff)
+	}
 }
 
 // TestCacheRebuilt: a cache that is not this format's is ignored with one

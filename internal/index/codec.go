@@ -263,6 +263,7 @@ func encodePayload(d *cacheData) []byte {
 	w.s(d.Header.Spillway)
 	w.fix(d.Header.Prices)
 	w.s(d.Header.Read)
+	w.fix(d.LastScan)
 	paths := make([]string, 0, len(d.Files))
 	for p := range d.Files {
 		paths = append(paths, p)
@@ -317,6 +318,7 @@ func decodePayload(b []byte) (*cacheData, error) {
 	d.Header.Spillway = r.s()
 	d.Header.Prices = r.fix()
 	d.Header.Read = r.s()
+	d.LastScan = r.fix()
 	for n := r.count(); n > 0 && r.err == nil; n-- {
 		p := r.s()
 		rec := &cacheRecord{}

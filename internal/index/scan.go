@@ -83,7 +83,8 @@ func newScan(ix *Index, inputs []app.Input) *scan {
 
 // run reads or recalls every file's summary, then reconciles the files
 // that share responses.
-func (s *scan) run(ctx context.Context, progress func(done, total int)) []Warning {
+// It returns the warnings and the set's signature (see recall).
+func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warning, uint64) {
 	var mu sync.Mutex
 	var done atomic.Int64
 	total := len(s.files)
@@ -117,9 +118,58 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) []Warnin
 		f.own.Project = project(f.path, k.cwd)
 	})
 	if ctx.Err() != nil {
-		return nil
+		return nil, 0
 	}
-	return s.reconcile(ctx)
+	set := s.setSignature()
+	if s.recall(set) {
+		return nil, set
+	}
+	return s.reconcile(ctx), set
+}
+
+// setSignature identifies the files read, in order, with their keys: the
+// same set gives the same reconciliation groups.
+func (s *scan) setSignature() uint64 {
+	var read []int
+	for i := range s.files {
+		if s.files[i].own != nil {
+			read = append(read, i)
+		}
+	}
+	return s.signature(read)
+}
+
+// recall takes every file's final summary from the cache when the files
+// are the very ones of the scan that wrote it, unchanged: their groups are
+// then the same, and the cost of grouping the files by their keys (a
+// large map) is saved. It reports whether it could.
+func (s *scan) recall(set uint64) bool {
+	c := s.ix.cache
+	if c == nil || c.data.LastScan == 0 || c.data.LastScan != set {
+		return false
+	}
+	for i := range s.files {
+		f := &s.files[i]
+		if f.own == nil {
+			continue
+		}
+		r := c.data.Files[f.path]
+		if !f.cached || r == nil || (r.Comp != 0 && r.Final == nil) {
+			return false
+		}
+	}
+	for i := range s.files {
+		f := &s.files[i]
+		if f.own == nil {
+			continue
+		}
+		r := c.data.Files[f.path]
+		f.comp, f.final = r.Comp, r.Own
+		if r.Comp != 0 {
+			f.final = r.Final
+		}
+	}
+	return true
 }
 
 // parallel runs job(i) for every i below n on the index's workers, until
@@ -400,7 +450,9 @@ func (b *building) add(f *fileSum) {
 
 func (b *building) finish() {
 	e := &b.Entry
-	sort.Ints(e.ResultSizes)
+	if len(e.Subagents) > 0 { // each file's are sorted already
+		sort.Ints(e.ResultSizes)
+	}
 	if n := len(e.ResultSizes); n > 0 {
 		e.LargestResult = e.ResultSizes[n-1]
 	}

@@ -12,6 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/app"
@@ -33,7 +35,22 @@ func main() {
 	noCache := flag.Bool("no-cache", false, "neither read nor write the index cache")
 	cacheDir := flag.String("cache-dir", "", "folder of the index cache (default $SPILLWAY_CACHE_DIR, else the user cache folder)")
 	quiet := flag.Bool("q", false, "print only the total")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the scan to this file")
 	flag.Parse()
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400) // as spillway's batch commands do
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scanindex:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	start := time.Now()
 	inputs, err := app.Resolve(flag.Args(), app.SystemEnv())
 	if err != nil {
