@@ -38,8 +38,8 @@ type cacheData struct {
 	Header cacheHeader
 	// LastScan is the setSignature of the scan that wrote the cache.
 	LastScan uint64
-	Files   map[string]*cacheRecord
-	Replays map[string]*replayRecord // by policy hash, then path
+	Files    map[string]*cacheRecord
+	Replays  map[string]*replayRecord // by policy hash, then path
 }
 
 // cacheRecord is one file as last read.
