@@ -30,9 +30,8 @@
 // os.UserCacheDir()/spillway), holds one record per transcript keyed by
 // path, size, modification time, inode and a hash of its first 4 KiB. A
 // file whose key still matches is not read; one that changed or grew is
-// read again in full (see Grown below), and so is every file it shares
-// responses with, since a grown file can change which copy of a response
-// counts. The spillway version, the price table's content and the read
+// read again (see Grown below), and so is every file it shares responses
+// with, since a grown file can change which copy of a response counts. The spillway version, the price table's content and the read
 // options are in the file's header: when any differs the cache is rebuilt
 // quietly. A file that is not a cache of this format (garbage, truncated,
 // a checksum that does not match, another format version) is ignored with
@@ -58,11 +57,16 @@
 // command should run it with GOGC raised as spillway's batch commands do
 // (400 cut the scan's CPU time by a third on the benchmark corpus).
 //
-// Grown: an append-only log that grew is read again from its start, not
-// from where the last pass stopped. The reader's state at a line (the tool
-// calls still open, the responses seen, the compaction segment) is not
-// something the cache can hold without the reader exposing it, and reading
-// a grown session again costs only that session.
+// Grown: within one Index (the inspector's session list, scanning again
+// as sessions are written), a Claude Code session written to in the last
+// 15 minutes is read through a decoder the Index keeps, and when it has
+// grown only the lines appended are read, from the end of its last
+// complete line: the decoder holds the reader's state (the tool calls
+// still open, the responses seen, the compaction segment), so the session
+// is the one a whole read gives (TestLiveSameAsWhole). A file that does
+// not end with a complete line, a Codex log (finishing a Codex read closes
+// its last request) and any grown file in a new process are read again
+// whole: the reader's state is not something the cache file can hold.
 //
 // Results over a ceiling: each Entry keeps its results' sizes, sorted
 // (ResultSizes), 8 bytes per result, so ResultsOver answers exactly for
@@ -116,6 +120,9 @@ type Index struct {
 	cache *cache
 	// seen is every file the last Scan read or recalled, for Replay.
 	seen map[string]seenFile
+	// live are the decoders of sessions still being written (live.go).
+	liveMu sync.Mutex
+	live   map[string]*liveFile
 }
 
 type seenFile struct {

@@ -38,6 +38,15 @@ type fileKey struct {
 	HeadLen int    // bytes hashed into Head: min(Size, headBytes)
 	Head    uint64 // FNV-1a of the first HeadLen bytes
 	cwd     string // the folder the log says the agent ran in, when read
+	// endsLine: the file's last byte is a newline (known when read).
+	endsLine bool
+}
+
+// endsLine tells whether the file of size bytes ends with a newline.
+func endsLine(f *os.File, size int64) bool {
+	var b [1]byte
+	n, _ := f.ReadAt(b[:], size-1)
+	return size > 0 && n == 1 && b[0] == '\n'
 }
 
 func (k fileKey) same(o fileKey) bool {
@@ -138,22 +147,42 @@ func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
 	}
 	k.cwd = peekCwd(head)
 	afterStat(path)
+	k.endsLine = endsLine(f, k.Size)
+	if s, n, err := ix.continueLive(f, path, k, head); err == nil && s != nil {
+		if err := unchanged(f, path, info, k, n); err != nil {
+			ix.dropLive(path)
+			return nil, k, err
+		}
+		return s, k, nil
+	}
 	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size}
-	s, err := transcript.Read(r, path, ix.opt.Read)
+	s, dec, err := ix.decode(r, path, k)
 	// What was read is of one version of the file only if the file is
 	// still the one opened, and still as long: checked before the read's
 	// own error, which a file cut short while read would cause.
-	now, statErr := f.Stat()
-	if statErr != nil || r.n != k.Size || now.Size() < k.Size || !os.SameFile(info, now) {
-		return nil, k, fmt.Errorf("%s %w", path, errChanged)
-	}
-	if again, err := os.Stat(path); err != nil || !os.SameFile(info, again) {
-		return nil, k, fmt.Errorf("%s %w", path, errChanged)
+	if err := unchanged(f, path, info, k, r.n); err != nil {
+		return nil, k, err
 	}
 	if err != nil {
 		return nil, k, err
 	}
+	if dec != nil {
+		ix.keepLive(path, k, dec)
+	}
 	return s, k, nil
+}
+
+// unchanged checks that n bytes of f were read, its size in k, and that
+// it is still that file at path, at least that long.
+func unchanged(f *os.File, path string, info os.FileInfo, k fileKey, n int64) error {
+	now, err := f.Stat()
+	if err != nil || n != k.Size || now.Size() < k.Size || !os.SameFile(info, now) {
+		return fmt.Errorf("%s %w", path, errChanged)
+	}
+	if again, err := os.Stat(path); err != nil || !os.SameFile(info, again) {
+		return fmt.Errorf("%s %w", path, errChanged)
+	}
+	return nil
 }
 
 // sizedReader counts what is read, and tells the reader the size to
