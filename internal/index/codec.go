@@ -211,6 +211,11 @@ func (w *wbuf) sum(f *fileSum) {
 	w.i(f.ResultBytes)
 	w.n(f.Compactions)
 	w.n(f.Warnings)
+	if f.Keys == nil && f.packedKeys != nil {
+		w.u(uint64(len(f.packedKeys) / 8))
+		w.b = append(w.b, f.packedKeys...)
+		return
+	}
 	w.u(uint64(len(f.Keys)))
 	for _, k := range f.Keys {
 		w.fix(k)
@@ -249,10 +254,12 @@ func (r *rbuf) sum() *fileSum {
 	f.ResultBytes = r.i()
 	f.Compactions, f.Warnings = r.n(), r.n()
 	if n := r.count(); n > 0 {
-		f.Keys = make([]uint64, n)
-		for i := range f.Keys {
-			f.Keys[i] = r.fix()
+		if len(r.b) < 8*n {
+			r.fail(errShort)
+			return f
 		}
+		f.packedKeys = r.b[: 8*n : 8*n]
+		r.b = r.b[8*n:]
 	}
 	return f
 }

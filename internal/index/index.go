@@ -55,7 +55,10 @@
 //
 // A scan allocates a session's calls per file and lets them go: a batch
 // command should run it with GOGC raised as spillway's batch commands do
-// (400 cut the scan's CPU time by a third on the benchmark corpus).
+// (400 cut the scan's CPU time by a third on the benchmark corpus) and a
+// soft memory limit (scanindex sets 150 MiB), without which GOGC 400 let
+// the heap reach five times the 40 MB that 2,000 sessions' summaries and
+// their grouping keep.
 //
 // Grown: within one Index (the inspector's session list, scanning again
 // as sessions are written), a Claude Code session written to in the last

@@ -40,6 +40,11 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400) // as spillway's batch commands do
 	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// GOGC 400 lets the heap grow to five times what is live; past
+		// this the collector runs as often as it must instead.
+		debug.SetMemoryLimit(150 << 20)
+	}
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil {
