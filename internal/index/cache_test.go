@@ -431,3 +431,38 @@ func TestBadInput(t *testing.T) {
 		}
 	})
 }
+
+// TestScanProgressAndCancel: progress counts every file once, up to the
+// total; a cancelled scan returns ctx's error and no entries.
+func TestScanProgressAndCancel(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 5 {
+		writeClaude(t, filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i)), fmt.Sprint("s", i), call{msg: fmt.Sprint(i), at: at(i), input: 1, result: "x"})
+	}
+	inputs, err := app.Resolve([]string{dir}, app.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []int
+	if _, _, err := ix.Scan(context.Background(), inputs, func(done, total int) {
+		if total != 5 {
+			t.Errorf("total %d, want 5", total)
+		}
+		seen = append(seen, done)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 2, 3, 4, 5}, seen); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	entries, _, err := ix.Scan(ctx, inputs, nil)
+	if err != context.Canceled || entries != nil {
+		t.Errorf("cancelled scan: %d entries, %v; want none and context.Canceled", len(entries), err)
+	}
+}

@@ -218,7 +218,8 @@ func replaySameAsReport(t *testing.T, paths ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := index.Open(index.Options{CacheDir: t.TempDir()})
+	cacheDir := t.TempDir()
+	ix, err := index.Open(index.Options{CacheDir: cacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,6 +249,22 @@ func replaySameAsReport(t *testing.T, paths ...string) {
 	}
 	if len(calls) != 1 || calls[0] != len(entries) {
 		t.Errorf("second replay progress %v: want every session known at once", calls)
+	}
+	// A new process: the savings come from the cache file.
+	ix2, err := index.Open(index.Options{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix2.Scan(context.Background(), inputs, nil); err != nil {
+		t.Fatal(err)
+	}
+	calls = nil
+	reopened, _, err := ix2.Replay(context.Background(), entries, pol, func(done, total int) { calls = append(calls, done) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, reopened); diff != "" || len(calls) != 1 {
+		t.Errorf("savings from the cache file (progress %v):\n%s", calls, diff)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
