@@ -236,6 +236,29 @@ func (c *cache) update(s *scan, set uint64) {
 		c.data.Files[f.path] = r
 		c.dirty = true
 	}
+	if !c.dirty {
+		return
+	}
+	// The cache is being written anyway: forget the files of other scans
+	// that are gone, and the savings of sessions it no longer knows.
+	scanned := make(map[string]bool, len(s.files))
+	for i := range s.files {
+		scanned[s.files[i].path] = true
+	}
+	for p := range c.data.Files {
+		if !scanned[p] {
+			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+				delete(c.data.Files, p)
+			}
+		}
+	}
+	for _, rec := range c.data.Replays {
+		for p := range rec.Sessions {
+			if c.data.Files[p] == nil {
+				delete(rec.Sessions, p)
+			}
+		}
+	}
 }
 
 // save writes the cache to dir when it changed: to a temporary file,

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -464,5 +465,34 @@ func TestScanProgressAndCancel(t *testing.T) {
 	entries, _, err := ix.Scan(ctx, inputs, nil)
 	if err != context.Canceled || entries != nil {
 		t.Errorf("cancelled scan: %d entries, %v; want none and context.Canceled", len(entries), err)
+	}
+}
+
+// TestCachePruned: a scan that writes the cache forgets the files of other
+// scans that are gone, and keeps those still there.
+func TestCachePruned(t *testing.T) {
+	root := t.TempDir()
+	cacheDir := filepath.Join(root, "cache")
+	a1 := writeClaude(t, filepath.Join(root, "a", "a1.jsonl"), "a1", call{msg: "1", at: at(1), input: 1, result: "x"})
+	a2 := writeClaude(t, filepath.Join(root, "a", "a2.jsonl"), "a2", call{msg: "2", at: at(2), input: 1, result: "x"})
+	b1 := writeClaude(t, filepath.Join(root, "b", "b1.jsonl"), "b1", call{msg: "3", at: at(3), input: 1, result: "x"})
+	scanDir(t, Options{CacheDir: cacheDir}, filepath.Join(root, "a"))
+	os.Remove(a1)
+	scanDir(t, Options{CacheDir: cacheDir}, filepath.Join(root, "b"))
+	ix, err := Open(Options{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, w := loadCache(cacheDir, ix.header())
+	if w != nil {
+		t.Fatal(w)
+	}
+	var kept []string
+	for p := range c.data.Files {
+		kept = append(kept, p)
+	}
+	slices.Sort(kept)
+	if diff := cmp.Diff([]string{a2, b1}, kept); diff != "" {
+		t.Errorf("files kept (-want +got):\n%s", diff)
 	}
 }

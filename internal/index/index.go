@@ -266,15 +266,26 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var warnings []Warning
+	s := newScan(ix, inputs)
+	var cacheWarning *Warning
 	if !ix.opt.NoCache && ix.cache == nil {
-		c, w := loadCache(ix.opt.CacheDir, ix.header())
-		ix.cache = c
-		if w != nil {
-			warnings = append(warnings, *w)
+		// Read while the files are stat'ed: each waits for it only to look
+		// itself up.
+		loaded := make(chan struct{})
+		s.cacheLoaded = loaded
+		go func() {
+			defer close(loaded)
+			ix.cache, cacheWarning = loadCache(ix.opt.CacheDir, ix.header())
+		}()
+		defer func() { <-loaded }() // also when no file waited for it
+	}
+	w, set := s.run(ctx, progress)
+	if s.cacheLoaded != nil {
+		<-s.cacheLoaded
+		if cacheWarning != nil {
+			warnings = append(warnings, *cacheWarning)
 		}
 	}
-	s := newScan(ix, inputs)
-	w, set := s.run(ctx, progress)
 	warnings = append(warnings, w...)
 	if err := ctx.Err(); err != nil {
 		return nil, warnings, err

@@ -21,6 +21,8 @@ type scan struct {
 	ix     *Index
 	files  []scanFile
 	groups []group
+	// cacheLoaded, when not nil, closes once ix.cache is read.
+	cacheLoaded <-chan struct{}
 }
 
 // scanFile is one transcript of a scan.
@@ -87,13 +89,12 @@ func newScan(ix *Index, inputs []app.Input) *scan {
 // It returns the warnings and the set's signature (see recall).
 func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warning, uint64) {
 	var mu sync.Mutex
-	var done atomic.Int64
-	total := len(s.files)
+	done, total := 0, len(s.files)
 	tell := func() {
 		if progress != nil {
-			n := int(done.Add(1))
 			mu.Lock()
-			progress(n, total)
+			done++
+			progress(done, total)
 			mu.Unlock()
 		}
 	}
@@ -104,6 +105,9 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 		if err != nil {
 			f.err = err
 			return
+		}
+		if s.cacheLoaded != nil {
+			<-s.cacheLoaded
 		}
 		if c := s.ix.cache.lookup(f.path, key, head); c != nil {
 			f.key, f.own, f.cached = key, c, true
@@ -118,6 +122,9 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 		f.own = summarize(sess, s.ix.opt.Prices)
 		f.own.Project = project(f.path, k.cwd)
 	})
+	if s.cacheLoaded != nil {
+		<-s.cacheLoaded // for a scan of no files too
+	}
 	if ctx.Err() != nil {
 		return nil, 0
 	}
