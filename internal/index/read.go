@@ -415,16 +415,26 @@ func keyOfInt(kind byte, v int64) uint64 {
 	return h.sum()
 }
 
-// buildVersion is this build's module version and VCS revision.
+// buildVersion is this build's module version and VCS revision; for a
+// development build without them, also its executable's size and time, so
+// that rebuilding spillway with other code does not reuse the cache.
 func buildVersion() string {
 	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
+	v, revision := "unknown", false
+	if ok {
+		v = info.Main.Version
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				v += " " + s.Value
+				revision = true
+			}
+		}
 	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-			v += " " + s.Value
+	if !revision && (v == "" || v == "(devel)" || v == "unknown") {
+		if exe, err := os.Executable(); err == nil {
+			if st, err := os.Stat(exe); err == nil {
+				v += fmt.Sprintf(" build %d %d", st.Size(), st.ModTime().UnixNano())
+			}
 		}
 	}
 	return v
