@@ -93,6 +93,12 @@ func (ix *Index) keepLive(path string, k fileKey, dec *transcript.Decoder) {
 	}
 }
 
+func (ix *Index) liveFile(path string) *liveFile {
+	ix.liveMu.Lock()
+	defer ix.liveMu.Unlock()
+	return ix.live[path]
+}
+
 func (ix *Index) dropLive(path string) {
 	ix.liveMu.Lock()
 	delete(ix.live, path)
@@ -128,6 +134,7 @@ func (ix *Index) continueLive(f *os.File, path string, k fileKey, head []byte) (
 			return nil, 0, err
 		}
 	}
+	k.cwd = lf.key.cwd // read from the file's start, which has not changed
 	lf.offset, lf.key, lf.modTime = k.Size, k, time.Unix(0, k.ModTime)
 	return lf.dec.Snapshot(), k.Size, nil
 }

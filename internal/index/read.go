@@ -155,11 +155,10 @@ func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
 		return nil, fileKey{}, err
 	}
 	defer f.Close()
-	k, head, err := keyOf(f, info, peekBytes)
+	k, head, err := keyOf(f, info, headBytes)
 	if err != nil {
 		return nil, k, fmt.Errorf("read %s: %w", path, err)
 	}
-	k.cwd = peekCwd(head)
 	afterStat(path)
 	k.endsLine = endsLine(f, k.Size)
 	if s, n, err := ix.continueLive(f, path, k, head); err == nil && s != nil {
@@ -167,10 +166,14 @@ func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
 			ix.dropLive(path)
 			return nil, k, err
 		}
+		if lf := ix.liveFile(path); lf != nil {
+			k.cwd = lf.key.cwd
+		}
 		return s, k, nil
 	}
-	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size}
+	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size, head: make([]byte, 0, peekBytes)}
 	s, dec, err := ix.decode(r, path, k)
+	k.cwd = peekCwd(r.head)
 	// What was read is of one version of the file only if the file is
 	// still the one opened, and still as long: checked before the read's
 	// own error, which a file cut short while read would cause.
@@ -205,11 +208,17 @@ type sizedReader struct {
 	r    io.Reader
 	n    int64
 	size int64
+	// head keeps the first bytes read, up to its capacity, for peekCwd:
+	// the file is not read twice for them.
+	head []byte
 }
 
 func (s *sizedReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
 	s.n += int64(n)
+	if room := cap(s.head) - len(s.head); room > 0 {
+		s.head = append(s.head, p[:min(n, room)]...)
+	}
 	return n, err
 }
 
