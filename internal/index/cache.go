@@ -44,7 +44,7 @@ type cacheData struct {
 
 // cacheRecord is one file as last read.
 type cacheRecord struct {
-	Key Key
+	Key recordKey
 	Own *fileSum
 	// Comp identifies the reconciliation group Final was decided in (0:
 	// none, Final is Own).
@@ -52,19 +52,19 @@ type cacheRecord struct {
 	Final *fileSum
 }
 
-// Key is fileKey as stored.
-type Key struct {
+// recordKey is fileKey as stored.
+type recordKey struct {
 	Size, ModTime int64
 	Inode         uint64
 	HeadLen       int
 	Head          uint64
 }
 
-func storedKey(k fileKey) Key {
-	return Key{Size: k.Size, ModTime: k.ModTime, Inode: k.Inode, HeadLen: k.HeadLen, Head: k.Head}
+func storedKey(k fileKey) recordKey {
+	return recordKey{Size: k.Size, ModTime: k.ModTime, Inode: k.Inode, HeadLen: k.HeadLen, Head: k.Head}
 }
 
-func (k Key) key() fileKey {
+func (k recordKey) key() fileKey {
 	return fileKey{Size: k.Size, ModTime: k.ModTime, Inode: k.Inode, HeadLen: k.HeadLen, Head: k.Head}
 }
 

@@ -26,7 +26,7 @@ func fleetCache(n int) *cacheData {
 			sum.Keys = append(sum.Keys, uint64(i)<<32|uint64(k)*0x9e3779b97f4a7c15)
 		}
 		path := fmt.Sprintf("/home/dev/.claude/projects/-home-dev-src-project07/%s.jsonl", sum.ID)
-		d.Files[path] = &cacheRecord{Key: Key{Size: 1 << 20, ModTime: int64(i), Inode: uint64(i), HeadLen: 4096, Head: uint64(i)}, Own: sum}
+		d.Files[path] = &cacheRecord{Key: recordKey{Size: 1 << 20, ModTime: int64(i), Inode: uint64(i), HeadLen: 4096, Head: uint64(i)}, Own: sum}
 	}
 	return d
 }
@@ -85,7 +85,7 @@ func BenchmarkCacheCodec(b *testing.B) {
 func TestCodecRoundTrip(t *testing.T) {
 	d := fleetCache(3)
 	usd := 1.5
-	d.Files["/x"] = &cacheRecord{Key: Key{Size: -1}, Own: &fileSum{Format: "codex"}, Comp: 7,
+	d.Files["/x"] = &cacheRecord{Key: recordKey{Size: -1}, Own: &fileSum{Format: "codex"}, Comp: 7,
 		Final: &fileSum{Relation: "subagent", ParentID: "p", Unpriced: []string{"m"}, First: time.Unix(5, 6).UTC()}}
 	d.Replays["pol"] = &replayRecord{Sessions: map[string]savedRecord{"/x": {Sig: 9, Saving: Saving{Path: "/x", SavedTokens: -3, CostUSD: &usd, Acted: 2}}}}
 	got, err := decodePayload(encodePayload(d))

@@ -329,7 +329,7 @@ func decodePayload(b []byte) (*cacheData, error) {
 	for n := r.count(); n > 0 && r.err == nil; n-- {
 		p := r.s()
 		rec := &cacheRecord{}
-		rec.Key = Key{Size: r.i(), ModTime: r.i(), Inode: r.fix(), HeadLen: r.n(), Head: r.fix()}
+		rec.Key = recordKey{Size: r.i(), ModTime: r.i(), Inode: r.fix(), HeadLen: r.n(), Head: r.fix()}
 		rec.Comp = r.fix()
 		rec.Own, rec.Final = r.sum(), r.sum()
 		if rec.Own == nil {
