@@ -125,6 +125,11 @@ func TestEntry(t *testing.T) {
 		ByModel: []ModelTotals{{Model: "claude-sonnet-4-5", APICalls: 2, Recorded: Tokens{Input: 12, CacheCreation: 200, CacheRead: 2000, Output: 20}, CostUSD: &usd}},
 		Results: 2, ResultBytes: 340, LargestResult: 300, ResultSizes: []int{40, 300},
 	}}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[0].Modified, want[0].Bytes = info.ModTime().UTC(), info.Size()
 	if diff := cmp.Diff(want, entries, costsClose); diff != "" {
 		t.Errorf("entry (-want +got):\n%s", diff)
 	}

@@ -234,6 +234,11 @@ type Entry struct {
 	ResultSizes []int
 	Compactions int
 	Warnings    int // the reader's, of every file
+	// Modified is the latest modification time of its files, and Bytes
+	// their size, as the scan found them: a session list marks as live
+	// one modified a moment ago.
+	Modified time.Time
+	Bytes    int64
 }
 
 // ResultsOver counts the results larger than ceiling bytes.

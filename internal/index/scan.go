@@ -390,6 +390,7 @@ func (s *scan) entries() ([]Entry, []Warning) {
 			continue
 		}
 		e := entryOf(main.path, main.final)
+		e.touched(main.key)
 		for _, k := range g.subs {
 			sub := &s.files[k]
 			if sub.final == nil {
@@ -397,6 +398,7 @@ func (s *scan) entries() ([]Entry, []Warning) {
 				continue
 			}
 			e.include(sub.path, sub.final)
+			e.touched(sub.key)
 		}
 		e.finish()
 		out = append(out, e.Entry)
@@ -419,6 +421,14 @@ func entryOf(path string, f *fileSum) *building {
 	}, unpriced: map[string]bool{}, byModel: map[string]*ModelTotals{}}
 	b.add(f)
 	return b
+}
+
+// touched counts in a file's size and modification time.
+func (b *building) touched(k fileKey) {
+	b.Bytes += k.Size
+	if t := time.Unix(0, k.ModTime).UTC(); t.After(b.Modified) {
+		b.Modified = t
+	}
 }
 
 func (b *building) include(path string, f *fileSum) {
