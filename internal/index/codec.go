@@ -1,0 +1,358 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// The cache payload is written field by field: unsigned varints for
+// counts and sizes, zig-zag varints for signed figures, strings as a
+// length and bytes, float64 as its 8 IEEE bytes, result sizes as deltas.
+// BenchmarkCacheCodec measured it against gob and encoding/json.
+
+type wbuf struct{ b []byte }
+
+func (w *wbuf) u(v uint64)   { w.b = binary.AppendUvarint(w.b, v) }
+func (w *wbuf) i(v int64)    { w.b = binary.AppendVarint(w.b, v) }
+func (w *wbuf) n(v int)      { w.i(int64(v)) }
+func (w *wbuf) f(v float64)  { w.b = binary.LittleEndian.AppendUint64(w.b, math.Float64bits(v)) }
+func (w *wbuf) fix(v uint64) { w.b = binary.LittleEndian.AppendUint64(w.b, v) }
+func (w *wbuf) s(v string) {
+	w.u(uint64(len(v)))
+	w.b = append(w.b, v...)
+}
+
+func (w *wbuf) bool(v bool) {
+	if v {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+
+func (w *wbuf) time(t time.Time) {
+	if t.IsZero() {
+		w.bool(false)
+		return
+	}
+	w.bool(true)
+	w.i(t.UnixNano())
+}
+
+func (w *wbuf) strs(v []string) {
+	w.u(uint64(len(v)))
+	for _, s := range v {
+		w.s(s)
+	}
+}
+
+func (w *wbuf) tokens(t Tokens) {
+	w.i(t.Input)
+	w.i(t.CacheCreation)
+	w.i(t.CacheRead)
+	w.i(t.Output)
+}
+
+func (w *wbuf) optFloat(p *float64) {
+	w.bool(p != nil)
+	if p != nil {
+		w.f(*p)
+	}
+}
+
+// rbuf reads what wbuf wrote; the first problem sticks and every later
+// read gives zero, so a decoder checks err once at the end.
+type rbuf struct {
+	b   []byte
+	err error
+}
+
+var errShort = errors.New("truncated record")
+
+func (r *rbuf) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.b = nil
+}
+
+func (r *rbuf) u() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail(errShort)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *rbuf) i() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail(errShort)
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *rbuf) n() int { return int(r.i()) }
+
+// count reads a length, refusing one longer than what is left: each
+// element takes at least a byte, so no garbage makes a huge allocation.
+func (r *rbuf) count() int {
+	v := r.u()
+	if v > uint64(len(r.b)) {
+		r.fail(errShort)
+		return 0
+	}
+	return int(v)
+}
+
+func (r *rbuf) fix() uint64 {
+	if len(r.b) < 8 {
+		r.fail(errShort)
+		return 0
+	}
+	v := binary.LittleEndian.Uint64(r.b)
+	r.b = r.b[8:]
+	return v
+}
+
+func (r *rbuf) f() float64 { return math.Float64frombits(r.fix()) }
+
+func (r *rbuf) s() string {
+	n := r.count()
+	v := string(r.b[:n])
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *rbuf) bool() bool {
+	if len(r.b) < 1 {
+		r.fail(errShort)
+		return false
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	if v > 1 {
+		r.fail(errors.New("bad flag"))
+	}
+	return v == 1
+}
+
+func (r *rbuf) time() time.Time {
+	if !r.bool() {
+		return time.Time{}
+	}
+	return time.Unix(0, r.i()).UTC()
+}
+
+func (r *rbuf) strs() []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.s()
+	}
+	return out
+}
+
+func (r *rbuf) tokens() Tokens {
+	return Tokens{Input: r.i(), CacheCreation: r.i(), CacheRead: r.i(), Output: r.i()}
+}
+
+func (r *rbuf) optFloat() *float64 {
+	if !r.bool() {
+		return nil
+	}
+	v := r.f()
+	return &v
+}
+
+func (w *wbuf) sum(f *fileSum) {
+	w.bool(f != nil)
+	if f == nil {
+		return
+	}
+	for _, s := range []string{string(f.Format), f.Version, f.ID, f.Title, f.Project, f.ParentID, string(f.Relation)} {
+		w.s(s)
+	}
+	w.time(f.First)
+	w.time(f.Last)
+	w.strs(f.Models)
+	w.n(f.Calls)
+	w.n(f.Copied)
+	w.n(f.RecordedCalls)
+	w.tokens(f.Recorded)
+	w.f(f.Priced)
+	w.strs(f.Unpriced)
+	w.u(uint64(len(f.ByModel)))
+	for _, m := range f.ByModel {
+		w.s(m.Model)
+		w.n(m.APICalls)
+		w.tokens(m.Recorded)
+		w.f(m.CostUSD)
+		w.bool(m.Priced)
+	}
+	w.u(uint64(len(f.ResultSizes)))
+	prev := 0
+	for _, n := range f.ResultSizes {
+		w.u(uint64(n - prev))
+		prev = n
+	}
+	w.i(f.ResultBytes)
+	w.n(f.Compactions)
+	w.n(f.Warnings)
+	if f.Keys == nil && f.packedKeys != nil {
+		w.u(uint64(len(f.packedKeys) / 8))
+		w.b = append(w.b, f.packedKeys...)
+		return
+	}
+	w.u(uint64(len(f.Keys)))
+	for _, k := range f.Keys {
+		w.fix(k)
+	}
+}
+
+func (r *rbuf) sum() *fileSum {
+	if !r.bool() {
+		return nil
+	}
+	f := &fileSum{}
+	f.Format = transcript.Format(r.s())
+	f.Version, f.ID, f.Title, f.Project, f.ParentID = r.s(), r.s(), r.s(), r.s(), r.s()
+	f.Relation = transcript.Relation(r.s())
+	f.First, f.Last = r.time(), r.time()
+	f.Models = r.strs()
+	f.Calls, f.Copied, f.RecordedCalls = r.n(), r.n(), r.n()
+	f.Recorded = r.tokens()
+	f.Priced = r.f()
+	f.Unpriced = r.strs()
+	if n := r.count(); n > 0 {
+		f.ByModel = make([]fileModel, n)
+		for i := range f.ByModel {
+			m := &f.ByModel[i]
+			m.Model, m.APICalls, m.Recorded, m.CostUSD, m.Priced = r.s(), r.n(), r.tokens(), r.f(), r.bool()
+		}
+	}
+	if n := r.count(); n > 0 {
+		f.ResultSizes = make([]int, n)
+		prev := 0
+		for i := range f.ResultSizes {
+			prev += int(r.u())
+			f.ResultSizes[i] = prev
+		}
+	}
+	f.ResultBytes = r.i()
+	f.Compactions, f.Warnings = r.n(), r.n()
+	if n := r.count(); n > 0 {
+		if len(r.b) < 8*n {
+			r.fail(errShort)
+			return f
+		}
+		f.packedKeys = r.b[: 8*n : 8*n]
+		r.b = r.b[8*n:]
+	}
+	return f
+}
+
+// encodePayload writes d: the header, the files in path order, the replays.
+func encodePayload(d *cacheData) []byte {
+	w := &wbuf{b: make([]byte, 0, 1<<20)}
+	w.s(d.Header.Spillway)
+	w.fix(d.Header.Prices)
+	w.s(d.Header.Read)
+	w.fix(d.LastScan)
+	paths := make([]string, 0, len(d.Files))
+	for p := range d.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	w.u(uint64(len(paths)))
+	for _, p := range paths {
+		rec := d.Files[p]
+		w.s(p)
+		k := rec.Key
+		w.i(k.Size)
+		w.i(k.ModTime)
+		w.fix(k.Inode)
+		w.n(k.HeadLen)
+		w.fix(k.Head)
+		w.fix(rec.Comp)
+		w.sum(rec.Own)
+		w.sum(rec.Final)
+	}
+	pols := make([]string, 0, len(d.Replays))
+	for p := range d.Replays {
+		pols = append(pols, p)
+	}
+	sort.Strings(pols)
+	w.u(uint64(len(pols)))
+	for _, pol := range pols {
+		rec := d.Replays[pol]
+		w.s(pol)
+		sessions := make([]string, 0, len(rec.Sessions))
+		for p := range rec.Sessions {
+			sessions = append(sessions, p)
+		}
+		sort.Strings(sessions)
+		w.u(uint64(len(sessions)))
+		for _, p := range sessions {
+			sv := rec.Sessions[p]
+			w.s(p)
+			w.fix(sv.Sig)
+			w.i(sv.Saving.SavedTokens)
+			w.optFloat(sv.Saving.CostUSD)
+			w.optFloat(sv.Saving.CostUSDAfter)
+			w.optFloat(sv.Saving.SavedUSD)
+			w.n(sv.Saving.Acted)
+		}
+	}
+	return w.b
+}
+
+func decodePayload(b []byte) (*cacheData, error) {
+	r := &rbuf{b: b}
+	d := &cacheData{Files: map[string]*cacheRecord{}, Replays: map[string]*replayRecord{}}
+	d.Header.Spillway = r.s()
+	d.Header.Prices = r.fix()
+	d.Header.Read = r.s()
+	d.LastScan = r.fix()
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		p := r.s()
+		rec := &cacheRecord{}
+		rec.Key = recordKey{Size: r.i(), ModTime: r.i(), Inode: r.fix(), HeadLen: r.n(), Head: r.fix()}
+		rec.Comp = r.fix()
+		rec.Own, rec.Final = r.sum(), r.sum()
+		if rec.Own == nil {
+			r.fail(errors.New("record without a summary"))
+		}
+		d.Files[p] = rec
+	}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		pol := r.s()
+		rec := &replayRecord{Sessions: map[string]savedRecord{}}
+		for m := r.count(); m > 0 && r.err == nil; m-- {
+			p := r.s()
+			sv := savedRecord{Sig: r.fix()}
+			sv.Saving = Saving{Path: p, SavedTokens: r.i(), CostUSD: r.optFloat(), CostUSDAfter: r.optFloat(), SavedUSD: r.optFloat(), Acted: r.n()}
+			rec.Sessions[p] = sv
+		}
+		d.Replays[pol] = rec
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = errors.New("bytes after the last record")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return d, nil
+}

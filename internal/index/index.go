@@ -1,0 +1,316 @@
+// Package index summarises many sessions at once, fast enough that a whole
+// ~/.claude opens at once: one sizes-only read of every file, on every
+// core, gives one Entry per session (its sub-agent logs counted in it),
+// and a cache file makes reopening cost a stat and a few bytes per file.
+//
+// The API, for the session list and for reports over many sessions:
+//
+//	ix, err := index.Open(index.Options{Prices: prices})
+//	entries, warnings, err := ix.Scan(ctx, inputs, progress) // inputs from app.Resolve or app.Discover
+//	savings, warnings, err := ix.Replay(ctx, entries, policy, progress)
+//
+// Scan's totals are `spillway report`'s to the token: the same reader
+// (transcript, sizes only), the same rule for sub-agents (app.Resolve's,
+// and a Codex rollout that names its parent moved under it, as app.Each
+// does) and the same reconciliation of copies (transcript.Reconcile over
+// every file read together). Reconciling only links files that share a
+// response (a Claude Code message id, a Codex usage instant, a Codex
+// session id), so the index reconciles each such group of files on its
+// own, which decides exactly what reconciling them all would, and keeps
+// of every file only its summary and those keys: memory grows with the
+// number of sessions, not with their size.
+//
+// Replay, the second and optional step, needs the texts: it runs the
+// entries through app.Each under a policy, in the background if the caller
+// likes (it stops when ctx is done), and its figures are cached per policy.
+//
+// # The cache
+//
+// One file, index-v1.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
+// os.UserCacheDir()/spillway), holds one record per transcript keyed by
+// path, size, modification time, inode and a hash of its first 4 KiB. A
+// file whose key still matches is not read; one that changed or grew is
+// read again (see Grown below), and so is every file it shares responses
+// with, since a grown file can change which copy of a response counts. The spillway version, the price table's content and the read
+// options are in the file's header: when any differs the cache is rebuilt
+// quietly. A file that is not a cache of this format (garbage, truncated,
+// a checksum that does not match, another format version) is ignored with
+// one warning and rewritten. Writes go to a temporary file renamed into
+// place, mode 0600. Options.NoCache bypasses it.
+//
+// The format is a small versioned binary file, not an embedded database:
+// the index is always wanted whole (one Scan reads every record), there
+// are no queries, and a header, a payload written field by field (varints,
+// result sizes as deltas) and a CRC-32 take no dependency. Decoding is what
+// every reopen pays, so it was measured (BenchmarkCacheCodec, 2,000
+// sessions of 300 results): the binary payload decodes faster than gob
+// and about twenty times faster than encoding/json, and is the smallest
+// (6.0 MB against gob's 7.9 and JSON's 16.9). An embedded store (bbolt,
+// SQLite) would add a dependency and a page format to read the same
+// records whole.
+//
+// Reopening an unchanged set of files (the same paths, each with its key)
+// takes every summary from the cache and skips grouping the files by their
+// keys; any other set is grouped again, from the cached keys.
+//
+// A scan allocates a session's calls per file and lets them go: a batch
+// command should run it with GOGC raised as spillway's batch commands do
+// (400 cut the scan's CPU time by a third on the benchmark corpus) and a
+// soft memory limit (scanindex sets 150 MiB), without which GOGC 400 let
+// the heap reach five times the 40 MB that 2,000 sessions' summaries and
+// their grouping keep.
+//
+// Grown: within one Index (the inspector's session list, scanning again
+// as sessions are written), a Claude Code session written to in the last
+// 15 minutes is read through a decoder the Index keeps, and when it has
+// grown only the lines appended are read, from the end of its last
+// complete line: the decoder holds the reader's state (the tool calls
+// still open, the responses seen, the compaction segment), so the session
+// is the one a whole read gives (TestLiveSameAsWhole). A file that does
+// not end with a complete line, a Codex log (finishing a Codex read closes
+// its last request) and any grown file in a new process are read again
+// whole: the reader's state is not something the cache file can hold.
+//
+// Results over a ceiling: each Entry keeps its results' sizes, sorted
+// (ResultSizes), 8 bytes per result, so ResultsOver answers exactly for
+// any ceiling in bytes by a binary search; a histogram would be smaller
+// but answer only at its bucket edges, and the chart of savings by ceiling
+// moves a byte at a time.
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Options configure an Index.
+type Options struct {
+	// Prices price the recorded usage; nil is the embedded table.
+	Prices *pricing.Table
+	// Read are the reader's options (Format, MaxLineBytes); the index
+	// always reads sizes only.
+	Read transcript.Options
+	// Workers read files at once; 0 is one per CPU.
+	Workers int
+	// CacheDir holds the cache file; "" is $SPILLWAY_CACHE_DIR, else
+	// os.UserCacheDir()/spillway.
+	CacheDir string
+	// NoCache neither reads nor writes the cache.
+	NoCache bool
+	// Version is spillway's version: a cache written by another is
+	// rebuilt. "" is the build's own.
+	Version string
+	// Counter counts result tokens for Replay; nil is o200k_base.
+	Counter app.Counter
+}
+
+// Index scans sessions, remembering what it read in its cache.
+type Index struct {
+	opt   Options
+	mu    sync.Mutex
+	cache *cache
+	// seen is every file the last Scan read or recalled, for Replay.
+	seen map[string]seenFile
+	// live are the decoders of sessions still being written (live.go).
+	liveMu sync.Mutex
+	live   map[string]*liveFile
+}
+
+type seenFile struct {
+	key  fileKey
+	comp uint64
+}
+
+// Open returns an index with the options; the cache is read at the first
+// Scan.
+func Open(opt Options) (*Index, error) {
+	if opt.Prices == nil {
+		opt.Prices = pricing.Default()
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.Version == "" {
+		opt.Version = buildVersion()
+	}
+	opt.Read.SizesOnly = true
+	if !opt.NoCache && opt.CacheDir == "" {
+		dir, err := DefaultCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		opt.CacheDir = dir
+	}
+	return &Index{opt: opt}, nil
+}
+
+// DefaultCacheDir is $SPILLWAY_CACHE_DIR, else os.UserCacheDir()/spillway.
+func DefaultCacheDir() (string, error) {
+	if d := os.Getenv("SPILLWAY_CACHE_DIR"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no folder for the session index (use --no-cache or set SPILLWAY_CACHE_DIR): %w", err)
+	}
+	return filepath.Join(d, "spillway"), nil
+}
+
+// Tokens are recorded token counts; the four kinds add up to what was billed.
+type Tokens struct {
+	Input, CacheCreation, CacheRead, Output int64
+}
+
+// Total is every token of the four kinds.
+func (t Tokens) Total() int64 { return t.Input + t.CacheCreation + t.CacheRead + t.Output }
+
+func (t *Tokens) add(u transcript.Usage) {
+	t.Input += u.Input
+	t.CacheCreation += u.CacheCreation
+	t.CacheRead += u.CacheRead
+	t.Output += u.Output
+}
+
+func (t *Tokens) addTokens(o Tokens) {
+	t.Input += o.Input
+	t.CacheCreation += o.CacheCreation
+	t.CacheRead += o.CacheRead
+	t.Output += o.Output
+}
+
+// ModelTotals are one model's share of a session.
+type ModelTotals struct {
+	Model    string
+	APICalls int
+	Recorded Tokens
+	CostUSD  *float64 // nil when the model has no price
+}
+
+// Entry is one session: its own file and its sub-agents', summed as
+// `spillway report` sums them.
+type Entry struct {
+	Path string
+	// Subagents are the sub-agent logs counted in this session, in the
+	// order of its Input (a Codex rollout naming this session as its
+	// parent last), those that could be read.
+	Subagents []string
+	Format    transcript.Format
+	Version   string // the agent's version, where the log records one
+	SessionID string
+	Title     string
+	// Project is the folder the agent worked in: the cwd the log records,
+	// else, for Claude Code, the decoded name of its projects folder
+	// (lossy: Claude Code writes both "/" and "." as "-").
+	Project string
+	// First and Last are the times of the first and last API call, of the
+	// session and its sub-agents; zero when no call has one.
+	First, Last time.Time
+	Models      []string // in order of first use, the session's then its sub-agents'
+	APICalls    int
+	// CopiedCalls are calls that are copies of responses another session
+	// counts; no other figure includes them.
+	CopiedCalls int
+	Recorded    Tokens
+	// CostUSD is nil when nothing was recorded or a model has no price.
+	CostUSD        *float64
+	UnpricedModels []string
+	ByModel        []ModelTotals // sorted by model
+	Results        int
+	ResultBytes    int64
+	LargestResult  int
+	// ResultSizes are the results' sizes in bytes, ascending.
+	ResultSizes []int
+	Compactions int
+	Warnings    int // the reader's, of every file
+	// Modified is the latest modification time of its files, and Bytes
+	// their size, as the scan found them: a session list marks as live
+	// one modified a moment ago.
+	Modified time.Time
+	Bytes    int64
+}
+
+// ResultsOver counts the results larger than ceiling bytes.
+func (e *Entry) ResultsOver(ceiling int) int {
+	i := sort.SearchInts(e.ResultSizes, ceiling+1)
+	return len(e.ResultSizes) - i
+}
+
+// Warning is a problem with one file or with the cache that did not stop
+// the scan: the file is left out (or the cache rebuilt), the rest goes on.
+type Warning struct {
+	Path string // "" for a problem with no file of its own
+	Err  error
+}
+
+// String is the warning for a terminal, escaped. Its message names the
+// file, as every error of reading one does.
+func (w Warning) String() string { return termtext.Escape(w.Err.Error()) }
+
+func (w Warning) Error() string { return w.Err.Error() }
+func (w Warning) Unwrap() error { return w.Err }
+
+// Scan summarises every input: one Entry per input that could be read, in
+// the order of inputs, and a Warning for each input or file left out (or
+// for a cache that could not be used). progress, when not nil, is told
+// how many files are done out of how many, from the reading goroutines,
+// one call at a time. Only ctx ends a scan early: the error is then
+// ctx.Err().
+func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(done, total int)) ([]Entry, []Warning, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var warnings []Warning
+	s := newScan(ix, inputs)
+	var cacheWarning *Warning
+	if !ix.opt.NoCache && ix.cache == nil {
+		// Read while the files are stat'ed: each waits for it only to look
+		// itself up.
+		loaded := make(chan struct{})
+		s.cacheLoaded = loaded
+		go func() {
+			defer close(loaded)
+			ix.cache, cacheWarning = loadCache(ix.opt.CacheDir, ix.header())
+		}()
+		defer func() { <-loaded }() // also when no file waited for it
+	}
+	w, set := s.run(ctx, progress)
+	if s.cacheLoaded != nil {
+		<-s.cacheLoaded
+		if cacheWarning != nil {
+			warnings = append(warnings, *cacheWarning)
+		}
+	}
+	warnings = append(warnings, w...)
+	if err := ctx.Err(); err != nil {
+		return nil, warnings, err
+	}
+	entries, w := s.entries()
+	ix.seen = map[string]seenFile{}
+	for _, f := range s.files {
+		if f.final != nil {
+			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp}
+		}
+	}
+	warnings = append(warnings, w...)
+	if !ix.opt.NoCache {
+		ix.cache.update(s, set)
+		if err := ix.cache.save(ix.opt.CacheDir); err != nil {
+			warnings = append(warnings, Warning{Path: cachePath(ix.opt.CacheDir), Err: fmt.Errorf("session index not saved: %w", err)})
+		}
+	}
+	return entries, warnings, nil
+}
+
+// errChanged says a file changed while it was read.
+var errChanged = errors.New("changed while it was read (shrank or was replaced); left out of this scan")

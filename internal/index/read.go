@@ -1,0 +1,450 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/safefile"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// headBytes is how much of a file's start its fingerprint hashes, and
+// peekBytes how much is looked through for the folder the agent ran in.
+const (
+	headBytes = 4 << 10
+	peekBytes = 64 << 10
+)
+
+// fileKey identifies a file's content as the cache knows it: the same
+// key is taken to mean the same bytes.
+type fileKey struct {
+	Size    int64
+	ModTime int64 // Unix nanoseconds
+	Inode   uint64
+	HeadLen int    // bytes hashed into Head: min(Size, headBytes)
+	Head    uint64 // FNV-1a of the first HeadLen bytes
+	cwd     string // the folder the log says the agent ran in, when read
+	// endsLine: the file's last byte is a newline (known when read).
+	endsLine bool
+}
+
+// endsLine tells whether the file of size bytes ends with a newline.
+func endsLine(f *os.File, size int64) bool {
+	var b [1]byte
+	n, _ := f.ReadAt(b[:], size-1)
+	return size > 0 && n == 1 && b[0] == '\n'
+}
+
+func (k fileKey) same(o fileKey) bool {
+	return k.Size == o.Size && k.ModTime == o.ModTime && k.Inode == o.Inode && k.HeadLen == o.HeadLen && k.Head == o.Head
+}
+
+// fileSum is what the index keeps of one file: its totals as one session
+// (with the marks reconciling gave it, when it has any) and the keys by
+// which reconciling links it to other files.
+type fileSum struct {
+	Format                      transcript.Format
+	Version, ID, Title, Project string
+	ParentID                    string
+	Relation                    transcript.Relation
+	First, Last                 time.Time
+	Models                      []string
+	Calls, Copied               int
+	RecordedCalls               int // calls with usage, copies too
+	Recorded                    Tokens
+	Priced                      float64 // the priced calls' cost, in call order
+	Unpriced                    []string
+	ByModel                     []fileModel
+	ResultSizes                 []int // ascending
+	ResultBytes                 int64
+	Compactions                 int
+	Warnings                    int
+	// Keys are hashes of what transcript.Reconcile links files by, sorted.
+	// From the cache they stay packed (8 bytes each, little-endian) until
+	// asked for: reopening the same files never needs them.
+	Keys       []uint64
+	packedKeys []byte
+}
+
+// keys is f.Keys, unpacked on first use.
+func (f *fileSum) keys() []uint64 {
+	if f.Keys == nil && len(f.packedKeys) > 0 {
+		f.Keys = make([]uint64, len(f.packedKeys)/8)
+		for i := range f.Keys {
+			f.Keys[i] = binary.LittleEndian.Uint64(f.packedKeys[8*i:])
+		}
+	}
+	return f.Keys
+}
+
+type fileModel struct {
+	Model    string
+	APICalls int
+	Recorded Tokens
+	CostUSD  float64
+	Priced   bool
+}
+
+// openFile opens a transcript for reading; tests replace it.
+var openFile = func(path string) (*os.File, os.FileInfo, error) {
+	f, info, err := safefile.OpenRegular(path, nil)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
+		err = fmt.Errorf("%s %w", path, err) // safefile names the file only in the open's own errors
+	}
+	return f, info, err
+}
+
+// afterStat runs between a file's stat and its read; tests change the file there.
+var afterStat = func(string) {}
+
+// stat is the key of the file at path as it is now, reading only its head.
+func stat(path string) (fileKey, []byte, error) {
+	f, info, err := openFile(path)
+	if err != nil {
+		return fileKey{}, nil, err
+	}
+	defer f.Close()
+	k, head, err := keyOf(f, info, headBytes)
+	if err != nil {
+		return fileKey{}, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return k, head, nil
+}
+
+// keyOf reads up to n bytes of f's start and returns its key and them.
+func keyOf(f *os.File, info os.FileInfo, n int) (fileKey, []byte, error) {
+	k := fileKey{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Inode: inode(info)}
+	buf := make([]byte, min(int64(n), k.Size))
+	got, err := f.ReadAt(buf, 0)
+	if err != nil && err != io.EOF {
+		return k, nil, err
+	}
+	buf = buf[:got]
+	k.HeadLen = min(got, headBytes)
+	k.Head = fingerprint(buf[:k.HeadLen])
+	return k, buf, nil
+}
+
+// fingerprint is the CRC-64 of b: a few milliseconds for the heads of
+// thousands of files, where FNV took ten times that.
+func fingerprint(b []byte) uint64 { return crc64.Checksum(b, crcTable) }
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// read reads the file at path, sizes only, and returns it with its key as
+// it was when read. A file that shrank or was replaced while it was read
+// is an error: what was read of it may be of neither version.
+func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
+	f, info, err := openFile(path)
+	if err != nil {
+		return nil, fileKey{}, err
+	}
+	defer f.Close()
+	k, head, err := keyOf(f, info, headBytes)
+	if err != nil {
+		return nil, k, fmt.Errorf("read %s: %w", path, err)
+	}
+	afterStat(path)
+	k.endsLine = endsLine(f, k.Size)
+	if s, n, err := ix.continueLive(f, path, k, head); err == nil && s != nil {
+		if err := unchanged(f, path, info, k, n); err != nil {
+			ix.dropLive(path)
+			return nil, k, err
+		}
+		if lf := ix.liveFile(path); lf != nil {
+			k.cwd = lf.key.cwd
+		}
+		return s, k, nil
+	}
+	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size, head: make([]byte, 0, peekBytes)}
+	s, dec, err := ix.decode(r, path, k)
+	k.cwd = peekCwd(r.head)
+	// What was read is of one version of the file only if the file is
+	// still the one opened, and still as long: checked before the read's
+	// own error, which a file cut short while read would cause.
+	if err := unchanged(f, path, info, k, r.n); err != nil {
+		return nil, k, err
+	}
+	if err != nil {
+		return nil, k, err
+	}
+	if dec != nil {
+		ix.keepLive(path, k, dec)
+	}
+	return s, k, nil
+}
+
+// unchanged checks that n bytes of f were read, its size in k, and that
+// it is still that file at path, at least that long.
+func unchanged(f *os.File, path string, info os.FileInfo, k fileKey, n int64) error {
+	now, err := f.Stat()
+	if err != nil || n != k.Size || now.Size() < k.Size || !os.SameFile(info, now) {
+		return fmt.Errorf("%s %w", path, errChanged)
+	}
+	if again, err := os.Stat(path); err != nil || !os.SameFile(info, again) {
+		return fmt.Errorf("%s %w", path, errChanged)
+	}
+	return nil
+}
+
+// sizedReader counts what is read, and tells the reader the size to
+// expect so that it sizes its tables once.
+type sizedReader struct {
+	r    io.Reader
+	n    int64
+	size int64
+	// head keeps the first bytes read, up to its capacity, for peekCwd:
+	// the file is not read twice for them.
+	head []byte
+}
+
+func (s *sizedReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if room := cap(s.head) - len(s.head); room > 0 {
+		s.head = append(s.head, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+func (s *sizedReader) Size() int64 { return s.size }
+
+// peekCwd is the first "cwd" among the first lines of a log: a Claude Code
+// record's own field, or a Codex session_meta's payload.cwd.
+func peekCwd(head []byte) string {
+	var p fastjson.Parser
+	for n := 0; n < 32 && len(head) > 0; n++ {
+		line := head
+		i := bytes.IndexByte(head, '\n')
+		if i < 0 {
+			break // a line cut by the peek is no JSON
+		}
+		line, head = head[:i], head[i+1:]
+		if !bytes.Contains(line, []byte(`"cwd"`)) {
+			continue
+		}
+		v, err := p.ParseBytes(line)
+		if err != nil {
+			continue
+		}
+		if cwd := v.GetStringBytes("cwd"); len(cwd) > 0 {
+			return string(cwd)
+		}
+		if cwd := v.GetStringBytes("payload", "cwd"); len(cwd) > 0 {
+			return string(cwd)
+		}
+	}
+	return ""
+}
+
+// project is the folder a session ran in: the cwd its log records, else
+// the decoded name of its Claude Code projects folder, else its folder's.
+func project(path, cwd string) string {
+	if cwd != "" {
+		return cwd
+	}
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) == "subagents" {
+		dir = filepath.Dir(filepath.Dir(dir))
+	}
+	name := filepath.Base(dir)
+	if filepath.Base(filepath.Dir(dir)) == "projects" && strings.HasPrefix(name, "-") {
+		return strings.ReplaceAll(name, "-", "/")
+	}
+	return name
+}
+
+// summarize totals one session as report.Build does: copies count in no
+// total, a call is priced as replay.Prepare prices it, and each model on
+// which usage was billed (a call's own and its extra usage) gets its share.
+func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
+	f := &fileSum{
+		Format: s.Format, Version: s.Version, ID: s.ID, Title: s.Title, ParentID: s.ParentID, Relation: s.Relation,
+		Models: slices.Clone(s.Models), Calls: len(s.Calls), Warnings: s.WarningCount,
+	}
+	type price struct {
+		e  pricing.Entry
+		ok bool
+	}
+	lookups := map[string]price{}
+	lookup := func(model string) (pricing.Entry, bool) {
+		p, seen := lookups[model]
+		if !seen {
+			e, _, ok := prices.Lookup(model)
+			p = price{e, ok}
+			lookups[model] = p
+		}
+		return p.e, p.ok
+	}
+	byModel := map[string]*fileModel{}
+	unpriced := map[string]bool{}
+	var keys []uint64
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		if !c.Time.IsZero() {
+			t := zeroTime(c.Time)
+			if f.First.IsZero() || t.Before(f.First) {
+				f.First = t
+			}
+			if t.After(f.Last) {
+				f.Last = t
+			}
+		}
+		copied := c.CountedIn != ""
+		if copied {
+			f.Copied++
+		}
+		model := func(name string, u transcript.Usage) {
+			if copied {
+				return
+			}
+			f.Recorded.add(u)
+			m := byModel[name]
+			if m == nil {
+				m = &fileModel{Model: name}
+				byModel[name] = m
+			}
+			m.APICalls++
+			m.Recorded.add(u)
+			if e, ok := lookup(name); ok {
+				usd := e.Cost(u)
+				f.Priced += usd
+				m.CostUSD += usd
+				m.Priced = true
+			} else {
+				unpriced[name] = true
+			}
+		}
+		if c.Usage != nil {
+			f.RecordedCalls++
+			model(c.Model, *c.Usage)
+		}
+		for _, x := range c.Extra {
+			model(x.Model, x.Usage)
+		}
+		if c.Usage == nil {
+			continue
+		}
+		switch s.Format {
+		case transcript.FormatClaude:
+			if c.MessageID != "" {
+				keys = append(keys, keyOfString('m', c.MessageID))
+			}
+		case transcript.FormatCodex:
+			if !c.Usage.At.IsZero() {
+				keys = append(keys, keyOfInt('t', c.Usage.At.UnixNano()))
+			}
+		}
+	}
+	if s.Format == transcript.FormatCodex {
+		if s.ID != "" {
+			keys = append(keys, keyOfString('i', s.ID))
+		}
+		if s.ParentID != "" {
+			keys = append(keys, keyOfString('i', s.ParentID))
+		}
+	}
+	slices.Sort(keys)
+	f.Keys = slices.Compact(keys)
+	for _, r := range s.Results() {
+		n := r.Bytes()
+		f.ResultSizes = append(f.ResultSizes, n)
+		f.ResultBytes += int64(n)
+	}
+	slices.Sort(f.ResultSizes)
+	for _, e := range s.Events {
+		if e.Kind == transcript.EventCompaction {
+			f.Compactions++
+		}
+	}
+	for m := range unpriced {
+		f.Unpriced = append(f.Unpriced, m)
+	}
+	slices.Sort(f.Unpriced)
+	for _, m := range byModel {
+		f.ByModel = append(f.ByModel, *m)
+	}
+	slices.SortFunc(f.ByModel, func(a, b fileModel) int { return strings.Compare(a.Model, b.Model) })
+	return f
+}
+
+// hasher is FNV-1a over typed parts: stable across runs, as the cache needs.
+type hasher struct{ h uint64 }
+
+func newHash() *hasher { return &hasher{h: 14695981039346656037} }
+
+func (h *hasher) byte(b byte) {
+	h.h ^= uint64(b)
+	h.h *= 1099511628211
+}
+
+func (h *hasher) str(s string) {
+	for i := 0; i < len(s); i++ {
+		h.byte(s[i])
+	}
+	h.byte(0)
+}
+
+func (h *hasher) u64(v uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], v)
+	for _, c := range b {
+		h.byte(c)
+	}
+}
+
+func (h *hasher) sum() uint64 { return h.h }
+
+func keyOfString(kind byte, s string) uint64 {
+	h := newHash()
+	h.byte(kind)
+	h.str(s)
+	return h.sum()
+}
+
+func keyOfInt(kind byte, v int64) uint64 {
+	h := newHash()
+	h.byte(kind)
+	h.u64(uint64(v))
+	return h.sum()
+}
+
+// buildVersion is this build's module version and VCS revision; for a
+// development build without them, also its executable's size and time, so
+// that rebuilding spillway with other code does not reuse the cache.
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	v, revision := "unknown", false
+	if ok {
+		v = info.Main.Version
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				v += " " + s.Value
+				revision = true
+			}
+		}
+	}
+	if !revision && (v == "" || v == "(devel)" || v == "unknown") {
+		if exe, err := os.Executable(); err == nil {
+			if st, err := os.Stat(exe); err == nil {
+				v += fmt.Sprintf(" build %d %d", st.Size(), st.ModTime().UnixNano())
+			}
+		}
+	}
+	return v
+}

@@ -1,0 +1,516 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// scan is one Scan: every file of the inputs, what was known or read of
+// each, and the inputs as groups of files.
+type scan struct {
+	ix     *Index
+	files  []scanFile
+	groups []group
+	// cacheLoaded, when not nil, closes once ix.cache is read.
+	cacheLoaded <-chan struct{}
+}
+
+// scanFile is one transcript of a scan.
+type scanFile struct {
+	path string
+	key  fileKey
+	// own is the file's summary read alone, final its summary reconciled
+	// with the files it shares responses with (own when it shares none).
+	own, final *fileSum
+	err        error
+	cached     bool // own came from the cache
+	// comp is the hash of its reconciliation group (0 when alone).
+	comp uint64
+}
+
+// group is an input: its own file and its sub-agents', as indexes of files.
+type group struct {
+	main  int
+	subs  []int
+	err   error
+	path  string
+	moved bool // a Codex rollout found to belong to another input
+}
+
+func newScan(ix *Index, inputs []app.Input) *scan {
+	s := &scan{ix: ix, groups: make([]group, len(inputs))}
+	seen := map[string]int{}
+	add := func(path string) int {
+		c := filepath.Clean(path)
+		if i, ok := seen[c]; ok {
+			return i
+		}
+		seen[c] = len(s.files)
+		s.files = append(s.files, scanFile{path: path})
+		return len(s.files) - 1
+	}
+	for i, in := range inputs {
+		g := &s.groups[i]
+		g.path = in.Path
+		switch {
+		case in.Err != nil:
+			g.err = in.Err
+			continue
+		case in.Path == "-":
+			g.err = fmt.Errorf("standard input is not indexed; name a file")
+			continue
+		}
+		if _, dup := seen[filepath.Clean(in.Path)]; dup {
+			g.moved = true // named twice: counted once, where first named
+			continue
+		}
+		g.main = add(in.Path)
+		for _, sub := range in.Subagents {
+			if _, dup := seen[filepath.Clean(sub)]; !dup {
+				g.subs = append(g.subs, add(sub))
+			}
+		}
+	}
+	return s
+}
+
+// run reads or recalls every file's summary, then reconciles the files
+// that share responses.
+// It returns the warnings and the set's signature (see recall).
+func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warning, uint64) {
+	var mu sync.Mutex
+	done, total := 0, len(s.files)
+	tell := func() {
+		if progress != nil {
+			mu.Lock()
+			done++
+			progress(done, total)
+			mu.Unlock()
+		}
+	}
+	s.parallel(ctx, len(s.files), func(i int) {
+		f := &s.files[i]
+		defer tell()
+		key, head, err := stat(f.path)
+		if err != nil {
+			f.err = err
+			return
+		}
+		if s.cacheLoaded != nil {
+			<-s.cacheLoaded
+		}
+		if c := s.ix.cache.lookup(f.path, key, head); c != nil {
+			f.key, f.own, f.cached = key, c, true
+			return
+		}
+		sess, k, err := s.ix.read(f.path)
+		if err != nil {
+			f.err = err
+			return
+		}
+		f.key = k
+		f.own = summarize(sess, s.ix.opt.Prices)
+		f.own.Project = project(f.path, k.cwd)
+	})
+	if s.cacheLoaded != nil {
+		<-s.cacheLoaded // for a scan of no files too
+	}
+	if ctx.Err() != nil {
+		return nil, 0
+	}
+	set := s.setSignature()
+	if s.recall(set) {
+		return nil, set
+	}
+	return s.reconcile(ctx), set
+}
+
+// setSignature identifies the files read, in order, with their keys: the
+// same set gives the same reconciliation groups.
+func (s *scan) setSignature() uint64 {
+	var read []int
+	for i := range s.files {
+		if s.files[i].own != nil {
+			read = append(read, i)
+		}
+	}
+	return s.signature(read)
+}
+
+// recall takes every file's final summary from the cache when the files
+// are the very ones of the scan that wrote it, unchanged: their groups are
+// then the same, and the cost of grouping the files by their keys (a
+// large map) is saved. It reports whether it could.
+func (s *scan) recall(set uint64) bool {
+	c := s.ix.cache
+	if c == nil || c.data.LastScan == 0 || c.data.LastScan != set {
+		return false
+	}
+	for i := range s.files {
+		f := &s.files[i]
+		if f.own == nil {
+			continue
+		}
+		r := c.data.Files[f.path]
+		if !f.cached || r == nil || (r.Comp != 0 && r.Final == nil) {
+			return false
+		}
+	}
+	for i := range s.files {
+		f := &s.files[i]
+		if f.own == nil {
+			continue
+		}
+		r := c.data.Files[f.path]
+		f.comp, f.final = r.Comp, r.Own
+		if r.Comp != 0 {
+			f.final = r.Final
+		}
+	}
+	return true
+}
+
+// parallel runs job(i) for every i below n on the index's workers, until
+// ctx is done.
+func (s *scan) parallel(ctx context.Context, n int, job func(i int)) {
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range min(s.ix.opt.Workers, max(n, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				job(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// reconcile groups the files read by the responses they share and
+// reconciles each group of two or more as transcript.Reconcile would over
+// all of them: it only ever links calls of files that share a key. A group
+// the cache reconciled with the same files, unchanged, is not read again.
+func (s *scan) reconcile(ctx context.Context) []Warning {
+	parent := make([]int, len(s.files))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	// Files sharing a key are joined: the keys of every file, sorted, hold
+	// 12 bytes each, a third of what a map from key to file would.
+	type ref struct {
+		key  uint64
+		file int32
+	}
+	n := 0
+	for i := range s.files {
+		if f := s.files[i].own; f != nil {
+			n += len(f.keys())
+		}
+	}
+	refs := make([]ref, 0, n)
+	for i := range s.files {
+		if f := s.files[i].own; f != nil {
+			for _, k := range f.keys() {
+				refs = append(refs, ref{k, int32(i)})
+			}
+		}
+	}
+	slices.SortFunc(refs, func(a, b ref) int { return cmp.Compare(a.key, b.key) })
+	for i := 1; i < len(refs); i++ {
+		if refs[i].key == refs[i-1].key {
+			if a, b := find(int(refs[i].file)), find(int(refs[i-1].file)); a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	comps := map[int][]int{}
+	var roots []int
+	for i := range s.files {
+		if s.files[i].own == nil {
+			continue
+		}
+		r := find(i)
+		if _, ok := comps[r]; !ok {
+			roots = append(roots, r)
+		}
+		comps[r] = append(comps[r], i)
+	}
+	var todo [][]int
+	for _, r := range roots {
+		members := comps[r]
+		if len(members) == 1 {
+			f := &s.files[members[0]]
+			f.final = f.own
+			continue
+		}
+		sig := s.signature(members)
+		recalled := true
+		for _, m := range members {
+			f := &s.files[m]
+			f.comp = sig
+			if sum := s.ix.cache.reconciled(f.path, f.key, sig); sum != nil && f.cached {
+				f.final = sum
+			} else {
+				recalled = false
+			}
+		}
+		if !recalled {
+			todo = append(todo, members)
+		}
+	}
+	var warnings []Warning
+	var mu sync.Mutex
+	s.parallel(ctx, len(todo), func(i int) {
+		w := s.reconcileGroup(todo[i])
+		mu.Lock()
+		warnings = append(warnings, w...)
+		mu.Unlock()
+	})
+	return warnings
+}
+
+// reconcileGroup reads members again, reconciles them together and sets
+// their final summaries. A member that can no longer be read, or that
+// changed since, is left out of the scan with the others reconciled
+// without it.
+func (s *scan) reconcileGroup(members []int) []Warning {
+	var sessions []*transcript.Session
+	var read []int
+	for _, m := range members {
+		f := &s.files[m]
+		sess, k, err := s.ix.read(f.path)
+		if err == nil && !k.same(f.key) {
+			err = fmt.Errorf("%s %w", f.path, errChanged)
+		}
+		if err != nil {
+			f.err, f.own, f.final = err, nil, nil
+			continue
+		}
+		sessions = append(sessions, sess)
+		read = append(read, m)
+	}
+	transcript.Reconcile(sessions)
+	for i, m := range read {
+		f := &s.files[m]
+		f.final = summarize(sessions[i], s.ix.opt.Prices)
+		f.final.Project = f.own.Project
+	}
+	return nil
+}
+
+// signature identifies a reconciliation group by its files and their keys.
+func (s *scan) signature(members []int) uint64 {
+	h := newHash()
+	for _, m := range members {
+		f := &s.files[m]
+		h.str(f.path)
+		h.u64(uint64(f.key.Size))
+		h.u64(uint64(f.key.ModTime))
+		h.u64(f.key.Inode)
+		h.u64(f.key.Head)
+	}
+	return h.sum()
+}
+
+// parentID is the session that spawned a Codex rollout as a sub-agent, as
+// app.Each reads it: "" for a session of its own (a fork is one).
+func parentID(f *fileSum) string {
+	if f.Relation == transcript.RelationSubagent {
+		return f.ParentID
+	}
+	return ""
+}
+
+// entries sums each input's files into its Entry, moving a Codex rollout
+// that names another input's session as its parent under it, as app.Each
+// does, and warns of every input and file left out.
+func (s *scan) entries() ([]Entry, []Warning) {
+	final := func(i int) *fileSum { return s.files[i].final }
+	byID := map[string]int{}
+	for i, g := range s.groups {
+		if g.err != nil || g.moved {
+			continue
+		}
+		if f := final(g.main); f != nil && f.ID != "" && parentID(f) == "" {
+			if _, dup := byID[f.ID]; !dup {
+				byID[f.ID] = i
+			}
+		}
+	}
+	for i := range s.groups {
+		g := &s.groups[i]
+		if g.err != nil || g.moved {
+			continue
+		}
+		f := final(g.main)
+		if f == nil || parentID(f) == "" {
+			continue
+		}
+		if p, ok := byID[parentID(f)]; ok && p != i {
+			s.groups[p].subs = append(s.groups[p].subs, g.main)
+			s.groups[p].subs = append(s.groups[p].subs, g.subs...)
+			g.moved = true
+		}
+	}
+	var out []Entry
+	var warnings []Warning
+	for _, g := range s.groups {
+		if g.moved {
+			continue
+		}
+		if g.err != nil {
+			warnings = append(warnings, Warning{Path: g.path, Err: g.err})
+			continue
+		}
+		main := &s.files[g.main]
+		if main.final == nil {
+			warnings = append(warnings, Warning{Path: main.path, Err: main.err})
+			continue
+		}
+		e := entryOf(main.path, main.final)
+		e.touched(main.key)
+		for _, k := range g.subs {
+			sub := &s.files[k]
+			if sub.final == nil {
+				warnings = append(warnings, Warning{Path: sub.path, Err: sub.err})
+				continue
+			}
+			e.include(sub.path, sub.final)
+			e.touched(sub.key)
+		}
+		e.finish()
+		out = append(out, e.Entry)
+	}
+	return out, warnings
+}
+
+// building is an Entry being summed, with what its totals are made from.
+type building struct {
+	Entry
+	recordedCalls int
+	priced        float64
+	unpriced      map[string]bool
+	byModel       map[string]*ModelTotals
+}
+
+func entryOf(path string, f *fileSum) *building {
+	b := &building{Entry: Entry{
+		Path: path, Format: f.Format, Version: f.Version, SessionID: f.ID, Title: f.Title, Project: f.Project,
+	}, unpriced: map[string]bool{}, byModel: map[string]*ModelTotals{}}
+	b.add(f)
+	return b
+}
+
+// touched counts in a file's size and modification time.
+func (b *building) touched(k fileKey) {
+	b.Bytes += k.Size
+	if t := time.Unix(0, k.ModTime).UTC(); t.After(b.Modified) {
+		b.Modified = t
+	}
+}
+
+func (b *building) include(path string, f *fileSum) {
+	b.Subagents = append(b.Subagents, path)
+	b.add(f)
+}
+
+// add sums f in, in report's order: each file's priced cost, then the next's.
+func (b *building) add(f *fileSum) {
+	e := &b.Entry
+	if !f.First.IsZero() && (e.First.IsZero() || f.First.Before(e.First)) {
+		e.First = f.First
+	}
+	if f.Last.After(e.Last) {
+		e.Last = f.Last
+	}
+	for _, m := range f.Models {
+		if !slices.Contains(e.Models, m) {
+			e.Models = append(e.Models, m)
+		}
+	}
+	e.APICalls += f.Calls
+	e.CopiedCalls += f.Copied
+	e.Recorded.addTokens(f.Recorded)
+	b.recordedCalls += f.RecordedCalls
+	b.priced += f.Priced
+	for _, m := range f.Unpriced {
+		b.unpriced[m] = true
+	}
+	for _, m := range f.ByModel {
+		sum := b.byModel[m.Model]
+		if sum == nil {
+			sum = &ModelTotals{Model: m.Model}
+			b.byModel[m.Model] = sum
+		}
+		sum.APICalls += m.APICalls
+		sum.Recorded.addTokens(m.Recorded)
+		if m.Priced {
+			sum.CostUSD = addPtr(sum.CostUSD, m.CostUSD)
+		}
+	}
+	e.Results += len(f.ResultSizes)
+	e.ResultBytes += f.ResultBytes
+	e.ResultSizes = append(e.ResultSizes, f.ResultSizes...)
+	e.Compactions += f.Compactions
+	e.Warnings += f.Warnings
+}
+
+func (b *building) finish() {
+	e := &b.Entry
+	if len(e.Subagents) > 0 { // each file's are sorted already
+		sort.Ints(e.ResultSizes)
+	}
+	if n := len(e.ResultSizes); n > 0 {
+		e.LargestResult = e.ResultSizes[n-1]
+	}
+	for m := range b.unpriced {
+		e.UnpricedModels = append(e.UnpricedModels, m)
+	}
+	sort.Strings(e.UnpricedModels)
+	if b.recordedCalls > 0 && len(e.UnpricedModels) == 0 {
+		usd := b.priced
+		e.CostUSD = &usd
+	}
+	for _, m := range b.byModel {
+		e.ByModel = append(e.ByModel, *m)
+	}
+	sort.Slice(e.ByModel, func(i, j int) bool { return e.ByModel[i].Model < e.ByModel[j].Model })
+}
+
+func addPtr(p *float64, v float64) *float64 {
+	if p == nil {
+		return &v
+	}
+	*p += v
+	return p
+}
+
+// zeroTime keeps times comparable across the cache: UTC, no monotonic part.
+func zeroTime(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	return t.UTC().Round(0)
+}

@@ -1,0 +1,110 @@
+// Command scanindex runs the session index over paths (or the sessions
+// discovery finds) and prints every session's totals as JSON, for
+// benchmarks and for comparing with other tools. The figures go to
+// stdout; how many sessions, warnings and the time to stderr.
+//
+//	scanindex [-no-cache] [-cache-dir DIR] [PATH...]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"runtime/pprof"
+	"time"
+
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/index"
+)
+
+type session struct {
+	Path      string       `json:"path"`
+	SessionID string       `json:"session_id"`
+	Project   string       `json:"project"`
+	Subagents int          `json:"subagents"`
+	APICalls  int          `json:"api_calls"`
+	Recorded  index.Tokens `json:"recorded"`
+	CostUSD   *float64     `json:"cost_usd"`
+	Largest   int          `json:"largest_result"`
+}
+
+func main() {
+	noCache := flag.Bool("no-cache", false, "neither read nor write the index cache")
+	cacheDir := flag.String("cache-dir", "", "folder of the index cache (default $SPILLWAY_CACHE_DIR, else the user cache folder)")
+	quiet := flag.Bool("q", false, "print only the total")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the scan to this file")
+	flag.Parse()
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400) // as spillway's batch commands do
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// GOGC 400 lets the heap grow to five times what is live; past
+		// this the collector runs as often as it must instead.
+		debug.SetMemoryLimit(150 << 20)
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "scanindex:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	start := time.Now()
+	inputs, err := app.Resolve(flag.Args(), app.SystemEnv())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scanindex:", err)
+		os.Exit(1)
+	}
+	ix, err := index.Open(index.Options{NoCache: *noCache, CacheDir: *cacheDir})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scanindex:", err)
+		os.Exit(1)
+	}
+	entries, warnings, err := ix.Scan(context.Background(), inputs, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "scanindex:", err)
+		os.Exit(1)
+	}
+	took := time.Since(start)
+	var out struct {
+		Sessions []session `json:"sessions"`
+		Total    session   `json:"total"`
+	}
+	out.Sessions = []session{}
+	var cost float64
+	for _, e := range entries {
+		if !*quiet {
+			out.Sessions = append(out.Sessions, session{Path: e.Path, SessionID: e.SessionID, Project: e.Project, Subagents: len(e.Subagents),
+				APICalls: e.APICalls - e.CopiedCalls, Recorded: e.Recorded, CostUSD: e.CostUSD, Largest: e.LargestResult})
+		}
+		t := &out.Total
+		t.Subagents += len(e.Subagents)
+		t.APICalls += e.APICalls - e.CopiedCalls
+		t.Recorded.Input += e.Recorded.Input
+		t.Recorded.CacheCreation += e.Recorded.CacheCreation
+		t.Recorded.CacheRead += e.Recorded.CacheRead
+		t.Recorded.Output += e.Recorded.Output
+		if e.CostUSD != nil {
+			cost += *e.CostUSD
+		}
+		t.Largest = max(t.Largest, e.LargestResult)
+	}
+	out.Total.CostUSD = &cost
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(out); err != nil {
+		fmt.Fprintln(os.Stderr, "scanindex:", err)
+		os.Exit(1)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(os.Stderr, "scanindex:", w.String())
+	}
+	fmt.Fprintf(os.Stderr, "scanindex: %d sessions, %d warnings, %.3f s\n", len(entries), len(warnings), took.Seconds())
+}
