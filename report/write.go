@@ -243,9 +243,9 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	b.WriteString("\n")
 	table := newRightAligned(len(s.Calls)+1, 80)
 	if active {
-		table.add([]byte("call\ttime\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\t"))
+		table.add([]byte("call\ttime\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\tcause\t"))
 	} else {
-		table.add([]byte("call\ttime\tmodel\tprompt\toutput\tcost\ttools\t"))
+		table.add([]byte("call\ttime\tmodel\tprompt\toutput\tcost\ttools\tcause\t"))
 	}
 	var row []byte
 	for _, c := range s.Calls {
@@ -256,6 +256,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	if active {
 		writeActions(&b, s)
 	}
+	writeByTool(&b, s, active)
 	for _, sub := range s.Subagents {
 		st := sub.Totals
 		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), plural(st.APICalls, "API call"),
@@ -430,6 +431,7 @@ func callRow(row []byte, c *Call, active bool) []byte {
 		}
 	}
 	row = cell(strconv.AppendInt(row, int64(c.ToolCalls), 10))
+	row = cell(appendCause(row, c))
 	return append(row, '\n')
 }
 
