@@ -26,6 +26,11 @@ type KeyMap struct {
 
 	// Prompt is the search, ceiling and file prompts'.
 	Prompt spillview.PromptKeyMap
+
+	// Tools and Context open the per-tool view and the context chart;
+	// Copy puts the selected result's text on the clipboard, Pager opens
+	// it in $PAGER.
+	Tools, Context, Copy, Pager key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -68,6 +73,10 @@ func DefaultKeyMap() KeyMap {
 		Yes:          b([]string{"y"}, "y", "yes (overwrite)"),
 		No:           b([]string{"n"}, "n", "no (keep the file)"),
 		Prompt:       spillview.DefaultPromptKeyMap(),
+		Tools:        b([]string{"T"}, "T", "results by tool"),
+		Context:      b([]string{"C"}, "C", "context over time"),
+		Copy:         b([]string{"y"}, "y", "copy result text"),
+		Pager:        b([]string{"O"}, "O", "result in $PAGER"),
 	}
 }
 
@@ -86,5 +95,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
+		{k.Tools, k.Context, k.Copy, k.Pager},
 	}
 }

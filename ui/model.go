@@ -79,6 +79,8 @@ const (
 	helpOverlay
 	warningsOverlay
 	spillOverlay
+	toolsOverlay
+	contextOverlay
 )
 
 type inputMode int
@@ -158,6 +160,9 @@ type Model struct {
 	// newBelow counts the calls a followed session gained while the
 	// cursor was off its last row: they arrive out of view.
 	newBelow int
+
+	// tools is the per-tool view.
+	tools toolsView
 }
 
 // New returns the inspector for opt.
@@ -171,6 +176,7 @@ func New(opt Options) *Model {
 	m.input.SetVirtualCursor(false)
 	m.table = callTable{ctx: ctx}
 	m.detail = detailPane{ctx: ctx}
+	m.tools = toolsView{ctx: ctx}
 	m.spill = spillview.New(ctx.Styles, spillview.DefaultKeyMap())
 	return m
 }
@@ -203,6 +209,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.newBelow = 0
 	}
 	m.detail.refresh(m.session, m.replay, m.currentCall(), m.agentFiles, m.agentAnswers)
+	m.tools.set(m.replay)
 	m.clampOverlay()
 	if lookup := m.lookUpShownAgentFile(); lookup != nil {
 		cmd = tea.Batch(cmd, lookup)
@@ -316,6 +323,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		var cmd tea.Cmd
 		m.spill, cmd = m.spill.Update(msg)
 		return cmd
+	case pagerReadyMsg:
+		return m.pagerReady(msg)
+	case pagerDoneMsg:
+		return m.pagerDone(msg)
 	case spillview.CloseMsg:
 		m.overlay, m.opening = noOverlay, nil
 		return nil
@@ -557,6 +568,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlay = noOverlay
 		}
 		return nil
+	case toolsOverlay, contextOverlay:
+		return m.viewKey(msg)
 	case helpOverlay:
 		// It scrolls; clampOverlay keeps the offset within its lines.
 		switch {
@@ -668,6 +681,14 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openInput(writeInput, "write policy to: ", m.writePath)
 	case key.Matches(msg, k.Follow):
 		return m.toggleFollow()
+	case key.Matches(msg, k.Tools):
+		m.overlay, m.overlayScroll = toolsOverlay, 0
+	case key.Matches(msg, k.Context):
+		m.overlay, m.overlayScroll = contextOverlay, 0
+	case key.Matches(msg, k.Copy):
+		return m.copyText()
+	case key.Matches(msg, k.Pager):
+		return m.openPager()
 	}
 	m.detail.reset()
 	return nil
