@@ -209,7 +209,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.newBelow = 0
 	}
 	m.detail.refresh(m.session, m.replay, m.currentCall(), m.agentFiles, m.agentAnswers)
-	m.tools.set(m.replay)
+	if m.overlay == toolsOverlay {
+		m.tools.set(m.replay) // summed only while the view is open
+	}
 	m.clampOverlay()
 	if lookup := m.lookUpShownAgentFile(); lookup != nil {
 		cmd = tea.Batch(cmd, lookup)

@@ -60,6 +60,10 @@ type callTable struct {
 	order         sortOrder
 	bookmarks     []int
 	session       *transcript.Session
+	// costly marks the costliest calls of costlyOf: recorded costs do not
+	// change with the policy, so they are ranked once per prepared session.
+	costly   []bool
+	costlyOf *replay.Prepared
 }
 
 func (t *callTable) setSize(w, h int) {
@@ -71,7 +75,10 @@ func (t *callTable) setSize(w, h int) {
 func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	selected := t.current()
 	t.session = s
-	t.info = buildInfo(s, rp)
+	if rp != nil && rp.Prepared != t.costlyOf {
+		t.costly, t.costlyOf = costliestCalls(s, rp), rp.Prepared
+	}
+	t.info = buildInfo(s, rp, t.costly)
 	t.rebuild(s)
 	if selected >= 0 {
 		t.selectCall(selected)
@@ -81,7 +88,7 @@ func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	t.clamp()
 }
 
-func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
+func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo {
 	if s == nil {
 		return nil
 	}
@@ -118,7 +125,7 @@ func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 		}
 	}
 	if rp != nil {
-		parts, costly := rp.Prepared.CostParts(), costliestCalls(s, rp)
+		parts := rp.Prepared.CostParts()
 		for i := range info {
 			if i < len(parts) && parts[i] != nil {
 				info[i].cause = parts[i].Cause()
