@@ -17,7 +17,7 @@ import (
 )
 
 // detailPane shows the selected call: its tool calls, each result's size
-// and outcome, and what the model saw before and after the policy.
+// and outcome, and its text as recorded and under the policy.
 type detailPane struct {
 	ctx           *Context
 	width, height int
@@ -197,7 +197,7 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		}
 		after = wrapLines(after, width)
 	}
-	leftTitle := fmt.Sprintf("what the model saw · %s", human.ShortBytes(r.Bytes))
+	leftTitle := fmt.Sprintf("as recorded · %s", human.ShortBytes(r.Bytes))
 	rightTitle := fmt.Sprintf("under %s · %s", termtext.Escape(rp.Policy.Name), human.ShortBytes(r.BytesAfter))
 	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
 		rightTitle = fmt.Sprintf("under %s · unchanged", termtext.Escape(rp.Policy.Name))
@@ -367,7 +367,8 @@ func summarize(input []byte) string {
 }
 
 // source is the selected result for the spill viewer: the file spillway
-// wrote, else the text itself, with what the model saw marked. agentFile
+// wrote, else the text itself, with what the model would see under the
+// policy marked. agentFile
 // is the file the agent itself spilled the result to, if it names one:
 // whether that exists is asked in a command (withAgentFile).
 func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, agentFile string, ok bool) {
@@ -394,7 +395,7 @@ func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, age
 		case replay.Suppressed:
 			rest = "a note that it repeats an earlier result stood in its place"
 		}
-		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", human.Count(total), human.Count(r.Bytes), rest)
+		src.Note = fmt.Sprintf("under %s the model would see %s of %s bytes; %s", termtext.Escape(rp.Policy.Name), human.Count(total), human.Count(r.Bytes), rest)
 	}
 	return src, harness.AgentSpillPath(r.Source.Text), true
 }

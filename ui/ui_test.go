@@ -244,7 +244,7 @@ func TestKeys(t *testing.T) {
 		{"Layout", nil, []string{"v"}, func(m *Model) string { return want(m.detail.stacked, "not stacked") }},
 		// 24,576 serialized bytes, less the opening quote, hold 23,013 bytes of the text once escaped.
 		{"Open", nil, []string{"enter"}, func(m *Model) string {
-			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "the model saw 23,013 of 70,611 bytes; the rest was cut off"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
+			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "under harness-rs-0.0.40 the model would see 23,013 of 70,611 bytes; the rest was cut off"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
 		}},
 		{"Raise", nil, []string{"+"}, ceilingIs(49_152)},
 		{"Lower", nil, []string{"-"}, ceilingIs(12_288)},
