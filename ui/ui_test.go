@@ -156,6 +156,10 @@ func TestGolden(t *testing.T) {
 		{"tools-80-light", "harness-rs-0.0.40", 80, 24, "light", []string{"T"}},
 		{"context-120", "harness-rs-0.0.40", 120, 40, "dark", []string{"C"}},
 		{"context-80-light", "harness-rs-0.0.40", 80, 24, "light", []string{"C"}},
+		{"help-80", "harness-rs-0.0.40", 80, 24, "dark", []string{"?"}},
+		{"help-120-light", "harness-rs-0.0.40", 120, 40, "light", []string{"?"}},
+		{"spill-view-80", "harness-rs-0.0.50", 80, 24, "dark", []string{"enter"}},
+		{"spill-view-120-light", "harness-rs-0.0.40", 120, 40, "light", []string{"enter"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
