@@ -72,7 +72,10 @@ func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, 
 	}
 	parts := rp.Prepared.CostParts()
 	if call >= len(parts) || parts[call] == nil {
-		note := "no price for this call: its cost has no parts"
+		note := "no price for this call's model: its cost has no parts"
+		if s.Calls[call].Usage == nil {
+			note = "no usage recorded: no cost to split"
+		}
 		return []string{st.Muted.Render(note)}, len(note)
 	}
 	p := parts[call]

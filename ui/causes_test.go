@@ -125,11 +125,22 @@ func TestToolsView(t *testing.T) {
 // TestBucketCalls spreads calls over columns by hand.
 func TestBucketCalls(t *testing.T) {
 	p := contextPoints{before: []int64{10, 40, 20, 30}, after: []int64{5, 40, 10, 30}, compactionBefore: []bool{false, false, true, false, true}}
-	// Fewer calls than columns: two columns a call, the compaction on call 2's first, one after the last.
-	got := bucketCalls(p, 9)
-	want := []contextColumn{{10, 5, false}, {10, 5, false}, {40, 40, false}, {40, 40, false}, {20, 10, true}, {20, 10, false}, {30, 30, false}, {30, 30, false}, {0, 0, true}}
+	// A third as many calls as columns: three columns a call, the last a
+	// gap, the compaction on call 2's first, one after the last in a column
+	// of its own.
+	got := bucketCalls(p, 13)
+	want := []contextColumn{{10, 5, false}, {10, 5, false}, {0, 0, false}, {40, 40, false}, {40, 40, false}, {0, 0, false},
+		{20, 10, true}, {20, 10, false}, {0, 0, false}, {30, 30, false}, {30, 30, false}, {0, 0, false}, {0, 0, true}}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("9 columns: %v, want %v", got, want)
+		t.Errorf("13 columns: %v, want %v", got, want)
+	}
+	// Between a third as many calls as columns and as many: one or two
+	// columns each, over the whole width.
+	// Column x shows call x×4/6: 0, 0, 1, 2, 2, 3.
+	got = bucketCalls(p, 6)
+	want = []contextColumn{{10, 5, false}, {10, 5, false}, {40, 40, false}, {20, 10, true}, {20, 10, false}, {30, 30, true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("6 columns: %v, want %v", got, want)
 	}
 	// More calls than columns: the largest of each pair.
 	got = bucketCalls(p, 2)

@@ -135,14 +135,25 @@ type contextColumn struct {
 	compaction    bool
 }
 
-// bucketCalls spreads the calls over width columns: with fewer calls than
-// columns each call takes as many whole columns as it can, else a column
-// holds the largest of its calls; a compaction marks the column of the
+// bucketCalls spreads the calls over width columns: with a third as many
+// calls as columns or fewer each call takes as many whole columns as it
+// can, the last a gap; with fewer calls than columns, one or two each, over
+// the whole width; else a column holds the largest of its calls; a compaction marks the column of the
 // first call after it (the last column for one after every call).
 func bucketCalls(p contextPoints, width int) []contextColumn {
 	n := len(p.before)
 	if n == 0 {
 		return nil
+	}
+	if n < width && width/n < 3 {
+		// One or two columns a call, spread over the whole width.
+		cols := make([]contextColumn, width)
+		for x := range cols {
+			i := x * n / width
+			cols[x] = contextColumn{before: p.before[i], after: p.after[i], compaction: p.compactionBefore[i] && (x == 0 || (x-1)*n/width != i)}
+		}
+		cols[width-1].compaction = cols[width-1].compaction || p.compactionBefore[n]
+		return cols
 	}
 	if n <= width {
 		each := width / n
@@ -156,8 +167,12 @@ func bucketCalls(p contextPoints, width int) []contextColumn {
 				cols = append(cols, c)
 			}
 		}
-		if p.compactionBefore[n] && len(cols) < width {
-			cols = append(cols, contextColumn{compaction: true})
+		if p.compactionBefore[n] {
+			if len(cols) < width {
+				cols = append(cols, contextColumn{compaction: true})
+			} else {
+				cols[len(cols)-1].compaction = true
+			}
 		}
 		return cols
 	}

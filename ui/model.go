@@ -1051,6 +1051,10 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 	if msg.Mouse().Button == tea.MouseWheelUp {
 		step = -3
 	}
+	if m.overlay == toolsOverlay {
+		m.overlayScroll = max(0, m.overlayScroll+step) // clampOverlay keeps it within the lines
+		return nil
+	}
 	if msg.Mouse().Y >= m.detail.top {
 		m.detail.scroll(step)
 	} else {
