@@ -118,7 +118,12 @@ func (v *toolsView) lines() []string {
 	for _, c := range cols {
 		nameWidth -= 1 + c.width
 	}
-	nameWidth = max(nameMin, nameWidth)
+	// As wide as the longest name, so that the figures stay beside it.
+	widest := len("all tools")
+	for i := range v.tools {
+		widest = max(widest, termtext.Width(termtext.Escape(v.tools[i].Tool))+3+termtext.Width(termtext.Escape(v.tools[i].Server)))
+	}
+	nameWidth = max(nameMin, min(nameWidth, widest))
 	row := func(name string, cells []string) string {
 		out := termtext.Fit(name, nameWidth)
 		for i, c := range cols {
