@@ -90,3 +90,19 @@ func TestCostPartsCauses(t *testing.T) {
 		t.Errorf("uncounted (-want +got):\n%s cause %q", diff, got.Cause())
 	}
 }
+
+// TestCostPartsCacheMiss: a call whose cache reads cannot hold the result
+// it carries wrote its prefix again, so the rest of the result's tokens
+// are in its cache writes (gpt-5.5: cache write 6.25e-6, cache read 5e-7).
+func TestCostPartsCacheMiss(t *testing.T) {
+	rp := replayCut448(t, usageOf(5, 2000, 0), laterCall(usageOf(10, 600, 2000)), laterCall(usageOf(3, 3000, 100)))
+	parts := rp.Prepared.CostParts()
+	// Call 1 sends the 500-token result new: 500 of its 600 writes.
+	if got := parts[1]; got.NewResultTokens != 500 || math.Abs(got.ToolResults-500*6.25e-6) > 1e-12 {
+		t.Errorf("call 1: %+v", got)
+	}
+	// Call 2 carries it: the 100 read, then 400 of the 3,000 written again.
+	if got := parts[2]; got.CarriedResultTokens != 500 || math.Abs(got.ToolResults-(100*5e-7+400*6.25e-6)) > 1e-12 || got.Cause() != CauseCacheWrite {
+		t.Errorf("call 2: %+v, cause %q", got, got.Cause())
+	}
+}
