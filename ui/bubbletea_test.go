@@ -208,6 +208,10 @@ func TestViewChangesNothing(t *testing.T) {
 		{"warnings scrolled past their end", 100, 8, []string{"W", "j", "j", "j", "j", "j", "j"}, func(m *Model) bool {
 			return m.overlayScroll == max(0, len(m.warningLines())-(8-warningsHead))
 		}},
+		{"tools scrolled past their end", 80, 8, []string{"T", "pgdown", "pgdown", "pgdown"}, func(m *Model) bool {
+			return m.overlayScroll > 0 && m.overlayScroll == len(m.toolsLines())-(8-1)
+		}},
+		{"the context chart does not scroll", 80, 24, []string{"C", "pgdown", "j"}, func(m *Model) bool { return m.overlayScroll == 0 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -178,12 +178,14 @@ func (v *toolsView) lines() []string {
 // toolsLines are the tools view's lines, wrapped to the screen.
 func (m *Model) toolsLines() []string { return wordWrap(m.tools.lines(), m.ctx.Width) }
 
-// viewKey handles a key in the tools view or the context chart: they
-// scroll (the chart fills the screen), and their own key, esc or q close
+// viewKey handles a key in the tools view or the context chart: the tools
+// scroll (the chart fits the screen), and their own key, esc or q close
 // them.
 func (m *Model) viewKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &m.ctx.Keys
+	scrolls := m.overlay == toolsOverlay
 	switch {
+	case !scrolls && key.Matches(msg, k.Down, k.Up, k.PageDown, k.PageUp):
 	case key.Matches(msg, k.Down):
 		m.overlayScroll++
 	case key.Matches(msg, k.Up):
