@@ -240,3 +240,20 @@ func TestPager(t *testing.T) {
 		t.Errorf("%s left behind: %v", args[2], err)
 	}
 }
+
+// TestMCPServers sums each server's tools, unknown tokens staying unknown.
+func TestMCPServers(t *testing.T) {
+	tools := []replay.ToolTotals{
+		{Tool: "mcp__gh__issue", Server: "gh", Results: 2, Bytes: 100, BytesAfter: 50, Tokens: 30, TokensAfter: 10, Shaped: 1, CarryCost: 0.5, CarryCostAfter: 0.2},
+		{Tool: "Read", Results: 9, Bytes: 1000, Tokens: 300},
+		{Tool: "mcp__db__query", Server: "db", Results: 1, Bytes: 7, BytesAfter: 7, Tokens: -1, TokensAfter: -1},
+		{Tool: "mcp__gh__pr", Server: "gh", Results: 1, Bytes: 20, BytesAfter: 20, Tokens: 5, TokensAfter: 5, Suppressed: 1, CarryCost: 0.25, CarryCostAfter: 0.25},
+	}
+	want := []replay.ToolTotals{
+		{Server: "gh", Results: 3, Bytes: 120, BytesAfter: 70, Tokens: 35, TokensAfter: 15, Shaped: 1, Suppressed: 1, CarryCost: 0.75, CarryCostAfter: 0.45},
+		{Server: "db", Results: 1, Bytes: 7, BytesAfter: 7, Tokens: -1, TokensAfter: -1},
+	}
+	if got := mcpServers(tools); !reflect.DeepEqual(got, want) {
+		t.Errorf("servers %+v\nwant %+v", got, want)
+	}
+}

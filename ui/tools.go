@@ -165,6 +165,14 @@ func (v *toolsView) lines() []string {
 			sum.Tokens, sum.TokensAfter = -1, -1
 		}
 	}
+	// Each MCP server's tools together, under the tools.
+	for _, server := range mcpServers(v.tools) {
+		cells := make([]string, len(cols))
+		for j, c := range cols {
+			cells[j] = c.cell(&server)
+		}
+		lines = append(lines, st.Muted.Render(termtext.Truncate(row("mcp "+termtext.Escape(server.Server), cells), v.ctx.Width)))
+	}
 	cells := make([]string, len(cols))
 	for j, c := range cols {
 		cells[j] = c.cell(&sum)
@@ -206,4 +214,37 @@ func (m *Model) viewKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.overlay, m.overlayScroll = contextOverlay, 0
 	}
 	return nil
+}
+
+// mcpServers sums the tools of each MCP server, in the order the tools
+// come (the costliest to carry first).
+func mcpServers(tools []replay.ToolTotals) []replay.ToolTotals {
+	var out []replay.ToolTotals
+	index := map[string]int{}
+	for _, t := range tools {
+		if t.Server == "" {
+			continue
+		}
+		k, ok := index[t.Server]
+		if !ok {
+			k = len(out)
+			index[t.Server] = k
+			out = append(out, replay.ToolTotals{Server: t.Server})
+		}
+		o := &out[k]
+		o.Results += t.Results
+		o.Bytes += t.Bytes
+		o.BytesAfter += t.BytesAfter
+		o.Shaped += t.Shaped
+		o.Suppressed += t.Suppressed
+		if o.Tokens >= 0 && t.Tokens >= 0 {
+			o.Tokens += t.Tokens
+			o.TokensAfter += t.TokensAfter
+			o.CarryCost += t.CarryCost
+			o.CarryCostAfter += t.CarryCostAfter
+		} else {
+			o.Tokens, o.TokensAfter = -1, -1
+		}
+	}
+	return out
 }
