@@ -142,35 +142,62 @@ func causeUSD(p *replay.CostParts, cause string) float64 {
 	return p.Output
 }
 
-// pauseLine says how long before call the previous call of its chain ran,
-// and, for a call that wrote to the cache after the cache's lifetime, that
-// the cache had expired: the prompt was written again.
+// pauseLine says how long after the previous call of its chain call ran
+// and, when it wrote to the cache much more than its prompt grew, that it
+// wrote the cache again, what that cost, and why as far as the log shows:
+// the cache's lifetime had passed, a compaction or a new model started a
+// new prompt, or else the prompt changed after the part read from the cache.
 func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
 	c := &s.Calls[call]
 	prev := -1
 	for i := call - 1; i >= 0; i-- {
-		if s.Calls[i].Sidechain == c.Sidechain {
+		if s.Calls[i].Sidechain == c.Sidechain && s.Calls[i].Usage != nil {
 			prev = i
 			break
 		}
 	}
-	if prev < 0 || c.Time.IsZero() || s.Calls[prev].Time.IsZero() {
+	if prev < 0 || c.Usage == nil {
 		return ""
 	}
-	gap := c.Time.Sub(s.Calls[prev].Time)
-	if gap < 0 {
-		return ""
+	pc := &s.Calls[prev]
+	var gap time.Duration
+	timed := !c.Time.IsZero() && !pc.Time.IsZero() && !c.Time.Before(pc.Time)
+	line := fmt.Sprintf("after call %d", prev)
+	if timed {
+		gap = c.Time.Sub(pc.Time)
+		line = fmt.Sprintf("%s after call %d", gap.Round(time.Second), prev)
 	}
-	line := fmt.Sprintf("%s after call %d", gap.Round(time.Second), prev)
+	u := *c.Usage
+	rewritten := u.CacheCreation - max(0, u.Prompt()-pc.Usage.Prompt())
+	if rewritten <= max(rewriteFloor, u.Prompt()/10) || u.CacheCreation <= 0 {
+		return line
+	}
 	lifetime := cacheLifetime
-	if c.Usage != nil && c.Usage.CacheCreation1h > 0 {
+	if u.CacheCreation1h > 0 {
 		lifetime = time.Hour
 	}
-	if gap > lifetime && p.CacheWrite > 0 && c.Usage != nil && c.Usage.CacheCreation > 0 {
-		line += fmt.Sprintf(": past the cache's %s, so the prompt was written to it again (cache write %s)", lifetimeText(lifetime), human.USD(&p.CacheWrite))
+	usd := p.CacheWrite * float64(rewritten) / float64(u.CacheCreation)
+	var why string
+	switch {
+	case timed && gap > lifetime:
+		why = fmt.Sprintf("the cache had expired, %s being past its %s", gap.Round(time.Second), lifetimeText(lifetime))
+	case c.Segment != pc.Segment:
+		why = "a compaction came between, and its summary starts a new prompt"
+	case c.Model != pc.Model:
+		why = fmt.Sprintf("the model changed from %s, and each model has a cache of its own", termtext.Escape(pc.Model))
+	default:
+		why = fmt.Sprintf("the prompt changed after its first %s tokens, those read from the cache", human.Count(u.CacheRead))
+		if timed {
+			why += fmt.Sprintf(", within the cache's %s", lifetimeText(lifetime))
+		}
 	}
-	return line
+	return fmt.Sprintf("%s; cache rewrite: %s tokens written again (the prompt grew %s), %s: %s",
+		line, human.Count(rewritten), human.Count(max(0, u.Prompt()-pc.Usage.Prompt())), human.USD(&usd), why)
 }
+
+// rewriteFloor is the fewest tokens written again that count as a cache
+// rewrite: below it, what a call writes besides its growth is noise.
+const rewriteFloor = 1024
 
 func lifetimeText(d time.Duration) string {
 	if d == time.Hour {

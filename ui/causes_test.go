@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -17,48 +19,51 @@ import (
 // oneRead is a Claude Code session on claude-sonnet-4-5 (input 3e-6,
 // cache write 3.75e-6, cache read 3e-7, output 1.5e-5) whose first call
 // reads a file of 80 lines of "alpha line" (880 bytes, 240 tokens, 3 a
-// line) that the second call sends new, with 1,000 tokens of cache writes:
+// line) that the second call sends new, seven minutes later, past the
+// five-minute cache: it reads nothing from the cache and writes all 6,003
+// tokens of its prompt but 3 to it, 5,000 more than the prompt grew.
 //
-//	call 0: 3 × 3e-6 + 100 × 3.75e-6 + 5 × 1.5e-5 = $0.000459
-//	call 1: 3 × 3e-6 + 1,000 × 3.75e-6 + 100 × 3e-7 + 5 × 1.5e-5 = $0.003864
+//	call 0: 3 × 3e-6 + 5,000 × 3.75e-6 + 5 × 1.5e-5 = $0.018834
+//	call 1: 3 × 3e-6 + 6,000 × 3.75e-6 + 5 × 1.5e-5 = $0.022584
 func oneRead() []byte {
 	return jsonLines([]map[string]any{
 		{"type": "user", "uuid": "u1", "sessionId": "s", "timestamp": "2026-01-02T03:00:00Z", "message": map[string]any{"role": "user", "content": "read it"}},
 		{"type": "assistant", "uuid": "a1", "sessionId": "s", "requestId": "r1", "timestamp": "2026-01-02T03:00:05Z", "message": map[string]any{"id": "m1", "model": "claude-sonnet-4-5",
 			"content":     []any{map[string]any{"type": "tool_use", "id": "t1", "name": "Read", "input": map[string]any{"file_path": "/a.txt"}}},
-			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0, "output_tokens": 5}}},
+			"stop_reason": "tool_use", "usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 5000, "cache_read_input_tokens": 0, "output_tokens": 5}}},
 		{"type": "user", "uuid": "u2", "sessionId": "s", "timestamp": "2026-01-02T03:00:06Z", "message": map[string]any{"role": "user", "content": []any{
 			map[string]any{"type": "tool_result", "tool_use_id": "t1", "content": strings.Repeat("alpha line\n", 80)},
 		}}},
 		// Seven minutes later: past the five-minute cache.
 		{"type": "assistant", "uuid": "a2", "sessionId": "s", "requestId": "r2", "timestamp": "2026-01-02T03:07:05Z", "message": map[string]any{"id": "m2", "model": "claude-sonnet-4-5",
 			"content": []any{map[string]any{"type": "text", "text": "done"}}, "stop_reason": "end_turn",
-			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 1000, "cache_read_input_tokens": 100, "output_tokens": 5}}},
+			"usage": map[string]any{"input_tokens": 3, "cache_creation_input_tokens": 6000, "cache_read_input_tokens": 0, "output_tokens": 5}}},
 	})
 }
 
-// TestDetailCostParts: the pane splits call 1's $0.003864 as worked out
-// above; the 240 tokens of the result are $0.0009 of its cache writes.
+// TestDetailCostParts: the pane splits call 1's $0.022584 as worked out
+// above; the 240 tokens of the result are $0.0009 of its cache writes, the
+// 5,000 written again $0.018750.
 func TestDetailCostParts(t *testing.T) {
 	for _, w := range []int{120, 80} {
 		m := newModel(t, oneRead(), "harness-rs-0.0.40", w, 40, "dark")
 		press(t, m, "j")
 		got := ansi.Strip(strings.Join(m.detail.lines, "\n"))
 		wants := []string{
-			"why $0.003864: cache write, 97.0% of it", // 0.00375 / 0.003864
-			"cache write  $0.003750  97.0%",
-			"cache read   $0.000030   0.8%",
-			"input        $0.000009   0.2%",
-			"output       $0.000075   1.9%",
-			"tool results $0.000900  23.3%", // 240 × 3.75e-6
+			"why $0.022584: cache write, 99.6% of it", // 0.0225 / 0.022584
+			"cache write  $0.022500  99.6%",
+			"cache read   $0.000000   0.0%",
+			"input        $0.000009   0.0%",
+			"output       $0.000075   0.3%",
+			"tool results $0.000900   4.0%", // 240 × 3.75e-6
 			"240 tokens sent new, 0 carried",
-			"7m0s after call 0: past the cache's five minutes, so the prompt was written to it again (cache write $0.003750)",
+			"7m0s after call 0; cache rewrite: 5,000 tokens written again (the prompt grew 1,000), $0.018750: the cache had expired, 7m0s being past its five minutes",
 		}
 		if w < sideBySideCosts {
 			wants = []string{
-				"why $0.003864: cache write, 97.0% of it",
-				"cache write $0.003750 97.0% · cache read $0.000030 0.8% · input $0.000009 0.2% ·",
-				"output $0.000075 1.9% · tool results $0.000900 23.3%",
+				"why $0.022584: cache write, 99.6% of it",
+				"cache write $0.022500 99.6% · cache read $0.000000 0.0% · input $0.000009 0.0% ·",
+				"output $0.000075 0.3% · tool results $0.000900 4.0%",
 			}
 		}
 		flat := strings.Join(strings.Fields(strings.ReplaceAll(got, "│", " ")), " ")
@@ -102,15 +107,15 @@ func TestCostliestCalls(t *testing.T) {
 }
 
 // TestToolsView: Read's 240 tokens, sent new at call 1, cost 240 ×
-// 3.75e-6 = $0.0009, 20.8% of the session's $0.004323; the policy keeps it.
+// 3.75e-6 = $0.0009, 2.2% of the session's $0.041418; the policy keeps it.
 func TestToolsView(t *testing.T) {
 	m := newModel(t, oneRead(), "harness-rs-0.0.40", 120, 40, "dark")
 	press(t, m, "T")
 	out := ansi.Strip(screen(m))
 	for _, want := range []string{
-		"Read      1     $0.0009→$0.0009   20.8%→20.8%      0     880B→880B        240→240       0",
-		"all tools 1     $0.0009→$0.0009   20.8%→20.8%      0     880B→880B        240→240       0",
-		"of the session's cost $0.0043 → $0.0043",
+		"Read      1     $0.0009→$0.0009   2.2%→2.2%      0     880B→880B        240→240       0",
+		"all tools 1     $0.0009→$0.0009   2.2%→2.2%      0     880B→880B        240→240       0",
+		"of the session's cost $0.0414 → $0.0414",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("no %q in\n%s", want, out)
@@ -255,5 +260,40 @@ func TestMCPServers(t *testing.T) {
 	}
 	if got := mcpServers(tools); !reflect.DeepEqual(got, want) {
 		t.Errorf("servers %+v\nwant %+v", got, want)
+	}
+}
+
+// TestPauseLine names why a call wrote its cache again, by hand: the
+// previous call's prompt is 10,003 tokens, this one's 11,003 (1,000 more),
+// and 9,000 were written, so 8,000 were written again: 8,000 × 3.75e-6 =
+// $0.030000 of the $0.03375 of writes.
+func TestPauseLine(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	prev := transcript.Call{Model: "m", Time: at, Usage: &transcript.Usage{Input: 3, CacheCreation: 1000, CacheRead: 9000}}
+	rewrite := transcript.Usage{Input: 3, CacheCreation: 9000, CacheRead: 2000}
+	parts := &replay.CostParts{Parts: pricing.Parts{CacheWrite: 9000 * 3.75e-6}}
+	head := "1m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.030000: "
+	for _, tt := range []struct {
+		name string
+		call transcript.Call
+		want string
+	}{
+		{"prefix changed", transcript.Call{Model: "m", Time: at.Add(time.Minute), Usage: &rewrite},
+			head + "the prompt changed after its first 2,000 tokens, those read from the cache, within the cache's five minutes"},
+		{"model changed", transcript.Call{Model: "n\x1b[0m", Time: at.Add(time.Minute), Usage: &rewrite},
+			head + `the model changed from m, and each model has a cache of its own`},
+		{"compaction", transcript.Call{Model: "m", Segment: 1, Time: at.Add(time.Minute), Usage: &rewrite},
+			head + "a compaction came between, and its summary starts a new prompt"},
+		{"expired", transcript.Call{Model: "m", Time: at.Add(6 * time.Minute), Usage: &rewrite},
+			"6m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.030000: the cache had expired, 6m0s being past its five minutes"},
+		{"an hour's cache", transcript.Call{Model: "m", Time: at.Add(6 * time.Minute), Usage: &transcript.Usage{Input: 3, CacheCreation: 9000, CacheCreation1h: 9000, CacheRead: 2000}},
+			"6m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.030000: the prompt changed after its first 2,000 tokens, those read from the cache, within the cache's hour"},
+		{"no rewrite: 500 written beyond the growth", transcript.Call{Model: "m", Time: at.Add(time.Minute), Usage: &transcript.Usage{Input: 3, CacheCreation: 1500, CacheRead: 9500}},
+			"1m0s after call 0"},
+	} {
+		s := &transcript.Session{Calls: []transcript.Call{prev, tt.call}}
+		if got := pauseLine(s, 1, parts); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
 	}
 }
