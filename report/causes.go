@@ -14,6 +14,20 @@ type CostParts struct {
 	ToolResults *float64 `json:"tool_results"`
 	// Cause names the largest part (see replay.CostParts.Cause).
 	Cause string `json:"cause"`
+	// CacheRewrite is set when the call wrote its cache again.
+	CacheRewrite *CacheRewrite `json:"cache_rewrite"`
+}
+
+// CacheRewrite is a cache written again (see replay.Rewrite): the tokens
+// written beyond the prompt's growth since after_call, the previous call
+// of its chain, what they cost at the write rate, and why: "expired",
+// "compaction", "model" or "prefix".
+type CacheRewrite struct {
+	Tokens       int64    `json:"tokens"`
+	USD          float64  `json:"usd"`
+	Why          string   `json:"why"`
+	AfterCall    int      `json:"after_call"`
+	PauseSeconds *float64 `json:"pause_seconds"`
 }
 
 // ToolCost sums one tool's results.
@@ -50,6 +64,13 @@ func costParts(rp *replay.Run) []*CostParts {
 		*c = CostParts{Input: p.Input, CacheCreation: p.CacheWrite, CacheRead: p.CacheRead, Output: p.Output, Cause: p.Cause()}
 		if p.ToolResultsKnown {
 			c.ToolResults = &p.ToolResults
+		}
+		if rw := p.Rewrite; rw != nil {
+			c.CacheRewrite = &CacheRewrite{Tokens: rw.Tokens, USD: rw.USD, Why: string(rw.Why), AfterCall: rw.After}
+			if rw.Pause > 0 {
+				secs := rw.Pause.Seconds()
+				c.CacheRewrite.PauseSeconds = &secs
+			}
 		}
 		out[i] = c
 	}

@@ -123,3 +123,39 @@ func TestTextCausesAndTools(t *testing.T) {
 		t.Errorf("by-tool section:\n%s\nwant\n%s", section, wantSection)
 	}
 }
+
+// TestCacheRewriteJSON: seven minutes after a call whose prompt was 5,003
+// tokens, a call of 6,003 writes 6,000 to the cache and reads none: 5,000
+// beyond the 1,000 it grew were written again, 5,000 × 3.75e-6 = $0.01875,
+// the five-minute cache having expired.
+func TestCacheRewriteJSON(t *testing.T) {
+	lines := `{"role":"user","content":"go"}
+{"role":"assistant","model":"claude-sonnet-4-5","timestamp":"2026-03-01T09:00:00Z","content":"a","usage":{"input_tokens":3,"cache_creation_input_tokens":5000,"cache_read_input_tokens":0,"output_tokens":5}}
+{"role":"user","content":"more"}
+{"role":"assistant","model":"claude-sonnet-4-5","timestamp":"2026-03-01T09:07:00Z","content":"b","usage":{"input_tokens":3,"cache_creation_input_tokens":6000,"cache_read_input_tokens":0,"output_tokens":5}}
+`
+	s, err := transcript.Read(strings.NewReader(lines), "rewrite.jsonl", transcript.Options{Format: transcript.FormatGeneric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := replay.Prepare(context.Background(), s, nil, pricing.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, _ := policy.Preset("none")
+	rp, err := prep.Replay(none, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Build(rp)
+	pause := 420.0
+	want := &CacheRewrite{Tokens: 5000, USD: 5000 * 3.75e-6, Why: "expired", AfterCall: 0, PauseSeconds: &pause}
+	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
+	if diff := cmp.Diff(want, r.Calls[1].CostParts.CacheRewrite, approx); diff != "" {
+		t.Errorf("cache_rewrite (-want +got):\n%s", diff)
+	}
+	// No tool result at all: nothing to count, so $0, not unknown.
+	if tr := r.Calls[1].CostParts.ToolResults; r.Calls[0].CostParts.CacheRewrite != nil || tr == nil || *tr != 0 {
+		t.Errorf("call 0 rewrite %+v; call 1 tool results %v, want $0", r.Calls[0].CostParts.CacheRewrite, tr)
+	}
+}

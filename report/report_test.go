@@ -185,6 +185,7 @@ func TestJSONContract(t *testing.T) {
 		return quotedKeys(m[1])
 	}
 	recorded := part("recorded")
+	rewriteKeys := part("cache_rewrite")
 	costParts := part("cost_parts")
 	calls, results, events := part("calls"), part("results"), part("events")
 	byTool := part("by_tool")
@@ -309,6 +310,11 @@ func TestJSONContract(t *testing.T) {
 				json.Unmarshal(c["cost_parts"], &parts)
 				has(fmt.Sprintf("calls[%d].cost_parts", j), parts, costParts)
 				seen["cost_parts"]++
+				if string(parts["cache_rewrite"]) != "null" {
+					var rw map[string]json.RawMessage
+					json.Unmarshal(parts["cache_rewrite"], &rw)
+					has(fmt.Sprintf("calls[%d].cost_parts.cache_rewrite", j), rw, rewriteKeys)
+				}
 			}
 		}
 	}

@@ -56,10 +56,6 @@ func causeLabel(cause string, wide bool) string {
 	return cause
 }
 
-// cacheLifetime is how long a prompt cache entry lives unless it was
-// written for an hour.
-const cacheLifetime = 5 * time.Minute
-
 // costLines explain call's cost: a title, each part with its dollars, its
 // share and a bar, then a note of the tool results' tokens and of the
 // pause before the call. The caller wraps them to its width; rows is the
@@ -143,10 +139,8 @@ func causeUSD(p *replay.CostParts, cause string) float64 {
 }
 
 // pauseLine says how long after the previous call of its chain call ran
-// and, when it wrote to the cache much more than its prompt grew, that it
-// wrote the cache again, what that cost, and why as far as the log shows:
-// the cache's lifetime had passed, a compaction or a new model started a
-// new prompt, or else the prompt changed after the part read from the cache.
+// and, when it wrote its cache again (replay.Rewrite), how many tokens,
+// what they cost and why.
 func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
 	c := &s.Calls[call]
 	prev := -1
@@ -160,44 +154,33 @@ func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
 		return ""
 	}
 	pc := &s.Calls[prev]
-	var gap time.Duration
 	timed := !c.Time.IsZero() && !pc.Time.IsZero() && !c.Time.Before(pc.Time)
 	line := fmt.Sprintf("after call %d", prev)
 	if timed {
-		gap = c.Time.Sub(pc.Time)
-		line = fmt.Sprintf("%s after call %d", gap.Round(time.Second), prev)
+		line = fmt.Sprintf("%s after call %d", c.Time.Sub(pc.Time).Round(time.Second), prev)
 	}
-	u := *c.Usage
-	rewritten := u.CacheCreation - max(0, u.Prompt()-pc.Usage.Prompt())
-	if rewritten <= max(rewriteFloor, u.Prompt()/10) || u.CacheCreation <= 0 {
+	rw := p.Rewrite
+	if rw == nil {
 		return line
 	}
-	lifetime := cacheLifetime
-	if u.CacheCreation1h > 0 {
-		lifetime = time.Hour
-	}
-	usd := p.CacheWrite * float64(rewritten) / float64(u.CacheCreation)
+	lifetime := lifetimeText(replay.Lifetime(*c.Usage))
 	var why string
-	switch {
-	case timed && gap > lifetime:
-		why = fmt.Sprintf("the cache had expired, %s being past its %s", gap.Round(time.Second), lifetimeText(lifetime))
-	case c.Segment != pc.Segment:
+	switch rw.Why {
+	case replay.RewriteExpired:
+		why = fmt.Sprintf("the cache had expired, %s being past its %s", rw.Pause.Round(time.Second), lifetime)
+	case replay.RewriteCompaction:
 		why = "a compaction came between, and its summary starts a new prompt"
-	case c.Model != pc.Model:
+	case replay.RewriteModel:
 		why = fmt.Sprintf("the model changed from %s, and each model has a cache of its own", termtext.Escape(pc.Model))
 	default:
-		why = fmt.Sprintf("the prompt changed after its first %s tokens, those read from the cache", human.Count(u.CacheRead))
+		why = fmt.Sprintf("the prompt changed after its first %s tokens, those read from the cache", human.Count(c.Usage.CacheRead))
 		if timed {
-			why += fmt.Sprintf(", within the cache's %s", lifetimeText(lifetime))
+			why += ", within the cache's " + lifetime
 		}
 	}
 	return fmt.Sprintf("%s; cache rewrite: %s tokens written again (the prompt grew %s), %s: %s",
-		line, human.Count(rewritten), human.Count(max(0, u.Prompt()-pc.Usage.Prompt())), human.USD(&usd), why)
+		line, human.Count(rw.Tokens), human.Count(rw.Grew), human.USD(&rw.USD), why)
 }
-
-// rewriteFloor is the fewest tokens written again that count as a cache
-// rewrite: below it, what a call writes besides its growth is noise.
-const rewriteFloor = 1024
 
 func lifetimeText(d time.Duration) string {
 	if d == time.Hour {

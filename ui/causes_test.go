@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"reflect"
@@ -263,36 +264,45 @@ func TestMCPServers(t *testing.T) {
 	}
 }
 
-// TestPauseLine names why a call wrote its cache again, by hand: the
-// previous call's prompt is 10,003 tokens, this one's 11,003 (1,000 more),
-// and 9,000 were written, so 8,000 were written again: 8,000 × 3.75e-6 =
-// $0.030000 of the $0.03375 of writes.
+// TestPauseLine names why a call wrote its cache again, by hand on
+// claude-sonnet-4-5 (cache write 3.75e-6, one-hour 6e-6): the previous
+// call's prompt is 10,003 tokens, this one's 11,003 (1,000 more), and
+// 9,000 were written, so 8,000 were written again: 8,000 × 3.75e-6 =
+// $0.030000.
 func TestPauseLine(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
-	prev := transcript.Call{Model: "m", Time: at, Usage: &transcript.Usage{Input: 3, CacheCreation: 1000, CacheRead: 9000}}
+	const model = "claude-sonnet-4-5"
+	prev := transcript.Call{Model: model, Time: at, Usage: &transcript.Usage{Input: 3, CacheCreation: 1000, CacheRead: 9000}}
 	rewrite := transcript.Usage{Input: 3, CacheCreation: 9000, CacheRead: 2000}
-	parts := &replay.CostParts{Parts: pricing.Parts{CacheWrite: 9000 * 3.75e-6}}
 	head := "1m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.030000: "
 	for _, tt := range []struct {
 		name string
 		call transcript.Call
 		want string
 	}{
-		{"prefix changed", transcript.Call{Model: "m", Time: at.Add(time.Minute), Usage: &rewrite},
+		{"prefix changed", transcript.Call{Model: model, Time: at.Add(time.Minute), Usage: &rewrite},
 			head + "the prompt changed after its first 2,000 tokens, those read from the cache, within the cache's five minutes"},
-		{"model changed", transcript.Call{Model: "n\x1b[0m", Time: at.Add(time.Minute), Usage: &rewrite},
-			head + `the model changed from m, and each model has a cache of its own`},
-		{"compaction", transcript.Call{Model: "m", Segment: 1, Time: at.Add(time.Minute), Usage: &rewrite},
+		{"model changed", transcript.Call{Model: "claude-sonnet-4-5-20250929", Time: at.Add(time.Minute), Usage: &rewrite},
+			head + "the model changed from claude-sonnet-4-5, and each model has a cache of its own"},
+		{"compaction", transcript.Call{Model: model, Segment: 1, Time: at.Add(time.Minute), Usage: &rewrite},
 			head + "a compaction came between, and its summary starts a new prompt"},
-		{"expired", transcript.Call{Model: "m", Time: at.Add(6 * time.Minute), Usage: &rewrite},
+		{"expired", transcript.Call{Model: model, Time: at.Add(6 * time.Minute), Usage: &rewrite},
 			"6m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.030000: the cache had expired, 6m0s being past its five minutes"},
-		{"an hour's cache", transcript.Call{Model: "m", Time: at.Add(6 * time.Minute), Usage: &transcript.Usage{Input: 3, CacheCreation: 9000, CacheCreation1h: 9000, CacheRead: 2000}},
-			"6m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.030000: the prompt changed after its first 2,000 tokens, those read from the cache, within the cache's hour"},
-		{"no rewrite: 500 written beyond the growth", transcript.Call{Model: "m", Time: at.Add(time.Minute), Usage: &transcript.Usage{Input: 3, CacheCreation: 1500, CacheRead: 9500}},
+		// 8,000 × 6e-6 = $0.048000.
+		{"an hour's cache", transcript.Call{Model: model, Time: at.Add(6 * time.Minute), Usage: &transcript.Usage{Input: 3, CacheCreation: 9000, CacheCreation1h: 9000, CacheRead: 2000}},
+			"6m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.048000: the prompt changed after its first 2,000 tokens, those read from the cache, within the cache's hour"},
+		{"no rewrite: 500 written beyond the growth", transcript.Call{Model: model, Time: at.Add(time.Minute), Usage: &transcript.Usage{Input: 3, CacheCreation: 1500, CacheRead: 9500}},
 			"1m0s after call 0"},
 	} {
 		s := &transcript.Session{Calls: []transcript.Call{prev, tt.call}}
-		if got := pauseLine(s, 1, parts); got != tt.want {
+		if tt.call.Segment > 0 {
+			s.Events = []transcript.Event{{Kind: transcript.EventCompaction, BeforeCall: 1}}
+		}
+		prep, err := replay.Prepare(context.Background(), s, nil, pricing.Default(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pauseLine(s, 1, prep.CostParts()[1]); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}

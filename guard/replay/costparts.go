@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"time"
+
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // CostParts is why a call cost what it did: its recorded cost split by
@@ -21,6 +24,96 @@ type CostParts struct {
 	// ToolResultsKnown.
 	ToolResults      float64
 	ToolResultsKnown bool
+	// Rewrite is set when the call wrote its cache again: it wrote more
+	// to the cache than its prompt grew since the previous call of its
+	// chain (with usage), by over RewriteFloor tokens and a tenth of the
+	// prompt.
+	Rewrite *Rewrite
+}
+
+// Rewrite is a cache written again: how many tokens beyond the prompt's
+// growth, what they cost at the call's write rate, and why as far as the
+// log shows.
+type Rewrite struct {
+	Tokens int64
+	// Grew is what the prompt grew since call After, the previous call of
+	// the chain; Pause the time since it (0 when a time is unknown).
+	Grew  int64
+	USD   float64
+	Why   RewriteCause
+	After int
+	Pause time.Duration
+}
+
+// RewriteCause is why a cache was written again.
+type RewriteCause string
+
+// The causes, in the order they are looked for.
+const (
+	// RewriteExpired: the pause was longer than the cache lives (five
+	// minutes, or an hour for one-hour writes).
+	RewriteExpired RewriteCause = "expired"
+	// RewriteCompaction: a compaction came between; its summary starts a
+	// new prompt.
+	RewriteCompaction RewriteCause = "compaction"
+	// RewriteModel: the model changed; each model has a cache of its own.
+	RewriteModel RewriteCause = "model"
+	// RewritePrefix: none of those; the prompt changed after the part
+	// read from the cache.
+	RewritePrefix RewriteCause = "prefix"
+)
+
+// RewriteFloor is the fewest tokens written again that count as a cache
+// rewrite: below it, what a call writes besides its growth is noise.
+const RewriteFloor = 1024
+
+// CacheLifetime is how long a prompt cache entry lives unless it was
+// written for an hour.
+const CacheLifetime = 5 * time.Minute
+
+// Lifetime is how long the cache call u wrote lives.
+func Lifetime(u transcript.Usage) time.Duration {
+	if u.CacheCreation1h > 0 {
+		return time.Hour
+	}
+	return CacheLifetime
+}
+
+// rewrite tells whether call j wrote its cache again, and why.
+func rewrite(calls []transcript.Call, j int, cacheWrite float64) *Rewrite {
+	c := &calls[j]
+	prev := -1
+	for i := j - 1; i >= 0; i-- {
+		if calls[i].Sidechain == c.Sidechain && calls[i].Usage != nil {
+			prev = i
+			break
+		}
+	}
+	if prev < 0 || c.Usage == nil || c.Usage.CacheCreation <= 0 {
+		return nil
+	}
+	u, pc := *c.Usage, &calls[prev]
+	grew := max(0, u.Prompt()-pc.Usage.Prompt())
+	again := u.CacheCreation - grew
+	if again <= max(RewriteFloor, u.Prompt()/10) {
+		return nil
+	}
+	rw := &Rewrite{Tokens: again, Grew: grew, USD: cacheWrite * float64(again) / float64(u.CacheCreation), After: prev}
+	timed := !c.Time.IsZero() && !pc.Time.IsZero() && !c.Time.Before(pc.Time)
+	if timed {
+		rw.Pause = c.Time.Sub(pc.Time)
+	}
+	switch {
+	case timed && rw.Pause > Lifetime(u):
+		rw.Why = RewriteExpired
+	case c.Segment != pc.Segment:
+		rw.Why = RewriteCompaction
+	case c.Model != pc.Model:
+		rw.Why = RewriteModel
+	default:
+		rw.Why = RewritePrefix
+	}
+	return rw
 }
 
 // Cause names the largest part: "tool results" when what the results
@@ -103,6 +196,7 @@ func (p *Prepared) splitCosts() {
 		}
 		cp := &all[j]
 		cp.Parts = e.Parts(*c.Usage)
+		cp.Rewrite = rewrite(calls, j, cp.CacheWrite)
 		cp.NewResultTokens, cp.CarriedResultTokens = -1, -1
 		if counted {
 			cp.NewResultTokens, cp.CarriedResultTokens = fresh[j], running[b2i(c.Sidechain)]
