@@ -52,6 +52,8 @@ func causeLabel(cause string, wide bool) string {
 		return "write"
 	case replay.CauseCacheRead:
 		return "read"
+	case replay.CauseCacheRewrite:
+		return "miss" // the cache missed, and was written again
 	}
 	return cause
 }
@@ -84,18 +86,22 @@ func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, 
 	}
 	cause := p.Cause()
 	lines = []string{st.Label.Render(fmt.Sprintf("why %s: %s, %s of it", human.USD(&total), cause, pct(share(causeUSD(p, cause)))))}
+	marked := cause // the row of the cause
+	if cause == replay.CauseCacheRewrite {
+		marked = replay.CauseCacheWrite
+	}
 	var inline []string
 	row := func(name string, usd float64) {
 		if compact {
 			part := fmt.Sprintf("%s %s %s", name, human.USD(&usd), pct(share(usd)))
-			if name == cause {
+			if name == marked {
 				part = st.Costly.Render(part)
 			}
 			inline = append(inline, part)
 			return
 		}
 		line := fmt.Sprintf("  %-12s %9s %6s ", name, human.USD(&usd), pct(share(usd)))
-		if name == cause {
+		if name == marked {
 			line = st.Costly.Render(line)
 		}
 		lines = append(lines, line+st.ChartBar.Render(termtext.Fit(shareBar(share(usd), 10), 10)))
@@ -128,7 +134,7 @@ func causeUSD(p *replay.CostParts, cause string) float64 {
 	switch cause {
 	case replay.CauseToolResults:
 		return p.ToolResults
-	case replay.CauseCacheWrite:
+	case replay.CauseCacheWrite, replay.CauseCacheRewrite:
 		return p.CacheWrite
 	case replay.CauseCacheRead:
 		return p.CacheRead

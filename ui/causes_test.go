@@ -51,7 +51,7 @@ func TestDetailCostParts(t *testing.T) {
 		press(t, m, "j")
 		got := ansi.Strip(strings.Join(m.detail.lines, "\n"))
 		wants := []string{
-			"why $0.022584: cache write, 99.6% of it", // 0.0225 / 0.022584
+			"why $0.022584: cache rewrite, 99.6% of it", // 0.0225 / 0.022584; $0.01875 of the $0.0225 written again
 			"cache write  $0.022500  99.6%",
 			"cache read   $0.000000   0.0%",
 			"input        $0.000009   0.0%",
@@ -62,7 +62,7 @@ func TestDetailCostParts(t *testing.T) {
 		}
 		if w < sideBySideCosts {
 			wants = []string{
-				"why $0.022584: cache write, 99.6% of it",
+				"why $0.022584: cache rewrite, 99.6% of it",
 				"cache write $0.022500 99.6% · cache read $0.000000 0.0% · input $0.000009 0.0% ·",
 				"output $0.000075 0.3% · tool results $0.000900 4.0%",
 			}
@@ -74,7 +74,7 @@ func TestDetailCostParts(t *testing.T) {
 			}
 		}
 		// The cause column: the one costliest call of two (⌈2/20⌉) is marked.
-		if ci := m.table.info; ci[0].cause != replay.CauseCacheWrite || ci[1].cause != replay.CauseCacheWrite || ci[0].costly || !ci[1].costly {
+		if ci := m.table.info; ci[0].cause != replay.CauseCacheWrite || ci[1].cause != replay.CauseCacheRewrite || ci[0].costly || !ci[1].costly {
 			t.Errorf("%d columns: causes %q %q, costly %v %v", w, ci[0].cause, ci[1].cause, ci[0].costly, ci[1].costly)
 		}
 	}

@@ -392,7 +392,7 @@ func (t *callTable) columns() []column {
 	wide := t.width >= 100
 	causeWidth := 6
 	if wide {
-		causeWidth = len(replay.CauseToolResults)
+		causeWidth = len(replay.CauseCacheRewrite)
 	}
 	all := []column{
 		{title: "call", width: callWidth, priority: 0, right: true, cell: func(call int, _ *callInfo) string {

@@ -118,8 +118,17 @@ func rewrite(calls []transcript.Call, j int, cacheWrite float64) *Rewrite {
 
 // Cause names the largest part: "tool results" when what the results
 // cost is more than any one token kind, else the kind. Ties go to the
-// tool results, then to the kinds in the order below.
+// tool results, then to the kinds in the order below. Cache writes that
+// are mostly a rewrite (more than half their dollars) are "cache rewrite".
 func (c *CostParts) Cause() string {
+	cause := c.largest()
+	if cause == CauseCacheWrite && c.Rewrite != nil && c.Rewrite.USD > c.CacheWrite/2 {
+		return CauseCacheRewrite
+	}
+	return cause
+}
+
+func (c *CostParts) largest() string {
 	cause, best := "", -1.0
 	if c.ToolResultsKnown {
 		cause, best = CauseToolResults, c.ToolResults
@@ -139,9 +148,11 @@ func (c *CostParts) Cause() string {
 const (
 	CauseToolResults = "tool results"
 	CauseCacheWrite  = "cache write"
-	CauseCacheRead   = "cache read"
-	CauseInput       = "input"
-	CauseOutput      = "output"
+	// CauseCacheRewrite is a cache write that is mostly a rewrite.
+	CauseCacheRewrite = "cache rewrite"
+	CauseCacheRead    = "cache read"
+	CauseInput        = "input"
+	CauseOutput       = "output"
 )
 
 // CostParts splits every call's recorded cost into its parts, nil where a

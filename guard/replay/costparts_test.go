@@ -102,7 +102,10 @@ func TestCostPartsCacheMiss(t *testing.T) {
 		t.Errorf("call 1: %+v", got)
 	}
 	// Call 2 carries it: the 100 read, then 400 of the 3,000 written again.
-	if got := parts[2]; got.CarriedResultTokens != 500 || math.Abs(got.ToolResults-(100*5e-7+400*6.25e-6)) > 1e-12 || got.Cause() != CauseCacheWrite {
+	// Its prompt grew 3,103 − 2,610 = 493 tokens, so 2,507 of its writes
+	// are a rewrite, more than half of them: "cache rewrite".
+	if got := parts[2]; got.CarriedResultTokens != 500 || math.Abs(got.ToolResults-(100*5e-7+400*6.25e-6)) > 1e-12 || got.Cause() != CauseCacheRewrite ||
+		got.Rewrite == nil || got.Rewrite.Tokens != 2507 || got.Rewrite.Grew != 493 || got.Rewrite.Why != RewritePrefix || math.Abs(got.Rewrite.USD-2507*6.25e-6) > 1e-12 {
 		t.Errorf("call 2: %+v, cause %q", got, got.Cause())
 	}
 }
