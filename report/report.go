@@ -45,6 +45,8 @@ type Session struct {
 	// each with its own calls and totals; Totals include theirs. Absent
 	// when the session ran none.
 	Subagents []*Session `json:"subagents,omitempty"`
+	// ByTool sums this log's results by tool (a sub-agent's are in its own).
+	ByTool []ToolCost `json:"by_tool"`
 }
 
 // TokenNotes say where the token figures come from.
@@ -86,6 +88,8 @@ type Call struct {
 	// Extra is usage the request billed on other models (Claude Code's
 	// advisor), each priced with its own model; CostUSD prices Recorded.
 	Extra []ExtraUsage `json:"extra"`
+	// CostParts splits CostUSD by its causes; nil where it is nil.
+	CostParts *CostParts `json:"cost_parts"`
 }
 
 // ExtraUsage is a call's usage on another model.
@@ -208,6 +212,7 @@ func Build(rp *replay.Run) *Session {
 	times := make([]time.Time, len(s.Calls))
 	recorded := make([]Tokens, len(s.Calls))
 	counts := make([]int64, 3*len(s.Calls))
+	parts := costParts(rp)
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		rc := Call{
@@ -276,6 +281,7 @@ func Build(rp *replay.Run) *Session {
 		if rc.Extra == nil {
 			rc.Extra = []ExtraUsage{}
 		}
+		rc.CostParts = parts[i]
 		out.Calls = append(out.Calls, rc)
 	}
 	for i := range rp.Results {
@@ -300,6 +306,7 @@ func Build(rp *replay.Run) *Session {
 		out.Results = append(out.Results, res)
 		t.ResultBytes += int64(src.Bytes())
 	}
+	out.ByTool = byTool(rp)
 	for _, e := range s.Events {
 		out.Events = append(out.Events, Event{Kind: string(e.Kind), Line: e.Line, BeforeCall: e.BeforeCall, Trigger: e.Trigger, PreTokens: e.PreTokens})
 		if e.Kind == transcript.EventCompaction {

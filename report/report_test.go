@@ -185,7 +185,10 @@ func TestJSONContract(t *testing.T) {
 		return quotedKeys(m[1])
 	}
 	recorded := part("recorded")
+	rewriteKeys := part("cache_rewrite")
+	costParts := part("cost_parts")
 	calls, results, events := part("calls"), part("results"), part("events")
+	byTool := part("by_tool")
 	part("recorded")
 	part("actions")
 	totals := part("totals")
@@ -298,8 +301,24 @@ func TestJSONContract(t *testing.T) {
 		json.Unmarshal(s["tokens"], &tok)
 		has("tokens", tok, tokensKeys)
 		seen["warnings"] += each("warnings", s["warnings"], warnings)
+		seen["by_tool"] += each("by_tool", s["by_tool"], byTool)
+		var list []map[string]json.RawMessage
+		json.Unmarshal(s["calls"], &list)
+		for j, c := range list {
+			if string(c["cost_parts"]) != "null" {
+				var parts map[string]json.RawMessage
+				json.Unmarshal(c["cost_parts"], &parts)
+				has(fmt.Sprintf("calls[%d].cost_parts", j), parts, costParts)
+				seen["cost_parts"]++
+				if string(parts["cache_rewrite"]) != "null" {
+					var rw map[string]json.RawMessage
+					json.Unmarshal(parts["cache_rewrite"], &rw)
+					has(fmt.Sprintf("calls[%d].cost_parts.cache_rewrite", j), rw, rewriteKeys)
+				}
+			}
+		}
 	}
-	for _, what := range []string{"calls", "results", "events"} {
+	for _, what := range []string{"calls", "results", "events", "by_tool", "cost_parts"} {
 		if seen[what] == 0 {
 			t.Errorf("the fixtures give no %s: the test checks nothing there", what)
 		}
@@ -421,11 +440,12 @@ func TestCallRow(t *testing.T) {
 	prompt, output, after := int64(8005), int64(50), int64(1234567)
 	cost, costAfter := 0.01119, 0.0042
 	recorded := Call{Index: 1, Time: &when, Model: "claude-sonnet-4-5", Recorded: &Tokens{}, PromptTokens: &prompt,
-		OutputTokens: &output, PromptTokensAfter: &after, CostUSD: &cost, CostUSDAfter: &costAfter, ToolCalls: 2}
+		OutputTokens: &output, PromptTokensAfter: &after, CostUSD: &cost, CostUSDAfter: &costAfter, ToolCalls: 2,
+		CostParts: &CostParts{Cause: "cache write"}}
 	lower := recorded
 	lower.OutputLowerBound = true
 	unpriced := recorded
-	unpriced.CostUSD, unpriced.CostUSDAfter = nil, nil
+	unpriced.CostUSD, unpriced.CostUSDAfter, unpriced.CostParts = nil, nil, nil
 	bare := Call{Index: 12, Model: "m\x1b[31m", ToolCalls: 0}
 	tests := []struct {
 		name   string
@@ -433,12 +453,12 @@ func TestCallRow(t *testing.T) {
 		active bool
 		want   string
 	}{
-		{"recorded", recorded, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t50\t$0.011190\t2\t\n"},
-		{"recorded, policy", recorded, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\t$0.011190\t$0.004200\t2\t\n"},
-		{"lower bound", lower, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t≥50\t$0.011190\t2\t\n"},
-		{"unpriced, policy", unpriced, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\tunknown\tunknown\t2\t\n"},
-		{"no usage, no time", bare, false, "12\t–\tm\\x1b[31m\t–\t–\t–\t0\t\n"},
-		{"no usage, no time, policy", bare, true, "12\t–\tm\\x1b[31m\t–\t–\t–\t–\t–\t0\t\n"},
+		{"recorded", recorded, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t50\t$0.011190\t2\tcache write\t\n"},
+		{"recorded, policy", recorded, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\t$0.011190\t$0.004200\t2\tcache write\t\n"},
+		{"lower bound", lower, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t≥50\t$0.011190\t2\tcache write\t\n"},
+		{"unpriced, policy", unpriced, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\tunknown\tunknown\t2\t–\t\n"},
+		{"no usage, no time", bare, false, "12\t–\tm\\x1b[31m\t–\t–\t–\t0\t–\t\n"},
+		{"no usage, no time, policy", bare, true, "12\t–\tm\\x1b[31m\t–\t–\t–\t–\t–\t0\t–\t\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -270,9 +270,9 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	table := newRightAligned(len(s.Calls)+1, 80)
 	zone, zoneName := t.zone()
 	if active {
-		table.add([]byte("call\ttime (" + zoneName + ")\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\t"))
+		table.add([]byte("call\ttime (" + zoneName + ")\tmodel\tprompt\tafter\toutput\tcost\tafter\ttools\tcause\t"))
 	} else {
-		table.add([]byte("call\ttime (" + zoneName + ")\tmodel\tprompt\toutput\tcost\ttools\t"))
+		table.add([]byte("call\ttime (" + zoneName + ")\tmodel\tprompt\toutput\tcost\ttools\tcause\t"))
 	}
 	var row []byte
 	for _, c := range s.Calls {
@@ -287,6 +287,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	if active {
 		writeActions(&b, s)
 	}
+	writeByTool(&b, s, active)
 	for _, sub := range s.Subagents {
 		st := sub.Totals
 		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), plural(st.APICalls, "API call"),
@@ -461,6 +462,7 @@ func callRow(row []byte, c *Call, active bool) []byte {
 		}
 	}
 	row = cell(strconv.AppendInt(row, int64(c.ToolCalls), 10))
+	row = cell(appendCause(row, c))
 	return append(row, '\n')
 }
 

@@ -233,7 +233,7 @@ func (m Model) windowRows(win []rowRef, n int) []string {
 
 func (m Model) separatorRow(g gap) string {
 	n := g.last - g.first + 1
-	label := fmt.Sprintf("── %s %s the model did not see ", human.Count(int64(n)), plural(n, "line", "lines"))
+	label := fmt.Sprintf("── %s %s the model would not see under the policy ", human.Count(int64(n)), plural(n, "line", "lines"))
 	if w := termtext.Width(label); w < m.width {
 		label += strings.Repeat("─", m.width-w)
 	}

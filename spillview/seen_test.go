@@ -97,7 +97,7 @@ func TestSeenRendering(t *testing.T) {
 		" 24 «│» «line 024: the quick brown fox jumps»",
 		" 25 «│» «line 025: the quick brown fox jumps»",
 		" 26 «╎» «line 026: »[the quick brown fox jumps]",
-		"── 48 lines the model did not see ──",
+		"── 48 lines the model would not see under the policy ──",
 		" 27 [┆] [line 027: the quick brown fox jumps]",
 	}
 	for i, w := range want {

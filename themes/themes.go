@@ -133,6 +133,9 @@ type Styles struct {
 	LineNumber, Seen, Unseen, Match, Current    lipgloss.Style
 	ChartBar, ChartCurrent                      lipgloss.Style
 	Help                                        help.Styles
+	// Costly marks the costliest calls; ChartAfter is the after-policy
+	// series of a chart, ChartEvent a compaction on it.
+	Costly, ChartAfter, ChartEvent lipgloss.Style
 }
 
 // New derives the styles of a palette.
@@ -176,6 +179,9 @@ func New(p Palette) *Styles {
 	s.Current = lipgloss.NewStyle().Reverse(true).Bold(true)
 	s.ChartBar = fg(p.Accent)
 	s.ChartCurrent = fg(p.Good).Bold(true).Reverse(p.Mono)
+	s.Costly = fg(p.Bad).Bold(true).Underline(p.Mono)
+	s.ChartAfter = fg(p.Good).Bold(p.Mono)
+	s.ChartEvent = fg(p.Warn).Bold(true)
 	// The key hints take the palette's colours, not the help's own greys.
 	s.Help = help.DefaultStyles(p.Name != "light")
 	s.Help.ShortKey, s.Help.FullKey = fg(p.Fg).Bold(true), fg(p.Fg).Bold(true)

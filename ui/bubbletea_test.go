@@ -208,6 +208,10 @@ func TestViewChangesNothing(t *testing.T) {
 		{"warnings scrolled past their end", 100, 8, []string{"W", "j", "j", "j", "j", "j", "j"}, func(m *Model) bool {
 			return m.overlayScroll == max(0, len(m.warningLines())-(8-warningsHead))
 		}},
+		{"tools scrolled past their end", 80, 8, []string{"T", "pgdown", "pgdown", "pgdown"}, func(m *Model) bool {
+			return m.overlayScroll > 0 && m.overlayScroll == len(m.toolsLines())-(8-1)
+		}},
+		{"the context chart does not scroll", 80, 24, []string{"C", "pgdown", "j"}, func(m *Model) bool { return m.overlayScroll == 0 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -364,8 +368,8 @@ func TestToolsColumnAt80(t *testing.T) {
 	m := newModel(t, data, "claude-code", 80, 24, "dark")
 	lines := strings.Split(ansi.Strip(screen(m)), "\n")
 	head := lines[m.table.top0]
-	if !strings.HasSuffix(strings.TrimRight(head, " "), " results tools") || strings.Contains(head, "time") {
-		t.Errorf("title line %q, want it to end in the results and tools columns, without the time", head)
+	if !strings.HasSuffix(strings.TrimRight(head, " "), " results tools") || strings.Contains(head, "time") || !strings.Contains(head, " cause ") {
+		t.Errorf("title line %q, want it to end in the results and tools columns, without the time, with the cause", head)
 	}
 	var tools column
 	for _, c := range m.table.columns() {
@@ -373,11 +377,12 @@ func TestToolsColumnAt80(t *testing.T) {
 			tools = c
 		}
 	}
-	if tools.width != 15 {
-		t.Errorf("tools column %d cells wide, want 15", tools.width)
+	// What the fixed columns leave: 80 less 72 (the columns and their spaces).
+	if tools.width != 8 {
+		t.Errorf("tools column %d cells wide, want 8", tools.width)
 	}
-	if row := lines[m.table.top0+1]; !strings.HasSuffix(row, " Read,Grep,Bash ") {
-		t.Errorf("call 0's row %q, want it to end in its three tools", row)
+	if row := lines[m.table.top0+1]; !strings.HasSuffix(row, " Read,Gr…") {
+		t.Errorf("call 0's row %q, want it to end in its tools", row)
 	}
 }
 

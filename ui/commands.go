@@ -117,6 +117,9 @@ func prepareCmd(seq int, s *transcript.Session, opt Options) tea.Cmd {
 			done.Store(int64(d))
 			total.Store(int64(t))
 		})
+		if err == nil {
+			p.CostParts() // split here, so that no Update waits for it
+		}
 		out <- preparedMsg{seq: seq, prep: p, err: err}
 	}()
 	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })

@@ -17,7 +17,7 @@ import (
 )
 
 // detailPane shows the selected call: its tool calls, each result's size
-// and outcome, and what the model saw before and after the policy.
+// and outcome, and its text as recorded and under the policy.
 type detailPane struct {
 	ctx           *Context
 	width, height int
@@ -118,49 +118,27 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	c := &s.Calls[call]
 	var lines []string
 	add := func(line string) { lines = append(lines, line) }
-	head := fmt.Sprintf("call %d", call)
-	if !c.Time.IsZero() {
-		head += " · " + c.Time.UTC().Format(time.DateTime)
-	}
-	if c.Model != "" {
-		head += " · " + termtext.Escape(c.Model)
-	}
-	if c.Sidechain {
-		head += " · sidechain"
-	}
-	add(st.Title.Render(termtext.Truncate(head, w)))
-	if c.Usage != nil {
-		u := *c.Usage
-		line := fmt.Sprintf("recorded: input %s · cache write %s · cache read %s · output %s",
-			human.Count(u.Input), human.Count(u.CacheCreation), human.Count(u.CacheRead), human.Count(u.Output))
-		if u.OutputLowerBound {
-			line += " (≥: written as the response began)"
-		}
-		add(st.Value.Render(termtext.Truncate(line, w)))
-		if c.CountedIn != "" {
-			add(st.Muted.Render(termtext.Truncate("a copy: "+termtext.Escape(c.CountedIn)+" counts this response; added to no total here", w)))
-		}
-		if rp != nil && call < len(rp.Calls) {
-			rc := rp.Calls[call]
-			after := u
-			if rc.UsageAfter != nil {
-				after = *rc.UsageAfter
+	// The call's figures, and beside them (or under them when narrow) why
+	// it cost what it did.
+	costs, right := d.costLines(s, rp, call, w < sideBySideCosts)
+	if w >= sideBySideCosts && len(costs) > 0 {
+		right = min(right, w/2) // the title and notes wrap to the rows' width
+		left := w - right - 3
+		info := d.infoLines(c, rp, call, left)
+		costs = wordWrap(costs, right)
+		for i := 0; i < max(len(info), len(costs)); i++ {
+			var l, r string
+			if i < len(info) {
+				l = info[i]
 			}
-			line = fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()), human.USD(rc.Cost), human.USD(rc.CostAfter))
-			if saved := rc.Saved(); saved > 0 {
-				cached := u.CacheRead - after.CacheRead
-				line += fmt.Sprintf(" · %s fewer new, %s fewer cached", human.Count(saved-cached), human.Count(cached))
+			if i < len(costs) {
+				r = costs[i]
 			}
-			add(st.Value.Render(termtext.Truncate(line, w)))
+			add(termtext.Fit(l, left) + st.Separator.Render(" │ ") + r)
 		}
 	} else {
-		add(st.Muted.Render("no usage recorded for this call"))
-	}
-	if t := strings.TrimSpace(c.Text); t != "" {
-		add(st.Muted.Render(termtext.Truncate("“"+termtext.Escape(t)+"”", w)))
-	}
-	for _, tc := range c.ToolCalls {
-		add(termtext.Truncate("▸ "+termtext.Escape(tc.Name)+"  "+termtext.Escape(summarize(tc.Input)), w))
+		lines = append(lines, d.infoLines(c, rp, call, w)...)
+		lines = append(lines, wordWrap(costs, w)...)
 	}
 	results := callResults(rp, call)
 	if rp == nil {
@@ -179,7 +157,13 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		if i == sel {
 			prefix = "› "
 		}
-		add(termtext.Truncate(prefix+d.resultLine(r, len(s.Calls)), w))
+		// Wrapped, not cut: the carry cost and a repeat's reason come last.
+		for j, l := range wordWrap([]string{d.resultLine(r, len(s.Calls))}, w-2) {
+			if j > 0 {
+				prefix = "  "
+			}
+			add(prefix + l)
+		}
 	}
 	r := results[sel]
 	if r.Warning != "" {
@@ -202,16 +186,18 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	after := termtext.Lines(r.Text)
 	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
 		after = []string{st.Muted.Render("(the same text: the policy leaves this result as it is)")}
-	} else if len(r.Text) <= 64<<10 {
+	}
+	half := splitWidth(before, w)
+	if r.Outcome != replay.Kept && r.Outcome != replay.Excluded && len(r.Text) <= 64<<10 {
 		// A replacement is small but often one long line (a JSON marker):
 		// wrap it to its column so all of it can be read.
 		width := w
 		if !d.stacked && w >= 60 {
-			width = w - (w-3)/2 - 3
+			width = w - half - 3
 		}
 		after = wrapLines(after, width)
 	}
-	leftTitle := fmt.Sprintf("what the model saw · %s", human.ShortBytes(r.Bytes))
+	leftTitle := fmt.Sprintf("as recorded · %s", human.ShortBytes(r.Bytes))
 	rightTitle := fmt.Sprintf("under %s · %s", termtext.Escape(rp.Policy.Name), human.ShortBytes(r.BytesAfter))
 	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
 		rightTitle = fmt.Sprintf("under %s · unchanged", termtext.Escape(rp.Policy.Name))
@@ -235,7 +221,6 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		}
 		return lines
 	}
-	half := (w - 3) / 2
 	add(st.Label.Render(termtext.Fit(leftTitle, half)) + st.Separator.Render(" │ ") + st.Label.Render(termtext.Truncate(rightTitle, w-half-3)))
 	for i := 0; i < max(len(before), len(after)) && i < limit; i++ {
 		var l, rr string
@@ -246,6 +231,80 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 			rr = after[i]
 		}
 		add(termtext.Fit(l, half) + st.Separator.Render(" │ ") + st.Seen.Render(termtext.Truncate(rr, w-half-3)))
+	}
+	return lines
+}
+
+// sideBySideCosts is the narrowest pane that shows a call's figures and
+// its cost parts side by side.
+const sideBySideCosts = 110
+
+// splitWidth sizes the recorded side of a side-by-side result by its
+// content: as wide as its widest line among the first screenful, between
+// a third and half of the pane, so that the policy's side, which wraps,
+// gets what is left.
+func splitWidth(before []string, w int) int {
+	widest := 0
+	for i, l := range before {
+		if i == 200 {
+			break
+		}
+		widest = max(widest, ansi.StringWidth(l))
+	}
+	return max((w-3)/3, min(widest, (w-3)/2))
+}
+
+// infoLines are the call's head, usage, prompt and cost, text and tool
+// calls, each on a line of its own.
+func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) []string {
+	st := d.ctx.Styles
+	var lines []string
+	// Figures wrap, so that none is cut off; the model's text and the
+	// tool calls' inputs are cut to a line each.
+	add := func(line string) { lines = append(lines, wordWrap([]string{line}, w)...) }
+	cut := func(line string) { lines = append(lines, termtext.Truncate(line, w)) }
+	head := fmt.Sprintf("call %d", call)
+	if !c.Time.IsZero() {
+		head += " · " + c.Time.UTC().Format(time.DateTime)
+	}
+	if c.Model != "" {
+		head += " · " + termtext.Escape(c.Model)
+	}
+	if c.Sidechain {
+		head += " · sidechain"
+	}
+	add(st.Title.Render(head))
+	if c.Usage != nil {
+		u := *c.Usage
+		line := fmt.Sprintf("recorded: input %s · cache write %s · cache read %s · output %s",
+			human.Count(u.Input), human.Count(u.CacheCreation), human.Count(u.CacheRead), human.Count(u.Output))
+		if u.OutputLowerBound {
+			line += " (≥: written as the response began)"
+		}
+		add(st.Value.Render(line))
+		if c.CountedIn != "" {
+			add(st.Muted.Render("a copy: " + termtext.Escape(c.CountedIn) + " counts this response; added to no total here"))
+		}
+		if rp != nil && call < len(rp.Calls) {
+			rc := rp.Calls[call]
+			after := u
+			if rc.UsageAfter != nil {
+				after = *rc.UsageAfter
+			}
+			add(st.Value.Render(fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()), human.USD(rc.Cost), human.USD(rc.CostAfter))))
+			if saved := rc.Saved(); saved > 0 {
+				cached := u.CacheRead - after.CacheRead
+				add(st.Saved.Render(fmt.Sprintf("−%s tokens: %s fewer new, %s fewer cached", human.Count(saved), human.Count(saved-cached), human.Count(cached))))
+			}
+		}
+	} else {
+		add(st.Muted.Render("no usage recorded for this call"))
+	}
+	if t := strings.TrimSpace(c.Text); t != "" {
+		cut(st.Muted.Render("“" + termtext.Escape(t) + "”"))
+	}
+	for _, tc := range c.ToolCalls {
+		cut("▸ " + termtext.Escape(tc.Name) + "  " + termtext.Escape(summarize(tc.Input)))
 	}
 	return lines
 }
@@ -308,7 +367,8 @@ func summarize(input []byte) string {
 }
 
 // source is the selected result for the spill viewer: the file spillway
-// wrote, else the text itself, with what the model saw marked. agentFile
+// wrote, else the text itself, with what the model would see under the
+// policy marked. agentFile
 // is the file the agent itself spilled the result to, if it names one:
 // whether that exists is asked in a command (withAgentFile).
 func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, agentFile string, ok bool) {
@@ -335,7 +395,7 @@ func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, age
 		case replay.Suppressed:
 			rest = "a note that it repeats an earlier result stood in its place"
 		}
-		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", human.Count(total), human.Count(r.Bytes), rest)
+		src.Note = fmt.Sprintf("under %s the model would see %s of %s bytes; %s", termtext.Escape(rp.Policy.Name), human.Count(total), human.Count(r.Bytes), rest)
 	}
 	return src, harness.AgentSpillPath(r.Source.Text), true
 }
@@ -351,6 +411,19 @@ func withAgentFile(src spillview.Source, path string, exists bool, session strin
 		src.Note = fmt.Sprintf("the agent spilled this result to %s, which is not on this machine; showing what the transcript holds", termtext.Escape(path))
 	}
 	return src
+}
+
+// wordWrap breaks lines longer than width cells between words where it
+// can, styles kept.
+func wordWrap(lines []string, width int) []string {
+	if width <= 0 {
+		return lines
+	}
+	var out []string
+	for _, l := range lines {
+		out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
+	}
+	return out
 }
 
 // wrapLines breaks lines longer than width cells.

@@ -30,6 +30,11 @@ type KeyMap struct {
 	// List is the session list's own: the same keys as their namesakes
 	// in a session's calls, meaning what they mean there.
 	List ListKeyMap
+
+	// Tools and Context open the per-tool view and the context chart;
+	// Copy puts the selected result's text on the clipboard, Pager opens
+	// it in $PAGER.
+	Tools, Context, Copy, Pager key.Binding
 }
 
 // ListKeyMap holds the session list's keys; moving, tuning, help and quit
@@ -84,6 +89,10 @@ func DefaultKeyMap() KeyMap {
 			Filter: b([]string{"/"}, "/", "filter sessions"),
 			Sort:   b([]string{"o"}, "o", "sort sessions: time/cost/saved"),
 		},
+		Tools:        b([]string{"T"}, "T", "results by tool"),
+		Context:      b([]string{"C"}, "C", "context over time"),
+		Copy:         b([]string{"y"}, "y", "copy result text"),
+		Pager:        b([]string{"O"}, "O", "result in $PAGER"),
 	}
 }
 
@@ -114,5 +123,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
 		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
+		{k.Tools, k.Context, k.Copy, k.Pager},
 	}
 }

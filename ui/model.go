@@ -86,6 +86,8 @@ const (
 	helpOverlay
 	warningsOverlay
 	spillOverlay
+	toolsOverlay
+	contextOverlay
 )
 
 type inputMode int
@@ -173,6 +175,9 @@ type Model struct {
 	fleet        *fleet
 	inSession    bool
 	filterBefore string
+
+	// tools is the per-tool view.
+	tools toolsView
 }
 
 // New returns the inspector for opt.
@@ -186,6 +191,7 @@ func New(opt Options) *Model {
 	m.input.SetVirtualCursor(false)
 	m.table = callTable{ctx: ctx}
 	m.detail = detailPane{ctx: ctx}
+	m.tools = toolsView{ctx: ctx}
 	m.spill = spillview.New(ctx.Styles, spillview.DefaultKeyMap())
 	if opt.Sessions != nil {
 		m.fleet = newFleet(ctx, opt.Sessions, opt.SessionsName)
@@ -225,6 +231,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.newBelow = 0
 	}
 	m.detail.refresh(m.session, m.replay, m.currentCall(), m.agentFiles, m.agentAnswers)
+	if m.overlay == toolsOverlay {
+		m.tools.set(m.replay) // summed only while the view is open
+	}
 	m.clampOverlay()
 	if lookup := m.lookUpShownAgentFile(); lookup != nil {
 		cmd = tea.Batch(cmd, lookup)
@@ -354,6 +363,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		var cmd tea.Cmd
 		m.spill, cmd = m.spill.Update(msg)
 		return cmd
+	case pagerReadyMsg:
+		return m.pagerReady(msg)
+	case pagerDoneMsg:
+		return m.pagerDone(msg)
 	case spillview.CloseMsg:
 		m.overlay, m.opening = noOverlay, nil
 		return nil
@@ -608,6 +621,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlay = noOverlay
 		}
 		return nil
+	case toolsOverlay, contextOverlay:
+		return m.viewKey(msg)
 	case helpOverlay:
 		// It scrolls; clampOverlay keeps the offset within its lines.
 		switch {
@@ -684,6 +699,14 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.backToList()
 	case key.Matches(msg, k.Follow):
 		return m.toggleFollow()
+	case key.Matches(msg, k.Tools):
+		m.overlay, m.overlayScroll = toolsOverlay, 0
+	case key.Matches(msg, k.Context):
+		m.overlay, m.overlayScroll = contextOverlay, 0
+	case key.Matches(msg, k.Copy):
+		return m.copyText()
+	case key.Matches(msg, k.Pager):
+		return m.openPager()
 	default:
 		if cmd, ok := m.tune(msg); ok {
 			return cmd
@@ -1124,6 +1147,10 @@ func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
 		if m.overlay == noOverlay {
 			m.fleet.list.move(step)
 		}
+		return nil
+	}
+	if m.overlay == toolsOverlay {
+		m.overlayScroll = max(0, m.overlayScroll+step) // clampOverlay keeps it within the lines
 		return nil
 	}
 	if msg.Mouse().Y >= m.detail.top {

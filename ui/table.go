@@ -41,6 +41,10 @@ type callInfo struct {
 	recorded            bool
 	copied              bool // another session counts this response
 	marks               [5]bool
+	// cause names the call's largest cost part; costly marks it among the
+	// costliest calls.
+	cause  string
+	costly bool
 }
 
 // callTable draws the calls: one row each, columns dropped by priority
@@ -56,6 +60,10 @@ type callTable struct {
 	order         sortOrder
 	bookmarks     []int
 	session       *transcript.Session
+	// costly marks the costliest calls of costlyOf: recorded costs do not
+	// change with the policy, so they are ranked once per prepared session.
+	costly   []bool
+	costlyOf *replay.Prepared
 }
 
 func (t *callTable) setSize(w, h int) {
@@ -67,7 +75,10 @@ func (t *callTable) setSize(w, h int) {
 func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	selected := t.current()
 	t.session = s
-	t.info = buildInfo(s, rp)
+	if rp != nil && rp.Prepared != t.costlyOf {
+		t.costly, t.costlyOf = costliestCalls(s, rp), rp.Prepared
+	}
+	t.info = buildInfo(s, rp, t.costly)
 	t.rebuild(s)
 	if selected >= 0 {
 		t.selectCall(selected)
@@ -77,7 +88,7 @@ func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	t.clamp()
 }
 
-func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
+func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo {
 	if s == nil {
 		return nil
 	}
@@ -114,6 +125,13 @@ func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 		}
 	}
 	if rp != nil {
+		parts := rp.Prepared.CostParts()
+		for i := range info {
+			if i < len(parts) && parts[i] != nil {
+				info[i].cause = parts[i].Cause()
+			}
+			info[i].costly = i < len(costly) && costly[i]
+		}
 		for _, r := range rp.Results {
 			if r.Arrival < 0 || r.Arrival >= len(info) {
 				continue
@@ -361,14 +379,20 @@ func (c column) fit(s string) string {
 }
 
 // columns lays out the columns that fit the width; tools takes the rest.
-// The time goes before the tools: which tools a call ran tells its row
-// apart, its clock time seldom does.
+// The time goes before the tools, the tools before the cause: which tools
+// a call ran tells its row apart, its clock time seldom does.
 func (t *callTable) columns() []column {
 	st := t.ctx.Styles
 	// The call column holds a bookmark mark and the largest index.
 	callWidth := 5
 	if t.session != nil {
 		callWidth = max(callWidth, 1+len(fmt.Sprint(len(t.session.Calls)-1)))
+	}
+	// The cause in full where there is room, else in six cells.
+	wide := t.width >= 100
+	causeWidth := 6
+	if wide {
+		causeWidth = len(replay.CauseCacheRewrite)
 	}
 	all := []column{
 		{title: "call", width: callWidth, priority: 0, right: true, cell: func(call int, _ *callInfo) string {
@@ -396,7 +420,16 @@ func (t *callTable) columns() []column {
 			if ci.copied {
 				return st.Muted.Render("copy")
 			}
+			if ci.costly {
+				return st.Costly.Render(human.Money(ci.cost)) + "→" + human.Money(ci.costAfter)
+			}
 			return human.Money(ci.cost) + "→" + human.Money(ci.costAfter)
+		}},
+		{title: "cause", width: causeWidth, priority: 6, cell: func(_ int, ci *callInfo) string {
+			if ci.costly {
+				return st.Costly.Render(causeLabel(ci.cause, wide))
+			}
+			return causeLabel(ci.cause, wide)
 		}},
 		{title: "Δ tokens", width: 9, priority: 3, right: true, cell: func(_ int, ci *callInfo) string {
 			if ci.saved == 0 {
@@ -416,8 +449,8 @@ func (t *callTable) columns() []column {
 			}
 			return human.ShortBytes(ci.resultBytes)
 		}},
-		{title: "time", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.time }},
-		{title: "tools", width: 8, priority: 6, cell: func(_ int, ci *callInfo) string { return ci.tools }},
+		{title: "time", width: 8, priority: 8, cell: func(_ int, ci *callInfo) string { return ci.time }},
+		{title: "tools", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
 	}
 	// Drop the lowest priorities until the fixed widths fit.
 	for {

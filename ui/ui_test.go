@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -153,6 +154,18 @@ func TestGolden(t *testing.T) {
 		{"spill-view", "harness-rs-0.0.50", 100, 30, "dark", []string{"enter"}},
 		{"sorted-by-cost", "harness-rs-0.0.40", 120, 30, "dark", []string{"o"}},
 		{"tiny", "harness-rs-0.0.40", 20, 5, "dark", nil},
+		// The cost parts, the per-tool view and the context chart at 120×40
+		// and 80×24, in a dark and a light theme.
+		{"costs-120-light", "harness-rs-0.0.40", 120, 40, "light", []string{"j"}},
+		{"costs-80", "harness-rs-0.0.40", 80, 24, "dark", []string{"j"}},
+		{"tools-120", "harness-rs-0.0.40", 120, 40, "dark", []string{"T"}},
+		{"tools-80-light", "harness-rs-0.0.40", 80, 24, "light", []string{"T"}},
+		{"context-120", "harness-rs-0.0.40", 120, 40, "dark", []string{"C"}},
+		{"context-80-light", "harness-rs-0.0.40", 80, 24, "light", []string{"C"}},
+		{"help-80", "harness-rs-0.0.40", 80, 24, "dark", []string{"?"}},
+		{"help-120-light", "harness-rs-0.0.40", 120, 40, "light", []string{"?"}},
+		{"spill-view-80", "harness-rs-0.0.50", 80, 24, "dark", []string{"enter"}},
+		{"spill-view-120-light", "harness-rs-0.0.40", 120, 40, "light", []string{"enter"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -241,7 +254,7 @@ func TestKeys(t *testing.T) {
 		{"Layout", nil, []string{"v"}, func(m *Model) string { return want(m.detail.stacked, "not stacked") }},
 		// 24,576 serialized bytes, less the opening quote, hold 23,013 bytes of the text once escaped.
 		{"Open", nil, []string{"enter"}, func(m *Model) string {
-			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "the model saw 23,013 of 70,611 bytes; the rest was cut off"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
+			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "under harness-rs-0.0.40 the model would see 23,013 of 70,611 bytes; the rest was cut off"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
 		}},
 		{"Raise", nil, []string{"+"}, ceilingIs(49_152)},
 		{"Lower", nil, []string{"-"}, ceilingIs(12_288)},
@@ -297,6 +310,22 @@ func TestKeys(t *testing.T) {
 			return want(m.inputMode == noInput && m.query == "", "prompt %v, query %q", m.inputMode, m.query)
 		}},
 		{"Prompt.Clear", []string{"e"}, []string{"ctrl+u", "8", "K", "i", "B", "enter"}, ceilingIs(8192)},
+		{"Tools", nil, []string{"T"}, func(m *Model) string { return want(m.overlay == toolsOverlay, "overlay %v", m.overlay) }},
+		{"Context", nil, []string{"C"}, func(m *Model) string { return want(m.overlay == contextOverlay, "overlay %v", m.overlay) }},
+		{"Copy", nil, []string{"y"}, func(m *Model) string {
+			return want(strings.HasPrefix(m.notice, "copied result 0's text as recorded, 70.6K"), "notice %q", m.notice)
+		}},
+		{"Pager", nil, nil, func(m *Model) string {
+			var ran []string
+			execProcess = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+				ran = c.Args
+				return func() tea.Msg { return fn(nil) }
+			}
+			defer func() { execProcess = tea.ExecProcess }()
+			t.Setenv("PAGER", "")
+			press(t, m, "O")
+			return want(len(ran) == 2 && ran[0] == "less", "ran %q", ran)
+		}},
 	}
 	// The session list's own keys are pressed in sessions_test.go:
 	// TestSessionListNumbers (Filter, Sort, Back), TestSessionListOpen (Open).

@@ -66,6 +66,10 @@ func (m *Model) render() string {
 		out = m.helpScreen()
 	case warningsOverlay:
 		out = m.warningsScreen()
+	case toolsOverlay:
+		out = m.scrolled([]string{m.tools.head()}, m.toolsLines())
+	case contextOverlay:
+		out = m.contextScreen()
 	default:
 		out = append(out, m.header()...)
 		body := h - chromeLines(h)
@@ -491,6 +495,8 @@ func (m *Model) clampOverlay() {
 		n, head = len(m.helpLines()), helpHead
 	case warningsOverlay:
 		n, head = len(m.warningLines()), warningsHead
+	case toolsOverlay:
+		n, head = len(m.toolsLines()), 1
 	default:
 		return
 	}

@@ -38,6 +38,10 @@ type Prepared struct {
 	costs           []*float64 // recorded cost of each call, nil when unknown
 	textsDropped    bool       // the reader kept sizes only (transcript.Options.SizesOnly)
 	dir             string     // the transcript's folder, absolute
+
+	// parts is each call's cost split by CostParts, made once.
+	partsOnce sync.Once
+	parts     []*CostParts
 }
 
 // item is one tool result and what every policy needs to know about it.

@@ -1,0 +1,209 @@
+package ui
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// costliestShare is the share of the priced calls the table marks as the
+// costliest: the ⌈n/20⌉ of them that cost most.
+const costliestShare = 20
+
+// costliestCalls marks the ⌈n/20⌉ costliest of the n priced calls that
+// this session counts (copies of another session's responses are not).
+func costliestCalls(s *transcript.Session, rp *replay.Run) []bool {
+	if rp == nil {
+		return nil
+	}
+	var priced []int
+	for i, c := range rp.Calls {
+		if c.Cost != nil && i < len(s.Calls) && s.Calls[i].CountedIn == "" {
+			priced = append(priced, i)
+		}
+	}
+	slices.SortStableFunc(priced, func(a, b int) int { return cmp.Compare(*rp.Calls[b].Cost, *rp.Calls[a].Cost) })
+	marked := make([]bool, len(rp.Calls))
+	for _, i := range priced[:(len(priced)+costliestShare-1)/costliestShare] {
+		marked[i] = true
+	}
+	return marked
+}
+
+// causeLabel is a cause as the table's column shows it: in full when wide,
+// else in at most six cells.
+func causeLabel(cause string, wide bool) string {
+	if wide {
+		return cause
+	}
+	switch cause {
+	case replay.CauseToolResults:
+		return "result"
+	case replay.CauseCacheWrite:
+		return "write"
+	case replay.CauseCacheRead:
+		return "read"
+	case replay.CauseCacheRewrite:
+		return "miss" // the cache missed, and was written again
+	}
+	return cause
+}
+
+// costLines explain call's cost: a title, each part with its dollars, its
+// share and a bar, then a note of the tool results' tokens and of the
+// pause before the call. The caller wraps them to its width; rows is the
+// width of the part rows, which the rest can wrap to.
+// Compact, the parts share one line, for a pane too narrow for both.
+func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, compact bool) (lines []string, rows int) {
+	st := d.ctx.Styles
+	if rp == nil || call >= len(rp.Calls) {
+		return nil, 0
+	}
+	parts := rp.Prepared.CostParts()
+	if call >= len(parts) || parts[call] == nil {
+		note := "no price for this call's model: its cost has no parts"
+		if s.Calls[call].Usage == nil {
+			note = "no usage recorded: no cost to split"
+		}
+		return []string{st.Muted.Render(note)}, len(note)
+	}
+	p := parts[call]
+	total := p.Sum()
+	share := func(v float64) float64 {
+		if total <= 0 {
+			return 0
+		}
+		return v / total
+	}
+	cause := p.Cause()
+	lines = []string{st.Label.Render(fmt.Sprintf("why %s: %s, %s of it", human.USD(&total), cause, pct(share(causeUSD(p, cause)))))}
+	marked := cause // the row of the cause
+	if cause == replay.CauseCacheRewrite {
+		marked = replay.CauseCacheWrite
+	}
+	var inline []string
+	row := func(name string, usd float64) {
+		if compact {
+			part := fmt.Sprintf("%s %s %s", name, human.USD(&usd), pct(share(usd)))
+			if name == marked {
+				part = st.Costly.Render(part)
+			}
+			inline = append(inline, part)
+			return
+		}
+		line := fmt.Sprintf("  %-12s %9s %6s ", name, human.USD(&usd), pct(share(usd)))
+		if name == marked {
+			line = st.Costly.Render(line)
+		}
+		lines = append(lines, line+st.ChartBar.Render(termtext.Fit(shareBar(share(usd), 10), 10)))
+	}
+	row(replay.CauseCacheWrite, p.CacheWrite)
+	row(replay.CauseCacheRead, p.CacheRead)
+	row(replay.CauseInput, p.Input)
+	row(replay.CauseOutput, p.Output)
+	var notes []string
+	if p.ToolResultsKnown {
+		row(replay.CauseToolResults, p.ToolResults)
+		notes = append(notes, fmt.Sprintf("tool results: %s tokens sent new, %s carried; part of the three prompt kinds above",
+			human.Count(p.NewResultTokens), human.Count(p.CarriedResultTokens)))
+	}
+	if gap := pauseLine(s, call, p); gap != "" {
+		notes = append(notes, gap)
+	}
+	if compact {
+		lines = append(lines, strings.Join(inline, st.Muted.Render(" · ")))
+	}
+	rows = ansi.StringWidth(lines[1])
+	if len(notes) > 0 {
+		lines = append(lines, st.Muted.Render(strings.Join(notes, "; ")))
+	}
+	return lines, rows
+}
+
+// causeUSD is the dollars of the part named cause.
+func causeUSD(p *replay.CostParts, cause string) float64 {
+	switch cause {
+	case replay.CauseToolResults:
+		return p.ToolResults
+	case replay.CauseCacheWrite, replay.CauseCacheRewrite:
+		return p.CacheWrite
+	case replay.CauseCacheRead:
+		return p.CacheRead
+	case replay.CauseInput:
+		return p.Input
+	}
+	return p.Output
+}
+
+// pauseLine says how long after the previous call of its chain call ran
+// and, when it wrote its cache again (replay.Rewrite), how many tokens,
+// what they cost and why.
+func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
+	c := &s.Calls[call]
+	prev := -1
+	for i := call - 1; i >= 0; i-- {
+		if s.Calls[i].Sidechain == c.Sidechain && s.Calls[i].Usage != nil {
+			prev = i
+			break
+		}
+	}
+	if prev < 0 || c.Usage == nil {
+		return ""
+	}
+	pc := &s.Calls[prev]
+	timed := !c.Time.IsZero() && !pc.Time.IsZero() && !c.Time.Before(pc.Time)
+	line := fmt.Sprintf("after call %d", prev)
+	if timed {
+		line = fmt.Sprintf("%s after call %d", c.Time.Sub(pc.Time).Round(time.Second), prev)
+	}
+	rw := p.Rewrite
+	if rw == nil {
+		return line
+	}
+	lifetime := lifetimeText(replay.Lifetime(*c.Usage))
+	var why string
+	switch rw.Why {
+	case replay.RewriteExpired:
+		why = fmt.Sprintf("the cache had expired, %s being past its %s", rw.Pause.Round(time.Second), lifetime)
+	case replay.RewriteCompaction:
+		why = "a compaction came between, and its summary starts a new prompt"
+	case replay.RewriteModel:
+		why = fmt.Sprintf("the model changed from %s, and each model has a cache of its own", termtext.Escape(pc.Model))
+	default:
+		why = fmt.Sprintf("the prompt changed after its first %s tokens, those read from the cache", human.Count(c.Usage.CacheRead))
+		if timed {
+			why += ", within the cache's " + lifetime
+		}
+	}
+	return fmt.Sprintf("%s; cache rewrite: %s tokens written again (the prompt grew %s), %s: %s",
+		line, human.Count(rw.Tokens), human.Count(rw.Grew), human.USD(&rw.USD), why)
+}
+
+func lifetimeText(d time.Duration) string {
+	if d == time.Hour {
+		return "hour"
+	}
+	return "five minutes"
+}
+
+// pct is a share as a percentage with one decimal.
+func pct(share float64) string { return fmt.Sprintf("%.1f%%", 100*share) }
+
+// shareBar draws share (0 to 1) as a bar of up to cells cells, in eighths.
+func shareBar(share float64, cells int) string {
+	eighths := int(min(max(share, 0), 1)*float64(cells*8) + 0.5)
+	bar := strings.Repeat("█", eighths/8)
+	if r := eighths % 8; r > 0 {
+		bar += string([]rune("▏▎▍▌▋▊▉")[r-1])
+	}
+	return bar
+}

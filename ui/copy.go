@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/safefile"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/spillview"
+)
+
+// selectedResult is the result the detail pane shows, nil when the call
+// has none.
+func (m *Model) selectedResult() *replay.Result {
+	results := callResults(m.replay, m.currentCall())
+	if len(results) == 0 {
+		return nil
+	}
+	return results[min(m.detail.result, len(results)-1)]
+}
+
+// copyText puts the selected result's text as recorded on the clipboard
+// (OSC 52: the terminal gets it base64-encoded, never as escapes), or the
+// call's own text when no result came back after it.
+func (m *Model) copyText() tea.Cmd {
+	call := m.currentCall()
+	if m.session == nil || call < 0 {
+		return m.flash("no call selected")
+	}
+	text, what := m.session.Calls[call].Text, fmt.Sprintf("call %d's text", call)
+	if r := m.selectedResult(); r != nil {
+		text, what = r.Source.Text, fmt.Sprintf("result %d's text as recorded", r.Index)
+	}
+	if text == "" {
+		return m.flash(what + " is empty (or the log kept only its size): nothing copied")
+	}
+	return tea.Batch(tea.SetClipboard(text),
+		m.flash(fmt.Sprintf("copied %s, %s, to the clipboard (through the terminal: OSC 52 must be allowed)", what, human.ShortBytes(int64(len(text))))))
+}
+
+// pagerReadyMsg carries the file written for the pager, and the pager.
+type pagerReadyMsg struct {
+	path  string
+	pager []string
+	err   error
+}
+
+// pagerDoneMsg says the pager has quit.
+type pagerDoneMsg struct {
+	path string
+	err  error
+}
+
+// execProcess runs a program on the terminal; tests stand in for it.
+var execProcess = tea.ExecProcess
+
+// openPager writes the selected result, escaped for the terminal, to a
+// temporary file in a command and opens it in $PAGER ("less" when unset):
+// the file spillway spilled it to, or the one its agent did when that is
+// here and where the agent spills, else the transcript's text.
+func (m *Model) openPager() tea.Cmd {
+	r := m.selectedResult()
+	if r == nil {
+		return m.flash("this call has no tool result to open")
+	}
+	src := spillview.Source{Text: r.Source.Text, Path: r.SpillPath}
+	if p := m.detail.agentFile; src.Path == "" && p != "" && m.agentFiles[p] {
+		src.Path, src.Roots = p, spillview.AgentRoots(m.replay.Prepared.Session.Path)
+	}
+	title := fmt.Sprintf("result %d · %s", r.Index, r.Source.Tool)
+	return pagerFileCmd(src, title, os.Getenv("PAGER"))
+}
+
+// pagerFileCmd reads src and writes its lines, escaped, to a temporary
+// file for the pager.
+func pagerFileCmd(src spillview.Source, title, pager string) tea.Cmd {
+	return func() tea.Msg {
+		argv := strings.Fields(pager)
+		if len(argv) == 0 {
+			argv = []string{"less"}
+		}
+		text, err := pagerText(src)
+		if err != nil {
+			return pagerReadyMsg{err: err}
+		}
+		f, err := os.CreateTemp("", "spillway-result-*.txt")
+		if err != nil {
+			return pagerReadyMsg{err: fmt.Errorf("open in pager: %w", err)}
+		}
+		_, err = io.WriteString(f, termtext.Escape(title)+"\n\n"+strings.Join(termtext.Lines(text), "\n")+"\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return pagerReadyMsg{err: fmt.Errorf("open in pager: %w", err)}
+		}
+		return pagerReadyMsg{path: f.Name(), pager: argv}
+	}
+}
+
+// pagerText is the text of src: its file's when it names one that may be
+// opened (an agent's only inside the folders it spills to), else its own.
+func pagerText(src spillview.Source) (string, error) {
+	path := src.Path
+	if path == "" {
+		return src.Text, nil
+	}
+	if src.Roots != nil {
+		real, err := spillview.Confine(path, src.Roots)
+		if err != nil {
+			return src.Text, nil // as the viewer does: the transcript's text
+		}
+		path = real
+	}
+	f, _, err := safefile.OpenRegular(path, nil)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return src.Text, nil
+		}
+		return "", fmt.Errorf("open in pager: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return "", fmt.Errorf("open in pager: read %s: %w", path, err)
+	}
+	return string(data), nil
+}
+
+// pagerReady runs the pager on the file; the inspector resumes when it quits.
+func (m *Model) pagerReady(msg pagerReadyMsg) tea.Cmd {
+	if msg.err != nil {
+		return m.flash(msg.err.Error())
+	}
+	c := exec.Command(msg.pager[0], append(msg.pager[1:], msg.path)...)
+	return execProcess(c, func(err error) tea.Msg { return pagerDoneMsg{path: msg.path, err: err} })
+}
+
+// pagerDone removes the file, in a command, and says when the pager failed.
+func (m *Model) pagerDone(msg pagerDoneMsg) tea.Cmd {
+	remove := func() tea.Msg {
+		os.Remove(msg.path)
+		return nil
+	}
+	if msg.err != nil {
+		return tea.Batch(remove, m.flash("pager: "+msg.err.Error()))
+	}
+	return remove
+}
