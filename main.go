@@ -164,7 +164,7 @@ const paths = "PATH is a transcript file, a directory (searched recursively for 
 	"Flags may come before or after paths."
 
 // newCommand builds the command line: the inspector at the root, and
-// report, sweep and presets under it.
+// report, sweep, presets, prices and policy under it.
 // A command sets *code to its exit status.
 func newCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
 	root := &cobra.Command{
@@ -254,7 +254,7 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 	pricesCmd.Run = func(_ *cobra.Command, args []string) {
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd)
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code))
 	return root
 }
 
