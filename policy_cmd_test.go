@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,6 +71,30 @@ func TestPolicyExportErrors(t *testing.T) {
 		}
 		if diff := cmp.Diff(tt.want, errb.String()); diff != "" {
 			t.Errorf("%q: stderr (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}
+
+// TestREADMEExport runs each spillway policy export README shows and
+// checks that it prints what README says, line for line.
+func TestREADMEExport(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(readme), "\n### Taking the policy to the harness\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	blocks := regexp.MustCompile("(?s)```\n\\$ spillway (policy export [^\n]*)\n(.*?)```").FindAllStringSubmatch(section, -1)
+	if len(blocks) != 5 {
+		t.Fatalf("README shows %d export examples, want one per target", len(blocks))
+	}
+	for _, b := range blocks {
+		var out, errb bytes.Buffer
+		if code := run(strings.Fields(b[1]), strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d, stderr %q", b[1], code, errb.String())
+		}
+		if diff := cmp.Diff(b[2], out.String()); diff != "" {
+			t.Errorf("README's %s (-README +printed):\n%s", b[1], diff)
 		}
 	}
 }
