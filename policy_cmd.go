@@ -34,6 +34,9 @@ spillway policy export --to harness-rs --policy spillway-policy.json`,
 	}
 	flags, to := &policyFlags{}, ""
 	flags.register(exportCmd.Flags(), policy.DefaultPreset)
+	for _, name := range []string{"encoding", "spill-dir"} {
+		_ = exportCmd.Flags().MarkHidden(name) // they shape a replay, not the policy
+	}
 	exportCmd.Flags().StringVar(&to, "to", "", "harness: "+strings.Join(export.TargetNames(), ", "))
 	complete(exportCmd, "to", export.TargetNames())
 	completeCommon(exportCmd)
