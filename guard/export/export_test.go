@@ -160,7 +160,7 @@ func TestNoCeiling(t *testing.T) {
 	want := map[Target]string{
 		HarnessRS:  "    max_bytes: None,",
 		AgentScope: "// no ceiling: HarnessAgent.builder().disableToolResultEviction()",
-		ClaudeCode: "# cannot be said here: Claude Code documents no way to leave Bash output unlimited",
+		ClaudeCode: "# cannot be said here: no documented setting leaves Claude Code's Bash output unlimited",
 		Codex:      "# tool_output_token_limit = 10000",
 		DeepSeek:   "# no ceiling: without maxInlineBytes the plugin registers nothing",
 	}
@@ -184,7 +184,7 @@ func TestNoCeiling(t *testing.T) {
 func TestHostileNames(t *testing.T) {
 	p := mustPreset(t, "agentscope")
 	p.Name = "x\n\x1b]0;pwned\x07"
-	p.Exclude = []string{"a\"b\\c", "line\nbreak", "\x1b[2J", "uni\\u000a", "zw\u200bsp", "é"}
+	p.Exclude = []string{"a\"b\\c", "a\"b\\c", "line\nbreak", "\x1b[2J", "uni\\u000a", "zw\u200bsp", "é"}
 	for _, target := range Targets {
 		got, err := Render(p, target)
 		if err != nil {

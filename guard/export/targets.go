@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -103,9 +104,12 @@ func agentScope(d *doc) {
 			d.line("        .evictionPath(%s)", javaString(prefix))
 		}
 	}
-	names := make([]string, len(p.Exclude))
+	// Set.of refuses a name given twice.
+	var names []string
 	for i, tool := range p.Exclude {
-		names[i] = javaString(tool)
+		if !slices.Contains(p.Exclude[:i], tool) {
+			names = append(names, javaString(tool))
+		}
 	}
 	d.line("        .excludedToolNames(Set.of(%s))", strings.Join(names, ", "))
 	d.line("        .build();")
@@ -180,7 +184,7 @@ func claudeCode(d *doc) {
 		d.note("BASH_MAX_OUTPUT_LENGTH: the most characters of Bash output Claude Code keeps before it cuts them (%s); its default is 30000", claudeEnvDoc)
 		d.line("export BASH_MAX_OUTPUT_LENGTH=%d", n)
 	} else {
-		d.cannot("Claude Code documents no way to leave Bash output unlimited; a Bash ceiling of none")
+		d.cannot("no documented setting leaves Claude Code's Bash output unlimited; a Bash ceiling of none")
 	}
 	d.note("MAX_MCP_OUTPUT_TOKENS (%s, %s) caps MCP tool output in tokens, default 25000; this policy has no such token cap, so it stays at its default:", claudeEnvDoc, claudeMCPDoc)
 	d.line("# export MAX_MCP_OUTPUT_TOKENS=25000")
@@ -191,7 +195,7 @@ func claudeCode(d *doc) {
 		if ok {
 			size = policy.FormatSize(other, p.Unit)
 		}
-		d.cannot("Claude Code saves any other tool's result over 50000 characters to a file, a threshold it has no setting for (an MCP server can raise it for its own tools with _meta[\"anthropic/maxResultSizeChars\"], %s); this policy's ceiling for the other tools (%s)", claudeMCPDoc, size)
+		d.cannot("Claude Code saves any other tool's result over 50000 characters to a file, a threshold with no documented setting (an MCP server can raise it for its own tools with _meta[\"anthropic/maxResultSizeChars\"], %s); this policy's ceiling for the other tools (%s)", claudeMCPDoc, size)
 	}
 	skip := []string{"Bash"}
 	for tool, v := range p.PerTool {
@@ -208,7 +212,7 @@ func claudeCode(d *doc) {
 	dd := p.Dedupe
 	switch {
 	case !dd.Enabled:
-		d.cannot("Claude Code stubs a Read of a file unchanged since the last Read (from 2.1.86) and documents no setting to stop it; no repeat suppression")
+		d.cannot("Claude Code stubs a Read of a file unchanged since the last Read (from 2.1.86), with no documented setting to stop it; no repeat suppression")
 	default:
 		what := "repeats"
 		if dd.Key != policy.KeyReadPath || len(dd.Tools) != 1 || dd.Tools[0] != "Read" {
