@@ -165,7 +165,7 @@ const paths = "PATH is a transcript file, a directory (searched recursively for 
 	"Flags may come before or after paths."
 
 // newCommand builds the command line: the inspector at the root, and
-// report, sweep and presets under it.
+// report, sweep, presets, prices and policy under it.
 // A command sets *code to its exit status.
 func newCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
 	root := &cobra.Command{
@@ -260,7 +260,7 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	pricesCmd.Run = func(_ *cobra.Command, args []string) {
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd)
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code))
 	return root
 }
 

@@ -55,11 +55,13 @@ type (
 		query string
 		calls []int
 	}
-	// wroteMsg reports the policy file written.
+	// wroteMsg reports the policy file written; as names the harness
+	// whose configuration it holds ("" for spillway's own file).
 	wroteMsg struct {
 		path   string
 		exists bool // not written: the file is there, overwrite it?
 		err    error
+		as     string
 	}
 	// tickMsg clears transient notices.
 	noticeExpiredMsg struct{ id int }

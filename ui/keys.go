@@ -19,6 +19,9 @@ type KeyMap struct {
 	Sort, Focus, Layout, Open, Back key.Binding
 
 	Raise, Lower, Exact, Dedupe, DedupeFrom, Spill, Preset, Undo, Write key.Binding
+	// WriteFormat, in w's prompt, picks what is written: spillway's
+	// policy file or a harness's configuration.
+	WriteFormat key.Binding
 
 	Warnings, Follow, Help, Quit, Interrupt key.Binding
 	// Yes and No answer a question (overwrite a file?).
@@ -75,6 +78,7 @@ func DefaultKeyMap() KeyMap {
 		Preset:       b([]string{"p"}, "p", "next preset"),
 		Undo:         b([]string{"u"}, "u", "undo change"),
 		Write:        b([]string{"w"}, "w", "write policy file"),
+		WriteFormat:  b([]string{"tab"}, "tab", "w: next format"),
 		Warnings:     b([]string{"W"}, "W", "warnings"),
 		Follow:       b([]string{"f"}, "f", "follow on/off"),
 		Help:         b([]string{"?"}, "?", "help"),
@@ -121,7 +125,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Layout, k.Open, k.Back, k.Raise, k.Lower, k.Exact},
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
-		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
+		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No, k.WriteFormat},
 		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
 		{k.Tools, k.Context, k.Copy, k.Pager},
 	}

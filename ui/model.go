@@ -143,6 +143,9 @@ type Model struct {
 	match     int
 	bookmarks []int
 
+	// writeFormat is what w writes, an index of writeFormats.
+	writeFormat int
+
 	spill spillview.Model
 	// agentFiles says which files agents spilled results to exist here;
 	// opening waits for one to be looked up. agentAsked holds the files
@@ -351,7 +354,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.flash(msg.err.Error()) // it says "write policy: …" itself
 		}
-		return m.flash("policy written to " + msg.path + " (read it back with --policy)")
+		return m.flash(wroteNotice(msg))
 	case noticeExpiredMsg:
 		if msg.id == m.noticeID {
 			m.notice = ""
@@ -587,7 +590,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Yes):
 			m.confirm = ""
-			return writePolicyCmd(path, m.policy, true)
+			return m.writeCmd(path, true)
 		case key.Matches(msg, k.No, k.Back):
 			m.confirm = ""
 			return m.flash(path + " left as it was")
@@ -769,7 +772,7 @@ func (m *Model) tuneKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.policy, m.undo = m.undo[len(m.undo)-1], m.undo[:len(m.undo)-1]
 		return tea.Batch(m.requestReplay(), m.replayAll(), m.flash("back to "+m.policy.Name))
 	case key.Matches(msg, k.Write):
-		return m.openInput(writeInput, "write policy to: ", m.writePath)
+		return m.openInput(writeInput, m.writePrompt(), m.writePath)
 	}
 	return nil
 }
@@ -814,6 +817,9 @@ func (m *Model) detailKey(msg tea.KeyPressMsg) bool {
 func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	p := m.ctx.Keys.Prompt
 	switch {
+	case m.inputMode == writeInput && key.Matches(msg, m.ctx.Keys.WriteFormat):
+		m.nextWriteFormat()
+		return nil
 	case key.Matches(msg, p.Clear):
 		m.input.SetValue("")
 		m.filterTyped()
@@ -851,7 +857,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.setPolicy(p, ceilingText(p))
 		case writeInput:
 			m.writePath = cmpOr(value, m.writePath)
-			return writePolicyCmd(m.writePath, m.policy, false)
+			return m.writeCmd(m.writePath, false)
 		case filterInput:
 			m.fleet.list.setFilter(value)
 		}

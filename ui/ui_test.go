@@ -272,6 +272,7 @@ func TestKeys(t *testing.T) {
 			p, err := policy.Load(policyFile)
 			return want(err == nil && reflect.DeepEqual(p, m.policy), "read back: %v", err)
 		}},
+		{"WriteFormat", []string{"w"}, []string{"tab"}, writeFormatIs(1, "spillway-policy.rs")},
 		{"Warnings", nil, []string{"W"}, func(m *Model) string { return want(m.overlay == warningsOverlay, "overlay %v", m.overlay) }},
 		{"Follow", nil, []string{"f"}, func(m *Model) string {
 			return want(!m.following && strings.Contains(m.notice, "only a file"), "following %v, notice %q", m.following, m.notice)

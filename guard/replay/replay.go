@@ -104,6 +104,10 @@ type Run struct {
 	Totals      Totals
 	Calibration Calibration
 	Warnings    []string
+
+	// spillFiles holds, for each spill file written, the last result
+	// written to it.
+	spillFiles map[string]int
 }
 
 // Totals sum a replay.
@@ -317,11 +321,13 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	}
 	r.Outcome, r.Reason, r.Text, r.parts, r.Locator = Spilled, over, text, parts, f.Locator
 	if opt.Store == nil {
+		rp.sharedSpill(f, r)
 		return
 	}
 	where, err := opt.Store.Write(f)
 	if err == nil {
 		r.SpillPath = where
+		rp.sharedSpill(f, r)
 		return
 	}
 	rp.Totals.SpillFailures++
@@ -335,6 +341,30 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		r.Warning += "; the original stays inline"
 	}
 	rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", r.Index, it.r.Tool, r.Warning))
+}
+
+// sharedSpill notes r's spill file. Where the harness names two results'
+// files alike (harness-rs keeps only letters, digits, '-' and '_' of a
+// call id, so "c.1" and "c1" share .harness/spill/c1-<tool>.txt; Claude
+// Code names a file after the call id as it is), it writes the later
+// result over the earlier one's file, and so does the replay: the earlier
+// result's locator then leads to the later result's text, which its
+// warning says.
+func (rp *Run) sharedSpill(f harness.SpillFile, r *Result) {
+	if st := rp.Policy.Style; st != harness.HarnessRS && st != harness.ClaudeCode {
+		// AgentScope names a file after its content too, so a shared file
+		// holds the same text; DeepSeek's names are random.
+		return
+	}
+	if rp.spillFiles == nil {
+		rp.spillFiles = map[string]int{}
+	}
+	if i, ok := rp.spillFiles[f.File]; ok {
+		earlier := &rp.Results[i]
+		earlier.Warning = fmt.Sprintf("its spill file %s was written over by result %d's, which the harness names alike", f.Locator, r.Index)
+		rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", earlier.Index, earlier.Source.Tool, earlier.Warning))
+	}
+	rp.spillFiles[f.File] = r.Index
 }
 
 // subject is it as the styles render it.
