@@ -93,10 +93,10 @@ func DefaultKeyMap() KeyMap {
 			Filter: b([]string{"/"}, "/", "filter sessions"),
 			Sort:   b([]string{"o"}, "o", "sort sessions: time/cost/saved"),
 		},
-		Tools:        b([]string{"T"}, "T", "results by tool"),
-		Context:      b([]string{"C"}, "C", "context over time"),
-		Copy:         b([]string{"y"}, "y", "copy result text"),
-		Pager:        b([]string{"O"}, "O", "result in $PAGER"),
+		Tools:   b([]string{"T"}, "T", "results by tool"),
+		Context: b([]string{"C"}, "C", "context over time"),
+		Copy:    b([]string{"y"}, "y", "copy result text"),
+		Pager:   b([]string{"O"}, "O", "result in $PAGER"),
 	}
 }
 
