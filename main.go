@@ -202,14 +202,16 @@ spillway sweep --preset claude-code session.jsonl`,
 spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 		Args: cobra.ArbitraryArgs,
 	}
-	reportFlags, reportFormat := &commonFlags{}, "text"
+	reportFlags, reportFormat, reportOut := &commonFlags{}, "text", ""
 	reportFlags.register(reportCmd.Flags(), "none")
 	completeCommon(reportCmd)
 	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
 	complete(reportCmd, "format", report.Formats)
+	reportCmd.Flags().StringVar(&reportOut, "out", "", "folder the parquet tables (or calls.jsonl) are written into")
+	_ = reportCmd.MarkFlagDirname("out")
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
-		*code = runReport(cmd.Flags(), reportFlags, args, reportFormat, stdin, stdout, stderr)
+		*code = runReport(cmd.Flags(), reportFlags, args, reportFormat, reportOut, stdin, stdout, stderr)
 	}
 
 	sweepCmd := &cobra.Command{
@@ -223,7 +225,7 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions`,
 	sweepFlags.register(sweepCmd.Flags(), policy.DefaultPreset)
 	completeCommon(sweepCmd)
 	sweepCmd.Flags().StringVar(&sweepFormat, "format", sweepFormat, "output format: text, json or csv")
-	complete(sweepCmd, "format", report.Formats)
+	complete(sweepCmd, "format", []string{"text", "json", "csv"})
 	sweepCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
 		*code = runSweep(cmd.Flags(), sweepFlags, args, sweepFormat, stdin, stdout, stderr)
@@ -394,24 +396,24 @@ func orNewest(paths []string) ([]string, error) {
 	return []string{path}, nil
 }
 
-func runReport(fs *flag.FlagSet, common *commonFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runReport(fs *flag.FlagSet, common *commonFlags, paths []string, format, out string, stdin io.Reader, stdout, stderr io.Writer) int {
 	paths, err := orNewest(paths)
 	if err != nil {
 		return noSessions(stderr, err)
 	}
-	return printReport(fs, common, paths, "stdin", stdin, format, stdout, stderr)
+	return printReport(fs, common, paths, "stdin", stdin, format, out, stdout, stderr)
 }
 
 // printReport writes the report of paths ("-" reads stdin, labelled
-// stdinName) and returns the exit status.
-func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, format string, stdout, stderr io.Writer) int {
+// stdinName) to stdout, or to the folder out, and returns the exit status.
+func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, format, out string, stdout, stderr io.Writer) int {
 	opt, err := common.options(fs, stderr)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
 	opt.StdinName = stdinName
-	w, err := report.NewWriter(format, stdout, opt.Prices.Source)
+	w, err := report.Open(format, out, stdout, opt.Prices.Source)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
@@ -511,7 +513,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		} else if src.Stdin != nil {
 			name = "-"
 		}
-		return printReport(fs, common, []string{name}, src.Name, in, "text", stdout, stderr)
+		return printReport(fs, common, []string{name}, src.Name, in, "text", "", stdout, stderr)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {

@@ -29,7 +29,7 @@ type Writer interface {
 }
 
 // Formats lists the output formats NewWriter accepts.
-var Formats = []string{"text", "json", "csv"}
+var Formats = []string{"text", "json", "csv", "jsonl", "parquet"}
 
 // NewWriter returns a writer for format ("text", "json" or "csv"); prices
 // names the price table in the output.
@@ -41,6 +41,8 @@ func NewWriter(format string, w io.Writer, prices string) (Writer, error) {
 		return &jsonWriter{w: w, prices: prices}, nil
 	case "csv":
 		return &csvWriter{out: w, w: csv.NewWriter(w)}, nil
+	case "jsonl", "parquet":
+		return Open(format, "", w, prices)
 	}
 	return nil, fmt.Errorf("unknown report format %q (want %s)", format, strings.Join(Formats, ", "))
 }
