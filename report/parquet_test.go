@@ -413,3 +413,22 @@ func TestOpenFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetHostile checks that the tables keep transcript text exactly:
+// they are read by engines, not drawn, and an engine's own output escapes.
+func TestParquetHostile(t *testing.T) {
+	const evil = "\x1b]0;pwned\x07\u202eevil"
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	log := `{"type":"assistant","uuid":"u1","sessionId":` + q("S"+evil) + `,"timestamp":"2026-01-02T10:00:00Z","requestId":"r1",` +
+		`"message":{"id":"m1","model":` + q("M"+evil) + `,"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},` +
+		`"content":[{"type":"text","text":"hi"}]}}` + "\n"
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := export(t, []string{path}, "none")
+	if c := e.calls[0]; c.SessionID != "S"+evil || c.Model != "M"+evil || e.jsonl[0].Model != "M"+evil {
+		t.Errorf("strings changed: %q %q %q", c.SessionID, c.Model, e.jsonl[0].Model)
+	}
+	e.check(t)
+}
