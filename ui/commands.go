@@ -12,6 +12,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -39,6 +40,7 @@ type (
 	replayedMsg struct {
 		seq    int
 		replay *replay.Run
+		spills *spill.Planned // the spill files it planned, none written
 		err    error
 	}
 	// followMsg carries a followed session's newest state.
@@ -121,11 +123,12 @@ func prepareCmd(seq int, s *transcript.Session, opt Options) tea.Cmd {
 	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
 }
 
-// replayCmd replays the prepared session under policy, writing spill files.
+// replayCmd replays the prepared session under policy, planning its spill
+// files: they are written when needed (spills.go), not at every replay.
 func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, opt Options) tea.Cmd {
 	return func() tea.Msg {
-		rp, err := opt.pipeline().Replay(p, pol)
-		return replayedMsg{seq: seq, replay: rp, err: err}
+		rp, spills, err := opt.pipeline().ReplayPlanned(p, pol)
+		return replayedMsg{seq: seq, replay: rp, spills: spills, err: err}
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -158,6 +159,9 @@ type Model struct {
 	// newBelow counts the calls a followed session gained while the
 	// cursor was off its last row: they arrive out of view.
 	newBelow int
+	// spills are the spill files the replay shown planned: written one by
+	// one as results are opened, all when the policy is written.
+	spills *spill.Planned
 }
 
 // New returns the inspector for opt.
@@ -278,6 +282,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.flash("replay: " + msg.err.Error())
 		}
+		m.spills = msg.spills
 		m.setReplay(msg.replay)
 		m.chart.addReplay(msg.replay)
 		return m.sweepWhenIdle()
@@ -304,7 +309,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.flash(msg.err.Error()) // it says "write policy: …" itself
 		}
-		return m.flash("policy written to " + msg.path + " (read it back with --policy)")
+		return tea.Batch(m.flash("policy written to "+msg.path+" (read it back with --policy)"), m.writeAllSpills())
+	case spillsWrittenMsg:
+		return m.spillsWritten(msg)
 	case noticeExpiredMsg:
 		if msg.id == m.noticeID {
 			m.notice = ""
@@ -625,7 +632,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Layout):
 		m.detail.stacked = !m.detail.stacked
 	case key.Matches(msg, k.Open):
-		return m.openResult()
+		return tea.Batch(m.openResult(), m.writeShownSpill())
 	case key.Matches(msg, k.Raise):
 		return m.scaleCeiling(2)
 	case key.Matches(msg, k.Lower):
