@@ -84,6 +84,11 @@ func loadCmd(src Source, opt transcript.Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan loadedMsg, 1)
 	go func() {
+		if src.Path != "" {
+			if info, err := os.Stat(src.Path); err == nil {
+				paceGC(info.Size())
+			}
+		}
 		s, err := app.Options{Read: opt}.Load(in, func(d, t int64) {
 			done.Store(d)
 			total.Store(t)
