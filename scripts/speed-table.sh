@@ -119,10 +119,12 @@ echo "| the chart after a change of the other knobs (\`d\`, \`s\`, \`p\`), every
 echo "| an appended line reaching a followed session's state (\`go test -bench FollowLatency ./transcript\`) | $follow |"
 echo "| opening a 50 MB spill file in the viewer / drawing a frame of a 48k-line file (\`go test -bench Open50MB ./spillview\`, \`-bench ViewLargeFile/plain\`) | $spill |"
 if [ "${LARGE:-}" = 1 ]; then
+  # Wall times, then the processor time used by each point (all threads).
   large=$(awk '
-    /first frame/ { for (i = 1; i <= NF; i++) { if ($i == "frame") f = $(i + 1); if ($i == "rows") r = $(i + 1); if ($i == "replayed") p = $(i + 1); if ($i == "done") d = $(i + 1) } }
-    /processor time/ { for (i = 1; i <= NF; i++) if ($i == "done") c = $(i + 1) }
+    function after(word,   i) { for (i = 1; i < NF; i++) if ($i == word) return $(i + 1) }
+    /first frame/ { f = after("frame"); r = after("rows"); p = after("replayed"); d = after("done") }
+    /processor time/ { rc = after("rows"); pc = after("replayed"); dc = after("done") }
     /Maximum resident/ { m = $NF / 1024 }
-    END { printf "first frame %s s, all rows %s s, replayed %s s, chart %s s; %s s of processor time; %.0f MB peak RSS; no spill file written", f, r, p, d, c, m }' "$dir/large")
+    END { printf "first frame %s s, all rows %s s (%s s of processor time), replayed %s s (%s s), chart %s s (%s s); %.0f MB peak RSS; no spill file written", f, r, rc, p, pc, d, dc, m }' "$dir/large")
   echo "| the inspector on a generated single session of 1 GiB (184,497 results, 5,808 of them spilled; \`LARGE=1 scripts/speed-table.sh\`: \`go test -run LargeSession ./ui\` under \`/usr/bin/time -v\`), harness-rs-0.0.50 | $large |"
 fi
