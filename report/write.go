@@ -31,8 +31,9 @@ type Writer interface {
 // Formats lists the output formats NewWriter accepts.
 var Formats = []string{"text", "json", "csv", "jsonl", "parquet"}
 
-// NewWriter returns a writer for format ("text", "json" or "csv"); prices
-// names the price table in the output.
+// NewWriter returns a writer to w for format ("text", "json", "csv" or
+// "jsonl"; "parquet" needs a folder, see Open); prices names the price
+// table in the output.
 func NewWriter(format string, w io.Writer, prices string) (Writer, error) {
 	switch format {
 	case "text", "":
