@@ -181,6 +181,9 @@ var follow = transcript.Follow
 // walked before its newest session is known, which must not hold up a frame.
 func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Options) tea.Cmd {
 	return func() tea.Msg {
+		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+			paceGC(info.Size())
+		}
 		ch, err := follow(ctx, path, transcript.FollowOptions{Options: opt})
 		return followStartedMsg{id: id, ch: ch, err: err}
 	}

@@ -23,7 +23,7 @@ func paceGC(size int64) {
 	if percent >= 100 {
 		return
 	}
-	if prev := debug.SetGCPercent(percent); prev >= 0 && prev < percent {
+	if prev := debug.SetGCPercent(percent); prev < percent { // GOGC lower, or off
 		debug.SetGCPercent(prev)
 	}
 }
