@@ -214,6 +214,15 @@ func (t *pqTable[R]) writeColumn(i int) (format.ColumnChunk, error) {
 		}
 	}
 	t.scratch = body
+	// Statistics hold the null count alone, which readers trust to skip
+	// reading ("IS NULL" in DuckDB answers from it): Thrift would write
+	// 0 where it is left out.
+	var stats format.Statistics
+	for _, present := range c.present {
+		if !present {
+			stats.NullCount++
+		}
+	}
 	compressed, err := t.codec.Encode(nil, body)
 	if err != nil {
 		return format.ColumnChunk{}, err
@@ -226,6 +235,7 @@ func (t *pqTable[R]) writeColumn(i int) (format.ColumnChunk, error) {
 		DataPageHeader: thrift.New(format.DataPageHeader{
 			NumValues: int32(t.rows), Encoding: format.Plain,
 			DefinitionLevelEncoding: format.RLE, RepetitionLevelEncoding: format.RLE,
+			Statistics: stats,
 		}),
 	})
 	if err != nil {
@@ -243,7 +253,7 @@ func (t *pqTable[R]) writeColumn(i int) (format.ColumnChunk, error) {
 		Type: typ, Encoding: []format.Encoding{format.Plain, format.RLE}, PathInSchema: []string{c.name},
 		Codec: format.Snappy, NumValues: int64(t.rows),
 		TotalUncompressedSize: int64(len(header) + len(body)), TotalCompressedSize: t.offset - start,
-		DataPageOffset: start,
+		DataPageOffset: start, Statistics: stats,
 	}}, nil
 }
 

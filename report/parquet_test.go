@@ -108,6 +108,7 @@ func readTable[R any](t *testing.T, path string) []R {
 	r := parquet.NewReader(f)
 	defer r.Close()
 	var out []R
+	var read []map[string]any
 	buf := make([]parquet.Row, 64)
 	for {
 		n, err := r.ReadRows(buf)
@@ -130,6 +131,7 @@ func readTable[R any](t *testing.T, path string) []R {
 					t.Fatalf("%s: column %s holds %s", path, name, v.Kind())
 				}
 			}
+			read = append(read, m)
 			data, _ := json.Marshal(m)
 			var rec R
 			dec := json.NewDecoder(bytes.NewReader(data))
@@ -145,6 +147,23 @@ func readTable[R any](t *testing.T, path string) []R {
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
+	}
+	// Each column chunk's null count, which engines answer IS NULL from,
+	// is the nulls it holds.
+	var start int64
+	for g, rg := range pf.Metadata().RowGroups {
+		for j, chunk := range rg.Columns {
+			var nulls int64
+			for k := start; k < start+rg.NumRows; k++ {
+				if v, ok := read[k][cols[j][0]]; ok && v == nil {
+					nulls++
+				}
+			}
+			if got := chunk.MetaData.Statistics.NullCount; got != nulls {
+				t.Errorf("%s: row group %d, column %s says %d nulls, holds %d", path, g, cols[j][0], got, nulls)
+			}
+		}
+		start += rg.NumRows
 	}
 	if int64(len(out)) != pf.NumRows() {
 		t.Errorf("%s: read %d rows of %d", path, len(out), pf.NumRows())
