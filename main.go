@@ -206,16 +206,18 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions
 spillway report --by day --since 2026-05-01 -z UTC`,
 		Args: cobra.ArbitraryArgs,
 	}
-	reportFlags, reportFormat := &commonFlags{}, "text"
+	reportFlags, reportFormat, reportOut := &commonFlags{}, "text", ""
 	reportFlags.register(reportCmd.Flags(), "none")
 	completeCommon(reportCmd)
 	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
 	complete(reportCmd, "format", report.Formats)
+	reportCmd.Flags().StringVar(&reportOut, "out", "", "folder the parquet tables (or calls.jsonl) are written into")
+	_ = reportCmd.MarkFlagDirname("out")
 	groupFlags := &groupFlags{}
 	groupFlags.register(reportCmd)
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
-		*code = runReport(cmd.Flags(), reportFlags, groupFlags, args, reportFormat, stdin, stdout, stderr)
+		*code = runReport(cmd.Flags(), reportFlags, groupFlags, args, reportFormat, reportOut, stdin, stdout, stderr)
 	}
 
 	sweepCmd := &cobra.Command{
@@ -229,7 +231,7 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	sweepFlags.register(sweepCmd.Flags(), policy.DefaultPreset)
 	completeCommon(sweepCmd)
 	sweepCmd.Flags().StringVar(&sweepFormat, "format", sweepFormat, "output format: text, json or csv")
-	complete(sweepCmd, "format", report.Formats)
+	complete(sweepCmd, "format", []string{"text", "json", "csv"})
 	sweepCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
 		*code = runSweep(cmd.Flags(), sweepFlags, args, sweepFormat, stdin, stdout, stderr)
@@ -400,7 +402,7 @@ func orNewest(paths []string) ([]string, error) {
 	return []string{path}, nil
 }
 
-func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []string, format string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []string, format, out string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g, err := gf.grouping()
 	if err != nil {
 		printError(stderr, err)
@@ -415,19 +417,19 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 			return noSessions(stderr, err)
 		}
 	}
-	return printReport(fs, common, paths, "stdin", stdin, format, stdout, stderr)
+	return printReport(fs, common, paths, "stdin", stdin, format, out, stdout, stderr)
 }
 
 // printReport writes the report of paths ("-" reads stdin, labelled
-// stdinName) and returns the exit status.
-func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, format string, stdout, stderr io.Writer) int {
+// stdinName) to stdout, or to the folder out, and returns the exit status.
+func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, format, out string, stdout, stderr io.Writer) int {
 	opt, err := common.options(fs, stderr)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
 	opt.StdinName = stdinName
-	w, err := report.NewWriter(format, stdout, opt.Prices.Source)
+	w, err := report.Open(format, out, stdout, opt.Prices.Source)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
@@ -531,7 +533,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		} else if src.Stdin != nil {
 			name = "-"
 		}
-		return printReport(fs, common, []string{name}, src.Name, in, "text", stdout, stderr)
+		return printReport(fs, common, []string{name}, src.Name, in, "text", "", stdout, stderr)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
@@ -618,7 +620,7 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		if len(paths) == 0 {
 			return 0, false // the newest session's report, as without a list
 		}
-		return printReport(fs, common, paths, "stdin", nil, "text", stdout, stderr), true
+		return printReport(fs, common, paths, "stdin", nil, "text", "", stdout, stderr), true
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {

@@ -492,6 +492,9 @@ func TestHostileText(t *testing.T) {
 	}
 	for _, format := range Formats {
 		t.Run(format, func(t *testing.T) {
+			if format == "parquet" {
+				t.Skip("tables for engines, written to a folder, keep strings as they are: TestParquetHostile")
+			}
 			var out, errw bytes.Buffer
 			w, err := NewWriter(format, &out, "")
 			if err != nil {

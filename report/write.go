@@ -29,10 +29,11 @@ type Writer interface {
 }
 
 // Formats lists the output formats NewWriter accepts.
-var Formats = []string{"text", "json", "csv"}
+var Formats = []string{"text", "json", "csv", "jsonl", "parquet"}
 
-// NewWriter returns a writer for format ("text", "json" or "csv"); prices
-// names the price table in the output.
+// NewWriter returns a writer to w for format ("text", "json", "csv" or
+// "jsonl"; "parquet" needs a folder, see Open); prices names the price
+// table in the output.
 func NewWriter(format string, w io.Writer, prices string) (Writer, error) {
 	switch format {
 	case "text", "":
@@ -41,6 +42,8 @@ func NewWriter(format string, w io.Writer, prices string) (Writer, error) {
 		return &jsonWriter{w: w, prices: prices}, nil
 	case "csv":
 		return &csvWriter{out: w, w: csv.NewWriter(w)}, nil
+	case "jsonl", "parquet":
+		return Open(format, "", w, prices)
 	}
 	return nil, fmt.Errorf("unknown report format %q (want %s)", format, strings.Join(Formats, ", "))
 }

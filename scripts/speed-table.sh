@@ -3,7 +3,12 @@
 # prints the table's rows for them, in README's order. The rows comparing
 # with ccusage come from scripts/bench-report.sh.
 #
-#   [COUNT=3] scripts/speed-table.sh
+#   [COUNT=3] [LARGE=1] scripts/speed-table.sh
+#
+# LARGE=1 also writes a generated single session of 1 GiB to a temporary
+# folder and opens it in the inspector's timing test under /usr/bin/time
+# -v, once: the first frame, all rows, the replay, the savings chart, the
+# processor time and the peak memory (it needs 1 GiB of disk and minutes).
 #
 # Each benchmark runs COUNT times and a figure is the median of the runs.
 # In the re-tuning rows, a preset's figure is its median and the row's range
@@ -34,6 +39,13 @@ bench prepare ./guard/replay '^BenchmarkPrepare$' 2x
 bench frame ./ui '^BenchmarkFirstFrame$' 2x
 bench retune ./ui '^Benchmark(Retune|Chart)$' 20x
 bench spill ./spillview '^Benchmark(Open50MB|ViewLargeFile)$' 20x
+if [ "${LARGE:-}" = 1 ]; then
+  echo "writing and opening a 1 GiB session" >&2
+  go run ./internal/corpus/gencorpus -single "$dir/large.jsonl" >/dev/null
+  go test -c -o "$dir/ui.test" ./ui
+  SPILLWAY_LARGE_SESSION="$dir/large.jsonl" /usr/bin/time -v "$dir/ui.test" -test.run '^TestLargeSessionTimes$' -test.v >"$dir/large" 2>&1
+  rm -f "$dir/large.jsonl"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
 
 # fig OUT NAME UNIT SCALE FORMAT: the median over the runs of benchmark NAME
@@ -106,3 +118,13 @@ echo "| the same key to the savings chart drawn in full: a new ceiling, the char
 echo "| the chart after a change of the other knobs (\`d\`, \`s\`, \`p\`), every point new (\`knobs\`) | $knobs |"
 echo "| an appended line reaching a followed session's state (\`go test -bench FollowLatency ./transcript\`) | $follow |"
 echo "| opening a 50 MB spill file in the viewer / drawing a frame of a 48k-line file (\`go test -bench Open50MB ./spillview\`, \`-bench ViewLargeFile/plain\`) | $spill |"
+if [ "${LARGE:-}" = 1 ]; then
+  # Wall times, then the processor time used by each point (all threads).
+  large=$(awk '
+    function after(word,   i) { for (i = 1; i < NF; i++) if ($i == word) return $(i + 1) }
+    /first frame/ { f = after("frame"); r = after("rows"); p = after("replayed"); d = after("done") }
+    /processor time/ { rc = after("rows"); pc = after("replayed"); dc = after("done") }
+    /Maximum resident/ { m = $NF / 1024 }
+    END { printf "first frame %s s, all rows %s s (%s s of processor time), replayed %s s (%s s), chart %s s (%s s); %.0f MB peak RSS; no spill file written", f, r, rc, p, pc, d, dc, m }' "$dir/large")
+  echo "| the inspector on a generated single session of 1 GiB (184,497 results, 5,808 of them spilled; \`LARGE=1 scripts/speed-table.sh\`: \`go test -run LargeSession ./ui\` under \`/usr/bin/time -v\`), harness-rs-0.0.50 | $large |"
+fi

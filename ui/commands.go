@@ -12,6 +12,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -40,6 +41,7 @@ type (
 	replayedMsg struct {
 		seq    int
 		replay *replay.Run
+		spills *spill.Planned // the spill files it planned, none written
 		err    error
 	}
 	// followMsg carries a followed session's newest state.
@@ -85,6 +87,11 @@ func loadCmd(src Source, opt transcript.Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan loadedMsg, 1)
 	go func() {
+		if src.Path != "" {
+			if info, err := os.Stat(src.Path); err == nil {
+				paceGC(info.Size())
+			}
+		}
 		s, err := app.Options{Read: opt}.Load(in, func(d, t int64) {
 			done.Store(d)
 			total.Store(t)
@@ -127,11 +134,12 @@ func prepareCmd(seq int, s *transcript.Session, opt Options) tea.Cmd {
 	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
 }
 
-// replayCmd replays the prepared session under policy, writing spill files.
+// replayCmd replays the prepared session under policy, planning its spill
+// files: they are written when needed (spills.go), not at every replay.
 func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, opt Options) tea.Cmd {
 	return func() tea.Msg {
-		rp, err := opt.pipeline().Replay(p, pol)
-		return replayedMsg{seq: seq, replay: rp, err: err}
+		rp, spills, err := opt.pipeline().ReplayPlanned(p, pol)
+		return replayedMsg{seq: seq, replay: rp, spills: spills, err: err}
 	}
 }
 
@@ -179,6 +187,9 @@ var follow = transcript.Follow
 // walked before its newest session is known, which must not hold up a frame.
 func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Options) tea.Cmd {
 	return func() tea.Msg {
+		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+			paceGC(info.Size())
+		}
 		ch, err := follow(ctx, path, transcript.FollowOptions{Options: opt})
 		return followStartedMsg{id: id, ch: ch, err: err}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
@@ -181,6 +182,10 @@ type Model struct {
 
 	// tools is the per-tool view.
 	tools toolsView
+
+	// spills are the spill files the replay shown planned: written one by
+	// one as results are opened, all when the policy is written.
+	spills *spill.Planned
 }
 
 // New returns the inspector for opt.
@@ -328,6 +333,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.flash("replay: " + msg.err.Error())
 		}
+		m.spills = msg.spills
 		m.setReplay(msg.replay)
 		m.chart.addReplay(msg.replay)
 		return m.sweepWhenIdle()
@@ -354,7 +360,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.flash(msg.err.Error()) // it says "write policy: …" itself
 		}
-		return m.flash(wroteNotice(msg))
+		return tea.Batch(m.flash(wroteNotice(msg)), m.writeAllSpills())
+	case spillsWrittenMsg:
+		return m.spillsWritten(msg)
 	case noticeExpiredMsg:
 		if msg.id == m.noticeID {
 			m.notice = ""
@@ -697,7 +705,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Layout):
 		m.detail.stacked = !m.detail.stacked
 	case key.Matches(msg, k.Open):
-		return m.openResult()
+		return tea.Batch(m.openResult(), m.writeShownSpill())
 	case m.fleet != nil && key.Matches(msg, k.List.Back):
 		return m.backToList()
 	case key.Matches(msg, k.Follow):

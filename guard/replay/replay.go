@@ -69,6 +69,9 @@ type Result struct {
 	// says how Text was cut from the original, for counting.
 	pending bool
 	parts   []tokens.Part
+	// afterBytes is Text's length once counted: a counts-only replay lets
+	// the text go.
+	afterBytes int64
 }
 
 // Call is one API call before and after the policy.
@@ -108,6 +111,7 @@ type Run struct {
 	// spillFiles holds, for each spill file written, the last result
 	// written to it.
 	spillFiles map[string]int
+	countsOnly bool // Options.CountsOnly
 }
 
 // Totals sum a replay.
@@ -150,6 +154,13 @@ type SpillFile = harness.SpillFile
 type Options struct {
 	// Store writes spill files; nil plans them without writing (sweeps).
 	Store SpillStore
+	// CountsOnly replays for the figures alone (a sweep, with no Store):
+	// a spill's replacement is rendered where it is counted, as a
+	// truncation's is, and every replacement text is let go once
+	// counted, so a low ceiling on a large session never holds a
+	// replacement of every result at once. Shaped results' Text is then
+	// empty; their sizes and tokens are kept.
+	CountsOnly bool
 }
 
 // Replay runs every result of the prepared session through policy, in
@@ -169,7 +180,8 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	if p.textsDropped && !pol.Inert() {
 		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", pol.Name)
 	}
-	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items))}
+	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items)),
+		countsOnly: opt.CountsOnly && opt.Store == nil}
 	if !pol.Inert() {
 		p.measure(pol.Unit)
 		switch pol.Style {
@@ -234,8 +246,17 @@ func (rp *Run) countAfter() {
 				if r.pending {
 					it := &rp.Prepared.items[r.Index]
 					ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
-					r.Text, r.parts = rp.truncate(rp.subject(it), ceiling)
 					r.pending = false
+					if r.Outcome == Spilled {
+						text, parts, f, ok := rp.spill(rp.subject(it), ceiling)
+						if !ok {
+							r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
+							continue
+						}
+						r.Text, r.parts, r.Locator = text, parts, f.Locator
+					} else {
+						r.Text, r.parts = rp.truncate(rp.subject(it), ceiling)
+					}
 				}
 				if r.parts != nil && parted != nil {
 					r.TokensAfter = int64(parted.CountParts(r.parts...))
@@ -243,6 +264,10 @@ func (rp *Run) countAfter() {
 					r.TokensAfter = int64(counter.Count(r.Text))
 				}
 				r.parts = nil
+				r.afterBytes = int64(len(r.Text))
+				if rp.countsOnly {
+					r.Text = ""
+				}
 			}
 		}()
 	}
@@ -313,6 +338,10 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 			}
 			return
 		}
+	}
+	if rp.countsOnly {
+		r.Outcome, r.Reason, r.pending = Spilled, over, true // rendered where it is counted
+		return
 	}
 	text, parts, f, ok := rp.spill(s, ceiling)
 	if !ok {
@@ -454,7 +483,7 @@ func (rp *Run) finish(it *item, r *Result) {
 	if r.Outcome == Kept || r.Outcome == Excluded {
 		r.TokensAfter = r.Tokens
 	} else {
-		r.BytesAfter = int64(len(r.Text))
+		r.BytesAfter = r.afterBytes
 		if diff := r.Tokens - r.TokensAfter; diff > 0 {
 			r.Saved = rp.Calibration.apply(diff)
 		}

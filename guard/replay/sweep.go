@@ -42,13 +42,13 @@ func bytesToUnit(n int64, u policy.Unit) int64 {
 }
 
 // Sweep replays the session at each ceiling, planning spills without
-// writing them.
+// writing them, for the figures alone (Options.CountsOnly).
 func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, error) {
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
 		q := pol.Clone()
 		q.SetCeiling(c)
-		rp, err := p.Replay(q, Options{})
+		rp, err := p.Replay(q, Options{CountsOnly: true})
 		if err != nil {
 			return nil, err
 		}

@@ -41,14 +41,10 @@ func DefaultRoot() (string, error) {
 // be is refused. The file is written fresh beside its name and renamed
 // over it, so a reader never sees half of it.
 func (s Dir) Write(f harness.SpillFile) (string, error) {
-	elems := []string{harness.EscapeName(s.Session), harness.EscapeName(s.Policy)}
-	parts := strings.Split(f.File, "/")
-	for _, e := range parts {
-		if !harness.ValidName(e) {
-			return "", fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
-		}
+	elems, err := s.elems(f)
+	if err != nil {
+		return "", err
 	}
-	elems = append(elems, parts...)
 	if err := os.MkdirAll(s.Root, 0o700); err != nil {
 		return "", err
 	}
@@ -83,6 +79,27 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 		return "", werr
 	}
 	return full, nil
+}
+
+// Path is where Write stores f, without writing anything.
+func (s Dir) Path(f harness.SpillFile) (string, error) {
+	elems, err := s.elems(f)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(append([]string{s.Root}, elems...)...), nil
+}
+
+// elems are the path elements of f under Root.
+func (s Dir) elems(f harness.SpillFile) ([]string, error) {
+	elems := []string{harness.EscapeName(s.Session), harness.EscapeName(s.Policy)}
+	parts := strings.Split(f.File, "/")
+	for _, e := range parts {
+		if !harness.ValidName(e) {
+			return nil, fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
+		}
+	}
+	return append(elems, parts...), nil
 }
 
 // mkdirHere makes dir, 0700, unless a real folder is there already; a link

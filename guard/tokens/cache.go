@@ -48,11 +48,23 @@ func (pc *pieceCache) put(piece string, n int) {
 
 // Cache memoizes counts by text, so a text seen many times is counted once.
 // It is safe for concurrent use; concurrent callers with the same text wait
-// for one count. It keeps every distinct text it is given.
+// for one count. It keeps a 128-bit hash of every distinct text it is
+// given, never the text: a session's replacement texts (a marker per
+// shaped result at every ceiling tried) would otherwise stay alive for as
+// long as the session, growing with every replay. Two texts would share
+// a count only if both 64-bit hashes of them, under seeds of their own,
+// agreed: for a million texts, a chance below 1 in 10^26.
 type Cache struct {
-	c  *Counter
-	mu sync.Mutex
-	m  map[string]*cacheEntry
+	c     *Counter
+	seeds [2]maphash.Seed
+	mu    sync.Mutex
+	m     map[cacheKey]*cacheEntry
+}
+
+// cacheKey is a text's two hashes and its length.
+type cacheKey struct {
+	h      [2]uint64
+	length int
 }
 
 type cacheEntry struct {
@@ -62,7 +74,7 @@ type cacheEntry struct {
 
 // NewCache returns an empty Cache over c.
 func NewCache(c *Counter) *Cache {
-	return &Cache{c: c, m: map[string]*cacheEntry{}}
+	return &Cache{c: c, seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, m: map[cacheKey]*cacheEntry{}}
 }
 
 // Counter returns the Counter the cache counts with.
@@ -70,11 +82,12 @@ func (k *Cache) Counter() *Counter { return k.c }
 
 // Count returns k.Counter().Count(text), counting each distinct text once.
 func (k *Cache) Count(text string) int {
+	key := cacheKey{h: [2]uint64{maphash.String(k.seeds[0], text), maphash.String(k.seeds[1], text)}, length: len(text)}
 	k.mu.Lock()
-	e, ok := k.m[text]
+	e, ok := k.m[key]
 	if !ok {
 		e = &cacheEntry{}
-		k.m[text] = e
+		k.m[key] = e
 	}
 	k.mu.Unlock()
 	e.once.Do(func() { e.n = k.c.Count(text) })

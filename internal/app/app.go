@@ -157,5 +157,21 @@ func (o Options) Replay(p *replay.Prepared, policy policy.Policy) (*replay.Run, 
 	return p.Replay(policy, replay.Options{Store: store})
 }
 
+// ReplayPlanned replays p under policy as Replay does, but writes no
+// spill file: each is planned in the store returned (nil when o.SpillRoot
+// is empty), with the path Replay would have written it to, and written
+// when asked. A write that then fails is the caller's to report; the
+// replay took it as written.
+func (o Options) ReplayPlanned(p *replay.Prepared, policy policy.Policy) (*replay.Run, *spill.Planned, error) {
+	var planned *spill.Planned
+	var store replay.SpillStore
+	if o.SpillRoot != "" {
+		planned = &spill.Planned{Dir: spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}}
+		store = planned
+	}
+	rp, err := p.Replay(policy, replay.Options{Store: store})
+	return rp, planned, err
+}
+
 // reconcile is transcript.Reconcile; tests watch what it is given.
 var reconcile = transcript.Reconcile

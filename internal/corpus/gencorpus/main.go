@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"bufio"
 	"flag"
 	"fmt"
 	"log"
@@ -27,7 +28,13 @@ func main() {
 	flag.IntVar(&fs.Claude, "claude", fs.Claude, "with -fleet, Claude Code sessions")
 	flag.IntVar(&fs.Codex, "codex", fs.Codex, "with -fleet, Codex sessions")
 	flag.IntVar(&fs.MeanCalls, "mean-calls", fs.MeanCalls, "with -fleet, mean API calls per session")
+	single := flag.String("single", "", "write one mixed session of about -single-bytes to this file instead")
+	singleBytes := flag.Int64("single-bytes", 1<<30, "size of the -single session")
 	flag.Parse()
+	if *single != "" {
+		writeSingle(*single, *singleBytes)
+		return
+	}
 	if *dir == "" {
 		log.Fatal("gencorpus: -dir is required")
 	}
@@ -56,4 +63,25 @@ func main() {
 	}
 	fmt.Printf("calls %d input %d cache_creation %d cache_read %d output %d\n",
 		tot.Calls, tot.Input, tot.CacheCreation, tot.CacheRead, tot.Output)
+}
+
+// writeSingle writes one very large session, as a long-running agent
+// leaves, for timing the inspector.
+func writeSingle(path string, size int64) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	n, err := corpus.WriteMixedSize(w, 1, size)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("results %d\n", n)
 }

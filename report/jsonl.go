@@ -1,0 +1,90 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// jsonlWriter writes one JSON object per API call, flat, with the columns
+// of calls.parquet: for log pipelines that take a line at a time.
+type jsonlWriter struct {
+	w io.Writer
+}
+
+func (j *jsonlWriter) Begin() error { return nil }
+func (j *jsonlWriter) End() error   { return nil }
+
+func (j *jsonlWriter) Render(s *Session) ([]byte, error) {
+	var buf bytes.Buffer
+	for _, c := range Tables(s).Calls {
+		line, err := encodeJSON(&c, false)
+		if err != nil {
+			return nil, fmt.Errorf("encode a call of %s: %w", s.Path, err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), nil
+}
+
+func (j *jsonlWriter) Write(data []byte) error {
+	_, err := j.w.Write(data)
+	return err
+}
+
+// jsonlFile is jsonlWriter into calls.jsonl of a folder, written beside its
+// name and renamed over it at the end.
+type jsonlFile struct {
+	jsonlWriter
+	dir string
+	f   *os.File
+}
+
+func (j *jsonlFile) Begin() error {
+	if err := os.MkdirAll(j.dir, 0o755); err != nil {
+		return fmt.Errorf("jsonl output folder: %w", err)
+	}
+	f, err := os.CreateTemp(j.dir, ".calls.jsonl-*")
+	if err != nil {
+		return fmt.Errorf("jsonl output: %w", err)
+	}
+	j.f, j.w = f, f
+	return nil
+}
+
+func (j *jsonlFile) End() error {
+	err := j.f.Close()
+	if err == nil {
+		err = os.Chmod(j.f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(j.f.Name(), filepath.Join(j.dir, "calls.jsonl"))
+	}
+	if err != nil {
+		os.Remove(j.f.Name())
+		return fmt.Errorf("write calls.jsonl: %w", err)
+	}
+	return nil
+}
+
+// Open returns the writer for format: to out, a folder, for parquet (which
+// needs one) and jsonl (standard output without one); to w for the others,
+// which take no folder.
+func Open(format, out string, w io.Writer, prices string) (Writer, error) {
+	switch {
+	case format == "parquet" && out == "":
+		return nil, fmt.Errorf("--format parquet writes sessions.parquet, calls.parquet and results.parquet into a folder: name it with --out DIR")
+	case format == "parquet":
+		return &parquetWriter{dir: out}, nil
+	case format == "jsonl" && out != "":
+		return &jsonlFile{dir: out}, nil
+	case format == "jsonl":
+		return &jsonlWriter{w: w}, nil
+	case out != "":
+		return nil, fmt.Errorf("--out is for --format parquet and jsonl; %s goes to standard output", format)
+	}
+	return NewWriter(format, w, prices)
+}

@@ -1,0 +1,29 @@
+package ui
+
+import (
+	"runtime/debug"
+)
+
+// gcHeadroom is how much the heap may grow, past what it holds, before the
+// garbage is collected, once a session is large. The inspector holds the
+// whole session for as long as it runs, most of it the results' text; at
+// Go's default pace the heap grew to twice that before each collection,
+// and a 1 GB log took 2.8 GB. The text is strings, which the collector
+// marks without scanning, so collecting more often costs little.
+const gcHeadroom = 64 << 20
+
+// paceGC collects garbage often enough that a session of size bytes takes
+// about gcHeadroom more than it holds, never less often than it would
+// anyway (GOGC, or a pace set before, stands when it is lower).
+func paceGC(size int64) {
+	if size <= 0 {
+		return
+	}
+	percent := int(max(10, min(100, 100*gcHeadroom/size)))
+	if percent >= 100 {
+		return
+	}
+	if prev := debug.SetGCPercent(percent); prev < percent { // GOGC lower, or off
+		debug.SetGCPercent(prev)
+	}
+}

@@ -1,0 +1,68 @@
+package ui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/guard/spill"
+)
+
+// The inspector replays a session at every key; its spill files are
+// planned by each replay and written only when needed: the one of a
+// result opened in the viewer, and all of them when the policy is written
+// (its files are then what a harness under it would leave).
+
+// spillsWrittenMsg reports spill files written in the background.
+type spillsWrittenMsg struct {
+	path string // the one file, or "" for all of them
+	n    int
+	err  error
+}
+
+// writeShownSpill writes the spill file of the result the viewer opens,
+// when the policy spilled it.
+func (m *Model) writeShownSpill() tea.Cmd {
+	results := callResults(m.replay, m.currentCall())
+	if m.spills == nil || len(results) == 0 {
+		return nil
+	}
+	path := results[min(m.detail.result, len(results)-1)].SpillPath
+	if path == "" {
+		return nil
+	}
+	return writeSpillsCmd(m.spills, path)
+}
+
+// writeAllSpills writes every spill file of the replay shown.
+func (m *Model) writeAllSpills() tea.Cmd {
+	if m.spills == nil || m.spills.Len() == 0 {
+		return nil
+	}
+	return writeSpillsCmd(m.spills, "")
+}
+
+// writeSpillsCmd writes the file at path of planned, or all of them.
+func writeSpillsCmd(planned *spill.Planned, path string) tea.Cmd {
+	return func() tea.Msg {
+		if path != "" {
+			return spillsWrittenMsg{path: path, n: 1, err: planned.WriteOne(path)}
+		}
+		n, err := planned.WriteAll()
+		return spillsWrittenMsg{n: n, err: err}
+	}
+}
+
+// spillsWritten says what could not be written, and how many files were
+// when the policy was.
+func (m *Model) spillsWritten(msg spillsWrittenMsg) tea.Cmd {
+	switch {
+	case msg.err != nil && msg.path != "":
+		return m.flash(fmt.Sprintf("spill file not written: %v", msg.err))
+	case msg.err != nil:
+		return m.flash(fmt.Sprintf("%d spill files written; the others not: %v", msg.n, msg.err))
+	case msg.path == "":
+		return m.flash(fmt.Sprintf("the policy's %d spill files written under %s", msg.n, m.opt.SpillRoot))
+	}
+	return nil
+}
