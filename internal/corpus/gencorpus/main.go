@@ -6,8 +6,8 @@
 package main
 
 import (
-	"encoding/json"
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
