@@ -38,6 +38,9 @@ type Prepared struct {
 	costs           []*float64 // recorded cost of each call, nil when unknown
 	textsDropped    bool       // the reader kept sizes only (transcript.Options.SizesOnly)
 	dir             string     // the transcript's folder, absolute
+
+	hazardOnce sync.Once
+	hazards    *hazardIndex // built by the first replay that shapes a result
 }
 
 // item is one tool result and what every policy needs to know about it.

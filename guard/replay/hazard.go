@@ -1,0 +1,288 @@
+package replay
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/guard/harness"
+)
+
+// HazardKind names what a policy may have cost the agent.
+type HazardKind string
+
+// Hazard kinds, as the report's JSON names them.
+const (
+	// UsedHidden: the agent's later output holds a distinctive string of
+	// the part the policy hid, which it had from nowhere else.
+	UsedHidden HazardKind = "used_hidden"
+	// SuppressedUnseen: a repeat was suppressed while the copy it points
+	// back to was itself cut, spilled or compacted away.
+	SuppressedUnseen HazardKind = "suppressed_unseen"
+	// StaleRepeat: a suppressed repeat whose real result had changed.
+	StaleRepeat HazardKind = "stale"
+)
+
+// HazardKinds lists every kind in display order.
+var HazardKinds = []HazardKind{UsedHidden, SuppressedUnseen, StaleRepeat}
+
+// Hazard is the evidence that a policy hid from the agent something it
+// went on to need.
+type Hazard struct {
+	Kind HazardKind
+	// Retrievable: the hidden part was spilled, so one more call reading
+	// the spill file would have found it; ExtraTokens estimates that
+	// call's result (the locator and the lines around the used string).
+	Retrievable bool
+	ExtraTokens int64
+	// CallIndex is the later call whose output holds the evidence; for a
+	// repeat without evidence of use, the call that got the stub (the
+	// number of calls when none did).
+	CallIndex int
+	// From names the part of that call's output: "text", "Bash input",
+	// "compaction summary"; empty without evidence.
+	From string
+	// Match is the distinctive string, Evidence a short excerpt of the
+	// output around it, whitespace made single spaces. Both are transcript
+	// text: escape them to show them.
+	Match, Evidence string
+	// MatchFrom and MatchTo locate the string in the result's original
+	// text; both -1 without evidence.
+	MatchFrom, MatchTo int
+	// Why says in a few words what was hidden.
+	Why string
+}
+
+// HazardCounts sum hazards by kind.
+type HazardCounts struct {
+	UsedHidden       int `json:"used_hidden"`
+	SuppressedUnseen int `json:"suppressed_unseen"`
+	Stale            int `json:"stale"`
+	// Retrievable counts the used_hidden ones a spill file held.
+	Retrievable int `json:"-"`
+}
+
+// Total is every hazard.
+func (h HazardCounts) Total() int { return h.UsedHidden + h.SuppressedUnseen + h.Stale }
+
+// Add counts one hazard.
+func (h *HazardCounts) Add(z *Hazard) {
+	switch z.Kind {
+	case UsedHidden:
+		h.UsedHidden++
+		if z.Retrievable {
+			h.Retrievable++
+		}
+	case SuppressedUnseen:
+		h.SuppressedUnseen++
+	case StaleRepeat:
+		h.Stale++
+	}
+}
+
+// Plus sums two counts.
+func (h HazardCounts) Plus(o HazardCounts) HazardCounts {
+	return HazardCounts{h.UsedHidden + o.UsedHidden, h.SuppressedUnseen + o.SuppressedUnseen, h.Stale + o.Stale, h.Retrievable + o.Retrievable}
+}
+
+// evidenceContext is how much of the output around a match the evidence
+// shows, each side; retrieveLines how many lines each side of the used
+// string's line the extra call of a retrievable hazard reads.
+const (
+	evidenceContext = 48
+	maxMatchShown   = 120
+	retrieveLines   = 10
+)
+
+// hazardPass finds the hazards of one replay.
+type hazardPass struct {
+	rp *Run
+	ix *hazardIndex
+}
+
+// findHazards sets every shaped result's Hazard and counts them.
+func (rp *Run) findHazards() {
+	p := rp.Prepared
+	h := &hazardPass{rp: rp}
+	for i := range rp.Results {
+		r := &rp.Results[i]
+		switch r.Outcome {
+		case Truncated, Spilled, Suppressed:
+		default:
+			continue
+		}
+		if h.ix == nil {
+			h.ix = p.hazardIndex()
+		}
+		var z *Hazard
+		switch {
+		case r.Outcome == Suppressed && r.Stale:
+			z = &Hazard{Kind: StaleRepeat, CallIndex: r.SentAt, MatchFrom: -1, MatchTo: -1,
+				Why: fmt.Sprintf("repeat of result %d, whose real result had changed", r.RepeatOf)}
+		case r.Outcome == Suppressed:
+			if why := h.unseen(r); why != "" {
+				z = h.used(i)
+				if z == nil {
+					z = &Hazard{CallIndex: r.SentAt, MatchFrom: -1, MatchTo: -1}
+				}
+				z.Kind, z.Why = SuppressedUnseen, why
+			} else if h.rp.Prepared.items[r.RepeatOf].writes == "" {
+				// A repeat of the agent's own write hides nothing it did
+				// not write itself.
+				z = h.used(i)
+			}
+		default:
+			z = h.used(i)
+		}
+		if z != nil {
+			r.Hazard = z
+			rp.Totals.Hazards.Add(z)
+		}
+	}
+}
+
+// unseen says how the copy a suppressed repeat points back to was out of
+// the model's sight, or "" when it was in full view.
+func (h *hazardPass) unseen(r *Result) string {
+	k := r.RepeatOf
+	if k < 0 {
+		return ""
+	}
+	earlier := &h.rp.Results[k]
+	switch earlier.Outcome {
+	case Truncated:
+		return fmt.Sprintf("repeat of result %d, which was truncated", k)
+	case Spilled:
+		return fmt.Sprintf("repeat of result %d, which was spilled", k)
+	}
+	p := h.rp.Prepared
+	seg := p.items[r.Index].segment
+	if r.SentAt < len(p.Session.Calls) {
+		seg = p.Session.Calls[r.SentAt].Segment
+	}
+	if p.items[k].segment != seg {
+		return fmt.Sprintf("repeat of result %d, which a compaction had taken out of the context", k)
+	}
+	return ""
+}
+
+// used finds the earliest later output that holds a distinctive string of
+// result i's hidden part which the model had from nowhere else.
+func (h *hazardPass) used(i int) *Hazard {
+	r := &h.rp.Results[i]
+	it := &h.rp.Prepared.items[i]
+	for _, ko := range h.ix.items[i] {
+		ref := &h.ix.refs[ko.ref]
+		call := int(ref.pos / 2)
+		if call <= it.arrival {
+			continue // the agent wrote it before it saw the result
+		}
+		if int(h.ix.prompt[ko.ref]) < call {
+			continue // a user message said it
+		}
+		if h.known(ko.ref, i, call) {
+			continue
+		}
+		src := &h.ix.srcs[ref.src]
+		z := &Hazard{Kind: UsedHidden, CallIndex: src.call, From: src.what, Match: ref.key,
+			Evidence:  excerpt(src.text, int(ref.from), int(ref.to)),
+			MatchFrom: int(ko.from), MatchTo: int(ko.to)}
+		switch r.Outcome {
+		case Spilled:
+			z.Retrievable = true
+			z.Why = "used a string of the spilled part"
+			z.ExtraTokens = h.retrieval(r, int(ko.from))
+		case Truncated:
+			z.Why = "used a string of the part cut off"
+		default:
+			z.Why = "used a string of the suppressed result"
+		}
+		return z
+	}
+	return nil
+}
+
+// known tells whether the model had string ref, first output at call,
+// from what it saw: the shown part of result self, or any other result
+// that came back before call, as the policy showed them.
+func (h *hazardPass) known(ref int32, self, call int) bool {
+	items := h.rp.Prepared.items
+	key := h.ix.refs[ref].key
+	for _, o := range h.ix.occs[ref] {
+		k := int(o.item)
+		if k != self && items[k].arrival >= call {
+			continue
+		}
+		if h.visible(k, key, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// visible tells whether the model saw occurrence o of key in result k:
+// whether the bytes it spans appear in what the policy showed of k. That
+// holds for every occurrence inside k's Seen ranges, and for one the shown
+// text repeats elsewhere; it costs a search of the replacement where
+// working the ranges out costs many.
+func (h *hazardPass) visible(k int, key string, o occ) bool {
+	r := &h.rp.Results[k]
+	switch r.Outcome {
+	case Kept, Excluded:
+		return true
+	case Suppressed:
+		return false
+	}
+	if strings.Contains(r.Text, key) {
+		return true
+	}
+	return harness.Shown(h.rp.Policy.Style, r.Source.Text[o.from:o.to], r.Text)
+}
+
+// retrieval estimates the tokens of reading the used string back from
+// the spill file: the locator and retrieveLines lines each side of it.
+func (h *hazardPass) retrieval(r *Result, at int) int64 {
+	text := r.Source.Text
+	from := strings.LastIndexByte(text[:at], '\n') + 1 // the used string's line
+	for n := 0; n < retrieveLines && from > 0; n++ {
+		from = strings.LastIndexByte(text[:from-1], '\n') + 1
+	}
+	to := at
+	for n := 0; n <= retrieveLines; n++ {
+		k := strings.IndexByte(text[to:], '\n')
+		if k < 0 {
+			to = len(text)
+			break
+		}
+		to += k + 1
+	}
+	c := h.rp.Prepared.Counter
+	if c == nil {
+		return 0
+	}
+	return h.rp.Calibration.apply(int64(c.Count(r.Locator + "\n" + text[from:to])))
+}
+
+// excerpt shows text[from:to] with evidenceContext bytes each side, at
+// whole characters, whitespace made single spaces.
+func excerpt(text string, from, to int) string {
+	if to-from > maxMatchShown {
+		to = from + maxMatchShown
+	}
+	a, b := max(from-evidenceContext, 0), min(to+evidenceContext, len(text))
+	for a > 0 && !utf8.RuneStart(text[a]) {
+		a--
+	}
+	for b < len(text) && !utf8.RuneStart(text[b]) {
+		b++
+	}
+	var sb strings.Builder
+	if a > 0 {
+		sb.WriteString("…")
+	}
+	sb.WriteString(strings.Join(strings.Fields(text[a:b]), " "))
+	if b < len(text) {
+		sb.WriteString("…")
+	}
+	return sb.String()
+}
