@@ -105,3 +105,24 @@ func BenchmarkPrepare(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkHazards is the hazard pass alone, after a replay of 10,000
+// results: what looking for hazards adds to each replay.
+func BenchmarkHazards(b *testing.B) {
+	p := prepareBench(b, withOutputs(benchSession(b, 10_000)))
+	p.hazardIndex()
+	for _, preset := range []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "claude-code", "codex"} {
+		b.Run(preset, func(b *testing.B) {
+			pol, _ := policy.Preset(preset)
+			rp, err := p.Replay(pol, Options{NoHazards: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				rp.Totals.Hazards = HazardCounts{}
+				rp.findHazards()
+			}
+			b.ReportMetric(float64(rp.Totals.Hazards.Total()), "hazards")
+		})
+	}
+}

@@ -98,6 +98,14 @@ const (
 type hazardPass struct {
 	rp *Run
 	ix *hazardIndex
+	// ends[k] bounds the head and tail of result k the model saw, for
+	// styles that show the original's bytes unquoted.
+	ends []shownEnds
+}
+
+type shownEnds struct {
+	head, tail int
+	known      bool
 }
 
 // findHazards sets every shaped result's Hazard and counts them.
@@ -233,10 +241,122 @@ func (h *hazardPass) visible(k int, key string, o occ) bool {
 	case Suppressed:
 		return false
 	}
+	if h.rp.Policy.Style == harness.HarnessRS && r.Outcome == Truncated {
+		// The marker's head is the first bytes_kept bytes of the result
+		// serialized: the original's bytes whose escapes fit in them.
+		if h.ends == nil {
+			h.ends = make([]shownEnds, len(h.rp.Results))
+		}
+		e := &h.ends[k]
+		if !e.known {
+			*e = shownEnds{-1, 0, true}
+			if kept, ok := bytesKept(r.Text); ok {
+				e.head = serdeHeadLen(r.Source.Text, kept-1)
+			}
+		}
+		if e.head >= 0 {
+			return int(o.to) <= e.head || strings.Contains(r.Text, key)
+		}
+	}
+	if h.rp.Policy.Style != harness.HarnessRS {
+		// The shown text holds the original's bytes as they are: the head
+		// and tail it shares with the original bound most of what it shows.
+		if h.ends == nil {
+			h.ends = make([]shownEnds, len(h.rp.Results))
+		}
+		e := &h.ends[k]
+		if !e.known {
+			ends := sharedEnds(r.Source.Text, r.Text)
+			*e = shownEnds{ends[0], ends[1], true}
+		}
+		if int(o.to) <= e.head || int(o.from) >= e.tail {
+			return true
+		}
+	}
 	if strings.Contains(r.Text, key) {
 		return true
 	}
 	return harness.Shown(h.rp.Policy.Style, r.Source.Text[o.from:o.to], r.Text)
+}
+
+// sharedEnds finds how much of original's head and tail replacement shows
+// as they are: original[:head] and original[tail:] appear in it.
+func sharedEnds(original, replacement string) [2]int {
+	const probe = 32
+	n := len(original)
+	out := [2]int{0, n}
+	if n < probe {
+		return out
+	}
+	if p := strings.Index(replacement, original[:probe]); p >= 0 {
+		out[0] = commonPrefix(replacement[p:], original)
+	}
+	if q := strings.LastIndex(replacement, original[n-probe:]); q >= 0 {
+		out[1] = n - commonSuffix(replacement[:q+probe], original[out[0]:])
+	}
+	return out
+}
+
+// bytesKept reads a harness-rs truncation marker's bytes_kept.
+func bytesKept(marker string) (int, bool) {
+	const key = `{"bytes_kept":`
+	if !strings.HasPrefix(marker, key) {
+		return 0, false
+	}
+	n, i := 0, len(key)
+	for ; i < len(marker) && marker[i] >= '0' && marker[i] <= '9'; i++ {
+		n = n*10 + int(marker[i]-'0')
+	}
+	return n, i > len(key)
+}
+
+// serdeHeadLen is how many bytes of text serde_json's escapes fit in
+// budget bytes.
+func serdeHeadLen(text string, budget int) int {
+	pos := 0
+	for k := 0; k < len(text); k++ {
+		e := 1
+		switch c := text[k]; {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			e = 2
+		case c < 0x20:
+			e = 6
+		}
+		if pos+e > budget {
+			return k
+		}
+		pos += e
+	}
+	return len(text)
+}
+
+// commonPrefix is the length of the longest common prefix of a and b,
+// compared a block at a time.
+func commonPrefix(a, b string) int {
+	const block = 256
+	n := min(len(a), len(b))
+	k := 0
+	for k+block <= n && a[k:k+block] == b[k:k+block] {
+		k += block
+	}
+	for k < n && a[k] == b[k] {
+		k++
+	}
+	return k
+}
+
+// commonSuffix is the length of the longest common suffix of a and b.
+func commonSuffix(a, b string) int {
+	const block = 256
+	n := min(len(a), len(b))
+	m := 0
+	for m+block <= n && a[len(a)-m-block:len(a)-m] == b[len(b)-m-block:len(b)-m] {
+		m += block
+	}
+	for m < n && a[len(a)-1-m] == b[len(b)-1-m] {
+		m++
+	}
+	return m
 }
 
 // retrieval estimates the tokens of reading the used string back from

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
@@ -47,8 +48,17 @@ func TestHazardsRealLogs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			h := &hazardPass{rp: rp, ix: p.hazardIndex()}
 			for i := range rp.Results {
 				r := &rp.Results[i]
+				if r.Outcome == Truncated && pol.Style == harness.HarnessRS {
+					// The head the hazard pass works out is Seen's.
+					seen := rp.Seen(r)
+					h.visible(i, "\x00", occ{int32(i), 0, 0})
+					if got := h.ends[i].head; len(seen) == 0 || int64(got) != seen[0].To {
+						t.Errorf("%s %s result %d: head %d, Seen %v", path, pol.Name, i, got, seen)
+					}
+				}
 				z := r.Hazard
 				if z == nil {
 					continue
