@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -442,7 +443,12 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 		}
 	}
 	if common.policy.dedupe {
-		// sweep --dedupe: the repeat-suppression question rather than the ceilings.
+		// sweep --dedupe: the repeat-suppression question rather than the
+		// ceilings. Its rows set the repeat knob, so --dedupe alone leaves
+		// the preset as it is named.
+		if !slices.ContainsFunc(knobs, func(k string) bool { return k != "dedupe" && common.policy.set[k] }) {
+			opt.Policy.Name = strings.TrimSuffix(opt.Policy.Name, "+custom")
+		}
 		dd, problems, err := report.SweepDedupe(paths, stdin, opt, stderr)
 		if err != nil {
 			printError(stderr, err)

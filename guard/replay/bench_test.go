@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -123,6 +124,41 @@ func BenchmarkHazards(b *testing.B) {
 				rp.findHazards()
 			}
 			b.ReportMetric(float64(rp.Totals.Hazards.Total()), "hazards")
+		})
+	}
+}
+
+// BenchmarkHazardShare measures what looking for hazards adds to a
+// replay of 10,000 results, as a share: each iteration replays at a new
+// ceiling with and without the hazard pass, in alternating order, so that
+// a busy machine slows both alike.
+func BenchmarkHazardShare(b *testing.B) {
+	p := prepareBench(b, withOutputs(benchSession(b, 10_000)))
+	p.hazardIndex()
+	for _, preset := range []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "claude-code", "codex"} {
+		b.Run(preset, func(b *testing.B) {
+			pol, _ := policy.Preset(preset)
+			base := pol.Ceiling
+			var with, without time.Duration
+			i := 0
+			for b.Loop() {
+				q := pol.Clone()
+				q.SetCeiling(base + int64(i%64)*512)
+				for k := range 2 {
+					hazards := (i+k)%2 == 0
+					start := time.Now()
+					if _, err := p.Replay(q, Options{NoHazards: !hazards}); err != nil {
+						b.Fatal(err)
+					}
+					if hazards {
+						with += time.Since(start)
+					} else {
+						without += time.Since(start)
+					}
+				}
+				i++
+			}
+			b.ReportMetric(100*float64(with-without)/float64(without), "%added")
 		})
 	}
 }

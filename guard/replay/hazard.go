@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -216,24 +217,29 @@ func (h *hazardPass) used(i int) *Hazard {
 func (h *hazardPass) known(ref int32, self, call int) bool {
 	items := h.rp.Prepared.items
 	key := h.ix.refs[ref].key
-	for _, o := range h.ix.occs[ref] {
-		k := int(o.item)
-		if k != self && items[k].arrival >= call {
-			continue
-		}
-		if h.visible(k, key, o) {
-			return true
+	// What costs a search of a replacement comes after what does not.
+	for _, search := range []bool{false, true} {
+		for _, o := range h.ix.occs[ref] {
+			k := int(o.item)
+			if k != self && items[k].arrival >= call {
+				continue
+			}
+			if h.visible(k, key, o, search) {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// visible tells whether the model saw occurrence o of key in result k:
-// whether the bytes it spans appear in what the policy showed of k. That
+// visible tells whether the model saw occurrence o of key in result k;
+// without search, only as far as it can tell without searching k's
+// replacement (false may then be wrong, true is not). The model saw it
+// when the bytes it spans appear in what the policy showed of k. That
 // holds for every occurrence inside k's Seen ranges, and for one the shown
 // text repeats elsewhere; it costs a search of the replacement where
 // working the ranges out costs many.
-func (h *hazardPass) visible(k int, key string, o occ) bool {
+func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 	r := &h.rp.Results[k]
 	switch r.Outcome {
 	case Kept, Excluded:
@@ -251,11 +257,11 @@ func (h *hazardPass) visible(k int, key string, o occ) bool {
 		if !e.known {
 			*e = shownEnds{-1, 0, true}
 			if kept, ok := bytesKept(r.Text); ok {
-				e.head = serdeHeadLen(r.Source.Text, kept-1)
+				e.head = h.rp.Prepared.items[k].cache().serdeHead(r.Source.Text, kept-1)
 			}
 		}
 		if e.head >= 0 {
-			return int(o.to) <= e.head || strings.Contains(r.Text, key)
+			return int(o.to) <= e.head || search && strings.Contains(r.Text, key)
 		}
 	}
 	if h.rp.Policy.Style != harness.HarnessRS {
@@ -272,6 +278,9 @@ func (h *hazardPass) visible(k int, key string, o occ) bool {
 		if int(o.to) <= e.head || int(o.from) >= e.tail {
 			return true
 		}
+	}
+	if !search {
+		return false
 	}
 	if strings.Contains(r.Text, key) {
 		return true
@@ -310,22 +319,49 @@ func bytesKept(marker string) (int, bool) {
 	return n, i > len(key)
 }
 
-// serdeHeadLen is how many bytes of text serde_json's escapes fit in
-// budget bytes.
-func serdeHeadLen(text string, budget int) int {
-	pos := 0
-	for k := 0; k < len(text); k++ {
-		e := 1
-		switch c := text[k]; {
+// escBlock is how many bytes of a text each entry of itemCache.escaped
+// covers.
+const escBlock = 256
+
+// escLen is the length of each byte as serde_json escapes it.
+var escLen = func() (t [256]uint8) {
+	for c := range t {
+		switch {
 		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-			e = 2
+			t[c] = 2
 		case c < 0x20:
-			e = 6
+			t[c] = 6
+		default:
+			t[c] = 1
 		}
-		if pos+e > budget {
+	}
+	return t
+}()
+
+// serdeHead is how many bytes of text (the item's) serde_json's escapes
+// fit in budget bytes. The escaped length of every escBlock bytes is
+// worked out once per result, so that each new ceiling walks one block.
+func (c *itemCache) serdeHead(text string, budget int) int {
+	c.escOnce.Do(func() {
+		c.escaped = make([]int32, 0, len(text)/escBlock+1)
+		pos := int32(0)
+		for k := 0; k < len(text); k++ {
+			if k%escBlock == 0 {
+				c.escaped = append(c.escaped, pos)
+			}
+			pos += int32(escLen[text[k]])
+		}
+	})
+	b, _ := slices.BinarySearch(c.escaped, int32(budget)+1)
+	if b == 0 {
+		return 0
+	}
+	k, pos := (b-1)*escBlock, int(c.escaped[b-1])
+	for ; k < len(text); k++ {
+		if pos+int(escLen[text[k]]) > budget {
 			return k
 		}
-		pos += e
+		pos += int(escLen[text[k]])
 	}
 	return len(text)
 }

@@ -54,7 +54,7 @@ func TestHazardsRealLogs(t *testing.T) {
 				if r.Outcome == Truncated && pol.Style == harness.HarnessRS {
 					// The head the hazard pass works out is Seen's.
 					seen := rp.Seen(r)
-					h.visible(i, "\x00", occ{int32(i), 0, 0})
+					h.visible(i, "\x00", occ{int32(i), 0, 0}, true)
 					if got := h.ends[i].head; len(seen) == 0 || int64(got) != seen[0].To {
 						t.Errorf("%s %s result %d: head %d, Seen %v", path, pol.Name, i, got, seen)
 					}
@@ -63,8 +63,12 @@ func TestHazardsRealLogs(t *testing.T) {
 				if z == nil {
 					continue
 				}
-				fmt.Fprintf(&dump, "%s\t%s\tr%d\t%s\t%s\t%s\tcall %d -> %d\t%s\t%q\t%q\n", filepath.Base(path), pol.Name, i,
-					r.Source.Tool, r.Outcome, z.Kind, r.Arrival, z.CallIndex, z.From, z.Match, z.Evidence)
+				context := ""
+				if z.MatchFrom >= 0 {
+					context = excerpt(r.Source.Text, z.MatchFrom, z.MatchTo)
+				}
+				fmt.Fprintf(&dump, "%s\t%s\tr%d\t%s\t%s\t%s\tcall %d -> %d\t%s\t%q\t%q\t%q\t%q\n", filepath.Base(path), pol.Name, i,
+					r.Source.Tool, r.Outcome, z.Kind, r.Arrival, z.CallIndex, z.From, z.Match, z.Evidence, context, excerpt(string(r.Source.Input), 0, 0))
 				if z.MatchFrom < 0 {
 					continue
 				}

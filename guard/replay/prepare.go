@@ -71,6 +71,9 @@ type itemCache struct {
 
 	digestOnce sync.Once
 	digest     string // of the text, as AgentScope names spill files
+
+	escOnce sync.Once
+	escaped []int32 // the text's escaped length before every escBlock bytes (hazards)
 }
 
 func (c *itemCache) textDigest(text string) string {
