@@ -398,19 +398,21 @@ func writeActions(b *strings.Builder, s *Session) {
 	for k, r := range acted {
 		b.WriteString(lines[k+1])
 		if r.Hazard != nil {
-			b.WriteString(hazardLine(r.Hazard))
+			b.WriteString(hazardLine(r.Hazard, len(s.Calls)))
 		}
 	}
 }
 
 // hazardLine says what a hazard is and where its evidence is.
-func hazardLine(z *Hazard) string {
+func hazardLine(z *Hazard, calls int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "      ↳ hazard %s: %s", z.Kind, termtext.Escape(z.Why))
 	if z.Evidence != "" {
 		fmt.Fprintf(&b, "; call %d (%s) wrote “%s”", z.CallIndex, termtext.Escape(z.From), termtext.Escape(z.Evidence))
-	} else {
+	} else if z.CallIndex < calls {
 		fmt.Fprintf(&b, "; call %d got the repeat's stub", z.CallIndex)
+	} else {
+		b.WriteString("; no later call got the stub")
 	}
 	if z.Retrievable && z.ExtraTokens != nil {
 		fmt.Fprintf(&b, "; retrievable from the spill file, one more call of about %s tokens", human.Count(*z.ExtraTokens))

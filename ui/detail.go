@@ -182,6 +182,9 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		add(termtext.Truncate(prefix+d.resultLine(r, len(s.Calls)), w))
 	}
 	r := results[sel]
+	for _, l := range hazardLines(st, r, len(s.Calls), w) {
+		add(l)
+	}
 	if r.Warning != "" {
 		add(st.Warning.Render(termtext.Truncate("warning: "+termtext.Escape(r.Warning), w)))
 	}

@@ -39,8 +39,8 @@ type callInfo struct {
 	saved               int64
 	cost, costAfter     *float64
 	recorded            bool
-	copied              bool // another session counts this response
-	marks               [5]bool
+	copied              bool    // another session counts this response
+	marks               [6]bool // by themes.Marker
 }
 
 // callTable draws the calls: one row each, columns dropped by priority
@@ -131,6 +131,9 @@ func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 			}
 			if r.Stale {
 				marks[themes.Stale] = true
+			}
+			if r.Hazard != nil {
+				marks[themes.Hazard] = true
 			}
 		}
 	}
@@ -378,7 +381,7 @@ func (t *callTable) columns() []column {
 			}
 			return fmt.Sprintf("%s%d", mark, call)
 		}},
-		{title: "marks", width: 5, priority: 1, cell: func(_ int, ci *callInfo) string {
+		{title: "marks", width: 6, priority: 1, cell: func(_ int, ci *callInfo) string {
 			var b strings.Builder
 			for _, mk := range themes.Markers() {
 				if ci.marks[mk] {
