@@ -200,7 +200,7 @@ func (h *hazardPass) used(i int) *Hazard {
 		case Spilled:
 			z.Retrievable = true
 			z.Why = "used a string of the spilled part"
-			z.ExtraTokens = h.retrieval(r, int(ko.from))
+			z.ExtraTokens = h.rp.Prepared.items[i].cache().retrieved(int(ko.from), func() int64 { return h.retrieval(r, int(ko.from)) })
 		case Truncated:
 			z.Why = "used a string of the part cut off"
 		default:
@@ -247,21 +247,33 @@ func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 	case Suppressed:
 		return false
 	}
-	if h.rp.Policy.Style == harness.HarnessRS && r.Outcome == Truncated {
-		// The marker's head is the first bytes_kept bytes of the result
-		// serialized: the original's bytes whose escapes fit in them.
+	if h.rp.Policy.Style == harness.HarnessRS {
 		if h.ends == nil {
 			h.ends = make([]shownEnds, len(h.rp.Results))
 		}
 		e := &h.ends[k]
 		if !e.known {
 			*e = shownEnds{-1, 0, true}
-			if kept, ok := bytesKept(r.Text); ok {
-				e.head = h.rp.Prepared.items[k].cache().serdeHead(r.Source.Text, kept-1)
+			switch {
+			case r.Outcome == Truncated:
+				// The marker's head is the first bytes_kept bytes of the
+				// result serialized: the original's bytes whose escapes
+				// fit in them.
+				if kept, ok := bytesKept(r.Text); ok {
+					e.head = h.rp.Prepared.items[k].cache().serdeHead(r.Source.Text, kept-1)
+				}
+			case strings.HasSuffix(r.Locator, ".txt"):
+				// The text is its own dominant string: the preview is its
+				// first bytes, back to a character boundary.
+				e.head = len(headBytes(r.Source.Text, int(h.rp.Policy.PreviewHead)))
 			}
 		}
 		if e.head >= 0 {
-			return int(o.to) <= e.head || search && strings.Contains(r.Text, key)
+			// The shown head is a head of the original: where it holds the
+			// string, so does the index, unless inside a longer word. A run
+			// never is (it starts a word and holds spaces), so only a word
+			// needs the search.
+			return int(o.to) <= e.head || search && !isRun(key) && strings.Contains(r.Text, key)
 		}
 	}
 	if h.rp.Policy.Style != harness.HarnessRS {
@@ -304,6 +316,22 @@ func sharedEnds(original, replacement string) [2]int {
 		out[1] = n - commonSuffix(replacement[:q+probe], original[out[0]:])
 	}
 	return out
+}
+
+// isRun tells a run's key from a word's: a word holds no space, and a
+// quoted string that does is seldom exactly runLen bytes.
+func isRun(key string) bool { return len(key) == runLen && strings.IndexByte(key, ' ') >= 0 }
+
+// headBytes is the longest head of s of at most n bytes that ends at a
+// character boundary.
+func headBytes(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // bytesKept reads a harness-rs truncation marker's bytes_kept.
@@ -417,6 +445,18 @@ func (h *hazardPass) retrieval(r *Result, at int) int64 {
 		return 0
 	}
 	return h.rp.Calibration.apply(int64(c.Count(r.Locator + "\n" + text[from:to])))
+}
+
+// retrieved is the extra tokens of reading the string at offset at back
+// from the spill file, worked out by count the first time: a spill's
+// preview does not change with the ceiling, so replays ask again.
+func (c *itemCache) retrieved(at int, count func() int64) int64 {
+	c.retrieveMu.Lock()
+	defer c.retrieveMu.Unlock()
+	if c.retrieveAt != at+1 {
+		c.retrieveAt, c.retrieveTokens = at+1, count()
+	}
+	return c.retrieveTokens
 }
 
 // excerpt shows text[from:to] with evidenceContext bytes each side, at
