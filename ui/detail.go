@@ -340,6 +340,7 @@ func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, age
 		}
 		src.Note = fmt.Sprintf("the model saw %s of %s bytes; %s", human.Count(total), human.Count(r.Bytes), rest)
 	}
+	src.Find = hazardFind(r)
 	return src, harness.AgentSpillPath(r.Source.Text), true
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -58,4 +59,19 @@ func hazardLines(st *themes.Styles, r *replay.Result, calls, w int) []string {
 		head += fmt.Sprintf(" · retrievable: one more call, ~%s tok", human.Count(z.ExtraTokens))
 	}
 	return []string{termtext.Truncate(head, w), termtext.Truncate("  “"+termtext.Escape(z.Evidence)+"”", w)}
+}
+
+// hazardFind is what the spill viewer searches for when it opens r: the
+// first line of the hidden string the agent went on to use, as the
+// result holds it.
+func hazardFind(r *replay.Result) string {
+	z := r.Hazard
+	if z == nil || z.MatchFrom < 0 || z.MatchTo > len(r.Source.Text) {
+		return ""
+	}
+	used := r.Source.Text[z.MatchFrom:z.MatchTo]
+	if i := strings.IndexByte(used, '\n'); i >= 0 {
+		used = used[:i]
+	}
+	return used
 }

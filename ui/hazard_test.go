@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,5 +46,36 @@ func TestHazardLines(t *testing.T) {
 		if !strings.Contains(h, "H") {
 			t.Errorf("%s: marker %q", p.Name, h)
 		}
+	}
+}
+
+// TestHazardInViewer: halving the ceiling three times (3,072 JSON bytes)
+// cuts the settings file of testdata/hazards/tail-dsn.jsonl before its
+// connection string, which the next call uses: the row is marked, H goes
+// to it, and the viewer opens on the used string, found.
+func TestHazardInViewer(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "hazards", "tail-dsn.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "mono")
+	press(t, m, "-", "-", "-")
+	if m.policy.Ceiling != 3072 || m.replay == nil || m.replay.Totals.Hazards.UsedHidden != 1 {
+		t.Fatalf("ceiling %d, replay %v", m.policy.Ceiling, m.replay != nil)
+	}
+	press(t, m, "G", "H")
+	if m.currentCall() != 0 {
+		t.Fatalf("H went to call %d, want 0", m.currentCall())
+	}
+	if !strings.Contains(ansi.Strip(screen(m)), "H used_hidden used a string of the part cut off · used at call 1 (Bash input)") {
+		t.Errorf("the detail pane lacks the hazard:\n%s", ansi.Strip(screen(m)))
+	}
+	press(t, m, "enter")
+	const dsn = "postgres://orders_app:Tr0ub4dor@db-7.internal:5432/orders"
+	if q := m.spill.Query(); q != dsn {
+		t.Errorf("viewer searched %q, want %q", q, dsn)
+	}
+	if !strings.Contains(ansi.Strip(screen(m)), "DATABASE_URL="+dsn) {
+		t.Errorf("the viewer does not show the used line:\n%s", ansi.Strip(screen(m)))
 	}
 }
