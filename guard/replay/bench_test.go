@@ -28,10 +28,6 @@ func benchSession(b *testing.B, n int) *transcript.Session {
 	return s
 }
 
-func benchPrepared(b *testing.B, n int) *Prepared {
-	return prepareBench(b, benchSession(b, n))
-}
-
 // withOutputs gives every call from the fourth on a text that quotes the
 // last 120 bytes of a result three calls back, as an agent quotes what it
 // read: the generated session has no text of the agent's own, so its
