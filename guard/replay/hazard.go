@@ -213,15 +213,21 @@ func (h *hazardPass) used(i int) *Hazard {
 
 // known tells whether the model had string ref, first output at call,
 // from what it saw: the shown part of result self, or any other result
-// that came back before call, as the policy showed them.
+// that came back before call and since the last compaction, as the
+// policy showed them.
 func (h *hazardPass) known(ref int32, self, call int) bool {
 	items := h.rp.Prepared.items
 	key := h.ix.refs[ref].key
+	calls := h.rp.Prepared.Session.Calls
+	segment := -1 // the context the call sees; results of another left it at a compaction
+	if call < len(calls) {
+		segment = calls[call].Segment
+	}
 	// What costs a search of a replacement comes after what does not.
 	for _, search := range []bool{false, true} {
 		for _, o := range h.ix.occs[ref] {
 			k := int(o.item)
-			if k != self && items[k].arrival >= call {
+			if k != self && (items[k].arrival >= call || segment >= 0 && items[k].segment != segment) {
 				continue
 			}
 			if h.visible(k, key, o, search) {

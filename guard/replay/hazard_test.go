@@ -88,3 +88,31 @@ func TestHazardFixtures(t *testing.T) {
 		})
 	}
 }
+
+// TestHazardAfterCompaction: a Read shown whole, then a compaction, then
+// the same Read: harness-rs keeps its record across the compaction and
+// suppresses the repeat, whose earlier copy the model no longer has.
+func TestHazardAfterCompaction(t *testing.T) {
+	read := map[string]any{"file_path": "conf/limits.toml"}
+	text := "[limits]\ntoken_bucket_refill_rate = 250\n"
+	s := generic(t,
+		call("r1", "Read", read), result("r1", text, false),
+		map[string]any{"role": "system", "compaction": true, "content": "The limits file was read."},
+		call("r2", "Read", read), result("r2", text, false),
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "token_bucket_refill_rate is 250."})
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	rp, err := prepared(t, s).Replay(pol, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"keep", "suppress"}, outcomes(rp)); diff != "" {
+		t.Fatalf("outcomes (-want +got):\n%s", diff)
+	}
+	// The answer quotes the suppressed payload: that is the evidence.
+	want := &Hazard{Kind: SuppressedUnseen, CallIndex: 2, From: "text", Match: "token_bucket_refill_rate",
+		Evidence: "token_bucket_refill_rate is 250.", MatchFrom: 9, MatchTo: 33,
+		Why: "repeat of result 0, which a compaction had taken out of the context"}
+	if diff := cmp.Diff(want, rp.Results[1].Hazard); diff != "" {
+		t.Errorf("hazard (-want +got):\n%s", diff)
+	}
+}
