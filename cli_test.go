@@ -153,7 +153,7 @@ func TestPolicyFlagDefault(t *testing.T) {
 		}
 	}
 	code, stdout, _ := runCLI(t, "", "sweep", "--max-bytes", "8KiB", "--format", "csv", demo)
-	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,395731,0.398305500,0.179311950\n"; code != 0 || !strings.Contains(stdout, want) {
+	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,395731,0.398305500,0.179311950,0,0,0,0\n"; code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("sweep: exit %d, stdout lacks %q:\n%s", code, want, stdout)
 	}
 	code, stdout, _ = runCLI(t, "", "report", demo)

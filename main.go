@@ -221,9 +221,10 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	}
 
 	sweepCmd := &cobra.Command{
-		Use:     "sweep [PATH ...]",
-		Short:   "Savings at ceilings from 2 KiB to 256 KiB",
-		Long:    "Results touched, tokens and dollars saved at ceilings from 2 KiB to 256 KiB (and the policy's own).\n\n" + paths,
+		Use:   "sweep [PATH ...]",
+		Short: "Savings at ceilings from 2 KiB to 256 KiB",
+		Long: "Results touched, tokens and dollars saved, and the hazards beside them, at ceilings from 2 KiB to 256 KiB (and the policy's own).\n" +
+			"With --dedupe, the same at the policy's own ceiling with repeat suppression off and from the 2nd, 3rd and 4th identical call.\n\n" + paths,
 		Example: `spillway sweep --preset harness-rs-0.0.40 session.jsonl`,
 		Args:    cobra.ArbitraryArgs,
 	}
@@ -457,6 +458,24 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			printError(stderr, err)
 			return 1
 		}
+	}
+	if common.policy.dedupe {
+		// sweep --dedupe: the repeat-suppression question rather than the
+		// ceilings. Its rows set the repeat knob, so --dedupe alone leaves
+		// the preset as it is named.
+		if !slices.ContainsFunc(knobs, func(k string) bool { return k != "dedupe" && common.policy.set[k] }) {
+			opt.Policy.Name = strings.TrimSuffix(opt.Policy.Name, "+custom")
+		}
+		dd, problems, err := report.SweepDedupe(paths, stdin, opt, stderr)
+		if err != nil {
+			printError(stderr, err)
+			return 1
+		}
+		if err := dd.Write(stdout, format); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+		return problems.Status()
 	}
 	sw, problems, err := report.Sweep(paths, stdin, opt, stderr)
 	if err != nil {

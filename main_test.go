@@ -169,8 +169,13 @@ func TestPolicyCommands(t *testing.T) {
 		{name: "both preset and policy", args: []string{"report", "--preset", "codex", "--policy", policyFile, demo}, code: 2, stderrHas: "give one"},
 		// The figures README's sweep example and inspector example show.
 		{name: "sweep as CSV", args: []string{"sweep", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
-			stdoutHas: []string{"policy,ceiling,unit,own,shaped,suppressed,saved_tokens,cost_usd,cost_usd_after\n",
-				"harness-rs-0.0.40,24576,json_bytes,true,2,3,236852,0.398305500,0.254151300\n"}},
+			stdoutHas: []string{"policy,ceiling,unit,own,shaped,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
+				"harness-rs-0.0.40,24576,json_bytes,true,2,3,236852,0.398305500,0.254151300,0,0,0,1\n"}},
+		// harness-rs-0.0.40 suppresses from the 2nd call: that row is the
+		// ceiling sweep's own point above.
+		{name: "sweep --dedupe", args: []string{"sweep", "--dedupe", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
+			stdoutHas: []string{"policy,dedupe_from,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
+				"harness-rs-0.0.40,2,3,236852,0.398305500,0.254151300,0,0,0,1\n", "harness-rs-0.0.40,0,0,"}},
 		// Without a ceiling only the repeats are taken out.
 		{name: "a ceiling of 0 turns it off", args: []string{"report", "--preset", "harness-rs-0.0.40", "--max-bytes", "0", demo},
 			stdoutHas: []string{"prompt tokens 619,430 → 586,134", "suppress"}},

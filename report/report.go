@@ -139,6 +139,25 @@ type Result struct {
 	CarryCost   *float64 `json:"carry_cost_usd"`
 	CarryCalls  int      `json:"carry_calls"`
 	Warning     string   `json:"warning"`
+	// Hazard is null when the policy hid nothing the agent went on to need.
+	Hazard *Hazard `json:"hazard"`
+}
+
+// Hazard is the evidence that a policy hid from the agent something it
+// needed (replay.Hazard).
+type Hazard struct {
+	Kind        string `json:"kind"`
+	Retrievable bool   `json:"retrievable"`
+	// ExtraTokens estimates the call that would have read a retrievable
+	// hazard's string back from its spill file; absent otherwise.
+	ExtraTokens *int64 `json:"extra_tokens,omitempty"`
+	CallIndex   int    `json:"call_index"`
+	Evidence    string `json:"evidence"`
+	// From, Match and Why are the text report's: where in the call the
+	// evidence was, the string used, and what was hidden.
+	From  string `json:"-"`
+	Match string `json:"-"`
+	Why   string `json:"-"`
 }
 
 // Event is a compaction or sidechain boundary.
@@ -173,6 +192,8 @@ type Totals struct {
 	SavedTokens       int64          `json:"saved_tokens"`
 	Actions           map[string]int `json:"actions"`
 	Stale             int            `json:"stale"`
+	// Hazards counts the results whose Hazard is set, by kind.
+	Hazards replay.HazardCounts `json:"hazards"`
 	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
 	LowerBoundOutputs int `json:"lower_bound_outputs"`
 	Warnings          int `json:"warnings"`
@@ -303,6 +324,13 @@ func Build(rp *replay.Run) *Session {
 		if r.RepeatOf >= 0 {
 			res.RepeatOf = &r.RepeatOf
 		}
+		if z := r.Hazard; z != nil {
+			res.Hazard = &Hazard{Kind: string(z.Kind), Retrievable: z.Retrievable, CallIndex: z.CallIndex,
+				Evidence: z.Evidence, From: z.From, Match: z.Match, Why: z.Why}
+			if z.Retrievable {
+				res.Hazard.ExtraTokens = &z.ExtraTokens
+			}
+		}
 		out.Results = append(out.Results, res)
 		t.ResultBytes += int64(src.Bytes())
 	}
@@ -326,6 +354,7 @@ func Build(rp *replay.Run) *Session {
 	t.PromptTokens, t.PromptTokensAfter = rp.Totals.Prompt, rp.Totals.PromptAfter
 	t.SavedTokens = rp.Totals.SavedPerCall
 	t.Stale = rp.Totals.Stale
+	t.Hazards = rp.Totals.Hazards
 	t.Actions = map[string]int{}
 	for _, o := range replay.Outcomes {
 		t.Actions[string(o)] = rp.Totals.Actions[o]
@@ -393,6 +422,7 @@ func (t *Totals) include(o Totals) {
 		t.Actions[k] += v
 	}
 	t.Stale += o.Stale
+	t.Hazards = t.Hazards.Plus(o.Hazards)
 	t.LowerBoundOutputs += o.LowerBoundOutputs
 	t.Warnings += o.Warnings
 	// Dollars are known when every part with recorded usage is priced.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,10 +188,12 @@ func TestJSONContract(t *testing.T) {
 	recorded := part("recorded")
 	rewriteKeys := part("cache_rewrite")
 	costParts := part("cost_parts")
+	hazard := part("hazard")
 	calls, results, events := part("calls"), part("results"), part("events")
 	byTool := part("by_tool")
 	part("recorded")
 	part("actions")
+	hazards := part("hazards")
 	totals := part("totals")
 	part("calibration")
 	tokensKeys, warnings := part("tokens"), part("warnings")
@@ -290,10 +293,26 @@ func TestJSONContract(t *testing.T) {
 		has(fmt.Sprintf("session %d", i), s, sessions)
 		seen["calls"] += each("calls", s["calls"], calls)
 		seen["results"] += each("results", s["results"], results)
+		var rs []struct{ Hazard map[string]json.RawMessage }
+		json.Unmarshal(s["results"], &rs)
+		for i, r := range rs {
+			if r.Hazard == nil {
+				continue
+			}
+			want := hazard
+			if string(r.Hazard["retrievable"]) != "true" {
+				want = slices.DeleteFunc(slices.Clone(hazard), func(k string) bool { return k == "extra_tokens" })
+			}
+			has(fmt.Sprintf("results[%d].hazard", i), r.Hazard, want)
+			seen["hazards"]++
+		}
 		seen["events"] += each("events", s["events"], events)
 		var tot map[string]json.RawMessage
 		json.Unmarshal(s["totals"], &tot)
 		has("totals", tot, totals)
+		var hz map[string]json.RawMessage
+		json.Unmarshal(tot["hazards"], &hz)
+		has("totals.hazards", hz, hazards)
 		var rec map[string]json.RawMessage
 		json.Unmarshal(tot["recorded"], &rec)
 		has("totals.recorded", rec, recorded)

@@ -55,6 +55,7 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 			sum.Acted += pt.Acted
 			sum.Suppressed += pt.Suppressed
 			sum.Saved += pt.Saved
+			sum.Hazards.Add(pt.Hazards)
 			if priced {
 				sum.Cost, sum.CostAfter = addKnown(sum.Cost, pt.Cost), addKnown(sum.CostAfter, pt.CostAfter)
 			}
@@ -113,7 +114,7 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", termtext.Escape(d.Policy.Name), plural(d.Sessions, "session"),
 		plural(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 "))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ceiling\tshaped\tsuppressed\ttokens saved\tcost before\tcost after\tsaved\tshare\t")
+	fmt.Fprintln(tw, "ceiling\tshaped\tsuppressed\ttokens saved\tcost before\tcost after\tsaved\tshare\tused hidden\tretrievable\tunseen repeats\t")
 	for _, pt := range d.Points {
 		saved, share, own := "–", "–", ""
 		if pt.Cost != nil && pt.CostAfter != nil {
@@ -126,8 +127,8 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 		if pt.Own {
 			own = " ← the policy's own"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", human.Count(pt.Ceiling), pt.Acted, pt.Suppressed, human.Count(pt.Saved),
-			human.USD(pt.Cost), human.USD(pt.CostAfter), saved, share, own)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", human.Count(pt.Ceiling), pt.Acted, pt.Suppressed, human.Count(pt.Saved),
+			human.USD(pt.Cost), human.USD(pt.CostAfter), saved, share, pt.Hazards.UsedHidden, pt.Hazards.Retrievable, pt.Hazards.SuppressedUnseen, own)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -135,21 +136,33 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 	if d.Unpriced > 0 {
 		fmt.Fprintf(w, "Dollars leave out %s with no recorded usage or no price.\n", plural(d.Unpriced, "session"))
 	}
-	_, err := fmt.Fprintf(w, "Tokens saved are summed over every call that would no longer carry them; %s.\n", assumption)
+	if _, err := fmt.Fprintf(w, "Tokens saved are summed over every call that would no longer carry them; %s.\n", assumption); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, hazardColumns)
 	return err
 }
+
+// hazardColumns says what the hazard columns count.
+const hazardColumns = "Used hidden: results the agent's later output quotes from the part the policy hid (retrievable: the part was in a spill file); " +
+	"unseen repeats: repeats suppressed while the copy they point back to was cut, spilled or compacted away."
 
 // writeCSV writes one row per ceiling; dollar cells are empty when no
 // session could be priced.
 func (d *SweepDoc) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"policy", "ceiling", "unit", "own", "shaped", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after"})
+	cw.Write([]string{"policy", "ceiling", "unit", "own", "shaped", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after",
+		"used_hidden", "used_hidden_retrievable", "suppressed_unseen", "stale"})
 	for _, pt := range d.Points {
-		cw.Write([]string{csvText(d.Policy.Name), itoa(pt.Ceiling), csvText(string(d.Policy.Unit)), strconv.FormatBool(pt.Own),
-			strconv.Itoa(pt.Acted), strconv.Itoa(pt.Suppressed), itoa(pt.Saved), usd(pt.Cost), usd(pt.CostAfter)})
+		cw.Write(append([]string{csvText(d.Policy.Name), itoa(pt.Ceiling), csvText(string(d.Policy.Unit)), strconv.FormatBool(pt.Own),
+			strconv.Itoa(pt.Acted), strconv.Itoa(pt.Suppressed), itoa(pt.Saved), usd(pt.Cost), usd(pt.CostAfter)}, hazardCells(pt.Hazards)...))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+func hazardCells(h replay.SweepHazards) []string {
+	return []string{strconv.Itoa(h.UsedHidden), strconv.Itoa(h.Retrievable), strconv.Itoa(h.SuppressedUnseen), strconv.Itoa(h.Stale)}
 }
 
 // WritePresets lists the presets with every knob.

@@ -89,7 +89,10 @@ type sweepRow struct {
 	shaped, suppressed int
 	saved              int64   // tokens
 	before, after      float64 // dollars
-	text               string  // the text table's row, fields single-spaced
+	text               string  // the text table's row, fields single-spaced, before its hazards
+	// unseen counts the repeats suppressed while the read they repeat was
+	// cut: the fixtures' agent writes nothing, so no hazard of another kind.
+	unseen int
 }
 
 // TestSweepByHand pins every figure of a harness-rs-0.0.40 sweep over two
@@ -137,37 +140,37 @@ func TestSweepByHand(t *testing.T) {
 		rows              []sweepRow
 	}{
 		{"a", []string{a}, 1, 2, []sweepRow{
-			{2048, 1, 1, 3286, 0.028350, 0.018492, "2,048 1 1 3,286 $0.028350 $0.018492 $0.009858 34.8%"},
-			{4096, 1, 1, 2262, 0.028350, 0.021564, "4,096 1 1 2,262 $0.028350 $0.021564 $0.006786 23.9%"},
-			{8192, 0, 1, 1446, 0.028350, 0.024012, "8,192 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%"},
-			{16384, 0, 1, 1446, 0.028350, 0.024012, "16,384 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%"},
-			{24576, 0, 1, 1446, 0.028350, 0.024012, "24,576 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%"},
-			{32768, 0, 1, 1446, 0.028350, 0.024012, "32,768 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%"},
-			{65536, 0, 1, 1446, 0.028350, 0.024012, "65,536 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%"},
-			{131072, 0, 1, 1446, 0.028350, 0.024012, "131,072 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%"},
-			{262144, 0, 1, 1446, 0.028350, 0.024012, "262,144 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%"},
+			{2048, 1, 1, 3286, 0.028350, 0.018492, "2,048 1 1 3,286 $0.028350 $0.018492 $0.009858 34.8%", 1},
+			{4096, 1, 1, 2262, 0.028350, 0.021564, "4,096 1 1 2,262 $0.028350 $0.021564 $0.006786 23.9%", 1},
+			{8192, 0, 1, 1446, 0.028350, 0.024012, "8,192 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%", 0},
+			{16384, 0, 1, 1446, 0.028350, 0.024012, "16,384 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%", 0},
+			{24576, 0, 1, 1446, 0.028350, 0.024012, "24,576 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%", 0},
+			{32768, 0, 1, 1446, 0.028350, 0.024012, "32,768 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%", 0},
+			{65536, 0, 1, 1446, 0.028350, 0.024012, "65,536 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%", 0},
+			{131072, 0, 1, 1446, 0.028350, 0.024012, "131,072 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%", 0},
+			{262144, 0, 1, 1446, 0.028350, 0.024012, "262,144 0 1 1,446 $0.028350 $0.024012 $0.004338 15.3%", 0},
 		}},
 		{"b", []string{b}, 1, 1, []sweepRow{
-			{2048, 1, 0, 4420, 0.019800, 0.006540, "2,048 1 0 4,420 $0.019800 $0.006540 $0.013260 67.0%"},
-			{4096, 1, 0, 3908, 0.019800, 0.008076, "4,096 1 0 3,908 $0.019800 $0.008076 $0.011724 59.2%"},
-			{8192, 1, 0, 2884, 0.019800, 0.011148, "8,192 1 0 2,884 $0.019800 $0.011148 $0.008652 43.7%"},
-			{16384, 1, 0, 835, 0.019800, 0.017295, "16,384 1 0 835 $0.019800 $0.017295 $0.002505 12.7%"},
-			{24576, 0, 0, 0, 0.019800, 0.019800, "24,576 0 0 0 $0.019800 $0.019800 $0.000000 0.0%"},
-			{32768, 0, 0, 0, 0.019800, 0.019800, "32,768 0 0 0 $0.019800 $0.019800 $0.000000 0.0%"},
-			{65536, 0, 0, 0, 0.019800, 0.019800, "65,536 0 0 0 $0.019800 $0.019800 $0.000000 0.0%"},
-			{131072, 0, 0, 0, 0.019800, 0.019800, "131,072 0 0 0 $0.019800 $0.019800 $0.000000 0.0%"},
-			{262144, 0, 0, 0, 0.019800, 0.019800, "262,144 0 0 0 $0.019800 $0.019800 $0.000000 0.0%"},
+			{2048, 1, 0, 4420, 0.019800, 0.006540, "2,048 1 0 4,420 $0.019800 $0.006540 $0.013260 67.0%", 0},
+			{4096, 1, 0, 3908, 0.019800, 0.008076, "4,096 1 0 3,908 $0.019800 $0.008076 $0.011724 59.2%", 0},
+			{8192, 1, 0, 2884, 0.019800, 0.011148, "8,192 1 0 2,884 $0.019800 $0.011148 $0.008652 43.7%", 0},
+			{16384, 1, 0, 835, 0.019800, 0.017295, "16,384 1 0 835 $0.019800 $0.017295 $0.002505 12.7%", 0},
+			{24576, 0, 0, 0, 0.019800, 0.019800, "24,576 0 0 0 $0.019800 $0.019800 $0.000000 0.0%", 0},
+			{32768, 0, 0, 0, 0.019800, 0.019800, "32,768 0 0 0 $0.019800 $0.019800 $0.000000 0.0%", 0},
+			{65536, 0, 0, 0, 0.019800, 0.019800, "65,536 0 0 0 $0.019800 $0.019800 $0.000000 0.0%", 0},
+			{131072, 0, 0, 0, 0.019800, 0.019800, "131,072 0 0 0 $0.019800 $0.019800 $0.000000 0.0%", 0},
+			{262144, 0, 0, 0, 0.019800, 0.019800, "262,144 0 0 0 $0.019800 $0.019800 $0.000000 0.0%", 0},
 		}},
 		{"both", []string{a, b}, 2, 3, []sweepRow{
-			{2048, 2, 1, 7706, 0.048150, 0.025032, "2,048 2 1 7,706 $0.048150 $0.025032 $0.023118 48.0%"},
-			{4096, 2, 1, 6170, 0.048150, 0.029640, "4,096 2 1 6,170 $0.048150 $0.029640 $0.018510 38.4%"},
-			{8192, 1, 1, 4330, 0.048150, 0.035160, "8,192 1 1 4,330 $0.048150 $0.035160 $0.012990 27.0%"},
-			{16384, 1, 1, 2281, 0.048150, 0.041307, "16,384 1 1 2,281 $0.048150 $0.041307 $0.006843 14.2%"},
-			{24576, 0, 1, 1446, 0.048150, 0.043812, "24,576 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%"},
-			{32768, 0, 1, 1446, 0.048150, 0.043812, "32,768 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%"},
-			{65536, 0, 1, 1446, 0.048150, 0.043812, "65,536 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%"},
-			{131072, 0, 1, 1446, 0.048150, 0.043812, "131,072 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%"},
-			{262144, 0, 1, 1446, 0.048150, 0.043812, "262,144 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%"},
+			{2048, 2, 1, 7706, 0.048150, 0.025032, "2,048 2 1 7,706 $0.048150 $0.025032 $0.023118 48.0%", 1},
+			{4096, 2, 1, 6170, 0.048150, 0.029640, "4,096 2 1 6,170 $0.048150 $0.029640 $0.018510 38.4%", 1},
+			{8192, 1, 1, 4330, 0.048150, 0.035160, "8,192 1 1 4,330 $0.048150 $0.035160 $0.012990 27.0%", 0},
+			{16384, 1, 1, 2281, 0.048150, 0.041307, "16,384 1 1 2,281 $0.048150 $0.041307 $0.006843 14.2%", 0},
+			{24576, 0, 1, 1446, 0.048150, 0.043812, "24,576 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%", 0},
+			{32768, 0, 1, 1446, 0.048150, 0.043812, "32,768 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%", 0},
+			{65536, 0, 1, 1446, 0.048150, 0.043812, "65,536 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%", 0},
+			{131072, 0, 1, 1446, 0.048150, 0.043812, "131,072 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%", 0},
+			{262144, 0, 1, 1446, 0.048150, 0.043812, "262,144 0 1 1,446 $0.048150 $0.043812 $0.004338 9.0%", 0},
 		}},
 	}
 	pol, err := policy.Preset("harness-rs-0.0.40")
@@ -202,15 +205,15 @@ const ownCeiling = 24 * 1024 // harness-rs-0.0.40's
 func checkSweepText(t *testing.T, out string, sessions, results int, rows []sweepRow) {
 	t.Helper()
 	want := []string{fmt.Sprintf("harness-rs-0.0.40 over %s, %s (sizes in JSON bytes)", plural(sessions, "session"), plural(results, "tool result")),
-		"ceiling shaped suppressed tokens saved cost before cost after saved share"}
+		"ceiling shaped suppressed tokens saved cost before cost after saved share used hidden retrievable unseen repeats"}
 	for _, r := range rows {
-		line := r.text
+		line := fmt.Sprintf("%s 0 0 %d", r.text, r.unseen)
 		if r.ceiling == ownCeiling {
 			line += " ← the policy's own"
 		}
 		want = append(want, line)
 	}
-	want = append(want, "Tokens saved are summed over every call that would no longer carry them; "+assumption+".")
+	want = append(want, "Tokens saved are summed over every call that would no longer carry them; "+assumption+".", hazardColumns)
 	var got []string
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		got = append(got, strings.Join(strings.Fields(l), " "))
@@ -231,6 +234,12 @@ func checkSweepJSON(t *testing.T, out []byte, sessions, results int, rows []swee
 		Saved      int64    `json:"saved_tokens"`
 		Cost       *float64 `json:"cost_usd"`
 		CostAfter  *float64 `json:"cost_usd_after"`
+		Hazards    struct {
+			UsedHidden       int `json:"used_hidden"`
+			Retrievable      int `json:"retrievable"`
+			SuppressedUnseen int `json:"suppressed_unseen"`
+			Stale            int `json:"stale"`
+		} `json:"hazards"`
 	}
 	var doc struct {
 		Schema   string  `json:"schema"`
@@ -249,7 +258,10 @@ func checkSweepJSON(t *testing.T, out []byte, sessions, results int, rows []swee
 	var want []point
 	for _, r := range rows {
 		before, after := r.before, r.after
-		want = append(want, point{r.ceiling, r.ceiling == ownCeiling, r.shaped, r.suppressed, r.saved, &before, &after})
+		pt := point{Ceiling: r.ceiling, Own: r.ceiling == ownCeiling, Acted: r.shaped, Suppressed: r.suppressed, Saved: r.saved,
+			Cost: &before, CostAfter: &after}
+		pt.Hazards.SuppressedUnseen = r.unseen
+		want = append(want, pt)
 	}
 	cents := cmp.Comparer(func(x, y float64) bool { return math.Abs(x-y) < 1e-9 })
 	if diff := cmp.Diff(want, doc.Points, cents); diff != "" {
@@ -264,11 +276,13 @@ func checkSweepCSV(t *testing.T, out []byte, rows []sweepRow) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := [][]string{{"policy", "ceiling", "unit", "own", "shaped", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after"}}
+	want := [][]string{{"policy", "ceiling", "unit", "own", "shaped", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after",
+		"used_hidden", "used_hidden_retrievable", "suppressed_unseen", "stale"}}
 	for _, r := range rows {
 		want = append(want, []string{"harness-rs-0.0.40", strconv.FormatInt(r.ceiling, 10), "json_bytes",
 			strconv.FormatBool(r.ceiling == ownCeiling), strconv.Itoa(r.shaped), strconv.Itoa(r.suppressed),
-			strconv.FormatInt(r.saved, 10), strconv.FormatFloat(r.before, 'f', 9, 64), strconv.FormatFloat(r.after, 'f', 9, 64)})
+			strconv.FormatInt(r.saved, 10), strconv.FormatFloat(r.before, 'f', 9, 64), strconv.FormatFloat(r.after, 'f', 9, 64),
+			"0", "0", strconv.Itoa(r.unseen), "0"})
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CSV (-want +got):\n%s", diff)
@@ -289,7 +303,7 @@ func TestSweepCSVFormula(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"'=1+1", "2048", "json_bytes", "false", "1", "0", "-3", "0.250000000", "-0.125000000"}
+	want := []string{"'=1+1", "2048", "json_bytes", "false", "1", "0", "-3", "0.250000000", "-0.125000000", "0", "0", "0", "0"}
 	if diff := cmp.Diff(want, rows[1]); diff != "" {
 		t.Errorf("row (-want +got):\n%s", diff)
 	}

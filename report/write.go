@@ -13,6 +13,7 @@ import (
 
 	"github.com/goccy/go-json"
 
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
@@ -334,6 +335,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	b.WriteString("\n")
 	if active {
 		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, termtext.Escape(s.Tokens.Calibration.Note), s.Tokens.Assumption)
+		b.WriteString(hazardsLine(tot.Hazards))
 	}
 	if tot.LowerBoundOutputs > 0 {
 		fmt.Fprintf(&b, "  ≥ lower bound: the log wrote usage as the response began (%s)\n",
@@ -410,7 +412,8 @@ func writeActions(b *strings.Builder, s *Session) {
 		fmt.Fprintf(b, "  %s changes no result\n", termtext.Escape(s.Policy.Name))
 		return
 	}
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "result\tcall\ttool\taction\tbytes\tafter\ttokens saved\twhy\t")
 	for i, r := range s.Results {
 		if r.Action == "keep" || r.Action == "exclude" {
@@ -424,6 +427,39 @@ func writeActions(b *strings.Builder, s *Session) {
 			human.Count(int64(r.Bytes)), human.Count(r.BytesAfter), human.Count(r.SavedTokens), termtext.Escape(r.Reason))
 	}
 	tw.Flush()
+	// Each hazard goes under its result's row, outside the table's columns.
+	lines := strings.SplitAfter(table.String(), "\n")
+	b.WriteString(lines[0])
+	for k, r := range acted {
+		b.WriteString(lines[k+1])
+		if r.Hazard != nil {
+			b.WriteString(hazardLine(r.Hazard, len(s.Calls)))
+		}
+	}
+}
+
+// hazardLine says what a hazard is and where its evidence is.
+func hazardLine(z *Hazard, calls int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "      ↳ hazard %s: %s", z.Kind, termtext.Escape(z.Why))
+	if z.Evidence != "" {
+		fmt.Fprintf(&b, "; call %d (%s) wrote “%s”", z.CallIndex, termtext.Escape(z.From), termtext.Escape(z.Evidence))
+	} else if z.CallIndex < calls {
+		fmt.Fprintf(&b, "; call %d got the repeat's stub", z.CallIndex)
+	} else {
+		b.WriteString("; no later call got the stub")
+	}
+	if z.Retrievable && z.ExtraTokens != nil {
+		fmt.Fprintf(&b, "; retrievable from the spill file, one more call of about %s tokens", human.Count(*z.ExtraTokens))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// hazardsLine sums a session's hazards.
+func hazardsLine(h replay.HazardCounts) string {
+	return fmt.Sprintf("  hazards: %d used_hidden (%d retrievable from a spill file), %d suppressed_unseen, %d stale\n",
+		h.UsedHidden, h.Retrievable, h.SuppressedUnseen, h.Stale)
 }
 
 // callRow appends one call's line of the text table to row.

@@ -40,6 +40,9 @@ type Source struct {
 	// one of these folders; otherwise Text is shown, with Seen, and a note
 	// saying why the file was not opened.
 	Roots []string
+	// Find, when set, is searched for as soon as the source is open: the
+	// string a hazard says the agent went on to use.
+	Find string
 }
 
 const (

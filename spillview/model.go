@@ -175,6 +175,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		m.SetDocument(msg.Doc, msg.Src)
 		if msg.Err != nil {
 			m.SetError(msg.Err)
+			return m, nil
+		}
+		if msg.Src.Find != "" && m.doc != nil {
+			m.pending = msg.Src.Find
+			return m, searchCmd(m.doc, msg.Src.Find)
 		}
 		return m, nil
 	case SearchedMsg:
@@ -418,3 +423,6 @@ func (m Model) hstep() int { return max(m.textWidth()/2, 1) }
 func sameSource(a, b Source) bool {
 	return a.Path == b.Path && a.Title == b.Title && a.Text == b.Text && a.Note == b.Note && slices.Equal(a.Seen, b.Seen)
 }
+
+// Query is the search whose matches the viewer marks, "" for none.
+func (m Model) Query() string { return m.query }

@@ -25,6 +25,8 @@ type Palette struct {
 
 	// Guard actions.
 	Truncate, Spill, Suppress, Stale, Exclude color.Color
+	// Hazard marks a result the policy hid something of that the agent used.
+	Hazard color.Color
 	// What the model saw of a spilled result, and what it did not.
 	Seen, Unseen color.Color
 	Match        color.Color
@@ -41,7 +43,7 @@ var Dark = Palette{
 	SelectFg: lipgloss.Color("#ECEFF4"), SelectBg: lipgloss.Color("#2E3A55"),
 	Good: lipgloss.Color("#9ECE6A"), Bad: lipgloss.Color("#F7768E"), Warn: lipgloss.Color("#E0AF68"), Error: lipgloss.Color("#FF5F5F"),
 	Truncate: lipgloss.Color("#E0AF68"), Spill: lipgloss.Color("#7DCFFF"), Suppress: lipgloss.Color("#BB9AF7"),
-	Stale: lipgloss.Color("#FF5F87"), Exclude: lipgloss.Color("#737AA2"),
+	Stale: lipgloss.Color("#FF5F87"), Exclude: lipgloss.Color("#737AA2"), Hazard: lipgloss.Color("#FF9E64"),
 	Seen: lipgloss.Color("#D8DEE9"), Unseen: lipgloss.Color("#5C6370"), Match: lipgloss.Color("#E0AF68"),
 }
 
@@ -53,7 +55,7 @@ var Light = Palette{
 	SelectFg: lipgloss.Color("#0B1F33"), SelectBg: lipgloss.Color("#DDF4FF"),
 	Good: lipgloss.Color("#1A7F37"), Bad: lipgloss.Color("#CF222E"), Warn: lipgloss.Color("#9A6700"), Error: lipgloss.Color("#CF222E"),
 	Truncate: lipgloss.Color("#9A6700"), Spill: lipgloss.Color("#0550AE"), Suppress: lipgloss.Color("#8250DF"),
-	Stale: lipgloss.Color("#BF3989"), Exclude: lipgloss.Color("#6E7781"),
+	Stale: lipgloss.Color("#BF3989"), Exclude: lipgloss.Color("#6E7781"), Hazard: lipgloss.Color("#BC4C00"),
 	Seen: lipgloss.Color("#24292F"), Unseen: lipgloss.Color("#8C959F"), Match: lipgloss.Color("#9A6700"),
 }
 
@@ -65,7 +67,7 @@ var HighContrast = Palette{
 	SelectFg: lipgloss.Color("0"), SelectBg: lipgloss.Color("15"),
 	Good: lipgloss.Color("10"), Bad: lipgloss.Color("9"), Warn: lipgloss.Color("11"), Error: lipgloss.Color("9"),
 	Truncate: lipgloss.Color("11"), Spill: lipgloss.Color("14"), Suppress: lipgloss.Color("13"),
-	Stale: lipgloss.Color("9"), Exclude: lipgloss.Color("7"),
+	Stale: lipgloss.Color("9"), Exclude: lipgloss.Color("7"), Hazard: lipgloss.Color("12"),
 	Seen: lipgloss.Color("15"), Unseen: lipgloss.Color("8"), Match: lipgloss.Color("11"),
 }
 
@@ -106,19 +108,20 @@ const (
 	Suppressed
 	Stale
 	Excluded
+	Hazard
 	markerCount
 )
 
 // Glyph is the marker's letter; letters keep markers apart without colour.
-func (m Marker) Glyph() string { return [...]string{"T", "S", "R", "!", "x"}[m] }
+func (m Marker) Glyph() string { return [...]string{"T", "S", "R", "!", "x", "H"}[m] }
 
 // Name is the marker's legend word.
 func (m Marker) Name() string {
-	return [...]string{"truncated", "spilled", "repeat suppressed", "stale repeat", "excluded"}[m]
+	return [...]string{"truncated", "spilled", "repeat suppressed", "stale repeat", "excluded", "hazard"}[m]
 }
 
 // Markers lists every marker.
-func Markers() []Marker { return []Marker{Truncated, Spilled, Suppressed, Stale, Excluded} }
+func Markers() []Marker { return []Marker{Truncated, Spilled, Suppressed, Stale, Excluded, Hazard} }
 
 // Styles are every style spillway draws with.
 type Styles struct {
@@ -167,6 +170,7 @@ func New(p Palette) *Styles {
 	s.Marker[Suppressed] = fg(p.Suppress).Bold(true).Italic(p.Mono)
 	s.Marker[Stale] = fg(p.Stale).Bold(true).Reverse(p.Mono)
 	s.Marker[Excluded] = fg(p.Exclude).Faint(p.Mono)
+	s.Marker[Hazard] = fg(p.Hazard).Bold(true).Underline(p.Mono).Reverse(p.Mono)
 	s.Alert = fg(p.Warn).Bold(true).Reverse(p.Mono)
 	s.Warning = fg(p.Warn)
 	s.Error = fg(p.Error).Bold(true)

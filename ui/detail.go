@@ -166,6 +166,9 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		}
 	}
 	r := results[sel]
+	for _, l := range hazardLines(st, r, len(s.Calls), w) {
+		add(l)
+	}
 	if r.Warning != "" {
 		add(st.Warning.Render(termtext.Truncate("warning: "+termtext.Escape(r.Warning), w)))
 	}
@@ -397,6 +400,7 @@ func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, age
 		}
 		src.Note = fmt.Sprintf("under %s the model would see %s of %s bytes; %s", termtext.Escape(rp.Policy.Name), human.Count(total), human.Count(r.Bytes), rest)
 	}
+	src.Find = hazardFind(r)
 	return src, harness.AgentSpillPath(r.Source.Text), true
 }
 

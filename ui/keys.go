@@ -14,6 +14,8 @@ type KeyMap struct {
 	// Left and Right pick a call's result in the detail pane.
 	spillview.NavKeyMap
 	NextEvent, PrevEvent, Costliest key.Binding
+	// NextHazard jumps between the calls whose results have a hazard.
+	NextHazard                      key.Binding
 	Bookmark, NextBookmark          key.Binding
 	Search, NextMatch, PrevMatch    key.Binding
 	Sort, Focus, Layout, Open, Back key.Binding
@@ -59,6 +61,7 @@ func DefaultKeyMap() KeyMap {
 		NextEvent:    b([]string{"]"}, "]", "next guard action"),
 		PrevEvent:    b([]string{"["}, "[", "previous guard action"),
 		Costliest:    b([]string{"c"}, "c", "costliest call"),
+		NextHazard:   b([]string{"H"}, "H", "next hazard"),
 		Bookmark:     b([]string{"m"}, "m", "bookmark call"),
 		NextBookmark: b([]string{"'"}, "'", "next bookmark"),
 		Search:       b([]string{"/"}, "/", "search"),
@@ -124,7 +127,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Search, k.NextMatch, k.PrevMatch, k.Focus, k.Left, k.Right},
 		{k.Layout, k.Open, k.Back, k.Raise, k.Lower, k.Exact},
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
-		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
+		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt, k.NextHazard},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No, k.WriteFormat},
 		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
 		{k.Tools, k.Context, k.Copy, k.Pager},

@@ -682,6 +682,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.jumpEvent(1)
 	case key.Matches(msg, k.PrevEvent):
 		return m.jumpEvent(-1)
+	case key.Matches(msg, k.NextHazard):
+		return m.jumpHazard()
 	case key.Matches(msg, k.Costliest):
 		return m.costliest()
 	case key.Matches(msg, k.Bookmark):
@@ -971,7 +973,7 @@ func (m *Model) flash(s string) tea.Cmd {
 func (m *Model) currentCall() int { return m.table.current() }
 
 // jumpEvent moves to the next call (dir 1) or previous (dir -1) whose
-// results the policy changed.
+// results the policy changed, hazards among them.
 func (m *Model) jumpEvent(dir int) tea.Cmd {
 	if m.replay == nil {
 		return m.flash("still replaying")

@@ -39,8 +39,8 @@ type callInfo struct {
 	saved               int64
 	cost, costAfter     *float64
 	recorded            bool
-	copied              bool // another session counts this response
-	marks               [5]bool
+	copied              bool    // another session counts this response
+	marks               [6]bool // by themes.Marker
 	// cause names the call's largest cost part; costly marks it among the
 	// costliest calls.
 	cause  string
@@ -149,6 +149,9 @@ func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo 
 			}
 			if r.Stale {
 				marks[themes.Stale] = true
+			}
+			if r.Hazard != nil {
+				marks[themes.Hazard] = true
 			}
 		}
 	}
@@ -402,7 +405,7 @@ func (t *callTable) columns() []column {
 			}
 			return fmt.Sprintf("%s%d", mark, call)
 		}},
-		{title: "marks", width: 5, priority: 1, cell: func(_ int, ci *callInfo) string {
+		{title: "marks", width: 6, priority: 1, cell: func(_ int, ci *callInfo) string {
 			var b strings.Builder
 			for _, mk := range themes.Markers() {
 				if ci.marks[mk] {
@@ -450,7 +453,7 @@ func (t *callTable) columns() []column {
 			return human.ShortBytes(ci.resultBytes)
 		}},
 		{title: "time", width: 8, priority: 8, cell: func(_ int, ci *callInfo) string { return ci.time }},
-		{title: "tools", width: 8, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
+		{title: "tools", width: 7, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
 	}
 	// Drop the lowest priorities until the fixed widths fit.
 	for {

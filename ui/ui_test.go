@@ -230,6 +230,9 @@ func TestKeys(t *testing.T) {
 		{"NextEvent", nil, []string{"]"}, callIs(1)},
 		{"PrevEvent", []string{"j", "j", "j", "j", "j"}, []string{"["}, callIs(3)},
 		{"Costliest", nil, []string{"c"}, callIs(1)}, // $0.0722, the 30 KB grep written to the cache
+		// The demo's one hazard is its stale repeat, suppressed at call 12;
+		// from there the key comes round to it again.
+		{"NextHazard", nil, []string{"H"}, callIs(12)},
 		{"Bookmark", []string{"j", "j"}, []string{"m"}, func(m *Model) string {
 			return want(len(m.bookmarks) == 1 && m.bookmarks[0] == 2, "bookmarks %v", m.bookmarks)
 		}},

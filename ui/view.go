@@ -325,6 +325,8 @@ func markerCount(t replay.Totals, mk themes.Marker) int {
 		return t.Actions[replay.Suppressed]
 	case themes.Stale:
 		return t.Stale
+	case themes.Hazard:
+		return t.Hazards.Total()
 	}
 	return t.Actions[replay.Excluded]
 }

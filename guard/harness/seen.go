@@ -64,3 +64,25 @@ func seenIn(original, replacement string, form func(string) string) []Range {
 	}
 	return out
 }
+
+// Shown tells whether the bytes part of a result's original text appear in
+// its replacement as the style shows them: raw, or for harness-rs quoted
+// once (a spill preview of JSON) or twice (a truncation marker's head).
+func Shown(style Style, part, replacement string) bool {
+	if strings.Contains(replacement, part) {
+		return true
+	}
+	if style != HarnessRS {
+		return false
+	}
+	q := serdeString(part)
+	once := q[1 : len(q)-1]
+	if once == part {
+		return false
+	}
+	if strings.Contains(replacement, once) {
+		return true
+	}
+	qq := serdeString(once)
+	return strings.Contains(replacement, qq[1:len(qq)-1])
+}

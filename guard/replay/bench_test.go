@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -27,12 +28,26 @@ func benchSession(b *testing.B, n int) *transcript.Session {
 	return s
 }
 
-func benchPrepared(b *testing.B, n int) *Prepared {
+// withOutputs gives every call from the fourth on a text that quotes the
+// last 120 bytes of a result three calls back, as an agent quotes what it
+// read: the generated session has no text of the agent's own, so its
+// hazards would cost nothing to find.
+func withOutputs(s *transcript.Session) *transcript.Session {
+	for i := 3; i < len(s.Calls); i++ {
+		if rs := s.Calls[i-3].Results; len(rs) > 0 && len(rs[0].Text) > 200 {
+			t := rs[0].Text
+			s.Calls[i].Text = "Looking at " + t[len(t)-120:]
+		}
+	}
+	return s
+}
+
+func prepareBench(b *testing.B, s *transcript.Session) *Prepared {
 	c, err := tokens.Get(tokens.O200kBase)
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := Prepare(context.Background(), benchSession(b, n), tokens.NewCache(c), pricing.Default(), nil)
+	p, err := Prepare(context.Background(), s, tokens.NewCache(c), pricing.Default(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,21 +58,37 @@ func benchPrepared(b *testing.B, n int) *Prepared {
 // each replay has a ceiling not seen before, so every truncation text is
 // new and counted afresh (a spill's preview does not depend on the ceiling).
 func BenchmarkReplay(b *testing.B) {
-	p := benchPrepared(b, 10_000)
+	p := prepareBench(b, withOutputs(benchSession(b, 10_000)))
+	p.hazardIndex() // built once per session, before the first replay that shapes
 	for _, preset := range []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "claude-code", "codex"} {
-		b.Run(preset, func(b *testing.B) {
-			pol, _ := policy.Preset(preset)
-			base := pol.Ceiling
-			i := 0
-			for b.Loop() {
-				q := pol.Clone()
-				q.SetCeiling(base + int64(i%64)*512)
-				i++
-				if _, err := p.Replay(q, Options{}); err != nil {
-					b.Fatal(err)
-				}
+		for _, hazards := range []bool{false, true} {
+			name := preset + "/no-hazards"
+			if hazards {
+				name = preset + "/hazards"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				pol, _ := policy.Preset(preset)
+				base := pol.Ceiling
+				i := 0
+				for b.Loop() {
+					q := pol.Clone()
+					q.SetCeiling(base + int64(i%64)*512)
+					i++
+					if _, err := p.Replay(q, Options{NoHazards: !hazards}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkHazardIndex builds the index of the agent's output strings
+// that every policy's hazard pass shares, once per session.
+func BenchmarkHazardIndex(b *testing.B) {
+	p := prepareBench(b, withOutputs(benchSession(b, 10_000)))
+	for b.Loop() {
+		buildHazardIndex(p)
 	}
 }
 
@@ -69,5 +100,61 @@ func BenchmarkPrepare(b *testing.B) {
 		if _, err := Prepare(context.Background(), s, tokens.NewCache(c), pricing.Default(), nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkHazards is the hazard pass alone, after a replay of 10,000
+// results: what looking for hazards adds to each replay.
+func BenchmarkHazards(b *testing.B) {
+	p := prepareBench(b, withOutputs(benchSession(b, 10_000)))
+	p.hazardIndex()
+	for _, preset := range []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "claude-code", "codex"} {
+		b.Run(preset, func(b *testing.B) {
+			pol, _ := policy.Preset(preset)
+			rp, err := p.Replay(pol, Options{NoHazards: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				rp.Totals.Hazards = HazardCounts{}
+				rp.findHazards()
+			}
+			b.ReportMetric(float64(rp.Totals.Hazards.Total()), "hazards")
+		})
+	}
+}
+
+// BenchmarkHazardShare measures what looking for hazards adds to a
+// replay of 10,000 results, as a share: each iteration replays at a new
+// ceiling with and without the hazard pass, in alternating order, so that
+// a busy machine slows both alike.
+func BenchmarkHazardShare(b *testing.B) {
+	p := prepareBench(b, withOutputs(benchSession(b, 10_000)))
+	p.hazardIndex()
+	for _, preset := range []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "claude-code", "codex"} {
+		b.Run(preset, func(b *testing.B) {
+			pol, _ := policy.Preset(preset)
+			base := pol.Ceiling
+			var with, without time.Duration
+			i := 0
+			for b.Loop() {
+				q := pol.Clone()
+				q.SetCeiling(base + int64(i%64)*512)
+				for k := range 2 {
+					hazards := (i+k)%2 == 0
+					start := time.Now()
+					if _, err := p.Replay(q, Options{NoHazards: !hazards}); err != nil {
+						b.Fatal(err)
+					}
+					if hazards {
+						with += time.Since(start)
+					} else {
+						without += time.Since(start)
+					}
+				}
+				i++
+			}
+			b.ReportMetric(100*float64(with-without)/float64(without), "%added")
+		})
 	}
 }

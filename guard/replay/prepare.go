@@ -40,8 +40,10 @@ type Prepared struct {
 	dir             string     // the transcript's folder, absolute
 
 	// parts is each call's cost split by CostParts, made once.
-	partsOnce sync.Once
-	parts     []*CostParts
+	partsOnce  sync.Once
+	parts      []*CostParts
+	hazardOnce sync.Once
+	hazards    *hazardIndex // built by the first replay that shapes a result
 }
 
 // item is one tool result and what every policy needs to know about it.
@@ -72,6 +74,13 @@ type itemCache struct {
 
 	digestOnce sync.Once
 	digest     string // of the text, as AgentScope names spill files
+
+	escOnce sync.Once
+	escaped []int32 // the text's escaped length before every escBlock bytes (hazards)
+
+	retrieveMu     sync.Mutex
+	retrieveAt     int // 1 + the offset retrieveTokens is for; 0 for none
+	retrieveTokens int64
 }
 
 func (c *itemCache) textDigest(text string) string {

@@ -59,6 +59,9 @@ type Result struct {
 	// Stale marks a suppressed repeat whose real result differed from the
 	// one it points back to: the harness would have shown outdated content.
 	Stale bool
+	// Hazard is the evidence that the policy hid something the agent went
+	// on to need; nil when there is none.
+	Hazard *Hazard
 	// CarryCost is what the result's tokens cost, as recorded, over the
 	// calls that re-sent it; CarryCalls counts them.
 	CarryCost  float64
@@ -133,6 +136,7 @@ type Totals struct {
 	RecordedCalls int                 `json:"recorded_calls"`
 	Stale         int                 `json:"stale"`
 	SpillFailures int                 `json:"spill_failures"`
+	Hazards       HazardCounts        `json:"hazards"`
 	ByTool        map[string]ToolStat `json:"-"`
 }
 
@@ -161,6 +165,8 @@ type Options struct {
 	// replacement of every result at once. Shaped results' Text is then
 	// empty; their sizes and tokens are kept.
 	CountsOnly bool
+	// NoHazards skips looking for hazards (Result.Hazard stays nil).
+	NoHazards bool
 }
 
 // Replay runs every result of the prepared session through policy, in
@@ -215,6 +221,9 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	rp.countAfter()
 	for i := range p.items {
 		rp.finish(&p.items[i], &rp.Results[i])
+	}
+	if !pol.Inert() && !opt.NoHazards {
+		rp.findHazards()
 	}
 	rp.price()
 	return rp, nil

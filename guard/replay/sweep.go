@@ -16,8 +16,69 @@ type SweepPoint struct {
 	Suppressed int   `json:"suppressed"`
 	Saved      int64 `json:"saved_tokens"` // over every call that carried them
 	// Cost and CostAfter are nil when a call's model has no price.
-	Cost      *float64 `json:"cost_usd"`
-	CostAfter *float64 `json:"cost_usd_after"`
+	Cost      *float64     `json:"cost_usd"`
+	CostAfter *float64     `json:"cost_usd_after"`
+	Hazards   SweepHazards `json:"hazards"`
+}
+
+// SweepHazards counts a sweep point's hazards by kind, and the used_hidden
+// ones a spill file held.
+type SweepHazards struct {
+	UsedHidden       int `json:"used_hidden"`
+	Retrievable      int `json:"retrievable"`
+	SuppressedUnseen int `json:"suppressed_unseen"`
+	Stale            int `json:"stale"`
+}
+
+func sweepHazards(h HazardCounts) SweepHazards {
+	return SweepHazards{h.UsedHidden, h.Retrievable, h.SuppressedUnseen, h.Stale}
+}
+
+// Add sums o into h.
+func (h *SweepHazards) Add(o SweepHazards) {
+	h.UsedHidden += o.UsedHidden
+	h.Retrievable += o.Retrievable
+	h.SuppressedUnseen += o.SuppressedUnseen
+	h.Stale += o.Stale
+}
+
+// DedupePoint is one repeat-suppression setting's outcome over a session.
+type DedupePoint struct {
+	// From is the identical call from which repeats are suppressed; 0 is
+	// repeat suppression off.
+	From       int   `json:"from"`
+	Suppressed int   `json:"suppressed"`
+	Saved      int64 `json:"saved_tokens"`
+	// Cost and CostAfter are nil when a call's model has no price.
+	Cost      *float64     `json:"cost_usd"`
+	CostAfter *float64     `json:"cost_usd_after"`
+	Hazards   SweepHazards `json:"hazards"`
+}
+
+// DedupeFroms are the settings a repeat-suppression sweep tries: off, then
+// from the 2nd, 3rd and 4th identical call.
+var DedupeFroms = []int{0, 2, 3, 4}
+
+// SweepDedupe replays the session with repeat suppression at each setting
+// of froms (0: off), everything else as pol has it, planning spills
+// without writing them.
+func (p *Prepared) SweepDedupe(pol policy.Policy, froms []int) ([]DedupePoint, error) {
+	out := make([]DedupePoint, 0, len(froms))
+	for _, from := range froms {
+		q := pol.Clone()
+		if err := q.SetDedupe(from); err != nil {
+			return nil, err
+		}
+		rp, err := p.Replay(q, Options{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, DedupePoint{
+			From: from, Suppressed: rp.Totals.Actions[Suppressed], Saved: rp.Totals.SavedPerCall,
+			Cost: rp.Totals.Cost, CostAfter: rp.Totals.CostAfter, Hazards: sweepHazards(rp.Totals.Hazards),
+		})
+	}
+	return out, nil
 }
 
 // SweepCeilings are the ceilings a sweep tries: powers of two from 2 KiB to
@@ -58,6 +119,7 @@ func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, err
 			Suppressed: rp.Totals.Actions[Suppressed],
 			Saved:      rp.Totals.SavedPerCall,
 			Cost:       rp.Totals.Cost, CostAfter: rp.Totals.CostAfter,
+			Hazards: sweepHazards(rp.Totals.Hazards),
 		})
 	}
 	return out, nil

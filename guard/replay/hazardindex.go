@@ -1,0 +1,178 @@
+package replay
+
+import (
+	"cmp"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// hazardIndex is what every policy's hazard pass shares, built once per
+// Prepared: the distinctive strings of the agent's own output, each at its
+// first appearance, and where each of them also appears in the session's
+// prompts and results. Strings no output holds are never kept, so the
+// index is small however large the results.
+type hazardIndex struct {
+	srcs  []outSource
+	refs  []outRef
+	byKey map[string]int32
+	// prompt[ref] is the latest call a user message holding the string
+	// arrived before (-1: before the first call); math.MaxInt32 when none
+	// holds it. Only the earliest one matters: a later call had it too.
+	prompt []int32
+	items  [][]keyOcc // per item, sorted by when its string was first output
+	occs   [][]occ    // per ref: the results that hold it
+}
+
+// maxResultsPerString is how many results may hold a string for it to be
+// evidence.
+const maxResultsPerString = 8
+
+// outSource is one piece of the agent's own output.
+type outSource struct {
+	call int    // the call that wrote it; for a compaction summary, the call after it
+	what string // "text", "Bash input", "compaction summary"
+	text string
+}
+
+// outRef is a distinctive string where the agent first wrote it.
+type outRef struct {
+	key      string
+	pos      int32 // 2*call+1 for a call's output, 2*call for a summary before it
+	src      int32
+	from, to int32 // in the source's text
+}
+
+// keyOcc is an output string in one result's original text; occ the same
+// seen from the string.
+type keyOcc struct{ ref, from, to int32 }
+type occ struct{ item, from, to int32 }
+
+func (p *Prepared) hazardIndex() *hazardIndex {
+	p.hazardOnce.Do(func() { p.hazards = buildHazardIndex(p) })
+	return p.hazards
+}
+
+func buildHazardIndex(p *Prepared) *hazardIndex {
+	s := p.Session
+	ix := &hazardIndex{byKey: map[string]int32{}}
+	summaries := map[string]bool{}
+	type placed struct {
+		pos int32
+		src outSource
+	}
+	var out []placed
+	for _, e := range s.Events {
+		if e.Kind == transcript.EventCompaction && e.Summary != "" {
+			out = append(out, placed{int32(2 * e.BeforeCall), outSource{e.BeforeCall, "compaction summary", e.Summary}})
+			summaries[e.Summary] = true
+		}
+	}
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		pos := int32(2*i + 1)
+		if c.Text != "" {
+			out = append(out, placed{pos, outSource{i, "text", c.Text}})
+		}
+		for _, tc := range c.ToolCalls {
+			inputStrings(tc.Input, func(text string) {
+				out = append(out, placed{pos, outSource{i, tc.Name + " input", text}})
+			})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b placed) int { return cmp.Compare(a.pos, b.pos) })
+	var ts tokenScanner
+	only, runsOnly := newPrefixSet(), newPrefixSet()
+	for k, o := range out {
+		ix.srcs = append(ix.srcs, o.src)
+		ts.distinctive(o.src.text, func(key string, from, to int) {
+			if _, ok := ix.byKey[key]; !ok {
+				only.add(key)
+				if len(key) == runLen {
+					runsOnly.addHash(runHash(key))
+				}
+				ix.byKey[key] = int32(len(ix.refs))
+				ix.refs = append(ix.refs, outRef{key: key, pos: o.pos, src: int32(k), from: int32(from), to: int32(to)})
+			}
+		})
+	}
+	ix.prompt = make([]int32, len(ix.refs))
+	for k := range ix.prompt {
+		ix.prompt[k] = math.MaxInt32
+	}
+	ts.only, ts.runsOnly = only, runsOnly
+	prompts := func(ps []transcript.Prompt, after int32) {
+		for _, pr := range ps {
+			if summaries[pr.Text] {
+				continue // the agent's own output, indexed as such
+			}
+			ts.distinctive(pr.Text, func(key string, _, _ int) {
+				if k, ok := ix.byKey[key]; ok && after < ix.prompt[k] {
+					ix.prompt[k] = after
+				}
+			})
+		}
+	}
+	prompts(s.Leading.Prompts, -1)
+	for i := range s.Calls {
+		prompts(s.Calls[i].Prompts, int32(i))
+	}
+	ix.items = make([][]keyOcc, len(p.items))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ts := tokenScanner{only: only, runsOnly: runsOnly}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(p.items) {
+					return
+				}
+				var found []keyOcc
+				ts.distinctive(p.items[i].r.Text, func(key string, from, to int) {
+					if k, ok := ix.byKey[key]; ok {
+						found = append(found, keyOcc{k, int32(from), int32(to)})
+					}
+				})
+				slices.SortStableFunc(found, func(a, b keyOcc) int { return cmp.Compare(ix.refs[a.ref].pos, ix.refs[b.ref].pos) })
+				ix.items[i] = found
+			}
+		}()
+	}
+	wg.Wait()
+	ix.occs = make([][]occ, len(ix.refs))
+	results := make([]int32, len(ix.refs)) // how many results hold each string
+	last := make([]int32, len(ix.refs))
+	for i, found := range ix.items {
+		for _, f := range found {
+			if results[f.ref] == 0 || last[f.ref] != int32(i) {
+				results[f.ref]++
+				last[f.ref] = int32(i)
+			}
+			ix.occs[f.ref] = append(ix.occs[f.ref], occ{int32(i), f.from, f.to})
+		}
+	}
+	// A string in many results is common in the session, and weak
+	// evidence however long it is: it is dropped.
+	for i, found := range ix.items {
+		kept := found[:0]
+		for _, f := range found {
+			if results[f.ref] <= maxResultsPerString {
+				kept = append(kept, f)
+			}
+		}
+		ix.items[i] = slices.Clip(kept)
+	}
+	for k := range ix.occs {
+		if results[k] > maxResultsPerString {
+			ix.occs[k] = nil
+		}
+	}
+	return ix
+}

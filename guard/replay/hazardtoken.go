@@ -1,0 +1,452 @@
+package replay
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The distinctive strings of a text: what an agent could not guess, so
+// that finding one of a result's hidden strings in the agent's own later
+// output is evidence it used the hidden part. The thresholds were tuned
+// on real logs (README, "Hazards"): shorter ones flag common identifiers,
+// boilerplate and prose.
+const (
+	minTokenLen  = 12  // identifiers, paths, URLs and quoted strings
+	maxQuotedLen = 200 // longer quotations are left to runs
+	minDigits    = 6   // numbers
+	minHexLen    = 12  // hex strings, with a digit and a letter
+	runLen       = 40  // shared runs, after whitespace is normalised
+	minRunLetter = 20  // letters a run must hold, so separators and dumps are not runs
+)
+
+// tokenScanner finds the distinctive strings of texts, one after another,
+// reusing its buffers.
+type tokenScanner struct {
+	buf []byte // a run's window
+	// only, when set, passes over every word or quoted string whose
+	// first bytes no string of the set starts with, and runsOnly every
+	// run whose hash it lacks: results are scanned for the agent's output
+	// strings alone, and most of their strings are not.
+	only, runsOnly *prefixSet
+}
+
+// distinctive calls emit for every distinctive string of text, with its
+// byte range in text. The key is the string as compared: a run's key is
+// its normalised form. Without a prefix set emit may keep keys; with one,
+// a run's key is valid only during the call.
+func (ts *tokenScanner) distinctive(text string, emit func(key string, from, to int)) {
+	pass := emit
+	if ts.only != nil {
+		pass = func(key string, from, to int) {
+			if ts.only.has(key) {
+				emit(key, from, to)
+			}
+		}
+	}
+	ts.findWords(text, emit)
+	quoted(text, pass)
+	ts.runs(text, emit)
+}
+
+// may tells whether key may be one of the strings looked for.
+func (ts *tokenScanner) may(key string) bool { return ts.only == nil || ts.only.has(key) }
+
+// prefixSet holds the first minPrefix bytes of a set of strings, hashed
+// into a bitmap: has may say yes for a string none starts like, never no
+// for one that does.
+type prefixSet struct{ bits []uint64 }
+
+const (
+	minPrefix  = minDigits // every key is at least this long
+	prefixBits = 22
+)
+
+func newPrefixSet() *prefixSet { return &prefixSet{bits: make([]uint64, 1<<prefixBits/64)} }
+
+func prefixHash(s string) uint64 {
+	var v uint64
+	for i := range minPrefix {
+		v |= uint64(s[i]) << (8 * i)
+	}
+	return v
+}
+
+func (ps *prefixSet) add(s string) { ps.addHash(prefixHash(s)) }
+
+func (ps *prefixSet) addHash(h uint64) {
+	h = h * 0x9E3779B97F4A7C15 >> (64 - prefixBits)
+	ps.bits[h/64] |= 1 << (h % 64)
+}
+
+func (ps *prefixSet) hasHash(h uint64) bool {
+	h = h * 0x9E3779B97F4A7C15 >> (64 - prefixBits)
+	return ps.bits[h/64]&(1<<(h%64)) != 0
+}
+
+func (ps *prefixSet) has(s string) bool {
+	if len(s) < minPrefix {
+		return false
+	}
+	return ps.hasHash(prefixHash(s))
+}
+
+// Byte classes, looked up rather than compared: results are scanned a
+// byte at a time.
+var wordBytes, pathBytes [256]bool
+
+func init() {
+	for c := range 256 {
+		b := byte(c)
+		wordBytes[c] = b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+		// what a path, a dotted name or a package name is made of
+		pathBytes[c] = wordBytes[c] || strings.IndexByte(".-/~+@", b) >= 0
+	}
+}
+
+func isWordByte(c byte) bool { return wordBytes[c] }
+
+func isPathByte(c byte) bool { return pathBytes[c] }
+
+// isURLByte: what a URL or DSN holds after its scheme, up to a space, a
+// quote or a bracket.
+func isURLByte(c byte) bool {
+	return c > ' ' && c < 0x7f && !strings.ContainsRune("\"'`<>()[]{}\\|^", rune(c))
+}
+
+// findWords finds URLs and DSNs, paths, identifiers, numbers and hex.
+func (ts *tokenScanner) findWords(text string, emit func(string, int, int)) {
+	n := len(text)
+	for i := 0; i < n; {
+		if !isPathByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < n && isPathByte(text[j]) {
+			j++
+		}
+		// A scheme followed by :// makes the whole word, up to a space or
+		// a quote, a URL or DSN.
+		if j+2 < n && text[j] == ':' && text[j+1] == '/' && text[j+2] == '/' && isScheme(text[i:j]) {
+			k := j + 3
+			for k < n && isURLByte(text[k]) {
+				k++
+			}
+			from, to := trimWord(text, i, k)
+			if to-from >= minTokenLen && ts.may(text[from:to]) {
+				emit(text[from:to], from, to)
+			}
+			i = k
+			continue
+		}
+		if j-i >= minDigits {
+			ts.word(text, i, j, emit)
+		}
+		i = j
+	}
+}
+
+func isScheme(s string) bool {
+	if s == "" || len(s) > 16 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isWordByte(c) && c != '+' && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// trimWord drops what ends a sentence or a clause, and a leading "./".
+func trimWord(text string, from, to int) (int, int) {
+	for to > from && strings.IndexByte(".,;:-/!?", text[to-1]) >= 0 {
+		to--
+	}
+	for to-from > 2 && text[from] == '.' && text[from+1] == '/' {
+		from += 2
+	}
+	for to > from && strings.IndexByte(".-", text[from]) >= 0 {
+		from++
+	}
+	return from, to
+}
+
+// word classifies the path-like word text[i:j].
+func (ts *tokenScanner) word(text string, i, j int, emit func(string, int, int)) {
+	from, to := trimWord(text, i, j)
+	w := text[from:to]
+	if strings.IndexByte(w, '/') >= 0 {
+		// A path has two parts at least: "/linearGradient" is a closing tag.
+		if len(w) >= minTokenLen && ts.may(w) && hasLetter(w) && pathParts(w) >= 2 {
+			emit(w, from, to)
+		}
+		return
+	}
+	// Split at the punctuation of dotted and dashed names: each part is an
+	// identifier, a number or a hex string of its own.
+	for k := from; k < to; {
+		if !isWordByte(text[k]) {
+			k++
+			continue
+		}
+		m := k
+		for m < to && isWordByte(text[m]) {
+			m++
+		}
+		if part := text[k:m]; m-k >= minDigits && ts.may(part) && distinctivePart(part) {
+			emit(part, k, m)
+		}
+		k = m
+	}
+}
+
+// distinctivePart tells whether a run of word bytes is an identifier, a
+// number or a hex string nobody would guess.
+func distinctivePart(s string) bool {
+	var digits, hexLetters, lower, upper, under int
+	camel := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'a' && c <= 'z':
+			lower++
+			if c <= 'f' {
+				hexLetters++
+			}
+		case c >= 'A' && c <= 'Z':
+			upper++
+			if c <= 'F' {
+				hexLetters++
+			}
+			if i > 0 && s[i-1] >= 'a' && s[i-1] <= 'z' {
+				camel = true
+			}
+		case c == '_':
+			under++
+		}
+	}
+	switch {
+	case digits == len(s):
+		return len(s) >= minDigits && !strings.HasSuffix(s, "0000") && strings.Count(s, s[:1]) != len(s)
+	case digits+hexLetters == len(s):
+		if len(s) >= minHexLen && digits > 0 {
+			return true
+		}
+	}
+	if len(s) < minTokenLen || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	// A long word of letters alone is prose ("implementation"); an
+	// identifier has an underscore, a capital inside, or a digit.
+	return under > 0 && lower+upper > under+1 || camel || digits > 0 && lower+upper > 0
+}
+
+// pathParts counts the parts of a path that hold a letter or a digit.
+func pathParts(w string) int {
+	n := 0
+	for part := range strings.SplitSeq(w, "/") {
+		for i := 0; i < len(part); i++ {
+			if isWordByte(part[i]) && part[i] != '_' {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c >= 'a' && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// quoted finds strings between matching quotes on one line.
+func quoted(text string, emit func(string, int, int)) {
+	n := len(text)
+	for i := 0; i < n; i++ {
+		q := text[i]
+		if q != '"' && q != '\'' && q != '`' {
+			continue
+		}
+		if q == '\'' && i > 0 && isWordByte(text[i-1]) {
+			continue // an apostrophe
+		}
+		j := i + 1
+		for j < n && text[j] != q && text[j] != '\n' {
+			if text[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= n || text[j] != q {
+			continue
+		}
+		if q == '\'' && j+1 < n && isWordByte(text[j+1]) {
+			continue
+		}
+		content := text[i+1 : j]
+		if len(content) >= minTokenLen && len(content) <= maxQuotedLen && hasLetter(content) && strings.TrimSpace(content) == content {
+			emit(content, i+1, j)
+		}
+		i = j
+	}
+}
+
+// skipLineNumber returns where line i's text starts after a file viewer's
+// line number ("  12→", "  12\t"), i when it has none.
+func skipLineNumber(text string, i int) int {
+	k := i
+	for k < len(text) && text[k] == ' ' {
+		k++
+	}
+	d := k
+	for d < len(text) && text[d] >= '0' && text[d] <= '9' {
+		d++
+	}
+	if d == k {
+		return i
+	}
+	switch {
+	case strings.HasPrefix(text[d:], "→"):
+		return d + len("→")
+	case d < len(text) && text[d] == '\t':
+		return d + 1
+	}
+	return i
+}
+
+// runs emits every run of runLen normalised bytes that starts a word: a
+// word byte after a byte that is not one, in the text with every run of
+// whitespace made one space and the line numbers a file viewer prefixes
+// ("  12→", "  12\t") dropped. The text is normalised as it is read, and
+// a rolling hash of the last runLen bytes tells, with a scanner's set,
+// whether a window may be one looked for before it is built.
+func (ts *tokenScanner) runs(text string, emit func(string, int, int)) {
+	if len(text) < runLen {
+		return
+	}
+	var ring [64]byte // the last normalised bytes, by index & 63
+	var at [64]int32  // where each came from in text
+	n := 0            // normalised bytes so far
+	var h uint64
+	space := true // no space at the start
+	for i := 0; i < len(text); {
+		if i == 0 || text[i-1] == '\n' {
+			if i = skipLineNumber(text, i); i >= len(text) {
+				return
+			}
+		}
+		c := text[i]
+		i++
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			if space {
+				continue
+			}
+			space, c = true, ' '
+		} else {
+			space = false
+		}
+		ring[n&63], at[n&63] = c, int32(i-1)
+		h = h*runBase + uint64(c)
+		if n >= runLen {
+			h -= uint64(ring[(n-runLen)&63]) * runPow
+		}
+		n++
+		if n < runLen {
+			continue
+		}
+		start := n - runLen
+		if first := ring[start&63]; !wordBytes[first] || start > 0 && wordBytes[ring[(start-1)&63]] {
+			continue
+		}
+		if c == ' ' || ts.runsOnly != nil && !ts.runsOnly.hasHash(h) {
+			continue // a run ends on a word, not on the space after it
+		}
+		buf := ts.buf[:0]
+		letters := 0
+		for k := start; k < n; k++ {
+			b := ring[k&63]
+			buf = append(buf, b)
+			if b |= 0x20; b >= 'a' && b <= 'z' {
+				letters++
+			}
+		}
+		ts.buf = buf
+		if letters < minRunLetter || !wholeRunes(buf) {
+			continue
+		}
+		window := unsafe.String(&buf[0], runLen)
+		if ts.runsOnly == nil {
+			window = string(buf) // kept by the caller
+		}
+		emit(window, int(at[start&63]), int(at[(n-1)&63])+1)
+	}
+}
+
+// The rolling hash of runs: h = sum of byte i times runBase^(runLen-1-i).
+const runBase = 1099511628211
+
+var runPow = func() uint64 {
+	p := uint64(1)
+	for range runLen {
+		p *= runBase
+	}
+	return p
+}()
+
+func runHash(s string) uint64 {
+	var h uint64
+	for i := 0; i < len(s); i++ {
+		h = h*runBase + uint64(s[i])
+	}
+	return h
+}
+
+// wholeRunes tells whether b ends at the end of a character.
+func wholeRunes(b []byte) bool {
+	for j := len(b) - 1; j >= 0 && j >= len(b)-utf8.UTFMax; j-- {
+		if utf8.RuneStart(b[j]) {
+			return utf8.FullRune(b[j:])
+		}
+	}
+	return true
+}
+
+// inputStrings calls f with every string of a tool call's JSON input.
+func inputStrings(input json.RawMessage, f func(string)) {
+	if len(input) == 0 {
+		return
+	}
+	var v any
+	if json.Unmarshal(input, &v) != nil {
+		f(string(input))
+		return
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			f(x)
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k])
+			}
+		}
+	}
+	walk(v)
+}

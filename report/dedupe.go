@@ -1,0 +1,152 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
+)
+
+// DedupeDoc is the spillway.sweep-dedupe/v1 document: what repeat
+// suppression saves and risks when it is off, and from the 2nd, 3rd and
+// 4th identical call, summed over the sessions swept.
+type DedupeDoc struct {
+	Schema   string        `json:"schema"`
+	Policy   policy.Policy `json:"policy"`
+	Sessions int           `json:"sessions"`
+	Results  int           `json:"results"`
+	// Unpriced counts sessions and sub-agent logs left out of the dollar
+	// figures: nothing recorded, or a model without a price.
+	Unpriced   int                  `json:"unpriced_sessions"`
+	Points     []replay.DedupePoint `json:"points"`
+	Assumption string               `json:"assumption"`
+}
+
+// SweepDedupe replays every session in inputs, and its sub-agents, at each
+// repeat-suppression setting of replay.DedupeFroms, the rest of the policy
+// as opt has it; opt.Counter must be set.
+func SweepDedupe(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*DedupeDoc, Problems, error) {
+	doc := &DedupeDoc{Schema: "spillway.sweep-dedupe/v1", Policy: opt.Policy, Assumption: assumption}
+	add := func(points []replay.DedupePoint, results int, session bool) {
+		if session {
+			doc.Sessions++
+		}
+		doc.Results += results
+		priced := len(points) > 0 && points[0].Cost != nil
+		if !priced {
+			doc.Unpriced++
+		}
+		if doc.Points == nil {
+			doc.Points = make([]replay.DedupePoint, len(points))
+			for i, pt := range points {
+				doc.Points[i] = replay.DedupePoint{From: pt.From}
+			}
+		}
+		for i, pt := range points {
+			sum := &doc.Points[i]
+			sum.Suppressed += pt.Suppressed
+			sum.Saved += pt.Saved
+			sum.Hazards.Add(pt.Hazards)
+			if priced {
+				sum.Cost, sum.CostAfter = addKnown(sum.Cost, pt.Cost), addKnown(sum.CostAfter, pt.CostAfter)
+			}
+		}
+	}
+	type swept struct {
+		points  [][]replay.DedupePoint // the session's, then each sub-agent's
+		results []int
+	}
+	sweepOne := func(s *app.Session) (swept, error) {
+		var v swept
+		for _, prep := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
+			points, err := prep.SweepDedupe(opt.Policy, replay.DedupeFroms)
+			if err != nil {
+				return swept{}, err
+			}
+			v.points = append(v.points, points)
+			v.results = append(v.results, len(prep.Session.Results()))
+		}
+		return v, nil
+	}
+	resolved, err := app.Resolve(inputs, app.SystemEnv())
+	if err != nil {
+		return doc, Problems{}, err
+	}
+	opt.Read.SizesOnly = false
+	p, err := app.Each(resolved, stdin, opt, sweepOne, func(v swept) error {
+		for i := range v.points {
+			add(v.points[i], v.results[i], i == 0)
+		}
+		return nil
+	}, complainTo(errw))
+	return doc, p, err
+}
+
+// dedupeSetting names a point's setting.
+func dedupeSetting(from int) string {
+	switch from {
+	case 0:
+		return "off"
+	case 2:
+		return "from the 2nd"
+	case 3:
+		return "from the 3rd"
+	}
+	return fmt.Sprintf("from the %dth", from)
+}
+
+// Write writes the repeat-suppression sweep as text, JSON or CSV.
+func (d *DedupeDoc) Write(w io.Writer, format string) error {
+	switch format {
+	case "json":
+		return writeJSON(w, d, false)
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"policy", "dedupe_from", "suppressed", "saved_tokens", "cost_usd", "cost_usd_after",
+			"used_hidden", "used_hidden_retrievable", "suppressed_unseen", "stale"})
+		for _, pt := range d.Points {
+			cw.Write(append([]string{csvText(d.Policy.Name), strconv.Itoa(pt.From), strconv.Itoa(pt.Suppressed), itoa(pt.Saved),
+				usd(pt.Cost), usd(pt.CostAfter)}, hazardCells(pt.Hazards)...))
+		}
+		cw.Flush()
+		return cw.Error()
+	case "text", "":
+	default:
+		return fmt.Errorf("unknown sweep format %q (want text, json or csv)", format)
+	}
+	ceiling := "no ceiling"
+	if d.Policy.Ceiling > 0 {
+		ceiling = "ceiling " + policy.FormatSize(d.Policy.Ceiling, d.Policy.Unit)
+	}
+	fmt.Fprintf(w, "%s (%s) with repeat suppression off and from the 2nd, 3rd and 4th identical call, over %s, %s\n",
+		termtext.Escape(d.Policy.Name), ceiling, plural(d.Sessions, "session"), plural(d.Results, "tool result"))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "repeats\tsuppressed\ttokens saved\tcost after\tsaved\tused hidden\tretrievable\tunseen repeats\tstale\t")
+	for _, pt := range d.Points {
+		saved := "–"
+		if pt.Cost != nil && pt.CostAfter != nil {
+			diff := *pt.Cost - *pt.CostAfter
+			saved = human.USD(&diff)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n", dedupeSetting(pt.From), pt.Suppressed, human.Count(pt.Saved),
+			human.USD(pt.CostAfter), saved, pt.Hazards.UsedHidden, pt.Hazards.Retrievable, pt.Hazards.SuppressedUnseen, pt.Hazards.Stale)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if d.Unpriced > 0 {
+		fmt.Fprintf(w, "Dollars leave out %s with no recorded usage or no price.\n", plural(d.Unpriced, "session"))
+	}
+	if _, err := fmt.Fprintf(w, "Savings and hazards include the ceiling's; the rows differ by repeat suppression alone; %s.\n", assumption); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, hazardColumns)
+	return err
+}

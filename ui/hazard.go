@@ -1,0 +1,77 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/themes"
+)
+
+// jumpHazard moves to the next call whose results have a hazard, from the
+// first again after the last.
+func (m *Model) jumpHazard() tea.Cmd {
+	if m.replay == nil {
+		return m.flash("still replaying")
+	}
+	calls := map[int]bool{}
+	for _, r := range m.replay.Results {
+		if r.Hazard != nil && r.Arrival >= 0 {
+			calls[r.Arrival] = true
+		}
+	}
+	if len(calls) == 0 {
+		return m.flash("no hazard under this policy")
+	}
+	if m.table.seek(1, func(call int) bool { return calls[call] }) {
+		return nil
+	}
+	m.table.top()
+	if calls[m.currentCall()] || m.table.seek(1, func(call int) bool { return calls[call] }) {
+		return m.flash("first hazard again")
+	}
+	return nil
+}
+
+// hazardLines say what the policy hid of r that the agent went on to use,
+// and where: the later call and the evidence from its output.
+func hazardLines(st *themes.Styles, r *replay.Result, calls, w int) []string {
+	z := r.Hazard
+	if z == nil {
+		return nil
+	}
+	mark := st.Marker[themes.Hazard].Render(themes.Hazard.Glyph() + " " + string(z.Kind))
+	head := mark + " " + termtext.Escape(z.Why)
+	if z.Evidence == "" {
+		if z.CallIndex < calls {
+			head += fmt.Sprintf(" · call %d got the repeat's stub", z.CallIndex)
+		} else {
+			head += " · no later call got the stub"
+		}
+		return []string{termtext.Truncate(head, w)}
+	}
+	head += fmt.Sprintf(" · used at call %d (%s)", z.CallIndex, termtext.Escape(z.From))
+	if z.Retrievable {
+		head += fmt.Sprintf(" · retrievable: one more call, ~%s tok", human.Count(z.ExtraTokens))
+	}
+	return []string{termtext.Truncate(head, w), termtext.Truncate("  “"+termtext.Escape(z.Evidence)+"”", w)}
+}
+
+// hazardFind is what the spill viewer searches for when it opens r: the
+// first line of the hidden string the agent went on to use, as the
+// result holds it.
+func hazardFind(r *replay.Result) string {
+	z := r.Hazard
+	if z == nil || z.MatchFrom < 0 || z.MatchTo > len(r.Source.Text) {
+		return ""
+	}
+	used := r.Source.Text[z.MatchFrom:z.MatchTo]
+	if i := strings.IndexByte(used, '\n'); i >= 0 {
+		used = used[:i]
+	}
+	return used
+}
