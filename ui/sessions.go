@@ -215,9 +215,11 @@ type fleetTotals struct {
 	cost     float64
 	unpriced int
 	// after sums the priced sessions' costs under the policy; pending
-	// counts those still being replayed.
+	// counts those still being replayed; failed, those whose replay is
+	// done without a cost after.
 	after   float64
 	pending int
+	failed  int
 	saved   int64 // prompt tokens
 }
 
@@ -237,6 +239,8 @@ func (l *sessionList) totals() fleetTotals {
 		t.cost += *r.Cost
 		if after, ok := l.after(r); ok {
 			t.after += after
+		} else if _, done := l.savings[r.Path]; done {
+			t.failed++
 		} else {
 			t.pending++
 		}

@@ -600,6 +600,8 @@ func (m *Model) fleetTotalsLine() string {
 		cost = "cost ? (no session has a price)"
 	} else if t.pending > 0 {
 		cost += "…"
+	} else if t.failed > 0 {
+		cost += "? · " + fmt.Sprintf("%d not replayed", t.failed)
 	} else {
 		cost += human.Money(&t.after) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
 		saved := t.cost - t.after

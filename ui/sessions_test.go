@@ -570,3 +570,22 @@ func TestSessionListWarningsAndSizes(t *testing.T) {
 		checkSize(t, screen(m), size[0], size[1])
 	}
 }
+
+// TestSessionListFooterSettlesOnFailedReplay: a priced session whose
+// replay failed is not waited for by the footer: its after is unknown,
+// so the total after is "?", not "…" for ever.
+func TestSessionListFooterSettlesOnFailedReplay(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	alpha := rowOf(t, m, "alpha")
+	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}})
+	footer := lineWith(t, m, "4 sessions")
+	if !strings.HasPrefix(footer, "4 sessions · 7 calls · cost $0.1020 → ? · 1 not replayed") {
+		t.Errorf("footer: %s", footer)
+	}
+	// Filtered to the sessions that did replay, the sum is known again.
+	press(t, m, "/", "g", "p", "t", "enter")
+	if f := lineWith(t, m, "1 session"); !strings.HasPrefix(f, "1 session · 1 call · cost $0.0225 → $0.0225") {
+		t.Errorf("filtered footer: %s", f)
+	}
+}
