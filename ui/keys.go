@@ -116,3 +116,15 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
 	}
 }
+
+// ListFullHelp is the help screen on the session list: only the keys the
+// list answers to, so that none it lists does nothing there.
+func (k KeyMap) ListFullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.Warnings, k.Follow},
+		{k.Raise, k.Lower, k.Exact, k.Dedupe, k.DedupeFrom, k.Spill},
+		{k.Preset, k.Undo, k.Write, k.Help, k.Quit, k.Interrupt},
+		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
+	}
+}

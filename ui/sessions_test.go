@@ -589,3 +589,27 @@ func TestSessionListFooterSettlesOnFailedReplay(t *testing.T) {
 		t.Errorf("filtered footer: %s", f)
 	}
 }
+
+// TestSessionListHelpListsItsKeys: the list's help names the keys the
+// list answers to and none of the calls' own (c, ], m, tab, ...), which do
+// nothing there; a session opened from the list has its full help.
+func TestSessionListHelpListsItsKeys(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	press(t, m, "?")
+	out := ansi.Strip(screen(m))
+	for _, want := range []string{"filter sessions", "open session", "double ceiling", "next preset", "write policy file", "follow on/off"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list help lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"costliest call", "next guard action", "bookmark call", "calls/detail", "open full result", "next match"} {
+		if strings.Contains(out, not) {
+			t.Errorf("list help names %q, which the list does not answer to:\n%s", not, out)
+		}
+	}
+	press(t, m, "esc", "enter", "?")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "costliest call") {
+		t.Errorf("a session's help lacks its keys:\n%s", out)
+	}
+}
