@@ -239,11 +239,11 @@ func TestGroupsText(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	got = text(none, Grouping{Zone: ny, ZoneName: "America/New_York"})
 	want = `by session · 3 sessions, 6 API calls · times in America/New_York · paths under testdata/by
-  session                                                                last call  calls  input  output  cache write  cache read       cost
-  claude/projects/-home-dev-blog/s2.jsonl                         2026-03-08 08:00      1  1,100   1,010            0           0  $0.006750
-  codex/sessions/2026/03/02/rollout-2026-03-02T10-00-00-c1.jsonl  2026-03-02 05:00      1    800     100            0         200  $0.002835
-  claude/projects/-home-dev-shop/s1.jsonl                         2026-03-01 20:00      4  3,110     320            0      10,000    unknown
-  total                                                                                 6  5,010   1,430            0      10,200    unknown
+  session                                  last call  calls  input  output  cache write  cache read       cost
+  claude/pro…ome-dev-blog/s2.jsonl  2026-03-08 08:00      1  1,100   1,010            0           0  $0.006750
+  codex/sess…-02T10-00-00-c1.jsonl  2026-03-02 05:00      1    800     100            0         200  $0.002835
+  claude/pro…ome-dev-shop/s1.jsonl  2026-03-01 20:00      4  3,110     320            0      10,000    unknown
+  total                                                   6  5,010   1,430            0      10,200    unknown
   cost unknown where a model has no price: claude-opus-4-9; the priced calls cost $0.026535
 `
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -361,5 +361,36 @@ func TestParseBound(t *testing.T) {
 	}
 	if _, _, err := ParseZone("Mars/Olympus"); err == nil {
 		t.Error("ParseZone takes an unknown zone")
+	}
+}
+
+// TestSessionNames pins the by-session table's first column: paths under
+// the shared folder, their middle elided to 32 cells (a third kept for the
+// start), kept whole when two would read alike, escaped before measured.
+func TestSessionNames(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		keys  []string
+		under string
+		want  []string
+	}{
+		{"short stays", []string{"/p/a.jsonl", "/p/b.jsonl"}, "/p", []string{"a.jsonl", "b.jsonl"}},
+		{"claude uuid", []string{"/h/.claude/projects/-home-u-shop/0b1c2d3e-1111-2222-3333-444455556666.jsonl"}, "/h/.claude/projects",
+			[]string{"-home-u-sh…33-444455556666.jsonl"}},
+		{"alike kept whole", []string{"/p/aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/short.jsonl"}, "/p",
+			[]string{"aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "short.jsonl"}},
+		{"escaped, wide", []string{"/p/\x1b[31m漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字.jsonl"}, "",
+			[]string{`/p/\x1b[31…字漢字漢字漢字.jsonl`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			groups := make([]Group, len(tt.keys))
+			for i, k := range tt.keys {
+				groups[i].Key = k
+			}
+			got := sessionNames(groups, tt.under)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
 	}
 }

@@ -136,14 +136,14 @@ func writeGroups(b *strings.Builder, g *Groups) {
 		head = append(head, "after", "saved", "share")
 	}
 	rows := [][]string{head}
+	var names []string
+	if g.By == "session" {
+		names = sessionNames(g.Groups, under)
+	}
 	for i := range g.Groups {
 		cells := groupCells(g.By, &g.Groups[i], active)
 		if g.By == "session" {
-			if under != "" {
-				if rel, err := filepath.Rel(under, g.Groups[i].Key); err == nil {
-					cells[0] = termtext.Escape(rel)
-				}
-			}
+			cells[0] = names[i]
 			cells[1] = "–"
 			if last := g.Groups[i].last; !last.IsZero() {
 				cells[1] = last.In(g.loc).Format("2006-01-02 15:04")
@@ -182,6 +182,67 @@ func writeGroups(b *strings.Builder, g *Groups) {
 	if active {
 		fmt.Fprintf(b, "  %s\n", assumption)
 	}
+}
+
+// sessionWidth bounds the by-session table's first column, so that a
+// row of figures fits 120 columns: session files are often named by a
+// long id under folders as long.
+const sessionWidth = 32
+
+// sessionNames are the first cells of the by-session table: each path
+// under the folder the sessions share, escaped, its middle elided past
+// sessionWidth; a name that would read as another's is kept whole.
+func sessionNames(groups []Group, under string) []string {
+	names := make([]string, len(groups))
+	short := make([]string, len(groups))
+	seen := map[string]int{}
+	for i := range groups {
+		name := groups[i].Key
+		if under != "" {
+			if rel, err := filepath.Rel(under, name); err == nil {
+				name = rel
+			}
+		}
+		names[i] = termtext.Escape(name)
+		short[i] = elideMiddle(names[i], sessionWidth)
+		seen[short[i]]++
+	}
+	for i := range names {
+		if seen[short[i]] == 1 {
+			names[i] = short[i]
+		}
+	}
+	return names
+}
+
+// elideMiddle shortens a safe string to width cells by putting "…" for
+// its middle, keeping a third for its start (where it lies) and the rest
+// for its end (the project's folder, the file's id).
+func elideMiddle(s string, width int) string {
+	if termtext.Width(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	headWidth := (width - 1) / 3
+	tailWidth := width - 1 - headWidth
+	var head, tail []rune
+	for w := 0; len(head) < len(runes); {
+		rw := termtext.Width(string(runes[len(head)]))
+		if w+rw > headWidth {
+			break
+		}
+		w += rw
+		head = append(head, runes[len(head)])
+	}
+	for w, i := 0, len(runes)-1; i >= len(head); i-- {
+		rw := termtext.Width(string(runes[i]))
+		if w+rw > tailWidth {
+			break
+		}
+		w += rw
+		tail = append([]rune{runes[i]}, tail...)
+	}
+	return string(head) + "…" + string(tail)
 }
 
 // countOf is plural with thousands separators.
