@@ -215,6 +215,9 @@ type Groups struct {
 	Total  Group   `json:"total"`
 	// Policy names the policy the after figures are under; "" for none.
 	Policy string `json:"-"`
+	// Untimed counts the calls the cut left out because their log gives
+	// them no time.
+	Untimed int `json:"untimed_calls_left_out,omitempty"`
 
 	loc *time.Location // the zone
 }
@@ -225,6 +228,8 @@ type grouper struct {
 	keys  map[string]*Group
 	order []string
 	total Group
+	// untimed counts the calls without a time the cut left out.
+	untimed int
 }
 
 func newGrouper(g Grouping) *grouper {
@@ -233,10 +238,11 @@ func newGrouper(g Grouping) *grouper {
 
 // part is one session's share of the groups.
 type part struct {
-	keys  map[string]*Group
-	order []string
-	total Group
-	any   bool // the session is in the report: no cut, or a call in it
+	keys    map[string]*Group
+	order   []string
+	total   Group
+	any     bool // the session is in the report: no cut, or a call in it
+	untimed int  // calls the cut left out for want of a time
 }
 
 func (p *part) group(key string) *Group {
@@ -267,7 +273,13 @@ func (gr *grouper) split(s *Session) *part {
 	for _, part := range append([]*Session{s}, s.Subagents...) {
 		for i := range part.Calls {
 			c := &part.Calls[i]
-			if c.CountedIn != nil || !gr.g.counts(c.Time) {
+			if c.CountedIn != nil {
+				continue
+			}
+			if !gr.g.counts(c.Time) {
+				if c.Time == nil {
+					p.untimed++
+				}
 				continue
 			}
 			p.any = true
@@ -310,6 +322,7 @@ func (gr *grouper) split(s *Session) *part {
 
 // add merges a session's part, in the order sessions are reported.
 func (gr *grouper) add(p *part) {
+	gr.untimed += p.untimed
 	if !p.any {
 		return
 	}
@@ -350,6 +363,7 @@ func (gr *grouper) result() *Groups {
 	}
 	out.Total = gr.total
 	out.Total.settle()
+	out.Untimed = gr.untimed
 	return out
 }
 

@@ -330,6 +330,29 @@ func TestGroupNoTime(t *testing.T) {
 			t.Errorf("%+v: groups %q, want %q", tt.g, keys, tt.keys)
 		}
 	}
+	// The cut leaves the call without a time out, and says so rather than
+	// dropping it silently; without a cut nothing is left out.
+	for _, tt := range []struct {
+		g       Grouping
+		untimed int
+		note    bool
+	}{
+		{Grouping{By: "day"}, 0, false},
+		{Grouping{By: "day", Since: at}, 1, true},
+		{Grouping{By: "day", Since: at.Add(time.Hour)}, 1, true}, // no call in the range: the session is out, its untimed call still told
+	} {
+		gr := newGrouper(tt.g)
+		gr.add(gr.split(s))
+		res := gr.result()
+		if res.Untimed != tt.untimed {
+			t.Errorf("%+v: untimed %d, want %d", tt.g, res.Untimed, tt.untimed)
+		}
+		var b strings.Builder
+		writeGroups(&b, res)
+		if got := strings.Contains(b.String(), "  1 call left out: the log gives no time to cut by\n"); got != tt.note {
+			t.Errorf("%+v: note %v, want %v:\n%s", tt.g, got, tt.note, b.String())
+		}
+	}
 }
 
 func TestParseBound(t *testing.T) {

@@ -179,6 +179,9 @@ func writeGroups(b *strings.Builder, g *Groups) {
 	if noUsage > 0 {
 		fmt.Fprintf(b, "  cost unknown for %s whose log records no usage\n", plural(noUsage, "group"))
 	}
+	if g.Untimed > 0 {
+		fmt.Fprintf(b, "  %s left out: the log gives no time to cut by\n", plural(g.Untimed, "call"))
+	}
 	if active {
 		fmt.Fprintf(b, "  %s\n", assumption)
 	}
