@@ -100,7 +100,9 @@ func (k KeyMap) ListShortHelp() []key.Binding {
 	sort.SetHelp("o", "sort")
 	filter := k.List.Filter
 	filter.SetHelp("/", "filter")
-	return []key.Binding{k.Down, open, sort, filter, k.Raise, k.Lower, k.Preset, k.Help, k.Quit}
+	// Help before the tuning keys: at 80 columns the line is cut after
+	// the ceiling's keys, and ? is how to find the rest.
+	return []key.Binding{k.Down, open, sort, filter, k.Help, k.Raise, k.Lower, k.Preset, k.Quit}
 }
 
 // FullHelp is the help screen, in columns.

@@ -596,6 +596,7 @@ func (m *Model) fleetTotalsLine() string {
 	}
 	parts := []string{fmt.Sprintf("%d %s", t.sessions, noun), human.Count(int64(t.calls)) + calls}
 	cost := "cost " + human.Money(&t.cost) + " → "
+	tokens := "" // the least of the figures: last, the first a narrow terminal cuts
 	if t.unpriced == t.sessions {
 		cost = "cost ? (no session has a price)"
 	} else if t.pending > 0 {
@@ -605,7 +606,8 @@ func (m *Model) fleetTotalsLine() string {
 	} else {
 		cost += human.Money(&t.after) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
 		saved := t.cost - t.after
-		cost += " · saved " + st.Saved.Render(human.Money(&saved)) + " · " + human.Compact(t.saved) + " tokens"
+		cost += " · saved " + st.Saved.Render(human.Money(&saved))
+		tokens = human.Compact(t.saved) + " tokens"
 	}
 	parts = append(parts, cost)
 	if t.unpriced > 0 {
@@ -620,6 +622,9 @@ func (m *Model) fleetTotalsLine() string {
 			noun = "warning"
 		}
 		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", len(f.warnings), noun)))
+	}
+	if tokens != "" {
+		parts = append(parts, tokens)
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))
 }

@@ -312,7 +312,7 @@ func TestSessionListTuning(t *testing.T) {
 func testTuning(t *testing.T) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
-	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 3,012 tokens") {
+	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 1 without a price · 3,012 tokens") {
 		t.Errorf("footer: %s", got)
 	}
 	before := lineWith(t, m, "4 sessions")
@@ -552,7 +552,7 @@ func TestSessionListWarningsAndSizes(t *testing.T) {
 	}
 	os.Chtimes(junk, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
-	if got := lineWith(t, m, "4 sessions"); !strings.HasSuffix(strings.TrimRight(got, " "), "1 warning (W)") {
+	if got := lineWith(t, m, "4 sessions"); !strings.Contains(got, "1 warning (W)") {
 		t.Errorf("footer: %s", got)
 	}
 	press(t, m, "W")
@@ -611,5 +611,26 @@ func TestSessionListHelpListsItsKeys(t *testing.T) {
 	press(t, m, "esc", "enter", "?")
 	if out := ansi.Strip(screen(m)); !strings.Contains(out, "costliest call") {
 		t.Errorf("a session's help lacks its keys:\n%s", out)
+	}
+}
+
+// TestSessionListNotesBeforeTokens: the footer gives what a figure lacks
+// (a session without a price, warnings) before the saved tokens, the
+// first thing a narrow terminal cuts; at 80 columns the key line still
+// names ? for the rest.
+func TestSessionListNotesBeforeTokens(t *testing.T) {
+	dir := fleetFixture(t)
+	if err := os.WriteFile(filepath.Join(dir, "notes.jsonl"), []byte("just some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	footer := strings.TrimRight(lineWith(t, m, "4 sessions"), " ")
+	if !strings.HasSuffix(footer, "saved $0.0090 · 1 without a price · 1 warning (W) · 3,012 tokens") {
+		t.Errorf("footer: %s", footer)
+	}
+	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	lines := strings.Split(ansi.Strip(screen(m)), "\n")
+	if keys := lines[len(lines)-1]; !strings.Contains(keys, "? help") {
+		t.Errorf("key line at 80 columns: %s", keys)
 	}
 }
