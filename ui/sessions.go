@@ -426,9 +426,9 @@ func (l *sessionList) View() string {
 		b.WriteString("\n")
 		msg := "no sessions"
 		if l.filter != "" {
-			msg = fmt.Sprintf("no session matches %q (esc clears the filter)", l.filter)
+			msg = fmt.Sprintf("no session matches \"%s\" (esc clears the filter)", termtext.Escape(l.filter))
 		}
-		b.WriteString(st.Muted.Render(termtext.Truncate(termtext.Escape(msg), l.width)))
+		b.WriteString(st.Muted.Render(termtext.Truncate(msg, l.width)))
 	}
 	for i := l.offset; i < len(l.shown) && i < l.offset+l.visible(); i++ {
 		r := &l.rows[l.shown[i]]

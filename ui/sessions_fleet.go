@@ -546,7 +546,7 @@ func (m *Model) fleetHeader() string {
 	}
 	parts := []string{st.Title.Render("spillway"), safe(f.name), fmt.Sprintf("%d %s", n, noun)}
 	if f.list.filter != "" {
-		parts = append(parts, fmt.Sprintf("%d shown (filter %q)", len(f.list.shown), safe(f.list.filter)))
+		parts = append(parts, fmt.Sprintf("%d shown (filter \"%s\")", len(f.list.shown), safe(f.list.filter)))
 	}
 	if f.following {
 		live := len(f.list.live)
@@ -597,7 +597,9 @@ func (m *Model) fleetTotalsLine() string {
 	parts := []string{fmt.Sprintf("%d %s", t.sessions, noun), human.Count(int64(t.calls)) + calls}
 	cost := "cost " + human.Money(&t.cost) + " → "
 	tokens := "" // the least of the figures: last, the first a narrow terminal cuts
-	if t.unpriced == t.sessions {
+	if t.sessions == 0 {
+		cost = "cost $0"
+	} else if t.unpriced == t.sessions {
 		cost = "cost ? (no session has a price)"
 	} else if t.pending > 0 {
 		cost += "…"

@@ -634,3 +634,25 @@ func TestSessionListNotesBeforeTokens(t *testing.T) {
 		t.Errorf("key line at 80 columns: %s", keys)
 	}
 }
+
+// TestSessionListFilterEcho: the header and the no-match line echo the
+// filter as typed (a Windows folder's backslash once, not doubled by
+// quoting), and a control character only escaped.
+func TestSessionListFilterEcho(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	m.fleet.list.setFilter(`C:\wo` + "\x1b[2J")
+	out := ansi.Strip(screen(m))
+	for _, want := range []string{`0 shown (filter "C:\wo\x1b[2J")`, `no session matches "C:\wo\x1b[2J" (esc clears the filter)`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("screen lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(screen(m), "\x1b[2J") {
+		t.Error("the filter's control sequence reached the terminal")
+	}
+	// Nothing shown costs nothing: no "no session has a price".
+	if f := lineWith(t, m, "0 sessions"); !strings.HasPrefix(f, "0 sessions · 0 calls · cost $0") || strings.Contains(f, "price") {
+		t.Errorf("footer with nothing shown: %s", f)
+	}
+}
