@@ -224,6 +224,17 @@ func TestGroupsText(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
+	// --until an instant counts the call at it: the head says through it,
+	// not before the nanosecond after.
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	until, err := ParseBound("2026-03-02T10:00:00Z", tokyo, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = text(none, Grouping{By: "day", Zone: tokyo, ZoneName: "Asia/Tokyo", Until: until})
+	if head, _, _ := strings.Cut(got, "\n"); head != "by day · 2 sessions, 5 API calls · times in Asia/Tokyo · calls through 2026-03-02T19:00:00+09:00" {
+		t.Errorf("head %q", head)
+	}
 	// No tool result to shape: after is the cost, nothing saved.
 	got = text(spill, Grouping{By: "month", Zone: time.UTC, ZoneName: "UTC", Until: time.Date(2026, 3, 2, 1, 0, 0, 0, time.UTC)})
 	want = `by month · 1 session, 3 API calls · times in UTC · calls before 2026-03-02T01:00:00Z · after harness-rs-0.0.50

@@ -112,7 +112,7 @@ func writeGroups(b *strings.Builder, g *Groups) {
 		cut = append(cut, "from "+boundText(*g.Since))
 	}
 	if g.Until != nil {
-		cut = append(cut, "before "+boundText(*g.Until))
+		cut = append(cut, untilText(*g.Until))
 	}
 	if cut != nil {
 		fmt.Fprintf(b, " · calls %s", strings.Join(cut, " "))
@@ -289,6 +289,17 @@ func boundText(s string) string {
 		return t.Format(time.DateOnly)
 	}
 	return t.Format(time.RFC3339Nano)
+}
+
+// untilText writes the cut's end: "before" the first instant left out,
+// or, for an --until instant (which counts its own call, so ends a
+// nanosecond later), "through" that instant as it was given.
+func untilText(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err == nil && t.Nanosecond()%1000 == 1 {
+		return "through " + t.Add(-time.Nanosecond).Format(time.RFC3339Nano)
+	}
+	return "before " + boundText(s)
 }
 
 // groupCells are one group's cells of the text table.
