@@ -269,6 +269,9 @@ func (gr *grouper) split(s *Session) *part {
 		}
 	case "project":
 		fixed = projectOf(s)
+		if !gr.g.Cut() {
+			p.group(fixed) // a session without calls still has its project
+		}
 	}
 	for _, part := range append([]*Session{s}, s.Subagents...) {
 		for i := range part.Calls {

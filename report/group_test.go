@@ -294,6 +294,35 @@ func TestGroupsUntrusted(t *testing.T) {
 	}
 }
 
+// TestGroupProjectWithoutCalls: a session without calls counts in its
+// project's sessions, as in the total's, so that by project the sessions
+// sum to the total (by session, it is a row of its own).
+func TestGroupProjectWithoutCalls(t *testing.T) {
+	dir := t.TempDir()
+	meta := `{"type":"session_meta","timestamp":"2026-05-12T08:00:00Z","payload":{"id":"idle","cwd":"/w","cli_version":"0.1"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "idle.jsonl"), []byte(meta), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	none, _ := policy.Preset("none")
+	for _, tt := range []struct {
+		g    Grouping
+		want string
+	}{
+		// The family's two sessions (their calls, by hand in family_test.go) and the idle one, all in /w.
+		{Grouping{By: "project", Zone: time.UTC}, "project,/w,3,4,1485,330,0,165,0.007247625,0.007247625\n"},
+		// A cut leaves out a session without a call in it.
+		{Grouping{By: "project", Zone: time.UTC, Since: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}, "project,/w,2,4,1485,330,0,165,0.007247625,0.007247625\n"},
+	} {
+		var out bytes.Buffer
+		if _, err := GenerateGroups([]string{dir, "../testdata/codex/family"}, nil, Options{Prices: pricing.Default(), Policy: none}, tt.g, "csv", &out, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(strings.Join(groupHeader, ",")+"\n"+tt.want, out.String()); diff != "" {
+			t.Errorf("%+v (-want +got)\n%s", tt.g, diff)
+		}
+	}
+}
+
 // TestGroupsCSV: one row per group, numbers as they are, unknown costs
 // empty, a key starting with "-" quoted.
 func TestGroupsCSV(t *testing.T) {
