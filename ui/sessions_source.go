@@ -107,7 +107,11 @@ type scanned struct {
 	row   SessionRow
 	// marks are the copies the scan found, by log and line.
 	marks map[string]map[int]string
-	size  int64 // of its logs
+	// subs are the logs of its sub-agents, as the scan of all found
+	// them: a Codex sub-agent is only known as one when read with its
+	// parent, so a replay reading the parent alone is given them.
+	subs []string
+	size int64 // of its logs
 }
 
 // holdBytes bounds the logs whose sessions are held, read and counted,
@@ -217,7 +221,11 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 			return scanned{}, err
 		}
 		row, err := sessionRow(s, none, opt.Prices)
-		return scanned{row: row, marks: marksOf(s)}, err
+		var subs []string
+		for _, sub := range s.Subagents {
+			subs = append(subs, sub.Session.Path)
+		}
+		return scanned{row: row, marks: marksOf(s), subs: subs}, err
 	}, func(sc scanned) error {
 		done++
 		if progress != nil {
@@ -230,6 +238,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 		sc.row.Modified = modified[path]
 		sc.row.Project = projectOf(path)
 		sc.stamp, sc.input, sc.size = stamps[path], inputs[path], sizes[path]
+		sc.input.Subagents = sc.subs
 		a.mu.Lock()
 		if prev, ok := a.seen[path]; !ok || prev.stamp != sc.stamp || fmt.Sprint(prev.marks) != fmt.Sprint(sc.marks) {
 			a.drop(path) // read again in full when replayed

@@ -656,3 +656,24 @@ func TestSessionListFilterEcho(t *testing.T) {
 		t.Errorf("footer with nothing shown: %s", f)
 	}
 }
+
+// TestSessionListCodexSubagentReplayed: a Codex sub-agent is known as one
+// only when read with its parent; the list's replay reads the parent with
+// it, so that under no policy the family's after is its cost, by hand
+// $0.006808375 for the parent with its sub-agent (family_test.go in
+// report), not $0.00658875 without the sub-agent's $0.000219625 (a saving
+// the policy never made).
+func TestSessionListCodexSubagentReplayed(t *testing.T) {
+	m := newListModel(t, []string{filepath.Join("..", "testdata", "codex", "family")}, "none", 120, 40, longAgo)
+	parent := rowOf(t, m, "rollout-2026-05-12T08-00-00-P")
+	if parent.Cost == nil || math.Abs(*parent.Cost-0.006808375) > 1e-12 {
+		t.Fatalf("parent cost %v, want $0.006808375", parent.Cost)
+	}
+	after, ok := m.fleet.list.after(parent)
+	if !ok || math.Abs(after-0.006808375) > 1e-12 {
+		t.Errorf("parent after %g (%v), want $0.006808375: nothing saved under no policy", after, ok)
+	}
+	if f := lineWith(t, m, "2 sessions"); !strings.Contains(f, "saved $0.0000") {
+		t.Errorf("footer: %s", f)
+	}
+}
