@@ -21,10 +21,27 @@ import (
 // real session against the report of the same folder under the same
 // policy: calls, cost before and after, tokens saved, the largest result.
 func TestSessionListMatchesReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads and counts every shared transcript twice")
+	for _, tt := range []struct {
+		name string
+		dir  func(t *testing.T) string
+	}{
+		{"shared", func(t *testing.T) string {
+			if testing.Short() {
+				t.Skip("reads and counts every shared transcript twice")
+			}
+			return filepath.Join(sharedtest.Dir(t), "transcripts")
+		}},
+		// A Codex parent, its fork and its sub-agent, known as one only when
+		// read with the parent; and Claude Code and Codex sessions with a
+		// sub-agent folder and a model without a price.
+		{"codex family", func(*testing.T) string { return filepath.Join("..", "testdata", "codex", "family") }},
+		{"by fixture", func(*testing.T) string { return filepath.Join("..", "report", "testdata", "by") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) { checkListAgainstReport(t, tt.dir(t)) })
 	}
-	dir := filepath.Join(sharedtest.Dir(t), "transcripts")
+}
+
+func checkListAgainstReport(t *testing.T, dir string) {
 	pol, err := policy.Preset(policy.DefaultPreset)
 	if err != nil {
 		t.Fatal(err)
