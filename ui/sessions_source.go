@@ -37,8 +37,10 @@ type SessionRow struct {
 	// First and Last are the times of its first and last calls.
 	First, Last time.Time
 	Models      []string
-	Calls       int
-	Subagents   int
+	// Calls counts the calls this log bills: a copy of another's is
+	// counted there.
+	Calls     int
+	Subagents int
 	// Cost is the calls' recorded cost; nil when a model has no price or
 	// no call records usage.
 	Cost *float64
@@ -320,7 +322,11 @@ func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (Sess
 				row.Models = append(row.Models, m)
 			}
 		}
-		row.Calls += len(ss.Calls)
+		for i := range ss.Calls {
+			if ss.Calls[i].CountedIn == "" { // a copy is counted in the log it came from
+				row.Calls++
+			}
+		}
 		for _, r := range ss.Leading.Results {
 			row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
 		}
