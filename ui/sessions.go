@@ -43,6 +43,9 @@ type sessionList struct {
 	filter  string
 	// live marks the sessions written in the last minute, while following.
 	live map[string]bool
+	// wide is the widest cell of each figure's column over the rows
+	// shown, by title, so that no figure is cut: set by refresh.
+	wide map[string]int
 }
 
 func (l *sessionList) setSize(w, h int) {
@@ -74,6 +77,15 @@ func (l *sessionList) refresh() {
 		l.cursor = i
 	}
 	l.clamp()
+	l.wide = map[string]int{}
+	for _, c := range l.columns() {
+		if !c.right {
+			continue
+		}
+		for _, i := range l.shown {
+			l.wide[c.title] = max(l.wide[c.title], termtext.Width(stripStyles(c.cell(&l.rows[i]))))
+		}
+	}
 }
 
 // searchText is what the filter looks in: the file's name, the project,
@@ -363,6 +375,9 @@ func (l *sessionList) columns() []listColumn {
 				}
 				return contextText(r)
 			}})
+	}
+	for i := range all {
+		all[i].width = max(all[i].width, l.wide[all[i].title])
 	}
 	for {
 		total := -1

@@ -681,3 +681,23 @@ func TestSessionListCodexSubagentReplayed(t *testing.T) {
 		t.Errorf("footer: %s", f)
 	}
 }
+
+// TestSessionListWideFigures: a figure wider than its column's usual
+// width (a session of 12,345 calls, a cost of thousands of dollars)
+// widens the column instead of being cut.
+func TestSessionListWideFigures(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	big := 12345.678
+	for i := range m.fleet.list.rows {
+		if r := &m.fleet.list.rows[i]; strings.HasSuffix(r.Path, "beta.jsonl") {
+			r.Calls, r.Cost = 12345, &big
+		}
+	}
+	m.fleet.list.refresh()
+	line := lineWith(t, m, "  2026-03-02 10:00 beta")
+	if !strings.Contains(line, " 12,345 ") || !strings.Contains(line, "$12,346→$0.0225") {
+		t.Errorf("beta's row cuts its figures: %s", line)
+	}
+	checkSize(t, screen(m), 120, 40)
+}
