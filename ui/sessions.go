@@ -285,17 +285,22 @@ func agentName(r *SessionRow) string {
 	return termtext.Escape(name)
 }
 
-// modelName is the session's first model, "+N" for the others.
-func modelName(r *SessionRow) string {
+// modelName is the session's first model, "+N" for the others, in
+// width cells: the first model's name is cut, never the count.
+func modelName(r *SessionRow, width int) string {
 	if len(r.Models) == 0 {
 		return "–"
 	}
 	s := termtext.Escape(r.Models[0])
 	if len(r.Models) > 1 {
-		s += fmt.Sprintf(" +%d", len(r.Models)-1)
+		more := fmt.Sprintf(" +%d", len(r.Models)-1)
+		s = termtext.Truncate(s, width-termtext.Width(more)) + more
 	}
 	return s
 }
+
+// modelWidth is the model column's width.
+const modelWidth = 17
 
 // columns lays out what fits the width; the project takes the rest.
 func (l *sessionList) columns() []listColumn {
@@ -324,7 +329,7 @@ func (l *sessionList) columns() []listColumn {
 			return termtext.Escape(r.Project)
 		}},
 		{title: "agent", width: 14, priority: 6, cell: agentName},
-		{title: "model", width: 17, priority: 4, cell: modelName},
+		{title: "model", width: modelWidth, priority: 4, cell: func(r *SessionRow) string { return modelName(r, modelWidth) }},
 		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *SessionRow) string { return human.Count(int64(r.Calls)) }},
 		{title: "cost → after", width: 17, priority: 1, right: true, cell: func(r *SessionRow) string {
 			if r.Cost == nil {

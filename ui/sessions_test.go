@@ -701,3 +701,22 @@ func TestSessionListWideFigures(t *testing.T) {
 	}
 	checkSize(t, screen(m), 120, 40)
 }
+
+// TestSessionListModelCount: a session of several models keeps "+N" when
+// its first model's name is cut to the column.
+func TestSessionListModelCount(t *testing.T) {
+	for _, tt := range []struct {
+		models []string
+		want   string
+	}{
+		{nil, "–"},
+		{[]string{"gpt-5"}, "gpt-5"},
+		{[]string{"gpt-5", "gpt-5-mini"}, "gpt-5 +1"},
+		{[]string{"claude-sonnet-4-5", "claude-opus-4-6", "claude-opus-4-9"}, "claude-sonnet… +2"},
+		{[]string{"a\x1b[2Jb", "c"}, `a\x1b[2Jb +1`},
+	} {
+		if got := modelName(&SessionRow{Models: tt.models}, modelWidth); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.models, got, tt.want)
+		}
+	}
+}
