@@ -548,6 +548,9 @@ func (m *Model) fleetHeader() string {
 	if f.list.filter != "" {
 		parts = append(parts, fmt.Sprintf("%d shown (filter \"%s\")", len(f.list.shown), safe(f.list.filter)))
 	}
+	if f.list.order != byTime { // the order by time needs no word; another outlasts its notice
+		parts = append(parts, "by "+f.list.order.String())
+	}
 	if f.following {
 		live := len(f.list.live)
 		parts = append(parts, st.Live.Render(fmt.Sprintf("● following · %d live", live)))

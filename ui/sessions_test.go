@@ -210,6 +210,11 @@ func TestSessionListNumbers(t *testing.T) {
 	if got, want := strings.Join(shownNames(m), " "), "alpha beta gamma delta"; got != want {
 		t.Errorf("by cost: %s, want %s", got, want)
 	}
+	// The head says the order once its notice is gone.
+	send(t, m, noticeExpiredMsg{id: m.noticeID})
+	if head := lineWith(t, m, "spillway"); !strings.HasSuffix(strings.TrimRight(head, " "), "4 sessions · by cost, highest first") {
+		t.Errorf("head: %s", head)
+	}
 	press(t, m, "o")
 	if got, want := strings.Join(shownNames(m), " "), "alpha beta gamma delta"; got != want {
 		t.Errorf("by saved: %s, want %s (ties by name, unknown last)", got, want)
