@@ -133,6 +133,9 @@ type groupSum struct {
 	pricedAfter  float64
 	afterUnknown bool
 	unpriced     map[string]bool
+	// copies counts usage recorded here but counted in the log it was
+	// copied from: a group of copies alone costs nothing, not unknown.
+	copies int
 }
 
 // add counts usage on model: rec nil when the log records none.
@@ -174,6 +177,7 @@ func (g *Group) merge(o *Group) {
 	g.sum.usage += o.sum.usage
 	g.sum.priced += o.sum.priced
 	g.sum.pricedAfter += o.sum.pricedAfter
+	g.sum.copies += o.sum.copies
 	g.sum.afterUnknown = g.sum.afterUnknown || o.sum.afterUnknown
 	for m := range o.sum.unpriced {
 		if g.sum.unpriced == nil {
@@ -186,7 +190,7 @@ func (g *Group) merge(o *Group) {
 // settle sets the costs from the sums.
 func (g *Group) settle() {
 	g.CostUSD, g.CostUSDAfter = nil, nil
-	if g.sum.usage == 0 || len(g.sum.unpriced) > 0 {
+	if g.sum.usage == 0 && g.sum.copies == 0 || len(g.sum.unpriced) > 0 {
 		return
 	}
 	usd := g.sum.priced
@@ -277,6 +281,12 @@ func (gr *grouper) split(s *Session) *part {
 		for i := range part.Calls {
 			c := &part.Calls[i]
 			if c.CountedIn != nil {
+				// Counted where it was copied from; a session's or
+				// project's row of copies alone costs nothing.
+				if g := p.keys[fixed]; g != nil && (gr.g.By == "session" || gr.g.By == "project") && c.Recorded != nil && gr.g.counts(c.Time) {
+					g.sum.copies++
+					p.total.sum.copies++
+				}
 				continue
 			}
 			if !gr.g.counts(c.Time) {

@@ -323,6 +323,40 @@ func TestGroupProjectWithoutCalls(t *testing.T) {
 	}
 }
 
+// TestGroupCopies: a log whose every response is copied from another
+// (the same session found twice, a resumed copy) is a row of no calls
+// that costs $0, as its own report says, not unknown beside a known total.
+func TestGroupCopies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(byFixture, "claude", "projects", "-home-dev-blog", "s2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"a.jsonl", "b.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none, _ := policy.Preset("none")
+	var out bytes.Buffer
+	if _, err := GenerateGroups([]string{dir}, nil, Options{Prices: pricing.Default(), Policy: none},
+		Grouping{By: "session", Zone: time.UTC}, "csv", &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	// s2: 1,100 in + 1,010 out of claude-haiku-4-5 = $0.006750, once.
+	rows, err := csv.NewReader(&out).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var costs []string
+	for _, r := range rows[1:] {
+		costs = append(costs, r[3]+" "+r[8])
+	}
+	if diff := cmp.Diff([]string{"1 0.006750000", "0 0.000000000"}, costs); diff != "" {
+		t.Errorf("calls and cost per session (-want +got)\n%s", diff)
+	}
+}
+
 // TestGroupsCSV: one row per group, numbers as they are, unknown costs
 // empty, a key starting with "-" quoted.
 func TestGroupsCSV(t *testing.T) {
