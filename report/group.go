@@ -133,6 +133,9 @@ type groupSum struct {
 	pricedAfter  float64
 	afterUnknown bool
 	unpriced     map[string]bool
+	// copies counts usage recorded here but counted in the log it was
+	// copied from: a group of copies alone costs nothing, not unknown.
+	copies int
 }
 
 // add counts usage on model: rec nil when the log records none.
@@ -174,6 +177,7 @@ func (g *Group) merge(o *Group) {
 	g.sum.usage += o.sum.usage
 	g.sum.priced += o.sum.priced
 	g.sum.pricedAfter += o.sum.pricedAfter
+	g.sum.copies += o.sum.copies
 	g.sum.afterUnknown = g.sum.afterUnknown || o.sum.afterUnknown
 	for m := range o.sum.unpriced {
 		if g.sum.unpriced == nil {
@@ -186,7 +190,7 @@ func (g *Group) merge(o *Group) {
 // settle sets the costs from the sums.
 func (g *Group) settle() {
 	g.CostUSD, g.CostUSDAfter = nil, nil
-	if g.sum.usage == 0 || len(g.sum.unpriced) > 0 {
+	if g.sum.usage == 0 && g.sum.copies == 0 || len(g.sum.unpriced) > 0 {
 		return
 	}
 	usd := g.sum.priced
@@ -215,6 +219,9 @@ type Groups struct {
 	Total  Group   `json:"total"`
 	// Policy names the policy the after figures are under; "" for none.
 	Policy string `json:"-"`
+	// Untimed counts the calls the cut left out because their log gives
+	// them no time.
+	Untimed int `json:"untimed_calls_left_out,omitempty"`
 
 	loc *time.Location // the zone
 }
@@ -225,6 +232,8 @@ type grouper struct {
 	keys  map[string]*Group
 	order []string
 	total Group
+	// untimed counts the calls without a time the cut left out.
+	untimed int
 }
 
 func newGrouper(g Grouping) *grouper {
@@ -233,10 +242,11 @@ func newGrouper(g Grouping) *grouper {
 
 // part is one session's share of the groups.
 type part struct {
-	keys  map[string]*Group
-	order []string
-	total Group
-	any   bool // the session is in the report: no cut, or a call in it
+	keys    map[string]*Group
+	order   []string
+	total   Group
+	any     bool // the session is in the report: no cut, or a call in it
+	untimed int  // calls the cut left out for want of a time
 }
 
 func (p *part) group(key string) *Group {
@@ -263,11 +273,26 @@ func (gr *grouper) split(s *Session) *part {
 		}
 	case "project":
 		fixed = projectOf(s)
+		if !gr.g.Cut() {
+			p.group(fixed) // a session without calls still has its project
+		}
 	}
 	for _, part := range append([]*Session{s}, s.Subagents...) {
 		for i := range part.Calls {
 			c := &part.Calls[i]
-			if c.CountedIn != nil || !gr.g.counts(c.Time) {
+			if c.CountedIn != nil {
+				// Counted where it was copied from; a session's or
+				// project's row of copies alone costs nothing.
+				if g := p.keys[fixed]; g != nil && (gr.g.By == "session" || gr.g.By == "project") && c.Recorded != nil && gr.g.counts(c.Time) {
+					g.sum.copies++
+					p.total.sum.copies++
+				}
+				continue
+			}
+			if !gr.g.counts(c.Time) {
+				if c.Time == nil {
+					p.untimed++
+				}
 				continue
 			}
 			p.any = true
@@ -310,6 +335,7 @@ func (gr *grouper) split(s *Session) *part {
 
 // add merges a session's part, in the order sessions are reported.
 func (gr *grouper) add(p *part) {
+	gr.untimed += p.untimed
 	if !p.any {
 		return
 	}
@@ -350,6 +376,7 @@ func (gr *grouper) result() *Groups {
 	}
 	out.Total = gr.total
 	out.Total.settle()
+	out.Untimed = gr.untimed
 	return out
 }
 

@@ -224,6 +224,17 @@ func TestGroupsText(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
+	// --until an instant counts the call at it: the head says through it,
+	// not before the nanosecond after.
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	until, err := ParseBound("2026-03-02T10:00:00Z", tokyo, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = text(none, Grouping{By: "day", Zone: tokyo, ZoneName: "Asia/Tokyo", Until: until})
+	if head, _, _ := strings.Cut(got, "\n"); head != "by day · 2 sessions, 5 API calls · times in Asia/Tokyo · calls through 2026-03-02T19:00:00+09:00" {
+		t.Errorf("head %q", head)
+	}
 	// No tool result to shape: after is the cost, nothing saved.
 	got = text(spill, Grouping{By: "month", Zone: time.UTC, ZoneName: "UTC", Until: time.Date(2026, 3, 2, 1, 0, 0, 0, time.UTC)})
 	want = `by month · 1 session, 3 API calls · times in UTC · calls before 2026-03-02T01:00:00Z · after harness-rs-0.0.50
@@ -239,11 +250,11 @@ func TestGroupsText(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	got = text(none, Grouping{Zone: ny, ZoneName: "America/New_York"})
 	want = `by session · 3 sessions, 6 API calls · times in America/New_York · paths under testdata/by
-  session                                                                last call  calls  input  output  cache write  cache read       cost
-  claude/projects/-home-dev-blog/s2.jsonl                         2026-03-08 08:00      1  1,100   1,010            0           0  $0.006750
-  codex/sessions/2026/03/02/rollout-2026-03-02T10-00-00-c1.jsonl  2026-03-02 05:00      1    800     100            0         200  $0.002835
-  claude/projects/-home-dev-shop/s1.jsonl                         2026-03-01 20:00      4  3,110     320            0      10,000    unknown
-  total                                                                                 6  5,010   1,430            0      10,200    unknown
+  session                                  last call  calls  input  output  cache write  cache read       cost
+  claude/pro…ome-dev-blog/s2.jsonl  2026-03-08 08:00      1  1,100   1,010            0           0  $0.006750
+  codex/sess…-02T10-00-00-c1.jsonl  2026-03-02 05:00      1    800     100            0         200  $0.002835
+  claude/pro…ome-dev-shop/s1.jsonl  2026-03-01 20:00      4  3,110     320            0      10,000    unknown
+  total                                                   6  5,010   1,430            0      10,200    unknown
   cost unknown where a model has no price: claude-opus-4-9; the priced calls cost $0.026535
 `
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -280,6 +291,69 @@ func TestGroupsUntrusted(t *testing.T) {
 	want := [][]string{groupHeader, {"project", `'=HYPERLINK("x")\x1b]52;c;aGk=\x07`, "1", "1", "1", "1", "0", "0", "0.000006000", "0.000006000"}}
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("CSV (-want +got)\n%s", diff)
+	}
+}
+
+// TestGroupProjectWithoutCalls: a session without calls counts in its
+// project's sessions, as in the total's, so that by project the sessions
+// sum to the total (by session, it is a row of its own).
+func TestGroupProjectWithoutCalls(t *testing.T) {
+	dir := t.TempDir()
+	meta := `{"type":"session_meta","timestamp":"2026-05-12T08:00:00Z","payload":{"id":"idle","cwd":"/w","cli_version":"0.1"}}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "idle.jsonl"), []byte(meta), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	none, _ := policy.Preset("none")
+	for _, tt := range []struct {
+		g    Grouping
+		want string
+	}{
+		// The family's two sessions (their calls, by hand in family_test.go) and the idle one, all in /w.
+		{Grouping{By: "project", Zone: time.UTC}, "project,/w,3,4,1485,330,0,165,0.007247625,0.007247625\n"},
+		// A cut leaves out a session without a call in it.
+		{Grouping{By: "project", Zone: time.UTC, Since: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}, "project,/w,2,4,1485,330,0,165,0.007247625,0.007247625\n"},
+	} {
+		var out bytes.Buffer
+		if _, err := GenerateGroups([]string{dir, "../testdata/codex/family"}, nil, Options{Prices: pricing.Default(), Policy: none}, tt.g, "csv", &out, &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(strings.Join(groupHeader, ",")+"\n"+tt.want, out.String()); diff != "" {
+			t.Errorf("%+v (-want +got)\n%s", tt.g, diff)
+		}
+	}
+}
+
+// TestGroupCopies: a log whose every response is copied from another
+// (the same session found twice, a resumed copy) is a row of no calls
+// that costs $0, as its own report says, not unknown beside a known total.
+func TestGroupCopies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(byFixture, "claude", "projects", "-home-dev-blog", "s2.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"a.jsonl", "b.jsonl"} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	none, _ := policy.Preset("none")
+	var out bytes.Buffer
+	if _, err := GenerateGroups([]string{dir}, nil, Options{Prices: pricing.Default(), Policy: none},
+		Grouping{By: "session", Zone: time.UTC}, "csv", &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	// s2: 1,100 in + 1,010 out of claude-haiku-4-5 = $0.006750, once.
+	rows, err := csv.NewReader(&out).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var costs []string
+	for _, r := range rows[1:] {
+		costs = append(costs, r[3]+" "+r[8])
+	}
+	if diff := cmp.Diff([]string{"1 0.006750000", "0 0.000000000"}, costs); diff != "" {
+		t.Errorf("calls and cost per session (-want +got)\n%s", diff)
 	}
 }
 
@@ -330,6 +404,29 @@ func TestGroupNoTime(t *testing.T) {
 			t.Errorf("%+v: groups %q, want %q", tt.g, keys, tt.keys)
 		}
 	}
+	// The cut leaves the call without a time out, and says so rather than
+	// dropping it silently; without a cut nothing is left out.
+	for _, tt := range []struct {
+		g       Grouping
+		untimed int
+		note    bool
+	}{
+		{Grouping{By: "day"}, 0, false},
+		{Grouping{By: "day", Since: at}, 1, true},
+		{Grouping{By: "day", Since: at.Add(time.Hour)}, 1, true}, // no call in the range: the session is out, its untimed call still told
+	} {
+		gr := newGrouper(tt.g)
+		gr.add(gr.split(s))
+		res := gr.result()
+		if res.Untimed != tt.untimed {
+			t.Errorf("%+v: untimed %d, want %d", tt.g, res.Untimed, tt.untimed)
+		}
+		var b strings.Builder
+		writeGroups(&b, res)
+		if got := strings.Contains(b.String(), "  1 call left out: the log gives no time to cut by\n"); got != tt.note {
+			t.Errorf("%+v: note %v, want %v:\n%s", tt.g, got, tt.note, b.String())
+		}
+	}
 }
 
 func TestParseBound(t *testing.T) {
@@ -361,5 +458,36 @@ func TestParseBound(t *testing.T) {
 	}
 	if _, _, err := ParseZone("Mars/Olympus"); err == nil {
 		t.Error("ParseZone takes an unknown zone")
+	}
+}
+
+// TestSessionNames pins the by-session table's first column: paths under
+// the shared folder, their middle elided to 32 cells (a third kept for the
+// start), kept whole when two would read alike, escaped before measured.
+func TestSessionNames(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		keys  []string
+		under string
+		want  []string
+	}{
+		{"short stays", []string{"/p/a.jsonl", "/p/b.jsonl"}, "/p", []string{"a.jsonl", "b.jsonl"}},
+		{"claude uuid", []string{"/h/.claude/projects/-home-u-shop/0b1c2d3e-1111-2222-3333-444455556666.jsonl"}, "/h/.claude/projects",
+			[]string{"-home-u-sh…33-444455556666.jsonl"}},
+		{"alike kept whole", []string{"/p/aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/short.jsonl"}, "/p",
+			[]string{"aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "short.jsonl"}},
+		{"escaped, wide", []string{"/p/\x1b[31m漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字.jsonl"}, "",
+			[]string{`/p/\x1b[31…字漢字漢字漢字.jsonl`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			groups := make([]Group, len(tt.keys))
+			for i, k := range tt.keys {
+				groups[i].Key = k
+			}
+			got := sessionNames(groups, tt.under)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
 	}
 }

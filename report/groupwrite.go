@@ -112,7 +112,7 @@ func writeGroups(b *strings.Builder, g *Groups) {
 		cut = append(cut, "from "+boundText(*g.Since))
 	}
 	if g.Until != nil {
-		cut = append(cut, "before "+boundText(*g.Until))
+		cut = append(cut, untilText(*g.Until))
 	}
 	if cut != nil {
 		fmt.Fprintf(b, " · calls %s", strings.Join(cut, " "))
@@ -136,14 +136,14 @@ func writeGroups(b *strings.Builder, g *Groups) {
 		head = append(head, "after", "saved", "share")
 	}
 	rows := [][]string{head}
+	var names []string
+	if g.By == "session" {
+		names = sessionNames(g.Groups, under)
+	}
 	for i := range g.Groups {
 		cells := groupCells(g.By, &g.Groups[i], active)
 		if g.By == "session" {
-			if under != "" {
-				if rel, err := filepath.Rel(under, g.Groups[i].Key); err == nil {
-					cells[0] = termtext.Escape(rel)
-				}
-			}
+			cells[0] = names[i]
 			cells[1] = "–"
 			if last := g.Groups[i].last; !last.IsZero() {
 				cells[1] = last.In(g.loc).Format("2006-01-02 15:04")
@@ -179,9 +179,73 @@ func writeGroups(b *strings.Builder, g *Groups) {
 	if noUsage > 0 {
 		fmt.Fprintf(b, "  cost unknown for %s whose log records no usage\n", plural(noUsage, "group"))
 	}
+	if g.Untimed > 0 {
+		fmt.Fprintf(b, "  %s left out: the log gives no time to cut by\n", plural(g.Untimed, "call"))
+	}
 	if active {
 		fmt.Fprintf(b, "  %s\n", assumption)
 	}
+}
+
+// sessionWidth bounds the by-session table's first column, so that a
+// row of figures fits 120 columns: session files are often named by a
+// long id under folders as long.
+const sessionWidth = 32
+
+// sessionNames are the first cells of the by-session table: each path
+// under the folder the sessions share, escaped, its middle elided past
+// sessionWidth; a name that would read as another's is kept whole.
+func sessionNames(groups []Group, under string) []string {
+	names := make([]string, len(groups))
+	short := make([]string, len(groups))
+	seen := map[string]int{}
+	for i := range groups {
+		name := groups[i].Key
+		if under != "" {
+			if rel, err := filepath.Rel(under, name); err == nil {
+				name = rel
+			}
+		}
+		names[i] = termtext.Escape(name)
+		short[i] = elideMiddle(names[i], sessionWidth)
+		seen[short[i]]++
+	}
+	for i := range names {
+		if seen[short[i]] == 1 {
+			names[i] = short[i]
+		}
+	}
+	return names
+}
+
+// elideMiddle shortens a safe string to width cells by putting "…" for
+// its middle, keeping a third for its start (where it lies) and the rest
+// for its end (the project's folder, the file's id).
+func elideMiddle(s string, width int) string {
+	if termtext.Width(s) <= width {
+		return s
+	}
+	runes := []rune(s)
+	headWidth := (width - 1) / 3
+	tailWidth := width - 1 - headWidth
+	var head, tail []rune
+	for w := 0; len(head) < len(runes); {
+		rw := termtext.Width(string(runes[len(head)]))
+		if w+rw > headWidth {
+			break
+		}
+		w += rw
+		head = append(head, runes[len(head)])
+	}
+	for w, i := 0, len(runes)-1; i >= len(head); i-- {
+		rw := termtext.Width(string(runes[i]))
+		if w+rw > tailWidth {
+			break
+		}
+		w += rw
+		tail = append([]rune{runes[i]}, tail...)
+	}
+	return string(head) + "…" + string(tail)
 }
 
 // countOf is plural with thousands separators.
@@ -225,6 +289,17 @@ func boundText(s string) string {
 		return t.Format(time.DateOnly)
 	}
 	return t.Format(time.RFC3339Nano)
+}
+
+// untilText writes the cut's end: "before" the first instant left out,
+// or, for an --until instant (which counts its own call, so ends a
+// nanosecond later), "through" that instant as it was given.
+func untilText(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err == nil && t.Nanosecond()%1000 == 1 {
+		return "through " + t.Add(-time.Nanosecond).Format(time.RFC3339Nano)
+	}
+	return "before " + boundText(s)
 }
 
 // groupCells are one group's cells of the text table.

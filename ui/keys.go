@@ -116,7 +116,9 @@ func (k KeyMap) ListShortHelp() []key.Binding {
 	sort.SetHelp("o", "sort")
 	filter := k.List.Filter
 	filter.SetHelp("/", "filter")
-	return []key.Binding{k.Down, open, sort, filter, k.Raise, k.Lower, k.Preset, k.Help, k.Quit}
+	// Help before the tuning keys: at 80 columns the line is cut after
+	// the ceiling's keys, and ? is how to find the rest.
+	return []key.Binding{k.Down, open, sort, filter, k.Help, k.Raise, k.Lower, k.Preset, k.Quit}
 }
 
 // FullHelp is the help screen, in columns.
@@ -131,5 +133,17 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No, k.WriteFormat},
 		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
 		{k.Tools, k.Context, k.Copy, k.Pager},
+	}
+}
+
+// ListFullHelp is the help screen on the session list: only the keys the
+// list answers to, so that none it lists does nothing there.
+func (k KeyMap) ListFullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.Warnings, k.Follow},
+		{k.Raise, k.Lower, k.Exact, k.Dedupe, k.DedupeFrom, k.Spill},
+		{k.Preset, k.Undo, k.Write, k.Help, k.Quit, k.Interrupt},
+		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
 	}
 }

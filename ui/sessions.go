@@ -43,6 +43,9 @@ type sessionList struct {
 	filter  string
 	// live marks the sessions written in the last minute, while following.
 	live map[string]bool
+	// wide is the widest cell of each figure's column over the rows
+	// shown, by title, so that no figure is cut: set by refresh.
+	wide map[string]int
 }
 
 func (l *sessionList) setSize(w, h int) {
@@ -74,6 +77,15 @@ func (l *sessionList) refresh() {
 		l.cursor = i
 	}
 	l.clamp()
+	l.wide = map[string]int{}
+	for _, c := range l.columns() {
+		if !c.right {
+			continue
+		}
+		for _, i := range l.shown {
+			l.wide[c.title] = max(l.wide[c.title], termtext.Width(stripStyles(c.cell(&l.rows[i]))))
+		}
+	}
 }
 
 // searchText is what the filter looks in: the file's name, the project,
@@ -215,9 +227,11 @@ type fleetTotals struct {
 	cost     float64
 	unpriced int
 	// after sums the priced sessions' costs under the policy; pending
-	// counts those still being replayed.
+	// counts those still being replayed; failed, those whose replay is
+	// done without a cost after.
 	after   float64
 	pending int
+	failed  int
 	saved   int64 // prompt tokens
 }
 
@@ -237,6 +251,8 @@ func (l *sessionList) totals() fleetTotals {
 		t.cost += *r.Cost
 		if after, ok := l.after(r); ok {
 			t.after += after
+		} else if _, done := l.savings[r.Path]; done {
+			t.failed++
 		} else {
 			t.pending++
 		}
@@ -269,17 +285,22 @@ func agentName(r *SessionRow) string {
 	return termtext.Escape(name)
 }
 
-// modelName is the session's first model, "+N" for the others.
-func modelName(r *SessionRow) string {
+// modelName is the session's first model, "+N" for the others, in
+// width cells: the first model's name is cut, never the count.
+func modelName(r *SessionRow, width int) string {
 	if len(r.Models) == 0 {
 		return "–"
 	}
 	s := termtext.Escape(r.Models[0])
 	if len(r.Models) > 1 {
-		s += fmt.Sprintf(" +%d", len(r.Models)-1)
+		more := fmt.Sprintf(" +%d", len(r.Models)-1)
+		s = termtext.Truncate(s, width-termtext.Width(more)) + more
 	}
 	return s
 }
+
+// modelWidth is the model column's width.
+const modelWidth = 17
 
 // columns lays out what fits the width; the project takes the rest.
 func (l *sessionList) columns() []listColumn {
@@ -308,7 +329,7 @@ func (l *sessionList) columns() []listColumn {
 			return termtext.Escape(r.Project)
 		}},
 		{title: "agent", width: 14, priority: 6, cell: agentName},
-		{title: "model", width: 17, priority: 4, cell: modelName},
+		{title: "model", width: modelWidth, priority: 4, cell: func(r *SessionRow) string { return modelName(r, modelWidth) }},
 		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *SessionRow) string { return human.Count(int64(r.Calls)) }},
 		{title: "cost → after", width: 17, priority: 1, right: true, cell: func(r *SessionRow) string {
 			if r.Cost == nil {
@@ -359,6 +380,9 @@ func (l *sessionList) columns() []listColumn {
 				}
 				return contextText(r)
 			}})
+	}
+	for i := range all {
+		all[i].width = max(all[i].width, l.wide[all[i].title])
 	}
 	for {
 		total := -1
@@ -422,9 +446,9 @@ func (l *sessionList) View() string {
 		b.WriteString("\n")
 		msg := "no sessions"
 		if l.filter != "" {
-			msg = fmt.Sprintf("no session matches %q (esc clears the filter)", l.filter)
+			msg = fmt.Sprintf("no session matches \"%s\" (esc clears the filter)", termtext.Escape(l.filter))
 		}
-		b.WriteString(st.Muted.Render(termtext.Truncate(termtext.Escape(msg), l.width)))
+		b.WriteString(st.Muted.Render(termtext.Truncate(msg, l.width)))
 	}
 	for i := l.offset; i < len(l.shown) && i < l.offset+l.visible(); i++ {
 		r := &l.rows[l.shown[i]]

@@ -546,7 +546,10 @@ func (m *Model) fleetHeader() string {
 	}
 	parts := []string{st.Title.Render("spillway"), safe(f.name), fmt.Sprintf("%d %s", n, noun)}
 	if f.list.filter != "" {
-		parts = append(parts, fmt.Sprintf("%d shown (filter %q)", len(f.list.shown), safe(f.list.filter)))
+		parts = append(parts, fmt.Sprintf("%d shown (filter \"%s\")", len(f.list.shown), safe(f.list.filter)))
+	}
+	if f.list.order != byTime { // the order by time needs no word; another outlasts its notice
+		parts = append(parts, "by "+f.list.order.String())
 	}
 	if f.following {
 		live := len(f.list.live)
@@ -596,14 +599,20 @@ func (m *Model) fleetTotalsLine() string {
 	}
 	parts := []string{fmt.Sprintf("%d %s", t.sessions, noun), human.Count(int64(t.calls)) + calls}
 	cost := "cost " + human.Money(&t.cost) + " → "
-	if t.unpriced == t.sessions {
+	tokens := "" // the least of the figures: last, the first a narrow terminal cuts
+	if t.sessions == 0 {
+		cost = "cost $0"
+	} else if t.unpriced == t.sessions {
 		cost = "cost ? (no session has a price)"
 	} else if t.pending > 0 {
 		cost += "…"
+	} else if t.failed > 0 {
+		cost += "? · " + fmt.Sprintf("%d not replayed", t.failed)
 	} else {
 		cost += human.Money(&t.after) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
 		saved := t.cost - t.after
-		cost += " · saved " + st.Saved.Render(human.Money(&saved)) + " · " + human.Compact(t.saved) + " tokens"
+		cost += " · saved " + st.Saved.Render(human.Money(&saved))
+		tokens = human.Compact(t.saved) + " tokens"
 	}
 	parts = append(parts, cost)
 	if t.unpriced > 0 {
@@ -618,6 +627,9 @@ func (m *Model) fleetTotalsLine() string {
 			noun = "warning"
 		}
 		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", len(f.warnings), noun)))
+	}
+	if tokens != "" {
+		parts = append(parts, tokens)
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))
 }

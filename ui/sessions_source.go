@@ -37,8 +37,10 @@ type SessionRow struct {
 	// First and Last are the times of its first and last calls.
 	First, Last time.Time
 	Models      []string
-	Calls       int
-	Subagents   int
+	// Calls counts the calls this log bills: a copy of another's is
+	// counted there.
+	Calls     int
+	Subagents int
 	// Cost is the calls' recorded cost; nil when a model has no price or
 	// no call records usage.
 	Cost *float64
@@ -107,7 +109,11 @@ type scanned struct {
 	row   SessionRow
 	// marks are the copies the scan found, by log and line.
 	marks map[string]map[int]string
-	size  int64 // of its logs
+	// subs are the logs of its sub-agents, as the scan of all found
+	// them: a Codex sub-agent is only known as one when read with its
+	// parent, so a replay reading the parent alone is given them.
+	subs []string
+	size int64 // of its logs
 }
 
 // holdBytes bounds the logs whose sessions are held, read and counted,
@@ -217,7 +223,11 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 			return scanned{}, err
 		}
 		row, err := sessionRow(s, none, opt.Prices)
-		return scanned{row: row, marks: marksOf(s)}, err
+		var subs []string
+		for _, sub := range s.Subagents {
+			subs = append(subs, sub.Session.Path)
+		}
+		return scanned{row: row, marks: marksOf(s), subs: subs}, err
 	}, func(sc scanned) error {
 		done++
 		if progress != nil {
@@ -230,6 +240,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 		sc.row.Modified = modified[path]
 		sc.row.Project = projectOf(path)
 		sc.stamp, sc.input, sc.size = stamps[path], inputs[path], sizes[path]
+		sc.input.Subagents = sc.subs
 		a.mu.Lock()
 		if prev, ok := a.seen[path]; !ok || prev.stamp != sc.stamp || fmt.Sprint(prev.marks) != fmt.Sprint(sc.marks) {
 			a.drop(path) // read again in full when replayed
@@ -311,7 +322,11 @@ func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (Sess
 				row.Models = append(row.Models, m)
 			}
 		}
-		row.Calls += len(ss.Calls)
+		for i := range ss.Calls {
+			if ss.Calls[i].CountedIn == "" { // a copy is counted in the log it came from
+				row.Calls++
+			}
+		}
 		for _, r := range ss.Leading.Results {
 			row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
 		}

@@ -210,6 +210,11 @@ func TestSessionListNumbers(t *testing.T) {
 	if got, want := strings.Join(shownNames(m), " "), "alpha beta gamma delta"; got != want {
 		t.Errorf("by cost: %s, want %s", got, want)
 	}
+	// The head says the order once its notice is gone.
+	send(t, m, noticeExpiredMsg{id: m.noticeID})
+	if head := lineWith(t, m, "spillway"); !strings.HasSuffix(strings.TrimRight(head, " "), "4 sessions · by cost, highest first") {
+		t.Errorf("head: %s", head)
+	}
 	press(t, m, "o")
 	if got, want := strings.Join(shownNames(m), " "), "alpha beta gamma delta"; got != want {
 		t.Errorf("by saved: %s, want %s (ties by name, unknown last)", got, want)
@@ -312,7 +317,7 @@ func TestSessionListTuning(t *testing.T) {
 func testTuning(t *testing.T) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
-	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 3,012 tokens") {
+	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 1 without a price · 3,012 tokens") {
 		t.Errorf("footer: %s", got)
 	}
 	before := lineWith(t, m, "4 sessions")
@@ -526,7 +531,9 @@ func TestSessionListCopies(t *testing.T) {
 		t.Fatalf("rows %d without following", len(m.fleet.list.rows))
 	}
 	press(t, m, "f")
-	want = "2 sessions · 32 calls · cost $0.3983 → $0.2542 −36.2%"
+	// The copy's 16 calls are the first's, counted there once, as report
+	// --by session counts them.
+	want = "2 sessions · 16 calls · cost $0.3983 → $0.2542 −36.2%"
 	if got := lineWith(t, m, "2 sessions"); !strings.HasPrefix(got, want) {
 		t.Errorf("footer %s, want %s", got, want)
 	}
@@ -552,7 +559,7 @@ func TestSessionListWarningsAndSizes(t *testing.T) {
 	}
 	os.Chtimes(junk, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
-	if got := lineWith(t, m, "4 sessions"); !strings.HasSuffix(strings.TrimRight(got, " "), "1 warning (W)") {
+	if got := lineWith(t, m, "4 sessions"); !strings.Contains(got, "1 warning (W)") {
 		t.Errorf("footer: %s", got)
 	}
 	press(t, m, "W")
@@ -568,5 +575,153 @@ func TestSessionListWarningsAndSizes(t *testing.T) {
 		send(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 		press(t, m, "j", "G", "pgup")
 		checkSize(t, screen(m), size[0], size[1])
+	}
+}
+
+// TestSessionListFooterSettlesOnFailedReplay: a priced session whose
+// replay failed is not waited for by the footer: its after is unknown,
+// so the total after is "?", not "…" for ever.
+func TestSessionListFooterSettlesOnFailedReplay(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	alpha := rowOf(t, m, "alpha")
+	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}})
+	footer := lineWith(t, m, "4 sessions")
+	if !strings.HasPrefix(footer, "4 sessions · 7 calls · cost $0.1020 → ? · 1 not replayed") {
+		t.Errorf("footer: %s", footer)
+	}
+	// Filtered to the sessions that did replay, the sum is known again.
+	press(t, m, "/", "g", "p", "t", "enter")
+	if f := lineWith(t, m, "1 session"); !strings.HasPrefix(f, "1 session · 1 call · cost $0.0225 → $0.0225") {
+		t.Errorf("filtered footer: %s", f)
+	}
+}
+
+// TestSessionListHelpListsItsKeys: the list's help names the keys the
+// list answers to and none of the calls' own (c, ], m, tab, ...), which do
+// nothing there; a session opened from the list has its full help.
+func TestSessionListHelpListsItsKeys(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	press(t, m, "?")
+	out := ansi.Strip(screen(m))
+	for _, want := range []string{"filter sessions", "open session", "double ceiling", "next preset", "write policy file", "follow on/off"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list help lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"costliest call", "next guard action", "bookmark call", "calls/detail", "open full result", "next match"} {
+		if strings.Contains(out, not) {
+			t.Errorf("list help names %q, which the list does not answer to:\n%s", not, out)
+		}
+	}
+	press(t, m, "esc", "enter", "?")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "costliest call") {
+		t.Errorf("a session's help lacks its keys:\n%s", out)
+	}
+}
+
+// TestSessionListNotesBeforeTokens: the footer gives what a figure lacks
+// (a session without a price, warnings) before the saved tokens, the
+// first thing a narrow terminal cuts; at 80 columns the key line still
+// names ? for the rest.
+func TestSessionListNotesBeforeTokens(t *testing.T) {
+	dir := fleetFixture(t)
+	if err := os.WriteFile(filepath.Join(dir, "notes.jsonl"), []byte("just some notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	footer := strings.TrimRight(lineWith(t, m, "4 sessions"), " ")
+	if !strings.HasSuffix(footer, "saved $0.0090 · 1 without a price · 1 warning (W) · 3,012 tokens") {
+		t.Errorf("footer: %s", footer)
+	}
+	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	lines := strings.Split(ansi.Strip(screen(m)), "\n")
+	if keys := lines[len(lines)-1]; !strings.Contains(keys, "? help") {
+		t.Errorf("key line at 80 columns: %s", keys)
+	}
+}
+
+// TestSessionListFilterEcho: the header and the no-match line echo the
+// filter as typed (a Windows folder's backslash once, not doubled by
+// quoting), and a control character only escaped.
+func TestSessionListFilterEcho(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	m.fleet.list.setFilter(`C:\wo` + "\x1b[2J")
+	out := ansi.Strip(screen(m))
+	for _, want := range []string{`0 shown (filter "C:\wo\x1b[2J")`, `no session matches "C:\wo\x1b[2J" (esc clears the filter)`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("screen lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(screen(m), "\x1b[2J") {
+		t.Error("the filter's control sequence reached the terminal")
+	}
+	// Nothing shown costs nothing: no "no session has a price".
+	if f := lineWith(t, m, "0 sessions"); !strings.HasPrefix(f, "0 sessions · 0 calls · cost $0") || strings.Contains(f, "price") {
+		t.Errorf("footer with nothing shown: %s", f)
+	}
+}
+
+// TestSessionListCodexSubagentReplayed: a Codex sub-agent is known as one
+// only when read with its parent; the list's replay reads the parent with
+// it, so that under no policy the family's after is its cost, by hand
+// $0.006808375 for the parent with its sub-agent (family_test.go in
+// report), not $0.00658875 without the sub-agent's $0.000219625 (a saving
+// the policy never made).
+func TestSessionListCodexSubagentReplayed(t *testing.T) {
+	m := newListModel(t, []string{filepath.Join("..", "testdata", "codex", "family")}, "none", 120, 40, longAgo)
+	parent := rowOf(t, m, "rollout-2026-05-12T08-00-00-P")
+	if parent.Cost == nil || math.Abs(*parent.Cost-0.006808375) > 1e-12 {
+		t.Fatalf("parent cost %v, want $0.006808375", parent.Cost)
+	}
+	after, ok := m.fleet.list.after(parent)
+	if !ok || math.Abs(after-0.006808375) > 1e-12 {
+		t.Errorf("parent after %g (%v), want $0.006808375: nothing saved under no policy", after, ok)
+	}
+	// The calls each log bills, copies counted once, as report --by
+	// session counts the family: 3 + 1, not 5 + 3.
+	if f := lineWith(t, m, "2 sessions"); !strings.HasPrefix(f, "2 sessions · 4 calls · cost $0.0072") || !strings.Contains(f, "saved $0.0000") {
+		t.Errorf("footer: %s", f)
+	}
+}
+
+// TestSessionListWideFigures: a figure wider than its column's usual
+// width (a session of 12,345 calls, a cost of thousands of dollars)
+// widens the column instead of being cut.
+func TestSessionListWideFigures(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	big := 12345.678
+	for i := range m.fleet.list.rows {
+		if r := &m.fleet.list.rows[i]; strings.HasSuffix(r.Path, "beta.jsonl") {
+			r.Calls, r.Cost = 12345, &big
+		}
+	}
+	m.fleet.list.refresh()
+	line := lineWith(t, m, "  2026-03-02 10:00 beta")
+	if !strings.Contains(line, " 12,345 ") || !strings.Contains(line, "$12,346→$0.0225") {
+		t.Errorf("beta's row cuts its figures: %s", line)
+	}
+	checkSize(t, screen(m), 120, 40)
+}
+
+// TestSessionListModelCount: a session of several models keeps "+N" when
+// its first model's name is cut to the column.
+func TestSessionListModelCount(t *testing.T) {
+	for _, tt := range []struct {
+		models []string
+		want   string
+	}{
+		{nil, "–"},
+		{[]string{"gpt-5"}, "gpt-5"},
+		{[]string{"gpt-5", "gpt-5-mini"}, "gpt-5 +1"},
+		{[]string{"claude-sonnet-4-5", "claude-opus-4-6", "claude-opus-4-9"}, "claude-sonnet… +2"},
+		{[]string{"a\x1b[2Jb", "c"}, `a\x1b[2Jb +1`},
+	} {
+		if got := modelName(&SessionRow{Models: tt.models}, modelWidth); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.models, got, tt.want)
+		}
 	}
 }

@@ -455,6 +455,9 @@ func (m *Model) helpLines() []string {
 	var lines []string
 	// Columns that do not fit side by side go on a second block.
 	groups := m.ctx.Keys.FullHelp()
+	if m.onList() {
+		groups = m.ctx.Keys.ListFullHelp()
+	}
 	unlimited := m.help
 	unlimited.SetWidth(0)
 	for len(groups) > 0 {
