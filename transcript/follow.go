@@ -58,13 +58,15 @@ func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update,
 	out := make(chan Update, 1)
 	go func() {
 		defer close(out)
-		f := follower{opt: opt.Options, path: path}
+		// The first update goes out even if the first look finds no
+		// line (an empty file, a folder without a session yet), so that
+		// the receiver knows reading has caught up.
+		f := follower{opt: opt.Options, path: path, dirty: true}
 		var (
-			timer   = time.NewTimer(time.Hour)
-			armed   bool
+			timer   = time.NewTimer(every)
+			armed   = true
 			lastOut time.Time
 		)
-		timer.Stop()
 		defer timer.Stop()
 		for {
 			select {
@@ -226,7 +228,7 @@ func (f *follower) update() Update {
 			u.Session.Path = f.path
 		}
 	}
-	if st, err := os.Stat(f.path); err == nil {
+	if st, err := os.Stat(f.path); err == nil && st.Mode().IsRegular() {
 		u.Size = st.Size()
 	}
 	if u.Size < u.Offset {

@@ -335,3 +335,24 @@ func followOldSession(t *testing.T, ls []string) (dir, old string, ch <-chan Upd
 	waitFor(t, ch, "the old session", func(u Update) bool { return calls(u) == 1 && u.Path == old })
 	return dir, old, ch
 }
+
+// TestFollowEmptyFile: following a file that holds nothing yet, or an empty
+// folder, one update still says what the first look found (no session, no
+// bytes), so that a viewer does not wait on it as if reading were under way.
+func TestFollowEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "new.jsonl")
+	appendTo(t, path, "")
+	for _, p := range []string{path, t.TempDir()} {
+		ctx, cancel := context.WithCancel(context.Background())
+		ch, err := Follow(ctx, p, FollowOptions{Poll: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := waitFor(t, ch, "the first look at "+p, func(Update) bool { return true })
+		if u.Session != nil || u.Offset != 0 || u.Size != 0 || u.Err != nil || u.Restarted != "" {
+			t.Errorf("%s: first update %+v, want no session, nothing read of nothing", p, u)
+		}
+		cancel()
+	}
+}

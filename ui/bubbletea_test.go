@@ -483,3 +483,38 @@ func TestWarningsHeadAfterNotice(t *testing.T) {
 		t.Errorf("the warnings head is %q, want its keys", head)
 	}
 }
+
+// TestFollowedStatesEnd: a followed file's first update that finds no
+// session ends the loading: an empty file says it waits for its first
+// lines, one whose lines hold no session yet says so, and neither stays at
+// "reading…" or "computing…". Bytes still to read show as progress.
+func TestFollowedStatesEnd(t *testing.T) {
+	tests := []struct {
+		name   string
+		update transcript.Update
+		want   string
+	}{
+		{"empty", transcript.Update{Path: "new.jsonl"}, "the file holds no session now; waiting for its first lines"},
+		{"no record yet", transcript.Update{Path: "new.jsonl", Offset: 5, Size: 5},
+			"the file holds no session yet: none of its 5 bytes is a record of a known format; waiting for more lines"},
+		{"still reading", transcript.Update{Path: "new.jsonl", Offset: 0, Size: 4000}, "reading ░"},
+	}
+	pol, err := policy.Preset("harness-rs-0.0.50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(Options{Source: Source{Name: "new.jsonl", Path: "new.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+			send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+			send(t, m, followMsg{id: m.followID, update: tt.update})
+			out := ansi.Strip(screen(m))
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("the screen does not say %q:\n%s", tt.want, out)
+			}
+			if tt.name != "still reading" && (strings.Contains(out, "reading…") || strings.Contains(out, "computing…")) {
+				t.Errorf("the screen still waits on the file:\n%s", out)
+			}
+		})
+	}
+}

@@ -154,10 +154,12 @@ type Model struct {
 	agentFiles   map[string]bool
 	agentAsked   map[string]bool
 	agentAnswers int
-	// waiting: the followed file was read again from its start and holds
-	// no session yet.
-	waiting bool
-	opening *pendingOpen
+	// waiting: the followed file holds no session yet (empty, read again
+	// from its start, or lines of no known record); waitedBytes is how
+	// much of it was read.
+	waiting     bool
+	waitedBytes int64
+	opening     *pendingOpen
 	// overlayScroll is the first line shown of the help or warnings;
 	// warningCursor, the warning selected.
 	overlayScroll int
@@ -526,12 +528,22 @@ func (m *Model) followed(u transcript.Update) tea.Cmd {
 		m.err = u.Err
 	}
 	if u.Session == nil {
-		if u.Restarted != "" && m.session != nil {
+		switch {
+		case u.Restarted != "" && m.session != nil:
 			// The file holds no session yet (truncated to nothing, or a
 			// new file not yet written): the old rows are gone with it.
 			m.session = nil
 			m.table.setSession(nil, nil)
-			m.waiting = true
+			m.waiting, m.waitedBytes = true, 0
+		case m.session == nil && u.Offset < u.Size:
+			// The first look, before the first lines are read.
+			m.loading = true
+			m.progress = progressMsg{phase: "reading", done: u.Offset, total: u.Size}
+		case m.session == nil:
+			// All there is was read and holds no session yet: an empty
+			// file, or lines of no known record so far.
+			m.waiting, m.waitedBytes = true, u.Offset
+			m.progress = progressMsg{}
 		}
 		return tea.Batch(cmds...)
 	}

@@ -457,7 +457,7 @@ func (m *Model) resetSession() {
 	m.seq++ // its replays still under way are dropped
 	m.replayed = m.seq
 	m.chart = chart{}
-	m.progress, m.loading, m.err, m.waiting = progressMsg{}, false, nil, false
+	m.progress, m.loading, m.err, m.waiting, m.waitedBytes = progressMsg{}, false, nil, false, 0
 	m.table = callTable{ctx: m.ctx}
 	m.detail = detailPane{ctx: m.ctx}
 	m.focus, m.overlay = focusTable, noOverlay

@@ -196,6 +196,9 @@ func (m *Model) loadingLines(n int) []string {
 	if m.err != nil {
 		return []string{st.Error.Render(termtext.Truncate("spillway: "+termtext.Escape(m.err.Error()), m.ctx.Width))}
 	}
+	if m.waiting && m.waitedBytes > 0 {
+		return []string{st.Muted.Render(fmt.Sprintf("the file holds no session yet: none of its %d bytes is a record of a known format; waiting for more lines", m.waitedBytes))}
+	}
 	if m.waiting {
 		return []string{st.Muted.Render("the file holds no session now; waiting for its first lines")}
 	}

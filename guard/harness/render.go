@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -31,6 +32,10 @@ type Subject struct {
 	Raw, Serde *tokens.Index
 	Requoted   *Requoted
 	Digest     string // SHA256Name(text), remembered per result; "" computes it
+	// Repeat is how many earlier results of the session answer a call of
+	// the same id (logs repeat ids): names derived from the call id alone,
+	// where the harness's are random, differ by it.
+	Repeat int
 }
 
 func (s Subject) serialized() int64 {
@@ -313,7 +318,13 @@ const (
 // ok is false when even the notice does not fit: the original then stays.
 func DeepSeekSpill(s Subject, cap int64) (text string, parts []tokens.Part, f SpillFile, ok bool) {
 	sessionSum := sha256.Sum256([]byte(s.Session))
-	callSum := sha256.Sum256([]byte(s.CallID))
+	// The plugin's names are random; the stand-in is derived from the call
+	// id, and from its repeat, so that two results never share a file.
+	id := s.CallID
+	if s.Repeat > 0 {
+		id += "\x00" + strconv.Itoa(s.Repeat)
+	}
+	callSum := sha256.Sum256([]byte(id))
 	f = s.spillFile(map[string]string{
 		"session_sha12": hex.EncodeToString(sessionSum[:])[:12],
 		"random12":      hex.EncodeToString(callSum[:6]),

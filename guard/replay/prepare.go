@@ -60,6 +60,7 @@ type item struct {
 	argsKey   string  // tool name and canonical arguments
 	readKey   string  // Read path and range
 	writes    string  // path an edit or write tool changed
+	repeat    int     // how many earlier results answer a call of the same id
 
 	ix *itemCache
 }
@@ -144,8 +145,11 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 	}
 	p.items = make([]item, 0, n)
 	caches := make([]itemCache, n)
+	ids := make(map[string]int, n)
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
 		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1, ix: &caches[len(p.items)]}
+		it.repeat = ids[r.CallID]
+		ids[r.CallID]++
 		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
 			it.sentAt = len(s.Calls) // summarized away before any call sent it
 		}

@@ -6,6 +6,7 @@ package replay
 
 import (
 	"fmt"
+	"hash/maphash"
 	"runtime"
 	"slices"
 	"strings"
@@ -113,7 +114,8 @@ type Run struct {
 
 	// spillFiles holds, for each spill file written, the last result
 	// written to it.
-	spillFiles map[string]int
+	spillFiles map[string]spillWrite
+	spillSeed  maphash.Seed
 	countsOnly bool // Options.CountsOnly
 }
 
@@ -384,25 +386,31 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 // sharedSpill notes r's spill file. Where the harness names two results'
 // files alike (harness-rs keeps only letters, digits, '-' and '_' of a
 // call id, so "c.1" and "c1" share .harness/spill/c1-<tool>.txt; Claude
-// Code names a file after the call id as it is), it writes the later
-// result over the earlier one's file, and so does the replay: the earlier
-// result's locator then leads to the later result's text, which its
-// warning says.
+// Code and AgentScope before 2026-07 name a file after the call id as it
+// is, and logs repeat ids), it writes the later result over the earlier
+// one's file, and so does the replay: the earlier result's locator then
+// leads to the later result's text, which its warning says. A file written
+// again with the same text (AgentScope's names hold a digest of it) is no
+// overwrite.
 func (rp *Run) sharedSpill(f harness.SpillFile, r *Result) {
-	if st := rp.Policy.Style; st != harness.HarnessRS && st != harness.ClaudeCode {
-		// AgentScope names a file after its content too, so a shared file
-		// holds the same text; DeepSeek's names are random.
-		return
-	}
 	if rp.spillFiles == nil {
-		rp.spillFiles = map[string]int{}
+		rp.spillFiles = map[string]spillWrite{}
+		rp.spillSeed = maphash.MakeSeed()
 	}
-	if i, ok := rp.spillFiles[f.File]; ok {
-		earlier := &rp.Results[i]
+	w := spillWrite{result: r.Index, sum: maphash.String(rp.spillSeed, f.Content)}
+	if prev, ok := rp.spillFiles[f.File]; ok && prev.sum != w.sum {
+		earlier := &rp.Results[prev.result]
 		earlier.Warning = fmt.Sprintf("its spill file %s was written over by result %d's, which the harness names alike", f.Locator, r.Index)
 		rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", earlier.Index, earlier.Source.Tool, earlier.Warning))
 	}
-	rp.spillFiles[f.File] = r.Index
+	rp.spillFiles[f.File] = w
+}
+
+// spillWrite is the last result written to a spill file, and a hash of
+// what it wrote.
+type spillWrite struct {
+	result int
+	sum    uint64
 }
 
 // subject is it as the styles render it.
@@ -415,7 +423,7 @@ func (rp *Run) subject(it *item) harness.Subject {
 	return harness.Subject{Text: it.r.Text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
 		Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, JSONLen: it.size[unitIndex(policy.JSONBytes)],
 		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: &c.requoted,
-		Digest: digest}
+		Digest: digest, Repeat: it.repeat}
 }
 
 // truncate renders the style's truncation.
