@@ -20,6 +20,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -91,6 +92,8 @@ type AppSessions struct {
 	Paths   []string
 	Env     app.Env
 	Options app.Options
+	// Index, when set, lists the sessions (sessions_index.go).
+	Index *index.Index
 
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
@@ -106,8 +109,9 @@ type scanned struct {
 	input app.Input
 	row   SessionRow
 	// marks are the copies the scan found, by log and line.
-	marks map[string]map[int]string
-	size  int64 // of its logs
+	marks  map[string]map[int]string
+	size   int64 // of its logs
+	copied int   // calls the index found copies counted elsewhere
 }
 
 // holdBytes bounds the logs whose sessions are held, read and counted,
@@ -151,6 +155,9 @@ func stamp(in app.Input) (st string, newest time.Time, size int64) {
 // reads them all again (only those when they are many): a response copied
 // from one log to another is counted once, wherever it lies.
 func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
+	if a.Index != nil {
+		return a.scanIndex(ctx, progress)
+	}
 	resolved, err := app.Resolve(a.Paths, a.Env)
 	if err != nil {
 		return nil, nil, err
@@ -521,6 +528,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 			read = append(read, sc.input)
 		}
 	}
+	complete := len(read) == len(a.seen)
 	a.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -563,7 +571,15 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		}
 		a.mu.Lock()
 		if sc, ok := a.seen[s.Session.Path]; ok {
-			carryMarks(s, sc.marks)
+			switch {
+			case sc.marks != nil:
+				carryMarks(s, sc.marks)
+			case complete:
+				// Read with every other session, as the scan was: what
+				// app.Each reconciled is what the scan found.
+				sc.marks = marksOf(s)
+				a.seen[s.Session.Path] = sc
+			}
 			if a.heldBytes+sc.size <= holdBytes {
 				a.held[s.Session.Path] = s
 				a.heldBytes += sc.size
