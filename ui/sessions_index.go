@@ -24,9 +24,18 @@ func NewIndexSessions(paths []string, env app.Env, opt app.Options, ix *index.In
 
 // scanIndex is Scan through a.Index.
 func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
-	resolved, err := app.Resolve(a.Paths, a.Env)
-	if err != nil {
-		return nil, nil, err
+	a.mu.Lock()
+	resolved := a.resolved
+	a.mu.Unlock()
+	if a.relist.Swap(false) || a.watching.Load() == 0 || resolved == nil {
+		var err error
+		if resolved, err = app.Resolve(a.Paths, a.Env); err != nil {
+			a.relist.Store(true)
+			return nil, nil, err
+		}
+		a.mu.Lock()
+		a.resolved = resolved
+		a.mu.Unlock()
 	}
 	var warnings []string
 	var inputs []app.Input
@@ -78,14 +87,19 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 		}
 		a.seen[e.Path] = sc
 		if time.Since(e.Modified) < liveWindow {
-			liveAt[e.Path] = i
-			live = append(live, sc.input)
+			if lf, ok := a.liveRows[e.Path]; ok && lf.stamp == sc.stamp {
+				rows[i].Burn, rows[i].Context, rows[i].ContextMax = lf.row.Burn, lf.row.Context, lf.row.ContextMax
+			} else {
+				liveAt[e.Path] = i
+				live = append(live, sc.input)
+			}
 		}
 	}
 	for path := range a.seen {
 		if !now[path] {
 			a.drop(path)
 			delete(a.seen, path)
+			delete(a.liveRows, path)
 		}
 	}
 	a.mu.Unlock()
@@ -93,6 +107,12 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 		a.liveFigures(ctx, live, func(r SessionRow) {
 			i := liveAt[r.Path]
 			rows[i].Burn, rows[i].Context, rows[i].ContextMax = r.Burn, r.Context, r.ContextMax
+			a.mu.Lock()
+			if a.liveRows == nil {
+				a.liveRows = map[string]scanned{}
+			}
+			a.liveRows[r.Path] = scanned{stamp: a.seen[r.Path].stamp, row: rows[i]}
+			a.mu.Unlock()
 		})
 	}
 	return rows, warnings, ctx.Err()

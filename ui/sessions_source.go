@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -102,6 +103,15 @@ type AppSessions struct {
 	// of at most holdBytes of logs in all.
 	held      map[string]*app.Session
 	heldBytes int64
+	// liveRows are the burn rates and contexts of the sessions being
+	// written, by the stamp they were read at (index scans).
+	liveRows map[string]scanned
+	// resolved are the inputs of the last index scan; while a watch runs
+	// (watching) they are resolved again only when relist says a file
+	// or folder appeared, went or moved.
+	resolved []app.Input
+	watching atomic.Int32
+	relist   atomic.Bool
 }
 
 type scanned struct {

@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 	noticeTTL, chartPause = 0, 0
 	// The session list rescans when a test says so, and hands on each
 	// replay at once.
-	rescanEvery, streamBatch = 0, 0
+	rescanEvery, streamBatch, liveWatch = 0, 0, false
 	os.Exit(m.Run())
 }
 
