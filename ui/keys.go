@@ -36,6 +36,8 @@ type KeyMap struct {
 // are the calls' own.
 type ListKeyMap struct {
 	Open, Back, Filter, Sort key.Binding
+	// Subagents shows or hides the selected session's sub-agents.
+	Subagents key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -83,6 +85,8 @@ func DefaultKeyMap() KeyMap {
 			Back:   b([]string{"esc"}, "esc", "clear the session filter"),
 			Filter: b([]string{"/"}, "/", "filter sessions"),
 			Sort:   b([]string{"o"}, "o", "sort sessions: time/cost/saved"),
+
+			Subagents: b([]string{"a"}, "a", "sub-agents of the session shown/hidden"),
 		},
 	}
 }
@@ -113,6 +117,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},
-		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
+		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.List.Subagents},
 	}
 }

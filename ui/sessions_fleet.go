@@ -502,6 +502,8 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 		l.top()
 	case key.Matches(msg, k.Bottom):
 		l.bottom()
+	case key.Matches(msg, k.List.Subagents):
+		return m.flash(l.toggleParts())
 	case key.Matches(msg, k.List.Sort):
 		l.cycleSort()
 		return m.flash("sessions sorted by " + l.order.String())

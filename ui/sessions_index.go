@@ -140,11 +140,15 @@ func (a *AppSessions) liveFigures(ctx context.Context, inputs []app.Input, set f
 
 // entryRow is the list's row of an index entry.
 func entryRow(e *index.Entry) SessionRow {
-	return SessionRow{
+	row := SessionRow{
 		Path: e.Path, Agent: string(e.Format), Version: e.Version, Project: lastElement(e.Project),
 		First: e.First, Last: e.Last, Models: e.Models, Calls: e.APICalls, Subagents: len(e.Subagents),
 		Cost: e.CostUSD, LargestResult: int64(e.LargestResult), Modified: e.Modified,
 	}
+	for _, p := range e.SubagentParts {
+		row.Parts = append(row.Parts, SubagentRow{Path: p.Path, Calls: p.APICalls, Cost: p.CostUSD, LargestResult: int64(p.LargestResult)})
+	}
+	return row
 }
 
 // lastElement is the last element of a folder the agent ran in.

@@ -55,6 +55,18 @@ type SessionRow struct {
 	// Modified is when the log was last written: a session written in the
 	// last minute is live.
 	Modified time.Time
+	// Parts are the sub-agents' own figures, in the session's figures
+	// already: the list shows them under it.
+	Parts []SubagentRow
+}
+
+// SubagentRow is what one sub-agent log adds to its session.
+type SubagentRow struct {
+	Path  string
+	Calls int
+	// Cost is nil when it records nothing or a model has no price.
+	Cost          *float64
+	LargestResult int64
 }
 
 // SessionSavings is one session (with its sub-agents) replayed under a
@@ -360,6 +372,18 @@ func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (Sess
 			}
 		}
 		recorded = append(recorded, had)
+		if p != s.Prepared {
+			part := SubagentRow{Path: ss.Path, Calls: len(ss.Calls)}
+			if had {
+				part.Cost = rp.Totals.Cost
+			}
+			for i := range ss.Calls {
+				for _, r := range ss.Calls[i].Results {
+					part.LargestResult = max(part.LargestResult, int64(r.Bytes()))
+				}
+			}
+			row.Parts = append(row.Parts, part)
+		}
 	}
 	row.Cost = sumKnown(costs, recorded)
 	for _, c := range calls {
