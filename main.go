@@ -32,6 +32,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
@@ -189,6 +190,7 @@ spillway sweep --preset claude-code session.jsonl`,
 	root.Flags().StringVar(&theme, "theme", theme, "colours: "+strings.Join(themes.Names, ", ")+" (NO_COLOR forces mono)")
 	root.Flags().BoolVarP(&follow, "follow", "f", false, "follow the file as the agent writes it, or the session list's sessions (default when one changed in the last minute, or PATH is a folder of one session)")
 	root.Flags().BoolVar(&noFollow, "no-follow", false, "never follow")
+	root.Flags().Bool("no-cache", false, "list sessions without reading or writing the session index cache")
 	complete(root, "theme", themes.Names)
 	root.Run = func(cmd *cobra.Command, args []string) {
 		*code = runInspect(cmd.Flags(), common, args, theme, follow, noFollow, stdin, stdout, stderr)
@@ -647,7 +649,13 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		return exitUsage, true
 	}
 	o := inspectorOptions(common, opt, ui.Options{Theme: theme, Follow: follow, NoFollow: noFollow, SessionsName: name})
-	o.Sessions = ui.NewAppSessions(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter})
+	noCache, _ := fs.GetBool("no-cache")
+	ix, err := index.Open(index.Options{Prices: o.Prices, Read: o.Read, NoCache: noCache})
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage, true
+	}
+	o.Sessions = ui.NewIndexSessions(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
 	if err := runUI(o); err != nil {
 		printError(stderr, err)
 		return 1, true

@@ -46,6 +46,8 @@ type KeyMap struct {
 // are the calls' own.
 type ListKeyMap struct {
 	Open, Back, Filter, Sort key.Binding
+	// Subagents shows or hides the selected session's sub-agents.
+	Subagents key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -95,6 +97,8 @@ func DefaultKeyMap() KeyMap {
 			Back:   b([]string{"esc"}, "esc", "clear the session filter"),
 			Filter: b([]string{"/"}, "/", "filter sessions"),
 			Sort:   b([]string{"o"}, "o", "sort sessions: time/cost/saved"),
+
+			Subagents: b([]string{"a"}, "a", "sub-agents of the session shown/hidden"),
 		},
 		Tools:   b([]string{"T"}, "T", "results by tool"),
 		Context: b([]string{"C"}, "C", "context over time"),
@@ -131,7 +135,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt, k.NextHazard},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No, k.WriteFormat},
-		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort},
+		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.List.Subagents},
 		{k.Tools, k.Context, k.Copy, k.Pager},
 	}
 }
@@ -141,7 +145,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 func (k KeyMap) ListFullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.Warnings, k.Follow},
+		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.List.Subagents, k.Warnings, k.Follow},
 		{k.Raise, k.Lower, k.Exact, k.Dedupe, k.DedupeFrom, k.Spill},
 		{k.Preset, k.Undo, k.Write, k.Help, k.Quit, k.Interrupt},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No},

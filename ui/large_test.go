@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"syscall"
 	"testing"
 	"time"
 
@@ -53,10 +52,10 @@ func TestLargeSessionTimes(t *testing.T) {
 			first = now // the first frame that shows the session coming
 		}
 		if rows == 0 && m.session != nil {
-			rows, rowsCPU = now, cpuTime()
+			rows, rowsCPU = now, cpuTime(t)
 		}
 		if replayed == 0 && m.replay != nil {
-			replayed, replayedCPU = now, cpuTime()
+			replayed, replayedCPU = now, cpuTime(t)
 		}
 		_, missing := m.chart.curve(m.policy)
 		return m.replay != nil && missing == 0 && !m.chart.busy
@@ -83,15 +82,5 @@ func TestLargeSessionTimes(t *testing.T) {
 	t.Logf("%d calls, %d results: first frame %.2f s, all rows %.2f s, replayed %.2f s, chart done %.2f s; %d spill files, %d bytes",
 		len(m.session.Calls), len(m.replay.Results), first.Seconds(), rows.Seconds(), replayed.Seconds(), finished.Seconds(), files, bytes)
 	t.Logf("processor time (user + system, all threads) by all rows %.2f s, replayed %.2f s, chart done %.2f s",
-		rowsCPU.Seconds(), replayedCPU.Seconds(), cpuTime().Seconds())
-}
-
-// cpuTime is the processor time the process has used so far: a figure the
-// other loads of a shared machine move less than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		rowsCPU.Seconds(), replayedCPU.Seconds(), cpuTime(t).Seconds())
 }

@@ -286,6 +286,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return msg.next
 	case fleetSavedMsg:
 		return m.fleetSaved(msg)
+	case fleetWatchMsg:
+		return m.fleetWatching(msg)
+	case fleetChangedMsg:
+		return m.fleetChanged(msg)
+	case fleetExpireMsg:
+		return m.fleetExpired()
 	case fleetTickMsg:
 		m.fleet.ticking = false
 		if !m.fleet.following {

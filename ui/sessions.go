@@ -46,6 +46,38 @@ type sessionList struct {
 	// wide is the widest cell of each figure's column over the rows
 	// shown, by title, so that no figure is cut: set by refresh.
 	wide map[string]int
+	// expanded are the sessions whose sub-agents are shown under them.
+	expanded map[string]bool
+}
+
+// parts are the sub-agent lines drawn under shown row i.
+func (l *sessionList) parts(i int) int {
+	if r := &l.rows[l.shown[i]]; l.expanded[r.Path] {
+		return len(r.Parts)
+	}
+	return 0
+}
+
+// toggleParts shows or hides the selected session's sub-agents and says
+// what it did.
+func (l *sessionList) toggleParts() string {
+	p := l.current()
+	if p == "" {
+		return "no session"
+	}
+	r := &l.rows[l.shown[l.cursor]]
+	if len(r.Parts) == 0 {
+		return "this session ran no sub-agent"
+	}
+	if l.expanded == nil {
+		l.expanded = map[string]bool{}
+	}
+	l.expanded[p] = !l.expanded[p]
+	l.clamp()
+	if !l.expanded[p] {
+		return "sub-agents hidden"
+	}
+	return fmt.Sprintf("%d sub-agents under the session, counted in it", len(r.Parts))
 }
 
 func (l *sessionList) setSize(w, h int) {
@@ -208,16 +240,38 @@ func (l *sessionList) clamp() {
 		l.offset = l.cursor - v + 1
 	}
 	l.offset = max(0, min(l.offset, len(l.shown)-v))
+	// Sub-agent lines take room: the cursor's row and its own stay shown.
+	for l.offset < l.cursor && l.linesUpTo(l.cursor) > v {
+		l.offset++
+	}
+}
+
+// linesUpTo counts the lines from the first row shown through row i and
+// its sub-agents.
+func (l *sessionList) linesUpTo(i int) int {
+	n := 0
+	for k := l.offset; k <= i && k < len(l.shown); k++ {
+		n += 1 + l.parts(k)
+	}
+	return n
 }
 
 // clickRow selects the row at screen row y.
 func (l *sessionList) clickRow(y int) bool {
-	i := l.offset + (y - l.top0 - 1)
-	if y <= l.top0 || i < 0 || i >= len(l.shown) {
+	if y <= l.top0 {
 		return false
 	}
-	l.cursor = i
-	return true
+	line := y - l.top0 - 1
+	for i := l.offset; i < len(l.shown); i++ {
+		n := 1 + l.parts(i)
+		if line < n { // the row, or one of its sub-agents
+			l.cursor = i
+			l.clamp()
+			return true
+		}
+		line -= n
+	}
+	return false
 }
 
 // fleetTotals sums the sessions shown.
@@ -323,10 +377,18 @@ func (l *sessionList) columns() []listColumn {
 			return "–"
 		}},
 		{title: "project", width: 10, priority: 1, cell: func(r *SessionRow) string {
+			name := termtext.Escape(r.Project)
 			if r.Project == "" {
-				return st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
+				name = st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
 			}
-			return termtext.Escape(r.Project)
+			if n := len(r.Parts); n > 0 {
+				mark := "▸"
+				if l.expanded[r.Path] {
+					mark = "▾"
+				}
+				name += st.Muted.Render(fmt.Sprintf(" %s%d sub", mark, n))
+			}
+			return name
 		}},
 		{title: "agent", width: 14, priority: 6, cell: agentName},
 		{title: "model", width: modelWidth, priority: 4, cell: func(r *SessionRow) string { return modelName(r, modelWidth) }},
@@ -450,7 +512,8 @@ func (l *sessionList) View() string {
 		}
 		b.WriteString(st.Muted.Render(termtext.Truncate(msg, l.width)))
 	}
-	for i := l.offset; i < len(l.shown) && i < l.offset+l.visible(); i++ {
+	lines := 0
+	for i := l.offset; i < len(l.shown) && lines < l.visible(); i++ {
 		r := &l.rows[l.shown[i]]
 		cells := make([]string, len(cols))
 		for k, c := range cols {
@@ -458,11 +521,48 @@ func (l *sessionList) View() string {
 		}
 		line := strings.Join(cells, " ")
 		b.WriteString("\n")
+		lines++
 		if i == l.cursor {
 			b.WriteString(st.Selected.Render(termtext.Fit(stripStyles(line), l.width)))
 		} else {
 			b.WriteString(line)
 		}
+		for k := 0; k < l.parts(i) && lines < l.visible(); k++ {
+			b.WriteString("\n")
+			b.WriteString(st.Muted.Render(partLine(cols, &r.Parts[k], k == len(r.Parts)-1)))
+			lines++
+		}
 	}
 	return b.String()
+}
+
+// partLine is a sub-agent's line under its session: its file, calls, cost
+// and largest result in the session's columns, no policy figures (its
+// session's include them).
+func partLine(cols []listColumn, p *SubagentRow, last bool) string {
+	cells := make([]string, len(cols))
+	for k, c := range cols {
+		s := ""
+		switch c.title {
+		case "project":
+			branch := "├ "
+			if last {
+				branch = "└ "
+			}
+			s = "  " + branch + termtext.Escape(filepath.Base(p.Path))
+		case "calls":
+			s = human.Count(int64(p.Calls))
+		case "cost → after":
+			s = "?"
+			if p.Cost != nil {
+				s = human.Money(p.Cost)
+			}
+		case "largest":
+			if p.LargestResult > 0 {
+				s = human.ShortBytes(p.LargestResult)
+			}
+		}
+		cells[k] = c.fit(s)
+	}
+	return strings.Join(cells, " ")
 }

@@ -44,6 +44,15 @@ type fleet struct {
 	following bool
 	ticking   bool // a rescan is due: one tick at a time
 	now       time.Time
+
+	// The watch of the sessions' folders, while following
+	// (sessions_follow.go): dirty says a change came during a scan.
+	watchCtx    context.Context
+	watchCancel context.CancelFunc
+	changes     <-chan struct{}
+	watchFailed bool
+	dirty       bool
+	expiring    bool
 }
 
 // Messages of the session list's commands.
@@ -206,7 +215,7 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 		if !f.scanned {
 			return nil
 		}
-		return tea.Batch(m.flash("rescan: "+msg.err.Error()), m.rescanLater())
+		return tea.Batch(m.flash("rescan: "+msg.err.Error()), m.followLater())
 	}
 	f.err = nil
 	first := !f.scanned
@@ -249,7 +258,11 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 	if len(changed) > 0 {
 		cmds = append(cmds, m.replayFleet(changed, false))
 	}
-	return tea.Batch(append(cmds, m.rescanLater())...)
+	if f.dirty {
+		f.dirty = false
+		cmds = append(cmds, m.rescan())
+	}
+	return tea.Batch(append(cmds, m.followLater())...)
 }
 
 // rescanLater asks a followed list to look again in a while.
@@ -489,6 +502,8 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 		l.top()
 	case key.Matches(msg, k.Bottom):
 		l.bottom()
+	case key.Matches(msg, k.List.Subagents):
+		return m.flash(l.toggleParts())
 	case key.Matches(msg, k.List.Sort):
 		l.cycleSort()
 		return m.flash("sessions sorted by " + l.order.String())
@@ -520,6 +535,7 @@ func (m *Model) toggleFleetFollow() tea.Cmd {
 	m.markLive()
 	f.list.refresh()
 	if !f.following {
+		m.stopWatch()
 		return m.flash("stopped following the sessions")
 	}
 	return tea.Batch(m.flash("following the sessions: new ones appear at the top"), m.rescan())

@@ -13,6 +13,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/report"
 )
@@ -48,7 +49,42 @@ func checkListAgainstReport(t *testing.T, dir string) {
 	}
 	opt := app.Options{Prices: pricing.Default(), Policy: pol, Counter: counter}
 
-	src := NewAppSessions([]string{dir}, app.Env{}, opt)
+	cache := t.TempDir()
+	sources := []struct {
+		name string
+		src  func() *AppSessions
+	}{
+		{"pipeline", func() *AppSessions { return NewAppSessions([]string{dir}, app.Env{}, opt) }},
+		{"index", func() *AppSessions { return indexSessions(t, []string{dir}, opt, "") }},
+		// The second opens the cache the first wrote: rows from the cache.
+		{"index cache written", func() *AppSessions { return indexSessions(t, []string{dir}, opt, cache) }},
+		{"index cache read", func() *AppSessions { return indexSessions(t, []string{dir}, opt, cache) }},
+	}
+	var out bytes.Buffer
+	w, err := report.NewWriter("json", &out, opt.Prices.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Generate([]string{dir}, nil, opt, w, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sources {
+		t.Run(s.name, func(t *testing.T) { matchReport(t, s.src(), pol, out.Bytes()) })
+	}
+}
+
+// indexSessions lists paths through a session index caching in dir, or
+// none when dir is "".
+func indexSessions(t *testing.T, paths []string, opt app.Options, dir string) *AppSessions {
+	t.Helper()
+	ix, err := index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, CacheDir: dir, NoCache: dir == ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewIndexSessions(paths, app.Env{}, opt, ix)
+}
+
+func matchReport(t *testing.T, src *AppSessions, pol policy.Policy, reportJSON []byte) {
 	rows, warnings, err := src.Scan(context.Background(), nil)
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("scan: %v %v", err, warnings)
@@ -67,14 +103,6 @@ func checkListAgainstReport(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 
-	var out bytes.Buffer
-	w, err := report.NewWriter("json", &out, opt.Prices.Source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := report.Generate([]string{dir}, nil, opt, w, io.Discard); err != nil {
-		t.Fatal(err)
-	}
 	type session struct {
 		Path    string `json:"path"`
 		Results []struct {
@@ -94,7 +122,7 @@ func checkListAgainstReport(t *testing.T, dir string) {
 		} `json:"subagents"`
 	}
 	var doc struct{ Sessions []session }
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+	if err := json.Unmarshal(reportJSON, &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Sessions) != len(rows) {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/valyala/fastjson"
@@ -20,6 +21,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -55,6 +57,18 @@ type SessionRow struct {
 	// Modified is when the log was last written: a session written in the
 	// last minute is live.
 	Modified time.Time
+	// Parts are the sub-agents' own figures, in the session's figures
+	// already: the list shows them under it.
+	Parts []SubagentRow
+}
+
+// SubagentRow is what one sub-agent log adds to its session.
+type SubagentRow struct {
+	Path  string
+	Calls int
+	// Cost is nil when it records nothing or a model has no price.
+	Cost          *float64
+	LargestResult int64
 }
 
 // SessionSavings is one session (with its sub-agents) replayed under a
@@ -93,6 +107,8 @@ type AppSessions struct {
 	Paths   []string
 	Env     app.Env
 	Options app.Options
+	// Index, when set, lists the sessions (sessions_index.go).
+	Index *index.Index
 
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
@@ -101,6 +117,15 @@ type AppSessions struct {
 	// of at most holdBytes of logs in all.
 	held      map[string]*app.Session
 	heldBytes int64
+	// liveRows are the burn rates and contexts of the sessions being
+	// written, by the stamp they were read at (index scans).
+	liveRows map[string]scanned
+	// resolved are the inputs of the last index scan; while a watch runs
+	// (watching) they are resolved again only when relist says a file
+	// or folder appeared, went or moved.
+	resolved []app.Input
+	watching atomic.Int32
+	relist   atomic.Bool
 }
 
 type scanned struct {
@@ -112,8 +137,9 @@ type scanned struct {
 	// subs are the logs of its sub-agents, as the scan of all found
 	// them: a Codex sub-agent is only known as one when read with its
 	// parent, so a replay reading the parent alone is given them.
-	subs []string
-	size int64 // of its logs
+	subs   []string
+	size   int64 // of its logs
+	copied int   // calls the index found copies counted elsewhere
 }
 
 // holdBytes bounds the logs whose sessions are held, read and counted,
@@ -157,6 +183,9 @@ func stamp(in app.Input) (st string, newest time.Time, size int64) {
 // reads them all again (only those when they are many): a response copied
 // from one log to another is counted once, wherever it lies.
 func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
+	if a.Index != nil {
+		return a.scanIndex(ctx, progress)
+	}
 	resolved, err := app.Resolve(a.Paths, a.Env)
 	if err != nil {
 		return nil, nil, err
@@ -358,6 +387,18 @@ func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (Sess
 			}
 		}
 		recorded = append(recorded, had)
+		if p != s.Prepared {
+			part := SubagentRow{Path: ss.Path, Calls: len(ss.Calls)}
+			if had {
+				part.Cost = rp.Totals.Cost
+			}
+			for i := range ss.Calls {
+				for _, r := range ss.Calls[i].Results {
+					part.LargestResult = max(part.LargestResult, int64(r.Bytes()))
+				}
+			}
+			row.Parts = append(row.Parts, part)
+		}
 	}
 	row.Cost = sumKnown(costs, recorded)
 	for _, c := range calls {
@@ -536,6 +577,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 			read = append(read, sc.input)
 		}
 	}
+	complete := len(read) == len(a.seen)
 	a.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -578,7 +620,15 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		}
 		a.mu.Lock()
 		if sc, ok := a.seen[s.Session.Path]; ok {
-			carryMarks(s, sc.marks)
+			switch {
+			case sc.marks != nil:
+				carryMarks(s, sc.marks)
+			case complete:
+				// Read with every other session, as the scan was: what
+				// app.Each reconciled is what the scan found.
+				sc.marks = marksOf(s)
+				a.seen[s.Session.Path] = sc
+			}
 			if a.heldBytes+sc.size <= holdBytes {
 				a.held[s.Session.Path] = s
 				a.heldBytes += sc.size

@@ -725,3 +725,54 @@ func TestSessionListModelCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionListSubagents lists a session's sub-agent under it, counted
+// once: the session's row and the footer hold both logs, and `a` shows
+// the sub-agent's own figures on a line under its session.
+//
+//	main (claude-sonnet-4-5, $3 and $15 per million): 1,000 in + 100 out = $0.0045
+//	its sub-agent (claude-haiku-4-5, $1 and $5): 2,000 in + 400 out = $0.004
+//	the session: 2 calls, $0.0085; other (gpt-5): 10,000 in + 1,000 out = $0.0225
+func TestSessionListSubagents(t *testing.T) {
+	dir := t.TempDir()
+	writeSession(t, filepath.Join(dir, "main.jsonl"), "/home/u/main", "claude-sonnet-4-5", []fleetCall{{at: "2026-03-05T10:00:00Z", input: 1000, output: 100}})
+	writeSession(t, filepath.Join(dir, "main", "subagents", "agent-a1.jsonl"), "/home/u/main", "claude-haiku-4-5", []fleetCall{{at: "2026-03-05T10:01:00Z", input: 2000, output: 400}})
+	writeSession(t, filepath.Join(dir, "other.jsonl"), "/home/u/other", "gpt-5", []fleetCall{{at: "2026-03-05T09:00:00Z", input: 10_000, output: 1000}})
+	written := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
+	for _, p := range []string{"main.jsonl", "main/subagents/agent-a1.jsonl", "other.jsonl"} {
+		os.Chtimes(filepath.Join(dir, p), written, written)
+	}
+	for _, source := range []string{"pipeline", "index"} {
+		t.Run(source, func(t *testing.T) {
+			m := newListModel(t, []string{dir}, "none", 120, 40, time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC), func(o *Options) {
+				if source == "index" {
+					o.Sessions = indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Read: o.Read, Counter: counter}, "")
+				}
+			})
+			row := rowOf(t, m, "main")
+			if row.Calls != 2 || row.Cost == nil || math.Abs(*row.Cost-0.0085) > 1e-12 || len(row.Parts) != 1 {
+				t.Fatalf("row %+v", row)
+			}
+			if p := row.Parts[0]; filepath.Base(p.Path) != "agent-a1.jsonl" || p.Calls != 1 || p.Cost == nil || math.Abs(*p.Cost-0.004) > 1e-12 {
+				t.Errorf("sub-agent %+v", p)
+			}
+			if got := lineWith(t, m, "  2026-03-05 10:01 main ▸1 sub"); !strings.Contains(got, "$0.0085→$0.0085") {
+				t.Errorf("session line %q", got)
+			}
+			for filepath.Base(m.fleet.list.current()) != "main.jsonl" {
+				press(t, m, "j")
+			}
+			press(t, m, "a")
+			got := lineWith(t, m, "                     └ agent-a1.jsonl")
+			if f := strings.Fields(got); len(f) != 4 || f[2] != "1" || f[3] != "$0.0040" {
+				t.Errorf("sub-agent line %q", got)
+			}
+			// Counted once: the footer holds the two sessions' three calls.
+			lineWith(t, m, "2 sessions · 3 calls · cost $0.0310")
+			press(t, m, "a")
+			if strings.Contains(ansi.Strip(screen(m)), "agent-a1.jsonl") {
+				t.Error("the sub-agent is still shown")
+			}
+		})
+	}
+}

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	noticeTTL, chartPause = 0, 0
 	// The session list rescans when a test says so, and hands on each
 	// replay at once.
-	rescanEvery, streamBatch = 0, 0
+	rescanEvery, streamBatch, liveWatch = 0, 0, false
 	os.Exit(m.Run())
 }
 
@@ -333,7 +333,7 @@ func TestKeys(t *testing.T) {
 	}
 	// The session list's own keys are pressed in sessions_test.go:
 	// TestSessionListNumbers (Filter, Sort, Back), TestSessionListOpen (Open).
-	covered := map[string]bool{"Quit": true, "List.Open": true, "List.Back": true, "List.Filter": true, "List.Sort": true}
+	covered := map[string]bool{"Quit": true, "List.Open": true, "List.Back": true, "List.Filter": true, "List.Sort": true, "List.Subagents": true}
 	for _, tt := range tests {
 		covered[tt.binding] = true
 		t.Run(tt.binding, func(t *testing.T) {

@@ -239,6 +239,18 @@ type Entry struct {
 	// one modified a moment ago.
 	Modified time.Time
 	Bytes    int64
+	// SubagentParts are the Subagents' own figures, in their order: what
+	// each adds to the session's (a session list shows them under it).
+	SubagentParts []Part
+}
+
+// Part is one sub-agent log's share of its session.
+type Part struct {
+	Path     string
+	APICalls int
+	// CostUSD is nil when it records nothing or a model has no price.
+	CostUSD       *float64
+	LargestResult int
 }
 
 // ResultsOver counts the results larger than ceiling bytes.

@@ -33,6 +33,14 @@ type totals struct {
 	Results     int
 	ResultBytes int64
 	Compactions int
+	// Parts are the sub-agents' own calls and cost.
+	Parts []part
+}
+
+type part struct {
+	Path     string
+	APICalls int
+	CostUSD  *float64
 }
 
 // reported is `spillway report --format json` over paths, with no policy.
@@ -55,7 +63,11 @@ func reported(t *testing.T, paths []string) []totals {
 		Sessions []struct {
 			Path      string `json:"path"`
 			Subagents []struct {
-				Path string `json:"path"`
+				Path   string `json:"path"`
+				Totals struct {
+					APICalls int      `json:"api_calls"`
+					CostUSD  *float64 `json:"cost_usd"`
+				} `json:"totals"`
 			} `json:"subagents"`
 			Totals struct {
 				APICalls    int `json:"api_calls"`
@@ -84,6 +96,7 @@ func reported(t *testing.T, paths []string) []totals {
 			CostUSD:  tt.CostUSD, Results: tt.ToolResults, ResultBytes: tt.ResultBytes, Compactions: tt.Compactions}
 		for _, sub := range s.Subagents {
 			r.Subagents = append(r.Subagents, sub.Path)
+			r.Parts = append(r.Parts, part{sub.Path, sub.Totals.APICalls, sub.Totals.CostUSD})
 		}
 		want = append(want, r)
 	}
@@ -93,8 +106,12 @@ func reported(t *testing.T, paths []string) []totals {
 func totalsOf(entries []index.Entry) []totals {
 	var got []totals
 	for _, e := range entries {
+		var parts []part
+		for _, p := range e.SubagentParts {
+			parts = append(parts, part{p.Path, p.APICalls, p.CostUSD})
+		}
 		got = append(got, totals{Path: e.Path, Subagents: e.Subagents, APICalls: e.APICalls, CopiedCalls: e.CopiedCalls,
-			Recorded: e.Recorded, CostUSD: e.CostUSD, Results: e.Results, ResultBytes: e.ResultBytes, Compactions: e.Compactions})
+			Recorded: e.Recorded, CostUSD: e.CostUSD, Results: e.Results, ResultBytes: e.ResultBytes, Compactions: e.Compactions, Parts: parts})
 	}
 	return got
 }

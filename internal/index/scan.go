@@ -433,6 +433,15 @@ func (b *building) touched(k fileKey) {
 
 func (b *building) include(path string, f *fileSum) {
 	b.Subagents = append(b.Subagents, path)
+	part := Part{Path: path, APICalls: f.Calls}
+	if f.RecordedCalls > 0 && len(f.Unpriced) == 0 {
+		usd := f.Priced
+		part.CostUSD = &usd
+	}
+	if n := len(f.ResultSizes); n > 0 {
+		part.LargestResult = f.ResultSizes[n-1]
+	}
+	b.SubagentParts = append(b.SubagentParts, part)
 	b.add(f)
 }
 

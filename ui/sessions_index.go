@@ -1,0 +1,170 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/index"
+)
+
+// NewIndexSessions lists the sessions of paths through the session index
+// ix: reopening the same logs takes their rows from its cache, and a
+// rescan reads only the logs that changed (a session being written, only
+// what was appended). Replays are AppSessions', which hold the sessions
+// read in full between policies.
+func NewIndexSessions(paths []string, env app.Env, opt app.Options, ix *index.Index) *AppSessions {
+	return &AppSessions{Paths: paths, Env: env, Options: opt, Index: ix}
+}
+
+// scanIndex is Scan through a.Index.
+func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
+	a.mu.Lock()
+	resolved := a.resolved
+	a.mu.Unlock()
+	if a.relist.Swap(false) || a.watching.Load() == 0 || resolved == nil {
+		var err error
+		if resolved, err = app.Resolve(a.Paths, a.Env); err != nil {
+			a.relist.Store(true)
+			return nil, nil, err
+		}
+		a.mu.Lock()
+		a.resolved = resolved
+		a.mu.Unlock()
+	}
+	var warnings []string
+	var inputs []app.Input
+	for _, in := range resolved {
+		switch {
+		case in.Err != nil:
+			warnings = append(warnings, in.Err.Error())
+		case in.Path == "-":
+			warnings = append(warnings, "standard input cannot be listed with other sessions; open it alone")
+		default:
+			inputs = append(inputs, in)
+		}
+	}
+	entries, iw, err := a.Index.Scan(ctx, inputs, progress)
+	for _, w := range iw {
+		if !errors.Is(w.Err, context.Canceled) {
+			warnings = append(warnings, w.Err.Error())
+		}
+	}
+	if err != nil {
+		return nil, warnings, err
+	}
+	rows := make([]SessionRow, len(entries))
+	var live []app.Input
+	liveAt := map[string]int{}
+	a.mu.Lock()
+	if a.seen == nil {
+		a.seen, a.held = map[string]scanned{}, map[string]*app.Session{}
+	}
+	now := map[string]bool{}
+	for i := range entries {
+		e := &entries[i]
+		rows[i] = entryRow(e)
+		now[e.Path] = true
+		sc := scanned{stamp: entryStamp(e), input: app.Input{Path: e.Path, Subagents: e.Subagents}, row: rows[i], size: e.Bytes}
+		prev, ok := a.seen[e.Path]
+		same := ok && prev.stamp == sc.stamp && prev.copied == e.CopiedCalls && sameCost(prev.row.Cost, rows[i].Cost)
+		switch {
+		case e.CopiedCalls == 0:
+			// None of its calls is a copy counted elsewhere: read alone,
+			// it replays as read with the others.
+			sc.marks = map[string]map[int]string{}
+		case same:
+			sc.marks = prev.marks // nil until a replay reads every session at once
+		}
+		sc.copied = e.CopiedCalls
+		if !same {
+			a.drop(e.Path)
+		}
+		a.seen[e.Path] = sc
+		if time.Since(e.Modified) < liveWindow {
+			if lf, ok := a.liveRows[e.Path]; ok && lf.stamp == sc.stamp {
+				rows[i].Burn, rows[i].Context, rows[i].ContextMax = lf.row.Burn, lf.row.Context, lf.row.ContextMax
+			} else {
+				liveAt[e.Path] = i
+				live = append(live, sc.input)
+			}
+		}
+	}
+	for path := range a.seen {
+		if !now[path] {
+			a.drop(path)
+			delete(a.seen, path)
+			delete(a.liveRows, path)
+		}
+	}
+	a.mu.Unlock()
+	if len(live) > 0 {
+		a.liveFigures(ctx, live, func(r SessionRow) {
+			i := liveAt[r.Path]
+			rows[i].Burn, rows[i].Context, rows[i].ContextMax = r.Burn, r.Context, r.ContextMax
+			a.mu.Lock()
+			if a.liveRows == nil {
+				a.liveRows = map[string]scanned{}
+			}
+			a.liveRows[r.Path] = scanned{stamp: a.seen[r.Path].stamp, row: rows[i]}
+			a.mu.Unlock()
+		})
+	}
+	return rows, warnings, ctx.Err()
+}
+
+// liveFigures reads the sessions being written (a few, most often one)
+// for what the index does not keep: the burn rate and the last prompt.
+// Read apart from the others, a copied response may count in a burn rate
+// twice; the list's costs are the index's.
+func (a *AppSessions) liveFigures(ctx context.Context, inputs []app.Input, set func(SessionRow)) {
+	opt := a.Options
+	opt.Read.SizesOnly = true
+	opt.Counter = nil
+	none, _ := policy.Preset("none")
+	_, _ = app.Each(inputs, nil, opt, func(s *app.Session) (SessionRow, error) {
+		if err := ctx.Err(); err != nil {
+			return SessionRow{}, err
+		}
+		return sessionRow(s, none, opt.Prices)
+	}, func(r SessionRow) error {
+		set(r)
+		return ctx.Err()
+	}, nil)
+}
+
+// entryRow is the list's row of an index entry.
+func entryRow(e *index.Entry) SessionRow {
+	row := SessionRow{
+		Path: e.Path, Agent: string(e.Format), Version: e.Version, Project: lastElement(e.Project),
+		First: e.First, Last: e.Last, Models: e.Models, Calls: e.APICalls - e.CopiedCalls, Subagents: len(e.Subagents),
+		Cost: e.CostUSD, LargestResult: int64(e.LargestResult), Modified: e.Modified,
+	}
+	for _, p := range e.SubagentParts {
+		row.Parts = append(row.Parts, SubagentRow{Path: p.Path, Calls: p.APICalls, Cost: p.CostUSD, LargestResult: int64(p.LargestResult)})
+	}
+	return row
+}
+
+// lastElement is the last element of a folder the agent ran in.
+func lastElement(dir string) string {
+	dir = strings.TrimRight(strings.ReplaceAll(dir, `\`, "/"), "/")
+	if i := strings.LastIndex(dir, "/"); i >= 0 && i < len(dir)-1 {
+		return dir[i+1:]
+	}
+	return filepath.Base(dir)
+}
+
+// entryStamp identifies what an entry's logs held when scanned.
+func entryStamp(e *index.Entry) string {
+	return fmt.Sprintf("%d\x00%d\x00%d\x00%s", e.Modified.UnixNano(), e.Bytes, e.APICalls, strings.Join(e.Subagents, "\x00"))
+}
+
+func sameCost(a, b *float64) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}

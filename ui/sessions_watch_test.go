@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/index"
+)
+
+// TestFollowedFleetLatency follows 2,000 generated sessions (or, with
+// SPILLWAY_FLEET_DIR, a fleet written by `gencorpus -fleet`), appends a
+// call to some of them one at a time, and times each from the write to a
+// scan that lists it: the watch says which folder changed and the index
+// reads only what was appended. The bound is generous, for shared
+// machines; README gives the figures measured.
+func TestFollowedFleetLatency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 2,000 sessions")
+	}
+	dir := os.Getenv("SPILLWAY_FLEET_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+		shape := corpus.DefaultFleet
+		shape.MeanCalls, shape.ResultBytes = 6, 256
+		if _, err := corpus.WriteFleet(dir, shape); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err := index.Open(index.Options{Prices: pricing.Default(), CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	begin := time.Now()
+	rows, warnings, err := src.Scan(ctx, nil)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("scan: %v %v", err, warnings)
+	}
+	t.Logf("%d sessions listed in %s", len(rows), time.Since(begin).Round(time.Millisecond))
+	if len(rows) < 2000 {
+		t.Fatalf("%d sessions", len(rows))
+	}
+	changes, warning, err := src.Watch(ctx)
+	if err != nil || warning != "" {
+		t.Fatalf("watch: %v %q", err, warning)
+	}
+	calls := map[string]int{}
+	var claude []string
+	for _, r := range rows {
+		calls[r.Path] = r.Calls
+		if r.Agent == "claude-code" && r.Subagents == 0 {
+			claude = append(claude, r.Path)
+		}
+	}
+	sort.Strings(claude)
+	// Following costs nothing while nothing is written.
+	idle := cpuTime(t)
+	time.Sleep(3 * time.Second)
+	if d := cpuTime(t) - idle; d > 100*time.Millisecond {
+		t.Errorf("%v of CPU in 3 s of following %d sessions with no change", d, len(rows))
+	} else {
+		t.Logf("%v of CPU in 3 s of following %d sessions with no change", d, len(rows))
+	}
+	var took, cpu []time.Duration
+	for i := range 5 {
+		path := claude[i*len(claude)/5]
+		begin, used := time.Now(), cpuTime(t)
+		appendCall(t, path, i)
+		select {
+		case <-changes:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no change seen in 10 s", path)
+		}
+		rows, _, err := src.Scan(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := time.Since(begin)
+		took, cpu = append(took, d), append(cpu, cpuTime(t)-used)
+		found := false
+		for _, r := range rows {
+			if r.Path == path {
+				found = true
+				if r.Calls != calls[path]+1 {
+					t.Errorf("%s: %d calls after one appended to %d", path, r.Calls, calls[path])
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: not listed", path)
+		}
+		time.Sleep(50 * time.Millisecond) // the burst's last events
+		for len(changes) > 0 {
+			<-changes
+		}
+	}
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	t.Logf("a call appended reaches the list in %v (median %v), using %v of CPU", took, took[len(took)/2], cpu)
+	if took[len(took)/2] > 2*time.Second {
+		t.Errorf("median %v from the write to the list", took[len(took)/2])
+	}
+}
+
+// appendCall appends to a Claude Code log a copy of its last response as
+// a new one: one more API call.
+func appendCall(t *testing.T, path string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last map[string]any
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		if bytes.Contains(sc.Bytes(), []byte(`"type":"assistant"`)) {
+			last = nil
+			if err := json.Unmarshal(sc.Bytes(), &last); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if last == nil {
+		t.Fatalf("%s: no response to copy", path)
+	}
+	id := fmt.Sprintf("appended-%d-%d-%s", time.Now().UnixNano(), n, filepath.Base(path))
+	msg := last["message"].(map[string]any)
+	msg["id"], msg["content"], msg["stop_reason"] = "msg_"+id, []any{map[string]any{"type": "text", "text": "done"}}, "end_turn"
+	last["uuid"], last["requestId"], last["parentUuid"] = id, "req_"+id, last["uuid"]
+	line, err := json.Marshal(last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
