@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -164,6 +165,54 @@ func TestBucketCalls(t *testing.T) {
 	}
 }
 
+// TestContextWindow places the window's line and the chart's top by hand.
+func TestContextWindow(t *testing.T) {
+	for _, tt := range []struct {
+		peak, window, top int64
+	}{
+		{54_774, 200_000, 200_000},  // within 4× the peak: the top
+		{50_000, 1_050_000, 50_000}, // 21× the peak: above the chart
+		{300_000, 200_000, 300_000}, // below the peak: the peak stays the top
+		{50_000, 0, 50_000},         // unknown
+	} {
+		if got := chartTop(tt.peak, tt.window); got != tt.top {
+			t.Errorf("peak %d, window %d: top %d, want %d", tt.peak, tt.window, got, tt.top)
+		}
+	}
+	// Row r of a 10-row chart holds values above (9−r)/10 of the top up
+	// to (10−r)/10: 200k of 200k is row 0, 100k row 5, 150k (7.5 rows up)
+	// row 2, 200k of 300k (6.67 rows up) row 3.
+	for _, tt := range []struct {
+		window, top int64
+		row         int
+	}{{200_000, 200_000, 0}, {100_000, 200_000, 5}, {150_000, 200_000, 2}, {200_000, 300_000, 3}, {1, 300_000, 9}} {
+		if got := windowRow(tt.window, tt.top, 10); got != tt.row {
+			t.Errorf("window %d of %d: row %d, want %d", tt.window, tt.top, got, tt.row)
+		}
+	}
+	// claude-opus-4-5's window of 200,000 is within four times a peak of
+	// 3 + 60,000 tokens, so it tops the chart: its line is the first row,
+	// and the peak fills 60,003 / 200,000 = 30.0% of it.
+	big := bytes.ReplaceAll(oneRead(), []byte(`"claude-sonnet-4-5"`), []byte(`"claude-opus-4-5"`))
+	big = bytes.ReplaceAll(big, []byte(`"cache_creation_input_tokens":6000`), []byte(`"cache_creation_input_tokens":60000`))
+	m := newModel(t, big, "harness-rs-0.0.40", 120, 40, "dark")
+	press(t, m, "C")
+	out := ansi.Strip(screen(m))
+	if !strings.Contains(out, "┄ claude-opus-4-5's context window 200.0k; the peak fills 30.0% of it") {
+		t.Errorf("window legend missing:\n%s", out)
+	}
+	if lines := strings.Split(out, "\n"); len(lines) < 2 || !strings.HasPrefix(lines[1], "200.0k ┤┄┄┄") {
+		t.Errorf("the window's line is not the top row:\n%s", out)
+	}
+	// claude-sonnet-4 has no window in the table: the legend says so.
+	data := bytes.ReplaceAll(oneRead(), []byte(`"claude-sonnet-4-5"`), []byte(`"claude-sonnet-4"`))
+	m = newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
+	press(t, m, "C")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "no context window in the price table for claude-sonnet-4: no line") || strings.Contains(out, "┄") {
+		t.Errorf("no window:\n%s", out)
+	}
+}
+
 // TestContextChart: the demo's peak is call 12's recorded prompt, 54,774
 // tokens (3 + 1,849 + 52,922), 33,586 under the policy; one compaction.
 func TestContextChart(t *testing.T) {
@@ -172,6 +221,11 @@ func TestContextChart(t *testing.T) {
 	out := ansi.Strip(screen(m))
 	if !strings.Contains(out, "as recorded, peak 54.8k at call 12 · █ under harness-rs-0.0.40, peak 33.6k · ▲ 1 compaction(s)") {
 		t.Errorf("legend missing:\n%s", out)
+	}
+	// claude-sonnet-4-5's window of 1,000,000 is 18.3 times the peak:
+	// drawn to it the bars would be too short, so the legend says where it is.
+	if !strings.Contains(out, "┄ claude-sonnet-4-5's context window 1.00M is 18× the peak: above the chart") || strings.Contains(out, "┤┄") {
+		t.Errorf("window legend missing:\n%s", out)
 	}
 	checkSize(t, screen(m), 120, 40)
 	press(t, m, "esc")
