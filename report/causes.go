@@ -2,26 +2,49 @@ package report
 
 import "github.com/spillway-dev/spillway/guard/replay"
 
-// CostParts is why a call cost what it did, in USD: its cost by the token
-// kind billed (the four add up to cost_usd), and the part of the prompt's
-// three that its tool results account for.
+// CostParts is why a call cost what it did, in USD (see
+// replay.Causes): the five add up to cost_usd.
 type CostParts struct {
+	NewContext   float64 `json:"new_context"`
+	Carried      float64 `json:"carried"`
+	CacheRewrite float64 `json:"cache_rewrite"`
+	LongContext  float64 `json:"long_context"`
+	Output       float64 `json:"output"`
+}
+
+// CostDetail is what the parts rest on: the largest, their tokens, the
+// call the prompt's growth is measured from, the cost by token kind and
+// the cache rewrite.
+type CostDetail struct {
+	// Cause names the largest part (see replay.CostParts.Cause).
+	Cause         string `json:"cause"`
+	NewTokens     int64  `json:"new_tokens"`
+	CarriedTokens int64  `json:"carried_tokens"`
+	RewriteTokens int64  `json:"rewrite_tokens"`
+	GrowthTokens  int64  `json:"growth_tokens"`
+	// AfterCall is the previous call of the context, null for the first.
+	AfterCall *int       `json:"after_call"`
+	ByKind    CostByKind `json:"by_kind"`
+	// Rewrite is set when the call wrote its cache again.
+	Rewrite *CacheRewrite `json:"rewrite"`
+}
+
+// CostByKind is a call's cost by the token kind billed, at the rates and
+// tiers cost_usd uses (the four add up to it), and the part of the
+// prompt's three that its tool results account for.
+type CostByKind struct {
 	Input         float64 `json:"input"`
 	CacheCreation float64 `json:"cache_creation"`
 	CacheRead     float64 `json:"cache_read"`
 	Output        float64 `json:"output"`
 	// ToolResults is null when the results' tokens were not counted.
 	ToolResults *float64 `json:"tool_results"`
-	// Cause names the largest part (see replay.CostParts.Cause).
-	Cause string `json:"cause"`
-	// CacheRewrite is set when the call wrote its cache again.
-	CacheRewrite *CacheRewrite `json:"cache_rewrite"`
 }
 
 // CacheRewrite is a cache written again (see replay.Rewrite): the tokens
 // written beyond the prompt's growth since after_call, the previous call
-// of its chain, what they cost at the write rate, and why: "expired",
-// "compaction", "model" or "prefix".
+// of its context, what they cost at the write rate (cost_parts'
+// cache_rewrite), and why: "expired" or "prefix".
 type CacheRewrite struct {
 	Tokens       int64    `json:"tokens"`
 	USD          float64  `json:"usd"`
@@ -51,30 +74,37 @@ type ToolCost struct {
 	CostShareAfter    *float64 `json:"cost_share_after"`
 }
 
-// costParts gives each call's parts, nil where it has no price.
-func costParts(rp *replay.Run) []*CostParts {
+// costParts gives each call's parts and what they rest on, nil where it
+// has no price.
+func costParts(rp *replay.Run) ([]*CostParts, []*CostDetail) {
 	split := rp.Prepared.CostParts()
-	out := make([]*CostParts, len(split))
-	all := make([]CostParts, len(split))
+	out, details := make([]*CostParts, len(split)), make([]*CostDetail, len(split))
+	all, allDetails := make([]CostParts, len(split)), make([]CostDetail, len(split))
 	for i, p := range split {
 		if p == nil {
 			continue
 		}
-		c := &all[i]
-		*c = CostParts{Input: p.Input, CacheCreation: p.CacheWrite, CacheRead: p.CacheRead, Output: p.Output, Cause: p.Cause()}
+		cs := &p.Causes
+		all[i] = CostParts{NewContext: cs.NewContext, Carried: cs.Carried, CacheRewrite: cs.CacheRewrite, LongContext: cs.LongContext, Output: cs.Output}
+		d := &allDetails[i]
+		*d = CostDetail{Cause: p.Cause(), NewTokens: cs.NewTokens, CarriedTokens: cs.CarriedTokens, RewriteTokens: cs.RewriteTokens, GrowthTokens: cs.Growth,
+			ByKind: CostByKind{Input: p.Input, CacheCreation: p.CacheWrite, CacheRead: p.CacheRead, Output: p.Output}}
+		if cs.After >= 0 {
+			d.AfterCall = &cs.After
+		}
 		if p.ToolResultsKnown {
-			c.ToolResults = &p.ToolResults
+			d.ByKind.ToolResults = &p.ToolResults
 		}
 		if rw := p.Rewrite; rw != nil {
-			c.CacheRewrite = &CacheRewrite{Tokens: rw.Tokens, USD: rw.USD, Why: string(rw.Why), AfterCall: rw.After}
+			d.Rewrite = &CacheRewrite{Tokens: rw.Tokens, USD: rw.USD, Why: string(rw.Why), AfterCall: rw.After}
 			if rw.Pause > 0 {
 				secs := rw.Pause.Seconds()
-				c.CacheRewrite.PauseSeconds = &secs
+				d.Rewrite.PauseSeconds = &secs
 			}
 		}
-		out[i] = c
+		out[i], details[i] = &all[i], d
 	}
-	return out
+	return out, details
 }
 
 // byTool sums the session's results by tool, the costliest to carry first.

@@ -52,22 +52,42 @@ func workedExample(t *testing.T) *Session {
 func TestCostPartsJSON(t *testing.T) {
 	s := workedExample(t)
 	p := func(v float64) *float64 { return &v }
-	want := []*CostParts{
-		// Nothing of a result yet: the 2,000 written to the cache cost most.
-		{Input: 10 * 3e-6, CacheCreation: 2000 * 3.75e-6, CacheRead: 0, Output: 100 * 1.5e-5, ToolResults: p(0), Cause: "cache write"},
-		// The 500-token result is new: 500 of the 600 written.
-		{Input: 10 * 3e-6, CacheCreation: 600 * 3.75e-6, CacheRead: 2010 * 3e-7, Output: 20 * 1.5e-5, ToolResults: p(500 * 3.75e-6), Cause: "cache write"},
-		// It is carried (read from the cache), the 10-token search new.
-		{Input: 10 * 3e-6, CacheCreation: 50 * 3.75e-6, CacheRead: 2610 * 3e-7, Output: 30 * 1.5e-5, ToolResults: p(500*3e-7 + 10*3.75e-6), Cause: "cache read"},
+	n := func(v int) *int { return &v }
+	// The prompt grows 2,010 (the first call: all of it), 610, then 50
+	// tokens, new context from the cache writes first, then the uncached
+	// input; what else the prompt holds is carried.
+	want := []struct {
+		parts  CostParts
+		detail CostDetail
+	}{
+		// 2,000 × 3.75e-6 + 10 × 3e-6 new; 100 × 1.5e-5 output.
+		{CostParts{NewContext: 0.00753, Output: 0.0015},
+			CostDetail{Cause: "new context", NewTokens: 2010, GrowthTokens: 2010,
+				ByKind: CostByKind{Input: 10 * 3e-6, CacheCreation: 2000 * 3.75e-6, Output: 100 * 1.5e-5, ToolResults: p(0)}}},
+		// 600 × 3.75e-6 + 10 × 3e-6 new, 500 of the 610 tokens the
+		// result; 2,010 × 3e-7 carried; 20 × 1.5e-5 output.
+		{CostParts{NewContext: 0.00228, Carried: 0.000603, Output: 0.0003},
+			CostDetail{Cause: "new results", NewTokens: 610, CarriedTokens: 2010, GrowthTokens: 610, AfterCall: n(0),
+				ByKind: CostByKind{Input: 10 * 3e-6, CacheCreation: 600 * 3.75e-6, CacheRead: 2010 * 3e-7, Output: 20 * 1.5e-5, ToolResults: p(500 * 3.75e-6)}}},
+		// 50 × 3.75e-6 new; 2,610 × 3e-7 + 10 × 3e-6 carried; 30 × 1.5e-5.
+		{CostParts{NewContext: 0.0001875, Carried: 0.000813, Output: 0.00045},
+			CostDetail{Cause: "carried", NewTokens: 50, CarriedTokens: 2620, GrowthTokens: 50, AfterCall: n(1),
+				ByKind: CostByKind{Input: 10 * 3e-6, CacheCreation: 50 * 3.75e-6, CacheRead: 2610 * 3e-7, Output: 30 * 1.5e-5, ToolResults: p(500*3e-7 + 10*3.75e-6)}}},
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
 	for i, c := range s.Calls {
-		if diff := cmp.Diff(want[i], c.CostParts, approx); diff != "" {
+		if diff := cmp.Diff(&want[i].parts, c.CostParts, approx); diff != "" {
 			t.Errorf("call %d cost_parts (-want +got):\n%s", i, diff)
 		}
-		sum := c.CostParts.Input + c.CostParts.CacheCreation + c.CostParts.CacheRead + c.CostParts.Output
-		if math.Abs(sum-*c.CostUSD) > 1e-9 {
+		if diff := cmp.Diff(&want[i].detail, c.CostDetail, approx); diff != "" {
+			t.Errorf("call %d cost_detail (-want +got):\n%s", i, diff)
+		}
+		cp, k := c.CostParts, c.CostDetail.ByKind
+		if sum := cp.NewContext + cp.Carried + cp.CacheRewrite + cp.LongContext + cp.Output; math.Abs(sum-*c.CostUSD) > 1e-9 {
 			t.Errorf("call %d: parts add up to %.9f, cost_usd %.9f", i, sum, *c.CostUSD)
+		}
+		if sum := k.Input + k.CacheCreation + k.CacheRead + k.Output; math.Abs(sum-*c.CostUSD) > 1e-9 {
+			t.Errorf("call %d: kinds add up to %.9f, cost_usd %.9f", i, sum, *c.CostUSD)
 		}
 	}
 }
@@ -101,14 +121,20 @@ func TestTextCausesAndTools(t *testing.T) {
 	w, _ := NewWriter("text", &b, "")
 	writeSession(t, w, workedExample(t))
 	out := b.String()
-	var causes []string
+	var rows []string
 	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); strings.Contains(line, "claude-sonnet-4-5") {
-			causes = append(causes, strings.Join(f[len(f)-2:], " "))
+		if strings.Contains(line, "claude-sonnet-4-5") {
+			rows = append(rows, line)
 		}
 	}
-	if diff := cmp.Diff([]string{"cache write", "cache write", "cache read"}, causes); diff != "" {
-		t.Errorf("cause column (-want +got):\n%s\n%s", diff, out)
+	causes := []string{"new context", "new results", "carried"} // as TestCostPartsJSON works out
+	if len(rows) != len(causes) {
+		t.Fatalf("%d call rows:\n%s", len(rows), out)
+	}
+	for i, cause := range causes {
+		if !strings.HasSuffix(strings.TrimRight(rows[i], " "), " "+cause) {
+			t.Errorf("call %d's row does not end in %q:\n%s", i, cause, rows[i])
+		}
 	}
 	// Shares: $0.002025 of $0.0136635 is 14.8%; after, $0.0002106 of
 	// $0.0118491 is 1.8%; the search's $0.0000375 (shown $0.000038) is 0.3% either way; the cut result is 125 bytes, as its row above says.
@@ -151,11 +177,14 @@ func TestCacheRewriteJSON(t *testing.T) {
 	pause := 420.0
 	want := &CacheRewrite{Tokens: 5000, USD: 5000 * 3.75e-6, Why: "expired", AfterCall: 0, PauseSeconds: &pause}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
-	if diff := cmp.Diff(want, r.Calls[1].CostParts.CacheRewrite, approx); diff != "" {
-		t.Errorf("cache_rewrite (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, r.Calls[1].CostDetail.Rewrite, approx); diff != "" {
+		t.Errorf("rewrite (-want +got):\n%s", diff)
+	}
+	if got := r.Calls[1].CostParts.CacheRewrite; math.Abs(got-5000*3.75e-6) > 1e-12 {
+		t.Errorf("cost_parts.cache_rewrite $%.9f, want $0.018750", got)
 	}
 	// No tool result at all: nothing to count, so $0, not unknown.
-	if tr := r.Calls[1].CostParts.ToolResults; r.Calls[0].CostParts.CacheRewrite != nil || tr == nil || *tr != 0 {
-		t.Errorf("call 0 rewrite %+v; call 1 tool results %v, want $0", r.Calls[0].CostParts.CacheRewrite, tr)
+	if tr := r.Calls[1].CostDetail.ByKind.ToolResults; r.Calls[0].CostDetail.Rewrite != nil || tr == nil || *tr != 0 {
+		t.Errorf("call 0 rewrite %+v; call 1 tool results %v, want $0", r.Calls[0].CostDetail.Rewrite, tr)
 	}
 }

@@ -13,10 +13,10 @@ import (
 
 // appendCause appends the call's largest cost part, "–" when it has no price.
 func appendCause(row []byte, c *Call) []byte {
-	if c.CostParts == nil {
+	if c.CostDetail == nil {
 		return append(row, "–"...)
 	}
-	return append(row, c.CostParts.Cause...)
+	return append(row, c.CostDetail.Cause...)
 }
 
 // toolName is a tool's name for the text report.

@@ -88,8 +88,10 @@ type Call struct {
 	// Extra is usage the request billed on other models (Claude Code's
 	// advisor), each priced with its own model; CostUSD prices Recorded.
 	Extra []ExtraUsage `json:"extra"`
-	// CostParts splits CostUSD by its causes; nil where it is nil.
-	CostParts *CostParts `json:"cost_parts"`
+	// CostParts splits CostUSD by its causes; CostDetail says what they
+	// rest on. Both nil where CostUSD is.
+	CostParts  *CostParts  `json:"cost_parts"`
+	CostDetail *CostDetail `json:"cost_detail"`
 }
 
 // ExtraUsage is a call's usage on another model.
@@ -233,7 +235,7 @@ func Build(rp *replay.Run) *Session {
 	times := make([]time.Time, len(s.Calls))
 	recorded := make([]Tokens, len(s.Calls))
 	counts := make([]int64, 3*len(s.Calls))
-	parts := costParts(rp)
+	parts, details := costParts(rp)
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		rc := Call{
@@ -302,7 +304,7 @@ func Build(rp *replay.Run) *Session {
 		if rc.Extra == nil {
 			rc.Extra = []ExtraUsage{}
 		}
-		rc.CostParts = parts[i]
+		rc.CostParts, rc.CostDetail = parts[i], details[i]
 		out.Calls = append(out.Calls, rc)
 	}
 	for i := range rp.Results {

@@ -186,7 +186,9 @@ func TestJSONContract(t *testing.T) {
 		return quotedKeys(m[1])
 	}
 	recorded := part("recorded")
-	rewriteKeys := part("cache_rewrite")
+	byKind := part("by_kind")
+	rewriteKeys := part("rewrite")
+	costDetail := part("cost_detail")
 	costParts := part("cost_parts")
 	hazard := part("hazard")
 	calls, results, events := part("calls"), part("results"), part("events")
@@ -329,10 +331,16 @@ func TestJSONContract(t *testing.T) {
 				json.Unmarshal(c["cost_parts"], &parts)
 				has(fmt.Sprintf("calls[%d].cost_parts", j), parts, costParts)
 				seen["cost_parts"]++
-				if string(parts["cache_rewrite"]) != "null" {
+				var detail map[string]json.RawMessage
+				json.Unmarshal(c["cost_detail"], &detail)
+				has(fmt.Sprintf("calls[%d].cost_detail", j), detail, costDetail)
+				var kinds map[string]json.RawMessage
+				json.Unmarshal(detail["by_kind"], &kinds)
+				has(fmt.Sprintf("calls[%d].cost_detail.by_kind", j), kinds, byKind)
+				if string(detail["rewrite"]) != "null" {
 					var rw map[string]json.RawMessage
-					json.Unmarshal(parts["cache_rewrite"], &rw)
-					has(fmt.Sprintf("calls[%d].cost_parts.cache_rewrite", j), rw, rewriteKeys)
+					json.Unmarshal(detail["rewrite"], &rw)
+					has(fmt.Sprintf("calls[%d].cost_detail.rewrite", j), rw, rewriteKeys)
 				}
 			}
 		}
@@ -460,11 +468,11 @@ func TestCallRow(t *testing.T) {
 	cost, costAfter := 0.01119, 0.0042
 	recorded := Call{Index: 1, Time: &when, Model: "claude-sonnet-4-5", Recorded: &Tokens{}, PromptTokens: &prompt,
 		OutputTokens: &output, PromptTokensAfter: &after, CostUSD: &cost, CostUSDAfter: &costAfter, ToolCalls: 2,
-		CostParts: &CostParts{Cause: "cache write"}}
+		CostDetail: &CostDetail{Cause: "cache rewrite"}}
 	lower := recorded
 	lower.OutputLowerBound = true
 	unpriced := recorded
-	unpriced.CostUSD, unpriced.CostUSDAfter, unpriced.CostParts = nil, nil, nil
+	unpriced.CostUSD, unpriced.CostUSDAfter, unpriced.CostDetail = nil, nil, nil
 	bare := Call{Index: 12, Model: "m\x1b[31m", ToolCalls: 0}
 	tests := []struct {
 		name   string
@@ -472,9 +480,9 @@ func TestCallRow(t *testing.T) {
 		active bool
 		want   string
 	}{
-		{"recorded", recorded, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t50\t$0.011190\t2\tcache write\t\n"},
-		{"recorded, policy", recorded, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\t$0.011190\t$0.004200\t2\tcache write\t\n"},
-		{"lower bound", lower, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t≥50\t$0.011190\t2\tcache write\t\n"},
+		{"recorded", recorded, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t50\t$0.011190\t2\tcache rewrite\t\n"},
+		{"recorded, policy", recorded, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\t$0.011190\t$0.004200\t2\tcache rewrite\t\n"},
+		{"lower bound", lower, false, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t≥50\t$0.011190\t2\tcache rewrite\t\n"},
 		{"unpriced, policy", unpriced, true, "1\t2026-01-02 10:00:04\tclaude-sonnet-4-5\t8,005\t1,234,567\t50\tunknown\tunknown\t2\t–\t\n"},
 		{"no usage, no time", bare, false, "12\t–\tm\\x1b[31m\t–\t–\t–\t0\t–\t\n"},
 		{"no usage, no time, policy", bare, true, "12\t–\tm\\x1b[31m\t–\t–\t–\t–\t–\t0\t–\t\n"},

@@ -46,23 +46,26 @@ func causeLabel(cause string, wide bool) string {
 		return cause
 	}
 	switch cause {
-	case replay.CauseToolResults:
-		return "result"
-	case replay.CauseCacheWrite:
-		return "write"
-	case replay.CauseCacheRead:
+	case replay.CauseNewContext:
+		return "new"
+	case replay.CauseNewResults:
+		return "result" // new context, mostly tool results
+	case replay.CauseCarried:
 		return "read"
 	case replay.CauseCacheRewrite:
 		return "miss" // the cache missed, and was written again
+	case replay.CauseLongContext:
+		return "tier"
 	}
 	return cause
 }
 
-// costLines explain call's cost: a title, each part with its dollars, its
-// share and a bar, then a note of the tool results' tokens and of the
-// pause before the call. The caller wraps them to its width; rows is the
-// width of the part rows, which the rest can wrap to.
-// Compact, the parts share one line, for a pane too narrow for both.
+// costLines explain call's cost: a title, each of its five causes with
+// its tokens, dollars, share and a bar, then a note of the cost by token
+// kind, of the tool results' tokens and of the pause before the call. The
+// caller wraps them to its width; rows is the width of the part rows,
+// which the rest can wrap to. Compact, the parts share one line, for a
+// pane too narrow for both.
 func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, compact bool) (lines []string, rows int) {
 	st := d.ctx.Styles
 	if rp == nil || call >= len(rp.Calls) {
@@ -77,6 +80,7 @@ func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, 
 		return []string{st.Muted.Render(note)}, len(note)
 	}
 	p := parts[call]
+	cs := &p.Causes
 	total := p.Sum()
 	share := func(v float64) float64 {
 		if total <= 0 {
@@ -87,34 +91,36 @@ func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, 
 	cause := p.Cause()
 	lines = []string{st.Label.Render(fmt.Sprintf("why %s: %s, %s of it", human.USD(&total), cause, pct(share(causeUSD(p, cause)))))}
 	marked := cause // the row of the cause
-	if cause == replay.CauseCacheRewrite {
-		marked = replay.CauseCacheWrite
+	if cause == replay.CauseNewResults {
+		marked = replay.CauseNewContext
 	}
 	var inline []string
-	row := func(name string, usd float64) {
+	row := func(name string, tokens string, usd float64) {
 		if compact {
-			part := fmt.Sprintf("%s %s %s", name, human.USD(&usd), pct(share(usd)))
+			part := fmt.Sprintf("%s %s %s %s", name, tokens, human.USD(&usd), pct(share(usd)))
 			if name == marked {
 				part = st.Costly.Render(part)
 			}
 			inline = append(inline, part)
 			return
 		}
-		line := fmt.Sprintf("  %-12s %9s %6s ", name, human.USD(&usd), pct(share(usd)))
+		line := fmt.Sprintf("  %-13s %9s %9s %6s ", name, tokens, human.USD(&usd), pct(share(usd)))
 		if name == marked {
 			line = st.Costly.Render(line)
 		}
 		lines = append(lines, line+st.ChartBar.Render(termtext.Fit(shareBar(share(usd), 10), 10)))
 	}
-	row(replay.CauseCacheWrite, p.CacheWrite)
-	row(replay.CauseCacheRead, p.CacheRead)
-	row(replay.CauseInput, p.Input)
-	row(replay.CauseOutput, p.Output)
-	var notes []string
+	tok := func(n int64) string { return human.Count(n) }
+	row(replay.CauseNewContext, tok(cs.NewTokens), cs.NewContext)
+	row(replay.CauseCarried, tok(cs.CarriedTokens), cs.Carried)
+	row(replay.CauseCacheRewrite, tok(cs.RewriteTokens), cs.CacheRewrite)
+	row(replay.CauseLongContext, "–", cs.LongContext) // a premium on the tokens above, none of its own
+	row(replay.CauseOutput, tok(s.Calls[call].Usage.Output), cs.Output)
+	notes := []string{fmt.Sprintf("by kind: cache write %s, cache read %s, input %s, output %s",
+		human.USD(&p.CacheWrite), human.USD(&p.CacheRead), human.USD(&p.Input), human.USD(&p.Output))}
 	if p.ToolResultsKnown {
-		row(replay.CauseToolResults, p.ToolResults)
-		notes = append(notes, fmt.Sprintf("tool results: %s tokens sent new, %s carried; part of the three prompt kinds above",
-			human.Count(p.NewResultTokens), human.Count(p.CarriedResultTokens)))
+		notes = append(notes, fmt.Sprintf("tool results %s: %s tokens sent new, %s carried",
+			human.USD(&p.ToolResults), human.Count(p.NewResultTokens), human.Count(p.CarriedResultTokens)))
 	}
 	if gap := pauseLine(s, call, p); gap != "" {
 		notes = append(notes, gap)
@@ -123,30 +129,30 @@ func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, 
 		lines = append(lines, strings.Join(inline, st.Muted.Render(" · ")))
 	}
 	rows = ansi.StringWidth(lines[1])
-	if len(notes) > 0 {
-		lines = append(lines, st.Muted.Render(strings.Join(notes, "; ")))
-	}
+	lines = append(lines, st.Muted.Render(strings.Join(notes, "; ")))
 	return lines, rows
 }
 
 // causeUSD is the dollars of the part named cause.
 func causeUSD(p *replay.CostParts, cause string) float64 {
+	cs := &p.Causes
 	switch cause {
-	case replay.CauseToolResults:
-		return p.ToolResults
-	case replay.CauseCacheWrite, replay.CauseCacheRewrite:
-		return p.CacheWrite
-	case replay.CauseCacheRead:
-		return p.CacheRead
-	case replay.CauseInput:
-		return p.Input
+	case replay.CauseNewContext, replay.CauseNewResults:
+		return cs.NewContext
+	case replay.CauseCarried:
+		return cs.Carried
+	case replay.CauseCacheRewrite:
+		return cs.CacheRewrite
+	case replay.CauseLongContext:
+		return cs.LongContext
 	}
-	return p.Output
+	return cs.Output
 }
 
-// pauseLine says how long after the previous call of its chain call ran
-// and, when it wrote its cache again (replay.Rewrite), how many tokens,
-// what they cost and why.
+// pauseLine says how long after the previous call of its chain call ran,
+// whether it starts a new context (after a compaction or on another
+// model) and, when it wrote its cache again (replay.Rewrite), how many
+// tokens, what they cost and why.
 func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
 	c := &s.Calls[call]
 	prev := -1
@@ -165,6 +171,13 @@ func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
 	if timed {
 		line = fmt.Sprintf("%s after call %d", c.Time.Sub(pc.Time).Round(time.Second), prev)
 	}
+	if p.Causes.After < 0 {
+		why := "a compaction came between"
+		if c.Segment == pc.Segment {
+			why = fmt.Sprintf("the model changed from %s, and each model has a cache of its own", termtext.Escape(pc.Model))
+		}
+		return fmt.Sprintf("%s; %s: a new context, its whole prompt new", line, why)
+	}
 	rw := p.Rewrite
 	if rw == nil {
 		return line
@@ -174,10 +187,6 @@ func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
 	switch rw.Why {
 	case replay.RewriteExpired:
 		why = fmt.Sprintf("the cache had expired, %s being past its %s", rw.Pause.Round(time.Second), lifetime)
-	case replay.RewriteCompaction:
-		why = "a compaction came between, and its summary starts a new prompt"
-	case replay.RewriteModel:
-		why = fmt.Sprintf("the model changed from %s, and each model has a cache of its own", termtext.Escape(pc.Model))
 	default:
 		why = fmt.Sprintf("the prompt changed after its first %s tokens, those read from the cache", human.Count(c.Usage.CacheRead))
 		if timed {

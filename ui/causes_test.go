@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -43,29 +44,28 @@ func oneRead() []byte {
 }
 
 // TestDetailCostParts: the pane splits call 1's $0.022584 as worked out
-// above; the 240 tokens of the result are $0.0009 of its cache writes, the
-// 5,000 written again $0.018750.
+// above: its prompt grew 1,000 tokens, new context at 3.75e-6, $0.00375;
+// the 5,000 written beyond that, $0.01875, are a cache rewrite; the 3
+// uncached input tokens were there before, $0.000009 carried. Of its
+// cache writes the 240 tokens of the result are $0.0009.
 func TestDetailCostParts(t *testing.T) {
 	for _, w := range []int{120, 80} {
 		m := newModel(t, oneRead(), "harness-rs-0.0.40", w, 40, "dark")
 		press(t, m, "j")
 		got := ansi.Strip(strings.Join(m.detail.lines, "\n"))
 		wants := []string{
-			"why $0.022584: cache rewrite, 99.6% of it", // 0.0225 / 0.022584; $0.01875 of the $0.0225 written again
-			"cache write  $0.022500  99.6%",
-			"cache read   $0.000000   0.0%",
-			"input        $0.000009   0.0%",
-			"output       $0.000075   0.3%",
-			"tool results $0.000900   4.0%", // 240 × 3.75e-6
-			"240 tokens sent new, 0 carried",
+			"why $0.022584: cache rewrite, 83.0% of it", // 0.01875 / 0.022584
+			"new context 1,000 $0.003750 16.6%",
+			"carried 3 $0.000009 0.0%",
+			"cache rewrite 5,000 $0.018750 83.0%",
+			"long context – $0.000000 0.0%",
+			"output 5 $0.000075 0.3%",
+			"by kind: cache write $0.022500, cache read $0.000000, input $0.000009, output $0.000075",
+			"tool results $0.000900: 240 tokens sent new, 0 carried", // 240 × 3.75e-6
 			"7m0s after call 0; cache rewrite: 5,000 tokens written again (the prompt grew 1,000), $0.018750: the cache had expired, 7m0s being past its five minutes",
 		}
 		if w < sideBySideCosts {
-			wants = []string{
-				"why $0.022584: cache rewrite, 99.6% of it",
-				"cache write $0.022500 99.6% · cache read $0.000000 0.0% · input $0.000009 0.0% ·",
-				"output $0.000075 0.3% · tool results $0.000900 4.0%",
-			}
+			wants = append(wants[:1], "new context 1,000 $0.003750 16.6% · carried 3 $0.000009 0.0% · cache rewrite 5,000 $0.018750 83.0% · long context – $0.000000 0.0% · output 5 $0.000075 0.3%")
 		}
 		flat := strings.Join(strings.Fields(strings.ReplaceAll(got, "│", " ")), " ")
 		for _, want := range wants {
@@ -74,7 +74,7 @@ func TestDetailCostParts(t *testing.T) {
 			}
 		}
 		// The cause column: the one costliest call of two (⌈2/20⌉) is marked.
-		if ci := m.table.info; ci[0].cause != replay.CauseCacheWrite || ci[1].cause != replay.CauseCacheRewrite || ci[0].costly || !ci[1].costly {
+		if ci := m.table.info; ci[0].cause != replay.CauseNewContext || ci[1].cause != replay.CauseCacheRewrite || ci[0].costly || !ci[1].costly {
 			t.Errorf("%d columns: causes %q %q, costly %v %v", w, ci[0].cause, ci[1].cause, ci[0].costly, ci[1].costly)
 		}
 	}
@@ -165,6 +165,54 @@ func TestBucketCalls(t *testing.T) {
 	}
 }
 
+// TestContextWindow places the window's line and the chart's top by hand.
+func TestContextWindow(t *testing.T) {
+	for _, tt := range []struct {
+		peak, window, top int64
+	}{
+		{54_774, 200_000, 200_000},  // within 4× the peak: the top
+		{50_000, 1_050_000, 50_000}, // 21× the peak: above the chart
+		{300_000, 200_000, 300_000}, // below the peak: the peak stays the top
+		{50_000, 0, 50_000},         // unknown
+	} {
+		if got := chartTop(tt.peak, tt.window); got != tt.top {
+			t.Errorf("peak %d, window %d: top %d, want %d", tt.peak, tt.window, got, tt.top)
+		}
+	}
+	// Row r of a 10-row chart holds values above (9−r)/10 of the top up
+	// to (10−r)/10: 200k of 200k is row 0, 100k row 5, 150k (7.5 rows up)
+	// row 2, 200k of 300k (6.67 rows up) row 3.
+	for _, tt := range []struct {
+		window, top int64
+		row         int
+	}{{200_000, 200_000, 0}, {100_000, 200_000, 5}, {150_000, 200_000, 2}, {200_000, 300_000, 3}, {1, 300_000, 9}} {
+		if got := windowRow(tt.window, tt.top, 10); got != tt.row {
+			t.Errorf("window %d of %d: row %d, want %d", tt.window, tt.top, got, tt.row)
+		}
+	}
+	// claude-opus-4-5's window of 200,000 is within four times a peak of
+	// 3 + 60,000 tokens, so it tops the chart: its line is the first row,
+	// and the peak fills 60,003 / 200,000 = 30.0% of it.
+	big := bytes.ReplaceAll(oneRead(), []byte(`"claude-sonnet-4-5"`), []byte(`"claude-opus-4-5"`))
+	big = bytes.ReplaceAll(big, []byte(`"cache_creation_input_tokens":6000`), []byte(`"cache_creation_input_tokens":60000`))
+	m := newModel(t, big, "harness-rs-0.0.40", 120, 40, "dark")
+	press(t, m, "C")
+	out := ansi.Strip(screen(m))
+	if !strings.Contains(out, "┄ claude-opus-4-5's context window 200.0k; the peak fills 30.0% of it") {
+		t.Errorf("window legend missing:\n%s", out)
+	}
+	if lines := strings.Split(out, "\n"); len(lines) < 2 || !strings.HasPrefix(lines[1], "200.0k ┤┄┄┄") {
+		t.Errorf("the window's line is not the top row:\n%s", out)
+	}
+	// claude-sonnet-4 has no window in the table: the legend says so.
+	data := bytes.ReplaceAll(oneRead(), []byte(`"claude-sonnet-4-5"`), []byte(`"claude-sonnet-4"`))
+	m = newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
+	press(t, m, "C")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "no context window in the price table for claude-sonnet-4: no line") || strings.Contains(out, "┄") {
+		t.Errorf("no window:\n%s", out)
+	}
+}
+
 // TestContextChart: the demo's peak is call 12's recorded prompt, 54,774
 // tokens (3 + 1,849 + 52,922), 33,586 under the policy; one compaction.
 func TestContextChart(t *testing.T) {
@@ -173,6 +221,11 @@ func TestContextChart(t *testing.T) {
 	out := ansi.Strip(screen(m))
 	if !strings.Contains(out, "as recorded, peak 54.8k at call 12 · █ under harness-rs-0.0.40, peak 33.6k · ▲ 1 compaction(s)") {
 		t.Errorf("legend missing:\n%s", out)
+	}
+	// claude-sonnet-4-5's window of 1,000,000 is 18.3 times the peak:
+	// drawn to it the bars would be too short, so the legend says where it is.
+	if !strings.Contains(out, "┄ claude-sonnet-4-5's context window 1.00M is 18× the peak: above the chart") || strings.Contains(out, "┤┄") {
+		t.Errorf("window legend missing:\n%s", out)
 	}
 	checkSize(t, screen(m), 120, 40)
 	press(t, m, "esc")
@@ -264,7 +317,8 @@ func TestMCPServers(t *testing.T) {
 	}
 }
 
-// TestPauseLine names why a call wrote its cache again, by hand on
+// TestPauseLine names why a call wrote its cache again or starts a new
+// context (after a compaction or on another model), by hand on
 // claude-sonnet-4-5 (cache write 3.75e-6, one-hour 6e-6): the previous
 // call's prompt is 10,003 tokens, this one's 11,003 (1,000 more), and
 // 9,000 were written, so 8,000 were written again: 8,000 × 3.75e-6 =
@@ -283,9 +337,9 @@ func TestPauseLine(t *testing.T) {
 		{"prefix changed", transcript.Call{Model: model, Time: at.Add(time.Minute), Usage: &rewrite},
 			head + "the prompt changed after its first 2,000 tokens, those read from the cache, within the cache's five minutes"},
 		{"model changed", transcript.Call{Model: "claude-sonnet-4-5-20250929", Time: at.Add(time.Minute), Usage: &rewrite},
-			head + "the model changed from claude-sonnet-4-5, and each model has a cache of its own"},
+			"1m0s after call 0; the model changed from claude-sonnet-4-5, and each model has a cache of its own: a new context, its whole prompt new"},
 		{"compaction", transcript.Call{Model: model, Segment: 1, Time: at.Add(time.Minute), Usage: &rewrite},
-			head + "a compaction came between, and its summary starts a new prompt"},
+			"1m0s after call 0; a compaction came between: a new context, its whole prompt new"},
 		{"expired", transcript.Call{Model: model, Time: at.Add(6 * time.Minute), Usage: &rewrite},
 			"6m0s after call 0; cache rewrite: 8,000 tokens written again (the prompt grew 1,000), $0.030000: the cache had expired, 6m0s being past its five minutes"},
 		// 8,000 × 6e-6 = $0.048000.

@@ -33,20 +33,28 @@ func (m *Model) contextScreen() []string {
 	if series.peak <= 0 {
 		return []string{head, st.Muted.Render("no call records its usage: there are no prompt sizes to chart")}
 	}
-	rows := h - 4 // the head, the axis, its labels and the legend
+	rows := h - 5 // the head, the axis, its labels and the legend's two lines
 	plot := w - contextAxis
 	if rows < 2 || plot < 8 {
 		return []string{head, st.Muted.Render("the terminal is too small for the chart")}
+	}
+	win := sessionWindow(s, rp)
+	top := chartTop(series.peak, win.tokens)
+	lineRow := -1 // the row the window's line is drawn on
+	if win.tokens > 0 && win.tokens <= top {
+		lineRow = windowRow(win.tokens, top, rows)
 	}
 	cols := bucketCalls(series, plot)
 	out := []string{head}
 	for r := range rows {
 		label := ""
 		switch r {
+		case lineRow:
+			label = human.Compact(win.tokens)
 		case 0:
-			label = human.Compact(series.peak)
+			label = human.Compact(top)
 		case rows / 2:
-			label = human.Compact(series.peak / 2)
+			label = human.Compact(top / 2)
 		}
 		line := st.Muted.Render(termtext.FitLeft(label, contextAxis-2) + " ┤")
 		var run strings.Builder
@@ -59,8 +67,8 @@ func (m *Model) contextScreen() []string {
 		}
 		floor := int64(rows-1-r) * 8 // eighths below this row
 		for _, c := range cols {
-			b := eighthsIn(c.before, series.peak, rows, floor)
-			a := eighthsIn(c.after, series.peak, rows, floor)
+			b := eighthsIn(c.before, top, rows, floor)
+			a := eighthsIn(c.after, top, rows, floor)
 			glyph, style := " ", &st.Faint
 			switch {
 			case a > 0:
@@ -69,6 +77,8 @@ func (m *Model) contextScreen() []string {
 				glyph, style = eighthGlyph(b), &st.ChartBar
 			case c.compaction:
 				glyph, style = "┊", &st.ChartEvent
+			case r == lineRow:
+				glyph, style = "┄", &st.Warning
 			}
 			if style != runStyle {
 				flush()
@@ -94,7 +104,63 @@ func (m *Model) contextScreen() []string {
 	legend := st.ChartBar.Render("█") + st.Muted.Render(fmt.Sprintf(" as recorded, peak %s at call %d · ", human.Compact(series.peak), series.peakCall)) +
 		st.ChartAfter.Render("█") + st.Muted.Render(fmt.Sprintf(" under %s, peak %s · ", termtext.Escape(rp.Policy.Name), human.Compact(series.peakAfter))) +
 		st.ChartEvent.Render("▲") + st.Muted.Render(fmt.Sprintf(" %d compaction(s)", series.compactions))
-	return append(out, termtext.Truncate(legend, w))
+	var window string
+	switch model := termtext.Escape(win.model); {
+	case win.model == "":
+		window = st.Muted.Render("no price table: no context window to draw")
+	case win.tokens <= 0:
+		window = st.Muted.Render(fmt.Sprintf("no context window in the price table for %s: no line", model))
+	case lineRow < 0:
+		window = st.Warning.Render("┄") + st.Muted.Render(fmt.Sprintf(" %s's context window %s is %.0f× the peak: above the chart",
+			model, human.Compact(win.tokens), float64(win.tokens)/float64(series.peak)))
+	default:
+		window = st.Warning.Render("┄") + st.Muted.Render(fmt.Sprintf(" %s's context window %s; the peak fills %s of it",
+			model, human.Compact(win.tokens), pct(float64(series.peak)/float64(win.tokens))))
+	}
+	return append(out, termtext.Truncate(legend, w), termtext.Truncate(window, w))
+}
+
+// contextWindow is a model's context window, 0 when the table gives none.
+type contextWindow struct {
+	model  string
+	tokens int64
+}
+
+// sessionWindow is the context window of the model of the session's last
+// call with usage: the model its context is held to now.
+func sessionWindow(s *transcript.Session, rp *replay.Run) contextWindow {
+	for i := len(s.Calls) - 1; i >= 0; i-- {
+		c := &s.Calls[i]
+		if c.Usage == nil {
+			continue
+		}
+		if rp.Prepared == nil || rp.Prepared.Prices == nil {
+			return contextWindow{}
+		}
+		e, _, _ := rp.Prepared.Prices.Lookup(c.Model) // an unknown model has no window either
+		return contextWindow{model: c.Model, tokens: int64(e.MaxInputTokens)}
+	}
+	return contextWindow{}
+}
+
+// windowReach is how far above the peak the chart's top goes to show the
+// context window: beyond it the bars would be too short to read.
+const windowReach = 4
+
+// chartTop is the value at the top of the chart: the peak, raised to the
+// window when the window is at most windowReach times the peak.
+func chartTop(peak, window int64) int64 {
+	if window > peak && window <= windowReach*peak {
+		return window
+	}
+	return peak
+}
+
+// windowRow is the row, from the top of a chart rows high with top at
+// its top, whose cells hold the value window.
+func windowRow(window, top int64, rows int) int {
+	above := (window*int64(rows) + top - 1) / top // rows from the bottom, rounded up
+	return min(max(rows-int(above), 0), rows-1)
 }
 
 // contextPoints are the prompt sizes of every call, before and after.

@@ -59,3 +59,21 @@ func (t *Table) Parts(model string, u transcript.Usage) (Parts, bool) {
 	}
 	return m.Entry.Parts(u), true
 }
+
+// BaseParts prices u as Parts does, every token at the base tier's rate:
+// what the request would cost below the 200K and 272K tiers. Parts' sum
+// less BaseParts' is the long-context premium. Fast mode multiplies every
+// part, as in Parts.
+func (e Entry) BaseParts(u transcript.Usage) Parts {
+	write5m := u.CacheCreation - u.CacheCreation1h
+	p := Parts{
+		Input:      float64(u.Input) * e.Input,
+		CacheWrite: float64(write5m)*or(e.CacheWrite, e.Input) + float64(u.CacheCreation1h)*or(e.CacheWrite1h, 2*e.Input),
+		CacheRead:  float64(u.CacheRead) * or(e.CacheRead, e.Input),
+		Output:     float64(u.Output) * e.Output,
+	}
+	if f := e.Specific.Fast; u.Fast && f > 0 {
+		p = Parts{p.Input * f, p.CacheWrite * f, p.CacheRead * f, p.Output * f}
+	}
+	return p
+}

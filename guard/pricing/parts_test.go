@@ -70,6 +70,22 @@ func TestPartsAddUpToCost(t *testing.T) {
 			if math.Abs(parts.Sum()-cost) > 1e-9 {
 				t.Fatalf("%s %+v: parts %+v sum to %.12f, cost %.12f", model, u, parts, parts.Sum(), cost)
 			}
+			// Below every tier the base parts are the parts.
+			m, _ := table.Match(model)
+			if base := m.Entry.BaseParts(u); u.Prompt() <= 200_000 && u.Output <= 200_000 && base != parts {
+				t.Errorf("%s %+v: base parts %+v, parts %+v", model, u, base, parts)
+			}
 		}
+	}
+}
+
+// TestBaseParts: past a tier, every token at the base rate.
+func TestBaseParts(t *testing.T) {
+	table := Default()
+	m, _ := table.Match("gpt-5.4")
+	// 50,000 × 2.5e-6, 250,000 × 2.5e-7, 100 × 1.5e-5
+	got := m.Entry.BaseParts(transcript.Usage{Input: 50_000, CacheRead: 250_000, Output: 100})
+	if want := (Parts{Input: 0.125, CacheRead: 0.0625, Output: 0.0015}); math.Abs(got.Input-want.Input)+math.Abs(got.CacheRead-want.CacheRead)+math.Abs(got.Output-want.Output)+math.Abs(got.CacheWrite) > 1e-12 {
+		t.Errorf("base parts %+v, want %+v", got, want)
 	}
 }

@@ -26,14 +26,89 @@ type CostParts struct {
 	ToolResultsKnown bool
 	// Rewrite is set when the call wrote its cache again: it wrote more
 	// to the cache than its prompt grew since the previous call of its
-	// chain (with usage), by over RewriteFloor tokens and a tenth of the
-	// prompt.
+	// context (Causes.After), by over RewriteFloor tokens and a tenth of
+	// the prompt.
 	Rewrite *Rewrite
+	// Causes is the same cost split by why it was paid.
+	Causes Causes
+}
+
+// Causes is a call's cost split by why it was paid; the five add up to
+// the call's cost. The first four are at the base tier's rates, and what
+// the long-context tier adds is LongContext.
+type Causes struct {
+	// NewContext is the tokens added since the previous call of the
+	// context (up to Growth, from the cache writes first, then uncached
+	// input); Carried what was there before (cache reads, and uncached
+	// input beyond Growth); CacheRewrite the cache writes beyond Growth.
+	NewContext, Carried, CacheRewrite, LongContext, Output float64
+	// The tokens of the first three.
+	NewTokens, CarriedTokens, RewriteTokens int64
+	// Growth is what the prompt grew since call After, the previous call
+	// of its context: same chain, same context segment and same model.
+	// After is -1 for the first call of a context, whose growth is its
+	// whole prompt.
+	Growth int64
+	After  int
+}
+
+// Sum is the whole cost.
+func (c Causes) Sum() float64 {
+	return c.NewContext + c.Carried + c.CacheRewrite + c.LongContext + c.Output
+}
+
+// previousInContext is the call before j in its context (same chain,
+// segment and model, with usage), -1 when j starts one: a compaction
+// starts a new prompt, and each model has a cache of its own.
+func previousInContext(calls []transcript.Call, j int) int {
+	c := &calls[j]
+	for i := j - 1; i >= 0; i-- {
+		pc := &calls[i]
+		if pc.Sidechain != c.Sidechain || pc.Usage == nil {
+			continue
+		}
+		if pc.Segment != c.Segment || pc.Model != c.Model {
+			return -1
+		}
+		return i
+	}
+	return -1
+}
+
+// causes splits call j's cost: base is its usage at the base tier's
+// rates, whole at the rates it was billed.
+func causes(calls []transcript.Call, j int, base, whole pricing.Parts) Causes {
+	u := *calls[j].Usage
+	cs := Causes{After: previousInContext(calls, j), Growth: u.Prompt()}
+	if cs.After >= 0 {
+		cs.Growth = max(0, u.Prompt()-calls[cs.After].Usage.Prompt())
+	}
+	// A log may give one-hour writes without their total; they are writes.
+	writes := max(u.CacheCreation, u.CacheCreation1h)
+	newWrite := min(writes, cs.Growth)
+	newInput := min(u.Input, cs.Growth-newWrite)
+	cs.NewTokens = newWrite + newInput
+	cs.RewriteTokens = writes - newWrite
+	cs.CarriedTokens = u.CacheRead + u.Input - newInput
+	share := func(usd float64, of, n int64) float64 {
+		if n <= 0 {
+			return 0
+		}
+		return usd * float64(of) / float64(n)
+	}
+	cs.NewContext = share(base.CacheWrite, newWrite, writes) + share(base.Input, newInput, u.Input)
+	cs.CacheRewrite = share(base.CacheWrite, cs.RewriteTokens, writes)
+	cs.Carried = base.CacheRead + share(base.Input, u.Input-newInput, u.Input)
+	cs.Output = base.Output
+	cs.LongContext = whole.Sum() - base.Sum()
+	return cs
 }
 
 // Rewrite is a cache written again: how many tokens beyond the prompt's
-// growth, what they cost at the call's write rate, and why as far as the
-// log shows.
+// growth (Causes.RewriteTokens), what they cost at the base tier's write
+// rate (Causes.CacheRewrite), and why as far as the log shows. A
+// compaction or a change of model starts a new context, whose writes are
+// new context, not a rewrite.
 type Rewrite struct {
 	Tokens int64
 	// Grew is what the prompt grew since call After, the previous call of
@@ -48,17 +123,12 @@ type Rewrite struct {
 // RewriteCause is why a cache was written again.
 type RewriteCause string
 
-// The causes, in the order they are looked for.
+// The causes.
 const (
 	// RewriteExpired: the pause was longer than the cache lives (five
 	// minutes, or an hour for one-hour writes).
 	RewriteExpired RewriteCause = "expired"
-	// RewriteCompaction: a compaction came between; its summary starts a
-	// new prompt.
-	RewriteCompaction RewriteCause = "compaction"
-	// RewriteModel: the model changed; each model has a cache of its own.
-	RewriteModel RewriteCause = "model"
-	// RewritePrefix: none of those; the prompt changed after the part
+	// RewritePrefix: within the cache's life, the prompt changed after the part
 	// read from the cache.
 	RewritePrefix RewriteCause = "prefix"
 )
@@ -79,79 +149,55 @@ func Lifetime(u transcript.Usage) time.Duration {
 	return CacheLifetime
 }
 
-// rewrite tells whether call j wrote its cache again, and why.
-func rewrite(calls []transcript.Call, j int, cacheWrite float64) *Rewrite {
+// rewrite tells whether call j, split as cs, wrote its cache again, and
+// why.
+func rewrite(calls []transcript.Call, j int, cs Causes) *Rewrite {
 	c := &calls[j]
-	prev := -1
-	for i := j - 1; i >= 0; i-- {
-		if calls[i].Sidechain == c.Sidechain && calls[i].Usage != nil {
-			prev = i
-			break
-		}
-	}
-	if prev < 0 || c.Usage == nil || c.Usage.CacheCreation <= 0 {
+	if cs.After < 0 || cs.RewriteTokens <= max(RewriteFloor, c.Usage.Prompt()/10) {
 		return nil
 	}
-	u, pc := *c.Usage, &calls[prev]
-	grew := max(0, u.Prompt()-pc.Usage.Prompt())
-	again := u.CacheCreation - grew
-	if again <= max(RewriteFloor, u.Prompt()/10) {
-		return nil
-	}
-	rw := &Rewrite{Tokens: again, Grew: grew, USD: cacheWrite * float64(again) / float64(u.CacheCreation), After: prev}
+	pc := &calls[cs.After]
+	rw := &Rewrite{Tokens: cs.RewriteTokens, Grew: cs.Growth, USD: cs.CacheRewrite, After: cs.After}
 	timed := !c.Time.IsZero() && !pc.Time.IsZero() && !c.Time.Before(pc.Time)
 	if timed {
 		rw.Pause = c.Time.Sub(pc.Time)
 	}
-	switch {
-	case timed && rw.Pause > Lifetime(u):
+	rw.Why = RewritePrefix
+	if timed && rw.Pause > Lifetime(*c.Usage) {
 		rw.Why = RewriteExpired
-	case c.Segment != pc.Segment:
-		rw.Why = RewriteCompaction
-	case c.Model != pc.Model:
-		rw.Why = RewriteModel
-	default:
-		rw.Why = RewritePrefix
 	}
 	return rw
 }
 
-// Cause names the largest part: "tool results" when what the results
-// cost is more than any one token kind, else the kind. Ties go to the
-// tool results, then to the kinds in the order below. Cache writes that
-// are mostly a rewrite (more than half their dollars) are "cache rewrite".
+// Cause names the largest of the five Causes; ties go to the earlier in
+// the order below. New context most of whose tokens are tool results
+// (when they were counted) is "new results".
 func (c *CostParts) Cause() string {
-	cause := c.largest()
-	if cause == CauseCacheWrite && c.Rewrite != nil && c.Rewrite.USD > c.CacheWrite/2 {
-		return CauseCacheRewrite
-	}
-	return cause
-}
-
-func (c *CostParts) largest() string {
+	cs := &c.Causes
 	cause, best := "", -1.0
-	if c.ToolResultsKnown {
-		cause, best = CauseToolResults, c.ToolResults
-	}
 	for _, k := range []struct {
 		name string
 		usd  float64
-	}{{CauseCacheWrite, c.CacheWrite}, {CauseCacheRead, c.CacheRead}, {CauseInput, c.Input}, {CauseOutput, c.Output}} {
+	}{{CauseNewContext, cs.NewContext}, {CauseCarried, cs.Carried}, {CauseCacheRewrite, cs.CacheRewrite},
+		{CauseLongContext, cs.LongContext}, {CauseOutput, cs.Output}} {
 		if k.usd > best {
 			cause, best = k.name, k.usd
 		}
+	}
+	if cause == CauseNewContext && c.ToolResultsKnown && 2*c.NewResultTokens > cs.NewTokens {
+		return CauseNewResults
 	}
 	return cause
 }
 
 // The causes Cause names.
 const (
-	CauseToolResults = "tool results"
-	CauseCacheWrite  = "cache write"
-	// CauseCacheRewrite is a cache write that is mostly a rewrite.
+	CauseNewContext = "new context"
+	// CauseNewResults is new context that is mostly tool results.
+	CauseNewResults   = "new results"
+	CauseCarried      = "carried"
 	CauseCacheRewrite = "cache rewrite"
-	CauseCacheRead    = "cache read"
-	CauseInput        = "input"
+	CauseLongContext  = "long context"
 	CauseOutput       = "output"
 )
 
@@ -207,7 +253,8 @@ func (p *Prepared) splitCosts() {
 		}
 		cp := &all[j]
 		cp.Parts = e.Parts(*c.Usage)
-		cp.Rewrite = rewrite(calls, j, cp.CacheWrite)
+		cp.Causes = causes(calls, j, e.BaseParts(*c.Usage), cp.Parts)
+		cp.Rewrite = rewrite(calls, j, cp.Causes)
 		cp.NewResultTokens, cp.CarriedResultTokens = -1, -1
 		if counted {
 			cp.NewResultTokens, cp.CarriedResultTokens = fresh[j], running[b2i(c.Sidechain)]

@@ -22,9 +22,12 @@ func TestCostParts(t *testing.T) {
 		cause                               string
 	}
 	wants := []want{
-		{10 * 3e-6, 2000 * 3.75e-6, 0, 100 * 1.5e-5, 0, 0, 0, CauseCacheWrite},
-		{10 * 3e-6, 600 * 3.75e-6, 2010 * 3e-7, 20 * 1.5e-5, 500 * 3.75e-6, 500, 0, CauseCacheWrite},
-		{10 * 3e-6, 50 * 3.75e-6, 2610 * 3e-7, 30 * 1.5e-5, 500 * 3e-7, 0, 500, CauseCacheRead},
+		// The prompt grows 2,010 (the first), 610, then 50 tokens: new
+		// context from the cache writes, then the uncached input; call 1's
+		// is mostly the result.
+		{10 * 3e-6, 2000 * 3.75e-6, 0, 100 * 1.5e-5, 0, 0, 0, CauseNewContext},
+		{10 * 3e-6, 600 * 3.75e-6, 2010 * 3e-7, 20 * 1.5e-5, 500 * 3.75e-6, 500, 0, CauseNewResults},
+		{10 * 3e-6, 50 * 3.75e-6, 2610 * 3e-7, 30 * 1.5e-5, 500 * 3e-7, 0, 500, CauseCarried},
 	}
 	parts := p.CostParts()
 	if len(parts) != len(wants) {
@@ -47,7 +50,7 @@ func TestCostParts(t *testing.T) {
 		if got.NewResultTokens != w.fresh || got.CarriedResultTokens != w.carried || got.Cause() != w.cause {
 			t.Errorf("call %d: results %d new, %d carried, cause %q; want %d, %d, %q", i, got.NewResultTokens, got.CarriedResultTokens, got.Cause(), w.fresh, w.carried, w.cause)
 		}
-		if math.Abs(got.Sum()-*p.costs[i]) > 1e-12 {
+		if math.Abs(got.Sum()-*p.costs[i]) > 1e-12 || math.Abs(got.Causes.Sum()-*p.costs[i]) > 1e-12 {
 			t.Errorf("call %d: parts sum to %.9f, cost %.9f", i, got.Sum(), *p.costs[i])
 		}
 	}
@@ -68,9 +71,12 @@ func TestCostPartsCauses(t *testing.T) {
 	)
 	parts := prepared(t, s).CostParts()
 	// Call 2 sends result 2 (500) new and carries result 1 (1,500):
-	// 500 × 3.75e-6 + 1,500 × 3e-7 = $0.002325, above its cache writes'
-	// 600 × 3.75e-6 = $0.00225.
-	if got := parts[2]; got == nil || math.Abs(got.ToolResults-0.002325) > 1e-12 || got.Cause() != CauseToolResults {
+	// 500 × 3.75e-6 + 1,500 × 3e-7 = $0.002325. Its prompt grew 2,620 −
+	// 2,110 = 510 tokens, 510 × 3.75e-6 = $0.0019125 new, above the
+	// 2,010 × 3e-7 + 10 × 3e-6 = $0.000633 carried, and the 500 new of
+	// the result are most of the 510: "new results".
+	if got := parts[2]; got == nil || math.Abs(got.ToolResults-0.002325) > 1e-12 || got.Cause() != CauseNewResults ||
+		math.Abs(got.Causes.NewContext-0.0019125) > 1e-12 || math.Abs(got.Causes.Carried-0.000633) > 1e-12 {
 		t.Errorf("call 2: %+v, cause %q", got, got.Cause())
 	}
 	// Call 1 sends result 1 new: 1,500 of its 2,000 cache writes.
@@ -86,7 +92,8 @@ func TestCostPartsCauses(t *testing.T) {
 	}
 	got := p.CostParts()[2]
 	want := &CostParts{Parts: got.Parts, NewResultTokens: -1, CarriedResultTokens: -1}
-	if diff := cmp.Diff(want, got); diff != "" || got.Cause() != CauseCacheWrite {
+	want.Causes = got.Causes
+	if diff := cmp.Diff(want, got); diff != "" || got.Cause() != CauseNewContext {
 		t.Errorf("uncounted (-want +got):\n%s cause %q", diff, got.Cause())
 	}
 }
@@ -97,7 +104,8 @@ func TestCostPartsCauses(t *testing.T) {
 func TestCostPartsCacheMiss(t *testing.T) {
 	rp := replayCut448(t, usageOf(5, 2000, 0), laterCall(usageOf(10, 600, 2000)), laterCall(usageOf(3, 3000, 100)))
 	parts := rp.Prepared.CostParts()
-	// Call 1 sends the 500-token result new: 500 of its 600 writes.
+	// Call 1 is the first on gpt-5.5, a context of its own: all 2,610 new.
+	// It sends the 500-token result new: 500 of its 600 writes.
 	if got := parts[1]; got.NewResultTokens != 500 || math.Abs(got.ToolResults-500*6.25e-6) > 1e-12 {
 		t.Errorf("call 1: %+v", got)
 	}
