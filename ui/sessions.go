@@ -9,6 +9,7 @@ import (
 
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/themes"
 )
 
 type listOrder int
@@ -287,6 +288,7 @@ type fleetTotals struct {
 	pending int
 	failed  int
 	saved   int64 // prompt tokens
+	hazards int   // over the sessions replayed
 }
 
 func (l *sessionList) totals() fleetTotals {
@@ -297,6 +299,7 @@ func (l *sessionList) totals() fleetTotals {
 		t.calls += r.Calls
 		if s, ok := l.savings[r.Path]; ok {
 			t.saved += s.Saved
+			t.hazards += s.Hazards.Total()
 		}
 		if r.Cost == nil {
 			t.unpriced++
@@ -424,6 +427,16 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return human.ShortBytes(r.LargestResult)
 		}},
+	}
+	// Hazards have a column once a replay has found one.
+	if l.anyHazards() {
+		all = append(all, listColumn{title: "hazards", width: 7, priority: 4, right: true, cell: func(r *SessionRow) string {
+			s, ok := l.savings[r.Path]
+			if !ok || s.Hazards.Total() == 0 {
+				return ""
+			}
+			return st.Marker[themes.Hazard].Render(themes.Hazard.Glyph() + human.Count(int64(s.Hazards.Total())))
+		}})
 	}
 	if len(l.live) > 0 {
 		all = append(all,
@@ -565,4 +578,14 @@ func partLine(cols []listColumn, p *SubagentRow, last bool) string {
 		cells[k] = c.fit(s)
 	}
 	return strings.Join(cells, " ")
+}
+
+// anyHazards tells whether a replay found a hazard in any session.
+func (l *sessionList) anyHazards() bool {
+	for _, s := range l.savings {
+		if s.Hazards.Total() > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/themes"
 )
 
 // fleet is the session list's state in the root model: the sessions, their
@@ -631,6 +632,9 @@ func (m *Model) fleetTotalsLine() string {
 		tokens = human.Compact(t.saved) + " tokens"
 	}
 	parts = append(parts, cost)
+	if t.hazards > 0 {
+		parts = append(parts, st.Marker[themes.Hazard].Render(hazardsText(t.hazards)))
+	}
 	if t.unpriced > 0 {
 		parts = append(parts, st.Muted.Render(fmt.Sprintf("%d without a price", t.unpriced)))
 	}
@@ -661,4 +665,12 @@ func (m *Model) fleetChartLine() string {
 		return st.Muted.Render(fmt.Sprintf("savings by ceiling: computing… %d of %d sessions to go", missing, len(m.fleet.list.shown)))
 	}
 	return m.drawChart(points, 0, 0)
+}
+
+// hazardsText counts the hazards of the sessions shown, with their mark.
+func hazardsText(n int) string {
+	if n == 1 {
+		return themes.Hazard.Glyph() + "1 hazard"
+	}
+	return themes.Hazard.Glyph() + human.Count(int64(n)) + " hazards"
 }

@@ -79,6 +79,9 @@ type SessionSavings struct {
 	CostAfter *float64
 	// Saved is the prompt tokens the policy takes out, over every call.
 	Saved int64
+	// Hazards count what the policy hid that the agent went on to use,
+	// over the session and its sub-agents.
+	Hazards replay.HazardCounts
 	// Points are the savings at each ceiling a Sweep was asked for.
 	Points []replay.SweepPoint
 	Err    error
@@ -506,6 +509,7 @@ func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []str
 				return out
 			}
 			out.Saved += rp.Totals.SavedPerCall
+			out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
 			costs = append(costs, rp.Totals.CostAfter)
 			recorded = append(recorded, hasUsage(p.Session))
 		}

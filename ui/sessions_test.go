@@ -776,3 +776,42 @@ func TestSessionListSubagents(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionListHazards: each session's row counts the hazards its replay
+// found, and the footer sums those shown. Under harness-rs-0.0.40 at
+// 4 KiB the hazard fixtures hold two: tail-dsn's cut-off connection string
+// that a later Bash call used, and repeat-cut's suppressed repeat of a
+// truncated Read; head-dsn, user-dsn and repeat-small hold none.
+func TestSessionListHazards(t *testing.T) {
+	m := newListModel(t, []string{filepath.Join("..", "testdata", "hazards")}, "harness-rs-0.0.40", 160, 30, longAgo,
+		func(o *Options) { o.Policy.SetCeiling(4096); o.NoFollow = true })
+	want := map[string]int{"tail-dsn": 1, "repeat-cut": 1, "head-dsn": 0, "user-dsn": 0, "repeat-small": 0}
+	for name, n := range want {
+		s, ok := m.fleet.list.savings[rowOf(t, m, name).Path]
+		if !ok {
+			t.Fatalf("%s was not replayed", name)
+		}
+		if got := s.Hazards.Total(); got != n {
+			t.Errorf("%s: %d hazards, want %d", name, got, n)
+		}
+	}
+	out := ansi.Strip(screen(m))
+	if !strings.Contains(out, " hazards ") {
+		t.Errorf("no hazards column:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "tail-dsn") || strings.Contains(l, "repeat-cut") {
+			if !strings.Contains(l, "H1") {
+				t.Errorf("row without its hazard: %s", l)
+			}
+		}
+		for _, none := range []string{"head-dsn", "user-dsn", "repeat-small"} {
+			if strings.Contains(l, none) && strings.Contains(l, " H") {
+				t.Errorf("a row with no hazard shows one: %s", l)
+			}
+		}
+	}
+	if footer := lineWith(t, m, "5 sessions"); !strings.Contains(footer, "H2 hazards") {
+		t.Errorf("footer: %s", footer)
+	}
+}

@@ -263,7 +263,10 @@ func project(path, cwd string) string {
 		dir = filepath.Dir(filepath.Dir(dir))
 	}
 	name := filepath.Base(dir)
-	if filepath.Base(filepath.Dir(dir)) == "projects" && strings.HasPrefix(name, "-") {
+	if filepath.Base(filepath.Dir(dir)) != "projects" {
+		return "" // a folder of logs names no project
+	}
+	if strings.HasPrefix(name, "-") {
 		return strings.ReplaceAll(name, "-", "/")
 	}
 	return name
