@@ -153,6 +153,9 @@ func entryRow(e *index.Entry) SessionRow {
 
 // lastElement is the last element of a folder the agent ran in.
 func lastElement(dir string) string {
+	if dir == "" {
+		return ""
+	}
 	dir = strings.TrimRight(strings.ReplaceAll(dir, `\`, "/"), "/")
 	if i := strings.LastIndex(dir, "/"); i >= 0 && i < len(dir)-1 {
 		return dir[i+1:]

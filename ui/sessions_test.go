@@ -815,3 +815,19 @@ func TestSessionListHazards(t *testing.T) {
 		t.Errorf("footer: %s", footer)
 	}
 }
+
+// TestLastElement: a project is named by the last folder of where the
+// agent worked; no folder names none, so the row falls back to its file.
+func TestLastElement(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                  "",
+		"/home/dev/shop":    "shop",
+		"/home/dev/shop/":   "shop",
+		`C:\Users\dev\shop`: "shop",
+		"shop":              "shop",
+	} {
+		if got := lastElement(in); got != want {
+			t.Errorf("lastElement(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
