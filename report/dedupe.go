@@ -9,7 +9,6 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
-	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
@@ -59,33 +58,9 @@ func SweepDedupe(inputs []string, stdin io.Reader, opt Options, errw io.Writer) 
 			}
 		}
 	}
-	type swept struct {
-		points  [][]replay.DedupePoint // the session's, then each sub-agent's
-		results []int
-	}
-	sweepOne := func(s *app.Session) (swept, error) {
-		var v swept
-		for _, prep := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
-			points, err := prep.SweepDedupe(opt.Policy, replay.DedupeFroms)
-			if err != nil {
-				return swept{}, err
-			}
-			v.points = append(v.points, points)
-			v.results = append(v.results, len(prep.Session.Results()))
-		}
-		return v, nil
-	}
-	resolved, err := app.Resolve(inputs, app.SystemEnv())
-	if err != nil {
-		return doc, Problems{}, err
-	}
-	opt.Read.SizesOnly = false
-	p, err := app.Each(resolved, stdin, opt, sweepOne, func(v swept) error {
-		for i := range v.points {
-			add(v.points[i], v.results[i], i == 0)
-		}
-		return nil
-	}, complainTo(errw))
+	p, err := sweepEach(inputs, stdin, opt, errw, func(prep *replay.Prepared) ([]replay.DedupePoint, error) {
+		return prep.SweepDedupe(opt.Policy, replay.DedupeFroms)
+	}, add)
 	return doc, p, err
 }
 

@@ -61,14 +61,24 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 			}
 		}
 	}
+	p, err := sweepEach(inputs, stdin, opt, errw, func(prep *replay.Prepared) ([]replay.SweepPoint, error) {
+		return prep.Sweep(opt.Policy, ceilings)
+	}, add)
+	return doc, p, err
+}
+
+// sweepEach runs sweep on every session in inputs and on each of its
+// sub-agents, and hands add each one's points, in order, with how many
+// results it has and whether it is a session (not a sub-agent).
+func sweepEach[P any](inputs []string, stdin io.Reader, opt Options, errw io.Writer, sweep func(*replay.Prepared) ([]P, error), add func(points []P, results int, session bool)) (Problems, error) {
 	type swept struct {
-		points  [][]replay.SweepPoint // the session's, then each sub-agent's
+		points  [][]P // the session's, then each sub-agent's
 		results []int
 	}
 	sweepOne := func(s *app.Session) (swept, error) {
 		var v swept
 		for _, prep := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
-			points, err := prep.Sweep(opt.Policy, ceilings)
+			points, err := sweep(prep)
 			if err != nil {
 				return swept{}, err
 			}
@@ -79,16 +89,15 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 	}
 	resolved, err := app.Resolve(inputs, app.SystemEnv())
 	if err != nil {
-		return doc, Problems{}, err
+		return Problems{}, err
 	}
 	opt.Read.SizesOnly = false
-	p, err := app.Each(resolved, stdin, opt, sweepOne, func(v swept) error {
+	return app.Each(resolved, stdin, opt, sweepOne, func(v swept) error {
 		for i := range v.points {
 			add(v.points[i], v.results[i], i == 0)
 		}
 		return nil
 	}, complainTo(errw))
-	return doc, p, err
 }
 
 // addKnown adds b to a running sum that starts unknown (nil).
