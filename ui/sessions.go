@@ -459,32 +459,7 @@ func (l *sessionList) columns() []listColumn {
 	for i := range all {
 		all[i].width = max(all[i].width, l.wide[all[i].title])
 	}
-	for {
-		total := -1
-		for _, c := range all {
-			total += c.width + 1
-		}
-		if total <= l.width || len(all) == 1 {
-			break
-		}
-		worst := 0
-		for i, c := range all {
-			if c.priority > all[worst].priority {
-				worst = i
-			}
-		}
-		all = slices.Delete(all, worst, worst+1)
-	}
-	used := -1
-	for _, c := range all {
-		used += c.width + 1
-	}
-	for i := range all {
-		if all[i].title == "project" {
-			all[i].width += max(0, l.width-used)
-		}
-	}
-	return all
+	return fitColumns(all, l.width, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
 }
 
 // burnText is dollars per hour: "$12.30/h".

@@ -455,33 +455,7 @@ func (t *callTable) columns() []column {
 		{title: "time", width: 8, priority: 8, cell: func(_ int, ci *callInfo) string { return ci.time }},
 		{title: "tools", width: 7, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
 	}
-	// Drop the lowest priorities until the fixed widths fit.
-	for {
-		total := -1 // a space between each two columns
-		for _, c := range all {
-			total += c.width + 1
-		}
-		if total <= t.width || len(all) == 1 {
-			break
-		}
-		worst := 0
-		for i, c := range all {
-			if c.priority > all[worst].priority {
-				worst = i
-			}
-		}
-		all = slices.Delete(all, worst, worst+1)
-	}
-	used := -1
-	for _, c := range all {
-		used += c.width + 1
-	}
-	for i := range all {
-		if all[i].title == "tools" {
-			all[i].width += max(0, t.width-used)
-		}
-	}
-	return all
+	return fitColumns(all, t.width, func(c *column) (*int, int, bool) { return &c.width, c.priority, c.title == "tools" })
 }
 
 // View draws the title line and the visible rows.
@@ -517,4 +491,35 @@ func (t *callTable) View() string {
 		}
 	}
 	return b.String()
+}
+
+// fitColumns lays out columns a space apart in width cells: it drops the
+// column of the highest priority number until the rest fit, then gives
+// what is left over to the one that grows. spec tells a column's width,
+// priority and whether it grows.
+func fitColumns[C any](all []C, width int, spec func(*C) (w *int, priority int, grows bool)) []C {
+	used := func() int {
+		n := -1
+		for i := range all {
+			w, _, _ := spec(&all[i])
+			n += *w + 1
+		}
+		return n
+	}
+	for used() > width && len(all) > 1 {
+		worst, worstPriority := 0, -1
+		for i := range all {
+			if _, p, _ := spec(&all[i]); p > worstPriority {
+				worst, worstPriority = i, p
+			}
+		}
+		all = slices.Delete(all, worst, worst+1)
+	}
+	spare := max(0, width-used())
+	for i := range all {
+		if w, _, grows := spec(&all[i]); grows {
+			*w += spare
+		}
+	}
+	return all
 }
