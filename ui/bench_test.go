@@ -149,7 +149,7 @@ func openMixed(b *testing.B, preset string) (*Model, *loop) {
 	l.run(m.Init())
 	l.until(func() bool {
 		_, missing := m.chart.curve(m.policy)
-		return m.replay != nil && missing == 0 && !m.chart.busy
+		return m.replay != nil && missing == 0 && !m.chart.busy && m.hazardsIndexed
 	})
 	return m, l
 }

@@ -242,3 +242,15 @@ func searchCmd(s *transcript.Session, query string) tea.Cmd {
 		return searchedMsg{query: query, calls: calls}
 	}
 }
+
+// hazardsIndexedMsg says prep's hazard index is built.
+type hazardsIndexedMsg struct{ prep *replay.Prepared }
+
+// indexHazardsCmd builds prep's hazard index in the background, so that
+// the first key to shape a result does not pay for it.
+func indexHazardsCmd(prep *replay.Prepared) tea.Cmd {
+	return func() tea.Msg {
+		prep.IndexHazards()
+		return hazardsIndexedMsg{prep: prep}
+	}
+}

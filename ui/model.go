@@ -182,6 +182,10 @@ type Model struct {
 	inSession    bool
 	filterBefore string
 
+	// hazardsIndexed says the session shown has what finding hazards
+	// needs built, so no re-tuning key waits for it.
+	hazardsIndexed bool
+
 	// tools is the per-tool view.
 	tools toolsView
 
@@ -333,6 +337,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case preparedMsg:
 		return m.prepared(msg)
+	case hazardsIndexedMsg:
+		m.hazardsIndexed = msg.prep == m.prep
+		return nil
 	case replayedMsg:
 		if msg.seq != m.seq || (msg.replay != nil && msg.replay.Prepared != m.prep) {
 			return nil
@@ -438,7 +445,7 @@ func (m *Model) prepared(msg preparedMsg) tea.Cmd {
 	var cmd tea.Cmd
 	if msg.prep.Session == m.session {
 		m.prep = msg.prep
-		cmd = m.requestReplay()
+		cmd = tea.Batch(m.requestReplay(), indexHazardsCmd(msg.prep))
 	}
 	if m.stale {
 		return tea.Batch(cmd, m.requestPrepare())

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -122,11 +121,25 @@ func compareVersions(a, b [3]int) int {
 	return 0
 }
 
-// claudeCutMark ends output Claude Code cut itself (before 2.1.2).
-var claudeCutMark = regexp.MustCompile(`\n\n\.\.\. \[[0-9]+ lines truncated\] \.\.\.$`)
-
 // ClaudeShaped tells whether a recorded result is one Claude Code already
 // shaped: cut under its own marker, or persisted.
 func ClaudeShaped(text string) bool {
-	return claudeCutMark.MatchString(text) || strings.HasPrefix(text, "<persisted-output>\n")
+	return claudeCut(text) || strings.HasPrefix(text, "<persisted-output>\n")
+}
+
+// claudeCut tells whether text ends with the marker under which Claude
+// Code cut output itself (before 2.1.2): "\n\n... [N lines truncated] ...".
+// It reads the end only: every replay asks it of every result, and a
+// regular expression anchored at the end still scans the whole text.
+func claudeCut(text string) bool {
+	const tail = " lines truncated] ..."
+	if !strings.HasSuffix(text, tail) {
+		return false
+	}
+	rest := text[:len(text)-len(tail)]
+	i := len(rest)
+	for i > 0 && rest[i-1] >= '0' && rest[i-1] <= '9' {
+		i--
+	}
+	return i < len(rest) && strings.HasSuffix(rest[:i], "\n\n... [")
 }

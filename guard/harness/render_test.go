@@ -405,3 +405,26 @@ func TestClaudeEraOf(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeShaped: a result Claude Code cut under its own marker, which
+// ends the text, or persisted, is shaped already; a marker elsewhere, or
+// one without its count, is not.
+func TestClaudeShaped(t *testing.T) {
+	for text, want := range map[string]bool{
+		"out\n\n... [4321 lines truncated] ...":        true,
+		"\n\n... [1 lines truncated] ...":              true,
+		"out\n\n... [ lines truncated] ...":            false,
+		"out\n\n... [12x lines truncated] ...":         false,
+		"out\n... [12 lines truncated] ...":            false,
+		"out\n\n... [12 lines truncated] ...\nmore":    false,
+		"out\n\n... [12 lines truncated] ... ":         false,
+		"<persisted-output>\nOutput too large (31KB).": true,
+		" <persisted-output>\n":                        false,
+		"":                                             false,
+		" lines truncated] ...":                        false,
+	} {
+		if got := ClaudeShaped(text); got != want {
+			t.Errorf("ClaudeShaped(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

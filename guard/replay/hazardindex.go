@@ -52,6 +52,11 @@ type outRef struct {
 type keyOcc struct{ ref, from, to int32 }
 type occ struct{ item, from, to int32 }
 
+// IndexHazards builds now, once, what looking for hazards in every replay
+// shares, so that no later replay waits for it: a front end that will
+// re-tune calls it in the background after Prepare.
+func (p *Prepared) IndexHazards() { p.hazardIndex() }
+
 func (p *Prepared) hazardIndex() *hazardIndex {
 	p.hazardOnce.Do(func() { p.hazards = buildHazardIndex(p) })
 	return p.hazards
