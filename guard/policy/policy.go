@@ -40,11 +40,19 @@ var unitNames = map[Unit]string{
 
 // FormatSize writes a size with its unit: "24,576 JSON bytes".
 func FormatSize(n int64, u Unit) string {
+	return string(AppendSize(nil, n, u))
+}
+
+// AppendSize appends FormatSize(n, u) to dst, for a replay that says a
+// size of every result without building each part apart.
+func AppendSize(dst []byte, n int64, u Unit) []byte {
 	name, ok := unitNames[u]
 	if !ok {
 		name = string(u)
 	}
-	return human.Count(n) + " " + name
+	dst = human.AppendCount(dst, n)
+	dst = append(dst, ' ')
+	return append(dst, name...)
 }
 
 // Action is what a policy does with a result over its ceiling.

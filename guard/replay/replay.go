@@ -117,6 +117,9 @@ type Run struct {
 	spillFiles map[string]spillWrite
 	spillSeed  maphash.Seed
 	countsOnly bool // Options.CountsOnly
+	// ceilingText and reasonBuf build the size reasons (sizeReason).
+	ceilingText map[int64]string
+	reasonBuf   []byte
 }
 
 // Totals sum a replay.
@@ -328,10 +331,10 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		}
 	}
 	if size <= ceiling {
-		r.Reason = fmt.Sprintf("%s ≤ %s", policy.FormatSize(size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+		r.Reason = rp.sizeReason(size, " ≤ ", ceiling)
 		return
 	}
-	over := fmt.Sprintf("%s > %s", policy.FormatSize(size, pol.Unit), policy.FormatSize(ceiling, pol.Unit))
+	over := rp.sizeReason(size, " > ", ceiling)
 	if pol.Action != policy.Spill {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
@@ -717,4 +720,22 @@ func pathOf(key string, kind policy.DedupeKey) string {
 		}
 	}
 	return key
+}
+
+// sizeReason says how a result's size compares with its ceiling, "6,197
+// JSON bytes ≤ 24,576 JSON bytes": for every result of every replay, so
+// it is built in one buffer, the ceiling's words once per replay.
+func (rp *Run) sizeReason(size int64, cmp string, ceiling int64) string {
+	unit := rp.Policy.Unit
+	text, ok := rp.ceilingText[ceiling]
+	if !ok {
+		if rp.ceilingText == nil {
+			rp.ceilingText = map[int64]string{}
+		}
+		text = policy.FormatSize(ceiling, unit)
+		rp.ceilingText[ceiling] = text
+	}
+	rp.reasonBuf = append(policy.AppendSize(rp.reasonBuf[:0], size, unit), cmp...)
+	rp.reasonBuf = append(rp.reasonBuf, text...)
+	return string(rp.reasonBuf)
 }
