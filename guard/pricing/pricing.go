@@ -293,45 +293,17 @@ func aliases(model string) []alias {
 	return out
 }
 
-// Long-context thresholds, in tokens.
-const (
-	perKindThreshold      = 200_000 // *_above_200k_tokens: per request and per token kind
-	wholeRequestThreshold = 272_000 // *_above_272k_tokens: the whole request once its prompt is over
-)
-
-// Cost prices one request's usage. The 200K tiers apply per token kind to
-// the part above 200K; the 272K tiers reprice the whole request when its
-// prompt (cached input included) is over 272K. A 1-hour cache write costs
-// its own rate, else twice the input rate. Fast mode multiplies the total.
+// Cost prices one request's usage at the rates rates picks: the 200K tiers
+// per token kind on the part above 200K, the 272K tiers on the whole
+// request once its prompt is over 272K. Fast mode multiplies the total.
 func (e Entry) Cost(u transcript.Usage) float64 {
-	write1h := or(e.CacheWrite1h, 2*e.Input)
-	var write1hAbove *float64
-	switch {
-	case e.CacheWrite1hAbove200k != nil:
-		write1hAbove = e.CacheWrite1hAbove200k
-	case e.InputAbove200k != nil:
-		v := 2 * *e.InputAbove200k
-		write1hAbove = &v
-	}
-	write5m := u.CacheCreation - u.CacheCreation1h
-	var c float64
-	if e.InputAbove272k != nil && u.Prompt() > wholeRequestThreshold {
-		c = float64(u.Input)*or(e.InputAbove272k, e.Input) +
-			float64(u.CacheRead)*or(e.CacheReadAbove272k, or(e.CacheRead, e.Input)) +
-			float64(write5m)*or(e.CacheWriteAbove272k, or(e.CacheWrite, e.Input)) +
-			float64(u.CacheCreation1h)*write1h +
-			float64(u.Output)*or(e.OutputAbove272k, e.Output)
-	} else {
-		c = tiered(u.Input, e.Input, e.InputAbove200k) +
-			tiered(u.Output, e.Output, e.OutputAbove200k) +
-			tiered(write5m, or(e.CacheWrite, e.Input), e.CacheWriteAbove200k) +
-			tiered(u.CacheCreation1h, write1h, write1hAbove) +
-			tiered(u.CacheRead, or(e.CacheRead, e.Input), e.CacheReadAbove200k)
-	}
-	if u.Fast && e.Specific.Fast > 0 {
-		c *= e.Specific.Fast
-	}
-	return c
+	r := e.rates(u)
+	c := r.input.cost(u.Input) +
+		r.output.cost(u.Output) +
+		r.cacheWrite.cost(u.CacheCreation-u.CacheCreation1h) +
+		r.cacheWrite1h.cost(u.CacheCreation1h) +
+		r.cacheRead.cost(u.CacheRead)
+	return c * r.fast
 }
 
 // Rates are the prices of one more token of each kind in a request: what
@@ -342,55 +314,15 @@ type Rates struct {
 
 // Marginal returns the rates at usage u.
 func (e Entry) Marginal(u transcript.Usage) Rates {
-	write1h := or(e.CacheWrite1h, 2*e.Input)
-	var r Rates
-	if e.InputAbove272k != nil && u.Prompt() > wholeRequestThreshold {
-		r = Rates{
-			Input:        or(e.InputAbove272k, e.Input),
-			CacheRead:    or(e.CacheReadAbove272k, or(e.CacheRead, e.Input)),
-			CacheWrite:   or(e.CacheWriteAbove272k, or(e.CacheWrite, e.Input)),
-			CacheWrite1h: write1h,
-			Output:       or(e.OutputAbove272k, e.Output),
-		}
-	} else {
-		at := func(n int64, base float64, above *float64) float64 {
-			if above != nil && n > perKindThreshold {
-				return *above
-			}
-			return base
-		}
-		write1hAbove := e.CacheWrite1hAbove200k
-		if write1hAbove == nil && e.InputAbove200k != nil {
-			v := 2 * *e.InputAbove200k
-			write1hAbove = &v
-		}
-		r = Rates{
-			Input:        at(u.Input, e.Input, e.InputAbove200k),
-			CacheWrite:   at(u.CacheCreation-u.CacheCreation1h, or(e.CacheWrite, e.Input), e.CacheWriteAbove200k),
-			CacheWrite1h: at(u.CacheCreation1h, write1h, write1hAbove),
-			CacheRead:    at(u.CacheRead, or(e.CacheRead, e.Input), e.CacheReadAbove200k),
-			Output:       at(u.Output, e.Output, e.OutputAbove200k),
-		}
+	r := e.rates(u)
+	f := r.fast
+	return Rates{
+		Input:        r.input.at(u.Input) * f,
+		CacheWrite:   r.cacheWrite.at(u.CacheCreation-u.CacheCreation1h) * f,
+		CacheWrite1h: r.cacheWrite1h.at(u.CacheCreation1h) * f,
+		CacheRead:    r.cacheRead.at(u.CacheRead) * f,
+		Output:       r.output.at(u.Output) * f,
 	}
-	if u.Fast && e.Specific.Fast > 0 {
-		f := e.Specific.Fast
-		r = Rates{r.Input * f, r.CacheWrite * f, r.CacheWrite1h * f, r.CacheRead * f, r.Output * f}
-	}
-	return r
-}
-
-func tiered(n int64, base float64, above *float64) float64 {
-	if above == nil || n <= perKindThreshold {
-		return float64(n) * base
-	}
-	return perKindThreshold*base + float64(n-perKindThreshold)**above
-}
-
-func or(p *float64, def float64) float64 {
-	if p == nil {
-		return def
-	}
-	return *p
 }
 
 // Cost prices usage for model; ok is false when the model has no price.
