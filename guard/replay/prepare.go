@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -63,6 +64,20 @@ type item struct {
 	repeat    int     // how many earlier results answer a call of the same id
 
 	ix *itemCache
+
+	// execHead is the length of the status lines heading a Codex exec
+	// script's output ("Script completed / Wall time ... / Output:"), 0
+	// when the text has none; execCut tells whether the output after them
+	// opens with Codex's own truncation header. Both are worked out once
+	// here, not on every replay: a replay then reads no text to shape
+	// what it keeps.
+	execHead int32
+	execCut  bool
+}
+
+// execSplit is harness.CodexExecSplit of the item's text.
+func (it *item) execSplit() (status, output string) {
+	return it.r.Text[:it.execHead], it.r.Text[it.execHead:]
 }
 
 // itemCache keeps what cutting an item's text again needs: the token
@@ -149,6 +164,8 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
 		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1, ix: &caches[len(p.items)]}
 		it.repeat = ids[r.CallID]
+		status, output := harness.CodexExecSplit(r.Text)
+		it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
 		ids[r.CallID]++
 		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
 			it.sentAt = len(s.Calls) // summarized away before any call sent it

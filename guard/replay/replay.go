@@ -9,7 +9,6 @@ import (
 	"hash/maphash"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -269,7 +268,7 @@ func (rp *Run) countAfter() {
 						}
 						r.Text, r.parts, r.Locator = text, parts, f.Locator
 					} else {
-						r.Text, r.parts = rp.truncate(rp.subject(it), ceiling)
+						r.Text, r.parts = rp.truncate(it, rp.subject(it), ceiling)
 					}
 				}
 				if r.parts != nil && parted != nil {
@@ -321,13 +320,12 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	}
 	size := r.Size
 	if pol.IsExec(it.r.Tool) {
-		status, output := harness.CodexExecSplit(it.r.Text)
-		if strings.HasPrefix(output, harness.CodexExecWarning) {
+		if it.execCut {
 			r.Reason = "Codex cut it already (its truncation header)"
 			return
 		}
-		if status != "" {
-			size = outputSize(output, pol.Unit, size)
+		if it.execHead > 0 {
+			size = outputSize(len(it.r.Text)-int(it.execHead), pol.Unit, size)
 		}
 	}
 	if size <= ceiling {
@@ -377,7 +375,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	r.Warning = fmt.Sprintf("spill file not written (%v)", err)
 	if pol.OnSpillError == policy.FallbackTruncate && pol.Style == harness.HarnessRS {
 		r.Outcome, r.Locator = Truncated, ""
-		r.Text, r.parts = rp.truncate(s, ceiling)
+		r.Text, r.parts = rp.truncate(it, s, ceiling)
 		r.Warning += "; truncated instead"
 	} else {
 		r.Outcome, r.Text, r.parts, r.Locator = Kept, it.r.Text, nil, ""
@@ -429,15 +427,15 @@ func (rp *Run) subject(it *item) harness.Subject {
 		Digest: digest, Repeat: it.repeat}
 }
 
-// truncate renders the style's truncation.
-func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part) {
+// truncate renders the style's truncation of it, as s.
+func (rp *Run) truncate(it *item, s harness.Subject, ceiling int64) (string, []tokens.Part) {
 	pol := &rp.Policy
 	switch pol.Style {
 	case harness.Codex:
 		inTokens := pol.Unit == policy.ApproxTokens || pol.Unit == policy.Tokens
 		text, parts := harness.CodexTruncate(s.Text, s.Raw, bytesFor(ceiling, pol.Unit), inTokens)
 		if pol.IsExec(s.Tool) {
-			status, output := harness.CodexExecSplit(s.Text)
+			status, output := it.execSplit()
 			if status != "" {
 				// Cut the output alone; its parts are not slices of the
 				// indexed text, so they are counted whole.
@@ -455,12 +453,12 @@ func (rp *Run) truncate(s harness.Subject, ceiling int64) (string, []tokens.Part
 
 // outputSize measures a Codex exec script's output, the part Codex cuts,
 // in the units it counts; in another unit the whole text's size stands.
-func outputSize(output string, u policy.Unit, whole int64) int64 {
+func outputSize(outputBytes int, u policy.Unit, whole int64) int64 {
 	switch u {
 	case policy.UTF8Bytes:
-		return int64(len(output))
+		return int64(outputBytes)
 	case policy.ApproxTokens:
-		return harness.ApproxTokens(int64(len(output)))
+		return harness.ApproxTokens(int64(outputBytes))
 	}
 	return whole
 }

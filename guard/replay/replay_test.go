@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -571,6 +572,34 @@ func TestCodexExecScript(t *testing.T) {
 	}
 	if r := rp.Results[2]; r.Reason != "Codex cut it already (its truncation header)" {
 		t.Errorf("output Codex cut: %s", r.Reason)
+	}
+}
+
+// TestExecSplitOnce: Prepare parts every text into a Codex exec script's
+// status lines and output once, for every replay to reuse.
+func TestExecSplitOnce(t *testing.T) {
+	tests := []struct {
+		text string
+		head int32 // bytes of status lines
+		cut  bool  // the output opens with Codex's truncation header
+	}{
+		{"Script completed\nWall time 0.1 seconds\nOutput:\nls\n", 47, false},
+		{"Script failed\nWall time 2 seconds\nOutput:\n" + harness.CodexExecWarning + "12)\n", 42, true},
+		{harness.CodexExecWarning + "12)\nTotal output lines: 1\n\nx", 0, true},
+		{"Script completed\nOutput:\nno wall time\n", 0, false},
+		{"plain output", 0, false},
+		{"", 0, false},
+	}
+	var msgs []map[string]any
+	for i, tt := range tests {
+		id := fmt.Sprint(i)
+		msgs = append(msgs, call(id, "exec", nil), result(id, tt.text, false))
+	}
+	p := prepared(t, generic(t, msgs...))
+	for i, tt := range tests {
+		if it := p.items[i]; it.execHead != tt.head || it.execCut != tt.cut {
+			t.Errorf("%.40q: status lines %d bytes, cut %v; want %d, %v", tt.text, it.execHead, it.execCut, tt.head, tt.cut)
+		}
 	}
 }
 
