@@ -1,20 +1,17 @@
 package report
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 	_ "time/tzdata" // zone names resolve where the system has no zone files
 
-	"github.com/valyala/fastjson"
-
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // GroupKeys are the groupings --by takes.
@@ -398,46 +395,15 @@ func dateKey(t *time.Time, zone *time.Location, by string) string {
 	return local.Format(time.DateOnly)
 }
 
-// projectOf is the project a session worked in: the working folder its log
-// records (Codex's session_meta and turn_context, Claude Code's cwd on its
-// lines), else, for a log in Claude Code's projects/<project>/ folder,
-// that folder's name; "" when neither is known.
+// projectOf is the project a session worked in, as transcript.Project
+// names it from the log's start.
 func projectOf(s *Session) string {
-	if cwd := peekCwd(s.Path); cwd != "" {
-		return cwd
+	cwd := ""
+	if f, err := os.Open(s.Path); err == nil {
+		cwd, _ = transcript.ReadCwd(f) // unreadable: the folder alone names it
+		f.Close()
 	}
-	dir := filepath.Dir(s.Path)
-	if filepath.Base(filepath.Dir(dir)) == "projects" {
-		return filepath.Base(dir)
-	}
-	return ""
-}
-
-// cwdLines bounds how far peekCwd reads: both agents write the working
-// folder on their first records.
-const cwdLines = 64
-
-func peekCwd(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
-	var p fastjson.Parser
-	for n := 0; n < cwdLines && sc.Scan(); n++ {
-		v, err := p.ParseBytes(sc.Bytes())
-		if err != nil {
-			continue
-		}
-		for _, keys := range [][]string{{"cwd"}, {"payload", "cwd"}} {
-			if cwd := v.GetStringBytes(keys...); len(cwd) > 0 {
-				return string(cwd)
-			}
-		}
-	}
-	return ""
+	return transcript.Project(s.Path, cwd)
 }
 
 // settled is g as a report of n sessions in format takes it: with By

@@ -112,10 +112,10 @@ func TestGroups(t *testing.T) {
 		{"months", Grouping{By: "month", Zone: utc}, []wantGroup{
 			{"2026-03", 3, 6, 5010, 1430, 10200, unknown},
 		}, all, 3},
-		// s2's log records no cwd: its Claude Code folder names it. c1
-		// and s1 worked in the same folder.
+		// s2's log records no cwd: its Claude Code folder names it,
+		// decoded. c1 and s1 worked in the same folder.
 		{"projects", Grouping{By: "project", Zone: utc}, []wantGroup{
-			{"-home-dev-blog", 1, 1, 1100, 1010, 0, 0.00675},
+			{"/home/dev/blog", 1, 1, 1100, 1010, 0, 0.00675},
 			{"/home/dev/shop", 2, 5, 3910, 420, 10200, unknown},
 		}, all, 3},
 		// The advisor's usage is a call on its own model; the total counts D once.
@@ -358,7 +358,7 @@ func TestGroupCopies(t *testing.T) {
 }
 
 // TestGroupsCSV: one row per group, numbers as they are, unknown costs
-// empty, a key starting with "-" quoted.
+// empty.
 func TestGroupsCSV(t *testing.T) {
 	none, _ := policy.Preset("none")
 	var out bytes.Buffer
@@ -367,7 +367,7 @@ func TestGroupsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join(groupHeader, ",") + "\n" +
-		"project,'-home-dev-blog,1,1,1100,1010,0,0,0.006750000,0.006750000\n" +
+		"project,/home/dev/blog,1,1,1100,1010,0,0,0.006750000,0.006750000\n" +
 		"project,/home/dev/shop,2,5,3910,420,0,10200,,\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)

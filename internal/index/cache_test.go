@@ -140,22 +140,6 @@ func TestEntry(t *testing.T) {
 	}
 }
 
-// TestProjectFromFolder: without a cwd in the log, a Claude Code session's
-// project is its projects folder's name, decoded; a log in any other
-// folder names no project (the folder holds logs, it is not where the
-// agent worked).
-func TestProjectFromFolder(t *testing.T) {
-	for path, want := range map[string]string{
-		"/x/projects/-home-dev-shop/s.jsonl":               "/home/dev/shop",
-		"/x/projects/-home-dev-shop/s/subagents/a-1.jsonl": "/home/dev/shop",
-		"/x/logs/s.jsonl":                                  "",
-	} {
-		if got := project(path, ""); got != want {
-			t.Errorf("project(%s) = %q, want %q", path, got, want)
-		}
-	}
-}
-
 var costsClose = cmp.Comparer(func(a, b *float64) bool {
 	if a == nil || b == nil {
 		return a == b

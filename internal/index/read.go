@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,13 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/valyala/fastjson"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/safefile"
@@ -173,7 +169,11 @@ func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
 	}
 	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size, head: make([]byte, 0, peekBytes)}
 	s, dec, err := ix.decode(r, path, k)
-	k.cwd = peekCwd(r.head)
+	k.cwd = transcript.Cwd(r.head, int64(len(r.head)) == k.Size)
+	if k.cwd == "" && len(r.head) == cap(r.head) {
+		// The working folder may be recorded past the first lines' bytes.
+		k.cwd, _ = transcript.ReadCwd(io.NewSectionReader(f, 0, k.Size))
+	}
 	// What was read is of one version of the file only if the file is
 	// still the one opened, and still as long: checked before the read's
 	// own error, which a file cut short while read would cause.
@@ -208,7 +208,7 @@ type sizedReader struct {
 	r    io.Reader
 	n    int64
 	size int64
-	// head keeps the first bytes read, up to its capacity, for peekCwd:
+	// head keeps the first bytes read, up to its capacity, for transcript.Cwd:
 	// the file is not read twice for them.
 	head []byte
 }
@@ -223,54 +223,6 @@ func (s *sizedReader) Read(p []byte) (int, error) {
 }
 
 func (s *sizedReader) Size() int64 { return s.size }
-
-// peekCwd is the first "cwd" among the first lines of a log: a Claude Code
-// record's own field, or a Codex session_meta's payload.cwd.
-func peekCwd(head []byte) string {
-	var p fastjson.Parser
-	for n := 0; n < 32 && len(head) > 0; n++ {
-		line := head
-		i := bytes.IndexByte(head, '\n')
-		if i < 0 {
-			break // a line cut by the peek is no JSON
-		}
-		line, head = head[:i], head[i+1:]
-		if !bytes.Contains(line, []byte(`"cwd"`)) {
-			continue
-		}
-		v, err := p.ParseBytes(line)
-		if err != nil {
-			continue
-		}
-		if cwd := v.GetStringBytes("cwd"); len(cwd) > 0 {
-			return string(cwd)
-		}
-		if cwd := v.GetStringBytes("payload", "cwd"); len(cwd) > 0 {
-			return string(cwd)
-		}
-	}
-	return ""
-}
-
-// project is the folder a session ran in: the cwd its log records, else
-// the decoded name of its Claude Code projects folder, else its folder's.
-func project(path, cwd string) string {
-	if cwd != "" {
-		return cwd
-	}
-	dir := filepath.Dir(path)
-	if filepath.Base(dir) == "subagents" {
-		dir = filepath.Dir(filepath.Dir(dir))
-	}
-	name := filepath.Base(dir)
-	if filepath.Base(filepath.Dir(dir)) != "projects" {
-		return "" // a folder of logs names no project
-	}
-	if strings.HasPrefix(name, "-") {
-		return strings.ReplaceAll(name, "-", "/")
-	}
-	return name
-}
 
 // summarize totals one session as report.Build does: copies count in no
 // total, a call is priced as replay.Prepare prices it, and each model on

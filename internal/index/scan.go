@@ -120,7 +120,7 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 		}
 		f.key = k
 		f.own = summarize(sess, s.ix.opt.Prices)
-		f.own.Project = project(f.path, k.cwd)
+		f.own.Project = transcript.Project(f.path, k.cwd)
 	})
 	if s.cacheLoaded != nil {
 		<-s.cacheLoaded // for a scan of no files too
