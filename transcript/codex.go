@@ -21,6 +21,11 @@ type codexParser struct {
 	haveTotal bool
 	sawMeta   bool // the first session_meta, the file's own, was read
 	burst     codexBurst
+
+	// The fast path's (see codexscan.go): its scanner and the record it
+	// reads.
+	scan    codexScan
+	fastRec codexFast
 }
 
 func newCodexParser(b *builder) *codexParser { return &codexParser{b: b, open: -1} }

@@ -1,0 +1,602 @@
+package transcript
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/valyala/fastjson"
+)
+
+// The Codex reader's fast path, taken when only sizes are kept. A scanner
+// passes over a line once, noting where the fields the reader uses lie,
+// then reads those: tool outputs are measured, not decoded, and only the
+// head of an exec output, where its exit code is, is unescaped. Where the
+// general path builds a tree of the line, removes repeated keys from every
+// object in it, then visits it, this builds nothing.
+//
+// A line the fast path does not expect in every detail goes the general
+// way instead, before anything of it is kept: a repeated key anywhere in
+// it, a key or a field it reads with an escape, a field of another type,
+// anything the general path would warn about, and the records it leaves
+// to the general path (session_meta, compaction, thread settings, the
+// tool calls whose action is kept as JSON). Both paths therefore read every
+// line alike: TestCodexFastPath, TestSizesOnly and FuzzCodexFast compare
+// them.
+
+// codexScan is the fast path's scanner. keys holds the keys of the objects
+// being read, outermost first, to find a repeated one.
+type codexScan struct {
+	scanner
+	keys [][]byte
+	// head is scratch space for the unescaped head of an output, quoted
+	// for the bytes to unescape.
+	head, quoted []byte
+	unq          fastjson.Parser
+}
+
+// maxObjectKeys bounds the keys of one object the fast path reads, since
+// it compares each with those before it; an object with more goes the
+// general way.
+const maxObjectKeys = 64
+
+func (c *codexScan) reset(b []byte) {
+	c.scanner.reset(b)
+	c.keys = c.keys[:0]
+}
+
+// key reads the next key of the object whose first key is keys[start],
+// and the colon after it; a key read before in that object, or one with
+// an escape (which str does not read), makes the scanner give up.
+func (c *codexScan) key(start int) []byte {
+	k := c.str()
+	if c.bad {
+		return nil
+	}
+	if len(c.keys)-start >= maxObjectKeys {
+		c.fail()
+		return nil
+	}
+	for _, seen := range c.keys[start:] {
+		if string(seen) == string(k) {
+			c.fail()
+			return nil
+		}
+	}
+	c.keys = append(c.keys, k)
+	c.colon()
+	return k
+}
+
+// value passes over one value, checking the keys of every object in it
+// as key does, and returns its bytes; nil once the scanner gave up.
+func (c *codexScan) value() []byte {
+	switch c.peek() {
+	case '{':
+		from := c.pos
+		start := len(c.keys)
+		c.enter('{')
+		for c.more('}') {
+			c.key(start)
+			c.value()
+		}
+		c.keys = c.keys[:start]
+		if c.bad {
+			return nil
+		}
+		return c.buf[from:c.pos]
+	case '[':
+		from := c.pos
+		c.enter('[')
+		for c.more(']') {
+			c.value()
+		}
+		if c.bad {
+			return nil
+		}
+		return c.buf[from:c.pos]
+	}
+	return c.skip()
+}
+
+// codexFast is what the fast path finds in one record: each field's
+// value as written, nil where the record has none.
+type codexFast struct {
+	typ, timestamp []byte
+	payload        bool // the record has a payload object
+	// The payload's fields that some kind of record uses.
+	kind, callID, name, role, arguments, input, output, content, info []byte
+	model, modelName, metadata                                        []byte
+}
+
+// readFast reads the line the scanner holds into f, and reports whether
+// it could.
+func (c *codexScan) readFast(f *codexFast) bool {
+	*f = codexFast{}
+	if !c.enter('{') {
+		return false
+	}
+	for c.more('}') {
+		switch string(c.key(0)) {
+		case "type":
+			f.typ = c.value()
+		case "timestamp":
+			f.timestamp = c.value()
+		case "payload":
+			if c.peek() != '{' {
+				return false // read, and warned about, by the general path
+			}
+			f.payload = true
+			c.readPayload(f)
+		default:
+			c.value()
+		}
+	}
+	return c.end()
+}
+
+func (c *codexScan) readPayload(f *codexFast) {
+	start := len(c.keys)
+	c.enter('{')
+	for c.more('}') {
+		var field *[]byte
+		switch string(c.key(start)) {
+		case "type":
+			field = &f.kind
+		case "call_id":
+			field = &f.callID
+		case "name":
+			field = &f.name
+		case "role":
+			field = &f.role
+		case "arguments":
+			field = &f.arguments
+		case "input":
+			field = &f.input
+		case "output":
+			field = &f.output
+		case "content":
+			field = &f.content
+		case "info":
+			field = &f.info
+		case "model":
+			field = &f.model
+		case "model_name":
+			field = &f.modelName
+		case "metadata":
+			field = &f.metadata
+		default:
+			c.value()
+			continue
+		}
+		*field = c.value()
+	}
+	c.keys = c.keys[:start]
+}
+
+// plain is the text of a string value v as written, as GetStringBytes
+// reads it: nil for no value or one that is not a string. ok is false for
+// a string with an escape, which the general path unescapes.
+func plain(v []byte) (text []byte, ok bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return nil, true
+	}
+	text = v[1 : len(v)-1]
+	return text, bytes.IndexByte(text, '\\') < 0
+}
+
+// fastTime is codexTime for a timestamp as written; ok is false for a
+// number, which the general path reads.
+func fastTime(v []byte) (t time.Time, ok bool) {
+	if len(v) == 0 {
+		return time.Time{}, true
+	}
+	switch v[0] {
+	case '"':
+		text, ok := plain(v)
+		return parseTime(bytes.TrimSpace(text)), ok
+	case '{', '[', 't', 'f', 'n':
+		return time.Time{}, true
+	}
+	return time.Time{}, false
+}
+
+// fastModel is codexModel for an object's model, model_name and metadata
+// fields as written.
+func (c *codexScan) fastModel(model, modelName, metadata []byte) (string, bool) {
+	for _, v := range [][]byte{model, modelName} {
+		text, ok := plain(v)
+		if !ok {
+			return "", false
+		}
+		if m := bytes.TrimSpace(text); len(m) > 0 {
+			return string(m), true
+		}
+	}
+	if len(metadata) == 0 || metadata[0] != '{' {
+		return "", true
+	}
+	var inner []byte
+	c.reset(metadata)
+	c.enter('{')
+	for c.more('}') {
+		if string(c.key(0)) == "model" {
+			inner = c.value()
+		} else {
+			c.value()
+		}
+	}
+	text, ok := plain(inner)
+	return string(bytes.TrimSpace(text)), ok && !c.bad
+}
+
+// fastLine reads a line by the fast path and reports whether it could.
+func (p *codexParser) fastLine(line []byte, n int) bool {
+	c, f := &p.scan, &p.fastRec
+	c.reset(line)
+	if !c.readFast(f) || !f.payload {
+		return false
+	}
+	typ, ok := plain(f.typ)
+	if !ok || len(typ) == 0 {
+		return false
+	}
+	t, ok := fastTime(f.timestamp)
+	if !ok {
+		return false
+	}
+	switch string(typ) {
+	case "session_meta", "compacted":
+		return false
+	case "turn_context":
+		m, ok := c.fastModel(f.model, f.modelName, f.metadata)
+		if !ok {
+			return false
+		}
+		if m != "" {
+			p.model = m
+		}
+	case "response_item":
+		return p.responseItemFast(f, n, t)
+	case "event_msg":
+		return p.eventFast(f, n, t)
+	default:
+		p.b.skip(string(typ))
+	}
+	return true
+}
+
+func (p *codexParser) eventFast(f *codexFast, line int, t time.Time) bool {
+	sub, ok := plain(f.kind)
+	if !ok {
+		return false
+	}
+	switch string(sub) {
+	case "token_count":
+		return p.tokenCountFast(f, line, t)
+	case "thread_settings_applied", "context_compacted":
+		return false
+	}
+	p.b.skip("event_msg/" + string(sub))
+	return true
+}
+
+// tokenCountFast is tokenCount.
+func (p *codexParser) tokenCountFast(f *codexFast, line int, t time.Time) bool {
+	c := &p.scan
+	info := f.info
+	if len(info) == 0 || info[0] == 'n' {
+		p.b.skip("event_msg/token_count (no info)")
+		return true
+	}
+	if info[0] != '{' {
+		return false
+	}
+	var last, total, model, modelName, metadata []byte
+	c.reset(info)
+	c.enter('{')
+	for c.more('}') {
+		switch string(c.key(0)) {
+		case "last_token_usage":
+			last = c.value()
+		case "total_token_usage":
+			total = c.value()
+		case "model":
+			model = c.value()
+		case "model_name":
+			modelName = c.value()
+		case "metadata":
+			metadata = c.value()
+		default:
+			c.value()
+		}
+	}
+	if c.bad {
+		return false
+	}
+	hasLast := len(last) > 0 && last[0] == '{'
+	hasTotal := len(total) > 0 && total[0] == '{'
+	if !hasLast && !hasTotal {
+		return false
+	}
+	var lt, tt codexTotals
+	if hasLast && !c.totals(last, &lt) || hasTotal && !c.totals(total, &tt) {
+		return false
+	}
+	m, ok := c.fastModel(f.model, f.modelName, f.metadata)
+	if !ok {
+		return false
+	}
+	if m == "" {
+		if m, ok = c.fastModel(model, modelName, metadata); !ok {
+			return false
+		}
+	}
+	p.burst.event(t)
+	u, advanced, fromLast := lt, true, hasLast
+	if hasTotal {
+		var since codexTotals
+		since, advanced, fromLast = p.noteTotal(tt, hasLast)
+		if !fromLast {
+			u = since
+		}
+	}
+	p.countUsage(u, fromLast, advanced, m, line, t)
+	return true
+}
+
+// totals reads a usage object as readCodexTotals does, and reports
+// whether it could: a count it would warn about makes the scanner give up.
+func (c *codexScan) totals(v []byte, t *codexTotals) bool {
+	c.reset(v)
+	c.enter('{')
+	for c.more('}') {
+		var n *int64
+		switch string(c.key(0)) {
+		case "input_tokens":
+			n = &t.input
+		case "cached_input_tokens":
+			n = &t.cached
+		case "cache_write_input_tokens":
+			n = &t.cacheWrite
+		case "output_tokens":
+			n = &t.output
+		case "reasoning_output_tokens":
+			n = &t.reasoning
+		case "total_tokens":
+			n = &t.total
+		default:
+			c.value()
+			continue
+		}
+		if c.peek() == 'n' {
+			c.literal() // null counts 0
+			continue
+		}
+		if *n = c.int(); *n > maxTokens {
+			c.fail()
+		}
+	}
+	return !c.bad
+}
+
+func (p *codexParser) responseItemFast(f *codexFast, line int, t time.Time) bool {
+	kind, ok := plain(f.kind)
+	if !ok {
+		return false
+	}
+	switch string(kind) {
+	case "function_call", "custom_tool_call":
+		id, okID := plain(f.callID)
+		name, okName := plain(f.name)
+		if !okID || !okName || len(id) == 0 {
+			return false
+		}
+		tc := ToolCall{ID: string(id), Name: string(name)}
+		if string(kind) == "function_call" {
+			args, ok := p.scan.unquote(f.arguments)
+			if !ok {
+				return false
+			}
+			tc.Input = rawJSON(args)
+		} else {
+			in, ok := p.scan.unquote(f.input)
+			if !ok {
+				return false
+			}
+			tc.Input = quoteJSON(string(in))
+		}
+		c := p.call(line, t)
+		p.b.addToolCall(c.Index, tc, line)
+	case "local_shell_call", "web_search_call", "tool_search_call":
+		return false
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		return p.outputFast(f, line, t)
+	case "message":
+		role, ok := plain(f.role)
+		if !ok {
+			return false
+		}
+		// The text is checked, and dropped as the builder drops it.
+		_, images, _, ok := p.scan.measure(f.content, false)
+		if !ok {
+			return false
+		}
+		if string(role) == "assistant" {
+			p.call(line, t)
+			return true
+		}
+		p.b.addPrompt(Prompt{Line: line, Images: images, Meta: string(role) != "user"})
+	case "reasoning":
+		p.call(line, t)
+	default:
+		p.b.skip("response_item/" + string(kind))
+	}
+	return true
+}
+
+// outputFast is output.
+func (p *codexParser) outputFast(f *codexFast, line int, t time.Time) bool {
+	c := &p.scan
+	id, ok := plain(f.callID)
+	if !ok || len(id) == 0 {
+		return false
+	}
+	r := ToolResult{CallID: string(id), Line: line, Time: t}
+	out := f.output
+	c.head = c.head[:0]
+	switch {
+	case len(out) == 0 || out[0] == 'n':
+	case out[0] == '"' || out[0] == '[':
+		r.DroppedBytes, r.Images, r.Other, ok = c.measure(out, true)
+	case out[0] == '{':
+		// Older rollouts: {"content": "...", "success": bool}.
+		var content []byte
+		c.reset(out)
+		c.enter('{')
+		for c.more('}') {
+			switch string(c.key(0)) {
+			case "content":
+				content = c.value()
+			case "success":
+				r.IsError = string(c.value()) == "false"
+			default:
+				c.value()
+			}
+		}
+		if ok = !c.bad; ok && len(content) > 0 && content[0] == '"' {
+			r.DroppedBytes, _, _, ok = c.measure(content, true)
+		}
+	default:
+		return false // warned about by the general path
+	}
+	if !ok {
+		return false
+	}
+	if codexFailed(c.head) {
+		r.IsError = true
+	}
+	p.b.addResult(r)
+	return true
+}
+
+// measure reads the content v as codexContent does, a string or a list of
+// items, and returns the length of its text once unescaped and its count
+// of images and of other items; with head set, c.head gets the start of
+// its text, unescaped, as codexFailed needs it. ok is false for a text
+// that escapedLen does not measure (invalid UTF-8, which the general path
+// warns about, or a rare escape) or whose items are not as expected.
+func (c *codexScan) measure(v []byte, head bool) (size, images, other int, ok bool) {
+	if len(v) == 0 {
+		return 0, 0, 0, true
+	}
+	switch v[0] {
+	case '"':
+		return c.text(v, head)
+	case '[':
+	default:
+		return 0, 0, 0, true // neither text nor items: no text
+	}
+	c.reset(v)
+	c.enter('[')
+	for c.more(']') {
+		if c.peek() != '{' {
+			c.value()
+			other++
+			continue
+		}
+		var typ, text []byte
+		c.enter('{')
+		start := len(c.keys)
+		for c.more('}') {
+			switch string(c.key(start)) {
+			case "type":
+				typ = c.value()
+			case "text":
+				text = c.value()
+			default:
+				c.value()
+			}
+		}
+		c.keys = c.keys[:start]
+		kind, fine := plain(typ)
+		if !fine {
+			return 0, 0, 0, false
+		}
+		switch string(kind) {
+		case "input_text", "output_text", "text":
+			if len(text) == 0 || text[0] != '"' {
+				continue // no text to add
+			}
+			n, _, _, fine := c.text(text, head)
+			if !fine {
+				return 0, 0, 0, false
+			}
+			size += n
+		case "input_image", "image":
+			images++
+		default:
+			other++
+		}
+	}
+	return size, images, other, !c.bad
+}
+
+// text measures the string value v, and with head set appends the start
+// of its text to c.head until that holds codexHeadBytes bytes.
+func (c *codexScan) text(v []byte, head bool) (size, images, other int, ok bool) {
+	raw := v[1 : len(v)-1]
+	size, ok = escapedLen(raw)
+	if !ok || !head || len(c.head) >= codexHeadBytes {
+		return size, 0, 0, ok
+	}
+	ok = c.appendHead(raw, codexHeadBytes-len(c.head))
+	return size, 0, 0, ok
+}
+
+// appendHead appends to c.head at least the first want bytes of the text
+// raw (a string's contents) once unescaped, or all of it. It cuts raw only
+// between escapes, as escape measures them, so that the cut unescapes to
+// the start of what the whole does.
+func (c *codexScan) appendHead(raw []byte, want int) bool {
+	i, n, escaped := 0, 0, false
+	for i < len(raw) && n < want {
+		run := bytes.IndexByte(raw[i:], '\\')
+		if run < 0 {
+			run = len(raw) - i
+		}
+		if step := min(run, want-n); step > 0 {
+			i, n = i+step, n+step
+			continue
+		}
+		span, out, ok := escape(raw[i:])
+		if !ok {
+			return false
+		}
+		i, n, escaped = i+span, n+out, true
+	}
+	if !escaped {
+		c.head = append(c.head, raw[:i]...)
+		return true
+	}
+	c.quoted = append(append(append(c.quoted[:0], '"'), raw[:i]...), '"')
+	text, ok := c.unquote(c.quoted)
+	c.head = append(c.head, text...)
+	return ok
+}
+
+// unquote is the text of a string value v as GetStringBytes reads it,
+// unescaped: nil for no value or one that is not a string. It stays valid
+// until the next unquote. ok is false where fastjson does not read v.
+func (c *codexScan) unquote(v []byte) (text []byte, ok bool) {
+	if len(v) == 0 || v[0] != '"' {
+		return nil, true
+	}
+	if text, ok := plain(v); ok {
+		return text, true
+	}
+	s, err := c.unq.ParseBytes(v)
+	if err != nil {
+		return nil, false
+	}
+	return s.GetStringBytes(), true
+}
