@@ -2,7 +2,10 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"time"
+	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 )
@@ -98,14 +101,92 @@ func (c *codexScan) value() []byte {
 	return c.skip()
 }
 
+// strSize reads a string and returns it as written, quotes included, and
+// its length once unescaped: escapedLen and stringEnd in one pass. A string
+// escapedLen does not measure makes the scanner give up.
+func (c *codexScan) strSize() (quoted []byte, n int) {
+	if c.peek() != '"' {
+		c.fail()
+		return nil, 0
+	}
+	b, start := c.buf, c.pos
+	i := start + 1
+	for {
+		// As in escapedLen, with a quote special too.
+		if i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			x := w ^ ('\\' * ones)
+			q := w ^ ('"' * ones)
+			special := ((x-ones)&^x | (q-ones)&^q | w) & highs
+			if special == 0 {
+				i += 8
+				n += 8
+				continue
+			}
+			skip := bits.TrailingZeros64(special) / 8
+			i += skip
+			n += skip
+		}
+		if i >= len(b) {
+			c.fail()
+			return nil, 0
+		}
+		// An escape's lookahead may reach past the string's end, where
+		// escapedLen's stops: what it looks for (a hex digit, a backslash,
+		// a continuation byte) is never the closing quote, so it reads the
+		// same.
+		switch ch := b[i]; {
+		case ch == '"':
+			c.pos = i + 1
+			return b[start:c.pos], n
+		case ch < utf8.RuneSelf && ch != '\\':
+			i++
+			n++
+		case ch == '\\' && i+1 < len(b) && plainEscape[b[i+1]]:
+			i += 2
+			n++
+		case ch == '\\':
+			span, out, ok := escape(b[i:])
+			if !ok {
+				c.fail()
+				return nil, 0
+			}
+			i += span
+			n += out
+		case ch&0xF0 == 0xE0 && i+2 < len(b) && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 &&
+			(ch != 0xE0 || b[i+1] >= 0xA0) && (ch != 0xED || b[i+1] < 0xA0):
+			i += 3
+			n += 3
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				c.fail()
+				return nil, 0
+			}
+			i += size
+			n += size
+		}
+	}
+}
+
 // codexFast is what the fast path finds in one record: each field's
 // value as written, nil where the record has none.
 type codexFast struct {
 	typ, timestamp []byte
 	payload        bool // the record has a payload object
 	// The payload's fields that some kind of record uses.
-	kind, callID, name, role, arguments, input, output, content, info []byte
-	model, modelName, metadata                                        []byte
+	kind, callID, name, role, arguments, input, output, content []byte
+	model, modelName, metadata                                  []byte
+	// outputSize is the length of a string output once unescaped,
+	// measured as the line is read.
+	outputSize int
+	// info is the value of info where it is not an object; an object's
+	// usage objects are read as the line is: last and total, where
+	// hasLast and hasTotal say it has them as objects, and its model
+	// fields as written.
+	info, infoModel, infoModelName, infoMetadata []byte
+	infoObject, hasLast, hasTotal                bool
+	last, total                                  codexTotals
 }
 
 // readFast reads the line the scanner holds into f, and reports whether
@@ -153,10 +234,18 @@ func (c *codexScan) readPayload(f *codexFast) {
 		case "input":
 			field = &f.input
 		case "output":
+			if c.peek() == '"' {
+				f.output, f.outputSize = c.strSize()
+				continue
+			}
 			field = &f.output
 		case "content":
 			field = &f.content
 		case "info":
+			if c.peek() == '{' {
+				c.readInfo(f)
+				continue
+			}
 			field = &f.info
 		case "model":
 			field = &f.model
@@ -193,12 +282,62 @@ func fastTime(v []byte) (t time.Time, ok bool) {
 	switch v[0] {
 	case '"':
 		text, ok := plain(v)
-		return parseTime(bytes.TrimSpace(text)), ok
+		return utcTime(bytes.TrimSpace(text)), ok
 	case '{', '[', 't', 'f', 'n':
 		return time.Time{}, true
 	}
 	return time.Time{}, false
 }
+
+// utcTime is parseTime for a time in UTC as Codex writes it,
+// 2006-01-02T15:04:05.000Z with 1 to 9 digits of fraction or none, read
+// without time.Parse, which returns what time.Date does for it; any other
+// form, or a field out of range, goes to parseTime.
+func utcTime(s []byte) time.Time {
+	const whole = len("2006-01-02T15:04:05Z")
+	if len(s) < whole || len(s) > whole+10 || len(s) == whole+1 || s[len(s)-1] != 'Z' ||
+		s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return parseTime(s)
+	}
+	ok := true
+	num := func(b []byte) int {
+		n := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				ok = false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year, month, day := num(s[0:4]), num(s[5:7]), num(s[8:10])
+	hour, minute, sec := num(s[11:13]), num(s[14:16]), num(s[17:19])
+	nsec := 0
+	if frac := s[19 : len(s)-1]; len(frac) > 0 {
+		if frac[0] != '.' {
+			return parseTime(s)
+		}
+		nsec = num(frac[1:])
+		for range 10 - len(frac) {
+			nsec *= 10
+		}
+	}
+	if !ok || month < 1 || month > 12 || day < 1 || day > daysIn(time.Month(month), year) ||
+		hour > 23 || minute > 59 || sec > 59 {
+		return parseTime(s)
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+}
+
+// daysIn is the number of days of month in year.
+func daysIn(month time.Month, year int) int {
+	if month == time.February && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		return 29
+	}
+	return int(monthDays[month-1])
+}
+
+var monthDays = [12]uint8{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}
 
 // fastModel is codexModel for an object's model, model_name and metadata
 // fields as written.
@@ -283,43 +422,14 @@ func (p *codexParser) eventFast(f *codexFast, line int, t time.Time) bool {
 // tokenCountFast is tokenCount.
 func (p *codexParser) tokenCountFast(f *codexFast, line int, t time.Time) bool {
 	c := &p.scan
-	info := f.info
-	if len(info) == 0 || info[0] == 'n' {
-		p.b.skip("event_msg/token_count (no info)")
-		return true
-	}
-	if info[0] != '{' {
-		return false
-	}
-	var last, total, model, modelName, metadata []byte
-	c.reset(info)
-	c.enter('{')
-	for c.more('}') {
-		switch string(c.key(0)) {
-		case "last_token_usage":
-			last = c.value()
-		case "total_token_usage":
-			total = c.value()
-		case "model":
-			model = c.value()
-		case "model_name":
-			modelName = c.value()
-		case "metadata":
-			metadata = c.value()
-		default:
-			c.value()
+	if !f.infoObject {
+		if len(f.info) == 0 || f.info[0] == 'n' {
+			p.b.skip("event_msg/token_count (no info)")
+			return true
 		}
+		return false // warned about by the general path
 	}
-	if c.bad {
-		return false
-	}
-	hasLast := len(last) > 0 && last[0] == '{'
-	hasTotal := len(total) > 0 && total[0] == '{'
-	if !hasLast && !hasTotal {
-		return false
-	}
-	var lt, tt codexTotals
-	if hasLast && !c.totals(last, &lt) || hasTotal && !c.totals(total, &tt) {
+	if !f.hasLast && !f.hasTotal {
 		return false
 	}
 	m, ok := c.fastModel(f.model, f.modelName, f.metadata)
@@ -327,15 +437,15 @@ func (p *codexParser) tokenCountFast(f *codexFast, line int, t time.Time) bool {
 		return false
 	}
 	if m == "" {
-		if m, ok = c.fastModel(model, modelName, metadata); !ok {
+		if m, ok = c.fastModel(f.infoModel, f.infoModelName, f.infoMetadata); !ok {
 			return false
 		}
 	}
 	p.burst.event(t)
-	u, advanced, fromLast := lt, true, hasLast
-	if hasTotal {
+	u, advanced, fromLast := f.last, true, f.hasLast
+	if f.hasTotal {
 		var since codexTotals
-		since, advanced, fromLast = p.noteTotal(tt, hasLast)
+		since, advanced, fromLast = p.noteTotal(f.total, f.hasLast)
 		if !fromLast {
 			u = since
 		}
@@ -344,14 +454,43 @@ func (p *codexParser) tokenCountFast(f *codexFast, line int, t time.Time) bool {
 	return true
 }
 
-// totals reads a usage object as readCodexTotals does, and reports
-// whether it could: a count it would warn about makes the scanner give up.
-func (c *codexScan) totals(v []byte, t *codexTotals) bool {
-	c.reset(v)
+// readInfo reads a token_count's info object into f.
+func (c *codexScan) readInfo(f *codexFast) {
+	f.infoObject = true
+	start := len(c.keys)
+	c.enter('{')
+	for c.more('}') {
+		switch string(c.key(start)) {
+		case "last_token_usage":
+			f.hasLast = c.readTotals(&f.last)
+		case "total_token_usage":
+			f.hasTotal = c.readTotals(&f.total)
+		case "model":
+			f.infoModel = c.value()
+		case "model_name":
+			f.infoModelName = c.value()
+		case "metadata":
+			f.infoMetadata = c.value()
+		default:
+			c.value()
+		}
+	}
+	c.keys = c.keys[:start]
+}
+
+// readTotals reads a usage object as readCodexTotals does, and reports
+// whether the value is an object; a count readCodexTotals would warn about
+// makes the scanner give up.
+func (c *codexScan) readTotals(t *codexTotals) bool {
+	if c.peek() != '{' {
+		c.value()
+		return false
+	}
+	start := len(c.keys)
 	c.enter('{')
 	for c.more('}') {
 		var n *int64
-		switch string(c.key(0)) {
+		switch string(c.key(start)) {
 		case "input_tokens":
 			n = &t.input
 		case "cached_input_tokens":
@@ -376,7 +515,8 @@ func (c *codexScan) totals(v []byte, t *codexTotals) bool {
 			c.fail()
 		}
 	}
-	return !c.bad
+	c.keys = c.keys[:start]
+	return true
 }
 
 func (p *codexParser) responseItemFast(f *codexFast, line int, t time.Time) bool {
@@ -446,7 +586,10 @@ func (p *codexParser) outputFast(f *codexFast, line int, t time.Time) bool {
 	c.head = c.head[:0]
 	switch {
 	case len(out) == 0 || out[0] == 'n':
-	case out[0] == '"' || out[0] == '[':
+	case out[0] == '"':
+		r.DroppedBytes = f.outputSize
+		ok = c.appendHead(out[1:len(out)-1], codexHeadBytes)
+	case out[0] == '[':
 		r.DroppedBytes, r.Images, r.Other, ok = c.measure(out, true)
 	case out[0] == '{':
 		// Older rollouts: {"content": "...", "success": bool}.

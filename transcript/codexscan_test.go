@@ -383,3 +383,55 @@ func FuzzCodexFast(f *testing.F) {
 		}
 	})
 }
+
+// TestUTCTime checks the fast path's reading of timestamps against
+// parseTime's.
+func TestUTCTime(t *testing.T) {
+	for _, s := range []string{
+		"2026-05-02T20:55:07.000Z", "2026-05-02T20:55:07Z", "2026-05-02T20:55:07.1Z", "2026-05-02T20:55:07.123456789Z",
+		"2026-05-02T20:55:07.1234567891Z", "2026-05-02T20:55:07.Z", "2026-05-02T20:55:07.12aZ", "2026-05-02T20:55:07+02:00",
+		"2026-05-02T20:55:07.000z", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z", "2000-02-29T23:59:59Z", "1900-02-29T00:00:00Z",
+		"2026-04-31T00:00:00Z", "2026-12-31T23:59:59.999Z", "2026-13-01T00:00:00Z", "2026-00-01T00:00:00Z", "2026-01-00T00:00:00Z",
+		"2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z", "2026-01-01T00:00:60Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z",
+		"2026-01-01 00:00:00Z", "2026-1-01T00:00:00Z", "+026-01-01T00:00:00Z", "2026-01-01T00:00:0-Z", "", "Z",
+	} {
+		if got, want := utcTime([]byte(s)), parseTime([]byte(s)); got != want {
+			t.Errorf("%q: %v, parseTime reads %v", s, got, want)
+		}
+	}
+}
+
+func FuzzUTCTime(f *testing.F) {
+	f.Add("2026-05-02T20:55:07.000Z")
+	f.Add("2024-02-29T23:59:59.123456789Z")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := utcTime([]byte(s)), parseTime([]byte(s)); got != want {
+			t.Fatalf("%q: %v, parseTime reads %v", s, got, want)
+		}
+	})
+}
+
+// FuzzStrSize checks that strSize reads a string as stringEnd finds its
+// end and escapedLen measures it.
+func FuzzStrSize(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b\\"c`, `"\u00e9\ud83d\ude00\ud83d"`, `"\u12"`, `"\ud83d\u12"`, "\"a\xe2\x86\"", `"abcdefghijklmnop\n"`, `"unterminated`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		data = append([]byte(`"`), data...)
+		var c codexScan
+		c.reset(data)
+		quoted, n := c.strSize()
+		end := stringEnd(data, 1)
+		want, ok := 0, end >= 0
+		if ok {
+			want, ok = escapedLen(data[1:end])
+		}
+		switch {
+		case c.bad != !ok:
+			t.Fatalf("%q: strSize gave up: %v, escapedLen measures it: %v", data, c.bad, ok)
+		case ok && (n != want || !bytes.Equal(quoted, data[:end+1]) || c.pos != end+1):
+			t.Fatalf("%q: strSize read %q of %d bytes, want %q of %d", data, quoted, n, data[:end+1], want)
+		}
+	})
+}
