@@ -35,6 +35,18 @@ type codexScan struct {
 	// for the bytes to unescape.
 	head, quoted []byte
 	unq          fastjson.Parser
+	// lastName and lastID are the last tool name and call id read: a
+	// name repeats from call to call and an output follows its call,
+	// and sharing their strings spares an allocation each.
+	lastName, lastID string
+}
+
+// share returns b as a string, the one last holds where it is equal.
+func share(last *string, b []byte) string {
+	if string(b) != *last {
+		*last = string(b)
+	}
+	return *last
 }
 
 // maxObjectKeys bounds the keys of one object the fast path reads, since
@@ -531,7 +543,7 @@ func (p *codexParser) responseItemFast(f *codexFast, line int, t time.Time) bool
 		if !okID || !okName || len(id) == 0 {
 			return false
 		}
-		tc := ToolCall{ID: string(id), Name: string(name)}
+		tc := ToolCall{ID: share(&p.scan.lastID, id), Name: share(&p.scan.lastName, name)}
 		if string(kind) == "function_call" {
 			args, ok := p.scan.unquote(f.arguments)
 			if !ok {
@@ -581,7 +593,7 @@ func (p *codexParser) outputFast(f *codexFast, line int, t time.Time) bool {
 	if !ok || len(id) == 0 {
 		return false
 	}
-	r := ToolResult{CallID: string(id), Line: line, Time: t}
+	r := ToolResult{CallID: share(&c.lastID, id), Line: line, Time: t}
 	out := f.output
 	c.head = c.head[:0]
 	switch {
@@ -697,29 +709,52 @@ func (c *codexScan) text(v []byte, head bool) (size, images, other int, ok bool)
 }
 
 // appendHead appends to c.head at least the first want bytes of the text
-// raw (a string's contents) once unescaped, or all of it. It cuts raw only
-// between escapes, as escape measures them, so that the cut unescapes to
-// the start of what the whole does.
+// raw (a string's contents) once unescaped, or all of it. Two-byte
+// escapes it unescapes itself; at another it hands the head to appendHeadAt.
 func (c *codexScan) appendHead(raw []byte, want int) bool {
-	i, n, escaped := 0, 0, false
-	for i < len(raw) && n < want {
-		run := bytes.IndexByte(raw[i:], '\\')
-		if run < 0 {
-			run = len(raw) - i
+	from := len(c.head)
+	for i := 0; i < len(raw) && len(c.head)-from < want; {
+		// In a string's contents a quote follows a backslash, so this
+		// finds the next escape.
+		j := quoteOrBackslash(raw, i)
+		if j < 0 {
+			j = len(raw)
 		}
-		if step := min(run, want-n); step > 0 {
-			i, n = i+step, n+step
+		if step := min(j-i, want-(len(c.head)-from)); step > 0 {
+			c.head = append(c.head, raw[i:i+step]...)
+			i += step
+			continue
+		}
+		if i+1 == len(raw) || unescaped[raw[i+1]] == 0 {
+			c.head = c.head[:from]
+			return c.appendHeadAt(raw, want)
+		}
+		c.head = append(c.head, unescaped[raw[i+1]])
+		i += 2
+	}
+	return true
+}
+
+// unescaped is what each two-byte escape unescapes to, by the byte after
+// its backslash; 0 where that is not one.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// appendHeadAt is appendHead for a text with any escape: fastjson
+// unescapes its start, cut between escapes, as escape measures them, so
+// that the cut unescapes to the start of what the whole does.
+func (c *codexScan) appendHeadAt(raw []byte, want int) bool {
+	i, n := 0, 0
+	for i < len(raw) && n < want {
+		if raw[i] != '\\' {
+			i++
+			n++
 			continue
 		}
 		span, out, ok := escape(raw[i:])
 		if !ok {
 			return false
 		}
-		i, n, escaped = i+span, n+out, true
-	}
-	if !escaped {
-		c.head = append(c.head, raw[:i]...)
-		return true
+		i, n = i+span, n+out
 	}
 	c.quoted = append(append(append(c.quoted[:0], '"'), raw[:i]...), '"')
 	text, ok := c.unquote(c.quoted)

@@ -331,6 +331,8 @@ func TestCodexHead(t *testing.T) {
 		`a\nb\"c\\d\/e\u00e9\ud83d\ude00f`,
 		`\ud83d\u0041 \ud83d \ud83dx \uzz \q \u12`,
 		strings.Repeat(`\n`, 40) + strings.Repeat("é", 30),
+		`a\nb\"c\\d\/e\bf\fg\rh\ti`,
+		`Script failed\n` + strings.Repeat(`ab\t`, 10) + `\u00e9\q`,
 	}
 	var c codexScan
 	for _, text := range texts {
@@ -349,6 +351,33 @@ func TestCodexHead(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCodexHead checks appendHead against fastjson's unescaping of the
+// whole text, as TestCodexHead does.
+func FuzzCodexHead(f *testing.F) {
+	f.Add([]byte(`a\nb\u00e9\ud83d\ude00\q`), 3)
+	f.Add([]byte(strings.Repeat(`\n`, 30)+`Process exited with code 1`), 40)
+	f.Fuzz(func(t *testing.T, raw []byte, want int) {
+		if want < 0 || want > 1<<12 || stringEnd(raw, 0) >= 0 || bytes.HasSuffix(raw, []byte(`\`)) {
+			return // not the contents of one string
+		}
+		var c codexScan
+		whole, ok := c.unquote([]byte(`"` + string(raw) + `"`))
+		if !ok {
+			return
+		}
+		whole = bytes.Clone(whole)
+		if !c.appendHead(raw, want) {
+			if _, measured := escapedLen(raw); measured {
+				t.Fatalf("%q: head of %d not read", raw, want)
+			}
+			return
+		}
+		if len(c.head) < min(want, len(whole)) || !bytes.HasPrefix(whole, c.head) {
+			t.Fatalf("%q: head of %d is %q, whole %q", raw, want, c.head, whole)
+		}
+	})
 }
 
 // FuzzCodexFast reads arbitrary bytes as Codex keeping sizes only, by the
