@@ -12,6 +12,10 @@ import (
 // codexParser reads Codex CLI rollouts. Nothing links a token_count event
 // to the items it covers: the items since the previous counted event form
 // one call, closed by the next token_count that records new usage.
+//
+// Keeping sizes only, most lines are read by the fast path of
+// codexscan.go instead: a change to what this reader keeps from a line
+// must be made there too.
 type codexParser struct {
 	b         *builder
 	model     string
