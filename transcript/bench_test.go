@@ -33,3 +33,31 @@ func BenchmarkReadClaude(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadCodex parses one generated Codex rollout (the many-sessions
+// corpus's first, with 2 KB outputs on average: about 1 MB), held in
+// memory, keeping the texts, keeping sizes only, and keeping sizes only by
+// the general path alone, which the fast path stands in for.
+func BenchmarkReadCodex(b *testing.B) {
+	data := generatedCodex(b, 240)
+	calls := bytes.Count(data, []byte(`"type":"token_count"`))
+	for _, mode := range []struct {
+		name string
+		read func() (*Session, error)
+	}{
+		{"texts", func() (*Session, error) { return Read(bytes.NewReader(data), "bench.jsonl", Options{}) }},
+		{"sizes-only", func() (*Session, error) { return Read(bytes.NewReader(data), "bench.jsonl", Options{SizesOnly: true}) }},
+		{"sizes-only-general", func() (*Session, error) { return readGeneral(b, data) }},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				s, err := mode.read()
+				if err != nil || len(s.Calls) != calls {
+					b.Fatalf("%v, %d calls, want %d", err, len(s.Calls), calls)
+				}
+			}
+		})
+	}
+}

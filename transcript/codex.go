@@ -12,6 +12,10 @@ import (
 // codexParser reads Codex CLI rollouts. Nothing links a token_count event
 // to the items it covers: the items since the previous counted event form
 // one call, closed by the next token_count that records new usage.
+//
+// Keeping sizes only, most lines are read by the fast path of
+// codexscan.go instead: a change to what this reader keeps from a line
+// must be made there too.
 type codexParser struct {
 	b         *builder
 	model     string
@@ -21,6 +25,11 @@ type codexParser struct {
 	haveTotal bool
 	sawMeta   bool // the first session_meta, the file's own, was read
 	burst     codexBurst
+
+	// The fast path's (see codexscan.go): its scanner and the record it
+	// reads.
+	scan    codexScan
+	fastRec codexFast
 }
 
 func newCodexParser(b *builder) *codexParser { return &codexParser{b: b, open: -1} }
@@ -269,18 +278,40 @@ func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time)
 	var u codexTotals
 	advanced, fromLast := true, hasLast
 	if hasTotal {
-		tt := p.readCodexTotals(total, line, "total_token_usage.")
-		advanced = !p.haveTotal || tt != p.prevTotal
-		fromLast = hasLast && advanced
+		var since codexTotals
+		since, advanced, fromLast = p.noteTotal(p.readCodexTotals(total, line, "total_token_usage."), hasLast)
 		if fromLast {
 			u = p.readCodexTotals(last, line, "last_token_usage.")
 		} else {
-			u = tt.since(p.prevTotal) // prevTotal is zero before the first total
+			u = since
 		}
-		p.prevTotal, p.haveTotal = tt, true
 	} else {
 		u = p.readCodexTotals(last, line, "last_token_usage.")
 	}
+	// The event's own model, where it names one, is the model from then on.
+	model := codexModel(payload)
+	if model == "" {
+		model = codexModel(info)
+	}
+	p.countUsage(u, fromLast, advanced, model, line, t)
+}
+
+// noteTotal takes the running total tt of a token_count event: since is
+// what it grew by (from zero before the first total), advanced whether it
+// moved, and fromLast whether the event's last_token_usage, where hasLast
+// says it has one, is the usage to count.
+func (p *codexParser) noteTotal(tt codexTotals, hasLast bool) (since codexTotals, advanced, fromLast bool) {
+	advanced = !p.haveTotal || tt != p.prevTotal
+	since = tt.since(p.prevTotal)
+	p.prevTotal, p.haveTotal = tt, true
+	return since, advanced, hasLast && advanced
+}
+
+// countUsage closes the call being assembled with the usage u of a
+// token_count event, read from its last_token_usage where fromLast is set;
+// advanced tells whether its total moved, and model is the model the event
+// names ("" for none).
+func (p *codexParser) countUsage(u codexTotals, fromLast, advanced bool, model string, line int, t time.Time) {
 	// Cached input and cache writes are parts of the input. A difference
 	// of totals can break that (a reset, a counter that moved between
 	// kinds) and is cut back as ccusage does; a recorded usage that breaks
@@ -300,11 +331,8 @@ func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time)
 		}
 		return
 	}
-	// The event's own model, where it names one, is the model from then on.
-	if m := codexModel(payload); m != "" {
-		p.model = m
-	} else if m := codexModel(info); m != "" {
-		p.model = m
+	if model != "" {
+		p.model = model
 	}
 	c := p.call(line, t)
 	c.Usage = &Usage{
@@ -399,12 +427,7 @@ func (p *codexParser) output(item *fastjson.Value, line int, t time.Time) {
 	default:
 		p.b.warnf(line, "tool output is a %s, not text or items", out.Type())
 	}
-	if code, ok := codexExitCode(r.Text); ok && code != 0 {
-		r.IsError = true
-	}
-	// 0.144's exec tool heads its output "Script completed" or "Script
-	// failed" (a patch that did not apply, a script that threw).
-	if strings.HasPrefix(r.Text, "Script failed\n") {
+	if codexFailed([]byte(r.Text[:min(len(r.Text), codexHeadBytes)])) {
 		r.IsError = true
 	}
 	// The call in progress is the last one: outputs file after it and reach
@@ -434,14 +457,26 @@ func codexContent(v *fastjson.Value) (text string, images, other int) {
 	return buf.String(), images, other
 }
 
-// codexExitCode finds "Process exited with code N" in an exec output's header.
-func codexExitCode(text string) (int, bool) {
-	const marker = "Process exited with code "
-	head := text
-	if len(head) > 512 {
-		head = head[:512]
+// codexHeadBytes is how much of an exec output's text its header can fill.
+const codexHeadBytes = 512
+
+// codexFailed tells from the head of an exec output's text (its first
+// codexHeadBytes bytes, or all of a shorter text) whether the command
+// failed: a non-zero exit code in its header or, from 0.144's exec tool,
+// which heads its output "Script completed" or "Script failed", the latter
+// (a patch that did not apply, a script that threw).
+func codexFailed(head []byte) bool {
+	if code, ok := codexExitCode(head); ok && code != 0 {
+		return true
 	}
-	i := bytes.Index([]byte(head), []byte(marker))
+	return bytes.HasPrefix(head, []byte("Script failed\n"))
+}
+
+// codexExitCode finds "Process exited with code N" in an exec output's header.
+func codexExitCode(text []byte) (int, bool) {
+	const marker = "Process exited with code "
+	head := text[:min(len(text), codexHeadBytes)]
+	i := bytes.Index(head, []byte(marker))
 	if i < 0 {
 		return 0, false
 	}
@@ -450,7 +485,7 @@ func codexExitCode(text string) (int, bool) {
 	for j < len(rest) && (rest[j] == '-' || rest[j] >= '0' && rest[j] <= '9') {
 		j++
 	}
-	n, err := strconv.Atoi(rest[:j])
+	n, err := strconv.Atoi(string(rest[:j]))
 	return n, err == nil
 }
 

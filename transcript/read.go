@@ -181,7 +181,11 @@ func (d *Decoder) start(f Format) {
 			d.fast = p
 		}
 	case FormatCodex:
-		d.lp = newCodexParser(d.b)
+		p := newCodexParser(d.b)
+		d.lp = p
+		if d.sizesOnly {
+			d.fast = p
+		}
 	case FormatAntigravity:
 		d.lp = newAntigravityParser(d.b)
 	default:
