@@ -109,9 +109,16 @@ func (a *AppSessions) Watch(ctx context.Context) (<-chan struct{}, string, error
 	ch, warning, err := watchSessions(ctx, watchFolders(a.Paths, a.Env), func() { a.relist.Store(true) })
 	if err == nil {
 		a.watching.Add(1)
+		// Rescanned at every change: the index writes its cache at a
+		// pace, and all of it once the watch ends.
+		stop := func() error { return nil }
+		if a.Index != nil {
+			stop = a.Index.Follow()
+		}
 		go func() {
 			<-ctx.Done()
 			a.watching.Add(-1)
+			_ = stop() // a failed write is told by the next scan, or at exit by Flush
 		}()
 	}
 	return ch, warning, err

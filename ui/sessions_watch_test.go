@@ -116,7 +116,7 @@ func TestFollowedFleetLatency(t *testing.T) {
 
 // appendCall appends to a Claude Code log a copy of its last response as
 // a new one: one more API call.
-func appendCall(t *testing.T, path string, n int) {
+func appendCall(t testing.TB, path string, n int) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -154,4 +154,73 @@ func appendCall(t *testing.T, path string, n int) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkFollowedAppend is TestFollowedFleetLatency's measure as a
+// benchmark: ns/op is the time from a call appended to one of 2,000
+// followed sessions to a scan that lists it (the watch's event, the
+// index's rescan and the list's rows), a different session each time;
+// cpu-ms/op is the process's CPU time for it. SPILLWAY_FLEET_DIR names a
+// fleet written by `gencorpus -fleet` (its logs are appended to: give it
+// a copy), SPILLWAY_CACHE_DIR a cache to reopen it from.
+func BenchmarkFollowedAppend(b *testing.B) {
+	dir := os.Getenv("SPILLWAY_FLEET_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+		shape := corpus.DefaultFleet
+		shape.MeanCalls, shape.ResultBytes = 6, 256
+		if _, err := corpus.WriteFleet(dir, shape); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cacheDir := os.Getenv("SPILLWAY_CACHE_DIR")
+	if cacheDir == "" {
+		cacheDir = b.TempDir()
+	}
+	ix, err := index.Open(index.Options{Prices: pricing.Default(), CacheDir: cacheDir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rows, warnings, err := src.Scan(ctx, nil)
+	if err != nil || len(warnings) > 0 {
+		b.Fatalf("scan: %v %v", err, warnings)
+	}
+	changes, warning, err := src.Watch(ctx)
+	if err != nil || warning != "" {
+		b.Fatalf("watch: %v %q", err, warning)
+	}
+	var claude []string
+	for _, r := range rows {
+		if r.Agent == "claude-code" && r.Subagents == 0 {
+			claude = append(claude, r.Path)
+		}
+	}
+	sort.Strings(claude)
+	var cpu time.Duration
+	i := 0
+	for b.Loop() {
+		path := claude[(i*997)%len(claude)]
+		used := cpuTime(b)
+		appendCall(b, path, i)
+		select {
+		case <-changes:
+		case <-time.After(10 * time.Second):
+			b.Fatalf("%s: no change seen in 10 s", path)
+		}
+		if _, _, err := src.Scan(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		cpu += cpuTime(b) - used
+		b.StopTimer()
+		time.Sleep(50 * time.Millisecond) // the burst's last events
+		for len(changes) > 0 {
+			<-changes
+		}
+		b.StartTimer()
+		i++
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(i), "cpu-ms/op")
 }

@@ -126,6 +126,8 @@ type Index struct {
 	// live are the decoders of sessions still being written (live.go).
 	liveMu sync.Mutex
 	live   map[string]*liveFile
+	// follow paces the cache's writes while the index is followed (follow.go).
+	follow follow
 }
 
 type seenFile struct {
@@ -317,8 +319,8 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 	warnings = append(warnings, w...)
 	if !ix.opt.NoCache {
 		ix.cache.update(s, set)
-		if err := ix.cache.save(ix.opt.CacheDir); err != nil {
-			warnings = append(warnings, Warning{Path: cachePath(ix.opt.CacheDir), Err: fmt.Errorf("session index not saved: %w", err)})
+		if w := ix.saveCache(); w != nil {
+			warnings = append(warnings, *w)
 		}
 	}
 	return entries, warnings, nil
