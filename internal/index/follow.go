@@ -38,6 +38,14 @@ func (ix *Index) Follow() (stop func() error) {
 	ix.mu.Lock()
 	ix.follow.followers++
 	ix.mu.Unlock()
+	// A scan that reopened an unchanged set of files from the cache did
+	// not group them by their keys: sort them now, not at the first
+	// change, whose rescan would pay for it.
+	go func() {
+		ix.mu.Lock()
+		ix.keyed.update(ix.lastFiles)
+		ix.mu.Unlock()
+	}()
 	var once sync.Once
 	return func() error {
 		var err error

@@ -128,6 +128,11 @@ type Index struct {
 	live   map[string]*liveFile
 	// follow paces the cache's writes while the index is followed (follow.go).
 	follow follow
+	// keyed holds every file's reconciliation keys between scans (keys.go).
+	keyed keyIndex
+	// lastFiles are the last Scan's files, whose keys a followed Index
+	// sorts ahead of its first rescan.
+	lastFiles []scanFile
 }
 
 type seenFile struct {
@@ -317,6 +322,7 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 		}
 	}
 	warnings = append(warnings, w...)
+	ix.lastFiles = s.files
 	if !ix.opt.NoCache {
 		ix.cache.update(s, set)
 		if w := ix.saveCache(); w != nil {

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -217,30 +216,13 @@ func (s *scan) reconcile(ctx context.Context) []Warning {
 		}
 		return i
 	}
-	// Files sharing a key are joined: the keys of every file, sorted, hold
-	// 12 bytes each, a third of what a map from key to file would.
-	type ref struct {
-		key  uint64
-		file int32
-	}
-	n := 0
-	for i := range s.files {
-		if f := s.files[i].own; f != nil {
-			n += len(f.keys())
-		}
-	}
-	refs := make([]ref, 0, n)
-	for i := range s.files {
-		if f := s.files[i].own; f != nil {
-			for _, k := range f.keys() {
-				refs = append(refs, ref{k, int32(i)})
-			}
-		}
-	}
-	slices.SortFunc(refs, func(a, b ref) int { return cmp.Compare(a.key, b.key) })
-	for i := 1; i < len(refs); i++ {
-		if refs[i].key == refs[i-1].key {
-			if a, b := find(int(refs[i].file)), find(int(refs[i-1].file)); a != b {
+	// Files sharing a key are joined: the keys of every file, sorted and
+	// kept by the Index between scans (keys.go).
+	at := s.ix.keyed.update(s.files)
+	for i := 1; i < len(at.keys); i++ {
+		if at.keys[i] == at.keys[i-1] {
+			x, y := at.scanIndex(i), at.scanIndex(i-1)
+			if a, b := find(x), find(y); a != b {
 				parent[max(a, b)] = min(a, b)
 			}
 		}

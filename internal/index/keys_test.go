@@ -1,0 +1,68 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestKeysKeptBetweenScans: one Index rescanning as sessions start,
+// resume one another, are rewritten and go gives at each step what a
+// fresh scan gives, its kept keys being exactly the keys of the files
+// read, sorted.
+func TestKeysKeptBetweenScans(t *testing.T) {
+	root := t.TempDir()
+	cacheDir, dir := filepath.Join(root, "cache"), filepath.Join(root, "logs")
+	a := writeClaude(t, filepath.Join(dir, "a.jsonl"), "a", call{msg: "a1", at: at(1), input: 1, result: "x"}, call{msg: "a2", at: at(2), input: 2, result: "y"})
+	b := writeClaude(t, filepath.Join(dir, "b.jsonl"), "b", call{msg: "b1", at: at(3), input: 3, result: "z"})
+	ix, err := Open(Options{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name   string
+		change func()
+		copied map[string]int // copies each file's entry holds
+	}{
+		{"two sessions apart", func() {}, map[string]int{"a": 0, "b": 0}},
+		{"b resumes a", func() {
+			writeClaude(t, b, "a", call{msg: "a1", at: at(1), input: 1, result: "x"})
+		}, map[string]int{"a": 0, "b": 1}},
+		{"c starts, repeating a2", func() {
+			writeClaude(t, filepath.Join(dir, "c.jsonl"), "c", call{msg: "a2", at: at(2), input: 2, result: "y"}, call{msg: "c1", at: at(5), input: 5, result: "w"})
+		}, map[string]int{"a": 0, "b": 1, "c": 1}},
+		{"b rewritten without the copy", func() {
+			os.Remove(b)
+			writeClaude(t, b, "b", call{msg: "b1", at: at(3), input: 3, result: "z"}, call{msg: "b2", at: at(4), input: 4, result: "v"})
+		}, map[string]int{"a": 0, "b": 0, "c": 1}},
+		{"a goes", func() { os.Remove(a) }, map[string]int{"b": 0, "c": 0}},
+	}
+	for _, st := range steps {
+		st.change()
+		got, w := scanWith(t, ix, dir)
+		want, fw := scanDir(t, Options{NoCache: true}, dir)
+		if diff := cmp.Diff(want, got, costsClose); diff != "" || len(w) != len(fw) {
+			t.Errorf("%s: rescan differs from a fresh scan (-fresh +rescan):\n%s\nwarnings %v", st.name, diff, w)
+		}
+		copied := map[string]int{}
+		for _, e := range got {
+			copied[filepath.Base(e.Path[:len(e.Path)-len(".jsonl")])] = e.CopiedCalls
+		}
+		if diff := cmp.Diff(st.copied, copied); diff != "" {
+			t.Errorf("%s: copies (-want +got):\n%s", st.name, diff)
+		}
+		var all []uint64
+		for _, f := range ix.lastFiles {
+			if f.own != nil {
+				all = append(all, f.own.keys()...)
+			}
+		}
+		slices.Sort(all)
+		if !slices.Equal(all, ix.keyed.keys) {
+			t.Errorf("%s: kept keys %x, want the files' %x", st.name, ix.keyed.keys, all)
+		}
+	}
+}
