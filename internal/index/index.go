@@ -138,6 +138,7 @@ type Index struct {
 type seenFile struct {
 	key  fileKey
 	comp uint64
+	own  *fileSum
 }
 
 // Open returns an index with the options; the cache is read at the first
@@ -287,10 +288,15 @@ func (w Warning) Unwrap() error { return w.Err }
 // one call at a time. Only ctx ends a scan early: the error is then
 // ctx.Err().
 func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(done, total int)) ([]Entry, []Warning, error) {
+	return ix.scanSince(ctx, inputs, nil, progress)
+}
+
+func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func(path string) bool, progress func(done, total int)) ([]Entry, []Warning, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var warnings []Warning
 	s := newScan(ix, inputs)
+	s.changed = changed
 	var cacheWarning *Warning
 	if !ix.opt.NoCache && ix.cache == nil {
 		// Read while the files are stat'ed: each waits for it only to look
@@ -318,7 +324,7 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 	ix.seen = map[string]seenFile{}
 	for _, f := range s.files {
 		if f.final != nil {
-			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp}
+			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp, own: f.own}
 		}
 	}
 	warnings = append(warnings, w...)

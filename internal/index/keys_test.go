@@ -1,12 +1,17 @@
 package index
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/internal/app"
 )
 
 // TestKeysKeptBetweenScans: one Index rescanning as sessions start,
@@ -64,5 +69,69 @@ func TestKeysKeptBetweenScans(t *testing.T) {
 		if !slices.Equal(all, ix.keyed.keys) {
 			t.Errorf("%s: kept keys %x, want the files' %x", st.name, ix.keyed.keys, all)
 		}
+	}
+}
+
+// TestScanChanged: a rescan told which files may have changed opens those
+// alone; the others are as the last scan found them, even when they did
+// change (the caller said they did not), until a scan looks at them.
+func TestScanChanged(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "logs")
+	a := writeClaude(t, filepath.Join(dir, "a.jsonl"), "a", call{msg: "a1", at: at(1), input: 1, result: "x"})
+	b := writeClaude(t, filepath.Join(dir, "b.jsonl"), "b", call{msg: "b1", at: at(2), input: 2, result: "y"})
+	writeClaude(t, filepath.Join(dir, "c.jsonl"), "c", call{msg: "c1", at: at(3), input: 3, result: "z"})
+	ix, err := Open(Options{CacheDir: filepath.Join(root, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := app.Resolve([]string{dir}, app.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opened []string
+	var mu sync.Mutex
+	old := openFile
+	openFile = func(path string) (*os.File, os.FileInfo, error) {
+		mu.Lock()
+		opened = append(opened, filepath.Base(path))
+		mu.Unlock()
+		return old(path)
+	}
+	t.Cleanup(func() { openFile = old })
+	scan := func(changed func(string) bool) map[string]int {
+		t.Helper()
+		opened = nil
+		entries, w, err := ix.ScanChanged(context.Background(), inputs, changed, nil)
+		if err != nil || len(w) > 0 {
+			t.Fatal(err, w)
+		}
+		calls := map[string]int{}
+		for _, e := range entries {
+			calls[filepath.Base(e.Path)] = e.APICalls
+		}
+		return calls
+	}
+	scan(nil)
+	writeClaude(t, a, "a", call{msg: "a2", at: at(4), input: 4, result: "w"})
+	writeClaude(t, b, "b", call{msg: "b2", at: at(5), input: 5, result: "v"})
+	got := scan(func(p string) bool { return p == a })
+	if diff := cmp.Diff(map[string]int{"a.jsonl": 2, "b.jsonl": 1, "c.jsonl": 1}, got); diff != "" {
+		t.Errorf("told a alone changed, calls (-want +got):\n%s", diff)
+	}
+	slices.Sort(opened)
+	if want := []string{"a.jsonl", "a.jsonl"}; !slices.Equal(opened, want) { // its stat, its read
+		t.Errorf("told a alone changed, opened %v; want %v", opened, want)
+	}
+	if got := scan(nil); got["b.jsonl"] != 2 || len(opened) != 3+1 {
+		t.Errorf("looking at every file: b has %d calls (want 2), %d files opened (want 3, and b read)", got["b.jsonl"], len(opened))
+	}
+	want, _ := scanDir(t, Options{NoCache: true}, dir)
+	entries, _, _ := ix.ScanChanged(context.Background(), inputs, func(string) bool { return false }, nil)
+	byPath := func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
+	slices.SortFunc(want, byPath)
+	slices.SortFunc(entries, byPath)
+	if diff := cmp.Diff(want, entries, costsClose); diff != "" {
+		t.Errorf("nothing changed since (-fresh +rescan):\n%s", diff)
 	}
 }

@@ -22,6 +22,19 @@ type scan struct {
 	groups []group
 	// cacheLoaded, when not nil, closes once ix.cache is read.
 	cacheLoaded <-chan struct{}
+	// changed, when not nil, says which files may have changed since the
+	// Index's last scan (see ScanChanged).
+	changed func(path string) bool
+}
+
+// ScanChanged is Scan for a caller that is told of every change to the
+// files (a file-system watch): changed says which files may have changed
+// since this Index's last Scan, and a file it rules out that the last
+// Scan read is taken as that Scan found it, without even a stat. A
+// rescan of 2,000 followed sessions after one grew then opens one file,
+// not 2,689. A nil changed is Scan's: every file is looked at.
+func (ix *Index) ScanChanged(ctx context.Context, inputs []app.Input, changed func(path string) bool, progress func(done, total int)) ([]Entry, []Warning, error) {
+	return ix.scanSince(ctx, inputs, changed, progress)
 }
 
 // scanFile is one transcript of a scan.
@@ -100,6 +113,13 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 	s.parallel(ctx, len(s.files), func(i int) {
 		f := &s.files[i]
 		defer tell()
+		if s.changed != nil && !s.changed(f.path) {
+			if last, ok := s.ix.seen[f.path]; ok && last.own != nil {
+				// As the cache would give it: the cache holds this summary.
+				f.key, f.own, f.cached = last.key, last.own, !s.ix.opt.NoCache
+				return
+			}
+		}
 		key, head, err := stat(f.path)
 		if err != nil {
 			f.err = err
