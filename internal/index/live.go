@@ -135,7 +135,7 @@ func (ix *Index) continueLive(f *os.File, path string, k fileKey, head []byte) (
 		}
 	}
 	k.cwd = lf.key.cwd // read from the file's start, which has not changed
-	ix.liveMu.Lock() // keepLive compares the files' times
+	ix.liveMu.Lock()   // keepLive compares the files' times
 	lf.offset, lf.key, lf.modTime = k.Size, k, time.Unix(0, k.ModTime)
 	ix.liveMu.Unlock()
 	return lf.dec.Snapshot(), k.Size, nil
