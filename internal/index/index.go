@@ -61,15 +61,16 @@
 // their grouping keep.
 //
 // Grown: within one Index (the inspector's session list, scanning again
-// as sessions are written), a Claude Code session written to in the last
-// 15 minutes is read through a decoder the Index keeps, and when it has
-// grown only the lines appended are read, from the end of its last
+// as sessions are written), a Claude Code or Codex session written to in
+// the last 15 minutes is read through a decoder the Index keeps, and when
+// it has grown only the lines appended are read, from the end of its last
 // complete line: the decoder holds the reader's state (the tool calls
-// still open, the responses seen, the compaction segment), so the session
-// is the one a whole read gives (TestLiveSameAsWhole). A file that does
-// not end with a complete line, a Codex log (finishing a Codex read closes
-// its last request) and any grown file in a new process are read again
-// whole: the reader's state is not something the cache file can hold.
+// still open, the responses seen, the compaction segment, Codex's running
+// token totals and open request), and the read is ended on a copy, so the
+// session is the one a whole read gives (TestLiveSameAsWhole). A file that
+// does not end with a complete line and any grown file in a new process
+// are read again whole: the reader's state is not something the cache
+// file can hold.
 //
 // Results over a ceiling: each Entry keeps its results' sizes, sorted
 // (ResultSizes), 8 bytes per result, so ResultsOver answers exactly for
