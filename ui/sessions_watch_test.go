@@ -122,6 +122,12 @@ func TestFollowedFleetLatency(t *testing.T) {
 // a new one: one more API call.
 func appendCall(t testing.TB, path string, n int) {
 	t.Helper()
+	appendLine(t, path, callLine(t, path, n))
+}
+
+// callLine is the line appendCall appends.
+func callLine(t testing.TB, path string, n int) []byte {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +154,11 @@ func appendCall(t testing.TB, path string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return line
+}
+
+func appendLine(t testing.TB, path string, line []byte) {
+	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -207,8 +218,11 @@ func BenchmarkFollowedAppend(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		path := claude[(i*997)%len(claude)]
+		b.StopTimer()
+		line := callLine(b, path, i)
+		b.StartTimer()
 		used := cpuTime(b)
-		appendCall(b, path, i)
+		appendLine(b, path, line)
 		select {
 		case <-changes:
 		case <-time.After(10 * time.Second):

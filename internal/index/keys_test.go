@@ -1,7 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/internal/app"
 )
@@ -49,14 +52,14 @@ func TestKeysKeptBetweenScans(t *testing.T) {
 		st.change()
 		got, w := scanWith(t, ix, dir)
 		want, fw := scanDir(t, Options{NoCache: true}, dir)
-		if diff := cmp.Diff(want, got, costsClose); diff != "" || len(w) != len(fw) {
+		if diff := gocmp.Diff(want, got, costsClose); diff != "" || len(w) != len(fw) {
 			t.Errorf("%s: rescan differs from a fresh scan (-fresh +rescan):\n%s\nwarnings %v", st.name, diff, w)
 		}
 		copied := map[string]int{}
 		for _, e := range got {
 			copied[filepath.Base(e.Path[:len(e.Path)-len(".jsonl")])] = e.CopiedCalls
 		}
-		if diff := cmp.Diff(st.copied, copied); diff != "" {
+		if diff := gocmp.Diff(st.copied, copied); diff != "" {
 			t.Errorf("%s: copies (-want +got):\n%s", st.name, diff)
 		}
 		var all []uint64
@@ -116,7 +119,7 @@ func TestScanChanged(t *testing.T) {
 	writeClaude(t, a, "a", call{msg: "a2", at: at(4), input: 4, result: "w"})
 	writeClaude(t, b, "b", call{msg: "b2", at: at(5), input: 5, result: "v"})
 	got := scan(func(p string) bool { return p == a })
-	if diff := cmp.Diff(map[string]int{"a.jsonl": 2, "b.jsonl": 1, "c.jsonl": 1}, got); diff != "" {
+	if diff := gocmp.Diff(map[string]int{"a.jsonl": 2, "b.jsonl": 1, "c.jsonl": 1}, got); diff != "" {
 		t.Errorf("told a alone changed, calls (-want +got):\n%s", diff)
 	}
 	slices.Sort(opened)
@@ -131,7 +134,81 @@ func TestScanChanged(t *testing.T) {
 	byPath := func(a, b Entry) int { return strings.Compare(a.Path, b.Path) }
 	slices.SortFunc(want, byPath)
 	slices.SortFunc(entries, byPath)
-	if diff := cmp.Diff(want, entries, costsClose); diff != "" {
+	if diff := gocmp.Diff(want, entries, costsClose); diff != "" {
 		t.Errorf("nothing changed since (-fresh +rescan):\n%s", diff)
+	}
+}
+
+// TestKeyIndexUpdate: files gaining, losing and changing keys in 200
+// rounds, some sharing keys and one holding the largest key there is; after
+// each round the index holds exactly the keys of the files, sorted, each
+// with its file.
+func TestKeyIndexUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ki keyIndex
+	sums := map[string]*fileSum{}
+	for round := range 200 {
+		for range 1 + rng.IntN(3) {
+			path := fmt.Sprintf("f%d", rng.IntN(12))
+			switch rng.IntN(4) {
+			case 0:
+				delete(sums, path) // gone
+			case 1: // grown: its keys and some more
+				var keys []uint64
+				if s := sums[path]; s != nil {
+					keys = slices.Clone(s.Keys)
+				}
+				for range rng.IntN(4) {
+					keys = append(keys, uint64(rng.IntN(60)))
+				}
+				slices.Sort(keys)
+				sums[path] = &fileSum{Keys: slices.Compact(keys)}
+			default: // rewritten
+				var keys []uint64
+				for range rng.IntN(8) {
+					keys = append(keys, uint64(rng.IntN(60)))
+				}
+				if rng.IntN(5) == 0 {
+					keys = append(keys, ^uint64(0))
+				}
+				slices.Sort(keys)
+				sums[path] = &fileSum{Keys: slices.Compact(keys)}
+			}
+		}
+		var files []scanFile
+		for p, s := range sums {
+			files = append(files, scanFile{path: p, own: s})
+		}
+		files = append(files, scanFile{path: "unread"})
+		v := ki.update(files)
+		type pair struct {
+			key  uint64
+			path string
+		}
+		var want, got []pair
+		for _, f := range files {
+			if f.own != nil {
+				for _, k := range f.own.Keys {
+					want = append(want, pair{k, f.path})
+				}
+			}
+		}
+		for i, k := range v.keys {
+			got = append(got, pair{k, files[v.scanIndex(i)].path})
+		}
+		byKey := func(a, b pair) int {
+			if a.key != b.key {
+				return cmp.Compare(a.key, b.key)
+			}
+			return strings.Compare(a.path, b.path)
+		}
+		if !slices.IsSortedFunc(got, func(a, b pair) int { return cmp.Compare(a.key, b.key) }) {
+			t.Fatalf("round %d: keys out of order: %v", round, got)
+		}
+		slices.SortFunc(want, byKey)
+		slices.SortFunc(got, byKey)
+		if !slices.Equal(want, got) {
+			t.Fatalf("round %d: held %v, want %v", round, got, want)
+		}
 	}
 }
