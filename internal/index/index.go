@@ -134,6 +134,8 @@ type Index struct {
 	// lastFiles are the last Scan's files, whose keys a followed Index
 	// sorts ahead of its first rescan.
 	lastFiles []scanFile
+	// summed are the last Scan's entries by their main file (scan.go).
+	summed map[string]*summed
 }
 
 type seenFile struct {

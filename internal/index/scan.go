@@ -378,6 +378,7 @@ func (s *scan) entries() ([]Entry, []Warning) {
 	}
 	var out []Entry
 	var warnings []Warning
+	memo := make(map[string]*summed, len(s.groups))
 	for _, g := range s.groups {
 		if g.moved {
 			continue
@@ -389,6 +390,11 @@ func (s *scan) entries() ([]Entry, []Warning) {
 		main := &s.files[g.main]
 		if main.final == nil {
 			warnings = append(warnings, Warning{Path: main.path, Err: main.err})
+			continue
+		}
+		if m := s.ix.summed[main.path]; m.same(s, g) {
+			out = append(out, m.entry)
+			memo[main.path] = m
 			continue
 		}
 		e := entryOf(main.path, main.final)
@@ -404,8 +410,53 @@ func (s *scan) entries() ([]Entry, []Warning) {
 		}
 		e.finish()
 		out = append(out, e.Entry)
+		if m := summedOf(s, g, e.Entry); m != nil {
+			memo[main.path] = m
+		}
 	}
+	s.ix.summed = memo
 	return out, warnings
+}
+
+// summed is an Entry as a scan summed it, with the summaries and sizes
+// and times it was summed from: the next scan that finds the same ones
+// (a rescan after another session grew) gives the same Entry. An Entry's
+// slices are then shared between the two scans' entries.
+type summed struct {
+	entry Entry
+	parts []summedPart
+}
+
+type summedPart struct {
+	final         *fileSum
+	size, modTime int64
+}
+
+// summedOf is e's summed, nil when a file of g was left out of it.
+func summedOf(s *scan, g group, e Entry) *summed {
+	m := &summed{entry: e, parts: make([]summedPart, 0, 1+len(g.subs))}
+	for _, i := range append([]int{g.main}, g.subs...) {
+		f := &s.files[i]
+		if f.final == nil {
+			return nil
+		}
+		m.parts = append(m.parts, summedPart{f.final, f.key.Size, f.key.ModTime})
+	}
+	return m
+}
+
+// same says g's files are those m was summed from, as they were.
+func (m *summed) same(s *scan, g group) bool {
+	if m == nil || len(m.parts) != 1+len(g.subs) {
+		return false
+	}
+	for j, i := range append([]int{g.main}, g.subs...) {
+		f, p := &s.files[i], m.parts[j]
+		if f.final != p.final || f.key.Size != p.size || f.key.ModTime != p.modTime || (j > 0 && m.entry.Subagents[j-1] != f.path) {
+			return false
+		}
+	}
+	return true
 }
 
 // building is an Entry being summed, with what its totals are made from.
