@@ -289,7 +289,8 @@ func (w Warning) Unwrap() error { return w.Err }
 // for a cache that could not be used). progress, when not nil, is told
 // how many files are done out of how many, from the reading goroutines,
 // one call at a time. Only ctx ends a scan early: the error is then
-// ctx.Err().
+// ctx.Err(). An entry's slices may be shared with the entries of the
+// Index's other scans: read them, do not change them.
 func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(done, total int)) ([]Entry, []Warning, error) {
 	return ix.scanSince(ctx, inputs, nil, progress)
 }
