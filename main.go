@@ -656,7 +656,11 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		return exitUsage, true
 	}
 	o.Sessions = ui.NewIndexSessions(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
-	if err := runUI(o); err != nil {
+	err = runUI(o)
+	if ferr := ix.Flush(); ferr != nil { // what a followed list left unwritten
+		printError(stderr, ferr)
+	}
+	if err != nil {
 		printError(stderr, err)
 		return 1, true
 	}

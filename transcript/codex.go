@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -498,11 +499,36 @@ func (p *codexParser) snapshot() *Session {
 func (p *codexParser) finish() *Session {
 	if p.open >= 0 {
 		if c := p.b.s.Calls[p.open]; c.Usage == nil {
-			p.b.warnf(c.Line, "the last request has no token count (the log ends before it was recorded)")
+			p.b.warnf(c.Line, codexNoLastCount)
 		}
 		p.closeOpen()
 	}
 	s := p.b.session()
+	markBurst(s, p.burst, replayMark(s.ParentID))
+	return s
+}
+
+const codexNoLastCount = "the last request has no token count (the log ends before it was recorded)"
+
+// finished is what finish would return now, on a copy: p reads on as if
+// the log had not ended, so a log that grows can be continued.
+func (p *codexParser) finished() *Session {
+	s := snapshotOf(p.b)
+	if p.open >= 0 {
+		c := &s.Calls[p.open]
+		if c.Usage == nil {
+			s.WarningCount++
+			if len(s.Warnings) < MaxWarnings {
+				s.Warnings = append(s.Warnings, Warning{Line: c.Line, Message: codexNoLastCount})
+			}
+		}
+		if c.Model == "" && p.model != "" {
+			c.Model = p.model
+			if !slices.Contains(s.Models, p.model) {
+				s.Models = append(s.Models, p.model)
+			}
+		}
+	}
 	markBurst(s, p.burst, replayMark(s.ParentID))
 	return s
 }

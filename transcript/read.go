@@ -351,6 +351,27 @@ func (d *Decoder) Snapshot() *Session {
 	return s
 }
 
+// Finished returns what Finish would return now without ending the
+// input, so that Feed can go on: for a log that grows, each Finished is
+// the whole log read so far. ok is false for a format whose ending it
+// cannot leave undone (only Claude Code and Codex logs can), or while the
+// format is unknown.
+func (d *Decoder) Finished() (s *Session, ok bool) {
+	if d.failed != nil || d.lp == nil || d.nonBlank == 0 {
+		return nil, false
+	}
+	switch p := d.lp.(type) {
+	case *claudeParser:
+		s = p.snapshot() // finishing a Claude Code log changes nothing
+	case *codexParser:
+		s = p.finished()
+	default:
+		return nil, false
+	}
+	d.finishSession(s)
+	return s, true
+}
+
 // Finish ends the input and returns the session.
 func (d *Decoder) Finish() (*Session, error) {
 	if d.failed != nil {

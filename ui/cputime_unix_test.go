@@ -9,7 +9,7 @@ import (
 )
 
 // cpuTime is the CPU time the process has used, user and system.
-func cpuTime(t *testing.T) time.Duration {
+func cpuTime(t testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		t.Skip("no CPU time here:", err)

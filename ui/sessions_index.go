@@ -27,7 +27,9 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 	a.mu.Lock()
 	resolved := a.resolved
 	a.mu.Unlock()
-	if a.relist.Swap(false) || a.watching.Load() == 0 || resolved == nil {
+	relist := a.relist.Swap(false) || a.watching.Load() == 0 || resolved == nil
+	changed := a.sinceLastScan(relist)
+	if relist {
 		var err error
 		if resolved, err = app.Resolve(a.Paths, a.Env); err != nil {
 			a.relist.Store(true)
@@ -49,13 +51,14 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 			inputs = append(inputs, in)
 		}
 	}
-	entries, iw, err := a.Index.Scan(ctx, inputs, progress)
+	entries, iw, err := a.Index.ScanChanged(ctx, inputs, changed, progress)
 	for _, w := range iw {
 		if !errors.Is(w.Err, context.Canceled) {
 			warnings = append(warnings, w.Err.Error())
 		}
 	}
 	if err != nil {
+		a.relist.Store(true) // the logs written meanwhile were not all looked at
 		return nil, warnings, err
 	}
 	rows := make([]SessionRow, len(entries))

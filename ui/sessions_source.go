@@ -129,6 +129,10 @@ type AppSessions struct {
 	resolved []app.Input
 	watching atomic.Int32
 	relist   atomic.Bool
+	// written are the names of the logs the watch saw written since the
+	// last index scan: the others need not be looked at.
+	writtenMu sync.Mutex
+	written   map[string]bool
 }
 
 type scanned struct {

@@ -106,12 +106,19 @@ func subfolders(root string) []string {
 // folder appeared, went or was renamed: a write changes no file's place.
 func (a *AppSessions) Watch(ctx context.Context) (<-chan struct{}, string, error) {
 	a.relist.Store(true)
-	ch, warning, err := watchSessions(ctx, watchFolders(a.Paths, a.Env), func() { a.relist.Store(true) })
+	ch, warning, err := watchSessions(ctx, watchFolders(a.Paths, a.Env), func() { a.relist.Store(true) }, a.wrote)
 	if err == nil {
 		a.watching.Add(1)
+		// Rescanned at every change: the index writes its cache at a
+		// pace, and all of it once the watch ends.
+		stop := func() error { return nil }
+		if a.Index != nil {
+			stop = a.Index.Follow()
+		}
 		go func() {
 			<-ctx.Done()
 			a.watching.Add(-1)
+			_ = stop() // a failed write is told by the next scan, or at exit by Flush
 		}()
 	}
 	return ch, warning, err
@@ -125,12 +132,14 @@ type folderWatch struct {
 	polled map[string]string // folder: its listing when last looked at
 	more   chan struct{}     // a folder is polled that was not
 	// moved is told of every file or folder that appeared, went or was
-	// renamed, before the send that says so.
+	// renamed, before the send that says so; wrote of every log written
+	// to, by its path.
 	moved func()
+	wrote func(path string)
 }
 
-func watchSessions(ctx context.Context, folders []string, moved func()) (<-chan struct{}, string, error) {
-	fw := &folderWatch{out: make(chan struct{}, 1), polled: map[string]string{}, more: make(chan struct{}, 1), moved: moved}
+func watchSessions(ctx context.Context, folders []string, moved func(), wrote func(string)) (<-chan struct{}, string, error) {
+	fw := &folderWatch{out: make(chan struct{}, 1), polled: map[string]string{}, more: make(chan struct{}, 1), moved: moved, wrote: wrote}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		for _, d := range folders {
@@ -201,6 +210,9 @@ func (fw *folderWatch) run(ctx context.Context) {
 				continue
 			}
 			if strings.HasSuffix(ev.Name, ".jsonl") || ev.Op&(fsnotify.Remove|fsnotify.Rename) != 0 {
+				if fw.wrote != nil {
+					fw.wrote(ev.Name)
+				}
 				fw.poke()
 			}
 		case err, ok := <-fw.w.Errors:
@@ -274,4 +286,31 @@ func listing(d string) string {
 		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", e.Name(), info.Size(), info.ModTime().UnixNano())
 	}
 	return b.String()
+}
+
+// wrote notes that the watch saw the log at path written to. Logs are
+// noted by name, not path: a folder named through a link or a relative
+// path gives the same names as the paths resolved, and two logs of one
+// name are only both looked at.
+func (a *AppSessions) wrote(path string) {
+	a.writtenMu.Lock()
+	if a.written == nil {
+		a.written = map[string]bool{}
+	}
+	a.written[filepath.Base(path)] = true
+	a.writtenMu.Unlock()
+}
+
+// sinceLastScan says which logs may have changed since the last index
+// scan, and starts noting them again for the next: nil (all of them) when
+// no watch runs or files appeared, went or moved.
+func (a *AppSessions) sinceLastScan(relisted bool) func(path string) bool {
+	a.writtenMu.Lock()
+	written := a.written
+	a.written = nil
+	a.writtenMu.Unlock()
+	if relisted || a.watching.Load() == 0 {
+		return nil
+	}
+	return func(path string) bool { return written[filepath.Base(path)] }
 }

@@ -9,8 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
@@ -56,6 +60,11 @@ func TestFollowedFleetLatency(t *testing.T) {
 	changes, warning, err := src.Watch(ctx)
 	if err != nil || warning != "" {
 		t.Fatalf("watch: %v %q", err, warning)
+	}
+	// As the list does once its watch is set up: what changed meanwhile
+	// is in this scan, which looks at every log again.
+	if _, _, err := src.Scan(ctx, nil); err != nil {
+		t.Fatal(err)
 	}
 	calls := map[string]int{}
 	var claude []string
@@ -116,7 +125,13 @@ func TestFollowedFleetLatency(t *testing.T) {
 
 // appendCall appends to a Claude Code log a copy of its last response as
 // a new one: one more API call.
-func appendCall(t *testing.T, path string, n int) {
+func appendCall(t testing.TB, path string, n int) {
+	t.Helper()
+	appendLine(t, path, callLine(t, path, n))
+}
+
+// callLine is the line appendCall appends.
+func callLine(t testing.TB, path string, n int) []byte {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -144,6 +159,11 @@ func appendCall(t *testing.T, path string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return line
+}
+
+func appendLine(t testing.TB, path string, line []byte) {
+	t.Helper()
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -153,5 +173,182 @@ func appendCall(t *testing.T, path string, n int) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkFollowedAppend is TestFollowedFleetLatency's measure as a
+// benchmark: ns/op is the time from a call appended to one of 2,000
+// followed sessions to a scan that lists it (the watch's event, the
+// index's rescan and the list's rows), a different session each time;
+// cpu-ms/op is the process's CPU time for it. SPILLWAY_FLEET_DIR names a
+// fleet written by `gencorpus -fleet` (its logs are appended to: give it
+// a copy), SPILLWAY_CACHE_DIR a cache to reopen it from.
+func BenchmarkFollowedAppend(b *testing.B) {
+	dir := os.Getenv("SPILLWAY_FLEET_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+		shape := corpus.DefaultFleet
+		shape.MeanCalls, shape.ResultBytes = 6, 256
+		if _, err := corpus.WriteFleet(dir, shape); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cacheDir := os.Getenv("SPILLWAY_CACHE_DIR")
+	if cacheDir == "" {
+		cacheDir = b.TempDir()
+	}
+	ix, err := index.Open(index.Options{Prices: pricing.Default(), CacheDir: cacheDir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rows, warnings, err := src.Scan(ctx, nil)
+	if err != nil || len(warnings) > 0 {
+		b.Fatalf("scan: %v %v", err, warnings)
+	}
+	changes, warning, err := src.Watch(ctx)
+	if err != nil || warning != "" {
+		b.Fatalf("watch: %v %q", err, warning)
+	}
+	if _, _, err := src.Scan(ctx, nil); err != nil { // as the list does once its watch is set up
+		b.Fatal(err)
+	}
+	var claude []string
+	for _, r := range rows {
+		if r.Agent == "claude-code" && r.Subagents == 0 {
+			claude = append(claude, r.Path)
+		}
+	}
+	sort.Strings(claude)
+	var cpu time.Duration
+	i := 0
+	for b.Loop() {
+		path := claude[(i*997)%len(claude)]
+		b.StopTimer()
+		line := callLine(b, path, i)
+		b.StartTimer()
+		used := cpuTime(b)
+		appendLine(b, path, line)
+		select {
+		case <-changes:
+		case <-time.After(10 * time.Second):
+			b.Fatalf("%s: no change seen in 10 s", path)
+		}
+		if _, _, err := src.Scan(ctx, nil); err != nil {
+			b.Fatal(err)
+		}
+		cpu += cpuTime(b) - used
+		b.StopTimer()
+		time.Sleep(50 * time.Millisecond) // the burst's last events
+		for len(changes) > 0 {
+			<-changes
+		}
+		b.StartTimer()
+		i++
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(i), "cpu-ms/op")
+}
+
+// TestFollowedIndexSeesEveryWrite: a followed list rescans only the logs
+// its watch saw written, and still lists what a fresh scan lists after
+// writes one at a time, two at once, and a session that appears.
+func TestFollowedIndexSeesEveryWrite(t *testing.T) {
+	dir := t.TempDir()
+	shape := corpus.Fleet{Claude: 30, Codex: 10, MeanCalls: 4, ResultBytes: 64, SubagentEvery: 4, ResumeEvery: 5, Projects: 3}
+	if _, err := corpus.WriteFleet(dir, shape); err != nil {
+		t.Fatal(err)
+	}
+	open := func(noCache bool) *AppSessions {
+		ix, err := index.Open(index.Options{Prices: pricing.Default(), CacheDir: t.TempDir(), NoCache: noCache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	}
+	type figures struct {
+		Calls int
+		Cost  float64
+	}
+	list := func(src *AppSessions) map[string]figures {
+		t.Helper()
+		rows, warnings, err := src.Scan(context.Background(), nil)
+		if err != nil || len(warnings) > 0 {
+			t.Fatalf("scan: %v %v", err, warnings)
+		}
+		out := map[string]figures{}
+		for _, r := range rows {
+			f := figures{Calls: r.Calls}
+			if r.Cost != nil {
+				f.Cost = *r.Cost
+			}
+			out[r.Path] = f
+		}
+		return out
+	}
+	src := open(false)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rows := list(src)
+	changes, warning, err := src.Watch(ctx)
+	if err != nil || warning != "" {
+		t.Fatalf("watch: %v %q", err, warning)
+	}
+	list(src) // the first scan of a watch looks at every log
+	var claude []string
+	for p := range rows {
+		if strings.Contains(p, "claude") && !strings.Contains(p, "subagents") {
+			claude = append(claude, p)
+		}
+	}
+	sort.Strings(claude)
+	steps := [][]string{{claude[0]}, {claude[7]}, {claude[3], claude[11]}, {claude[0]}}
+	for i, written := range steps {
+		for _, p := range written {
+			appendCall(t, p, i)
+		}
+		select {
+		case <-changes:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("step %d: no change seen in 10 s", i)
+		}
+		time.Sleep(50 * time.Millisecond) // the burst's last events
+		for len(changes) > 0 {
+			<-changes
+		}
+		got := list(src)
+		for _, p := range written {
+			if got[p].Calls != rows[p].Calls+1 {
+				t.Errorf("step %d: %s has %d calls after one appended to %d", i, filepath.Base(p), got[p].Calls, rows[p].Calls)
+			}
+		}
+		if diff := cmp.Diff(list(open(true)), got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+			t.Errorf("step %d: the followed list differs from a fresh scan (-fresh +followed):\n%s", i, diff)
+		}
+		rows = got
+	}
+	// A session that appears (resuming another: its calls are copies):
+	// listed, as every log is looked at again.
+	data, err := os.ReadFile(claude[5])
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(filepath.Dir(claude[5]), "appeared.jsonl")
+	if err := os.WriteFile(fresh, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no change seen in 10 s after a session appeared")
+	}
+	time.Sleep(50 * time.Millisecond)
+	got := list(src)
+	if _, ok := got[fresh]; !ok {
+		t.Errorf("the session that appeared is not listed")
+	}
+	if diff := cmp.Diff(list(open(true)), got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("with a session that appeared, the followed list differs from a fresh scan (-fresh +followed):\n%s", diff)
 	}
 }

@@ -267,7 +267,15 @@ func (c *cache) save(dir string) error {
 	if c == nil || !c.dirty {
 		return nil
 	}
-	b := encodeCache(&c.data)
+	if err := writeCacheFile(dir, encodeCache(&c.data)); err != nil {
+		return err
+	}
+	c.dirty = false
+	return nil
+}
+
+// writeCacheFile puts b in place as dir's cache file.
+func writeCacheFile(dir string, b []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -291,9 +299,5 @@ func (c *cache) save(dir string) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), cachePath(dir)); err != nil {
-		return err
-	}
-	c.dirty = false
-	return nil
+	return os.Rename(tmp.Name(), cachePath(dir))
 }

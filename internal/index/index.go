@@ -61,15 +61,16 @@
 // their grouping keep.
 //
 // Grown: within one Index (the inspector's session list, scanning again
-// as sessions are written), a Claude Code session written to in the last
-// 15 minutes is read through a decoder the Index keeps, and when it has
-// grown only the lines appended are read, from the end of its last
+// as sessions are written), a Claude Code or Codex session written to in
+// the last 15 minutes is read through a decoder the Index keeps, and when
+// it has grown only the lines appended are read, from the end of its last
 // complete line: the decoder holds the reader's state (the tool calls
-// still open, the responses seen, the compaction segment), so the session
-// is the one a whole read gives (TestLiveSameAsWhole). A file that does
-// not end with a complete line, a Codex log (finishing a Codex read closes
-// its last request) and any grown file in a new process are read again
-// whole: the reader's state is not something the cache file can hold.
+// still open, the responses seen, the compaction segment, Codex's running
+// token totals and open request), and the read is ended on a copy, so the
+// session is the one a whole read gives (TestLiveSameAsWhole). A file that
+// does not end with a complete line and any grown file in a new process
+// are read again whole: the reader's state is not something the cache
+// file can hold.
 //
 // Results over a ceiling: each Entry keeps its results' sizes, sorted
 // (ResultSizes), 8 bytes per result, so ResultsOver answers exactly for
@@ -126,11 +127,21 @@ type Index struct {
 	// live are the decoders of sessions still being written (live.go).
 	liveMu sync.Mutex
 	live   map[string]*liveFile
+	// follow paces the cache's writes while the index is followed (follow.go).
+	follow follow
+	// keyed holds every file's reconciliation keys between scans (keys.go).
+	keyed keyIndex
+	// lastFiles are the last Scan's files, whose keys a followed Index
+	// sorts ahead of its first rescan.
+	lastFiles []scanFile
+	// summed are the last Scan's entries by their main file (scan.go).
+	summed map[string]*summed
 }
 
 type seenFile struct {
 	key  fileKey
 	comp uint64
+	own  *fileSum
 }
 
 // Open returns an index with the options; the cache is read at the first
@@ -278,12 +289,18 @@ func (w Warning) Unwrap() error { return w.Err }
 // for a cache that could not be used). progress, when not nil, is told
 // how many files are done out of how many, from the reading goroutines,
 // one call at a time. Only ctx ends a scan early: the error is then
-// ctx.Err().
+// ctx.Err(). An entry's slices may be shared with the entries of the
+// Index's other scans: read them, do not change them.
 func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(done, total int)) ([]Entry, []Warning, error) {
+	return ix.scanSince(ctx, inputs, nil, progress)
+}
+
+func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func(path string) bool, progress func(done, total int)) ([]Entry, []Warning, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var warnings []Warning
 	s := newScan(ix, inputs)
+	s.changed = changed
 	var cacheWarning *Warning
 	if !ix.opt.NoCache && ix.cache == nil {
 		// Read while the files are stat'ed: each waits for it only to look
@@ -311,14 +328,15 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 	ix.seen = map[string]seenFile{}
 	for _, f := range s.files {
 		if f.final != nil {
-			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp}
+			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp, own: f.own}
 		}
 	}
 	warnings = append(warnings, w...)
+	ix.lastFiles = s.files
 	if !ix.opt.NoCache {
 		ix.cache.update(s, set)
-		if err := ix.cache.save(ix.opt.CacheDir); err != nil {
-			warnings = append(warnings, Warning{Path: cachePath(ix.opt.CacheDir), Err: fmt.Errorf("session index not saved: %w", err)})
+		if w := ix.saveCache(); w != nil {
+			warnings = append(warnings, *w)
 		}
 	}
 	return entries, warnings, nil

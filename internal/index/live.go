@@ -11,15 +11,16 @@ import (
 	"github.com/spillway-dev/spillway/transcript/lines"
 )
 
-// A Claude Code session written to in the last liveWindow is read through
-// a decoder the index keeps (up to liveFiles of them, each of a file of
-// at most liveBytes), so that when it has grown by the next Scan of the
-// same Index only what was appended is read: the reader's state is the
-// decoder's, so the session is what reading the whole file gives. Only a
-// file that ends with a complete line is continued, from its end. Codex
-// logs are read again whole: finishing a Codex read closes its last
-// request, which a decoder that goes on reading must not do. The cache
-// file keeps no decoder: a new process reads a grown file whole.
+// A Claude Code or Codex session written to in the last liveWindow is
+// read through a decoder the index keeps (up to liveFiles of them, each of
+// a file of at most liveBytes), so that when it has grown by the next Scan
+// of the same Index only what was appended is read: the reader's state is
+// the decoder's (for Codex, the running token totals each count is a
+// difference of, and the request still open), so the session is what
+// reading the whole file gives. Ending the read, which closes a Codex
+// log's last request, is done on a copy (transcript.Decoder.Finished).
+// Only a file that ends with a complete line is continued, from its end.
+// The cache file keeps no decoder: a new process reads a grown file whole.
 const (
 	liveWindow = 15 * time.Minute
 	liveFiles  = 32
@@ -37,11 +38,11 @@ type liveFile struct {
 // continued is told of every file continued from an offset; tests watch it.
 var continued = func(path string, from int64) {}
 
-// decode reads r whole. A Claude Code log that may still be written is
-// read through a decoder returned to keep; any other through
+// decode reads r whole. A Claude Code or Codex log that may still be
+// written is read through a decoder returned to keep; any other through
 // transcript.Read. Both read every line alike: Read is Feed for each line
-// and Finish, and a Claude Code session's Snapshot is what its Finish
-// gives, copied.
+// and Finish, and Finished is what Finish gives, leaving the decoder able
+// to read on.
 func (ix *Index) decode(r *sizedReader, path string, k fileKey) (*transcript.Session, *transcript.Decoder, error) {
 	if !liveCandidate(k) {
 		s, err := transcript.Read(r, path, ix.opt.Read)
@@ -51,7 +52,7 @@ func (ix *Index) decode(r *sizedReader, path string, k fileKey) (*transcript.Ses
 	if err := feed(dec, r, path, ix.opt.Read); err != nil {
 		return nil, nil, err
 	}
-	if s := dec.Snapshot(); s != nil && s.Format == transcript.FormatClaude {
+	if s, ok := dec.Finished(); ok {
 		return s, dec, nil
 	}
 	s, err := dec.Finish()
@@ -135,6 +136,13 @@ func (ix *Index) continueLive(f *os.File, path string, k fileKey, head []byte) (
 		}
 	}
 	k.cwd = lf.key.cwd // read from the file's start, which has not changed
+	ix.liveMu.Lock()   // keepLive compares the files' times
 	lf.offset, lf.key, lf.modTime = k.Size, k, time.Unix(0, k.ModTime)
-	return lf.dec.Snapshot(), k.Size, nil
+	ix.liveMu.Unlock()
+	s, ok := lf.dec.Finished()
+	if !ok {
+		ix.dropLive(path)
+		return nil, 0, nil
+	}
+	return s, k.Size, nil
 }

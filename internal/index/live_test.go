@@ -85,14 +85,20 @@ func TestLiveContinued(t *testing.T) {
 	}
 }
 
-// TestLiveSameAsWhole reads real and fixture Claude Code logs in two
-// parts, cut at several lines, and compares each with the whole file
-// read at once: continuing a decoder reads every line alike.
+// TestLiveSameAsWhole reads real and fixture Claude Code and Codex logs
+// in two parts, cut at several lines, and compares each with the whole
+// file read at once: continuing a decoder reads every line alike, and a
+// Codex log cut inside a request, its token count not yet written, is
+// continued from its running totals.
 func TestLiveSameAsWhole(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "claude", "*.jsonl"))
+	codex, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "codex", "*", "*.jsonl"))
+	files = append(files, codex...)
 	if !testing.Short() {
-		shared, _ := filepath.Glob(filepath.Join(sharedtest.Dir(t), "transcripts", "claude-code_*.jsonl"))
-		files = append(files, shared...)
+		for _, glob := range []string{"claude-code_*.jsonl", "codex_*.jsonl"} {
+			shared, _ := filepath.Glob(filepath.Join(sharedtest.Dir(t), "transcripts", glob))
+			files = append(files, shared...)
+		}
 	}
 	for _, src := range files {
 		data, err := os.ReadFile(src)

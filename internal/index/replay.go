@@ -135,8 +135,8 @@ func (ix *Index) Replay(ctx context.Context, entries []Entry, pol policy.Policy,
 			}
 		}
 		ix.cache.dirty = true
-		if err := ix.cache.save(ix.opt.CacheDir); err != nil {
-			warnings = append(warnings, Warning{Path: cachePath(ix.opt.CacheDir), Err: fmt.Errorf("session index not saved: %w", err)})
+		if w := ix.saveCache(); w != nil {
+			warnings = append(warnings, *w)
 		}
 	}
 	return out, warnings, nil
