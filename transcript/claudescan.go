@@ -425,6 +425,8 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 			}
 		case "input":
 			if seen.first(s, 1<<5) {
+				s.peek()
+				s.spaced = false
 				b.input = p.canonical(s.skip())
 			}
 		case "is_error":
@@ -509,9 +511,16 @@ func (p *claudeParser) unquote(q []byte) (text string, ok bool) {
 
 // canonical returns a copy of a value as the general path keeps a tool's
 // input: as fastjson writes it back, without the whitespace between tokens.
+// fastjson writes a value it has just parsed token for token as read, so
+// a value the scanner passed without meeting whitespace (the scanner's
+// spaced is clear) is its own canonical form: the scanner read it whole,
+// and it accepts nothing fastjson refuses.
 func (p *claudeParser) canonical(raw []byte) []byte {
 	if raw == nil {
 		return nil
+	}
+	if !p.scan.spaced {
+		return bytes.Clone(raw)
 	}
 	v, err := p.unq.ParseBytes(raw)
 	if err != nil {

@@ -25,6 +25,8 @@ type scanner struct {
 	bad   bool
 	// opened is set by enter and cleared by the first more after it.
 	opened bool
+	// spaced is set whenever whitespace is passed over (see canonical).
+	spaced bool
 }
 
 const maxScanDepth = 64
@@ -36,10 +38,20 @@ func (s *scanner) reset(b []byte) { *s = scanner{buf: b} }
 func (s *scanner) fail() { s.bad, s.pos = true, len(s.buf) }
 
 func (s *scanner) ws() {
+	// Claude Code writes no whitespace between tokens: the common case is
+	// one comparison, whitespace being at most ' '.
+	if s.pos < len(s.buf) && s.buf[s.pos] > ' ' {
+		return
+	}
+	s.spaces()
+}
+
+func (s *scanner) spaces() {
 	for s.pos < len(s.buf) {
 		switch s.buf[s.pos] {
 		case ' ', '\t', '\n', '\r':
 			s.pos++
+			s.spaced = true
 		default:
 			return
 		}

@@ -193,6 +193,8 @@ func TestFastPath(t *testing.T) {
 		{"unknown type", `{"type":"file-history-snapshot","uuid":"u3","snapshot":{"files":[1,2]}}`, true},
 		{"escapes in unread keys", `{"type":"file-history-snapshot","snapshot":{"trackedFileBackups":{"C:\\Users\\a.md":{"version":1}}}}`, true},
 		{"repeated uuid", strings.Replace(result, `"t1"`, `"t2"`, 1), true},
+		{"tool input spaced", strings.Replace(strings.Replace(call, `"u1"`, `"u3"`, 1), `{"file_path":"/a"}`, "{ \"a b\" :\t[1 , {\"c\":\"d e\"}],\n\"f\":null }", 1), true},
+		{"tool input with escapes", strings.Replace(strings.Replace(call, `"u1"`, `"u3"`, 1), `{"file_path":"/a"}`, `{"p\u0061th":"a\"b\\","n":-1.5e3}`, 1), true},
 
 		{"compaction", `{"type":"system","uuid":"u3","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":5}}`, false},
 		{"summary", `{"type":"summary","summary":"title","leafUuid":"x"}`, false},
