@@ -73,6 +73,58 @@ func escapedLen(raw []byte) (n int, ok bool) {
 	return n, true
 }
 
+// measureString is stringEnd and escapedLen in one pass: for the string
+// whose contents start at b[i], it returns the index of the quote that ends
+// it and the contents' length once unescaped. ok is false where there is
+// no end or escapedLen would not measure the contents. Escapes are followed
+// from left to right, so a quote preceded by an odd number of backslashes
+// is passed as escaped, as stringEnd passes it. b may go on past the
+// string: an escape or a rune read at its end cannot take in the closing
+// quote, which is neither a hex digit nor a continuation byte.
+func measureString(b []byte, i int) (end, n int, ok bool) {
+	start, saved := i, 0 // saved: bytes the escapes so far take beyond what they stand for
+	for {
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q := w ^ ('"' * ones)
+			e := w ^ ('\\' * ones)
+			if special := ((q-ones)&^q | (e-ones)&^e | w) & highs; special != 0 {
+				i += bits.TrailingZeros64(special) / 8
+				break
+			}
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] < utf8.RuneSelf {
+			i++ // the last bytes, fewer than a word
+		}
+		if i == len(b) {
+			return 0, 0, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i, i - start - saved, true
+		case c == '\\' && i+1 < len(b) && plainEscape[b[i+1]]:
+			i += 2
+			saved++
+		case c == '\\':
+			span, out, fine := escape(b[i:])
+			if !fine {
+				return 0, 0, false
+			}
+			i += span
+			saved += span - out
+		case c&0xF0 == 0xE0 && i+2 < len(b) && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 &&
+			(c != 0xE0 || b[i+1] >= 0xA0) && (c != 0xED || b[i+1] < 0xA0):
+			i += 3
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, 0, false
+			}
+			i += size
+		}
+	}
+}
+
 // plainEscape marks the bytes that follow a backslash in a two-byte escape.
 var plainEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 

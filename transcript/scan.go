@@ -182,19 +182,14 @@ func stringEnd(b []byte, i int) int {
 
 // strLen reads a string and returns its length once unescaped, as the
 // general path measures it, and the string as written, quotes included. A
-// string escapedLen does not measure makes the scanner give up.
+// string measureString does not measure makes the scanner give up.
 func (s *scanner) strLen() (n int, quoted []byte) {
 	if s.peek() != '"' {
 		s.fail()
 		return 0, nil
 	}
 	start := s.pos
-	end := stringEnd(s.buf, start+1)
-	if end < 0 {
-		s.fail()
-		return 0, nil
-	}
-	n, ok := escapedLen(s.buf[start+1 : end])
+	end, n, ok := measureString(s.buf, start+1)
 	if !ok {
 		s.fail()
 		return 0, nil
