@@ -84,18 +84,7 @@ func escapedLen(raw []byte) (n int, ok bool) {
 func measureString(b []byte, i int) (end, n int, ok bool) {
 	start, saved := i, 0 // saved: bytes the escapes so far take beyond what they stand for
 	for {
-		for ; i+8 <= len(b); i += 8 {
-			w := binary.LittleEndian.Uint64(b[i:])
-			q := w ^ ('"' * ones)
-			e := w ^ ('\\' * ones)
-			if special := ((q-ones)&^q | (e-ones)&^e | w) & highs; special != 0 {
-				i += bits.TrailingZeros64(special) / 8
-				break
-			}
-		}
-		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] < utf8.RuneSelf {
-			i++ // the last bytes, fewer than a word
-		}
+		i = plainRun(b, i)
 		if i == len(b) {
 			return 0, 0, false
 		}
@@ -123,6 +112,38 @@ func measureString(b []byte, i int) (end, n int, ok bool) {
 			i += size
 		}
 	}
+}
+
+// plainRun returns the index of the first quote, backslash or byte above
+// 0x7F at or after b[i], len(b) if there is none. Two words a step: the
+// runs of text between escapes and runes are a few words long.
+func plainRun(b []byte, i int) int {
+	rest := b[i:]
+	for len(rest) >= 16 {
+		f1 := plainBits(binary.LittleEndian.Uint64(rest))
+		f2 := plainBits(binary.LittleEndian.Uint64(rest[8:]))
+		if f1|f2 != 0 {
+			if f1 != 0 {
+				return len(b) - len(rest) + bits.TrailingZeros64(f1)/8
+			}
+			return len(b) - len(rest) + 8 + bits.TrailingZeros64(f2)/8
+		}
+		rest = rest[16:]
+	}
+	for j, c := range rest {
+		if c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return len(b) - len(rest) + j
+		}
+	}
+	return len(b)
+}
+
+// plainBits has the high bit set of the first byte of w (in memory order)
+// that is a quote, a backslash or above 0x7F, and maybe of later bytes.
+func plainBits(w uint64) uint64 {
+	q := w ^ ('"' * ones)
+	e := w ^ ('\\' * ones)
+	return ((q-ones)&^q | (e-ones)&^e | w) & highs
 }
 
 // plainEscape marks the bytes that follow a backslash in a two-byte escape.

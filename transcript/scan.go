@@ -141,22 +141,41 @@ func (s *scanner) str() []byte {
 }
 
 // quoteOrBackslash returns the index of the first quote or backslash at or
-// after b[i], -1 if there is none.
+// after b[i], -1 if there is none. It reads two words a step: most
+// strings of a record are ids and keys a few words long.
 func quoteOrBackslash(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		q := w ^ ('"' * ones)
-		e := w ^ ('\\' * ones)
-		if found := ((q-ones)&^q | (e-ones)&^e) & highs; found != 0 {
-			return i + bits.TrailingZeros64(found)/8
+	rest := b[i:]
+	for len(rest) >= 16 {
+		w1, w2 := binary.LittleEndian.Uint64(rest), binary.LittleEndian.Uint64(rest[8:])
+		f1, f2 := quoteOrBackslashBits(w1), quoteOrBackslashBits(w2)
+		if f1|f2 != 0 {
+			if f1 != 0 {
+				return len(b) - len(rest) + bits.TrailingZeros64(f1)/8
+			}
+			return len(b) - len(rest) + 8 + bits.TrailingZeros64(f2)/8
 		}
+		rest = rest[16:]
 	}
-	for ; i < len(b); i++ {
-		if b[i] == '"' || b[i] == '\\' {
-			return i
+	if len(rest) >= 8 {
+		if f := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)); f != 0 {
+			return len(b) - len(rest) + bits.TrailingZeros64(f)/8
+		}
+		rest = rest[8:]
+	}
+	for j, c := range rest {
+		if c == '"' || c == '\\' {
+			return len(b) - len(rest) + j
 		}
 	}
 	return -1
+}
+
+// quoteOrBackslashBits has the high bit set of the first byte of w (in
+// memory order) that is a quote or a backslash, and maybe of later bytes.
+func quoteOrBackslashBits(w uint64) uint64 {
+	q := w ^ ('"' * ones)
+	e := w ^ ('\\' * ones)
+	return ((q-ones)&^q | (e-ones)&^e) & highs
 }
 
 // stringEnd returns the index of the quote that ends the string whose
