@@ -89,6 +89,20 @@ func (s *scanner) more(close byte) bool {
 	first := s.opened
 	s.opened = false
 	c := s.peek()
+	if c == ',' && !first {
+		s.pos++
+		if s.pos < len(s.buf) {
+			if c := s.buf[s.pos]; c > ' ' && c != close {
+				return true
+			}
+		}
+		s.ws()
+		if s.pos < len(s.buf) && s.buf[s.pos] != close {
+			return true
+		}
+		s.fail()
+		return false
+	}
 	switch {
 	case c == close:
 		s.pos++
@@ -110,6 +124,10 @@ func (s *scanner) more(close byte) bool {
 // key reads the next object key and the colon after it.
 func (s *scanner) key() []byte {
 	k := s.str()
+	if s.pos < len(s.buf) && s.buf[s.pos] == ':' {
+		s.pos++
+		return k
+	}
 	s.colon()
 	return k
 }
@@ -130,14 +148,31 @@ func (s *scanner) str() []byte {
 		s.fail()
 		return nil
 	}
-	start := s.pos + 1
-	end := quoteOrBackslash(s.buf, start)
-	if end < 0 || s.buf[end] != '"' {
+	// quoteOrBackslash's first steps, here: most strings end in them.
+	b, start := s.buf, s.pos+1
+	if rest := b[start:]; len(rest) >= 16 {
+		f1 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest))
+		f2 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:]))
+		if f1|f2 != 0 {
+			at := bits.TrailingZeros64(f1) / 8
+			if f1 == 0 {
+				at = 8 + bits.TrailingZeros64(f2)/8
+			}
+			if rest[at] != '"' {
+				s.fail()
+				return nil
+			}
+			s.pos = start + at + 1
+			return rest[:at]
+		}
+	}
+	end := quoteOrBackslash(b, start)
+	if end < 0 || b[end] != '"' {
 		s.fail()
 		return nil
 	}
 	s.pos = end + 1
-	return s.buf[start:end]
+	return b[start:end]
 }
 
 // quoteOrBackslash returns the index of the first quote or backslash at or
