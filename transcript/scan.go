@@ -121,6 +121,40 @@ func (s *scanner) more(close byte) bool {
 	return false
 }
 
+// member is more('}') and, when there is another member, key: the
+// object's members one by one, each with its key read. A member written
+// as Claude Code writes it, comma, key and colon without whitespace and a
+// key of a few words, is read in one step.
+func (s *scanner) member() (key []byte, ok bool) {
+	if b, i := s.buf, s.pos; !s.bad && i < len(b) {
+		q := i // where the key's opening quote should be
+		if b[i] == ',' && !s.opened {
+			q++
+		}
+		if q < len(b) && b[q] == '"' && (q > i || s.opened) && len(b)-q > 17 {
+			rest := b[q+1:]
+			if at := firstQuoteOrBackslash(rest); at < 16 && rest[at] == '"' && rest[at+1] == ':' {
+				s.opened = false
+				s.pos = q + 1 + at + 2
+				return rest[:at], true
+			}
+		}
+	}
+	if !s.more('}') {
+		return nil, false
+	}
+	return s.key(), true
+}
+
+// firstQuoteOrBackslash is the index of the first quote or backslash
+// among rest's first 16 bytes, 16 if there is none; rest has at least 16.
+// Keys end in either word as often: the second is taken without a branch.
+func firstQuoteOrBackslash(rest []byte) int {
+	t1 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)))
+	t2 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:])))
+	return t1/8 + t1/64*(t2/8)
+}
+
 // key reads the next object key and the colon after it.
 func (s *scanner) key() []byte {
 	k := s.str()
