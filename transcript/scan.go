@@ -132,8 +132,13 @@ func (s *scanner) member() (key []byte, ok bool) {
 			q++
 		}
 		if q < len(b) && b[q] == '"' && (q > i || s.opened) && len(b)-q > 17 {
+			// The first quote or backslash among the next 16 bytes (at is
+			// 16 if there is none), without a branch: keys end in either
+			// word as often.
 			rest := b[q+1:]
-			if at := firstQuoteOrBackslash(rest); at < 16 && rest[at] == '"' && rest[at+1] == ':' {
+			t1 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)))
+			t2 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:])))
+			if at := t1/8 + t1/64*(t2/8); at < 16 && rest[at] == '"' && rest[at+1] == ':' {
 				s.opened = false
 				s.pos = q + 1 + at + 2
 				return rest[:at], true
@@ -144,15 +149,6 @@ func (s *scanner) member() (key []byte, ok bool) {
 		return nil, false
 	}
 	return s.key(), true
-}
-
-// firstQuoteOrBackslash is the index of the first quote or backslash
-// among rest's first 16 bytes, 16 if there is none; rest has at least 16.
-// Keys end in either word as often: the second is taken without a branch.
-func firstQuoteOrBackslash(rest []byte) int {
-	t1 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)))
-	t2 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:])))
-	return t1/8 + t1/64*(t2/8)
 }
 
 // key reads the next object key and the colon after it.
