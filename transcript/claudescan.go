@@ -206,8 +206,8 @@ func (p *claudeParser) readFast(f *claudeFast) bool {
 	if !s.enter('{') {
 		return false
 	}
-	for s.more('}') {
-		switch string(s.key()) {
+	for key, ok := s.member(); ok; key, ok = s.member() {
+		switch string(key) {
 		case "type":
 			f.typ = seen.str(s, 1<<0)
 		case "uuid":
@@ -261,8 +261,8 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 	if !s.enter('{') {
 		return
 	}
-	for s.more('}') {
-		switch string(s.key()) {
+	for key, ok := s.member(); ok; key, ok = s.member() {
+		switch string(key) {
 		case "id":
 			f.id = seen.str(s, 1<<0)
 		case "model":
@@ -299,8 +299,8 @@ func readUsage(s *scanner, u *Usage, advisors *[]claudeAdvisor, it *claudeIterat
 	if !s.enter('{') {
 		return rank
 	}
-	for s.more('}') {
-		switch key := s.key(); string(key) {
+	for key, ok := s.member(); ok; key, ok = s.member() {
+		switch string(key) {
 		case "iterations":
 			if advisors == nil {
 				s.skip()
@@ -333,8 +333,8 @@ func readUsage(s *scanner, u *Usage, advisors *[]claudeAdvisor, it *claudeIterat
 				hasSplit = true
 				var parts fields
 				s.enter('{')
-				for s.more('}') {
-					switch string(s.key()) {
+				for key, ok := s.member(); ok; key, ok = s.member() {
+					switch string(key) {
 					case "ephemeral_5m_input_tokens":
 						split5m = parts.int(s, 1<<0)
 					case "ephemeral_1h_input_tokens":
@@ -409,8 +409,8 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 	if !s.enter('{') {
 		return
 	}
-	for s.more('}') {
-		switch string(s.key()) {
+	for key, ok := s.member(); ok; key, ok = s.member() {
+		switch string(key) {
 		case "type":
 			b.typ = seen.str(s, 1<<0)
 		case "id":
@@ -425,6 +425,8 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 			}
 		case "input":
 			if seen.first(s, 1<<5) {
+				s.peek()
+				s.spaced = false
 				b.input = p.canonical(s.skip())
 			}
 		case "is_error":
@@ -465,8 +467,8 @@ func readResultContent(s *scanner, b *claudeFastBlock) {
 			size := 0
 			var seen fields
 			s.enter('{')
-			for s.more('}') {
-				switch string(s.key()) {
+			for key, ok := s.member(); ok; key, ok = s.member() {
+				switch string(key) {
 				case "type":
 					typ = seen.str(s, 1<<0)
 				case "text":
@@ -509,9 +511,16 @@ func (p *claudeParser) unquote(q []byte) (text string, ok bool) {
 
 // canonical returns a copy of a value as the general path keeps a tool's
 // input: as fastjson writes it back, without the whitespace between tokens.
+// fastjson writes a value it has just parsed token for token as read, so
+// a value the scanner passed without meeting whitespace (the scanner's
+// spaced is clear) is its own canonical form: the scanner read it whole,
+// and it accepts nothing fastjson refuses.
 func (p *claudeParser) canonical(raw []byte) []byte {
 	if raw == nil {
 		return nil
+	}
+	if !p.scan.spaced {
+		return bytes.Clone(raw)
 	}
 	v, err := p.unq.ParseBytes(raw)
 	if err != nil {

@@ -73,6 +73,79 @@ func escapedLen(raw []byte) (n int, ok bool) {
 	return n, true
 }
 
+// measureString is stringEnd and escapedLen in one pass: for the string
+// whose contents start at b[i], it returns the index of the quote that ends
+// it and the contents' length once unescaped. ok is false where there is
+// no end or escapedLen would not measure the contents. Escapes are followed
+// from left to right, so a quote preceded by an odd number of backslashes
+// is passed as escaped, as stringEnd passes it. b may go on past the
+// string: an escape or a rune read at its end cannot take in the closing
+// quote, which is neither a hex digit nor a continuation byte.
+func measureString(b []byte, i int) (end, n int, ok bool) {
+	start, saved := i, 0 // saved: bytes the escapes so far take beyond what they stand for
+	for {
+		i = plainRun(b, i)
+		if i == len(b) {
+			return 0, 0, false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			return i, i - start - saved, true
+		case c == '\\' && i+1 < len(b) && plainEscape[b[i+1]]:
+			i += 2
+			saved++
+		case c == '\\':
+			span, out, fine := escape(b[i:])
+			if !fine {
+				return 0, 0, false
+			}
+			i += span
+			saved += span - out
+		case c&0xF0 == 0xE0 && i+2 < len(b) && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 &&
+			(c != 0xE0 || b[i+1] >= 0xA0) && (c != 0xED || b[i+1] < 0xA0):
+			i += 3
+		default:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return 0, 0, false
+			}
+			i += size
+		}
+	}
+}
+
+// plainRun returns the index of the first quote, backslash or byte above
+// 0x7F at or after b[i], len(b) if there is none. Two words a step: the
+// runs of text between escapes and runes are a few words long.
+func plainRun(b []byte, i int) int {
+	rest := b[i:]
+	for len(rest) >= 16 {
+		f1 := plainBits(binary.LittleEndian.Uint64(rest))
+		f2 := plainBits(binary.LittleEndian.Uint64(rest[8:]))
+		if f1|f2 != 0 {
+			if f1 != 0 {
+				return len(b) - len(rest) + bits.TrailingZeros64(f1)/8
+			}
+			return len(b) - len(rest) + 8 + bits.TrailingZeros64(f2)/8
+		}
+		rest = rest[16:]
+	}
+	for j, c := range rest {
+		if c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return len(b) - len(rest) + j
+		}
+	}
+	return len(b)
+}
+
+// plainBits has the high bit set of the first byte of w (in memory order)
+// that is a quote, a backslash or above 0x7F, and maybe of later bytes.
+func plainBits(w uint64) uint64 {
+	q := w ^ ('"' * ones)
+	e := w ^ ('\\' * ones)
+	return ((q-ones)&^q | (e-ones)&^e | w) & highs
+}
+
 // plainEscape marks the bytes that follow a backslash in a two-byte escape.
 var plainEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 

@@ -80,6 +80,25 @@ func TestEscapedLen(t *testing.T) {
 				t.Fatalf("fastjson decodes %q to %d bytes, escapedLen says %d", tt.raw, ref, n)
 			}
 		})
+		t.Run(tt.name+" in a line", func(t *testing.T) {
+			// measureString finds the end itself, and reads on past it.
+			line := []byte(`{"a":"` + tt.raw + `","b":"\u00e9"}`)
+			end, n, ok := measureString(line, len(`{"a":"`))
+			if tt.want < 0 {
+				if ok {
+					t.Fatalf("measureString(%q) = %d, want it left to decoding", tt.raw, n)
+				}
+				return
+			}
+			if !ok || n != tt.want || end != len(`{"a":"`)+len(tt.raw) {
+				t.Fatalf("measureString(%q) = %d, %d, %v; want %d, %d", tt.raw, end, n, ok, len(`{"a":"`)+len(tt.raw), tt.want)
+			}
+		})
+	}
+	for _, raw := range []string{`ab`, `a\`, `\u12`, `\ud83d`, "\xe2\x86"} {
+		if _, _, ok := measureString([]byte(raw), 0); ok {
+			t.Errorf("measureString(%q) found an end in a string that has none", raw)
+		}
 	}
 }
 
@@ -99,6 +118,34 @@ func FuzzEscapedLen(f *testing.F) {
 		}
 		if ref, parsed := decodedLen(t, raw); parsed && ref != n {
 			t.Fatalf("fastjson decodes %q to %d bytes, escapedLen says %d", raw, ref, n)
+		}
+	})
+}
+
+// FuzzMeasureString checks measureString against fastjson: where it finds
+// a string's end and measures it, fastjson reads the same string and
+// decodes it to that many bytes of valid UTF-8.
+func FuzzMeasureString(f *testing.F) {
+	for _, s := range []string{`a\nb"`, `\ud83d\ude00"x`, `\\"`, `\"\\\""`, `\u12"`, `→\t→"`, "\xe2\x86\x92\"", `a"b"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := append([]byte{'"'}, data...)
+		end, n, ok := measureString(b, 1)
+		if !ok {
+			return
+		}
+		var p fastjson.Parser
+		v, err := p.ParseBytes(b[:end+1])
+		if err != nil {
+			t.Fatalf("measured %q, which fastjson does not read: %v", b[:end+1], err)
+		}
+		text := v.GetStringBytes()
+		if !utf8.Valid(text) {
+			t.Fatalf("measured %q, which decodes to invalid UTF-8", b[:end+1])
+		}
+		if len(text) != n {
+			t.Fatalf("fastjson decodes %q to %d bytes, measureString says %d", b[:end+1], len(text), n)
 		}
 	})
 }

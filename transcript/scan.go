@@ -25,6 +25,8 @@ type scanner struct {
 	bad   bool
 	// opened is set by enter and cleared by the first more after it.
 	opened bool
+	// spaced is set whenever whitespace is passed over (see canonical).
+	spaced bool
 }
 
 const maxScanDepth = 64
@@ -36,10 +38,20 @@ func (s *scanner) reset(b []byte) { *s = scanner{buf: b} }
 func (s *scanner) fail() { s.bad, s.pos = true, len(s.buf) }
 
 func (s *scanner) ws() {
+	// Claude Code writes no whitespace between tokens: the common case is
+	// one comparison, whitespace being at most ' '.
+	if s.pos < len(s.buf) && s.buf[s.pos] > ' ' {
+		return
+	}
+	s.spaces()
+}
+
+func (s *scanner) spaces() {
 	for s.pos < len(s.buf) {
 		switch s.buf[s.pos] {
 		case ' ', '\t', '\n', '\r':
 			s.pos++
+			s.spaced = true
 		default:
 			return
 		}
@@ -77,6 +89,20 @@ func (s *scanner) more(close byte) bool {
 	first := s.opened
 	s.opened = false
 	c := s.peek()
+	if c == ',' && !first {
+		s.pos++
+		if s.pos < len(s.buf) {
+			if c := s.buf[s.pos]; c > ' ' && c != close {
+				return true
+			}
+		}
+		s.ws()
+		if s.pos < len(s.buf) && s.buf[s.pos] != close {
+			return true
+		}
+		s.fail()
+		return false
+	}
 	switch {
 	case c == close:
 		s.pos++
@@ -95,9 +121,43 @@ func (s *scanner) more(close byte) bool {
 	return false
 }
 
+// member is more('}') and, when there is another member, key: the
+// object's members one by one, each with its key read. A member written
+// as Claude Code writes it, comma, key and colon without whitespace and a
+// key of a few words, is read in one step.
+func (s *scanner) member() (key []byte, ok bool) {
+	if b, i := s.buf, s.pos; !s.bad && i < len(b) {
+		q := i // where the key's opening quote should be
+		if b[i] == ',' && !s.opened {
+			q++
+		}
+		if q < len(b) && b[q] == '"' && (q > i || s.opened) && len(b)-q > 17 {
+			// The first quote or backslash among the next 16 bytes (at is
+			// 16 if there is none), without a branch: keys end in either
+			// word as often.
+			rest := b[q+1:]
+			t1 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)))
+			t2 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:])))
+			if at := t1/8 + t1/64*(t2/8); at < 16 && rest[at] == '"' && rest[at+1] == ':' {
+				s.opened = false
+				s.pos = q + 1 + at + 2
+				return rest[:at], true
+			}
+		}
+	}
+	if !s.more('}') {
+		return nil, false
+	}
+	return s.key(), true
+}
+
 // key reads the next object key and the colon after it.
 func (s *scanner) key() []byte {
 	k := s.str()
+	if s.pos < len(s.buf) && s.buf[s.pos] == ':' {
+		s.pos++
+		return k
+	}
 	s.colon()
 	return k
 }
@@ -118,33 +178,69 @@ func (s *scanner) str() []byte {
 		s.fail()
 		return nil
 	}
-	start := s.pos + 1
-	end := quoteOrBackslash(s.buf, start)
-	if end < 0 || s.buf[end] != '"' {
+	// quoteOrBackslash's first steps, here: most strings end in them.
+	b, start := s.buf, s.pos+1
+	if rest := b[start:]; len(rest) >= 16 {
+		f1 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest))
+		f2 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:]))
+		if f1|f2 != 0 {
+			at := bits.TrailingZeros64(f1) / 8
+			if f1 == 0 {
+				at = 8 + bits.TrailingZeros64(f2)/8
+			}
+			if rest[at] != '"' {
+				s.fail()
+				return nil
+			}
+			s.pos = start + at + 1
+			return rest[:at]
+		}
+	}
+	end := quoteOrBackslash(b, start)
+	if end < 0 || b[end] != '"' {
 		s.fail()
 		return nil
 	}
 	s.pos = end + 1
-	return s.buf[start:end]
+	return b[start:end]
 }
 
 // quoteOrBackslash returns the index of the first quote or backslash at or
-// after b[i], -1 if there is none.
+// after b[i], -1 if there is none. It reads two words a step: most
+// strings of a record are ids and keys a few words long.
 func quoteOrBackslash(b []byte, i int) int {
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		q := w ^ ('"' * ones)
-		e := w ^ ('\\' * ones)
-		if found := ((q-ones)&^q | (e-ones)&^e) & highs; found != 0 {
-			return i + bits.TrailingZeros64(found)/8
+	rest := b[i:]
+	for len(rest) >= 16 {
+		w1, w2 := binary.LittleEndian.Uint64(rest), binary.LittleEndian.Uint64(rest[8:])
+		f1, f2 := quoteOrBackslashBits(w1), quoteOrBackslashBits(w2)
+		if f1|f2 != 0 {
+			if f1 != 0 {
+				return len(b) - len(rest) + bits.TrailingZeros64(f1)/8
+			}
+			return len(b) - len(rest) + 8 + bits.TrailingZeros64(f2)/8
 		}
+		rest = rest[16:]
 	}
-	for ; i < len(b); i++ {
-		if b[i] == '"' || b[i] == '\\' {
-			return i
+	if len(rest) >= 8 {
+		if f := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)); f != 0 {
+			return len(b) - len(rest) + bits.TrailingZeros64(f)/8
+		}
+		rest = rest[8:]
+	}
+	for j, c := range rest {
+		if c == '"' || c == '\\' {
+			return len(b) - len(rest) + j
 		}
 	}
 	return -1
+}
+
+// quoteOrBackslashBits has the high bit set of the first byte of w (in
+// memory order) that is a quote or a backslash, and maybe of later bytes.
+func quoteOrBackslashBits(w uint64) uint64 {
+	q := w ^ ('"' * ones)
+	e := w ^ ('\\' * ones)
+	return ((q-ones)&^q | (e-ones)&^e) & highs
 }
 
 // stringEnd returns the index of the quote that ends the string whose
@@ -170,19 +266,14 @@ func stringEnd(b []byte, i int) int {
 
 // strLen reads a string and returns its length once unescaped, as the
 // general path measures it, and the string as written, quotes included. A
-// string escapedLen does not measure makes the scanner give up.
+// string measureString does not measure makes the scanner give up.
 func (s *scanner) strLen() (n int, quoted []byte) {
 	if s.peek() != '"' {
 		s.fail()
 		return 0, nil
 	}
 	start := s.pos
-	end := stringEnd(s.buf, start+1)
-	if end < 0 {
-		s.fail()
-		return 0, nil
-	}
-	n, ok := escapedLen(s.buf[start+1 : end])
+	end, n, ok := measureString(s.buf, start+1)
 	if !ok {
 		s.fail()
 		return 0, nil

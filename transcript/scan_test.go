@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -61,6 +62,66 @@ func TestScanner(t *testing.T) {
 			t.Errorf("scan %q = %v, want %v", tt.text, got, tt.ok)
 		}
 	}
+}
+
+// membersOf reads the object data holds, each value skipped, by member
+// or by more and key, and returns the keys read and whether the whole
+// text was read.
+func membersOf(data []byte, byMember bool) (keys []string, ok bool) {
+	var s scanner
+	s.reset(data)
+	s.enter('{')
+	for {
+		var k []byte
+		if byMember {
+			var more bool
+			if k, more = s.member(); !more {
+				break
+			}
+		} else {
+			if !s.more('}') {
+				break
+			}
+			k = s.key()
+		}
+		keys = append(keys, string(k))
+		s.skip()
+	}
+	return keys, s.end()
+}
+
+// TestScannerMember: member reads what more and key read, in one step
+// where it can and by them where it cannot.
+func TestScannerMember(t *testing.T) {
+	long := strings.Repeat("k", 20)
+	for _, text := range []string{
+		`{}`, ` { } `, `{"a":1}`, `{"a":1,"bb":"x","ccc":[1,2],"d":{"e":null}}`,
+		`{"type":"user","uuid":"0123456789abcdef","sessionId":"s"}`,
+		`{"fifteen_bytes_k":1,"sixteen_bytes_ke":2,"` + long + `":3}`,
+		`{ "a" : 1 , "b":2 ,"c" :3}`, `{"a":1 ,"b":2}`, `{"a\"b":1}`, `{"a\u0041":1,"b":2}`,
+		`{"a":1,}`, `{,"a":1}`, `{"a":1"b":2}`, `{"a" 1}`, `{"a":1`, `{"a":1,"b"`, `{"a":1,"bcdefghijklmnopq`,
+		`{"a":1,"b":2}x`, `{"a":1,"b":2} `,
+	} {
+		keys, ok := membersOf([]byte(text), true)
+		wantKeys, wantOK := membersOf([]byte(text), false)
+		if ok != wantOK || !slices.Equal(keys, wantKeys) {
+			t.Errorf("%s: member read %q, %v; more and key %q, %v", text, keys, ok, wantKeys, wantOK)
+		}
+	}
+}
+
+// FuzzScannerMember holds member to more and key on any text.
+func FuzzScannerMember(f *testing.F) {
+	for _, seed := range []string{`{"a":1,"bb":"x"}`, `{ "a" : 1 }`, `{"a\"":1}`, `{"0123456789abcdef":1}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		keys, ok := membersOf(data, true)
+		wantKeys, wantOK := membersOf(data, false)
+		if ok != wantOK || !slices.Equal(keys, wantKeys) {
+			t.Fatalf("%q: member read %q, %v; more and key %q, %v", data, keys, ok, wantKeys, wantOK)
+		}
+	})
 }
 
 func TestScannerValues(t *testing.T) {
@@ -193,6 +254,8 @@ func TestFastPath(t *testing.T) {
 		{"unknown type", `{"type":"file-history-snapshot","uuid":"u3","snapshot":{"files":[1,2]}}`, true},
 		{"escapes in unread keys", `{"type":"file-history-snapshot","snapshot":{"trackedFileBackups":{"C:\\Users\\a.md":{"version":1}}}}`, true},
 		{"repeated uuid", strings.Replace(result, `"t1"`, `"t2"`, 1), true},
+		{"tool input spaced", strings.Replace(strings.Replace(call, `"u1"`, `"u3"`, 1), `{"file_path":"/a"}`, "{ \"a b\" :\t[1 , {\"c\":\"d e\"}],\n\"f\":null }", 1), true},
+		{"tool input with escapes", strings.Replace(strings.Replace(call, `"u1"`, `"u3"`, 1), `{"file_path":"/a"}`, `{"p\u0061th":"a\"b\\","n":-1.5e3}`, 1), true},
 
 		{"compaction", `{"type":"system","uuid":"u3","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":5}}`, false},
 		{"summary", `{"type":"summary","summary":"title","leafUuid":"x"}`, false},

@@ -167,10 +167,10 @@ func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
 		}
 		return s, k, nil
 	}
-	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size, head: make([]byte, 0, peekBytes)}
+	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size, peek: peekBytes}
 	s, dec, err := ix.decode(r, path, k)
-	k.cwd = transcript.Cwd(r.head, int64(len(r.head)) == k.Size)
-	if k.cwd == "" && len(r.head) == cap(r.head) {
+	k.cwd = r.folder()
+	if k.cwd == "" && k.Size > int64(peekBytes) {
 		// The working folder may be recorded past the first lines' bytes.
 		k.cwd, _ = transcript.ReadCwd(io.NewSectionReader(f, 0, k.Size))
 	}
@@ -208,18 +208,47 @@ type sizedReader struct {
 	r    io.Reader
 	n    int64
 	size int64
-	// head keeps the first bytes read, up to its capacity, for transcript.Cwd:
-	// the file is not read twice for them.
-	head []byte
+	// peek is how many of the first bytes read are looked through for
+	// the folder the agent ran in (transcript.Cwd), so that the file is not read
+	// twice for it; cwd is what was found there, once peeked is set. They
+	// are looked through where the first read put them, which is all of
+	// them unless that read came up short: only then are they copied,
+	// into head, as they come.
+	peek   int
+	head   []byte
+	cwd    string
+	peeked bool
 }
 
 func (s *sizedReader) Read(p []byte) (int, error) {
 	n, err := s.r.Read(p)
-	s.n += int64(n)
-	if room := cap(s.head) - len(s.head); room > 0 {
-		s.head = append(s.head, p[:min(n, room)]...)
+	if s.peek > 0 && !s.peeked {
+		s.look(p[:n], err != nil || int64(n) >= s.size-s.n)
 	}
+	s.n += int64(n)
 	return n, err
+}
+
+// look takes the next bytes read, p; last is set when no more follow.
+func (s *sizedReader) look(p []byte, last bool) {
+	if len(s.head) == 0 && (len(p) >= s.peek || last) {
+		s.cwd, s.peeked = transcript.Cwd(p[:min(len(p), s.peek)], last && len(p) <= s.peek), true
+		return
+	}
+	whole := last && len(p) <= s.peek-len(s.head) // the head reaches the file's end
+	s.head = append(s.head, p[:min(len(p), s.peek-len(s.head))]...)
+	if len(s.head) == s.peek || last {
+		s.cwd, s.peeked, s.head = transcript.Cwd(s.head, whole), true, nil
+	}
+}
+
+// folder is the first cwd among the bytes peeked at, however many were
+// read.
+func (s *sizedReader) folder() string {
+	if !s.peeked {
+		return transcript.Cwd(s.head, true)
+	}
+	return s.cwd
 }
 
 func (s *sizedReader) Size() int64 { return s.size }
