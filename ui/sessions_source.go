@@ -1,21 +1,16 @@
 package ui
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/valyala/fastjson"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -447,45 +442,15 @@ func sumKnown(costs []*float64, recorded []bool) *float64 {
 	return &sum
 }
 
-// projectOf names the folder the agent ran in, from the first "cwd" its
-// log records (Claude Code on every line, Codex in its session_meta), in
-// its first 256 KiB; else the Claude Code projects folder the log is in.
+// projectOf names a session's project as every front end does
+// (transcript.Project), by its last element.
 func projectOf(path string) string {
-	if cwd := firstCwd(path); cwd != "" {
-		cwd = strings.TrimRight(strings.ReplaceAll(cwd, `\`, "/"), "/")
-		if i := strings.LastIndex(cwd, "/"); i >= 0 && i < len(cwd)-1 {
-			return cwd[i+1:]
-		}
-		return cwd
+	cwd := ""
+	if f, err := os.Open(path); err == nil {
+		cwd, _ = transcript.ReadCwd(f)
+		f.Close()
 	}
-	dir := filepath.Dir(path)
-	if filepath.Base(filepath.Dir(dir)) == "projects" {
-		return filepath.Base(dir)
-	}
-	return ""
-}
-
-func firstCwd(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, 256<<10))
-	sc.Buffer(make([]byte, 64<<10), 256<<10)
-	var p fastjson.Parser
-	for sc.Scan() {
-		v, err := p.ParseBytes(sc.Bytes())
-		if err != nil {
-			continue
-		}
-		for _, keys := range [][]string{{"cwd"}, {"payload", "cwd"}} {
-			if s := v.GetStringBytes(keys...); len(s) > 0 {
-				return string(s)
-			}
-		}
-	}
-	return ""
+	return lastElement(transcript.Project(path, cwd))
 }
 
 // Held is the session of path as the list holds it, read in full and
