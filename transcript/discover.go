@@ -43,16 +43,49 @@ type File struct {
 // Find lists the *.jsonl files under each root, recursively, newest first.
 // Roots that do not exist are skipped.
 func Find(roots ...string) ([]File, error) {
+	files, _, err := FindListing(roots...)
+	return files, err
+}
+
+// Listing is what a walk saw of the folders it read whole: each one's
+// entries in name order (as os.ReadDir gives them), by its cleaned path.
+// A folder the walk did not enter (not below a root, reached through a
+// link, or unreadable) is not in it.
+type Listing map[string][]fs.DirEntry
+
+// FindListing is Find, and the Listing of every folder it walked: a caller
+// that looks for files beside the sessions found asks it instead of
+// listing each folder again.
+func FindListing(roots ...string) ([]File, Listing, error) {
 	var files []File
+	listing := Listing{}
 	for _, root := range roots {
+		// This root's folders; one listed through an earlier root is kept
+		// as first seen, entries once.
+		walked := Listing{}
+		failed := map[string]bool{}
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
+				if d != nil && d.IsDir() {
+					// Read in part or not at all: not a listing to trust.
+					failed[filepath.Clean(path)] = true
+				}
 				if errors.Is(err, fs.ErrNotExist) || (errors.Is(err, fs.ErrPermission) && path != root) {
 					return nil
 				}
 				return err
 			}
-			if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+			if path != root {
+				parent := filepath.Dir(path)
+				walked[parent] = append(walked[parent], d)
+			}
+			if d.IsDir() {
+				if c := filepath.Clean(path); walked[c] == nil {
+					walked[c] = []fs.DirEntry{}
+				}
+				return nil
+			}
+			if !strings.HasSuffix(d.Name(), ".jsonl") {
 				return nil
 			}
 			info, err := d.Info()
@@ -63,7 +96,12 @@ func Find(roots ...string) ([]File, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("look for sessions in %s: %w", root, err)
+			return nil, nil, fmt.Errorf("look for sessions in %s: %w", root, err)
+		}
+		for dir, entries := range walked {
+			if _, seen := listing[dir]; !seen && !failed[dir] {
+				listing[dir] = entries
+			}
 		}
 	}
 	sort.SliceStable(files, func(i, j int) bool {
@@ -72,7 +110,7 @@ func Find(roots ...string) ([]File, error) {
 		}
 		return files[i].Path < files[j].Path
 	})
-	return files, nil
+	return files, listing, nil
 }
 
 // IsSubagent tells whether path is a Claude Code sub-agent log
