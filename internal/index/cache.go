@@ -181,14 +181,14 @@ func encodeCache(d *cacheData) []byte {
 	return out
 }
 
-// lookup is the summary of the file at path when its record has key and
-// its head is still the same; nil otherwise.
-func (c *cache) lookup(path string, k fileKey, head []byte) *fileSum {
+// lookup is the summary of the file at path when its record has key k,
+// its head's fingerprint included; nil otherwise.
+func (c *cache) lookup(path string, k fileKey) *fileSum {
 	if c == nil {
 		return nil
 	}
 	r := c.data.Files[path]
-	if r == nil || !r.Key.key().same(k) || fingerprint(head[:min(len(head), r.Key.HeadLen)]) != r.Key.Head {
+	if r == nil || !r.Key.key().same(k) {
 		return nil
 	}
 	return r.Own

@@ -101,7 +101,7 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 	s.parallel(ctx, len(s.files), func(i int) {
 		f := &s.files[i]
 		defer tell()
-		key, head, err := stat(f.path)
+		key, err := stat(f.path)
 		if err != nil {
 			f.err = err
 			return
@@ -109,7 +109,7 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 		if s.cacheLoaded != nil {
 			<-s.cacheLoaded
 		}
-		if c := s.ix.cache.lookup(f.path, key, head); c != nil {
+		if c := s.ix.cache.lookup(f.path, key); c != nil {
 			f.key, f.own, f.cached = key, c, true
 			return
 		}
