@@ -316,10 +316,12 @@ func (d dirs) subagentsBeside(path string) []string {
 	dir := filepath.Dir(path)
 	beside := d.list(dir) // first: it tells whether <session> is there
 	var out []string
-	sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
-	for _, e := range d.list(sub) {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
-			out = append(out, filepath.Join(sub, e.Name()))
+	if d.mayHold(dir, strings.TrimSuffix(filepath.Base(path), ".jsonl")) {
+		sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+		for _, e := range d.list(sub) {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+				out = append(out, filepath.Join(sub, e.Name()))
+			}
 		}
 	}
 	for _, e := range beside {
@@ -366,29 +368,35 @@ func (d dirs) list(dir string) []fs.DirEntry {
 
 // absent tells whether what is known of the folders above dir rules it
 // out: a folder read in full without an entry of its name, or with a
-// file of its name, on the way up. A link there is followed, so it may
-// be a folder.
+// file of its name, on the way up.
 func (d dirs) absent(dir string) bool {
 	for {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return false
 		}
-		f, ok := d[parent]
-		if ok && !f.whole {
-			return false
-		}
-		if ok {
-			i, found := slices.BinarySearchFunc(f.entries, filepath.Base(dir), func(e fs.DirEntry, name string) int {
-				return strings.Compare(e.Name(), name)
-			})
-			if !found {
-				return true
-			}
-			return f.entries[i].Type().IsRegular()
+		if f, ok := d[parent]; ok {
+			return !f.mayHold(filepath.Base(dir))
 		}
 		dir = parent
 	}
+}
+
+// mayHold tells whether dir may hold a folder name: unless it was listed
+// in full without one (a link there is followed, so it may be a folder).
+func (d dirs) mayHold(dir, name string) bool {
+	f, ok := d[filepath.Clean(dir)]
+	return !ok || f.mayHold(name)
+}
+
+func (f folder) mayHold(name string) bool {
+	if !f.whole {
+		return true
+	}
+	i, found := slices.BinarySearchFunc(f.entries, name, func(e fs.DirEntry, name string) int {
+		return strings.Compare(e.Name(), name)
+	})
+	return found && !f.entries[i].Type().IsRegular()
 }
 
 // sessionIDs remembers the Claude Code session id each file's lines carry.
