@@ -72,6 +72,8 @@ func (k recordKey) key() fileKey {
 type cache struct {
 	data  cacheData
 	dirty bool
+	// memoryOnly: there is no file (NoCache); save writes nothing.
+	memoryOnly bool
 }
 
 // header is what this index's records depend on.
@@ -105,6 +107,14 @@ func pricesHash(t *pricing.Table) uint64 {
 		}
 	}
 	return h.sum()
+}
+
+// memoryCache is what an index without a cache file remembers between
+// scans.
+func memoryCache() *cache {
+	c := emptyCache(cacheHeader{})
+	c.memoryOnly = true
+	return c
 }
 
 func emptyCache(h cacheHeader) *cache {
@@ -264,7 +274,7 @@ func (c *cache) update(s *scan, set uint64) {
 // save writes the cache to dir when it changed: to a temporary file,
 // renamed into place, readable by its owner only.
 func (c *cache) save(dir string) error {
-	if c == nil || !c.dirty {
+	if c == nil || !c.dirty || c.memoryOnly {
 		return nil
 	}
 	b := encodeCache(&c.data)

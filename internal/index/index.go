@@ -36,7 +36,10 @@
 // quietly. A file that is not a cache of this format (garbage, truncated,
 // a checksum that does not match, another format version) is ignored with
 // one warning and rewritten. Writes go to a temporary file renamed into
-// place, mode 0600. Options.NoCache bypasses it.
+// place, mode 0600. Options.NoCache neither reads nor writes it: the Index
+// then remembers what it read in memory only, as it does when the file
+// cannot be written, so that its next Scan (the inspector's rescans) reads
+// only what changed.
 //
 // The format is a small versioned binary file, not an embedded database:
 // the index is always wanted whole (one Scan reads every record), there
@@ -134,7 +137,8 @@ type seenFile struct {
 }
 
 // Open returns an index with the options; the cache is read at the first
-// Scan.
+// Scan. With NoCache the index starts knowing nothing and remembers what
+// it reads in memory only.
 func Open(opt Options) (*Index, error) {
 	if opt.Prices == nil {
 		opt.Prices = pricing.Default()
@@ -153,7 +157,11 @@ func Open(opt Options) (*Index, error) {
 		}
 		opt.CacheDir = dir
 	}
-	return &Index{opt: opt}, nil
+	ix := &Index{opt: opt}
+	if opt.NoCache {
+		ix.cache = memoryCache()
+	}
+	return ix, nil
 }
 
 // DefaultCacheDir is $SPILLWAY_CACHE_DIR, else os.UserCacheDir()/spillway.
@@ -315,8 +323,8 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 		}
 	}
 	warnings = append(warnings, w...)
+	ix.cache.update(s, set) // in memory only, with NoCache
 	if !ix.opt.NoCache {
-		ix.cache.update(s, set)
 		if err := ix.cache.save(ix.opt.CacheDir); err != nil {
 			warnings = append(warnings, Warning{Path: cachePath(ix.opt.CacheDir), Err: fmt.Errorf("session index not saved: %w", err)})
 		}
