@@ -39,7 +39,8 @@
 // place, mode 0600. Options.NoCache neither reads nor writes it: the Index
 // then remembers what it read in memory only, as it does when the file
 // cannot be written, so that its next Scan (the inspector's rescans) reads
-// only what changed.
+// only what changed. Open begins decoding the file in the background, while
+// the caller finds the sessions to scan.
 //
 // The format is a small versioned binary file, not an embedded database:
 // the index is always wanted whole (one Scan reads every record), there
@@ -129,6 +130,11 @@ type Index struct {
 	// live are the decoders of sessions still being written (live.go).
 	liveMu sync.Mutex
 	live   map[string]*liveFile
+	// loading, until the first Scan takes it, closes once the cache file
+	// Open began to read is in opened (with the warning it gave, if any).
+	loading     chan struct{}
+	opened      *cache
+	openWarning *Warning
 }
 
 type seenFile struct {
@@ -136,9 +142,10 @@ type seenFile struct {
 	comp uint64
 }
 
-// Open returns an index with the options; the cache is read at the first
-// Scan. With NoCache the index starts knowing nothing and remembers what
-// it reads in memory only.
+// Open returns an index with the options. It begins reading the cache in
+// the background, so that decoding it overlaps finding the sessions; the
+// first Scan waits for it. With NoCache the index starts knowing nothing
+// and remembers what it reads in memory only.
 func Open(opt Options) (*Index, error) {
 	if opt.Prices == nil {
 		opt.Prices = pricing.Default()
@@ -160,7 +167,14 @@ func Open(opt Options) (*Index, error) {
 	ix := &Index{opt: opt}
 	if opt.NoCache {
 		ix.cache = memoryCache()
+		return ix, nil
 	}
+	loading := make(chan struct{})
+	ix.loading = loading
+	go func() {
+		defer close(loading)
+		ix.opened, ix.openWarning = loadCache(opt.CacheDir, ix.header())
+	}()
 	return ix, nil
 }
 
@@ -293,14 +307,16 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 	var warnings []Warning
 	s := newScan(ix, inputs)
 	var cacheWarning *Warning
-	if !ix.opt.NoCache && ix.cache == nil {
-		// Read while the files are stat'ed: each waits for it only to look
-		// itself up.
+	if opening := ix.loading; opening != nil {
+		// Still being read while the files are stat'ed: each waits for it
+		// only to look itself up.
+		ix.loading = nil
 		loaded := make(chan struct{})
 		s.cacheLoaded = loaded
 		go func() {
 			defer close(loaded)
-			ix.cache, cacheWarning = loadCache(ix.opt.CacheDir, ix.header())
+			<-opening
+			ix.cache, cacheWarning = ix.opened, ix.openWarning
 		}()
 		defer func() { <-loaded }() // also when no file waited for it
 	}
