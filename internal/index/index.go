@@ -252,7 +252,8 @@ type Entry struct {
 	Results        int
 	ResultBytes    int64
 	LargestResult  int
-	// ResultSizes are the results' sizes in bytes, ascending.
+	// ResultSizes are the results' sizes in bytes, ascending; shared with
+	// the index (a session of one file holds its file's own), so read only.
 	ResultSizes []int
 	Compactions int
 	Warnings    int // the reader's, of every file

@@ -413,6 +413,7 @@ type building struct {
 	priced        float64
 	unpriced      map[string]bool
 	byModel       map[string]*ModelTotals
+	sizes         [][]int // each file's ResultSizes
 }
 
 func entryOf(path string, f *fileSum) *building {
@@ -481,16 +482,14 @@ func (b *building) add(f *fileSum) {
 	}
 	e.Results += len(f.ResultSizes)
 	e.ResultBytes += f.ResultBytes
-	e.ResultSizes = append(e.ResultSizes, f.ResultSizes...)
+	b.sizes = append(b.sizes, f.ResultSizes)
 	e.Compactions += f.Compactions
 	e.Warnings += f.Warnings
 }
 
 func (b *building) finish() {
 	e := &b.Entry
-	if len(e.Subagents) > 0 { // each file's are sorted already
-		sort.Ints(e.ResultSizes)
-	}
+	e.ResultSizes = mergeSorted(b.sizes, e.Results)
 	if n := len(e.ResultSizes); n > 0 {
 		e.LargestResult = e.ResultSizes[n-1]
 	}
