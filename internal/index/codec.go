@@ -165,6 +165,31 @@ func (r *rbuf) strs() []string {
 	return out
 }
 
+// deltas reads n ascending values written as the differences between
+// them, one varint each: most of a cache's bytes, so a difference of one
+// byte (most are) is read here without a call.
+func (r *rbuf) deltas(n int) []int {
+	out := make([]int, n)
+	b, prev := r.b, 0
+	for i := range out {
+		if len(b) > 0 && b[0] < 0x80 {
+			prev += int(b[0])
+			b = b[1:]
+		} else {
+			v, k := binary.Uvarint(b)
+			if k <= 0 {
+				r.fail(errShort)
+				return nil
+			}
+			prev += int(v)
+			b = b[k:]
+		}
+		out[i] = prev
+	}
+	r.b = b
+	return out
+}
+
 func (r *rbuf) tokens() Tokens {
 	return Tokens{Input: r.i(), CacheCreation: r.i(), CacheRead: r.i(), Output: r.i()}
 }
@@ -244,12 +269,7 @@ func (r *rbuf) sum() *fileSum {
 		}
 	}
 	if n := r.count(); n > 0 {
-		f.ResultSizes = make([]int, n)
-		prev := 0
-		for i := range f.ResultSizes {
-			prev += int(r.u())
-			f.ResultSizes[i] = prev
-		}
+		f.ResultSizes = r.deltas(n)
 	}
 	f.ResultBytes = r.i()
 	f.Compactions, f.Warnings = r.n(), r.n()
