@@ -222,10 +222,17 @@ func groupFiles(files []string, listing transcript.Listing) []Input {
 // listing is what is known of the folders already, so that they are not
 // listed again.
 func groupIndex(files []string, listing transcript.Listing) map[string]Input {
-	parents := map[string]bool{}
-	for _, f := range files {
-		if !transcript.IsSubagent(f) {
-			parents[filepath.Clean(f)] = true
+	// Each file's clean path and kind, worked out once.
+	type file struct {
+		clean string
+		sub   bool
+	}
+	kinds := make([]file, len(files))
+	parents := make(map[string]bool, len(files))
+	for i, f := range files {
+		kinds[i] = file{filepath.Clean(f), transcript.IsSubagent(f)}
+		if !kinds[i].sub {
+			parents[kinds[i].clean] = true
 		}
 	}
 	d := make(dirs, len(listing))
@@ -234,42 +241,43 @@ func groupIndex(files []string, listing transcript.Listing) map[string]Input {
 	}
 	ids := sessionIDs{}
 	// The sub-agent logs to place: those named, then those on disk.
-	var subs []string
+	type subLog struct{ path, clean string }
+	var subs []subLog
 	seen := map[string]bool{}
-	add := func(f string) {
-		if c := filepath.Clean(f); !seen[c] {
-			seen[c] = true
-			subs = append(subs, f)
+	add := func(path, clean string) {
+		if !seen[clean] {
+			seen[clean] = true
+			subs = append(subs, subLog{path, clean})
 		}
 	}
-	for _, f := range files {
-		if transcript.IsSubagent(f) {
-			add(f)
+	for i, f := range files {
+		if kinds[i].sub {
+			add(f, kinds[i].clean)
 		}
 	}
-	for _, f := range files {
-		if !transcript.IsSubagent(f) {
+	for i, f := range files {
+		if !kinds[i].sub {
 			for _, sub := range d.subagentsBeside(f) {
-				add(sub)
+				add(sub, sub) // joined, so clean
 			}
 		}
 	}
 	children := map[string][]string{}
-	placed := map[string]bool{}
+	placed := make(map[string]bool, len(subs))
 	for _, sub := range subs {
-		if p := parentOf(sub, parents, d, ids); p != "" {
-			children[p] = append(children[p], sub)
-			placed[filepath.Clean(sub)] = true
+		if p := parentOf(sub.path, parents, d, ids); p != "" {
+			children[p] = append(children[p], sub.path)
+			placed[sub.clean] = true
 		}
 	}
 	out := make(map[string]Input, len(files))
-	for _, f := range files {
-		if placed[filepath.Clean(f)] {
+	for i, f := range files {
+		if placed[kinds[i].clean] {
 			continue
 		}
 		in := Input{Path: f}
-		if !transcript.IsSubagent(f) {
-			in.Subagents = children[filepath.Clean(f)]
+		if !kinds[i].sub {
+			in.Subagents = children[kinds[i].clean]
 			sort.Strings(in.Subagents)
 		}
 		out[f] = in
