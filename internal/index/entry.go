@@ -16,6 +16,9 @@ func mergeSorted(runs [][]int, total int) []int {
 	if total == 0 {
 		return nil
 	}
+	if len(runs) == 2 { // a session and one sub-agent: one buffer
+		return merge(make([]int, 0, total), runs[0], runs[1])
+	}
 	buf, spare := make([]int, total), make([]int, total)
 	for len(runs) > 1 {
 		next := runs[:0:0]
@@ -37,15 +40,24 @@ func mergeSorted(runs [][]int, total int) []int {
 	return runs[0][:total:total]
 }
 
-// merge appends a and b, both ascending, to dst in ascending order.
+// merge appends a and b, both ascending, to dst in ascending order; dst
+// has room for them.
 func merge(dst, a, b []int) []int {
-	for len(a) > 0 && len(b) > 0 {
-		if b[0] < a[0] {
-			dst, b = append(dst, b[0]), b[1:]
+	n := len(dst)
+	dst = dst[:n+len(a)+len(b)]
+	out := dst[n:]
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j] < a[i] {
+			out[k] = b[j]
+			j++
 		} else {
-			dst, a = append(dst, a[0]), a[1:]
+			out[k] = a[i]
+			i++
 		}
+		k++
 	}
-	dst = append(dst, a...)
-	return append(dst, b...)
+	k += copy(out[k:], a[i:])
+	copy(out[k:], b[j:])
+	return dst
 }

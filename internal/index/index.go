@@ -333,7 +333,7 @@ func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(don
 		return nil, warnings, err
 	}
 	entries, w := s.entries()
-	ix.seen = map[string]seenFile{}
+	ix.seen = make(map[string]seenFile, len(s.files))
 	for _, f := range s.files {
 		if f.final != nil {
 			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp}

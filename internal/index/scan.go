@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -374,7 +375,7 @@ func (s *scan) entries() ([]Entry, []Warning) {
 			g.moved = true
 		}
 	}
-	var out []Entry
+	out := make([]Entry, 0, len(s.groups))
 	var warnings []Warning
 	for _, g := range s.groups {
 		if g.moved {
@@ -411,15 +412,15 @@ type building struct {
 	Entry
 	recordedCalls int
 	priced        float64
-	unpriced      map[string]bool
-	byModel       map[string]*ModelTotals
-	sizes         [][]int // each file's ResultSizes
+	unpriced      []string      // a session has a few models: slices, not maps
+	byModel       []ModelTotals // in order of first use
+	sizes         [][]int       // each file's ResultSizes
 }
 
 func entryOf(path string, f *fileSum) *building {
 	b := &building{Entry: Entry{
 		Path: path, Format: f.Format, Version: f.Version, SessionID: f.ID, Title: f.Title, Project: f.Project,
-	}, unpriced: map[string]bool{}, byModel: map[string]*ModelTotals{}}
+	}}
 	b.add(f)
 	return b
 }
@@ -466,14 +467,17 @@ func (b *building) add(f *fileSum) {
 	b.recordedCalls += f.RecordedCalls
 	b.priced += f.Priced
 	for _, m := range f.Unpriced {
-		b.unpriced[m] = true
+		if !slices.Contains(b.unpriced, m) {
+			b.unpriced = append(b.unpriced, m)
+		}
 	}
 	for _, m := range f.ByModel {
-		sum := b.byModel[m.Model]
-		if sum == nil {
-			sum = &ModelTotals{Model: m.Model}
-			b.byModel[m.Model] = sum
+		k := slices.IndexFunc(b.byModel, func(t ModelTotals) bool { return t.Model == m.Model })
+		if k < 0 {
+			k = len(b.byModel)
+			b.byModel = append(b.byModel, ModelTotals{Model: m.Model})
 		}
+		sum := &b.byModel[k]
 		sum.APICalls += m.APICalls
 		sum.Recorded.addTokens(m.Recorded)
 		if m.Priced {
@@ -493,18 +497,14 @@ func (b *building) finish() {
 	if n := len(e.ResultSizes); n > 0 {
 		e.LargestResult = e.ResultSizes[n-1]
 	}
-	for m := range b.unpriced {
-		e.UnpricedModels = append(e.UnpricedModels, m)
-	}
+	e.UnpricedModels = b.unpriced
 	sort.Strings(e.UnpricedModels)
 	if b.recordedCalls > 0 && len(e.UnpricedModels) == 0 {
 		usd := b.priced
 		e.CostUSD = &usd
 	}
-	for _, m := range b.byModel {
-		e.ByModel = append(e.ByModel, *m)
-	}
-	sort.Slice(e.ByModel, func(i, j int) bool { return e.ByModel[i].Model < e.ByModel[j].Model })
+	e.ByModel = b.byModel
+	slices.SortFunc(e.ByModel, func(a, b ModelTotals) int { return strings.Compare(a.Model, b.Model) })
 }
 
 func addPtr(p *float64, v float64) *float64 {
