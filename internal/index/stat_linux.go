@@ -4,8 +4,8 @@ import "syscall"
 
 // statHead is statOpen in four system calls (open, fstat, pread, close)
 // and no *os.File: an *os.File also asks the poller to watch the file,
-// a fifth call that fails for every regular file, and allocates. Reopening
-// thousands of files spends most of its time here. Anything unexpected
+// a fifth call that fails for every regular file, and allocates; a reopen
+// does this for every file it knows. Anything unexpected
 // (an error, a file that is not regular) goes through statOpen, whose
 // errors say what happened as every other open's do.
 var statHead = func(path string, buf []byte) (fileKey, error) {
