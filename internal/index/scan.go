@@ -49,8 +49,12 @@ type group struct {
 }
 
 func newScan(ix *Index, inputs []app.Input) *scan {
-	s := &scan{ix: ix, groups: make([]group, len(inputs))}
-	seen := map[string]int{}
+	n := 0
+	for _, in := range inputs {
+		n += 1 + len(in.Subagents)
+	}
+	s := &scan{ix: ix, groups: make([]group, len(inputs)), files: make([]scanFile, 0, n)}
+	seen := make(map[string]int, n)
 	add := func(path string) int {
 		c := filepath.Clean(path)
 		if i, ok := seen[c]; ok {
