@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"sort"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -43,36 +45,114 @@ type File struct {
 // Find lists the *.jsonl files under each root, recursively, newest first.
 // Roots that do not exist are skipped.
 func Find(roots ...string) ([]File, error) {
+	files, _, err := FindListing(roots...)
+	return files, err
+}
+
+// Listing is what a walk saw of the folders it read whole: each one's
+// entries in name order (as os.ReadDir gives them), by its cleaned path.
+// A folder the walk did not enter (not below a root, reached through a
+// link, or unreadable) is not in it.
+type Listing map[string][]fs.DirEntry
+
+// FindListing is Find, and the Listing of every folder it walked: a caller
+// that looks for files beside the sessions found asks it instead of
+// listing each folder again.
+func FindListing(roots ...string) ([]File, Listing, error) {
+	// The files' times are asked for on every core while the walk goes on,
+	// a batch of files at a time: one call for each file found.
+	type found struct {
+		path string
+		d    fs.DirEntry
+	}
+	batches := make(chan []found, 16)
 	var files []File
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) || (errors.Is(err, fs.ErrPermission) && path != root) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []File
+			for batch := range batches {
+				for _, f := range batch {
+					info, err := f.d.Info()
+					if err != nil {
+						continue // removed while walking
+					}
+					mine = append(mine, File{Path: f.path, ModTime: info.ModTime(), Size: info.Size()})
+				}
+			}
+			mu.Lock()
+			files = append(files, mine...)
+			mu.Unlock()
+		}()
+	}
+	var batch []found
+	listing := Listing{}
+	err := func() error {
+		defer func() {
+			if len(batch) > 0 {
+				batches <- batch
+			}
+			close(batches)
+			wg.Wait()
+		}()
+		for _, root := range roots {
+			// This root's folders; one listed through an earlier root is
+			// kept as first seen, entries once.
+			walked := Listing{}
+			failed := map[string]bool{}
+			err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+				if err != nil {
+					if d != nil && d.IsDir() {
+						// Read in part or not at all: not a listing to trust.
+						failed[filepath.Clean(path)] = true
+					}
+					if errors.Is(err, fs.ErrNotExist) || (errors.Is(err, fs.ErrPermission) && path != root) {
+						return nil
+					}
+					return err
+				}
+				if path != root {
+					parent := filepath.Dir(path)
+					walked[parent] = append(walked[parent], d)
+				}
+				if d.IsDir() {
+					if c := filepath.Clean(path); walked[c] == nil {
+						walked[c] = []fs.DirEntry{}
+					}
 					return nil
 				}
-				return err
-			}
-			if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+				if strings.HasSuffix(d.Name(), ".jsonl") {
+					if batch = append(batch, found{path, d}); len(batch) == 64 {
+						batches <- batch
+						batch = nil
+					}
+				}
 				return nil
-			}
-			info, err := d.Info()
+			})
 			if err != nil {
-				return nil // removed while walking
+				return fmt.Errorf("look for sessions in %s: %w", root, err)
 			}
-			files = append(files, File{Path: path, ModTime: info.ModTime(), Size: info.Size()})
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("look for sessions in %s: %w", root, err)
+			for dir, entries := range walked {
+				if _, seen := listing[dir]; !seen && !failed[dir] {
+					listing[dir] = entries
+				}
+			}
 		}
+		return nil
+	}()
+	if err != nil {
+		return nil, nil, err
 	}
-	sort.SliceStable(files, func(i, j int) bool {
-		if !files[i].ModTime.Equal(files[j].ModTime) {
-			return files[i].ModTime.After(files[j].ModTime)
+	slices.SortStableFunc(files, func(a, b File) int {
+		if c := b.ModTime.Compare(a.ModTime); c != 0 {
+			return c
 		}
-		return files[i].Path < files[j].Path
+		return strings.Compare(a.Path, b.Path)
 	})
-	return files, nil
+	return files, listing, nil
 }
 
 // IsSubagent tells whether path is a Claude Code sub-agent log

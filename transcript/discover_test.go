@@ -66,3 +66,40 @@ func TestFindNewestFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestFindListing: every folder walked is listed as os.ReadDir lists it,
+// once even when two roots reach it; a folder behind a link is not.
+func TestFindListing(t *testing.T) {
+	root := t.TempDir()
+	for _, name := range []string{"p/a.jsonl", "p/notes.txt", "p/s/subagents/agent-1.jsonl", "other/b.jsonl"} {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte("{}\n"), 0o600)
+	}
+	if err := os.Symlink(filepath.Join(root, "other"), filepath.Join(root, "p", "link")); err != nil {
+		t.Skip(err)
+	}
+	_, listing, err := FindListing(filepath.Join(root, "p")+"/", filepath.Join(root, "p", "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string][]string{}
+	for dir, entries := range listing {
+		rel, _ := filepath.Rel(root, dir)
+		for _, e := range entries {
+			names[filepath.ToSlash(rel)] = append(names[filepath.ToSlash(rel)], e.Name())
+		}
+		want, _ := os.ReadDir(dir)
+		if len(want) != len(entries) {
+			t.Errorf("%s: %d entries, os.ReadDir gives %d", dir, len(entries), len(want))
+		}
+	}
+	want := map[string][]string{
+		"p":             {"a.jsonl", "link", "notes.txt", "s"},
+		"p/s":           {"subagents"},
+		"p/s/subagents": {"agent-1.jsonl"},
+	}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Error(diff)
+	}
+}

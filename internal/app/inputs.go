@@ -3,8 +3,10 @@ package app
 import (
 	"bufio"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -97,11 +99,11 @@ func Discover(env Env) ([]Input, error) {
 	for i, r := range searched {
 		paths[i] = r.Path
 	}
-	files, err := transcript.Find(paths...)
+	files, listing, err := transcript.FindListing(paths...)
 	if err != nil {
 		return nil, err
 	}
-	inputs := groupFiles(filePaths(files))
+	inputs := groupFiles(filePaths(files), listing)
 	if len(inputs) == 0 {
 		return nil, &NoSessionsError{Searched: searched}
 	}
@@ -141,6 +143,7 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 		err   error
 	}
 	all := make([]named, len(paths))
+	listing := transcript.Listing{}
 	for i, p := range paths {
 		all[i].path = p
 		if p == "-" {
@@ -155,10 +158,15 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 			all[i].files = []string{p}
 			continue
 		}
-		files, err := transcript.Find(p)
+		files, walked, err := transcript.FindListing(p)
 		if err != nil {
 			all[i].err = err
 			continue
+		}
+		for dir, entries := range walked {
+			if _, seen := listing[dir]; !seen {
+				listing[dir] = entries
+			}
 		}
 		if len(files) == 0 {
 			all[i].err = fmt.Errorf("%s: no sessions found (looked for *.jsonl files, recursively)", p)
@@ -170,7 +178,7 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 	for _, n := range all {
 		files = append(files, n.files...)
 	}
-	byParent := groupIndex(files)
+	byParent := groupIndex(files, listing)
 	var out []Input
 	for _, n := range all {
 		switch {
@@ -197,8 +205,8 @@ func filePaths(files []transcript.File) []string {
 }
 
 // groupFiles is the inputs of files, in their order, sub-agents under parents.
-func groupFiles(files []string) []Input {
-	byParent := groupIndex(files)
+func groupFiles(files []string, listing transcript.Listing) []Input {
+	byParent := groupIndex(files, listing)
 	var out []Input
 	for _, f := range files {
 		if in, ok := byParent[f]; ok {
@@ -210,53 +218,66 @@ func groupFiles(files []string) []Input {
 
 // groupIndex maps each file that is an input to that input; a sub-agent
 // log with a parent among files has no entry of its own. Parents also take
-// the sub-agent logs lying where Claude Code writes them, named or not.
-func groupIndex(files []string) map[string]Input {
-	parents := map[string]bool{}
-	for _, f := range files {
-		if !transcript.IsSubagent(f) {
-			parents[filepath.Clean(f)] = true
+// the sub-agent logs lying where Claude Code writes them, named or not;
+// listing is what is known of the folders already, so that they are not
+// listed again.
+func groupIndex(files []string, listing transcript.Listing) map[string]Input {
+	// Each file's clean path and kind, worked out once.
+	type file struct {
+		clean string
+		sub   bool
+	}
+	kinds := make([]file, len(files))
+	parents := make(map[string]bool, len(files))
+	for i, f := range files {
+		kinds[i] = file{filepath.Clean(f), transcript.IsSubagent(f)}
+		if !kinds[i].sub {
+			parents[kinds[i].clean] = true
 		}
 	}
-	d := dirs{}
+	d := make(dirs, len(listing))
+	for dir, entries := range listing {
+		d[dir] = folder{entries: entries, whole: true}
+	}
 	ids := sessionIDs{}
 	// The sub-agent logs to place: those named, then those on disk.
-	var subs []string
+	type subLog struct{ path, clean string }
+	var subs []subLog
 	seen := map[string]bool{}
-	add := func(f string) {
-		if c := filepath.Clean(f); !seen[c] {
-			seen[c] = true
-			subs = append(subs, f)
+	add := func(path, clean string) {
+		if !seen[clean] {
+			seen[clean] = true
+			subs = append(subs, subLog{path, clean})
 		}
 	}
-	for _, f := range files {
-		if transcript.IsSubagent(f) {
-			add(f)
+	for i, f := range files {
+		if kinds[i].sub {
+			add(f, kinds[i].clean)
 		}
 	}
-	for _, f := range files {
-		if !transcript.IsSubagent(f) {
+	for i, f := range files {
+		if !kinds[i].sub {
 			for _, sub := range d.subagentsBeside(f) {
-				add(sub)
+				add(sub, sub) // joined, so clean
 			}
 		}
 	}
 	children := map[string][]string{}
-	placed := map[string]bool{}
+	placed := make(map[string]bool, len(subs))
 	for _, sub := range subs {
-		if p := parentOf(sub, parents, d, ids); p != "" {
-			children[p] = append(children[p], sub)
-			placed[filepath.Clean(sub)] = true
+		if p := parentOf(sub.path, parents, d, ids); p != "" {
+			children[p] = append(children[p], sub.path)
+			placed[sub.clean] = true
 		}
 	}
 	out := make(map[string]Input, len(files))
-	for _, f := range files {
-		if placed[filepath.Clean(f)] {
+	for i, f := range files {
+		if placed[kinds[i].clean] {
 			continue
 		}
 		in := Input{Path: f}
-		if !transcript.IsSubagent(f) {
-			in.Subagents = children[filepath.Clean(f)]
+		if !kinds[i].sub {
+			in.Subagents = children[kinds[i].clean]
 			sort.Strings(in.Subagents)
 		}
 		out[f] = in
@@ -285,9 +306,11 @@ func parentOf(sub string, parents map[string]bool, d dirs, ids sessionIDs) strin
 	if p := filepath.Join(dir, want+".jsonl"); parents[p] && ids.of(p) == want {
 		return p
 	}
-	for _, name := range d.list(dir) {
-		p := filepath.Join(dir, name)
-		if parents[p] && ids.of(p) == want {
+	for _, e := range d.list(dir) {
+		if e.IsDir() {
+			continue
+		}
+		if p := filepath.Join(dir, e.Name()); parents[p] && ids.of(p) == want {
 			return p
 		}
 	}
@@ -298,40 +321,90 @@ func parentOf(sub string, parents map[string]bool, d dirs, ids sessionIDs) strin
 // at path: <session>/subagents/*.jsonl beside it, and agent-*.jsonl in its
 // folder (whose session id parentOf checks).
 func (d dirs) subagentsBeside(path string) []string {
+	dir := filepath.Dir(path)
+	beside := d.list(dir) // first: it tells whether <session> is there
 	var out []string
-	sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
-	for _, name := range d.list(sub) {
-		if strings.HasSuffix(name, ".jsonl") {
-			out = append(out, filepath.Join(sub, name))
+	if d.mayHold(dir, strings.TrimSuffix(filepath.Base(path), ".jsonl")) {
+		sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+		for _, e := range d.list(sub) {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+				out = append(out, filepath.Join(sub, e.Name()))
+			}
 		}
 	}
-	dir := filepath.Dir(path)
-	for _, name := range d.list(dir) {
-		if strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
+	for _, e := range beside {
+		if name := e.Name(); !e.IsDir() && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
 			out = append(out, filepath.Join(dir, name))
 		}
 	}
 	return out
 }
 
-// dirs remembers the files of each folder listed, in name order.
-type dirs map[string][]string
+// dirs remembers what each folder holds, listed once: from the walk that
+// found the files, else read when first asked for.
+type dirs map[string]folder
 
-func (d dirs) list(dir string) []string {
+// folder is one folder's entries in name order; whole when they were read
+// in full (a folder that could not be read has none, and tells nothing
+// about what is below it).
+type folder struct {
+	entries []fs.DirEntry
+	whole   bool
+}
+
+// readDir lists a folder; tests count its calls.
+var readDir = os.ReadDir
+
+// list is what dir holds, nil when it is no folder that can be read. A
+// folder whose parent was listed without it is not looked for: most
+// sessions have no sub-agents folder, and asking for each would cost as
+// much as the walk.
+func (d dirs) list(dir string) []fs.DirEntry {
 	dir = filepath.Clean(dir)
-	if names, ok := d[dir]; ok {
-		return names
+	if f, ok := d[dir]; ok {
+		return f.entries
 	}
-	var names []string
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if !e.IsDir() {
-				names = append(names, e.Name())
-			}
+	var f folder
+	if !d.absent(dir) {
+		if entries, err := readDir(dir); err == nil {
+			f = folder{entries: entries, whole: true}
 		}
 	}
-	d[dir] = names
-	return names
+	d[dir] = f
+	return f.entries
+}
+
+// absent tells whether what is known of the folders above dir rules it
+// out: a folder read in full without an entry of its name, or with a
+// file of its name, on the way up.
+func (d dirs) absent(dir string) bool {
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		if f, ok := d[parent]; ok {
+			return !f.mayHold(filepath.Base(dir))
+		}
+		dir = parent
+	}
+}
+
+// mayHold tells whether dir may hold a folder name: unless it was listed
+// in full without one (a link there is followed, so it may be a folder).
+func (d dirs) mayHold(dir, name string) bool {
+	f, ok := d[filepath.Clean(dir)]
+	return !ok || f.mayHold(name)
+}
+
+func (f folder) mayHold(name string) bool {
+	if !f.whole {
+		return true
+	}
+	i, found := slices.BinarySearchFunc(f.entries, name, func(e fs.DirEntry, name string) int {
+		return strings.Compare(e.Name(), name)
+	})
+	return found && !f.entries[i].Type().IsRegular()
 }
 
 // sessionIDs remembers the Claude Code session id each file's lines carry.

@@ -217,3 +217,79 @@ func TestResolveMissingIsNotExist(t *testing.T) {
 		t.Fatalf("%+v %v", got, err)
 	}
 }
+
+// TestResolveListsFoldersOnce: resolving a folder takes what is beside each
+// session from the walk that found them, and reads only what the walk did
+// not enter (a session folder reached through a link); a file named alone
+// has its folder listed once, and no sub-agents folder is looked for
+// where its parent lacks the session's folder.
+func TestResolveListsFoldersOnce(t *testing.T) {
+	root := tree(t, map[string]string{
+		"p/s1.jsonl":                        "s1",
+		"p/s1/subagents/agent-a.jsonl":      "s1",
+		"p/s2.jsonl":                        "s2",
+		"p/s3.jsonl":                        "s3",
+		"elsewhere/subagents/agent-x.jsonl": "s3",
+		"p/s4.jsonl":                        "s4",
+		"p/s4":                              "", // a file, not a folder
+	}, "p/s1.jsonl", "p/s2.jsonl", "p/s3.jsonl", "p/s4.jsonl", "p/s1/subagents/agent-a.jsonl")
+	if err := os.Symlink(filepath.Join(root, "elsewhere"), filepath.Join(root, "p", "s3")); err != nil {
+		t.Skip(err)
+	}
+	var listed []string
+	readDir = func(dir string) ([]fs.DirEntry, error) {
+		rel, _ := filepath.Rel(root, dir)
+		listed = append(listed, filepath.ToSlash(rel))
+		return os.ReadDir(dir)
+	}
+	defer func() { readDir = os.ReadDir }()
+	abs := func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+	tests := []struct {
+		paths  []string
+		want   []Input
+		listed []string
+	}{
+		{
+			paths: []string{"p"},
+			want: []Input{
+				{Path: "p/s1.jsonl", Subagents: []string{"p/s1/subagents/agent-a.jsonl"}},
+				{Path: "p/s2.jsonl"},
+				{Path: "p/s3.jsonl", Subagents: []string{"p/s3/subagents/agent-x.jsonl"}},
+				{Path: "p/s4.jsonl"},
+			},
+			listed: []string{"p/s3/subagents"},
+		},
+		{paths: []string{"p/s2.jsonl"}, want: []Input{{Path: "p/s2.jsonl"}}, listed: []string{"p"}},
+		{paths: []string{"p/s4.jsonl"}, want: []Input{{Path: "p/s4.jsonl"}}, listed: []string{"p"}},
+		{
+			paths:  []string{"p/s1.jsonl"},
+			want:   []Input{{Path: "p/s1.jsonl", Subagents: []string{"p/s1/subagents/agent-a.jsonl"}}},
+			listed: []string{"p", "p/s1/subagents"},
+		},
+	}
+	for _, tt := range tests {
+		listed = nil
+		var paths []string
+		for _, p := range tt.paths {
+			paths = append(paths, abs(p))
+		}
+		got, err := Resolve(paths, Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Input
+		for _, in := range tt.want {
+			w := Input{Path: abs(in.Path)}
+			for _, s := range in.Subagents {
+				w.Subagents = append(w.Subagents, abs(s))
+			}
+			want = append(want, w)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%v: (-want +got)\n%s", tt.paths, diff)
+		}
+		if diff := cmp.Diff(tt.listed, listed); diff != "" {
+			t.Errorf("%v: folders listed (-want +got)\n%s", tt.paths, diff)
+		}
+	}
+}

@@ -72,6 +72,8 @@ func (k recordKey) key() fileKey {
 type cache struct {
 	data  cacheData
 	dirty bool
+	// memoryOnly: there is no file (NoCache); save writes nothing.
+	memoryOnly bool
 }
 
 // header is what this index's records depend on.
@@ -105,6 +107,14 @@ func pricesHash(t *pricing.Table) uint64 {
 		}
 	}
 	return h.sum()
+}
+
+// memoryCache is what an index without a cache file remembers between
+// scans.
+func memoryCache() *cache {
+	c := emptyCache(cacheHeader{})
+	c.memoryOnly = true
+	return c
 }
 
 func emptyCache(h cacheHeader) *cache {
@@ -181,14 +191,14 @@ func encodeCache(d *cacheData) []byte {
 	return out
 }
 
-// lookup is the summary of the file at path when its record has key and
-// its head is still the same; nil otherwise.
-func (c *cache) lookup(path string, k fileKey, head []byte) *fileSum {
+// lookup is the summary of the file at path when its record has key k,
+// its head's fingerprint included; nil otherwise.
+func (c *cache) lookup(path string, k fileKey) *fileSum {
 	if c == nil {
 		return nil
 	}
 	r := c.data.Files[path]
-	if r == nil || !r.Key.key().same(k) || fingerprint(head[:min(len(head), r.Key.HeadLen)]) != r.Key.Head {
+	if r == nil || !r.Key.key().same(k) {
 		return nil
 	}
 	return r.Own
@@ -264,7 +274,7 @@ func (c *cache) update(s *scan, set uint64) {
 // save writes the cache to dir when it changed: to a temporary file,
 // renamed into place, readable by its owner only.
 func (c *cache) save(dir string) error {
-	if c == nil || !c.dirty {
+	if c == nil || !c.dirty || c.memoryOnly {
 		return nil
 	}
 	if err := writeCacheFile(dir, encodeCache(&c.data)); err != nil {

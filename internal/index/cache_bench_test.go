@@ -86,7 +86,7 @@ func TestCodecRoundTrip(t *testing.T) {
 	d := fleetCache(3)
 	usd := 1.5
 	d.Files["/x"] = &cacheRecord{Key: recordKey{Size: -1}, Own: &fileSum{Format: "codex"}, Comp: 7,
-		Final: &fileSum{Relation: "subagent", ParentID: "p", Unpriced: []string{"m"}, First: time.Unix(5, 6).UTC()}}
+		Final: &fileSum{Relation: "subagent", ParentID: "p", Unpriced: []string{"m"}, First: time.Unix(5, 6).UTC(), ResultSizes: []int{0, 0, 127, 255, 256, 100_000, 1 << 40}}}
 	d.Replays["pol"] = &replayRecord{Sessions: map[string]savedRecord{"/x": {Sig: 9, Saving: Saving{Path: "/x", SavedTokens: -3, CostUSD: &usd, Acted: 2}}}}
 	got, err := decodePayload(encodePayload(d))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
 )
@@ -485,5 +486,91 @@ func TestCachePruned(t *testing.T) {
 	slices.Sort(kept)
 	if diff := cmp.Diff([]string{a2, b1}, kept); diff != "" {
 		t.Errorf("files kept (-want +got):\n%s", diff)
+	}
+}
+
+// TestRescanInMemory: an Index without a cache file it can write (NoCache,
+// or a cache folder that cannot be made) remembers what it read between
+// its own scans: a second Scan reads no file, one that changed is read
+// alone, and the entries are a fresh scan's. NoCache writes nothing,
+// replays included; an unwritable cache says so at every scan (the first
+// also that it could not be read).
+func TestRescanInMemory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "logs")
+	var paths []string
+	for i := range 3 {
+		paths = append(paths, writeClaude(t, filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i)), fmt.Sprint("s", i),
+			call{msg: fmt.Sprint(i), at: at(i), input: int64(i + 1), result: strings.Repeat("r", 10*i)}))
+	}
+	blocker := filepath.Join(root, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cwd := filepath.Join(root, "cwd")
+	if err := os.Mkdir(cwd, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(cwd)
+	for _, tt := range []struct {
+		name    string
+		opt     Options
+		warning string // at every scan
+	}{
+		{name: "no cache", opt: Options{NoCache: true}},
+		{name: "unwritable cache", opt: Options{CacheDir: filepath.Join(blocker, "cache")}, warning: "session index not saved"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ix, err := Open(tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			reads := countReads(t)
+			scan := func(wantReads int) []Entry {
+				t.Helper()
+				inputs, err := app.Resolve([]string{dir}, app.Env{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				entries, w, err := ix.Scan(context.Background(), inputs, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := reads(); n != wantReads {
+					t.Errorf("%d files read, want %d", n, wantReads)
+				}
+				said := slices.ContainsFunc(w, func(w Warning) bool { return strings.Contains(w.String(), tt.warning) })
+				if tt.warning == "" && len(w) != 0 || tt.warning != "" && !said {
+					t.Errorf("warnings %v, want %q", w, tt.warning)
+				}
+				fresh, _ := scanDir(t, Options{NoCache: true}, dir)
+				reads()
+				if diff := cmp.Diff(fresh, entries, costsClose); diff != "" {
+					t.Errorf("entries differ from a fresh scan (-fresh +rescan):\n%s", diff)
+				}
+				return entries
+			}
+			scan(3)
+			scan(0)
+			writeClaude(t, paths[1], "s1", call{msg: "more-" + tt.name, at: at(9), input: 50, result: "z"})
+			if e := scan(1); len(e) != 3 {
+				t.Errorf("%d entries, want 3", len(e))
+			}
+			scan(0)
+			if tt.opt.NoCache {
+				pol, err := policy.Preset("harness-rs-0.0.50")
+				if err != nil {
+					t.Fatal(err)
+				}
+				inputs, _ := app.Resolve([]string{dir}, app.Env{})
+				entries, _, _ := ix.Scan(context.Background(), inputs, nil)
+				if _, w, err := ix.Replay(context.Background(), entries, pol, nil); err != nil || len(w) != 0 {
+					t.Fatalf("replay: %v, warnings %v", err, w)
+				}
+				if left, _ := os.ReadDir(cwd); len(left) != 0 {
+					t.Errorf("NoCache wrote %v", left)
+				}
+			}
+		})
 	}
 }

@@ -70,6 +70,11 @@ func (w *wbuf) optFloat(p *float64) {
 type rbuf struct {
 	b   []byte
 	err error
+	// names are the strings many records repeat (formats, versions,
+	// projects, models), each allocated once; sums are where summaries
+	// are decoded into, a block at a time.
+	names map[string]string
+	sums  []fileSum
 }
 
 var errShort = errors.New("truncated record")
@@ -133,6 +138,47 @@ func (r *rbuf) s() string {
 	return v
 }
 
+// name is s for a string that many records repeat: the first record's.
+func (r *rbuf) name() string {
+	n := r.count()
+	b := r.b[:n]
+	r.b = r.b[n:]
+	if n == 0 {
+		return ""
+	}
+	if v, ok := r.names[string(b)]; ok {
+		return v
+	}
+	if r.names == nil {
+		r.names = map[string]string{}
+	}
+	v := string(b)
+	r.names[v] = v
+	return v
+}
+
+// nameList is n strings read with name.
+func (r *rbuf) nameList(n int) []string {
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.name()
+	}
+	return out
+}
+
+// newSum is a zero summary from the current block.
+func (r *rbuf) newSum() *fileSum {
+	if len(r.sums) == 0 {
+		r.sums = make([]fileSum, 64)
+	}
+	f := &r.sums[0]
+	r.sums = r.sums[1:]
+	return f
+}
+
 func (r *rbuf) bool() bool {
 	if len(r.b) < 1 {
 		r.fail(errShort)
@@ -153,15 +199,28 @@ func (r *rbuf) time() time.Time {
 	return time.Unix(0, r.i()).UTC()
 }
 
-func (r *rbuf) strs() []string {
-	n := r.count()
-	if n == 0 {
-		return nil
-	}
-	out := make([]string, n)
+// deltas reads n ascending values written as the differences between
+// them, one varint each: most of a cache's bytes, so a difference of one
+// byte (most are) is read here without a call.
+func (r *rbuf) deltas(n int) []int {
+	out := make([]int, n)
+	b, prev := r.b, 0
 	for i := range out {
-		out[i] = r.s()
+		if len(b) > 0 && b[0] < 0x80 {
+			prev += int(b[0])
+			b = b[1:]
+		} else {
+			v, k := binary.Uvarint(b)
+			if k <= 0 {
+				r.fail(errShort)
+				return nil
+			}
+			prev += int(v)
+			b = b[k:]
+		}
+		out[i] = prev
 	}
+	r.b = b
 	return out
 }
 
@@ -226,30 +285,25 @@ func (r *rbuf) sum() *fileSum {
 	if !r.bool() {
 		return nil
 	}
-	f := &fileSum{}
-	f.Format = transcript.Format(r.s())
-	f.Version, f.ID, f.Title, f.Project, f.ParentID = r.s(), r.s(), r.s(), r.s(), r.s()
-	f.Relation = transcript.Relation(r.s())
+	f := r.newSum()
+	f.Format = transcript.Format(r.name())
+	f.Version, f.ID, f.Title, f.Project, f.ParentID = r.name(), r.s(), r.s(), r.name(), r.s()
+	f.Relation = transcript.Relation(r.name())
 	f.First, f.Last = r.time(), r.time()
-	f.Models = r.strs()
+	f.Models = r.nameList(r.count())
 	f.Calls, f.Copied, f.RecordedCalls = r.n(), r.n(), r.n()
 	f.Recorded = r.tokens()
 	f.Priced = r.f()
-	f.Unpriced = r.strs()
+	f.Unpriced = r.nameList(r.count())
 	if n := r.count(); n > 0 {
 		f.ByModel = make([]fileModel, n)
 		for i := range f.ByModel {
 			m := &f.ByModel[i]
-			m.Model, m.APICalls, m.Recorded, m.CostUSD, m.Priced = r.s(), r.n(), r.tokens(), r.f(), r.bool()
+			m.Model, m.APICalls, m.Recorded, m.CostUSD, m.Priced = r.name(), r.n(), r.tokens(), r.f(), r.bool()
 		}
 	}
 	if n := r.count(); n > 0 {
-		f.ResultSizes = make([]int, n)
-		prev := 0
-		for i := range f.ResultSizes {
-			prev += int(r.u())
-			f.ResultSizes[i] = prev
-		}
+		f.ResultSizes = r.deltas(n)
 	}
 	f.ResultBytes = r.i()
 	f.Compactions, f.Warnings = r.n(), r.n()
@@ -326,9 +380,16 @@ func decodePayload(b []byte) (*cacheData, error) {
 	d.Header.Prices = r.fix()
 	d.Header.Read = r.s()
 	d.LastScan = r.fix()
-	for n := r.count(); n > 0 && r.err == nil; n-- {
+	var recs []cacheRecord // allocated a block at a time
+	files := r.count()
+	d.Files = make(map[string]*cacheRecord, min(files, 1<<16))
+	for n := files; n > 0 && r.err == nil; n-- {
 		p := r.s()
-		rec := &cacheRecord{}
+		if len(recs) == 0 {
+			recs = make([]cacheRecord, min(n, 256))
+		}
+		rec := &recs[0]
+		recs = recs[1:]
 		rec.Key = recordKey{Size: r.i(), ModTime: r.i(), Inode: r.fix(), HeadLen: r.n(), Head: r.fix()}
 		rec.Comp = r.fix()
 		rec.Own, rec.Final = r.sum(), r.sum()

@@ -36,7 +36,11 @@
 // quietly. A file that is not a cache of this format (garbage, truncated,
 // a checksum that does not match, another format version) is ignored with
 // one warning and rewritten. Writes go to a temporary file renamed into
-// place, mode 0600. Options.NoCache bypasses it.
+// place, mode 0600. Options.NoCache neither reads nor writes it: the Index
+// then remembers what it read in memory only, as it does when the file
+// cannot be written, so that its next Scan (the inspector's rescans) reads
+// only what changed. Open begins decoding the file in the background, while
+// the caller finds the sessions to scan.
 //
 // The format is a small versioned binary file, not an embedded database:
 // the index is always wanted whole (one Scan reads every record), there
@@ -136,6 +140,11 @@ type Index struct {
 	lastFiles []scanFile
 	// summed are the last Scan's entries by their main file (scan.go).
 	summed map[string]*summed
+	// loading, until the first Scan takes it, closes once the cache file
+	// Open began to read is in opened (with the warning it gave, if any).
+	loading     chan struct{}
+	opened      *cache
+	openWarning *Warning
 }
 
 type seenFile struct {
@@ -144,8 +153,10 @@ type seenFile struct {
 	own  *fileSum
 }
 
-// Open returns an index with the options; the cache is read at the first
-// Scan.
+// Open returns an index with the options. It begins reading the cache in
+// the background, so that decoding it overlaps finding the sessions; the
+// first Scan waits for it. With NoCache the index starts knowing nothing
+// and remembers what it reads in memory only.
 func Open(opt Options) (*Index, error) {
 	if opt.Prices == nil {
 		opt.Prices = pricing.Default()
@@ -164,7 +175,18 @@ func Open(opt Options) (*Index, error) {
 		}
 		opt.CacheDir = dir
 	}
-	return &Index{opt: opt}, nil
+	ix := &Index{opt: opt}
+	if opt.NoCache {
+		ix.cache = memoryCache()
+		return ix, nil
+	}
+	loading := make(chan struct{})
+	ix.loading = loading
+	go func() {
+		defer close(loading)
+		ix.opened, ix.openWarning = loadCache(opt.CacheDir, ix.header())
+	}()
+	return ix, nil
 }
 
 // DefaultCacheDir is $SPILLWAY_CACHE_DIR, else os.UserCacheDir()/spillway.
@@ -241,7 +263,8 @@ type Entry struct {
 	Results        int
 	ResultBytes    int64
 	LargestResult  int
-	// ResultSizes are the results' sizes in bytes, ascending.
+	// ResultSizes are the results' sizes in bytes, ascending; shared with
+	// the index (a session of one file holds its file's own), so read only.
 	ResultSizes []int
 	Compactions int
 	Warnings    int // the reader's, of every file
@@ -302,14 +325,16 @@ func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func
 	s := newScan(ix, inputs)
 	s.changed = changed
 	var cacheWarning *Warning
-	if !ix.opt.NoCache && ix.cache == nil {
-		// Read while the files are stat'ed: each waits for it only to look
-		// itself up.
+	if opening := ix.loading; opening != nil {
+		// Still being read while the files are stat'ed: each waits for it
+		// only to look itself up.
+		ix.loading = nil
 		loaded := make(chan struct{})
 		s.cacheLoaded = loaded
 		go func() {
 			defer close(loaded)
-			ix.cache, cacheWarning = loadCache(ix.opt.CacheDir, ix.header())
+			<-opening
+			ix.cache, cacheWarning = ix.opened, ix.openWarning
 		}()
 		defer func() { <-loaded }() // also when no file waited for it
 	}
@@ -325,7 +350,7 @@ func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func
 		return nil, warnings, err
 	}
 	entries, w := s.entries()
-	ix.seen = map[string]seenFile{}
+	ix.seen = make(map[string]seenFile, len(s.files))
 	for _, f := range s.files {
 		if f.final != nil {
 			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp, own: f.own}
@@ -333,8 +358,8 @@ func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func
 	}
 	warnings = append(warnings, w...)
 	ix.lastFiles = s.files
+	ix.cache.update(s, set) // in memory only, with NoCache
 	if !ix.opt.NoCache {
-		ix.cache.update(s, set)
 		if w := ix.saveCache(); w != nil {
 			warnings = append(warnings, *w)
 		}

@@ -92,16 +92,20 @@ func TestScanChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var opened []string
+	var opened []string // a name for each stat and each read of the file
 	var mu sync.Mutex
-	old := openFile
-	openFile = func(path string) (*os.File, os.FileInfo, error) {
+	note := func(path string) {
 		mu.Lock()
 		opened = append(opened, filepath.Base(path))
 		mu.Unlock()
-		return old(path)
 	}
-	t.Cleanup(func() { openFile = old })
+	oldStat, oldRead := statFile, afterStat
+	statFile = func(path string, buf []byte) (fileKey, error) {
+		note(path)
+		return oldStat(path, buf)
+	}
+	afterStat = note
+	t.Cleanup(func() { statFile, afterStat = oldStat, oldRead })
 	scan := func(changed func(string) bool) map[string]int {
 		t.Helper()
 		opened = nil

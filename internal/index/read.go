@@ -4,13 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc64"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -109,17 +110,33 @@ var openFile = func(path string) (*os.File, os.FileInfo, error) {
 var afterStat = func(string) {}
 
 // stat is the key of the file at path as it is now, reading only its head.
-func stat(path string) (fileKey, []byte, error) {
+func stat(path string) (fileKey, error) {
+	buf := heads.Get().(*[headBytes]byte)
+	defer heads.Put(buf)
+	return statFile(path, buf[:])
+}
+
+// statFile keys a file from its head; tests count the calls.
+var statFile = statHead
+
+// heads are the buffers stat reads heads into: a reopen reads thousands.
+var heads = sync.Pool{New: func() any { return new([headBytes]byte) }}
+
+// statOpen is stat through openFile, as every system has it.
+func statOpen(path string, buf []byte) (fileKey, error) {
 	f, info, err := openFile(path)
 	if err != nil {
-		return fileKey{}, nil, err
+		return fileKey{}, err
 	}
 	defer f.Close()
-	k, head, err := keyOf(f, info, headBytes)
-	if err != nil {
-		return fileKey{}, nil, fmt.Errorf("read %s: %w", path, err)
+	k := fileKey{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Inode: inode(info)}
+	got, err := f.ReadAt(buf[:min(int64(len(buf)), k.Size)], 0)
+	if err != nil && err != io.EOF {
+		return fileKey{}, fmt.Errorf("read %s: %w", path, err)
 	}
-	return k, head, nil
+	k.HeadLen = min(got, headBytes)
+	k.Head = fingerprint(buf[:k.HeadLen])
+	return k, nil
 }
 
 // keyOf reads up to n bytes of f's start and returns its key and them.
@@ -136,11 +153,15 @@ func keyOf(f *os.File, info os.FileInfo, n int) (fileKey, []byte, error) {
 	return k, buf, nil
 }
 
-// fingerprint is the CRC-64 of b: a few milliseconds for the heads of
-// thousands of files, where FNV took ten times that.
-func fingerprint(b []byte) uint64 { return crc64.Checksum(b, crcTable) }
+// fingerprint is the CRC-32C of b and its CRC-32 (IEEE) side by side,
+// both computed by the processor's own instructions where it has them: a
+// twentieth of CRC-64's time (0.5 against 7.7 µs a 4 KiB head), which was
+// a tenth of a reopen's.
+func fingerprint(b []byte) uint64 {
+	return uint64(crc32.Checksum(b, castagnoli))<<32 | uint64(crc32.ChecksumIEEE(b))
+}
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // read reads the file at path, sizes only, and returns it with its key as
 // it was when read. A file that shrank or was replaced while it was read

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,8 +61,12 @@ type group struct {
 }
 
 func newScan(ix *Index, inputs []app.Input) *scan {
-	s := &scan{ix: ix, groups: make([]group, len(inputs))}
-	seen := map[string]int{}
+	n := 0
+	for _, in := range inputs {
+		n += 1 + len(in.Subagents)
+	}
+	s := &scan{ix: ix, groups: make([]group, len(inputs)), files: make([]scanFile, 0, n)}
+	seen := make(map[string]int, n)
 	add := func(path string) int {
 		c := filepath.Clean(path)
 		if i, ok := seen[c]; ok {
@@ -120,7 +125,7 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 				return
 			}
 		}
-		key, head, err := stat(f.path)
+		key, err := stat(f.path)
 		if err != nil {
 			f.err = err
 			return
@@ -128,7 +133,7 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 		if s.cacheLoaded != nil {
 			<-s.cacheLoaded
 		}
-		if c := s.ix.cache.lookup(f.path, key, head); c != nil {
+		if c := s.ix.cache.lookup(f.path, key); c != nil {
 			f.key, f.own, f.cached = key, c, true
 			return
 		}
@@ -376,7 +381,7 @@ func (s *scan) entries() ([]Entry, []Warning) {
 			g.moved = true
 		}
 	}
-	var out []Entry
+	out := make([]Entry, 0, len(s.groups))
 	var warnings []Warning
 	memo := make(map[string]*summed, len(s.groups))
 	for _, g := range s.groups {
@@ -464,14 +469,15 @@ type building struct {
 	Entry
 	recordedCalls int
 	priced        float64
-	unpriced      map[string]bool
-	byModel       map[string]*ModelTotals
+	unpriced      []string      // a session has a few models: slices, not maps
+	byModel       []ModelTotals // in order of first use
+	sizes         [][]int       // each file's ResultSizes
 }
 
 func entryOf(path string, f *fileSum) *building {
 	b := &building{Entry: Entry{
 		Path: path, Format: f.Format, Version: f.Version, SessionID: f.ID, Title: f.Title, Project: f.Project,
-	}, unpriced: map[string]bool{}, byModel: map[string]*ModelTotals{}}
+	}}
 	b.add(f)
 	return b
 }
@@ -518,14 +524,17 @@ func (b *building) add(f *fileSum) {
 	b.recordedCalls += f.RecordedCalls
 	b.priced += f.Priced
 	for _, m := range f.Unpriced {
-		b.unpriced[m] = true
+		if !slices.Contains(b.unpriced, m) {
+			b.unpriced = append(b.unpriced, m)
+		}
 	}
 	for _, m := range f.ByModel {
-		sum := b.byModel[m.Model]
-		if sum == nil {
-			sum = &ModelTotals{Model: m.Model}
-			b.byModel[m.Model] = sum
+		k := slices.IndexFunc(b.byModel, func(t ModelTotals) bool { return t.Model == m.Model })
+		if k < 0 {
+			k = len(b.byModel)
+			b.byModel = append(b.byModel, ModelTotals{Model: m.Model})
 		}
+		sum := &b.byModel[k]
 		sum.APICalls += m.APICalls
 		sum.Recorded.addTokens(m.Recorded)
 		if m.Priced {
@@ -534,31 +543,25 @@ func (b *building) add(f *fileSum) {
 	}
 	e.Results += len(f.ResultSizes)
 	e.ResultBytes += f.ResultBytes
-	e.ResultSizes = append(e.ResultSizes, f.ResultSizes...)
+	b.sizes = append(b.sizes, f.ResultSizes)
 	e.Compactions += f.Compactions
 	e.Warnings += f.Warnings
 }
 
 func (b *building) finish() {
 	e := &b.Entry
-	if len(e.Subagents) > 0 { // each file's are sorted already
-		sort.Ints(e.ResultSizes)
-	}
+	e.ResultSizes = mergeSorted(b.sizes, e.Results)
 	if n := len(e.ResultSizes); n > 0 {
 		e.LargestResult = e.ResultSizes[n-1]
 	}
-	for m := range b.unpriced {
-		e.UnpricedModels = append(e.UnpricedModels, m)
-	}
+	e.UnpricedModels = b.unpriced
 	sort.Strings(e.UnpricedModels)
 	if b.recordedCalls > 0 && len(e.UnpricedModels) == 0 {
 		usd := b.priced
 		e.CostUSD = &usd
 	}
-	for _, m := range b.byModel {
-		e.ByModel = append(e.ByModel, *m)
-	}
-	sort.Slice(e.ByModel, func(i, j int) bool { return e.ByModel[i].Model < e.ByModel[j].Model })
+	e.ByModel = b.byModel
+	slices.SortFunc(e.ByModel, func(a, b ModelTotals) int { return strings.Compare(a.Model, b.Model) })
 }
 
 func addPtr(p *float64, v float64) *float64 {

@@ -57,12 +57,13 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
-	inputs, err := app.Resolve(flag.Args(), app.SystemEnv())
+	// Opened first: the cache is decoded while the sessions are found.
+	ix, err := index.Open(index.Options{NoCache: *noCache, CacheDir: *cacheDir})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scanindex:", err)
 		os.Exit(1)
 	}
-	ix, err := index.Open(index.Options{NoCache: *noCache, CacheDir: *cacheDir})
+	inputs, err := app.Resolve(flag.Args(), app.SystemEnv())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scanindex:", err)
 		os.Exit(1)
