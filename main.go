@@ -618,6 +618,7 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 // is false when they give one or none, for the inspector to open that.
 func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme string, follow, noFollow bool, stdout, stderr io.Writer) (code int, done bool) {
 	name := ""
+	var inputs []app.Input // resolved once: the list starts from them
 	switch {
 	case len(paths) > 1:
 		name = fmt.Sprintf("%d paths", len(paths))
@@ -625,12 +626,14 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		if info, err := os.Stat(paths[0]); err != nil || !info.IsDir() {
 			return 0, false
 		}
-		if inputs, err := app.Resolve(paths, app.SystemEnv()); err != nil || len(inputs) < 2 {
+		var err error
+		if inputs, err = app.Resolve(paths, app.SystemEnv()); err != nil || len(inputs) < 2 {
 			return 0, false // one session, or an error the inspector reports
 		}
 		name = paths[0]
 	case len(paths) == 0:
-		if inputs, err := app.Discover(app.SystemEnv()); err != nil || len(inputs) < 2 {
+		var err error
+		if inputs, err = app.Discover(app.SystemEnv()); err != nil || len(inputs) < 2 {
 			return 0, false
 		}
 		name = "every session found"
@@ -655,7 +658,9 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		printError(stderr, err)
 		return exitUsage, true
 	}
-	o.Sessions = ui.NewIndexSessions(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
+	sessions := ui.NewIndexSessions(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
+	sessions.Resolved = inputs
+	o.Sessions = sessions
 	err = runUI(o)
 	if ferr := ix.Flush(); ferr != nil { // what a followed list left unwritten
 		printError(stderr, ferr)

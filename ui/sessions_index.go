@@ -25,11 +25,15 @@ func NewIndexSessions(paths []string, env app.Env, opt app.Options, ix *index.In
 // scanIndex is Scan through a.Index.
 func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
 	a.mu.Lock()
-	resolved := a.resolved
+	resolved, given := a.resolved, a.Resolved
+	a.Resolved = nil
+	if given != nil {
+		a.resolved, resolved = given, given
+	}
 	a.mu.Unlock()
 	relist := a.relist.Swap(false) || a.watching.Load() == 0 || resolved == nil
 	changed := a.sinceLastScan(relist)
-	if relist {
+	if relist && given == nil {
 		var err error
 		if resolved, err = app.Resolve(a.Paths, a.Env); err != nil {
 			a.relist.Store(true)

@@ -122,6 +122,10 @@ type AppSessions struct {
 	// (watching) they are resolved again only when relist says a file
 	// or folder appeared, went or moved.
 	resolved []app.Input
+	// Resolved, when set, are the inputs of Paths already resolved by the
+	// caller: the first scan takes them instead of walking the folders
+	// again.
+	Resolved []app.Input
 	watching atomic.Int32
 	relist   atomic.Bool
 	// written are the names of the logs the watch saw written since the

@@ -352,3 +352,39 @@ func TestFollowedIndexSeesEveryWrite(t *testing.T) {
 		t.Errorf("with a session that appeared, the followed list differs from a fresh scan (-fresh +followed):\n%s", diff)
 	}
 }
+
+// TestFirstScanTakesResolvedInputs: the inputs the command line resolved
+// to decide on a list are the first scan's, not walked for again; later
+// scans resolve the paths as they are.
+func TestFirstScanTakesResolvedInputs(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"a", "b", "c"} {
+		f, err := os.Create(filepath.Join(dir, name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := corpus.WriteSession(f, 1, 2, 64); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	all, err := app.Resolve([]string{dir}, app.Env{})
+	if err != nil || len(all) != 3 {
+		t.Fatalf("%d inputs, %v", len(all), err)
+	}
+	ix, err := index.Open(index.Options{Prices: pricing.Default(), NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	src.Resolved = all[:2]
+	for i, want := range []int{2, 3} {
+		rows, warnings, err := src.Scan(context.Background(), nil)
+		if err != nil || len(warnings) > 0 {
+			t.Fatal(err, warnings)
+		}
+		if len(rows) != want {
+			t.Errorf("scan %d: %d rows, want %d", i+1, len(rows), want)
+		}
+	}
+}
