@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
@@ -24,6 +25,14 @@ type (
 		phase       string
 		done, total int64
 		next        tea.Cmd
+	}
+	// rowsMsg carries a session read for its sizes, each call priced as
+	// recorded, while the full read goes on; next waits for it.
+	rowsMsg struct {
+		src      string
+		session  *transcript.Session
+		recorded *replay.Run // under a policy that changes nothing; nil unpriced
+		next     tea.Cmd
 	}
 	// loadedMsg carries a session read in full.
 	loadedMsg struct {
@@ -75,8 +84,12 @@ func (o Options) pipeline() app.Options {
 }
 
 // loadCmd reads the source in the background and reports progress every
-// 100 ms until the session is in.
-func loadCmd(src Source, opt transcript.Options) tea.Cmd {
+// 100 ms until the session is in. A large file is read twice at once: for
+// its sizes alone, which goes several times faster and brings every call
+// with its recorded cost to the screen (rowsMsg), and in full, with the
+// texts the replay needs (loadedMsg), which takes its place.
+func loadCmd(o Options) tea.Cmd {
+	src, opt := o.Source, o.Read
 	in := app.Source{Name: src.Name, Path: src.Path}
 	switch {
 	case src.Data != nil:
@@ -86,19 +99,89 @@ func loadCmd(src Source, opt transcript.Options) tea.Cmd {
 	}
 	var done, total atomic.Int64
 	out := make(chan loadedMsg, 1)
-	go func() {
-		if src.Path != "" {
-			if info, err := os.Stat(src.Path); err == nil {
-				paceGC(info.Size())
-			}
+	var size int64
+	if src.Path != "" && in.Reader == nil {
+		if info, err := os.Stat(src.Path); err == nil {
+			size = info.Size()
+			paceGC(size)
 		}
+	}
+	go func() {
 		s, err := app.Options{Read: opt}.Load(in, func(d, t int64) {
 			done.Store(d)
 			total.Store(t)
 		})
 		out <- loadedMsg{src: src.Path, session: s, err: err}
 	}()
-	return awaitWithProgress(out, "reading", func() (int64, int64) { return done.Load(), total.Load() })
+	full := func() (int64, int64) { return done.Load(), total.Load() }
+	if in.Reader != nil || opt.SizesOnly || size < rowsFirstBytes {
+		return awaitWithProgress(out, "reading", full)
+	}
+	var rowsDone, rowsTotal atomic.Int64
+	rows := make(chan rowsMsg, 1)
+	go func() {
+		msg, err := readRows(o, func(d, t int64) {
+			rowsDone.Store(d)
+			rowsTotal.Store(t)
+		})
+		if err != nil {
+			close(rows) // the full read says what is wrong
+			return
+		}
+		rows <- msg
+	}()
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		select {
+		case msg := <-out:
+			return msg // before the rows: they are not needed
+		case msg, ok := <-rows:
+			if !ok {
+				return awaitWithProgress(out, "reading", full)()
+			}
+			msg.next = awaitWithProgress(out, "reading texts", full)
+			return msg
+		case <-time.After(100 * time.Millisecond):
+			return progressMsg{phase: "reading", done: rowsDone.Load(), total: rowsTotal.Load(), next: wait}
+		}
+	}
+	return wait
+}
+
+// readRows reads o's source file for its sizes alone and prices its
+// calls as recorded.
+func readRows(o Options, progress func(done, total int64)) (rowsMsg, error) {
+	read := o.Read
+	read.SizesOnly = true
+	s, err := app.Options{Read: read}.Load(app.Source{Name: o.Source.Name, Path: o.Source.Path}, progress)
+	if err != nil {
+		return rowsMsg{}, err
+	}
+	return rowsMsg{src: o.Source.Path, session: s, recorded: recordedRun(s, o.Prices, o.Policy)}, nil
+}
+
+// rowsFirstBytes is the smallest file whose calls are shown from a read
+// of its sizes before its texts are in: below it the full read takes
+// about as long as a frame. Tests lower it.
+var rowsFirstBytes int64 = 32 << 20
+
+// recordedRun prices every call of a session read for its sizes as
+// recorded, as the replay prices it, by replaying it under pol made to
+// change nothing; nil when it cannot.
+func recordedRun(s *transcript.Session, prices *pricing.Table, pol policy.Policy) *replay.Run {
+	if prices == nil {
+		return nil
+	}
+	p, err := replay.Prepare(context.Background(), s, nil, prices, nil)
+	if err != nil {
+		return nil
+	}
+	pol.Ceiling, pol.PerTool, pol.Dedupe.Enabled = 0, nil, false
+	rp, err := p.Replay(pol, replay.Options{NoHazards: true})
+	if err != nil {
+		return nil
+	}
+	return rp
 }
 
 // awaitWithProgress waits for the one message a background job sends on

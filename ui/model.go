@@ -192,6 +192,10 @@ type Model struct {
 	// spills are the spill files the replay shown planned: written one by
 	// one as results are opened, all when the policy is written.
 	spills *spill.Planned
+
+	// recorded prices the session shown as recorded while it was read for
+	// its sizes alone and its texts are still being read; nil after.
+	recorded *replay.Run
 }
 
 // New returns the inspector for opt.
@@ -234,7 +238,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.opt.Follow && m.opt.Source.Path != "" {
 		return tea.Batch(append(cmds, m.startFollow())...)
 	}
-	return tea.Batch(append(cmds, loadCmd(m.opt.Source, m.opt.Read))...)
+	return tea.Batch(append(cmds, loadCmd(m.opt))...)
 }
 
 // Update routes every message, then brings what View reads up to date:
@@ -302,11 +306,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return m.rescan()
+	case rowsMsg:
+		if m.fleet != nil && (!m.inSession || msg.src != m.opt.Source.Path) {
+			return nil // a session left before it was read
+		}
+		return m.setRows(msg)
 	case loadedMsg:
 		if m.fleet != nil && (!m.inSession || msg.src != m.opt.Source.Path) {
 			return nil // a session left before it was read
 		}
 		m.loading = false
+		m.recorded, m.table.recorded = nil, nil
 		if msg.err != nil {
 			m.err = msg.err
 			return nil
@@ -412,6 +422,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	return nil
+}
+
+// setRows shows a session read for its sizes, its calls priced as
+// recorded, while its texts are read: nothing is counted or replayed
+// until they are in.
+func (m *Model) setRows(msg rowsMsg) tea.Cmd {
+	m.session, m.recorded = msg.session, msg.recorded
+	m.table.recorded = msg.recorded
+	m.table.setSession(msg.session, nil)
+	m.detail.reset()
+	m.progress = progressMsg{phase: "reading texts"}
+	return msg.next
 }
 
 // setSession takes a newly read session and starts counting it.
@@ -878,6 +900,9 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			m.query = value
+			if m.recorded != nil {
+				return m.flash("the results' texts are still being read: search again when they are in")
+			}
 			return searchCmd(m.session, value)
 		case ceilingInput:
 			if value == "" {
