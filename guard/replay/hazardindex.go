@@ -140,7 +140,7 @@ func buildHazardIndex(p *Prepared) *hazardIndex {
 					return
 				}
 				var found []keyOcc
-				ts.distinctive(p.items[i].r.Text, func(key string, from, to int) {
+				ts.distinctive(p.Text(p.items[i].r), func(key string, from, to int) {
 					if k, ok := ix.byKey[key]; ok {
 						found = append(found, keyOcc{k, int32(from), int32(to)})
 					}

@@ -298,7 +298,7 @@ func (rp *Run) Seen(r *Result) []harness.Range {
 	case Suppressed:
 		return []harness.Range{}
 	}
-	return harness.SeenRanges(rp.Policy.Style, r.Source.Text, r.Text)
+	return harness.SeenRanges(rp.Policy.Style, rp.Prepared.Text(r.Source), r.Text)
 }
 
 // shape applies the ceiling.
@@ -315,13 +315,13 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == policy.NonTextSkip:
 		r.Reason = "has non-text blocks"
 		return
-	case pol.Style == harness.ClaudeCode && harness.ClaudeShaped(it.r.Text):
+	case pol.Style == harness.ClaudeCode && rp.Prepared.claudeShaped(it):
 		r.Reason = "Claude Code shaped it already (its own cut or persisted output)"
 		return
 	}
 	size := r.Size
 	if pol.IsExec(it.r.Tool) {
-		status, output := harness.CodexExecSplit(it.r.Text)
+		status, output := harness.CodexExecSplit(rp.Prepared.Text(it.r))
 		if strings.HasPrefix(output, harness.CodexExecWarning) {
 			r.Reason = "Codex cut it already (its truncation header)"
 			return
@@ -419,11 +419,12 @@ type spillWrite struct {
 // subject is it as the styles render it.
 func (rp *Run) subject(it *item) harness.Subject {
 	c := it.cache()
+	text := rp.Prepared.Text(it.r)
 	digest := ""
 	if rp.Policy.Style == harness.AgentScope {
-		digest = c.textDigest(it.r.Text)
+		digest = c.textDigest(text)
 	}
-	return harness.Subject{Text: it.r.Text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
+	return harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
 		Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, JSONLen: it.size[unitIndex(policy.JSONBytes)],
 		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: &c.requoted,
 		Digest: digest, Repeat: it.repeat}
@@ -660,11 +661,12 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		d.seen[key] = &seenKey{count: 1, shown: i, path: pathOf(key, dd.Key)}
 		return false
 	}
-	earlier := items[k.shown].r.Text
+	earlier := &items[k.shown]
 	if k.written {
-		earlier = it.r.Text // unchanged since the model's own write, as far as the log tells
+		earlier = it // unchanged since the model's own write, as far as the log tells
 	}
-	if dd.SameContent && earlier != it.r.Text {
+	same := sameText(earlier, it)
+	if dd.SameContent && !same {
 		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
 		return false
 	}
@@ -673,7 +675,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		k.shown = i
 		return false
 	}
-	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, earlier != it.r.Text
+	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, !same
 	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
 	if d.pol.Style == harness.ClaudeCode {
 		r.Text = dd.Stub
@@ -684,6 +686,15 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		r.Text = harness.HarnessRSRepeat(it.r.Tool)
 	}
 	return true
+}
+
+// sameText says whether two results' texts are the same: by the hashes
+// taken as they were counted where the texts are read on demand.
+func sameText(a, b *item) bool {
+	if a.r.DroppedBytes > 0 || b.r.DroppedBytes > 0 {
+		return a.sum == b.sum
+	}
+	return a.r.Text == b.r.Text
 }
 
 // clear forgets what a successful non-read-only call may have changed.
