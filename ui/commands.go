@@ -34,11 +34,20 @@ type (
 		recorded *replay.Run // under a policy that changes nothing; nil unpriced
 		next     tea.Cmd
 	}
-	// loadedMsg carries a session read in full.
+	// loadedMsg carries a session read in full, or read without its
+	// results' texts, which texts then reads again when needed.
 	loadedMsg struct {
 		src     string // the path read, "" for a reader
 		session *transcript.Session
+		texts   *app.FileTexts
 		err     error
+	}
+	// textReadMsg carries a result's text read again for the detail pane.
+	textReadMsg struct {
+		prep   *replay.Prepared
+		result *transcript.ToolResult
+		text   string
+		err    error
 	}
 	// preparedMsg carries the session measured and counted.
 	preparedMsg struct {
@@ -107,10 +116,16 @@ func loadCmd(o Options) tea.Cmd {
 		}
 	}
 	go func() {
-		s, err := app.Options{Read: opt}.Load(in, func(d, t int64) {
+		progress := func(d, t int64) {
 			done.Store(d)
 			total.Store(t)
-		})
+		}
+		if in.Reader == nil && size >= textsOnDemandBytes {
+			s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
+			out <- loadedMsg{src: src.Path, session: s, texts: texts, err: err}
+			return
+		}
+		s, err := app.Options{Read: opt}.Load(in, progress)
 		out <- loadedMsg{src: src.Path, session: s, err: err}
 	}()
 	full := func() (int64, int64) { return done.Load(), total.Load() }
@@ -160,6 +175,20 @@ func readRows(o Options, progress func(done, total int64)) (rowsMsg, error) {
 	return rowsMsg{src: o.Source.Path, session: s, recorded: recordedRun(s, o.Prices, o.Policy)}, nil
 }
 
+// textsOnDemandBytes is the smallest file whose results' texts are not
+// held but read again from it when needed: above it a session's texts
+// would take most of the memory the file's size is. Below it re-tuning
+// keeps every text at hand. Tests lower it.
+var textsOnDemandBytes int64 = 256 << 20
+
+// readTextCmd reads r's text again from the session file.
+func readTextCmd(p *replay.Prepared, r *transcript.ToolResult) tea.Cmd {
+	return func() tea.Msg {
+		text := p.Text(r)
+		return textReadMsg{prep: p, result: r, text: text, err: p.TextErr()}
+	}
+}
+
 // rowsFirstBytes is the smallest file whose calls are shown from a read
 // of its sizes before its texts are in: below it the full read takes
 // about as long as a frame. Tests lower it.
@@ -200,15 +229,16 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 	return wait
 }
 
-// prepareCmd counts the session's results, reporting progress.
-func prepareCmd(seq int, s *transcript.Session, opt Options) tea.Cmd {
+// prepareCmd counts the session's results, reporting progress; texts,
+// when not nil, reads those the session was read without.
+func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan preparedMsg, 1)
 	go func() {
-		p, err := opt.pipeline().Prepare(context.Background(), s, func(d, t int) {
+		p, err := opt.pipeline().PrepareTexts(context.Background(), s, func(d, t int) {
 			done.Store(int64(d))
 			total.Store(int64(t))
-		})
+		}, texts)
 		if err == nil {
 			p.CostParts() // split here, so that no Update waits for it
 		}
@@ -304,8 +334,12 @@ func expireNotice(id int) tea.Cmd {
 
 // searchCmd finds the calls whose text, tool names, inputs or results
 // contain query, ignoring case.
-func searchCmd(s *transcript.Session, query string) tea.Cmd {
+func searchCmd(s *transcript.Session, p *replay.Prepared, query string) tea.Cmd {
 	return func() tea.Msg {
+		text := func(r *transcript.ToolResult) string { return r.Text }
+		if p != nil {
+			text = p.Text
+		}
 		q := strings.ToLower(query)
 		var calls []int
 		has := func(text string) bool { return strings.Contains(strings.ToLower(text), q) }
@@ -315,8 +349,9 @@ func searchCmd(s *transcript.Session, query string) tea.Cmd {
 			for _, tc := range c.ToolCalls {
 				found = found || has(tc.Name) || has(string(tc.Input))
 			}
-			for _, r := range c.Results {
-				found = found || has(r.Tool) || has(r.Text)
+			for j := range c.Results {
+				r := &c.Results[j]
+				found = found || has(r.Tool) || has(text(r))
 			}
 			if found {
 				calls = append(calls, i)

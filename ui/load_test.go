@@ -109,3 +109,42 @@ func TestRowsFirstLoad(t *testing.T) {
 		t.Errorf("screen read once (-) and twice (+):\n%s", d)
 	}
 }
+
+// TestTextsOnDemandScreen: a session whose results' texts are read again
+// from its file when needed draws as the one read in full, call by call,
+// the detail pane showing each result's text once read.
+func TestTextsOnDemandScreen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(onDemand int64) *Model {
+		defer func(v int64) { textsOnDemandBytes = v }(textsOnDemandBytes)
+		textsOnDemandBytes = onDemand
+		m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+			Counter: counter, Theme: "dark"})
+		send(t, m, tea.WindowSizeMsg{Width: 160, Height: 60})
+		drive(t, m, m.Init())
+		return m
+	}
+	held, asked := open(1<<40), open(0)
+	if held.texts != nil || asked.texts == nil || !asked.prep.TextsOnDemand() {
+		t.Fatalf("texts read on demand: held %v, asked %v", held.texts != nil, asked.texts != nil)
+	}
+	results := 0
+	for call := range held.session.Calls {
+		if d := cmp.Diff(screen(held), screen(asked)); d != "" {
+			t.Fatalf("call %d: screen (-held +on demand):\n%s", call, d)
+		}
+		results += len(held.session.Calls[call].Results)
+		press(t, held, "down")
+		press(t, asked, "down")
+	}
+	if results == 0 || asked.err != nil {
+		t.Fatalf("%d results shown; error %v", results, asked.err)
+	}
+}

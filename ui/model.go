@@ -196,6 +196,54 @@ type Model struct {
 	// recorded prices the session shown as recorded while it was read for
 	// its sizes alone and its texts are still being read; nil after.
 	recorded *replay.Run
+	// texts reads the results' texts of a session read without them
+	// again from its file; nil when the session holds them. textAsked is
+	// the result whose text the detail pane was last sent for.
+	texts     *app.FileTexts
+	textAsked *transcript.ToolResult
+}
+
+// closeTexts lets the session file texts were read from go.
+func (m *Model) closeTexts() {
+	if m.texts != nil {
+		m.texts.Close()
+		m.texts, m.textAsked = nil, nil
+	}
+}
+
+// textSource is m.texts as the replay takes it: nil when there is none.
+func (m *Model) textSource() replay.TextSource {
+	if m.texts == nil {
+		return nil
+	}
+	return m.texts
+}
+
+// readShownText reads, in a command, the text the detail pane shows and
+// the session was read without.
+func (m *Model) readShownText() tea.Cmd {
+	want := m.detail.want
+	if want == nil || want == m.textAsked || m.prep == nil {
+		return nil
+	}
+	m.textAsked = want
+	return readTextCmd(m.prep, want)
+}
+
+// textRead takes a text read again for the detail pane; one that could
+// not be read says the file changed.
+func (m *Model) textRead(msg textReadMsg) tea.Cmd {
+	if msg.prep != m.prep {
+		return nil
+	}
+	if m.textAsked == msg.result {
+		m.textAsked = nil
+	}
+	if msg.err != nil {
+		m.err = msg.err
+	}
+	m.detail.hold(msg.result, msg.text)
+	return nil
 }
 
 // New returns the inspector for opt.
@@ -255,6 +303,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.clampOverlay()
 	if lookup := m.lookUpShownAgentFile(); lookup != nil {
 		cmd = tea.Batch(cmd, lookup)
+	}
+	if read := m.readShownText(); read != nil {
+		cmd = tea.Batch(cmd, read)
 	}
 	return m, cmd
 }
@@ -321,7 +372,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.err = msg.err
 			return nil
 		}
+		m.closeTexts()
+		m.texts = msg.texts
 		return m.setSession(msg.session)
+	case textReadMsg:
+		return m.textRead(msg)
 	case followStartedMsg:
 		if msg.id != m.followID {
 			return nil // a follower stopped before it started
@@ -359,6 +414,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.flash("replay: " + msg.err.Error())
 		}
 		m.spills = msg.spills
+		if err := msg.replay.Prepared.TextErr(); err != nil {
+			m.err = fmt.Errorf("%w: the figures count what could not be read as empty; open the session again", err)
+		}
 		m.setReplay(msg.replay)
 		m.chart.addReplay(msg.replay)
 		return m.sweepWhenIdle()
@@ -454,7 +512,7 @@ func (m *Model) requestPrepare() tea.Cmd {
 	}
 	m.preparing, m.stale = true, false
 	m.prepSeq++
-	return prepareCmd(m.prepSeq, m.session, m.opt)
+	return prepareCmd(m.prepSeq, m.session, m.textSource(), m.opt)
 }
 
 func (m *Model) prepared(msg preparedMsg) tea.Cmd {
@@ -903,7 +961,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			if m.recorded != nil {
 				return m.flash("the results' texts are still being read: search again when they are in")
 			}
-			return searchCmd(m.session, value)
+			return searchCmd(m.session, m.prep, value)
 		case ceilingInput:
 			if value == "" {
 				return nil // enter alone keeps the ceiling
@@ -1114,6 +1172,9 @@ func (m *Model) nextMatch(dir int) {
 // yet, it is looked up first, in a command, and the answer kept.
 func (m *Model) openResult() tea.Cmd {
 	src, agentFile, ok := m.detail.source(m.replay, m.currentCall())
+	if !ok && m.detail.want != nil {
+		return m.flash("its text is still being read from the session file: open it again in a moment")
+	}
 	if !ok {
 		return m.flash("this call has no tool result to open")
 	}

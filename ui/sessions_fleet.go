@@ -468,6 +468,7 @@ func (m *Model) backToList() tea.Cmd {
 // resetSession forgets the open session and all that hangs on it.
 func (m *Model) resetSession() {
 	m.session, m.prep, m.replay, m.recorded = nil, nil, nil, nil
+	m.closeTexts()
 	m.seq++ // its replays still under way are dropped
 	m.replayed = m.seq
 	m.chart = chart{}

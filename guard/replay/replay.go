@@ -154,6 +154,13 @@ type SpillStore interface {
 	Write(f SpillFile) (string, error)
 }
 
+// LaterStore is a SpillStore that can take a file whose content is made
+// when it is written (spill.Planned): where the texts are read on demand,
+// a replay plans its spill files so, and holds none of their texts.
+type LaterStore interface {
+	WriteLater(f SpillFile, content func() string) (string, error)
+}
+
 // SpillFile is a file a spill writes: Locator is how the replacement names
 // it, exactly as the emulated harness would; File is where it is stored,
 // relative to the store.
@@ -367,7 +374,16 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		rp.sharedSpill(f, r)
 		return
 	}
-	where, err := opt.Store.Write(f)
+	var where string
+	var err error
+	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {
+		where, err = later.WriteLater(f, func() string {
+			_, _, f, _ := rp.spill(rp.subject(it), ceiling)
+			return f.Content
+		})
+	} else {
+		where, err = opt.Store.Write(f)
+	}
 	if err == nil {
 		r.SpillPath = where
 		rp.sharedSpill(f, r)

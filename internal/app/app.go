@@ -148,6 +148,23 @@ func (o Options) Prepare(ctx context.Context, s *transcript.Session, progress re
 	return replay.Prepare(ctx, s, counter, o.Prices, progress)
 }
 
+// PrepareTexts is Prepare for a session read without its results' texts
+// (LoadTexts), which texts reads again when needed; texts nil is Prepare.
+func (o Options) PrepareTexts(ctx context.Context, s *transcript.Session, progress replay.Progress, texts replay.TextSource) (*replay.Prepared, error) {
+	if texts == nil {
+		return o.Prepare(ctx, s, progress)
+	}
+	var counter replay.TokenCounter
+	if o.Counter != nil {
+		c, err := o.Counter()
+		if err != nil {
+			return nil, err
+		}
+		counter = c
+	}
+	return replay.PrepareTexts(ctx, s, counter, o.Prices, progress, texts)
+}
+
 // Replay replays p under policy, writing spill files under o.SpillRoot.
 func (o Options) Replay(p *replay.Prepared, policy policy.Policy) (*replay.Run, error) {
 	var store replay.SpillStore

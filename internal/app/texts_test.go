@@ -2,13 +2,19 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/transcript"
@@ -122,4 +128,67 @@ func clip(s string) string {
 		return s[:80] + "…"
 	}
 	return s
+}
+
+// TestPlannedSpillsOnDemand: the spill files a replay plans for a session
+// whose texts are read again when needed are written as those of the
+// session read in full, under every preset that spills.
+func TestPlannedSpillsOnDemand(t *testing.T) {
+	var buf bytes.Buffer
+	if err := corpus.WriteMixed(&buf, 5, 300); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "mixed.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	full, err := Options{}.Load(Source{Name: path, Path: path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dropped, texts, err := Options{}.LoadTexts(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer texts.Close()
+	spilled := 0
+	for _, pol := range policy.Presets() {
+		if pol.Action != policy.Spill {
+			continue
+		}
+		pol.SetCeiling(4096)
+		written := func(s *transcript.Session, src replay.TextSource) map[string]string {
+			root := t.TempDir()
+			o := Options{Prices: pricing.Default(), Counter: Tokenizer(tokens.O200kBase), SpillRoot: root}
+			p, err := o.PrepareTexts(context.Background(), s, nil, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, planned, err := o.ReplayPlanned(p, pol)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := planned.WriteAll(); err != nil {
+				t.Fatal(err)
+			}
+			files := map[string]string{}
+			filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					b, _ := os.ReadFile(p)
+					rel, _ := filepath.Rel(root, p)
+					files[rel] = string(b)
+				}
+				return nil
+			})
+			return files
+		}
+		want, got := written(full, nil), written(dropped, texts)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: spill files (-full read +texts on demand):\n%s", pol.Name, d)
+		}
+		spilled += len(want)
+	}
+	if spilled == 0 {
+		t.Fatal("no preset spilled a result")
+	}
 }
