@@ -93,10 +93,12 @@ func (o Options) pipeline() app.Options {
 }
 
 // loadCmd reads the source in the background and reports progress every
-// 100 ms until the session is in. A large file is read twice at once: for
+// 100 ms until the session is in. A large file is read twice: first for
 // its sizes alone, which goes several times faster and brings every call
-// with its recorded cost to the screen (rowsMsg), and in full, with the
-// texts the replay needs (loadedMsg), which takes its place.
+// with its recorded cost to the screen (rowsMsg), then with the texts the
+// replay needs (loadedMsg), which takes its place. Above
+// textsOnDemandBytes that second read keeps no result's text: each is
+// read again from the file when needed (app.FileTexts).
 func loadCmd(o Options) tea.Cmd {
 	src, opt := o.Source, o.Read
 	in := app.Source{Name: src.Name, Path: src.Path}
@@ -112,10 +114,18 @@ func loadCmd(o Options) tea.Cmd {
 	if src.Path != "" && in.Reader == nil {
 		if info, err := os.Stat(src.Path); err == nil {
 			size = info.Size()
-			paceGC(size)
+			if size >= textsOnDemandBytes {
+				limitMemory(size)
+			} else {
+				paceGC(size)
+			}
 		}
 	}
+	rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
+	// After the rows, when they come first: they must have the processor.
+	start := make(chan struct{})
 	go func() {
+		<-start
 		progress := func(d, t int64) {
 			done.Store(d)
 			total.Store(t)
@@ -129,12 +139,14 @@ func loadCmd(o Options) tea.Cmd {
 		out <- loadedMsg{src: src.Path, session: s, err: err}
 	}()
 	full := func() (int64, int64) { return done.Load(), total.Load() }
-	if in.Reader != nil || opt.SizesOnly || size < rowsFirstBytes {
+	if !rowsFirst {
+		close(start)
 		return awaitWithProgress(out, "reading", full)
 	}
 	var rowsDone, rowsTotal atomic.Int64
 	rows := make(chan rowsMsg, 1)
 	go func() {
+		defer close(start)
 		msg, err := readRows(o, func(d, t int64) {
 			rowsDone.Store(d)
 			rowsTotal.Store(t)
@@ -148,8 +160,6 @@ func loadCmd(o Options) tea.Cmd {
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		select {
-		case msg := <-out:
-			return msg // before the rows: they are not needed
 		case msg, ok := <-rows:
 			if !ok {
 				return awaitWithProgress(out, "reading", full)()
