@@ -440,9 +440,13 @@ func (rp *Run) subject(it *item) harness.Subject {
 	if rp.Policy.Style == harness.AgentScope {
 		digest = c.textDigest(text)
 	}
+	requoted := &c.requoted
+	if rp.Prepared.texts != nil {
+		requoted = nil // its quoting would hold what the text is read again not to hold
+	}
 	return harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
 		Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, JSONLen: it.size[unitIndex(policy.JSONBytes)],
-		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: &c.requoted,
+		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: requoted,
 		Digest: digest, Repeat: it.repeat}
 }
 

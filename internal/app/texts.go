@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spillway-dev/spillway/transcript"
@@ -89,7 +90,12 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 		return "", fmt.Errorf("%s: result at line %d: no such line was read", t.path, r.Line)
 	}
 	from, to := t.starts[r.Line-1], t.starts[r.Line]
-	line := make([]byte, to-from)
+	bp := lineBufs.Get().(*[]byte)
+	defer lineBufs.Put(bp)
+	if int64(cap(*bp)) < to-from {
+		*bp = make([]byte, to-from)
+	}
+	line := (*bp)[:to-from]
 	if n, err := t.f.ReadAt(line, from); n < len(line) {
 		return "", t.changed(r, fmt.Sprintf("reading line %d: %v", r.Line, err))
 	}
@@ -109,6 +115,10 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 	}
 	return "", t.changed(r, fmt.Sprintf("line %d holds no result %q of %d bytes", r.Line, r.CallID, r.DroppedBytes))
 }
+
+// lineBufs hold the lines read again: the texts decoded from them are
+// copies, so a line's bytes are not needed past its decoding.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // changed wraps what went wrong reading a text again as ErrFileChanged,
 // saying how the file differs where that shows.
