@@ -39,8 +39,21 @@ func limitMemory(size int64) {
 	if size <= 0 {
 		return
 	}
-	if prev := debug.SetMemoryLimit(-1); prev != math.MaxInt64 {
+	if prev := debug.SetMemoryLimit(-1); prev != math.MaxInt64 && prev != memoryLimited {
 		return
 	}
-	debug.SetMemoryLimit(size - size/8)
+	memoryLimited = size - size/8
+	debug.SetMemoryLimit(memoryLimited)
+}
+
+// memoryLimited is the limit limitMemory set, 0 when none is in force.
+var memoryLimited int64
+
+// unlimitMemory lifts the limit limitMemory set, once the session it was
+// set for is closed.
+func unlimitMemory() {
+	if memoryLimited != 0 && debug.SetMemoryLimit(-1) == memoryLimited {
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
+	memoryLimited = 0
 }

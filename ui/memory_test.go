@@ -49,5 +49,9 @@ func TestLimitMemory(t *testing.T) {
 		if got := debug.SetMemoryLimit(-1); got != c.want {
 			t.Errorf("limit %d, size %d: %d, want %d", c.before, c.size, got, c.want)
 		}
+		unlimitMemory() // the session closed: the limit found stands again
+		if got := debug.SetMemoryLimit(-1); got != c.before {
+			t.Errorf("limit %d, size %d, closed: %d, want %d", c.before, c.size, got, c.before)
+		}
 	}
 }

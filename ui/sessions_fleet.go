@@ -469,6 +469,7 @@ func (m *Model) backToList() tea.Cmd {
 func (m *Model) resetSession() {
 	m.session, m.prep, m.replay, m.recorded = nil, nil, nil, nil
 	m.closeTexts()
+	unlimitMemory()
 	m.seq++ // its replays still under way are dropped
 	m.replayed = m.seq
 	m.chart = chart{}
