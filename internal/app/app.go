@@ -127,6 +127,10 @@ type progressReader struct {
 	report func(done, total int64)
 }
 
+// Size is the input's size where known (0 for a stream), for the reader
+// to size its tables once.
+func (p *progressReader) Size() int64 { return p.total }
+
 func (p *progressReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	p.done += int64(n)

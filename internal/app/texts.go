@@ -56,7 +56,7 @@ func (o Options) LoadTexts(path string, progress func(done, total int64)) (*tran
 		f.Close()
 		return nil, nil, fmt.Errorf("%s is a directory", path)
 	}
-	ix := &lineStarts{r: f, starts: []int64{0}}
+	ix := &lineStarts{r: f, starts: []int64{0}, size: st.Size()}
 	var r io.Reader = ix
 	if progress != nil {
 		r = &progressReader{r: r, total: st.Size(), report: progress}
@@ -139,7 +139,11 @@ type lineStarts struct {
 	r      io.Reader
 	off    int64
 	starts []int64
+	size   int64
 }
+
+// Size is the file's size, for the reader to size its tables once.
+func (l *lineStarts) Size() int64 { return l.size }
 
 func (l *lineStarts) Read(b []byte) (int, error) {
 	n, err := l.r.Read(b)
