@@ -351,10 +351,19 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	total := len(p.items)
+	// Where the texts are read on demand, the hazard index takes what it
+	// needs of each as it is counted, rather than reading them all again.
+	var hz *hazardIndex
+	var hzScan tokenScanner
 	if p.texts != nil {
+		hz, hzScan = newHazardIndex(p)
 		defer func() {
 			for k := range p.sized {
 				p.sized[k].Do(func() {}) // measured as counted
+			}
+			if ctx.Err() == nil {
+				hz.finish()
+				p.hazardOnce.Do(func() { p.hazards = hz })
 			}
 		}()
 	}
@@ -362,6 +371,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ts := hzScan // each its own scratch
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= total {
@@ -374,6 +384,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 					it.size = unitSizes(text)
 					it.claudeShaped = harness.ClaudeShaped(text)
 					it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
+					hz.items[i] = hz.scan(&ts, text)
 				}
 				it.tokens = int64(p.Counter.Count(text))
 				it.size[unitIndex(policy.Tokens)] = it.tokens
