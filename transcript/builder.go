@@ -38,6 +38,8 @@ type builder struct {
 	raw []byte
 	// lines is how many lines the input is expected to have.
 	lines int
+	// dropResults: Options.DropResultTexts.
+	dropResults bool
 }
 
 type toolRef struct {
@@ -240,7 +242,7 @@ func (b *builder) answer(id string) (ref toolRef, ok bool) {
 // addResult links a result to its tool call and files it after the latest call.
 func (b *builder) addResult(r ToolResult) {
 	r.Text = b.valid(r.Line, r.Text)
-	if b.sizesOnly {
+	if b.sizesOnly || b.dropResults {
 		r.DroppedBytes += len(r.Text)
 		r.Text = ""
 	}

@@ -25,6 +25,10 @@ type Options struct {
 	// skipped with a warning, streamed past and never held, so that no
 	// input, however long its lines, takes unbounded memory.
 	MaxLineBytes int
+	// DropResultTexts drops the tool results' texts once measured, as
+	// SizesOnly does, and keeps every other text: for a caller that reads
+	// the results' texts again from the file when it needs them.
+	DropResultTexts bool
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.
 	size int64
@@ -126,6 +130,8 @@ type Decoder struct {
 	maxLine   int   // Options.MaxLineBytes, as lines applies it
 	long      int   // lines skipped as longer than maxLine
 	records   int   // lines read as records of the format
+	// dropResults: Options.DropResultTexts.
+	dropResults bool
 }
 
 // heldLine is a line read before the format was known; size is set, and
@@ -155,7 +161,7 @@ type fastParser interface {
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
 	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
-		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective()}
+		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}
@@ -173,6 +179,7 @@ func (d *Decoder) start(f Format) {
 	d.format = f
 	d.b = newBuilder(d.name, f, expectedLines(d.size))
 	d.b.sizesOnly = d.sizesOnly
+	d.b.dropResults = d.dropResults
 	switch f {
 	case FormatClaude:
 		p := newClaudeParser(d.b)

@@ -41,7 +41,7 @@ func BenchmarkFirstFrame(b *testing.B) {
 	for b.Loop() {
 		m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		cmd := loadCmd(m.opt.Source, m.opt.Read)
+		cmd := loadCmd(m.opt)
 		for {
 			msg := cmd()
 			if p, ok := msg.(progressMsg); ok {

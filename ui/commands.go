@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
@@ -25,11 +26,28 @@ type (
 		done, total int64
 		next        tea.Cmd
 	}
-	// loadedMsg carries a session read in full.
+	// rowsMsg carries a session read for its sizes, each call priced as
+	// recorded, while the full read goes on; next waits for it.
+	rowsMsg struct {
+		src      string
+		session  *transcript.Session
+		recorded *replay.Run // under a policy that changes nothing; nil unpriced
+		next     tea.Cmd
+	}
+	// loadedMsg carries a session read in full, or read without its
+	// results' texts, which texts then reads again when needed.
 	loadedMsg struct {
 		src     string // the path read, "" for a reader
 		session *transcript.Session
+		texts   *app.FileTexts
 		err     error
+	}
+	// textReadMsg carries a result's text read again for the detail pane.
+	textReadMsg struct {
+		prep   *replay.Prepared
+		result *transcript.ToolResult
+		text   string
+		err    error
 	}
 	// preparedMsg carries the session measured and counted.
 	preparedMsg struct {
@@ -75,8 +93,14 @@ func (o Options) pipeline() app.Options {
 }
 
 // loadCmd reads the source in the background and reports progress every
-// 100 ms until the session is in.
-func loadCmd(src Source, opt transcript.Options) tea.Cmd {
+// 100 ms until the session is in. A large file is read twice: first for
+// its sizes alone, which goes several times faster and brings every call
+// with its recorded cost to the screen (rowsMsg), then with the texts the
+// replay needs (loadedMsg), which takes its place. Above
+// textsOnDemandBytes that second read keeps no result's text: each is
+// read again from the file when needed (app.FileTexts).
+func loadCmd(o Options) tea.Cmd {
+	src, opt := o.Source, o.Read
 	in := app.Source{Name: src.Name, Path: src.Path}
 	switch {
 	case src.Data != nil:
@@ -86,19 +110,117 @@ func loadCmd(src Source, opt transcript.Options) tea.Cmd {
 	}
 	var done, total atomic.Int64
 	out := make(chan loadedMsg, 1)
-	go func() {
-		if src.Path != "" {
-			if info, err := os.Stat(src.Path); err == nil {
-				paceGC(info.Size())
+	var size int64
+	if src.Path != "" && in.Reader == nil {
+		if info, err := os.Stat(src.Path); err == nil {
+			size = info.Size()
+			if size >= textsOnDemandBytes {
+				limitMemory(size)
+			} else {
+				paceGC(size)
 			}
 		}
-		s, err := app.Options{Read: opt}.Load(in, func(d, t int64) {
+	}
+	rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
+	// After the rows, when they come first: they must have the processor.
+	start := make(chan struct{})
+	go func() {
+		<-start
+		progress := func(d, t int64) {
 			done.Store(d)
 			total.Store(t)
-		})
+		}
+		if in.Reader == nil && size >= textsOnDemandBytes {
+			s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
+			out <- loadedMsg{src: src.Path, session: s, texts: texts, err: err}
+			return
+		}
+		s, err := app.Options{Read: opt}.Load(in, progress)
 		out <- loadedMsg{src: src.Path, session: s, err: err}
 	}()
-	return awaitWithProgress(out, "reading", func() (int64, int64) { return done.Load(), total.Load() })
+	full := func() (int64, int64) { return done.Load(), total.Load() }
+	if !rowsFirst {
+		close(start)
+		return awaitWithProgress(out, "reading", full)
+	}
+	var rowsDone, rowsTotal atomic.Int64
+	rows := make(chan rowsMsg, 1)
+	go func() {
+		defer close(start)
+		msg, err := readRows(o, func(d, t int64) {
+			rowsDone.Store(d)
+			rowsTotal.Store(t)
+		})
+		if err != nil {
+			close(rows) // the full read says what is wrong
+			return
+		}
+		rows <- msg
+	}()
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		select {
+		case msg, ok := <-rows:
+			if !ok {
+				return awaitWithProgress(out, "reading", full)()
+			}
+			msg.next = awaitWithProgress(out, "reading texts", full)
+			return msg
+		case <-time.After(100 * time.Millisecond):
+			return progressMsg{phase: "reading", done: rowsDone.Load(), total: rowsTotal.Load(), next: wait}
+		}
+	}
+	return wait
+}
+
+// readRows reads o's source file for its sizes alone and prices its
+// calls as recorded.
+func readRows(o Options, progress func(done, total int64)) (rowsMsg, error) {
+	read := o.Read
+	read.SizesOnly = true
+	s, err := app.Options{Read: read}.Load(app.Source{Name: o.Source.Name, Path: o.Source.Path}, progress)
+	if err != nil {
+		return rowsMsg{}, err
+	}
+	return rowsMsg{src: o.Source.Path, session: s, recorded: recordedRun(s, o.Prices, o.Policy)}, nil
+}
+
+// textsOnDemandBytes is the smallest file whose results' texts are not
+// held but read again from it when needed: above it a session's texts
+// would take most of the memory the file's size is. Below it re-tuning
+// keeps every text at hand. Tests lower it.
+var textsOnDemandBytes int64 = 256 << 20
+
+// readTextCmd reads r's text again from the session file.
+func readTextCmd(p *replay.Prepared, r *transcript.ToolResult) tea.Cmd {
+	return func() tea.Msg {
+		text := p.Text(r)
+		return textReadMsg{prep: p, result: r, text: text, err: p.TextErr()}
+	}
+}
+
+// rowsFirstBytes is the smallest file whose calls are shown from a read
+// of its sizes before its texts are in: below it the full read takes
+// about as long as a frame. Tests lower it.
+var rowsFirstBytes int64 = 32 << 20
+
+// recordedRun prices every call of a session read for its sizes as
+// recorded, as the replay prices it, by replaying it under pol made to
+// change nothing; nil when it cannot.
+func recordedRun(s *transcript.Session, prices *pricing.Table, pol policy.Policy) *replay.Run {
+	if prices == nil {
+		return nil
+	}
+	p, err := replay.Prepare(context.Background(), s, nil, prices, nil)
+	if err != nil {
+		return nil
+	}
+	pol.Ceiling, pol.PerTool, pol.Dedupe.Enabled = 0, nil, false
+	rp, err := p.Replay(pol, replay.Options{NoHazards: true})
+	if err != nil {
+		return nil
+	}
+	return rp
 }
 
 // awaitWithProgress waits for the one message a background job sends on
@@ -117,15 +239,16 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 	return wait
 }
 
-// prepareCmd counts the session's results, reporting progress.
-func prepareCmd(seq int, s *transcript.Session, opt Options) tea.Cmd {
+// prepareCmd counts the session's results, reporting progress; texts,
+// when not nil, reads those the session was read without.
+func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan preparedMsg, 1)
 	go func() {
-		p, err := opt.pipeline().Prepare(context.Background(), s, func(d, t int) {
+		p, err := opt.pipeline().PrepareTexts(context.Background(), s, func(d, t int) {
 			done.Store(int64(d))
 			total.Store(int64(t))
-		})
+		}, texts)
 		if err == nil {
 			p.CostParts() // split here, so that no Update waits for it
 		}
@@ -221,8 +344,12 @@ func expireNotice(id int) tea.Cmd {
 
 // searchCmd finds the calls whose text, tool names, inputs or results
 // contain query, ignoring case.
-func searchCmd(s *transcript.Session, query string) tea.Cmd {
+func searchCmd(s *transcript.Session, p *replay.Prepared, query string) tea.Cmd {
 	return func() tea.Msg {
+		text := func(r *transcript.ToolResult) string { return r.Text }
+		if p != nil {
+			text = p.Text
+		}
 		q := strings.ToLower(query)
 		var calls []int
 		has := func(text string) bool { return strings.Contains(strings.ToLower(text), q) }
@@ -232,8 +359,9 @@ func searchCmd(s *transcript.Session, query string) tea.Cmd {
 			for _, tc := range c.ToolCalls {
 				found = found || has(tc.Name) || has(string(tc.Input))
 			}
-			for _, r := range c.Results {
-				found = found || has(r.Tool) || has(r.Text)
+			for j := range c.Results {
+				r := &c.Results[j]
+				found = found || has(r.Tool) || has(text(r))
 			}
 			if found {
 				calls = append(calls, i)

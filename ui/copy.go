@@ -37,7 +37,11 @@ func (m *Model) copyText() tea.Cmd {
 	}
 	text, what := m.session.Calls[call].Text, fmt.Sprintf("call %d's text", call)
 	if r := m.selectedResult(); r != nil {
-		text, what = r.Source.Text, fmt.Sprintf("result %d's text as recorded", r.Index)
+		original, read := m.detail.original(m.replay, r)
+		if !read {
+			return m.flash(fmt.Sprintf("result %d's text is still being read from the session file: copy it again in a moment", r.Index))
+		}
+		text, what = original, fmt.Sprintf("result %d's text as recorded", r.Index)
 	}
 	if text == "" {
 		return m.flash(what + " is empty (or the log kept only its size): nothing copied")
@@ -71,7 +75,11 @@ func (m *Model) openPager() tea.Cmd {
 	if r == nil {
 		return m.flash("this call has no tool result to open")
 	}
-	src := spillview.Source{Text: r.Source.Text, Path: r.SpillPath}
+	original, read := m.detail.original(m.replay, r)
+	if !read {
+		return m.flash(fmt.Sprintf("result %d's text is still being read from the session file: open it again in a moment", r.Index))
+	}
+	src := spillview.Source{Text: original, Path: r.SpillPath}
 	if p := m.detail.agentFile; src.Path == "" && p != "" && m.agentFiles[p] {
 		src.Path, src.Roots = p, spillview.AgentRoots(m.replay.Prepared.Session.Path)
 	}

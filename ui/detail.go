@@ -33,6 +33,38 @@ type detailPane struct {
 	// up; agentFile is the one the result shown names, "" when none.
 	files     map[string]bool
 	agentFile string
+	// held keeps the texts of results read again from the session file
+	// (replay.Prepared.TextsOnDemand), a few at a time; want is the one
+	// the pane shows and lacks, for the model to read in a command, and
+	// heldN counts those read, so that the pane is drawn again.
+	held  map[*transcript.ToolResult]string
+	want  *transcript.ToolResult
+	heldN int
+}
+
+// maxHeldTexts bounds the texts read again kept for the pane.
+const maxHeldTexts = 16
+
+// original is r's text as recorded; ok is false while it is to be read
+// from the session file, which want then names.
+func (d *detailPane) original(rp *replay.Run, r *replay.Result) (text string, ok bool) {
+	if !rp.Prepared.TextsOnDemand() || r.Source.DroppedBytes == 0 {
+		return r.Source.Text, true
+	}
+	if t, ok := d.held[r.Source]; ok {
+		return t, true
+	}
+	d.want = r.Source
+	return "", false
+}
+
+// hold keeps a text read again for r.
+func (d *detailPane) hold(r *transcript.ToolResult, text string) {
+	if d.held == nil || len(d.held) >= maxHeldTexts {
+		d.held = map[*transcript.ToolResult]string{}
+	}
+	d.held[r] = text
+	d.heldN++
 }
 
 func (d *detailPane) setSize(w, h int) {
@@ -80,9 +112,9 @@ func (d *detailPane) refresh(s *transcript.Session, rp *replay.Run, call int, fi
 	if d.height <= 0 || d.width <= 0 {
 		return
 	}
-	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p/%d", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles, answers)
+	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p/%d/%d", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles, answers, d.heldN)
 	if key != d.key {
-		d.files, d.agentFile = files, ""
+		d.files, d.agentFile, d.want = files, "", nil
 		d.lines = d.render(s, rp, call)
 		d.key = key
 	}
@@ -172,9 +204,10 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	if r.Warning != "" {
 		add(st.Warning.Render(termtext.Truncate("warning: "+termtext.Escape(r.Warning), w)))
 	}
+	original, read := d.original(rp, r)
 	if r.SpillPath != "" {
 		add(st.Muted.Render(termtext.Truncate("spill file: "+termtext.Escape(r.SpillPath)+" (enter opens it)", w)))
-	} else if p := harness.AgentSpillPath(r.Source.Text); p != "" {
+	} else if p := harness.AgentSpillPath(original); p != "" {
 		d.agentFile = p
 		state := " (looking for it…)"
 		if exists, known := d.files[p]; known && exists {
@@ -185,7 +218,10 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		add(st.Muted.Render(termtext.Truncate("the agent spilled this itself: "+termtext.Escape(p)+state, w)))
 	}
 	add("")
-	before := termtext.Lines(r.Source.Text)
+	before := termtext.Lines(original)
+	if !read {
+		before = []string{st.Muted.Render("(reading its text from the session file…)")}
+	}
 	after := termtext.Lines(r.Text)
 	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded {
 		after = []string{st.Muted.Render("(the same text: the policy leaves this result as it is)")}
@@ -380,9 +416,13 @@ func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, age
 		return spillview.Source{}, "", false
 	}
 	r := results[min(d.result, len(results)-1)]
+	original, read := d.original(rp, r)
+	if !read {
+		return spillview.Source{}, "", false
+	}
 	src = spillview.Source{
 		Title: fmt.Sprintf("result %d · %s · %s under %s", r.Index, termtext.Escape(r.Source.Tool), r.Outcome, termtext.Escape(rp.Policy.Name)),
-		Text:  r.Source.Text,
+		Text:  original,
 	}
 	if seen := rp.Seen(r); seen != nil {
 		src.Seen = []spillview.Range{}
@@ -400,8 +440,8 @@ func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, age
 		}
 		src.Note = fmt.Sprintf("under %s the model would see %s of %s bytes; %s", termtext.Escape(rp.Policy.Name), human.Count(total), human.Count(r.Bytes), rest)
 	}
-	src.Find = hazardFind(r)
-	return src, harness.AgentSpillPath(r.Source.Text), true
+	src.Find = hazardFind(r, original)
+	return src, harness.AgentSpillPath(original), true
 }
 
 // withAgentFile opens the file the agent spilled src to when it exists on

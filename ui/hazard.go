@@ -64,12 +64,12 @@ func hazardLines(st *themes.Styles, r *replay.Result, calls, w int) []string {
 // hazardFind is what the spill viewer searches for when it opens r: the
 // first line of the hidden string the agent went on to use, as the
 // result holds it.
-func hazardFind(r *replay.Result) string {
+func hazardFind(r *replay.Result, original string) string {
 	z := r.Hazard
-	if z == nil || z.MatchFrom < 0 || z.MatchTo > len(r.Source.Text) {
+	if z == nil || z.MatchFrom < 0 || z.MatchTo > len(original) {
 		return ""
 	}
-	used := r.Source.Text[z.MatchFrom:z.MatchTo]
+	used := original[z.MatchFrom:z.MatchTo]
 	if i := strings.IndexByte(used, '\n'); i >= 0 {
 		used = used[:i]
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"runtime/debug"
 )
 
@@ -26,4 +27,33 @@ func paceGC(size int64) {
 	if prev := debug.SetGCPercent(percent); prev < percent { // GOGC lower, or off
 		debug.SetGCPercent(prev)
 	}
+}
+
+// limitMemory bounds the heap of a session whose texts are read on demand
+// to a little under its file's size, rather than pacing the collector by
+// that size: such a session holds a fraction of its file, and reading its
+// texts again allocates fast, so a pace set for holding the whole file
+// would collect many times a second for nothing. A limit set before
+// (GOMEMLIMIT) stands.
+func limitMemory(size int64) {
+	if size <= 0 {
+		return
+	}
+	if prev := debug.SetMemoryLimit(-1); prev != math.MaxInt64 && prev != memoryLimited {
+		return
+	}
+	memoryLimited = size - size/8
+	debug.SetMemoryLimit(memoryLimited)
+}
+
+// memoryLimited is the limit limitMemory set, 0 when none is in force.
+var memoryLimited int64
+
+// unlimitMemory lifts the limit limitMemory set, once the session it was
+// set for is closed.
+func unlimitMemory() {
+	if memoryLimited != 0 && debug.SetMemoryLimit(-1) == memoryLimited {
+		debug.SetMemoryLimit(math.MaxInt64)
+	}
+	memoryLimited = 0
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"runtime/debug"
 	"testing"
 )
@@ -27,6 +28,30 @@ func TestPaceGC(t *testing.T) {
 		paceGC(c.size)
 		if got := debug.SetGCPercent(100); got != c.want {
 			t.Errorf("GC percent %d, size %d: %d, want %d", c.before, c.size, got, c.want)
+		}
+	}
+}
+
+// TestLimitMemory: a session read on demand limits the heap to seven
+// eighths of its file, unless a limit was set before.
+func TestLimitMemory(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(prev)
+	for _, c := range []struct {
+		before, size, want int64
+	}{
+		{math.MaxInt64, 1 << 30, 7 << 27},
+		{math.MaxInt64, 0, math.MaxInt64}, // size unknown
+		{512 << 20, 1 << 30, 512 << 20},   // GOMEMLIMIT stands
+	} {
+		debug.SetMemoryLimit(c.before)
+		limitMemory(c.size)
+		if got := debug.SetMemoryLimit(-1); got != c.want {
+			t.Errorf("limit %d, size %d: %d, want %d", c.before, c.size, got, c.want)
+		}
+		unlimitMemory() // the session closed: the limit found stands again
+		if got := debug.SetMemoryLimit(-1); got != c.before {
+			t.Errorf("limit %d, size %d, closed: %d, want %d", c.before, c.size, got, c.before)
 		}
 	}
 }

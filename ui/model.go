@@ -192,6 +192,15 @@ type Model struct {
 	// spills are the spill files the replay shown planned: written one by
 	// one as results are opened, all when the policy is written.
 	spills *spill.Planned
+
+	// recorded prices the session shown as recorded while it was read for
+	// its sizes alone and its texts are still being read; nil after.
+	recorded *replay.Run
+	// texts reads the results' texts of a session read without them
+	// again from its file; nil when the session holds them. textAsked is
+	// the result whose text the detail pane was last sent for.
+	texts     *app.FileTexts
+	textAsked *transcript.ToolResult
 }
 
 // New returns the inspector for opt.
@@ -234,7 +243,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.opt.Follow && m.opt.Source.Path != "" {
 		return tea.Batch(append(cmds, m.startFollow())...)
 	}
-	return tea.Batch(append(cmds, loadCmd(m.opt.Source, m.opt.Read))...)
+	return tea.Batch(append(cmds, loadCmd(m.opt))...)
 }
 
 // Update routes every message, then brings what View reads up to date:
@@ -251,6 +260,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.clampOverlay()
 	if lookup := m.lookUpShownAgentFile(); lookup != nil {
 		cmd = tea.Batch(cmd, lookup)
+	}
+	if read := m.readShownText(); read != nil {
+		cmd = tea.Batch(cmd, read)
 	}
 	return m, cmd
 }
@@ -302,16 +314,26 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		return m.rescan()
+	case rowsMsg:
+		if m.fleet != nil && (!m.inSession || msg.src != m.opt.Source.Path) {
+			return nil // a session left before it was read
+		}
+		return m.setRows(msg)
 	case loadedMsg:
 		if m.fleet != nil && (!m.inSession || msg.src != m.opt.Source.Path) {
 			return nil // a session left before it was read
 		}
 		m.loading = false
+		m.recorded, m.table.recorded = nil, nil
 		if msg.err != nil {
 			m.err = msg.err
 			return nil
 		}
+		m.closeTexts()
+		m.texts = msg.texts
 		return m.setSession(msg.session)
+	case textReadMsg:
+		return m.textRead(msg)
 	case followStartedMsg:
 		if msg.id != m.followID {
 			return nil // a follower stopped before it started
@@ -349,6 +371,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.flash("replay: " + msg.err.Error())
 		}
 		m.spills = msg.spills
+		if err := msg.replay.Prepared.TextErr(); err != nil {
+			m.err = fmt.Errorf("%w: the figures count what could not be read as empty; open the session again", err)
+		}
 		m.setReplay(msg.replay)
 		m.chart.addReplay(msg.replay)
 		return m.sweepWhenIdle()
@@ -432,7 +457,7 @@ func (m *Model) requestPrepare() tea.Cmd {
 	}
 	m.preparing, m.stale = true, false
 	m.prepSeq++
-	return prepareCmd(m.prepSeq, m.session, m.opt)
+	return prepareCmd(m.prepSeq, m.session, m.textSource(), m.opt)
 }
 
 func (m *Model) prepared(msg preparedMsg) tea.Cmd {
@@ -878,7 +903,10 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			m.query = value
-			return searchCmd(m.session, value)
+			if m.recorded != nil {
+				return m.flash("the results' texts are still being read: search again when they are in")
+			}
+			return searchCmd(m.session, m.prep, value)
 		case ceilingInput:
 			if value == "" {
 				return nil // enter alone keeps the ceiling
@@ -1089,6 +1117,9 @@ func (m *Model) nextMatch(dir int) {
 // yet, it is looked up first, in a command, and the answer kept.
 func (m *Model) openResult() tea.Cmd {
 	src, agentFile, ok := m.detail.source(m.replay, m.currentCall())
+	if !ok && m.detail.want != nil {
+		return m.flash("its text is still being read from the session file: open it again in a moment")
+	}
 	if !ok {
 		return m.flash("this call has no tool result to open")
 	}

@@ -450,7 +450,7 @@ func (m *Model) openSession() tea.Cmd {
 		}
 	}
 	m.loading = true
-	return loadCmd(m.opt.Source, m.opt.Read)
+	return loadCmd(m.opt)
 }
 
 // backToList closes the session; the list's cursor is where it was.
@@ -467,7 +467,9 @@ func (m *Model) backToList() tea.Cmd {
 
 // resetSession forgets the open session and all that hangs on it.
 func (m *Model) resetSession() {
-	m.session, m.prep, m.replay = nil, nil, nil
+	m.session, m.prep, m.replay, m.recorded = nil, nil, nil, nil
+	m.closeTexts()
+	unlimitMemory()
 	m.seq++ // its replays still under way are dropped
 	m.replayed = m.seq
 	m.chart = chart{}

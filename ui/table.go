@@ -45,6 +45,9 @@ type callInfo struct {
 	// costliest calls.
 	cause  string
 	costly bool
+	// pending: the texts are still being read, so the figures after the
+	// policy are not known yet; cost is as recorded.
+	pending bool
 }
 
 // callTable draws the calls: one row each, columns dropped by priority
@@ -64,6 +67,9 @@ type callTable struct {
 	// change with the policy, so they are ranked once per prepared session.
 	costly   []bool
 	costlyOf *replay.Prepared
+	// recorded prices the calls as recorded while the session shown was
+	// read for its sizes alone and its texts are still coming.
+	recorded *replay.Run
 }
 
 func (t *callTable) setSize(w, h int) {
@@ -79,6 +85,9 @@ func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 		t.costly, t.costlyOf = costliestCalls(s, rp), rp.Prepared
 	}
 	t.info = buildInfo(s, rp, t.costly)
+	if rp == nil && t.recorded != nil {
+		pricedAsRecorded(t.info, t.recorded)
+	}
 	t.rebuild(s)
 	if selected >= 0 {
 		t.selectCall(selected)
@@ -86,6 +95,17 @@ func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 		t.cursor = t.firstCallRow()
 	}
 	t.clamp()
+}
+
+// pricedAsRecorded fills in each call's recorded cost from rec, a replay
+// that changed nothing, and marks the figures after the policy pending.
+func pricedAsRecorded(info []callInfo, rec *replay.Run) {
+	for i := range info {
+		info[i].pending = true
+		if i < len(rec.Calls) {
+			info[i].cost = rec.Calls[i].Cost
+		}
+	}
 }
 
 func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo {
@@ -423,6 +443,9 @@ func (t *callTable) columns() []column {
 			if ci.copied {
 				return st.Muted.Render("copy")
 			}
+			if ci.pending {
+				return human.Money(ci.cost) + "→…"
+			}
 			if ci.costly {
 				return st.Costly.Render(human.Money(ci.cost)) + "→" + human.Money(ci.costAfter)
 			}
@@ -443,6 +466,9 @@ func (t *callTable) columns() []column {
 		{title: "prompt → after", width: 15, priority: 4, right: true, cell: func(_ int, ci *callInfo) string {
 			if ci.prompt < 0 {
 				return "–"
+			}
+			if ci.pending {
+				return human.Compact(ci.prompt) + "→…"
 			}
 			return human.Compact(ci.prompt) + "→" + human.Compact(ci.promptAfter)
 		}},

@@ -282,6 +282,9 @@ func (m *Model) totalsLine() string {
 		return m.progressText()
 	}
 	rp := m.replay
+	if rp == nil && m.recorded != nil {
+		return m.recordedTotalsLine()
+	}
 	if rp == nil {
 		if t := m.progressText(); t != "" {
 			return st.Muted.Render(fmt.Sprintf("%d calls · %s", len(m.session.Calls), t))
@@ -313,6 +316,32 @@ func (m *Model) totalsLine() string {
 		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", warnings, noun)))
 	}
 	if p := m.progressText(); p != "" && m.session != nil {
+		parts = append(parts, st.Muted.Render(p))
+	}
+	return strings.Join(parts, st.Muted.Render(" · "))
+}
+
+// recordedTotalsLine sums the session as recorded while its texts are
+// read: what the policy saves is not known until they are in.
+func (m *Model) recordedTotalsLine() string {
+	st := m.ctx.Styles
+	t := m.recorded.Totals
+	parts := []string{fmt.Sprintf("%d calls", len(m.session.Calls))}
+	if t.RecordedCalls > 0 {
+		cost := "cost ? (a model has no price)"
+		if t.Cost != nil {
+			cost = "cost " + human.Money(t.Cost) + " → …"
+		}
+		parts = append(parts, "tokens "+human.Compact(t.Prompt)+" → …", cost)
+	}
+	if m.session.WarningCount > 0 {
+		noun := "warnings"
+		if m.session.WarningCount == 1 {
+			noun = "warning"
+		}
+		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", m.session.WarningCount, noun)))
+	}
+	if p := m.progressText(); p != "" {
 		parts = append(parts, st.Muted.Render(p))
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))

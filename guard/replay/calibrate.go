@@ -15,9 +15,10 @@ const minAdded = 256
 // calibrate fits how many of the model's tokens one estimated token is,
 // from the growth of the recorded prompt between consecutive calls of one
 // context against the estimated tokens of what was added between them
-// (the first call's text and tool calls, the results and prompts after it).
+// (the first call's text and tool calls, the results and prompts after it;
+// resultTokens[k] is the results' after call k).
 // The factor is the median ratio over such pairs.
-func calibrate(s *transcript.Session, counter TokenCounter) Calibration {
+func calibrate(s *transcript.Session, counter TokenCounter, resultTokens []int64) Calibration {
 	var ratios []float64
 	for k := 0; k+1 < len(s.Calls); k++ {
 		a, b := &s.Calls[k], &s.Calls[k+1]
@@ -29,9 +30,7 @@ func calibrate(s *transcript.Session, counter TokenCounter) Calibration {
 		for _, tc := range a.ToolCalls {
 			added += int64(counter.Count(tc.Name + string(tc.Input)))
 		}
-		for _, r := range a.Results {
-			added += int64(counter.Count(r.Text))
-		}
+		added += resultTokens[k] // the results' counts, as Prepare made them
 		for _, pr := range a.Prompts {
 			added += int64(counter.Count(pr.Text))
 		}

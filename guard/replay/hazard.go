@@ -99,9 +99,35 @@ const (
 type hazardPass struct {
 	rp *Run
 	ix *hazardIndex
+	// texts holds the originals read on demand last, newest first.
+	texts [4]heldText
 	// ends[k] bounds the head and tail of result k the model saw, for
 	// styles that show the original's bytes unquoted.
 	ends []shownEnds
+}
+
+// original is r's original text. Where the texts are read on demand,
+// the last few read are kept for the pass, which asks of one result
+// several times in a row; no more are held.
+func (h *hazardPass) original(r *Result) string {
+	if !h.rp.Prepared.TextsOnDemand() {
+		return r.Source.Text
+	}
+	for _, t := range h.texts {
+		if t.index == r.Index+1 {
+			return t.text
+		}
+	}
+	t := h.rp.Prepared.Text(r.Source)
+	copy(h.texts[1:], h.texts[:])
+	h.texts[0] = heldText{r.Index + 1, t}
+	return t
+}
+
+// heldText is a text the hazard pass read; index is 1 + the result's.
+type heldText struct {
+	index int
+	text  string
 }
 
 type shownEnds struct {
@@ -266,12 +292,12 @@ func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 				// result serialized: the original's bytes whose escapes
 				// fit in them.
 				if kept, ok := bytesKept(r.Text); ok {
-					e.head = h.rp.Prepared.items[k].cache().serdeHead(r.Source.Text, kept-1)
+					e.head = h.rp.Prepared.items[k].cache().serdeHead(h.original(r), kept-1)
 				}
 			case strings.HasSuffix(r.Locator, ".txt"):
 				// The text is its own dominant string: the preview is its
 				// first bytes, back to a character boundary.
-				e.head = len(headBytes(r.Source.Text, int(h.rp.Policy.PreviewHead)))
+				e.head = len(headBytes(h.original(r), int(h.rp.Policy.PreviewHead)))
 			}
 		}
 		if e.head >= 0 {
@@ -290,7 +316,7 @@ func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 		}
 		e := &h.ends[k]
 		if !e.known {
-			ends := sharedEnds(r.Source.Text, r.Text)
+			ends := sharedEnds(h.original(r), r.Text)
 			*e = shownEnds{ends[0], ends[1], true}
 		}
 		if int(o.to) <= e.head || int(o.from) >= e.tail {
@@ -303,7 +329,7 @@ func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 	if strings.Contains(r.Text, key) {
 		return true
 	}
-	return harness.Shown(h.rp.Policy.Style, r.Source.Text[o.from:o.to], r.Text)
+	return harness.Shown(h.rp.Policy.Style, h.original(r)[o.from:o.to], r.Text)
 }
 
 // sharedEnds finds how much of original's head and tail replacement shows
@@ -432,7 +458,7 @@ func commonSuffix(a, b string) int {
 // retrieval estimates the tokens of reading the used string back from
 // the spill file: the locator and retrieveLines lines each side of it.
 func (h *hazardPass) retrieval(r *Result, at int) int64 {
-	text := r.Source.Text
+	text := h.original(r)
 	from := strings.LastIndexByte(text[:at], '\n') + 1 // the used string's line
 	for n := 0; n < retrieveLines && from > 0; n++ {
 		from = strings.LastIndexByte(text[:from-1], '\n') + 1

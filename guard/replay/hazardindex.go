@@ -63,6 +63,32 @@ func (p *Prepared) hazardIndex() *hazardIndex {
 }
 
 func buildHazardIndex(p *Prepared) *hazardIndex {
+	ix, ts := newHazardIndex(p)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ts := ts // each its own scratch
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(p.items) {
+					return
+				}
+				ix.items[i] = ix.scan(&ts, p.Text(p.items[i].r))
+			}
+		}()
+	}
+	wg.Wait()
+	ix.finish()
+	return ix
+}
+
+// newHazardIndex indexes the agent's output strings and where the user's
+// messages hold them; what the results hold is for scan to fill in, then
+// finish. The scanner returned finds those strings alone.
+func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 	s := p.Session
 	ix := &hazardIndex{byKey: map[string]int32{}}
 	summaries := map[string]bool{}
@@ -127,30 +153,25 @@ func buildHazardIndex(p *Prepared) *hazardIndex {
 		prompts(s.Calls[i].Prompts, int32(i))
 	}
 	ix.items = make([][]keyOcc, len(p.items))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ts := tokenScanner{only: only, runsOnly: runsOnly}
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(p.items) {
-					return
-				}
-				var found []keyOcc
-				ts.distinctive(p.items[i].r.Text, func(key string, from, to int) {
-					if k, ok := ix.byKey[key]; ok {
-						found = append(found, keyOcc{k, int32(from), int32(to)})
-					}
-				})
-				slices.SortStableFunc(found, func(a, b keyOcc) int { return cmp.Compare(ix.refs[a.ref].pos, ix.refs[b.ref].pos) })
-				ix.items[i] = found
-			}
-		}()
-	}
-	wg.Wait()
+	return ix, tokenScanner{only: only, runsOnly: runsOnly}
+}
+
+// scan finds the output strings one result's text holds, in the order
+// they were first output.
+func (ix *hazardIndex) scan(ts *tokenScanner, text string) []keyOcc {
+	var found []keyOcc
+	ts.distinctive(text, func(key string, from, to int) {
+		if k, ok := ix.byKey[key]; ok {
+			found = append(found, keyOcc{k, int32(from), int32(to)})
+		}
+	})
+	slices.SortStableFunc(found, func(a, b keyOcc) int { return cmp.Compare(ix.refs[a.ref].pos, ix.refs[b.ref].pos) })
+	return found
+}
+
+// finish indexes, from the strings each result holds, the results each
+// string is in, and drops the strings too many hold.
+func (ix *hazardIndex) finish() {
 	ix.occs = make([][]occ, len(ix.refs))
 	results := make([]int32, len(ix.refs)) // how many results hold each string
 	last := make([]int32, len(ix.refs))
@@ -179,5 +200,4 @@ func buildHazardIndex(p *Prepared) *hazardIndex {
 			ix.occs[k] = nil
 		}
 	}
-	return ix
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"hash/maphash"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,6 +46,18 @@ type Prepared struct {
 	parts      []*CostParts
 	hazardOnce sync.Once
 	hazards    *hazardIndex // built by the first replay that shapes a result
+
+	// texts reads the results' texts the session was read without
+	// (PrepareTexts); nil when the session holds them. textErr is the
+	// first read that failed.
+	texts   TextSource
+	textErr atomic.Pointer[error]
+}
+
+// TextSource gives the text of a result the session was read without:
+// what a full read gives its Text.
+type TextSource interface {
+	Text(r *transcript.ToolResult) (string, error)
 }
 
 // item is one tool result and what every policy needs to know about it.
@@ -73,11 +86,21 @@ type item struct {
 	// what it keeps.
 	execHead int32
 	execCut  bool
+
+	// With texts read on demand, what the replays ask of every text is
+	// worked out once, as it is counted: whether Claude Code shaped it
+	// already, and a hash of it that tells repeats apart.
+	claudeShaped bool
+	sum          [2]uint64
 }
 
-// execSplit is harness.CodexExecSplit of the item's text.
-func (it *item) execSplit() (status, output string) {
-	return it.r.Text[:it.execHead], it.r.Text[it.execHead:]
+// execSplit is harness.CodexExecSplit of the item's text, text (which a
+// text that could not be read again leaves empty).
+func (it *item) execSplit(text string) (status, output string) {
+	if len(text) < int(it.execHead) {
+		return "", text
+	}
+	return text[:it.execHead], text[it.execHead:]
 }
 
 // itemCache keeps what cutting an item's text again needs: the token
@@ -106,10 +129,16 @@ func (c *itemCache) textDigest(text string) string {
 
 func (it *item) cache() *itemCache {
 	it.ix.once.Do(func() {
+		// A text read again when needed is not held by its index: the
+		// parts cut from it carry their bytes, and are counted as such.
 		it.ix.raw, it.ix.serde = tokens.NewIndex(it.r.Text), tokens.NewIndex("")
 	})
 	return it.ix
 }
+
+// sumSeeds hash the texts read on demand, so that repeats are told apart
+// without holding both.
+var sumSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 // unitOrder indexes item.size.
 var unitOrder = [...]policy.Unit{policy.JSONBytes, policy.UTF8Bytes, policy.UTF16Units, policy.Codepoints, policy.ApproxTokens, policy.Tokens}
@@ -142,7 +171,17 @@ type Progress func(done, total int)
 // Prepare measures and counts every result of s. Counting runs on all
 // CPUs; ctx stops it early.
 func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, prices *pricing.Table, progress Progress) (*Prepared, error) {
-	p := &Prepared{Session: s, Counter: counter, Prices: prices}
+	return PrepareTexts(ctx, s, counter, prices, progress, nil)
+}
+
+// PrepareTexts is Prepare for a session read without its results' texts
+// (transcript.Options.DropResultTexts), which texts gives when they are
+// needed: counting reads each once, and a replay those it shapes. No
+// text is held beyond the replay that needed it. A text that cannot be
+// read is taken as empty and its error kept (TextErr). texts nil is
+// Prepare.
+func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCounter, prices *pricing.Table, progress Progress, texts TextSource) (*Prepared, error) {
+	p := &Prepared{Session: s, Counter: counter, Prices: prices, texts: texts}
 	// The transcript's folder, for paths that live beside it (Claude Code's
 	// tool-results): absolute for a file on disk, as given otherwise
 	// (standard input, the demo), so that replays do not depend on where
@@ -171,7 +210,7 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 			it.sentAt = len(s.Calls) // summarized away before any call sent it
 		}
 		p.items = append(p.items, it)
-		if r.DroppedBytes > 0 {
+		if r.DroppedBytes > 0 && (texts == nil || counter == nil) {
 			p.textsDropped = true
 		}
 	}
@@ -191,12 +230,71 @@ func Prepare(ctx context.Context, s *transcript.Session, counter TokenCounter, p
 		return nil, err
 	}
 	if counter != nil {
-		p.Calibration = calibrate(s, counter)
+		p.Calibration = calibrate(s, counter, p.resultTokens())
 	} else {
 		p.Calibration = Calibration{Factor: 1, Note: "tokens not counted: the policy never changes a result"}
 	}
 	p.priceRecorded()
 	return p, nil
+}
+
+// Text is r's text: as the session holds it, or read again where it was
+// read without (PrepareTexts). A text that cannot be read is "", and the
+// error is kept for TextErr.
+func (p *Prepared) Text(r *transcript.ToolResult) string {
+	if p.texts == nil || r.DroppedBytes == 0 {
+		return r.Text
+	}
+	t, err := p.texts.Text(r)
+	if err != nil {
+		p.textErr.CompareAndSwap(nil, &err)
+		return ""
+	}
+	return t
+}
+
+// TextErr is the first error reading a text again, nil when none failed:
+// the figures that needed it took it as empty.
+func (p *Prepared) TextErr() error {
+	if e := p.textErr.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// claudeShaped is harness.ClaudeShaped of it's text, worked out once
+// where the texts are read on demand.
+func (p *Prepared) claudeShaped(it *item) bool {
+	if p.texts != nil {
+		return it.claudeShaped
+	}
+	return harness.ClaudeShaped(it.r.Text)
+}
+
+// TextsOnDemand says the results' texts are read again when needed, not
+// held by the session.
+func (p *Prepared) TextsOnDemand() bool { return p.texts != nil }
+
+// resultTokens sums the counted tokens of the results after each call.
+func (p *Prepared) resultTokens() []int64 {
+	sums := make([]int64, len(p.Session.Calls))
+	for i := range p.items {
+		if a := p.items[i].arrival; a >= 0 {
+			sums[a] += p.items[i].tokens
+		}
+	}
+	return sums
+}
+
+// unitSizes is text's size in every unit of unitOrder but Tokens.
+func unitSizes(t string) [len(unitOrder)]int64 {
+	var n [len(unitOrder)]int64
+	n[unitIndex(policy.JSONBytes)] = harness.JSONLen(t)
+	n[unitIndex(policy.UTF8Bytes)] = int64(len(t))
+	n[unitIndex(policy.UTF16Units)] = harness.UTF16Len(t)
+	n[unitIndex(policy.Codepoints)] = int64(utf8.RuneCountInString(t))
+	n[unitIndex(policy.ApproxTokens)] = harness.ApproxTokens(int64(len(t)))
+	return n
 }
 
 func segmentEnds(s *transcript.Session) []int {
@@ -274,17 +372,44 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	total := len(p.items)
+	// Where the texts are read on demand, the hazard index takes what it
+	// needs of each as it is counted, rather than reading them all again.
+	var hz *hazardIndex
+	var hzScan tokenScanner
+	if p.texts != nil {
+		hz, hzScan = newHazardIndex(p)
+		defer func() {
+			for k := range p.sized {
+				p.sized[k].Do(func() {}) // measured as counted
+			}
+			if ctx.Err() == nil {
+				hz.finish()
+				p.hazardOnce.Do(func() { p.hazards = hz })
+			}
+		}()
+	}
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			ts := hzScan // each its own scratch
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= total {
 					return
 				}
 				it := &p.items[i]
-				it.tokens = int64(p.Counter.Count(it.r.Text))
+				text := it.r.Text
+				if p.texts != nil {
+					text = p.Text(it.r)
+					it.size = unitSizes(text)
+					it.claudeShaped = harness.ClaudeShaped(text)
+					status, output := harness.CodexExecSplit(text)
+					it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
+					it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
+					hz.items[i] = hz.scan(&ts, text)
+				}
+				it.tokens = int64(p.Counter.Count(text))
 				it.size[unitIndex(policy.Tokens)] = it.tokens
 				if n := done.Add(1); progress != nil && (n%64 == 0 || int(n) == total) {
 					progress(int(n), total)

@@ -153,6 +153,13 @@ type SpillStore interface {
 	Write(f SpillFile) (string, error)
 }
 
+// LaterStore is a SpillStore that can take a file whose content is made
+// when it is written (spill.Planned): where the texts are read on demand,
+// a replay plans its spill files so, and holds none of their texts.
+type LaterStore interface {
+	WriteLater(f SpillFile, content func() string) (string, error)
+}
+
 // SpillFile is a file a spill writes: Locator is how the replacement names
 // it, exactly as the emulated harness would; File is where it is stored,
 // relative to the store.
@@ -297,7 +304,7 @@ func (rp *Run) Seen(r *Result) []harness.Range {
 	case Suppressed:
 		return []harness.Range{}
 	}
-	return harness.SeenRanges(rp.Policy.Style, r.Source.Text, r.Text)
+	return harness.SeenRanges(rp.Policy.Style, rp.Prepared.Text(r.Source), r.Text)
 }
 
 // shape applies the ceiling.
@@ -314,7 +321,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	case (it.r.Images > 0 || it.r.Other > 0) && pol.NonText == policy.NonTextSkip:
 		r.Reason = "has non-text blocks"
 		return
-	case pol.Style == harness.ClaudeCode && harness.ClaudeShaped(it.r.Text):
+	case pol.Style == harness.ClaudeCode && rp.Prepared.claudeShaped(it):
 		r.Reason = "Claude Code shaped it already (its own cut or persisted output)"
 		return
 	}
@@ -325,7 +332,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 			return
 		}
 		if it.execHead > 0 {
-			size = outputSize(len(it.r.Text)-int(it.execHead), pol.Unit, size)
+			size = outputSize(it.r.Bytes()-int(it.execHead), pol.Unit, size)
 		}
 	}
 	if size <= ceiling {
@@ -365,7 +372,16 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		rp.sharedSpill(f, r)
 		return
 	}
-	where, err := opt.Store.Write(f)
+	var where string
+	var err error
+	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {
+		where, err = later.WriteLater(f, func() string {
+			_, _, f, _ := rp.spill(rp.subject(it), ceiling)
+			return f.Content
+		})
+	} else {
+		where, err = opt.Store.Write(f)
+	}
 	if err == nil {
 		r.SpillPath = where
 		rp.sharedSpill(f, r)
@@ -417,13 +433,18 @@ type spillWrite struct {
 // subject is it as the styles render it.
 func (rp *Run) subject(it *item) harness.Subject {
 	c := it.cache()
+	text := rp.Prepared.Text(it.r)
 	digest := ""
 	if rp.Policy.Style == harness.AgentScope {
-		digest = c.textDigest(it.r.Text)
+		digest = c.textDigest(text)
 	}
-	return harness.Subject{Text: it.r.Text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
+	requoted := &c.requoted
+	if rp.Prepared.texts != nil {
+		requoted = nil // its quoting would hold what the text is read again not to hold
+	}
+	return harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
 		Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, JSONLen: it.size[unitIndex(policy.JSONBytes)],
-		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: &c.requoted,
+		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: requoted,
 		Digest: digest, Repeat: it.repeat}
 }
 
@@ -435,7 +456,7 @@ func (rp *Run) truncate(it *item, s harness.Subject, ceiling int64) (string, []t
 		inTokens := pol.Unit == policy.ApproxTokens || pol.Unit == policy.Tokens
 		text, parts := harness.CodexTruncate(s.Text, s.Raw, bytesFor(ceiling, pol.Unit), inTokens)
 		if pol.IsExec(s.Tool) {
-			status, output := it.execSplit()
+			status, output := it.execSplit(s.Text)
 			if status != "" {
 				// Cut the output alone; its parts are not slices of the
 				// indexed text, so they are counted whole.
@@ -658,11 +679,12 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		d.seen[key] = &seenKey{count: 1, shown: i, path: pathOf(key, dd.Key)}
 		return false
 	}
-	earlier := items[k.shown].r.Text
+	earlier := &items[k.shown]
 	if k.written {
-		earlier = it.r.Text // unchanged since the model's own write, as far as the log tells
+		earlier = it // unchanged since the model's own write, as far as the log tells
 	}
-	if dd.SameContent && earlier != it.r.Text {
+	same := sameText(earlier, it)
+	if dd.SameContent && !same {
 		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
 		return false
 	}
@@ -671,7 +693,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		k.shown = i
 		return false
 	}
-	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, earlier != it.r.Text
+	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, !same
 	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
 	if d.pol.Style == harness.ClaudeCode {
 		r.Text = dd.Stub
@@ -682,6 +704,15 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		r.Text = harness.HarnessRSRepeat(it.r.Tool)
 	}
 	return true
+}
+
+// sameText says whether two results' texts are the same: by the hashes
+// taken as they were counted where the texts are read on demand.
+func sameText(a, b *item) bool {
+	if a.r.DroppedBytes > 0 || b.r.DroppedBytes > 0 {
+		return a.sum == b.sum
+	}
+	return a.r.Text == b.r.Text
 }
 
 // clear forgets what a successful non-read-only call may have changed.

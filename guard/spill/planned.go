@@ -21,6 +21,8 @@ type Planned struct {
 	mu    sync.Mutex
 	files map[string]harness.SpillFile // by path
 	order []string
+	// later makes the content of the files planned without it (WriteLater).
+	later map[string]func() string
 }
 
 // Write records f and returns where it will be written.
@@ -38,6 +40,25 @@ func (p *Planned) Write(f harness.SpillFile) (string, error) {
 		p.order = append(p.order, path)
 	}
 	p.files[path] = f
+	delete(p.later, path)
+	return path, nil
+}
+
+// WriteLater records f, whose content is made by content when the file is
+// written: a replay whose texts are read again when needed plans its
+// files without holding them.
+func (p *Planned) WriteLater(f harness.SpillFile, content func() string) (string, error) {
+	f.Content = ""
+	path, err := p.Write(f)
+	if err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.later == nil {
+		p.later = map[string]func() string{}
+	}
+	p.later[path] = content
 	return path, nil
 }
 
@@ -53,9 +74,13 @@ func (p *Planned) Len() int {
 func (p *Planned) WriteOne(path string) error {
 	p.mu.Lock()
 	f, ok := p.files[path]
+	content := p.later[path]
 	p.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("no spill file is planned at %s", path)
+	}
+	if content != nil {
+		f.Content = content()
 	}
 	_, err := p.Dir.Write(f)
 	return err

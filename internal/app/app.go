@@ -127,6 +127,10 @@ type progressReader struct {
 	report func(done, total int64)
 }
 
+// Size is the input's size where known (0 for a stream), for the reader
+// to size its tables once.
+func (p *progressReader) Size() int64 { return p.total }
+
 func (p *progressReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
 	p.done += int64(n)
@@ -146,6 +150,23 @@ func (o Options) Prepare(ctx context.Context, s *transcript.Session, progress re
 		counter = c
 	}
 	return replay.Prepare(ctx, s, counter, o.Prices, progress)
+}
+
+// PrepareTexts is Prepare for a session read without its results' texts
+// (LoadTexts), which texts reads again when needed; texts nil is Prepare.
+func (o Options) PrepareTexts(ctx context.Context, s *transcript.Session, progress replay.Progress, texts replay.TextSource) (*replay.Prepared, error) {
+	if texts == nil {
+		return o.Prepare(ctx, s, progress)
+	}
+	var counter replay.TokenCounter
+	if o.Counter != nil {
+		c, err := o.Counter()
+		if err != nil {
+			return nil, err
+		}
+		counter = c
+	}
+	return replay.PrepareTexts(ctx, s, counter, o.Prices, progress, texts)
 }
 
 // Replay replays p under policy, writing spill files under o.SpillRoot.

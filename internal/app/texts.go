@@ -1,0 +1,163 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// FileTexts reads the tool results' texts of a session from its file when
+// they are needed, so that a session far larger than memory is not held
+// whole: the session is read without them (transcript.Options
+// DropResultTexts) and each is read again from its line. It is safe for
+// concurrent use.
+//
+// The file must not change meanwhile. A log being written is only
+// appended to, which leaves the lines read alone; a text whose line no
+// longer holds it as measured (the file was rewritten or cut) is an
+// error, ErrFileChanged.
+type FileTexts struct {
+	f      *os.File
+	path   string
+	format transcript.Format
+	starts []int64 // starts[k] is where line k+1 begins; the last, where the read ended
+	size   int64
+	mod    time.Time
+}
+
+// ErrFileChanged says a session's file no longer holds what was read from it.
+var ErrFileChanged = errors.New("the session file changed since it was read")
+
+// onDemand says which formats' results are read again from their line
+// alone: a Claude Code result's text is made from its own line only.
+func onDemand(f transcript.Format) bool { return f == transcript.FormatClaude }
+
+// LoadTexts reads the session at path without its results' texts and
+// returns it with what reads them again. texts is nil, and the session
+// read in full, when its format is not one whose texts can be read again
+// from their lines. progress is as for Load.
+func (o Options) LoadTexts(path string, progress func(done, total int64)) (*transcript.Session, *FileTexts, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s is a directory", path)
+	}
+	ix := &lineStarts{r: f, starts: []int64{0}, size: st.Size()}
+	var r io.Reader = ix
+	if progress != nil {
+		r = &progressReader{r: r, total: st.Size(), report: progress}
+	}
+	read := o.Read
+	read.DropResultTexts = true
+	s, err := transcript.Read(r, path, read)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !onDemand(s.Format) {
+		f.Close()
+		s, err = o.Load(Source{Name: path, Path: path}, nil)
+		return s, nil, err
+	}
+	reconcile([]*transcript.Session{s})
+	return s, &FileTexts{f: f, path: path, format: s.Format, starts: ix.starts, size: ix.off, mod: st.ModTime()}, nil
+}
+
+// Close lets the file go.
+func (t *FileTexts) Close() error { return t.f.Close() }
+
+// Text is r's text as the full read gives it: its line read again and
+// decoded alone. A result that was measured empty has no text to read.
+func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
+	if r.DroppedBytes == 0 {
+		return r.Text, nil
+	}
+	if r.Line < 1 || r.Line >= len(t.starts) {
+		return "", fmt.Errorf("%s: result at line %d: no such line was read", t.path, r.Line)
+	}
+	from, to := t.starts[r.Line-1], t.starts[r.Line]
+	bp := lineBufs.Get().(*[]byte)
+	defer lineBufs.Put(bp)
+	if int64(cap(*bp)) < to-from {
+		*bp = make([]byte, to-from)
+	}
+	line := (*bp)[:to-from]
+	if n, err := t.f.ReadAt(line, from); n < len(line) {
+		return "", t.changed(r, fmt.Sprintf("reading line %d: %v", r.Line, err))
+	}
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	d := transcript.NewDecoder(t.path, transcript.Options{Format: t.format})
+	if err := d.Feed(line); err != nil {
+		return "", t.changed(r, err.Error())
+	}
+	s, err := d.Finish()
+	if err != nil {
+		return "", t.changed(r, err.Error())
+	}
+	for _, got := range s.Results() {
+		if got.CallID == r.CallID && len(got.Text) == r.DroppedBytes {
+			return got.Text, nil
+		}
+	}
+	return "", t.changed(r, fmt.Sprintf("line %d holds no result %q of %d bytes", r.Line, r.CallID, r.DroppedBytes))
+}
+
+// lineBufs hold the lines read again: the texts decoded from them are
+// copies, so a line's bytes are not needed past its decoding.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// changed wraps what went wrong reading a text again as ErrFileChanged,
+// saying how the file differs where that shows.
+func (t *FileTexts) changed(r *transcript.ToolResult, what string) error {
+	how := ""
+	if st, err := os.Stat(t.path); err != nil {
+		how = fmt.Sprintf(" (%v)", err)
+	} else if st.Size() < t.size {
+		how = fmt.Sprintf(" (cut from %d to %d bytes)", t.size, st.Size())
+	} else if !st.ModTime().Equal(t.mod) {
+		how = " (written since)"
+	}
+	return fmt.Errorf("%w%s: %s: %s", ErrFileChanged, how, t.path, what)
+}
+
+// lineStarts passes a file through, noting where each line begins.
+type lineStarts struct {
+	r      io.Reader
+	off    int64
+	starts []int64
+	size   int64
+}
+
+// Size is the file's size, for the reader to size its tables once.
+func (l *lineStarts) Size() int64 { return l.size }
+
+func (l *lineStarts) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	for i, chunk := 0, b[:n]; ; {
+		k := bytes.IndexByte(chunk[i:], '\n')
+		if k < 0 {
+			break
+		}
+		i += k + 1
+		l.starts = append(l.starts, l.off+int64(i))
+	}
+	l.off += int64(n)
+	if err == io.EOF && (len(l.starts) == 0 || l.starts[len(l.starts)-1] != l.off) {
+		l.starts = append(l.starts, l.off) // the last line, with no newline
+	}
+	return n, err
+}

@@ -1,0 +1,150 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+)
+
+// TestRowsBeforeTexts: a large file's calls reach the screen from a read
+// of its sizes, each priced as the replay of the full read prices it, and
+// the figures after the policy wait for the texts.
+func TestRowsBeforeTexts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+		Counter: counter, Theme: "dark"})
+	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	rows, err := readRows(m.opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows.session.Results() {
+		if r.Text != "" {
+			t.Fatalf("result at line %d: the rows' read kept its text", r.Line)
+		}
+	}
+	send(t, m, rows)
+	if m.session != rows.session || m.replay != nil || m.prep != nil {
+		t.Fatalf("rows shown: session %p (want %p), replay %v, prepared %v", m.session, rows.session, m.replay != nil, m.prep != nil)
+	}
+	before := screen(m)
+	if !strings.Contains(before, "→…") || !strings.Contains(before, "reading texts") {
+		t.Errorf("rows before the texts show no pending figures or progress:\n%s", before)
+	}
+
+	drive(t, m, loadCmd(m.opt))
+	if m.replay == nil || m.recorded != nil {
+		t.Fatalf("after the full read: replay %v, recorded still held %v", m.replay != nil, m.recorded != nil)
+	}
+	if got, want := len(rows.session.Calls), len(m.session.Calls); got != want {
+		t.Fatalf("rows: %d calls, full read %d", got, want)
+	}
+	priced := 0
+	for i, c := range m.replay.Calls {
+		got, want := rows.recorded.Calls[i].Cost, c.Cost
+		if (got == nil) != (want == nil) || got != nil && *got != *want {
+			t.Errorf("call %d: recorded cost from the sizes %v, from the full read %v", i, costOf(got), costOf(want))
+		}
+		if want != nil {
+			priced++
+		}
+	}
+	if priced == 0 {
+		t.Fatal("no call of the demo is priced")
+	}
+	if d := cmp.Diff(costOf(m.replay.Totals.Cost), costOf(rows.recorded.Totals.Cost)); d != "" {
+		t.Errorf("total cost (-full +sizes):\n%s", d)
+	}
+	if after := screen(m); strings.Contains(after, "→…") {
+		t.Errorf("figures still pending after the replay:\n%s", after)
+	}
+}
+
+func costOf(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}
+
+// TestRowsFirstLoad: read twice at once, the session ends as read once,
+// whichever read comes in first.
+func TestRowsFirstLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(rowsFirst int64) *Model {
+		defer func(v int64) { rowsFirstBytes = v }(rowsFirstBytes)
+		rowsFirstBytes = rowsFirst
+		m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+			Counter: counter, Theme: "dark"})
+		send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
+		drive(t, m, m.Init())
+		return m
+	}
+	once, twice := open(1<<40), open(0)
+	if twice.replay == nil || twice.recorded != nil {
+		t.Fatalf("read twice: replay %v, recorded still held %v", twice.replay != nil, twice.recorded != nil)
+	}
+	if d := cmp.Diff(screen(once), screen(twice)); d != "" {
+		t.Errorf("screen read once (-) and twice (+):\n%s", d)
+	}
+}
+
+// TestTextsOnDemandScreen: a session whose results' texts are read again
+// from its file when needed draws as the one read in full, call by call,
+// the detail pane showing each result's text once read.
+func TestTextsOnDemandScreen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(onDemand int64) *Model {
+		defer func(v int64) { textsOnDemandBytes = v }(textsOnDemandBytes)
+		textsOnDemandBytes = onDemand
+		m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+			Counter: counter, Theme: "dark"})
+		send(t, m, tea.WindowSizeMsg{Width: 160, Height: 60})
+		drive(t, m, m.Init())
+		return m
+	}
+	held, asked := open(1<<40), open(0)
+	if held.texts != nil || asked.texts == nil || !asked.prep.TextsOnDemand() {
+		t.Fatalf("texts read on demand: held %v, asked %v", held.texts != nil, asked.texts != nil)
+	}
+	results := 0
+	for call := range held.session.Calls {
+		if d := cmp.Diff(screen(held), screen(asked)); d != "" {
+			t.Fatalf("call %d: screen (-held +on demand):\n%s", call, d)
+		}
+		results += len(held.session.Calls[call].Results)
+		press(t, held, "down")
+		press(t, asked, "down")
+	}
+	if results == 0 || asked.err != nil {
+		t.Fatalf("%d results shown; error %v", results, asked.err)
+	}
+}
