@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,12 +18,19 @@ import (
 	"github.com/spillway-dev/spillway/internal/index"
 )
 
-// tablesWriter keeps the Parquet rows of every session reported.
-type tablesWriter struct{ rows []SessionRow }
+// tablesWriter keeps the Parquet rows of every session reported; Render
+// runs on several goroutines at once.
+type tablesWriter struct {
+	mu   sync.Mutex
+	rows []SessionRow
+}
 
 func (w *tablesWriter) Begin() error { return nil }
 func (w *tablesWriter) Render(s *Session) ([]byte, error) {
-	w.rows = append(w.rows, Tables(s).Sessions...)
+	rows := Tables(s).Sessions
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.rows = append(w.rows, rows...)
 	return nil, nil
 }
 func (w *tablesWriter) Write([]byte) error { return nil }
