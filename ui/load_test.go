@@ -11,6 +11,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
 )
 
 // TestRowsBeforeTexts: a large file's calls reach the screen from a read
@@ -46,8 +47,18 @@ func TestRowsBeforeTexts(t *testing.T) {
 		t.Errorf("rows before the texts show no pending figures or progress:\n%s", before)
 	}
 
-	drive(t, m, loadCmd(m.opt))
-	if m.replay == nil || m.recorded != nil {
+	// The texts in, the rows keep their recorded prices until the replay.
+	full, err := app.Options{}.Load(app.Source{Name: path, Path: path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, count := m.Update(loadedMsg{src: path, session: full}) // its counting not run yet
+	if counting := screen(m); !strings.Contains(counting, "→…") || strings.Contains(counting, "?→") {
+		t.Errorf("rows lost their recorded prices before the replay:\n%s", counting)
+	}
+
+	drive(t, m, count)
+	if m.replay == nil || m.recorded != nil || m.table.recorded != nil {
 		t.Fatalf("after the full read: replay %v, recorded still held %v", m.replay != nil, m.recorded != nil)
 	}
 	if got, want := len(rows.session.Calls), len(m.session.Calls); got != want {

@@ -324,8 +324,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return nil // a session left before it was read
 		}
 		m.loading = false
-		m.recorded, m.table.recorded = nil, nil
+		// The texts are in; the rows keep their recorded prices until the
+		// first replay gives the figures after the policy.
+		m.recorded = nil
 		if msg.err != nil {
+			m.table.recorded = nil
 			m.err = msg.err
 			return nil
 		}
@@ -519,6 +522,7 @@ func (m *Model) setReplay(rp *replay.Run) {
 	atEnd := m.table.atEnd()
 	old := m.replay
 	m.replay = rp
+	m.table.recorded = nil // priced by rp now
 	m.table.setSession(m.session, rp)
 	if m.following && atEnd {
 		m.table.bottom()
