@@ -2,10 +2,7 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"time"
-	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 )
@@ -113,74 +110,6 @@ func (c *codexScan) value() []byte {
 	return c.skip()
 }
 
-// strSize reads a string and returns it as written, quotes included, and
-// its length once unescaped: escapedLen and stringEnd in one pass. A string
-// escapedLen does not measure makes the scanner give up.
-func (c *codexScan) strSize() (quoted []byte, n int) {
-	if c.peek() != '"' {
-		c.fail()
-		return nil, 0
-	}
-	b, start := c.buf, c.pos
-	i := start + 1
-	for {
-		// As in escapedLen, with a quote special too.
-		if i+8 <= len(b) {
-			w := binary.LittleEndian.Uint64(b[i:])
-			x := w ^ ('\\' * ones)
-			q := w ^ ('"' * ones)
-			special := ((x-ones)&^x | (q-ones)&^q | w) & highs
-			if special == 0 {
-				i += 8
-				n += 8
-				continue
-			}
-			skip := bits.TrailingZeros64(special) / 8
-			i += skip
-			n += skip
-		}
-		if i >= len(b) {
-			c.fail()
-			return nil, 0
-		}
-		// An escape's lookahead may reach past the string's end, where
-		// escapedLen's stops: what it looks for (a hex digit, a backslash,
-		// a continuation byte) is never the closing quote, so it reads the
-		// same.
-		switch ch := b[i]; {
-		case ch == '"':
-			c.pos = i + 1
-			return b[start:c.pos], n
-		case ch < utf8.RuneSelf && ch != '\\':
-			i++
-			n++
-		case ch == '\\' && i+1 < len(b) && plainEscape[b[i+1]]:
-			i += 2
-			n++
-		case ch == '\\':
-			span, out, ok := escape(b[i:])
-			if !ok {
-				c.fail()
-				return nil, 0
-			}
-			i += span
-			n += out
-		case ch&0xF0 == 0xE0 && i+2 < len(b) && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 &&
-			(ch != 0xE0 || b[i+1] >= 0xA0) && (ch != 0xED || b[i+1] < 0xA0):
-			i += 3
-			n += 3
-		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				c.fail()
-				return nil, 0
-			}
-			i += size
-			n += size
-		}
-	}
-}
-
 // codexFast is what the fast path finds in one record: each field's
 // value as written, nil where the record has none.
 type codexFast struct {
@@ -247,7 +176,7 @@ func (c *codexScan) readPayload(f *codexFast) {
 			field = &f.input
 		case "output":
 			if c.peek() == '"' {
-				f.output, f.outputSize = c.strSize()
+				f.outputSize, f.output = c.strLen()
 				continue
 			}
 			field = &f.output

@@ -440,9 +440,10 @@ func FuzzUTCTime(f *testing.F) {
 	})
 }
 
-// FuzzStrSize checks that strSize reads a string as stringEnd finds its
-// end and escapedLen measures it.
-func FuzzStrSize(f *testing.F) {
+// FuzzStrLen checks that the scanner's strLen, which measures a Codex
+// output as it finds its end, reads a string as stringEnd finds its end
+// and escapedLen measures it.
+func FuzzStrLen(f *testing.F) {
 	for _, s := range []string{`"plain"`, `"a\"b\\"c`, `"\u00e9\ud83d\ude00\ud83d"`, `"\u12"`, `"\ud83d\u12"`, "\"a\xe2\x86\"", `"abcdefghijklmnop\n"`, `"unterminated`} {
 		f.Add([]byte(s))
 	}
@@ -450,7 +451,7 @@ func FuzzStrSize(f *testing.F) {
 		data = append([]byte(`"`), data...)
 		var c codexScan
 		c.reset(data)
-		quoted, n := c.strSize()
+		n, quoted := c.strLen()
 		end := stringEnd(data, 1)
 		want, ok := 0, end >= 0
 		if ok {
@@ -458,9 +459,9 @@ func FuzzStrSize(f *testing.F) {
 		}
 		switch {
 		case c.bad != !ok:
-			t.Fatalf("%q: strSize gave up: %v, escapedLen measures it: %v", data, c.bad, ok)
+			t.Fatalf("%q: strLen gave up: %v, escapedLen measures it: %v", data, c.bad, ok)
 		case ok && (n != want || !bytes.Equal(quoted, data[:end+1]) || c.pos != end+1):
-			t.Fatalf("%q: strSize read %q of %d bytes, want %q of %d", data, quoted, n, data[:end+1], want)
+			t.Fatalf("%q: strLen read %q of %d bytes, want %q of %d", data, quoted, n, data[:end+1], want)
 		}
 	})
 }

@@ -95,22 +95,11 @@ func costOf(v *float64) any {
 // TestRowsFirstLoad: read twice at once, the session ends as read once,
 // whichever read comes in first.
 func TestRowsFirstLoad(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "demo.jsonl")
-	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Preset(policy.DefaultPreset)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := writeDemo(t)
 	open := func(rowsFirst int64) *Model {
 		defer func(v int64) { rowsFirstBytes = v }(rowsFirstBytes)
 		rowsFirstBytes = rowsFirst
-		m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
-			Counter: counter, Theme: "dark"})
-		send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
-		drive(t, m, m.Init())
-		return m
+		return openDemo(t, path, 40)
 	}
 	once, twice := open(1<<40), open(0)
 	if twice.replay == nil || twice.recorded != nil {
@@ -125,22 +114,11 @@ func TestRowsFirstLoad(t *testing.T) {
 // from its file when needed draws as the one read in full, call by call,
 // the detail pane showing each result's text once read.
 func TestTextsOnDemandScreen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "demo.jsonl")
-	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Preset(policy.DefaultPreset)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path := writeDemo(t)
 	open := func(onDemand int64) *Model {
 		defer func(v int64) { textsOnDemandBytes = v }(textsOnDemandBytes)
 		textsOnDemandBytes = onDemand
-		m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
-			Counter: counter, Theme: "dark"})
-		send(t, m, tea.WindowSizeMsg{Width: 160, Height: 60})
-		drive(t, m, m.Init())
-		return m
+		return openDemo(t, path, 60)
 	}
 	held, asked := open(1<<40), open(0)
 	if held.texts != nil || asked.texts == nil || !asked.prep.TextsOnDemand() {
@@ -158,4 +136,29 @@ func TestTextsOnDemandScreen(t *testing.T) {
 	if results == 0 || asked.err != nil {
 		t.Fatalf("%d results shown; error %v", results, asked.err)
 	}
+}
+
+// writeDemo writes the demo session to a file of its own.
+func writeDemo(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// openDemo opens the session at path under the default policy, height
+// rows tall, and runs it until nothing is left to do.
+func openDemo(t *testing.T, path string, height int) *Model {
+	t.Helper()
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+		Counter: counter, Theme: "dark"})
+	send(t, m, tea.WindowSizeMsg{Width: 160, Height: height})
+	drive(t, m, m.Init())
+	return m
 }

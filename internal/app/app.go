@@ -141,23 +141,12 @@ func (p *progressReader) Read(b []byte) (int, error) {
 // Prepare measures and counts s for replays, with a counter of its own
 // when o.Counter is set.
 func (o Options) Prepare(ctx context.Context, s *transcript.Session, progress replay.Progress) (*replay.Prepared, error) {
-	var counter replay.TokenCounter
-	if o.Counter != nil {
-		c, err := o.Counter()
-		if err != nil {
-			return nil, err
-		}
-		counter = c
-	}
-	return replay.Prepare(ctx, s, counter, o.Prices, progress)
+	return o.PrepareTexts(ctx, s, progress, nil)
 }
 
 // PrepareTexts is Prepare for a session read without its results' texts
 // (LoadTexts), which texts reads again when needed; texts nil is Prepare.
 func (o Options) PrepareTexts(ctx context.Context, s *transcript.Session, progress replay.Progress, texts replay.TextSource) (*replay.Prepared, error) {
-	if texts == nil {
-		return o.Prepare(ctx, s, progress)
-	}
 	var counter replay.TokenCounter
 	if o.Counter != nil {
 		c, err := o.Counter()
