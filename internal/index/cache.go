@@ -72,7 +72,7 @@ func (k recordKey) key() fileKey {
 type cache struct {
 	data  cacheData
 	dirty bool
-	// memoryOnly: there is no file (NoCache); save writes nothing.
+	// memoryOnly: there is no file (NoCache); nothing writes it.
 	memoryOnly bool
 }
 
@@ -269,19 +269,6 @@ func (c *cache) update(s *scan, set uint64) {
 			}
 		}
 	}
-}
-
-// save writes the cache to dir when it changed: to a temporary file,
-// renamed into place, readable by its owner only.
-func (c *cache) save(dir string) error {
-	if c == nil || !c.dirty || c.memoryOnly {
-		return nil
-	}
-	if err := writeCacheFile(dir, encodeCache(&c.data)); err != nil {
-		return err
-	}
-	c.dirty = false
-	return nil
 }
 
 // writeCacheFile puts b in place as dir's cache file.

@@ -132,7 +132,7 @@ func (ix *Index) saveCache() *Warning {
 // land in the order their states were encoded.
 func (ix *Index) takeCache() func() error {
 	c := ix.cache
-	if c == nil || !c.dirty || ix.opt.NoCache {
+	if c == nil || !c.dirty || c.memoryOnly || ix.opt.NoCache {
 		return nil
 	}
 	b := encodeCache(&c.data)
