@@ -3,8 +3,9 @@ package index
 import (
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/spillway-dev/spillway/transcript"
@@ -325,11 +326,7 @@ func encodePayload(d *cacheData) []byte {
 	w.fix(d.Header.Prices)
 	w.s(d.Header.Read)
 	w.fix(d.LastScan)
-	paths := make([]string, 0, len(d.Files))
-	for p := range d.Files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(d.Files))
 	w.u(uint64(len(paths)))
 	for _, p := range paths {
 		rec := d.Files[p]
@@ -344,20 +341,12 @@ func encodePayload(d *cacheData) []byte {
 		w.sum(rec.Own)
 		w.sum(rec.Final)
 	}
-	pols := make([]string, 0, len(d.Replays))
-	for p := range d.Replays {
-		pols = append(pols, p)
-	}
-	sort.Strings(pols)
+	pols := slices.Sorted(maps.Keys(d.Replays))
 	w.u(uint64(len(pols)))
 	for _, pol := range pols {
 		rec := d.Replays[pol]
 		w.s(pol)
-		sessions := make([]string, 0, len(rec.Sessions))
-		for p := range rec.Sessions {
-			sessions = append(sessions, p)
-		}
-		sort.Strings(sessions)
+		sessions := slices.Sorted(maps.Keys(rec.Sessions))
 		w.u(uint64(len(sessions)))
 		for _, p := range sessions {
 			sv := rec.Sessions[p]
