@@ -447,6 +447,9 @@ func FuzzStrLen(f *testing.F) {
 	for _, s := range []string{`"plain"`, `"a\"b\\"c`, `"\u00e9\ud83d\ude00\ud83d"`, `"\u12"`, `"\ud83d\u12"`, "\"a\xe2\x86\"", `"abcdefghijklmnop\n"`, `"unterminated`} {
 		f.Add([]byte(s))
 	}
+	for _, s := range measureSeeds() {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		data = append([]byte(`"`), data...)
 		var c codexScan

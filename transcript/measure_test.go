@@ -126,7 +126,7 @@ func FuzzEscapedLen(f *testing.F) {
 // a string's end and measures it, fastjson reads the same string and
 // decodes it to that many bytes of valid UTF-8.
 func FuzzMeasureString(f *testing.F) {
-	for _, s := range []string{`a\nb"`, `\ud83d\ude00"x`, `\\"`, `\"\\\""`, `\u12"`, `→\t→"`, "\xe2\x86\x92\"", `a"b"`} {
+	for _, s := range append(measureSeeds(), `a\nb"`, `\ud83d\ude00"x`, `\\"`, `\"\\\""`, `\u12"`, `→\t→"`, "\xe2\x86\x92\"", `a"b"`) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -258,5 +258,80 @@ func TestSizesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameButTexts(t, full, sizes)
+	})
+}
+
+// referenceMeasure is what measureString must return, found the slow way:
+// the end as stringEnd finds it, and the contents decoded by fastjson and
+// measured. A string is left to decoding when it is not valid UTF-8 or a
+// backslash escapes a byte above 0x7F.
+func referenceMeasure(t *testing.T, b []byte, i int) (end, n int, ok bool) {
+	end = stringEnd(b, i)
+	if end < 0 {
+		return 0, 0, false
+	}
+	raw := b[i:end]
+	if !utf8.Valid(raw) {
+		return 0, 0, false
+	}
+	for j := 0; j < len(raw); j++ {
+		if raw[j] == '\\' {
+			j++ // the escaped byte: the closing quote is never escaped, so there is one
+			if raw[j] >= utf8.RuneSelf {
+				return 0, 0, false
+			}
+		}
+	}
+	n, parsed := decodedLen(t, string(raw))
+	if !parsed {
+		t.Fatalf("fastjson does not read %q", raw)
+	}
+	return end, n, true
+}
+
+// measureSeeds are strings (the contents after an opening quote, and what
+// follows) that take every branch of measureString: backslash runs of
+// both parities before a quote, \u escapes and surrogates of every kind,
+// unknown escapes, runes and invalid bytes at word and block boundaries,
+// strings shorter than a word, and strings that end where the buffer does
+// or not at all.
+func measureSeeds() []string {
+	pad := func(n int) string { return strings.Repeat("a", n) }
+	seeds := []string{
+		``, `"`, `a"`, `abcdefg"`, `abcdefgh"`, `abcdefghijklmno"`, `abcdefghijklmnop"`,
+		`a"b"`, `abc`, `abc\`, `abc\"`, `abc\\\"`,
+		`a\"b"`, `a\\"b"`, `a\\\"b"`, `\\\\"`, `\\\\\"x"`, `\"\\\""`,
+		`a\nb\tc\r\f\b\/"`, `\u0041"`, `\u00e9"`, `\u20AC"`, `\u0000"`, `\uzzzz"`, `\u12"`, `\u"`, `\u004"`, `\u004g"`,
+		`\ud83d\ude00"`, `\uD83D\uDE00"`, `\ud83d"`, `\ude00"`, `\ude00\ud83d"`, `\ud83dx"`, `\ud83d\u0041"`, `\ud83d\ud83d"`,
+		`\ud83d\uzz"`, `\ud83d\\"`, `\ud83d\""`, `\ud83d\u"`,
+		`\x"`, `\a\q\'"`, `\` + "é\"", `\` + "\xff\"", `\` + "\x80\"",
+		"é\"", "→\"", "😀\"", "\uFFFD\"", "\xe0\x80\x80\"", "\xed\xa0\x80\"", "\xf4\x90\x80\x80\"",
+		"abc\xe2\x86\"", "abc\xe2\"", "\xff\"", "abcdefg\xff\"", "abcdefg→\"", "abcdefgh\xc3\"", "abcdefgh\xc3\xa9\"",
+		"0123456789abcde\xe2\"", "     1→abc\\n     2→def\\n\"",
+	}
+	for _, n := range []int{7, 15, 31, 55, 56, 57, 58, 60, 61, 62, 63, 64, 65, 127, 128} {
+		seeds = append(seeds,
+			pad(n)+`"`, pad(n)+`\""`, pad(n)+`\\"`, pad(n)+`\\\""`, pad(n)+`\\\\\\\\\"x"`,
+			pad(n)+`\ud83d\ude00"`, pad(n)+`\ud83d\u0041"`, pad(n)+`\u00e9"`, pad(n)+`\uzz"`, pad(n)+`\x"`,
+			pad(n)+"→\"", pad(n)+"😀\"", pad(n)+"\xe2\x86\"", pad(n)+"\xff\"", pad(n)+`\`+"é\"",
+			pad(n), pad(n)+`\`, pad(n)+`\"`, pad(n)+"\xe2\x86",
+		)
+	}
+	return seeds
+}
+
+// FuzzMeasureStringReference pins measureString to referenceMeasure on
+// every input, the ones it leaves to decoding included.
+func FuzzMeasureStringReference(f *testing.F) {
+	for _, s := range measureSeeds() {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b := append([]byte{'"'}, data...)
+		end, n, ok := measureString(b, 1)
+		wantEnd, wantN, wantOK := referenceMeasure(t, b, 1)
+		if end != wantEnd || n != wantN || ok != wantOK {
+			t.Fatalf("measureString(%q) = %d, %d, %v; want %d, %d, %v", b, end, n, ok, wantEnd, wantN, wantOK)
+		}
 	})
 }
