@@ -84,23 +84,45 @@ func escapedLen(raw []byte) (n int, ok bool) {
 func measureString(b []byte, i int) (end, n int, ok bool) {
 	start, saved := i, 0 // saved: bytes the escapes so far take beyond what they stand for
 	for {
-		i = plainRun(b, i)
-		if i == len(b) {
-			return 0, 0, false
+		// The runs of text between escapes and runes are a few words
+		// long (30 to 90 bytes in real logs), so the scan for the next
+		// special byte is inline, two words a step, not a call per run.
+		for i+16 <= len(b) {
+			w := b[i : i+16 : i+16]
+			f1 := specialBits(binary.LittleEndian.Uint64(w))
+			f2 := specialBits(binary.LittleEndian.Uint64(w[8:]))
+			if f1|f2 != 0 {
+				if f1 != 0 {
+					i += bits.TrailingZeros64(f1) >> 3
+				} else {
+					i += 8 + bits.TrailingZeros64(f2)>>3
+				}
+				goto special
+			}
+			i += 16
 		}
+		for ; i < len(b); i++ {
+			if c := b[i]; c == '"' || c == '\\' || c >= utf8.RuneSelf {
+				goto special
+			}
+		}
+		return 0, 0, false
+	special:
 		switch c := b[i]; {
-		case c == '"':
-			return i, i - start - saved, true
-		case c == '\\' && i+1 < len(b) && plainEscape[b[i+1]]:
-			i += 2
-			saved++
 		case c == '\\':
+			if i+1 < len(b) && plainEscape[b[i+1]] {
+				i += 2
+				saved++
+				continue
+			}
 			span, out, fine := escape(b[i:])
 			if !fine {
 				return 0, 0, false
 			}
 			i += span
 			saved += span - out
+		case c == '"':
+			return i, i - start - saved, true
 		case c&0xF0 == 0xE0 && i+2 < len(b) && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 &&
 			(c != 0xE0 || b[i+1] >= 0xA0) && (c != 0xED || b[i+1] < 0xA0):
 			i += 3
@@ -114,36 +136,14 @@ func measureString(b []byte, i int) (end, n int, ok bool) {
 	}
 }
 
-// plainRun returns the index of the first quote, backslash or byte above
-// 0x7F at or after b[i], len(b) if there is none. Two words a step: the
-// runs of text between escapes and runes are a few words long.
-func plainRun(b []byte, i int) int {
-	rest := b[i:]
-	for len(rest) >= 16 {
-		f1 := plainBits(binary.LittleEndian.Uint64(rest))
-		f2 := plainBits(binary.LittleEndian.Uint64(rest[8:]))
-		if f1|f2 != 0 {
-			if f1 != 0 {
-				return len(b) - len(rest) + bits.TrailingZeros64(f1)/8
-			}
-			return len(b) - len(rest) + 8 + bits.TrailingZeros64(f2)/8
-		}
-		rest = rest[16:]
-	}
-	for j, c := range rest {
-		if c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return len(b) - len(rest) + j
-		}
-	}
-	return len(b)
-}
-
-// plainBits has the high bit set of the first byte of w (in memory order)
-// that is a quote, a backslash or above 0x7F, and maybe of later bytes.
-func plainBits(w uint64) uint64 {
+// specialBits is zero when no byte of w is a quote, a backslash or above
+// 0x7F; otherwise it has the high bit set of the first such byte (in
+// memory order) and maybe of later ones. A byte above 0x7F is flagged by
+// w itself, so the subtractions need not mask it out.
+func specialBits(w uint64) uint64 {
 	q := w ^ ('"' * ones)
 	e := w ^ ('\\' * ones)
-	return ((q-ones)&^q | (e-ones)&^e | w) & highs
+	return ((q - ones) | (e - ones) | w) & highs
 }
 
 // plainEscape marks the bytes that follow a backslash in a two-byte escape.
