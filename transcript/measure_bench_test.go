@@ -9,16 +9,16 @@ import (
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
-// longStrings finds every string of the JSON lines in data whose contents
-// are longer than min bytes as written, and returns where each one's
-// contents start in its line, the way the scanner hands them to
-// measureString.
+// measured is a string as the scanner hands it to measureString: its
+// line, and where its contents start.
 type measured struct {
 	line  []byte
 	start int
 }
 
-func longStrings(data []byte, min int) (out []measured, total int64) {
+// longStrings finds every string of the JSON lines in data whose contents
+// are longer than over bytes as written, and the total of their lengths.
+func longStrings(data []byte, over int) (out []measured, total int64) {
 	for line := range bytes.Lines(data) {
 		for i := 0; ; {
 			q := bytes.IndexByte(line[i:], '"')
@@ -30,7 +30,7 @@ func longStrings(data []byte, min int) (out []measured, total int64) {
 			if end < 0 {
 				break
 			}
-			if end-start > min {
+			if end-start > over {
 				out = append(out, measured{line, start})
 				total += int64(end - start)
 			}
@@ -67,20 +67,13 @@ func BenchmarkMeasureString(b *testing.B) {
 	for _, set := range sets {
 		b.Run(set.name, func(b *testing.B) {
 			strs, total := longStrings(set.data(b), 256)
-			for _, impl := range []struct {
-				name    string
-				measure func([]byte, int) (int, int, bool)
-			}{{"old", measureStringOld}, {"new", measureString}} {
-				b.Run(impl.name, func(b *testing.B) {
-					b.SetBytes(total)
-					for b.Loop() {
-						for _, s := range strs {
-							if _, _, ok := impl.measure(s.line, s.start); !ok {
-								b.Fatalf("not measured: %.80q", s.line[s.start:])
-							}
-						}
+			b.SetBytes(total)
+			for b.Loop() {
+				for _, s := range strs {
+					if _, _, ok := measureString(s.line, s.start); !ok {
+						b.Fatalf("not measured: %.80q", s.line[s.start:])
 					}
-				})
+				}
 			}
 		})
 	}
