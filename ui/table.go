@@ -69,7 +69,7 @@ type callTable struct {
 	costlyOf *replay.Prepared
 	// recorded prices the calls as recorded while the session shown was
 	// read for its sizes alone and its texts are still coming.
-	recorded *replay.Run
+	recorded *replay.Recorded
 }
 
 func (t *callTable) setSize(w, h int) {
@@ -97,9 +97,9 @@ func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	t.clamp()
 }
 
-// pricedAsRecorded fills in each call's recorded cost from rec, a replay
-// that changed nothing, and marks the figures after the policy pending.
-func pricedAsRecorded(info []callInfo, rec *replay.Run) {
+// pricedAsRecorded fills in each call's recorded cost from rec and marks
+// the figures after the policy pending.
+func pricedAsRecorded(info []callInfo, rec *replay.Recorded) {
 	for i := range info {
 		info[i].pending = true
 		if i < len(rec.Calls) {
