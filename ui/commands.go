@@ -31,7 +31,7 @@ type (
 	rowsMsg struct {
 		src      string
 		session  *transcript.Session
-		recorded *replay.Run // under a policy that changes nothing; nil unpriced
+		recorded *replay.Recorded // nil unpriced
 		next     tea.Cmd
 	}
 	// loadedMsg carries a session read in full, or read without its
@@ -182,7 +182,7 @@ func readRows(o Options, progress func(done, total int64)) (rowsMsg, error) {
 	if err != nil {
 		return rowsMsg{}, err
 	}
-	return rowsMsg{src: o.Source.Path, session: s, recorded: recordedRun(s, o.Prices, o.Policy)}, nil
+	return rowsMsg{src: o.Source.Path, session: s, recorded: priceRecorded(s, o.Prices)}, nil
 }
 
 // textsOnDemandBytes is the smallest file whose results' texts are not
@@ -204,23 +204,13 @@ func readTextCmd(p *replay.Prepared, r *transcript.ToolResult) tea.Cmd {
 // about as long as a frame. Tests lower it.
 var rowsFirstBytes int64 = 32 << 20
 
-// recordedRun prices every call of a session read for its sizes as
-// recorded, as the replay prices it, by replaying it under pol made to
-// change nothing; nil when it cannot.
-func recordedRun(s *transcript.Session, prices *pricing.Table, pol policy.Policy) *replay.Run {
+// priceRecorded prices every call of a session read for its sizes as
+// recorded, as the replay prices it; nil without prices.
+func priceRecorded(s *transcript.Session, prices *pricing.Table) *replay.Recorded {
 	if prices == nil {
 		return nil
 	}
-	p, err := replay.Prepare(context.Background(), s, nil, prices, nil)
-	if err != nil {
-		return nil
-	}
-	pol.Ceiling, pol.PerTool, pol.Dedupe.Enabled = 0, nil, false
-	rp, err := p.Replay(pol, replay.Options{NoHazards: true})
-	if err != nil {
-		return nil
-	}
-	return rp
+	return replay.PriceRecorded(s, prices)
 }
 
 // awaitWithProgress waits for the one message a background job sends on

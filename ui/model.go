@@ -195,7 +195,7 @@ type Model struct {
 
 	// recorded prices the session shown as recorded while it was read for
 	// its sizes alone and its texts are still being read; nil after.
-	recorded *replay.Run
+	recorded *replay.Recorded
 	// texts reads the results' texts of a session read without them
 	// again from its file; nil when the session holds them. textAsked is
 	// the result whose text the detail pane was last sent for.

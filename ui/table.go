@@ -31,9 +31,10 @@ type tableRow struct {
 	sep  string
 }
 
-// callInfo is what a row shows of one call.
+// callInfo is what a row shows of one call, but for its time and tools:
+// those are drawn from the call for the rows on screen alone, not made
+// for every call of a session each time its figures change.
 type callInfo struct {
-	time, tools         string
 	resultBytes         int64
 	prompt, promptAfter int64 // -1 when unknown
 	saved               int64
@@ -69,7 +70,7 @@ type callTable struct {
 	costlyOf *replay.Prepared
 	// recorded prices the calls as recorded while the session shown was
 	// read for its sizes alone and its texts are still coming.
-	recorded *replay.Run
+	recorded *replay.Recorded
 }
 
 func (t *callTable) setSize(w, h int) {
@@ -97,9 +98,9 @@ func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
 	t.clamp()
 }
 
-// pricedAsRecorded fills in each call's recorded cost from rec, a replay
-// that changed nothing, and marks the figures after the policy pending.
-func pricedAsRecorded(info []callInfo, rec *replay.Run) {
+// pricedAsRecorded fills in each call's recorded cost from rec and marks
+// the figures after the policy pending.
+func pricedAsRecorded(info []callInfo, rec *replay.Recorded) {
 	for i := range info {
 		info[i].pending = true
 		if i < len(rec.Calls) {
@@ -117,16 +118,6 @@ func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo 
 		c := &s.Calls[i]
 		ci := &info[i]
 		ci.prompt, ci.promptAfter = -1, -1
-		if !c.Time.IsZero() {
-			ci.time = c.Time.UTC().Format(time.TimeOnly)
-		}
-		var names []string
-		for _, tc := range c.ToolCalls {
-			if !slices.Contains(names, tc.Name) {
-				names = append(names, tc.Name)
-			}
-		}
-		ci.tools = termtext.Escape(strings.Join(names, ","))
 		for _, r := range c.Results {
 			ci.resultBytes += int64(r.Bytes())
 		}
@@ -178,12 +169,32 @@ func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo 
 	return info
 }
 
+// callTime is the clock time c started at, UTC; "" when unknown.
+func callTime(c *transcript.Call) string {
+	if c.Time.IsZero() {
+		return ""
+	}
+	return c.Time.UTC().Format(time.TimeOnly)
+}
+
+// callTools names the tools c called, each once, in the order called.
+func callTools(c *transcript.Call) string {
+	var names []string
+	for _, tc := range c.ToolCalls {
+		if !slices.Contains(names, tc.Name) {
+			names = append(names, tc.Name)
+		}
+	}
+	return termtext.Escape(strings.Join(names, ","))
+}
+
 // rebuild orders the rows.
 func (t *callTable) rebuild(s *transcript.Session) {
 	t.rows = t.rows[:0]
 	if s == nil {
 		return
 	}
+	t.rows = slices.Grow(t.rows, len(s.Calls)+len(s.Events))
 	if t.order == byOrder {
 		ev := 0
 		for i := range s.Calls {
@@ -478,8 +489,8 @@ func (t *callTable) columns() []column {
 			}
 			return human.ShortBytes(ci.resultBytes)
 		}},
-		{title: "time", width: 8, priority: 8, cell: func(_ int, ci *callInfo) string { return ci.time }},
-		{title: "tools", width: 7, priority: 7, cell: func(_ int, ci *callInfo) string { return ci.tools }},
+		{title: "time", width: 8, priority: 8, cell: func(call int, _ *callInfo) string { return callTime(&t.session.Calls[call]) }},
+		{title: "tools", width: 7, priority: 7, cell: func(call int, _ *callInfo) string { return callTools(&t.session.Calls[call]) }},
 	}
 	return fitColumns(all, t.width, func(c *column) (*int, int, bool) { return &c.width, c.priority, c.title == "tools" })
 }

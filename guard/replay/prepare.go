@@ -430,8 +430,50 @@ func (p *Prepared) priceRecorded() {
 	n := len(calls)
 	p.costs = make([]*float64, n)
 	costs := make([]float64, n) // what p.costs points into
-	fresh := make([]float64, n)
-	priced := make([]bool, n)
+	// The marginal rates only price the results' carry: without results
+	// (PriceRecorded) no call needs them.
+	carry := len(p.items) > 0
+	var fresh, cacheRead []float64
+	var priced []bool
+	if carry {
+		fresh, cacheRead, priced = make([]float64, n), make([]float64, n), make([]bool, n)
+	}
+	eachChunk(n, func(from, to int) {
+		entries := map[string]entry{} // one look-up per model, not per call
+		for j := from; j < to; j++ {
+			c := &calls[j]
+			if c.Usage == nil {
+				continue
+			}
+			e, ok := entries[c.Model]
+			if !ok {
+				e.Entry, _, e.ok = p.Prices.Lookup(c.Model)
+				entries[c.Model] = e
+			}
+			if !e.ok {
+				continue
+			}
+			costs[j] = e.Cost(*c.Usage)
+			p.costs[j] = &costs[j]
+			if !carry {
+				continue
+			}
+			rate := e.Marginal(*c.Usage)
+			fresh[j], cacheRead[j] = rate.Input, rate.CacheRead
+			if p.usesCacheWrites {
+				fresh[j] = rate.CacheWrite
+				if c.Usage.CacheCreation-c.Usage.CacheCreation1h <= 0 && c.Usage.CacheCreation1h > 0 {
+					fresh[j] = rate.CacheWrite1h
+				}
+			}
+			// A copy of a response another session counts carries its
+			// results at no cost here: it is billed there.
+			priced[j] = c.CountedIn == ""
+		}
+	})
+	if !carry {
+		return
+	}
 	// Per chain (main, sidechain): prefix sums of cache-read rates and of
 	// priced calls, so a range of calls sums in O(1).
 	var cached, pricedN [2][]float64
@@ -439,31 +481,12 @@ func (p *Prepared) priceRecorded() {
 		cached[k], pricedN[k] = make([]float64, n+1), make([]float64, n+1)
 	}
 	for j := range calls {
-		c := &calls[j]
-		var rate pricing.Rates
-		if c.Usage != nil {
-			if e, _, ok := p.Prices.Lookup(c.Model); ok {
-				costs[j] = e.Cost(*c.Usage)
-				p.costs[j], priced[j] = &costs[j], true
-				rate = e.Marginal(*c.Usage)
-				fresh[j] = rate.Input
-				if p.usesCacheWrites {
-					fresh[j] = rate.CacheWrite
-					if c.Usage.CacheCreation-c.Usage.CacheCreation1h <= 0 && c.Usage.CacheCreation1h > 0 {
-						fresh[j] = rate.CacheWrite1h
-					}
-				}
-			}
-		}
 		for k := range cached {
 			cached[k][j+1], pricedN[k][j+1] = cached[k][j], pricedN[k][j]
 		}
-		// A copy of a response another session counts carries its results
-		// at no cost here: it is billed there.
-		priced[j] = priced[j] && c.CountedIn == ""
 		if priced[j] {
-			k := b2i(c.Sidechain)
-			cached[k][j+1] += rate.CacheRead
+			k := b2i(calls[j].Sidechain)
+			cached[k][j+1] += cacheRead[j]
 			pricedN[k][j+1]++
 		}
 	}
@@ -483,6 +506,31 @@ func (p *Prepared) priceRecorded() {
 		}
 		it.carry = float64(tok) * rate
 	}
+}
+
+// entry is a model's price as the table looks it up; ok is false when
+// the model has none.
+type entry struct {
+	pricing.Entry
+	ok bool
+}
+
+// chunkCalls is the fewest calls worth pricing on more than one CPU.
+const chunkCalls = 8192
+
+// eachChunk runs do over [0, n) cut into one contiguous range per CPU, at
+// once, and returns when all are done; below chunkCalls in one range.
+func eachChunk(n int, do func(from, to int)) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/chunkCalls))
+	if workers == 1 {
+		do(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { do(n*w/workers, n*(w+1)/workers) })
+	}
+	wg.Wait()
 }
 
 // remove takes tokens out of a call's usage: fresh ones from the bucket

@@ -550,13 +550,18 @@ func (rp *Run) price() {
 	p := rp.Prepared
 	calls := p.Session.Calls
 	n := len(calls)
-	fresh := make([]int64, n)
-	carried := [2][]int64{make([]int64, n+1), make([]int64, n+1)} // difference arrays: main chain, sidechain
+	// What each call has taken out: nil while none has anything, as under
+	// a policy that changes nothing.
+	var fresh []int64
+	var carried [2][]int64 // difference arrays: main chain, sidechain
 	for i := range rp.Results {
 		r := &rp.Results[i]
 		it := &p.items[i]
 		if r.Saved == 0 || r.SentAt >= n {
 			continue
+		}
+		if fresh == nil {
+			fresh, carried = make([]int64, n), [2][]int64{make([]int64, n+1), make([]int64, n+1)}
 		}
 		fresh[r.SentAt] += r.Saved
 		chain := carried[b2i(it.sidechain)]
@@ -566,8 +571,10 @@ func (rp *Run) price() {
 		}
 	}
 	rp.Calls = make([]Call, n)
-	// One array each for the after figures, rather than an allocation per call.
-	usagesAfter, costsAfter := make([]transcript.Usage, n), make([]float64, n)
+	// One array each for the after figures, rather than an allocation per
+	// call; made when a call first has something taken out.
+	var usagesAfter []transcript.Usage
+	var costsAfter []float64
 	var running [2]int64
 	t := &rp.Totals
 	var before, after float64
@@ -575,10 +582,13 @@ func (rp *Run) price() {
 	recorded, unknown := false, false
 	for j := range calls {
 		c := &calls[j]
-		for k := range running {
-			running[k] += carried[k][j]
+		out := Call{Index: j, Usage: c.Usage, Cost: p.costs[j]}
+		if fresh != nil {
+			for k := range running {
+				running[k] += carried[k][j]
+			}
+			out.Fresh, out.Carried = fresh[j], running[b2i(c.Sidechain)]
 		}
-		out := Call{Index: j, Usage: c.Usage, Cost: p.costs[j], Fresh: fresh[j], Carried: running[b2i(c.Sidechain)]}
 		if c.Usage == nil {
 			rp.Calls[j] = out // estimated savings only: nothing to price
 			t.SavedPerCall += out.Saved()
@@ -587,6 +597,9 @@ func (rp *Run) price() {
 		if out.Fresh == 0 && out.Carried == 0 {
 			out.UsageAfter, out.CostAfter = c.Usage, out.Cost // nothing taken out: priced already
 		} else {
+			if usagesAfter == nil {
+				usagesAfter, costsAfter = make([]transcript.Usage, n), make([]float64, n)
+			}
 			usagesAfter[j] = p.remove(*c.Usage, out.Fresh, out.Carried)
 			out.UsageAfter = &usagesAfter[j]
 			if usd, ok := p.Prices.Cost(c.Model, usagesAfter[j]); ok {
