@@ -138,7 +138,15 @@ func (s *scanner) member() (key []byte, ok bool) {
 			rest := b[q+1:]
 			t1 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)))
 			t2 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:])))
-			if at := t1/8 + t1/64*(t2/8); at < 16 && rest[at] == '"' && rest[at+1] == ':' {
+			at := t1/8 + t1/64*(t2/8)
+			if at == 16 {
+				// A longer key (usage's cache_creation_input_tokens and
+				// its kin, on every response line): the search goes on.
+				if at = quoteOrBackslash(rest, 16); at < 0 {
+					at = len(rest)
+				}
+			}
+			if at+1 < len(rest) && rest[at] == '"' && rest[at+1] == ':' {
 				s.opened = false
 				s.pos = q + 1 + at + 2
 				return rest[:at], true
