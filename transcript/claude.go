@@ -186,7 +186,7 @@ func (p *claudeParser) recordLine(v *fastjson.Value, line int) {
 		}
 		p.b.compaction(Event{
 			Line:      line,
-			Time:      parseTime(str(l.timestamp)),
+			Time:      utcTime(str(l.timestamp)),
 			Trigger:   string(str(lastOf(l.compactMetadata, "trigger", &p.dup))),
 			PreTokens: lastOf(l.compactMetadata, "preTokens", &p.dup).GetInt64(),
 		})
@@ -333,7 +333,7 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 	if idx, seen := p.groups[key]; seen && keyed {
 		return idx, false
 	}
-	t := parseTime(timestamp)
+	t := utcTime(timestamp)
 	if sidechain && p.replays == nil {
 		p.indexReplays()
 	}
@@ -618,7 +618,7 @@ func (p *claudeParser) user(l *claudeLine, line int) {
 		p.b.warnf(line, "user record without a message object")
 		return
 	}
-	t := parseTime(str(l.timestamp))
+	t := utcTime(str(l.timestamp))
 	summary := isTrue(l.compactSummary)
 	meta := summary || isTrue(l.meta) || isTrue(l.visibleOnly)
 	prompt := Prompt{Line: line, Meta: meta}

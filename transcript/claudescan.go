@@ -163,7 +163,7 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 
 // userFast reads a user record; text is what promptText made of it.
 func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
-	t := parseTime(f.timestamp)
+	t := utcTime(f.timestamp)
 	summary := f.compactSummary
 	prompt := Prompt{Line: line, Meta: summary || f.meta || f.visibleOnly, Text: text}
 	for i := range f.blocks {
