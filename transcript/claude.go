@@ -353,12 +353,8 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 	}
 	c := p.b.newCall(line, t, p.model, sidechain)
 	idx = c.Index
-	if len(msgID) > 0 {
-		c.MessageID = string(msgID)
-	}
-	if len(requestID) > 0 {
-		c.RequestID = string(requestID)
-	}
+	ids := string(msgID) + string(requestID) // one copy for the two
+	c.MessageID, c.RequestID = ids[:len(msgID)], ids[len(msgID):]
 	if string(sessionID) != p.sessionID {
 		p.sessionID = string(sessionID)
 	}
@@ -546,7 +542,7 @@ func (p *claudeParser) assistantBlock(idx int, v *fastjson.Value, line int, repl
 		if block.input != nil {
 			input = p.b.marshal(block.input)
 		}
-		p.b.addToolCall(idx, ToolCall{ID: id, Name: string(str(block.name)), Input: input}, line)
+		p.b.addToolCall(idx, ToolCall{ID: id, Name: p.b.toolName(str(block.name)), Input: input}, line)
 	}
 }
 

@@ -156,7 +156,7 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 	}
 	for i := range f.blocks { // texts were checked while read, and are not kept
 		if b := &f.blocks[i]; string(b.typ) == "tool_use" {
-			p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: string(b.name), Input: b.input}, line)
+			p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: p.b.toolName(b.name), Input: b.input}, line)
 		}
 	}
 }
@@ -169,8 +169,8 @@ func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
 	for i := range f.blocks {
 		switch b := &f.blocks[i]; string(b.typ) {
 		case "tool_result":
-			p.b.addResult(ToolResult{CallID: string(b.toolUseID), Line: line, Time: t, IsError: b.isError,
-				DroppedBytes: b.size, Images: b.images, Other: b.other})
+			p.b.addResultOf(ToolResult{Line: line, Time: t, IsError: b.isError,
+				DroppedBytes: b.size, Images: b.images, Other: b.other}, b.toolUseID)
 		case "image":
 			prompt.Images++
 		}
