@@ -49,6 +49,18 @@ type builder struct {
 	toolCallArr chunk[ToolCall]
 	resultArr   chunk[ToolResult]
 	promptArr   chunk[Prompt]
+	// usages holds the usage the calls keep, each a slot never changed
+	// once a call points at it.
+	usages []Usage
+}
+
+// keepUsage returns a pointer to a copy of u of its own.
+func (b *builder) keepUsage(u Usage) *Usage {
+	if len(b.usages) == cap(b.usages) {
+		b.usages = make([]Usage, 0, max(min(2*cap(b.usages), maxChunk), 16))
+	}
+	b.usages = append(b.usages, u)
+	return &b.usages[len(b.usages)-1]
 }
 
 // chunk is an array that the slices of several owners are cut from, one

@@ -20,7 +20,14 @@ type claudeParser struct {
 	// keep the hot path free of allocations; a collision in one session is
 	// about as likely as a cosmic-ray bit flip.
 	groups map[uint64]int
-	uuids  map[uint64]struct{}
+	// lastGroup is the entry put in groups last: the lines of a response
+	// follow one another, so most lines find their call there.
+	lastGroup struct {
+		key uint64
+		idx int
+		set bool
+	}
+	uuids map[uint64]struct{}
 	// replays maps a response's message id, session id and time to its
 	// call, to find a sidechain line that replays it under a new request id.
 	// It is built at the first sidechain line: a log without one needs none.
@@ -330,6 +337,9 @@ func hasContent(v *fastjson.Value) bool {
 // when it or the line kept so far is a sidechain's.
 func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain bool, timestamp []byte, line int) (idx int, replay bool) {
 	key, keyed := p.groupKey(msgID, requestID)
+	if g := &p.lastGroup; keyed && g.set && g.key == key {
+		return g.idx, false
+	}
 	if idx, seen := p.groups[key]; seen && keyed {
 		return idx, false
 	}
@@ -344,7 +354,7 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 		rkey = p.replayKey(msgID, sessionID, t)
 		var idx int
 		if idx, seen = p.replays[rkey]; seen && (sidechain || p.calls[idx].sidechainKept(&p.b.s.Calls[idx])) {
-			p.groups[key] = idx
+			p.group(key, idx)
 			return idx, true
 		}
 	}
@@ -361,12 +371,18 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 	c.SessionID = p.sessionID
 	p.calls = append(p.calls, claudeCall{})
 	if keyed {
-		p.groups[key] = idx
+		p.group(key, idx)
 	}
 	if byReplay && !seen {
 		p.replays[rkey] = idx
 	}
 	return idx, false
+}
+
+// group files the response of key under call idx.
+func (p *claudeParser) group(key uint64, idx int) {
+	p.groups[key] = idx
+	p.lastGroup.key, p.lastGroup.idx, p.lastGroup.set = key, idx, true
 }
 
 // indexReplays starts the replays index with the calls read so far, each
@@ -433,9 +449,8 @@ func (p *claudeParser) noteUsage(idx, line int, ended bool, usage *Usage, rank c
 		}
 		if !cc.hasRank || cc.rank.less(rank) {
 			cc.rank, cc.hasRank = rank, true
-			kept := *usage // a copy, so that only the kept usage is allocated
 			c := &p.b.s.Calls[idx]
-			c.Usage = &kept
+			c.Usage = p.b.keepUsage(*usage) // a copy, so that only the kept usage is kept
 			if string(requestID) != c.RequestID {
 				c.RequestID = string(requestID)
 			}
@@ -447,7 +462,7 @@ func (p *claudeParser) noteUsage(idx, line int, ended bool, usage *Usage, rank c
 	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.final {
 		fixed := *u
 		fixed.OutputLowerBound = !cc.final
-		p.b.s.Calls[idx].Usage = &fixed
+		p.b.s.Calls[idx].Usage = p.b.keepUsage(fixed)
 	}
 }
 
