@@ -188,6 +188,7 @@ func (s *scanner) str() []byte {
 	}
 	// quoteOrBackslash's first steps, here: most strings end in them.
 	b, start := s.buf, s.pos+1
+	from := start // where the search for the end goes on
 	if rest := b[start:]; len(rest) >= 16 {
 		f1 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest))
 		f2 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:]))
@@ -203,8 +204,9 @@ func (s *scanner) str() []byte {
 			s.pos = start + at + 1
 			return rest[:at]
 		}
+		from += 16 // ids and times: the search goes on past what was read
 	}
-	end := quoteOrBackslash(b, start)
+	end := quoteOrBackslash(b, from)
 	if end < 0 || b[end] != '"' {
 		s.fail()
 		return nil
