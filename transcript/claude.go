@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -498,12 +499,11 @@ func (p *claudeParser) groupKey(msgID, requestID []byte) (key uint64, keyed bool
 	if len(msgID) == 0 && len(requestID) == 0 {
 		return 0, false
 	}
-	var h maphash.Hash
-	h.SetSeed(p.seed)
-	h.Write(msgID)
-	h.WriteByte(0)
-	h.Write(requestID)
-	return h.Sum64(), true
+	// Two one-shot hashes, the second mixed by a bijection so that the
+	// pair is ordered: half the time of streaming both into one
+	// maphash.Hash.
+	m, r := maphash.Bytes(p.seed, msgID), maphash.Bytes(p.seed, requestID)
+	return m ^ bits.RotateLeft64(r*0x9e3779b97f4a7c15, 29), true
 }
 
 // claudeBlock holds the fields of a content block the reader uses, of an
