@@ -20,7 +20,7 @@ type claudeParser struct {
 	// to its call; uuids holds hashes of the line ids seen. 64-bit hashes
 	// keep the hot path free of allocations; a collision in one session is
 	// about as likely as a cosmic-ray bit flip.
-	groups map[uint64]int
+	groups hashTable
 	// lastGroup is the entry put in groups last: the lines of a response
 	// follow one another, so most lines find their call there.
 	lastGroup struct {
@@ -28,7 +28,7 @@ type claudeParser struct {
 		idx int
 		set bool
 	}
-	uuids map[uint64]struct{}
+	uuids hashTable
 	// replays maps a response's message id, session id and time to its
 	// call, to find a sidechain line that replays it under a new request id.
 	// It is built at the first sidechain line: a log without one needs none.
@@ -83,7 +83,7 @@ type claudeAdvisor struct {
 }
 
 func newClaudeParser(b *builder) *claudeParser {
-	return &claudeParser{b: b, groups: make(map[uint64]int, b.lines/3), uuids: make(map[uint64]struct{}, b.lines),
+	return &claudeParser{b: b, groups: newHashTable(b.lines / 3), uuids: newHashTable(b.lines),
 		calls: make([]claudeCall, 0, b.lines/3), seed: maphash.MakeSeed()}
 }
 
@@ -225,8 +225,7 @@ func (p *claudeParser) repeated(uuid, typ []byte) bool {
 	if len(uuid) == 0 {
 		return false
 	}
-	seen := len(p.uuids)
-	if p.uuids[maphash.Bytes(p.seed, uuid)] = struct{}{}; len(p.uuids) == seen {
+	if p.uuids.put(maphash.Bytes(p.seed, uuid), 0) {
 		p.b.skip(string(typ) + " (repeated uuid)")
 		return true
 	}
@@ -341,7 +340,7 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 	if g := &p.lastGroup; keyed && g.set && g.key == key {
 		return g.idx, false
 	}
-	if idx, seen := p.groups[key]; seen && keyed {
+	if idx, seen := p.groups.get(key); seen && keyed {
 		return idx, false
 	}
 	t := utcTime(timestamp)
@@ -382,7 +381,7 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 
 // group files the response of key under call idx.
 func (p *claudeParser) group(key uint64, idx int) {
-	p.groups[key] = idx
+	p.groups.put(key, idx)
 	p.lastGroup.key, p.lastGroup.idx, p.lastGroup.set = key, idx, true
 }
 
