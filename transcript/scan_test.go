@@ -101,6 +101,8 @@ func TestScannerMember(t *testing.T) {
 		`{ "a" : 1 , "b":2 ,"c" :3}`, `{"a":1 ,"b":2}`, `{"a\"b":1}`, `{"a\u0041":1,"b":2}`,
 		`{"a":1,}`, `{,"a":1}`, `{"a":1"b":2}`, `{"a" 1}`, `{"a":1`, `{"a":1,"b"`, `{"a":1,"bcdefghijklmnopq`,
 		`{"a":1,"b":2}x`, `{"a":1,"b":2} `,
+		`{"` + long + `\"x":1}`, `{"` + long + `" :1}`, `{"a":1,"` + long + `}`, `{"a":1,"` + long, `{"` + long + `"`,
+		`{"cache_creation_input_tokens":547,"cache_read_input_tokens":13629}`,
 	} {
 		keys, ok := membersOf([]byte(text), true)
 		wantKeys, wantOK := membersOf([]byte(text), false)
@@ -112,7 +114,7 @@ func TestScannerMember(t *testing.T) {
 
 // FuzzScannerMember holds member to more and key on any text.
 func FuzzScannerMember(f *testing.F) {
-	for _, seed := range []string{`{"a":1,"bb":"x"}`, `{ "a" : 1 }`, `{"a\"":1}`, `{"0123456789abcdef":1}`} {
+	for _, seed := range []string{`{"a":1,"bb":"x"}`, `{ "a" : 1 }`, `{"a\"":1}`, `{"0123456789abcdef":1}`, `{"cache_read_input_tokens":1}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
