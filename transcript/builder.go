@@ -49,15 +49,25 @@ type builder struct {
 	toolCallArr chunk[ToolCall]
 	resultArr   chunk[ToolResult]
 	promptArr   chunk[Prompt]
-	// usages holds the usage the calls keep, each a slot never changed
-	// once a call points at it.
-	usages []Usage
+	// usages holds the usage the calls keep, one slot each. The slots
+	// before usagesSeen may have been seen outside the builder, in a
+	// snapshot or the session it returned, and never change.
+	usages     []Usage
+	usagesSeen int
 }
 
-// keepUsage returns a pointer to a copy of u of its own.
-func (b *builder) keepUsage(u Usage) *Usage {
+// keepUsage returns a pointer to a copy of u, to replace old (which may
+// be nil): old itself, when it is the newest slot and no one else has
+// seen it (the lines of a response follow one another, each replacing
+// the last one's usage), else a slot of its own.
+func (b *builder) keepUsage(old *Usage, u Usage) *Usage {
+	if n := len(b.usages); n > b.usagesSeen && old == &b.usages[n-1] {
+		*old = u
+		return old
+	}
 	if len(b.usages) == cap(b.usages) {
 		b.usages = make([]Usage, 0, max(min(2*cap(b.usages), maxChunk), 16))
+		b.usagesSeen = 0
 	}
 	b.usages = append(b.usages, u)
 	return &b.usages[len(b.usages)-1]
@@ -374,6 +384,7 @@ func (b *builder) lastCompaction() *Event {
 
 func (b *builder) session() *Session {
 	s := b.s
+	b.usagesSeen = len(b.usages)
 	if len(b.leading.Results) > 0 || len(b.leading.Prompts) > 0 {
 		s.Leading = b.leading
 	}

@@ -450,7 +450,7 @@ func (p *claudeParser) noteUsage(idx, line int, ended bool, usage *Usage, rank c
 		if !cc.hasRank || cc.rank.less(rank) {
 			cc.rank, cc.hasRank = rank, true
 			c := &p.b.s.Calls[idx]
-			c.Usage = p.b.keepUsage(*usage) // a copy, so that only the kept usage is kept
+			c.Usage = p.b.keepUsage(c.Usage, *usage) // a copy: usage is the line's
 			if string(requestID) != c.RequestID {
 				c.RequestID = string(requestID)
 			}
@@ -462,7 +462,7 @@ func (p *claudeParser) noteUsage(idx, line int, ended bool, usage *Usage, rank c
 	if u := p.b.s.Calls[idx].Usage; u != nil && u.OutputLowerBound == cc.final {
 		fixed := *u
 		fixed.OutputLowerBound = !cc.final
-		p.b.s.Calls[idx].Usage = p.b.keepUsage(fixed)
+		p.b.s.Calls[idx].Usage = p.b.keepUsage(u, fixed)
 	}
 }
 
