@@ -51,6 +51,14 @@ type claudeParser struct {
 	scan scanner
 	fast claudeFast
 	unq  fastjson.Parser
+	// lastUsage is the message.usage the fast path read last, as written,
+	// and what it read there (see readMessageUsage).
+	lastUsage struct {
+		raw   []byte
+		depth int
+		usage Usage
+		rank  claudeRank
+	}
 }
 
 type claudeCall struct {
