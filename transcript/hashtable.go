@@ -12,9 +12,12 @@ type hashTable struct {
 }
 
 // newHashTable returns a table that takes about n keys before it grows.
+// It is kept at most half full: a new key, which every line brings, then
+// looks at 2.5 slots on average, where a table three quarters full looks
+// at 8.5.
 func newHashTable(n int) hashTable {
 	size := 16
-	for size*3 < n*4 {
+	for size < 2*n {
 		size *= 2
 	}
 	return hashTable{keys: make([]uint64, size), vals: make([]int32, size)}
@@ -48,7 +51,7 @@ func (t *hashTable) put(key uint64, v int) (had bool) {
 	if key == 0 {
 		key = 1
 	}
-	if (t.n+1)*4 > len(t.keys)*3 {
+	if 2*(t.n+1) > len(t.keys) {
 		t.grow()
 	}
 	i := t.slot(key)
