@@ -124,7 +124,7 @@ func (s *scanner) more(close byte) bool {
 // member is more('}') and, when there is another member, key: the
 // object's members one by one, each with its key read. A member written
 // as Claude Code writes it, comma, key and colon without whitespace and a
-// key of a few words, is read in one step.
+// key without escapes, is read in one step.
 func (s *scanner) member() (key []byte, ok bool) {
 	if b, i := s.buf, s.pos; !s.bad && i < len(b) {
 		q := i // where the key's opening quote should be
