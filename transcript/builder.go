@@ -17,14 +17,17 @@ import (
 // calls so far, where each tool call lives, the current context segment and
 // the warnings.
 type builder struct {
-	s         *Session
-	toolCalls map[string]toolRef // the latest call of each id
-	// earlierCalls holds the calls of repeated ids that a later call of
-	// the same id replaced in toolCalls.
-	earlierCalls []toolRef
-	models       map[string]bool
-	segment      int
-	sidechain    bool
+	s *Session
+	// toolCalls maps an id to the latest call of it, an index into refs:
+	// the calls of an id form a list from there, through earlier.
+	toolCalls map[string]int
+	refs      []toolRef
+	// names holds the tool names read so far, so that each call need not
+	// copy its own.
+	names     map[string]string
+	models    map[string]bool
+	segment   int
+	sidechain bool
 	// leading collects what arrived before the first call.
 	leading Call
 	// invalidLine is the last line warned about for invalid UTF-8, dupLine
@@ -40,13 +43,68 @@ type builder struct {
 	lines int
 	// dropResults: Options.DropResultTexts.
 	dropResults bool
+	// The arrays the calls' tool calls, results and prompts are appended
+	// in: most calls have one or two of each, and an array of their own
+	// for each was a third of the allocations of reading.
+	toolCallArr chunk[ToolCall]
+	resultArr   chunk[ToolResult]
+	promptArr   chunk[Prompt]
+	// usages holds the usage the calls keep, one slot each. The slots
+	// before usagesSeen may have been seen outside the builder, in a
+	// snapshot or the session it returned, and never change.
+	usages     []Usage
+	usagesSeen int
+}
+
+// keepUsage returns a pointer to a copy of u, to replace old (which may
+// be nil): old itself, when it is the newest slot and no one else has
+// seen it (the lines of a response follow one another, each replacing
+// the last one's usage), else a slot of its own.
+func (b *builder) keepUsage(old *Usage, u Usage) *Usage {
+	if n := len(b.usages); n > b.usagesSeen && old == &b.usages[n-1] {
+		*old = u
+		return old
+	}
+	if len(b.usages) == cap(b.usages) {
+		b.usages = make([]Usage, 0, max(min(2*cap(b.usages), maxChunk), 16))
+		b.usagesSeen = 0
+	}
+	b.usages = append(b.usages, u)
+	return &b.usages[len(b.usages)-1]
+}
+
+// chunk is an array that the slices of several owners are cut from, one
+// after another: the owner whose slice ends where the array's filled part
+// does appends in place, any other as append does. Each slice is cut with
+// its capacity at its length, so that an append by anyone else copies it
+// rather than writing over the next owner's elements.
+type chunk[T any] struct{ arr []T }
+
+// maxChunk bounds a chunk's length, and so what a chunk holds unused.
+const maxChunk = 2048
+
+// append returns s with v appended.
+func (c *chunk[T]) append(s []T, v T) []T {
+	n := len(s)
+	if n > 0 && (n > len(c.arr) || &c.arr[len(c.arr)-n] != &s[0]) {
+		return append(s, v)
+	}
+	if len(c.arr) == cap(c.arr) {
+		// The slice ending the full array moves to the next one.
+		arr := make([]T, n, max(min(2*cap(c.arr), maxChunk), 16, 2*(n+1)))
+		copy(arr, s)
+		c.arr = arr
+	}
+	c.arr = append(c.arr, v)
+	end := len(c.arr)
+	return c.arr[end-n-1 : end : end]
 }
 
 type toolRef struct {
 	call int // index into s.Calls
 	pos  int // index into that call's ToolCalls
 	// matched is set once a result is paired with the call; earlier is the
-	// call named by the same id before it, an index into earlierCalls, or -1.
+	// call named by the same id before it, an index into refs, or -1.
 	matched bool
 	earlier int
 }
@@ -56,7 +114,8 @@ func newBuilder(path string, format Format, lines int) *builder {
 	return &builder{
 		s: &Session{Path: path, Format: format, Skipped: map[string]int{},
 			Calls: make([]Call, 0, lines/3)},
-		toolCalls: make(map[string]toolRef, lines/3),
+		toolCalls: make(map[string]int, lines/3),
+		refs:      make([]toolRef, 0, lines/3),
 		models:    map[string]bool{},
 		leading:   Call{Index: -1},
 		lines:     lines,
@@ -204,43 +263,79 @@ func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
 	}
 	c := &b.s.Calls[callIndex]
 	ref := toolRef{call: callIndex, pos: len(c.ToolCalls), earlier: -1}
-	if prev, dup := b.toolCalls[tc.ID]; dup && tc.ID != "" {
-		if prev.call == callIndex {
-			return
-		}
-		b.warnf(line, "tool call id %q repeats the id of a call on line %d", tc.ID, b.s.Calls[prev.call].Line)
-		b.earlierCalls = append(b.earlierCalls, prev)
-		ref.earlier = len(b.earlierCalls) - 1
-	}
 	if tc.ID != "" {
-		b.toolCalls[tc.ID] = ref
+		if prev, dup := b.toolCalls[tc.ID]; dup {
+			if b.refs[prev].call == callIndex {
+				return
+			}
+			b.warnf(line, "tool call id %q repeats the id of a call on line %d", tc.ID, b.s.Calls[b.refs[prev].call].Line)
+			ref.earlier = prev
+		}
+		b.toolCalls[tc.ID] = len(b.refs)
+		b.refs = append(b.refs, ref)
 	}
-	c.ToolCalls = append(c.ToolCalls, tc)
+	c.ToolCalls = b.toolCallArr.append(c.ToolCalls, tc)
 }
 
-// answer pairs a result with the latest call of id not yet answered, or,
-// when all are, with the latest; ok is false when no call has the id.
-func (b *builder) answer(id string) (ref toolRef, ok bool) {
-	head, ok := b.toolCalls[id]
-	if !ok || id == "" {
+// toolName returns name as a string, the same string for every call of
+// a tool (up to a few hundred tools).
+func (b *builder) toolName(name []byte) string {
+	if n, ok := b.names[string(name)]; ok {
+		return n
+	}
+	n := string(name)
+	if len(b.names) < 256 {
+		if b.names == nil {
+			b.names = map[string]string{}
+		}
+		b.names[n] = n
+	}
+	return n
+}
+
+// answer pairs a result with the latest call of an id not yet answered,
+// or, when all are, with the latest; head is the id's entry in toolCalls,
+// ok whether it has one.
+func (b *builder) answer(head int, ok bool) (ref toolRef, found bool) {
+	if !ok {
 		return toolRef{}, false
 	}
-	if !head.matched {
-		head.matched = true
-		b.toolCalls[id] = head
-		return head, true
+	if r := &b.refs[head]; !r.matched {
+		r.matched = true
+		return *r, true
 	}
-	for i := head.earlier; i >= 0; i = b.earlierCalls[i].earlier {
-		if r := &b.earlierCalls[i]; !r.matched {
+	for i := b.refs[head].earlier; i >= 0; i = b.refs[i].earlier {
+		if r := &b.refs[i]; !r.matched {
 			r.matched = true
 			return *r, true
 		}
 	}
-	return head, true
+	return b.refs[head], true
+}
+
+// addResultOf is addResult for a result whose CallID is still to be set
+// to id: a result of a known call shares the call's id rather than
+// copying it.
+func (b *builder) addResultOf(r ToolResult, id []byte) {
+	head, ok := b.toolCalls[string(id)]
+	if ok {
+		ref := b.refs[head]
+		r.CallID = b.s.Calls[ref.call].ToolCalls[ref.pos].ID
+	} else {
+		r.CallID = string(id)
+	}
+	b.fileResult(r, head, ok)
 }
 
 // addResult links a result to its tool call and files it after the latest call.
 func (b *builder) addResult(r ToolResult) {
+	head, ok := b.toolCalls[r.CallID]
+	b.fileResult(r, head, ok)
+}
+
+// fileResult is addResult for a result whose CallID's entry in toolCalls
+// was looked up: head, and whether there is one.
+func (b *builder) fileResult(r ToolResult, head int, known bool) {
 	r.Text = b.valid(r.Line, r.Text)
 	if b.sizesOnly || b.dropResults {
 		r.DroppedBytes += len(r.Text)
@@ -249,20 +344,20 @@ func (b *builder) addResult(r ToolResult) {
 	r.CallIndex = -1
 	// A missing id is the reader's to warn about, once: only a given id
 	// that matches no call is warned about here.
-	if ref, ok := b.answer(r.CallID); ok {
+	if ref, ok := b.answer(head, known); ok {
 		tc := b.s.Calls[ref.call].ToolCalls[ref.pos]
 		r.Tool, r.Input, r.CallIndex = tc.Name, tc.Input, ref.call
 	} else if r.CallID != "" {
 		b.warnf(r.Line, "tool result for unknown call id %q", r.CallID)
 	}
 	last := b.last()
-	last.Results = append(last.Results, r)
+	last.Results = b.resultArr.append(last.Results, r)
 }
 
 func (b *builder) addPrompt(p Prompt) {
 	p.Text = b.text(p.Line, p.Text)
 	last := b.last()
-	last.Prompts = append(last.Prompts, p)
+	last.Prompts = b.promptArr.append(last.Prompts, p)
 }
 
 // compaction starts a new context segment before the next call.
@@ -289,6 +384,7 @@ func (b *builder) lastCompaction() *Event {
 
 func (b *builder) session() *Session {
 	s := b.s
+	b.usagesSeen = len(b.usages)
 	if len(b.leading.Results) > 0 || len(b.leading.Prompts) > 0 {
 		s.Leading = b.leading
 	}

@@ -156,21 +156,21 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 	}
 	for i := range f.blocks { // texts were checked while read, and are not kept
 		if b := &f.blocks[i]; string(b.typ) == "tool_use" {
-			p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: string(b.name), Input: b.input}, line)
+			p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: p.b.toolName(b.name), Input: b.input}, line)
 		}
 	}
 }
 
 // userFast reads a user record; text is what promptText made of it.
 func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
-	t := parseTime(f.timestamp)
+	t := utcTime(f.timestamp)
 	summary := f.compactSummary
 	prompt := Prompt{Line: line, Meta: summary || f.meta || f.visibleOnly, Text: text}
 	for i := range f.blocks {
 		switch b := &f.blocks[i]; string(b.typ) {
 		case "tool_result":
-			p.b.addResult(ToolResult{CallID: string(b.toolUseID), Line: line, Time: t, IsError: b.isError,
-				DroppedBytes: b.size, Images: b.images, Other: b.other})
+			p.b.addResultOf(ToolResult{Line: line, Time: t, IsError: b.isError,
+				DroppedBytes: b.size, Images: b.images, Other: b.other}, b.toolUseID)
 		case "image":
 			prompt.Images++
 		}
@@ -275,7 +275,7 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 		case "usage":
 			if seen.first(s, 1<<3) {
 				f.hasUsage = true
-				f.rank = readUsage(s, &f.usage, &f.advisors, nil)
+				p.readMessageUsage(f)
 			}
 		case "content":
 			if seen.first(s, 1<<4) {
@@ -284,6 +284,28 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 		default:
 			s.skip()
 		}
+	}
+}
+
+// readMessageUsage reads message.usage. The lines of a response mostly
+// repeat its usage byte for byte: a usage written as the one read last
+// is taken as read then, the scanner moving past it, since reading the
+// same bytes at the same depth reads the same. One with advisors is read
+// each time: what it keeps of them points into its own line.
+func (p *claudeParser) readMessageUsage(f *claudeFast) {
+	s, last := &p.scan, &p.lastUsage
+	if len(last.raw) > 0 && last.depth == s.depth && bytes.HasPrefix(s.buf[s.pos:], last.raw) {
+		s.pos += len(last.raw)
+		s.opened = false // as more, which read the closing brace, left it
+		f.usage, f.rank = last.usage, last.rank
+		return
+	}
+	start, depth := s.pos, s.depth
+	f.rank = readUsage(s, &f.usage, &f.advisors, nil)
+	last.raw = last.raw[:0]
+	if !s.bad && len(f.advisors) == 0 && start < len(s.buf) && s.buf[start] == '{' {
+		last.raw = append(last.raw, s.buf[start:s.pos]...)
+		last.usage, last.rank, last.depth = f.usage, f.rank, depth
 	}
 }
 

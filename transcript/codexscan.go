@@ -230,7 +230,7 @@ func fastTime(v []byte) (t time.Time, ok bool) {
 	return time.Time{}, false
 }
 
-// utcTime is parseTime for a time in UTC as Codex writes it,
+// utcTime is parseTime for a time in UTC as Codex and Claude Code write it,
 // 2006-01-02T15:04:05.000Z with 1 to 9 digits of fraction or none, read
 // without time.Parse, which returns what time.Date does for it; any other
 // form, or a field out of range, goes to parseTime.

@@ -124,7 +124,7 @@ func (s *scanner) more(close byte) bool {
 // member is more('}') and, when there is another member, key: the
 // object's members one by one, each with its key read. A member written
 // as Claude Code writes it, comma, key and colon without whitespace and a
-// key of a few words, is read in one step.
+// key without escapes, is read in one step.
 func (s *scanner) member() (key []byte, ok bool) {
 	if b, i := s.buf, s.pos; !s.bad && i < len(b) {
 		q := i // where the key's opening quote should be
@@ -138,7 +138,15 @@ func (s *scanner) member() (key []byte, ok bool) {
 			rest := b[q+1:]
 			t1 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest)))
 			t2 := bits.TrailingZeros64(quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:])))
-			if at := t1/8 + t1/64*(t2/8); at < 16 && rest[at] == '"' && rest[at+1] == ':' {
+			at := t1/8 + t1/64*(t2/8)
+			if at == 16 {
+				// A longer key (usage's cache_creation_input_tokens and
+				// its kin, on every response line): the search goes on.
+				if at = quoteOrBackslash(rest, 16); at < 0 {
+					at = len(rest)
+				}
+			}
+			if at+1 < len(rest) && rest[at] == '"' && rest[at+1] == ':' {
 				s.opened = false
 				s.pos = q + 1 + at + 2
 				return rest[:at], true
@@ -180,6 +188,7 @@ func (s *scanner) str() []byte {
 	}
 	// quoteOrBackslash's first steps, here: most strings end in them.
 	b, start := s.buf, s.pos+1
+	from := start // where the search for the end goes on
 	if rest := b[start:]; len(rest) >= 16 {
 		f1 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest))
 		f2 := quoteOrBackslashBits(binary.LittleEndian.Uint64(rest[8:]))
@@ -195,8 +204,9 @@ func (s *scanner) str() []byte {
 			s.pos = start + at + 1
 			return rest[:at]
 		}
+		from += 16 // ids and times: the search goes on past what was read
 	}
-	end := quoteOrBackslash(b, start)
+	end := quoteOrBackslash(b, from)
 	if end < 0 || b[end] != '"' {
 		s.fail()
 		return nil

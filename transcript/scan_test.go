@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/valyala/fastjson"
 )
@@ -101,6 +102,8 @@ func TestScannerMember(t *testing.T) {
 		`{ "a" : 1 , "b":2 ,"c" :3}`, `{"a":1 ,"b":2}`, `{"a\"b":1}`, `{"a\u0041":1,"b":2}`,
 		`{"a":1,}`, `{,"a":1}`, `{"a":1"b":2}`, `{"a" 1}`, `{"a":1`, `{"a":1,"b"`, `{"a":1,"bcdefghijklmnopq`,
 		`{"a":1,"b":2}x`, `{"a":1,"b":2} `,
+		`{"` + long + `\"x":1}`, `{"` + long + `" :1}`, `{"a":1,"` + long + `}`, `{"a":1,"` + long, `{"` + long + `"`,
+		`{"cache_creation_input_tokens":547,"cache_read_input_tokens":13629}`,
 	} {
 		keys, ok := membersOf([]byte(text), true)
 		wantKeys, wantOK := membersOf([]byte(text), false)
@@ -112,7 +115,7 @@ func TestScannerMember(t *testing.T) {
 
 // FuzzScannerMember holds member to more and key on any text.
 func FuzzScannerMember(f *testing.F) {
-	for _, seed := range []string{`{"a":1,"bb":"x"}`, `{ "a" : 1 }`, `{"a\"":1}`, `{"0123456789abcdef":1}`} {
+	for _, seed := range []string{`{"a":1,"bb":"x"}`, `{ "a" : 1 }`, `{"a\"":1}`, `{"0123456789abcdef":1}`, `{"cache_read_input_tokens":1}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -365,4 +368,52 @@ func TestFastPath(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFastPathRepeatedUsage: the lines of a response repeat its usage,
+// which the fast path then takes as read the line before; what it reads
+// must be what reading each line afresh reads, whatever follows the
+// repeated bytes and whether the usage has advisors.
+func TestFastPathRepeatedUsage(t *testing.T) {
+	line := func(uuid, usage string) string {
+		return `{"type":"assistant","uuid":"` + uuid + `","sessionId":"s","timestamp":"2026-03-01T09:00:00Z","requestId":"r1",` +
+			`"message":{"id":"m1","model":"m","usage":` + usage + `,"content":[{"type":"text","text":"x"}]}}`
+	}
+	const usage = `{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":7}`
+	const advisor = `{"input_tokens":1,"iterations":[{"input_tokens":5,"output_tokens":1,"type":"advisor_message","model":"adv"}]}`
+	tests := []struct {
+		name  string
+		lines []string
+	}{
+		{"same usage", []string{line("u1", usage), line("u2", usage), line("u3", usage)}},
+		{"more output after", []string{line("u1", usage), line("u2", strings.Replace(usage, `:7}`, `:70}`, 1))}},
+		{"less output after", []string{line("u1", strings.Replace(usage, `:7}`, `:70}`, 1)), line("u2", usage)}},
+		{"same, then another", []string{line("u1", usage), line("u2", usage), line("u3", `{"output_tokens":9}`), line("u4", usage)}},
+		{"advisors repeated", []string{line("u1", advisor), line("u2", advisor)}},
+		{"advisors, then none", []string{line("u1", advisor), line("u2", usage), line("u3", usage)}},
+		{"same usage, another response", []string{line("u1", usage), strings.NewReplacer(`"m1"`, `"m2"`, `"r1"`, `"r2"`).Replace(line("u2", usage))}},
+		{"advisors, another response", []string{line("u1", advisor), strings.NewReplacer(`"m1"`, `"m2"`, `"r1"`, `"r2"`).Replace(line("u2", advisor))}},
+		{"spaced", []string{line("u1", " "+usage), line("u2", usage), line("u3", " "+usage)}},
+		{"empty", []string{line("u1", `{}`), line("u2", `{}`)}},
+		{"then unreadable", []string{line("u1", usage), line("u2", usage+`,"usage":{}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(strings.Join(tt.lines, "\n") + "\n")
+			full, sizes, err := readBoth(t, data, "usage.jsonl", Options{Format: FormatClaude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameButTexts(t, full, sizes)
+			usages := func(s *Session) (u []any) {
+				for _, c := range s.Calls {
+					u = append(u, c.Usage, c.Extra)
+				}
+				return u
+			}
+			if diff := cmp.Diff(usages(full), usages(sizes)); diff != "" {
+				t.Errorf("usage read in full (-) and by size (+):\n%s", diff)
+			}
+		})
+	}
 }

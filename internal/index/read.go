@@ -298,6 +298,15 @@ func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
 	}
 	byModel := map[string]*fileModel{}
 	unpriced := map[string]bool{}
+	// The model of the call before, its totals and its price: calls mostly
+	// name the model the one before them did.
+	var last struct {
+		name  string
+		m     *fileModel
+		e     pricing.Entry
+		ok    bool
+		valid bool
+	}
 	var keys []uint64
 	for i := range s.Calls {
 		c := &s.Calls[i]
@@ -319,14 +328,19 @@ func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
 				return
 			}
 			f.Recorded.add(u)
-			m := byModel[name]
-			if m == nil {
-				m = &fileModel{Model: name}
-				byModel[name] = m
+			if !last.valid || name != last.name {
+				m := byModel[name]
+				if m == nil {
+					m = &fileModel{Model: name}
+					byModel[name] = m
+				}
+				e, ok := lookup(name)
+				last.name, last.m, last.e, last.ok, last.valid = name, m, e, ok, true
 			}
+			m := last.m
 			m.APICalls++
 			m.Recorded.add(u)
-			if e, ok := lookup(name); ok {
+			if e, ok := last.e, last.ok; ok {
 				usd := e.Cost(u)
 				f.Priced += usd
 				m.CostUSD += usd
@@ -366,10 +380,16 @@ func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
 	}
 	slices.Sort(keys)
 	f.Keys = slices.Compact(keys)
-	for _, r := range s.Results() {
-		n := r.Bytes()
-		f.ResultSizes = append(f.ResultSizes, n)
-		f.ResultBytes += int64(n)
+	results := len(s.Leading.Results)
+	for i := range s.Calls {
+		results += len(s.Calls[i].Results)
+	}
+	if results > 0 {
+		f.ResultSizes = make([]int, 0, results)
+	}
+	f.addResults(s.Leading.Results)
+	for i := range s.Calls {
+		f.addResults(s.Calls[i].Results)
 	}
 	slices.Sort(f.ResultSizes)
 	for _, e := range s.Events {
@@ -386,6 +406,15 @@ func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
 	}
 	slices.SortFunc(f.ByModel, func(a, b fileModel) int { return strings.Compare(a.Model, b.Model) })
 	return f
+}
+
+// addResults counts the sizes of results.
+func (f *fileSum) addResults(results []transcript.ToolResult) {
+	for i := range results {
+		n := results[i].Bytes()
+		f.ResultSizes = append(f.ResultSizes, n)
+		f.ResultBytes += int64(n)
+	}
 }
 
 // hasher is FNV-1a over typed parts: stable across runs, as the cache needs.
