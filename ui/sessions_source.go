@@ -112,9 +112,14 @@ type AppSessions struct {
 	// seen holds each session's row by its stamp when it was read.
 	seen map[string]scanned
 	// held holds the sessions read in full, by path, until they change,
-	// of at most holdBytes of logs in all.
-	held      map[string]*app.Session
-	heldBytes int64
+	// of at most holdBytes of logs in all; past it, of at most
+	// onDemandBytes more, without their results' texts (onDemand), which
+	// texts reads again when a replay needs them.
+	held          map[string]*app.Session
+	heldBytes     int64
+	onDemand      map[string]bool
+	onDemandBytes int64
+	texts         *app.FilePool
 	// liveRows are the burn rates and contexts of the sessions being
 	// written, by the stamp they were read at (index scans).
 	liveRows map[string]scanned
@@ -149,14 +154,31 @@ type scanned struct {
 }
 
 // holdBytes bounds the logs whose sessions are held, read and counted,
-// between replays; the others are read again for each. Tests lower it.
-var holdBytes int64 = 512 << 20
+// between replays; past it, sessions are held without their results'
+// texts, of at most onDemandHoldBytes of logs; the others are read again
+// for each. Tests lower them.
+var (
+	holdBytes         int64 = 512 << 20
+	onDemandHoldBytes int64 = 64 << 30
+)
+
+// The texts of the sessions held without them are read again through a
+// pool of this many open files, which keeps this much of those last read.
+var (
+	textFilesOpen        = 32
+	textsKeptBytes int64 = 64 << 20
+)
 
 // drop lets a held session go; a.mu is held.
 func (a *AppSessions) drop(path string) {
 	if _, ok := a.held[path]; ok {
 		delete(a.held, path)
-		a.heldBytes -= a.seen[path].size
+		if a.onDemand[path] {
+			delete(a.onDemand, path)
+			a.onDemandBytes -= a.seen[path].size
+		} else {
+			a.heldBytes -= a.seen[path].size
+		}
 	}
 }
 
@@ -542,7 +564,9 @@ func hasUsage(s *transcript.Session) bool {
 }
 
 // each runs do on every session of paths, held ones on all cores, the
-// others read in full first, and hands the results to emit until ctx ends.
+// others read first, and hands the results to emit until ctx ends. Past
+// holdBytes, a session is read and held without its results' texts; one
+// whose file no longer holds a text a replay asked for is read again.
 func (a *AppSessions) each(ctx context.Context, paths []string, emit func(SessionSavings), do func(*app.Session) SessionSavings) error {
 	a.mu.Lock()
 	var held []*app.Session
@@ -555,6 +579,9 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		}
 	}
 	complete := len(read) == len(a.seen)
+	if a.texts == nil {
+		a.texts = app.NewFilePool(textFilesOpen, textsKeptBytes)
+	}
 	a.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -566,15 +593,25 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 			emit(s)
 		}
 	}
+	var changedMu sync.Mutex
+	var changed []*app.Session
 	jobs := make(chan *app.Session)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for s := range jobs {
-				if ctx.Err() == nil {
-					send(do(s))
+				if ctx.Err() != nil {
+					continue
 				}
+				out := do(s)
+				if textErr(s) != nil {
+					changedMu.Lock()
+					changed = append(changed, s)
+					changedMu.Unlock()
+					continue
+				}
+				send(out)
 			}
 		}()
 	}
@@ -586,11 +623,40 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	}
 	close(jobs)
 	wg.Wait()
+	if len(changed) > 0 {
+		a.mu.Lock()
+		for _, s := range changed {
+			path := s.Session.Path
+			if a.held[path] == s {
+				a.drop(path)
+			}
+			if sc, ok := a.seen[path]; ok {
+				read = append(read, sc.input)
+			}
+		}
+		a.mu.Unlock()
+	}
 	if len(read) == 0 || ctx.Err() != nil {
 		return ctx.Err()
 	}
+	a.mu.Lock()
+	// In order, those that fit are read and held in full, then those
+	// that fit in the second bound without their texts.
+	full, onDemand := a.heldBytes, a.onDemandBytes
+	for i := range read {
+		size := a.seen[read[i].Path].size
+		switch {
+		case full+size <= holdBytes:
+			full += size
+		case onDemand+size <= onDemandHoldBytes:
+			onDemand += size
+			read[i].TextsOnDemand = true
+		}
+	}
+	a.mu.Unlock()
 	opt := a.Options
 	opt.Read.SizesOnly = false
+	opt.TextFiles = a.texts
 	_, err := app.Each(read, nil, opt, func(s *app.Session) (SessionSavings, error) {
 		if err := ctx.Err(); err != nil {
 			return SessionSavings{}, err
@@ -606,13 +672,19 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 				sc.marks = marksOf(s)
 				a.seen[s.Session.Path] = sc
 			}
-			if a.heldBytes+sc.size <= holdBytes {
-				a.held[s.Session.Path] = s
-				a.heldBytes += sc.size
-			}
+			a.hold(s, sc.size)
 		}
 		a.mu.Unlock()
-		return do(s), nil
+		out := do(s)
+		if err := textErr(s); err != nil {
+			a.mu.Lock()
+			if a.held[s.Session.Path] == s {
+				a.drop(s.Session.Path)
+			}
+			a.mu.Unlock()
+			return SessionSavings{}, err
+		}
+		return out, nil
 	}, func(s SessionSavings) error {
 		send(s)
 		return ctx.Err()
@@ -625,4 +697,40 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		return err
 	}
 	return ctx.Err()
+}
+
+// hold keeps s, of size bytes of logs, when it fits its bound: in full
+// below holdBytes, without its texts below onDemandHoldBytes; a.mu is
+// held.
+func (a *AppSessions) hold(s *app.Session, size int64) {
+	path := s.Session.Path
+	if _, ok := a.held[path]; ok {
+		return // a replay under way took it first
+	}
+	if !s.TextsOnDemand() {
+		if a.heldBytes+size <= holdBytes {
+			a.held[path] = s
+			a.heldBytes += size
+		}
+		return
+	}
+	if a.onDemandBytes+size <= onDemandHoldBytes {
+		if a.onDemand == nil {
+			a.onDemand = map[string]bool{}
+		}
+		a.held[path] = s
+		a.onDemand[path] = true
+		a.onDemandBytes += size
+	}
+}
+
+// textErr is the first text of s or its sub-agents that could not be read
+// again from its file: the figures that needed it are not to be shown.
+func textErr(s *app.Session) error {
+	for _, p := range parts(s) {
+		if err := p.TextErr(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
