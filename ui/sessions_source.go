@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -100,7 +102,9 @@ type SessionSource interface {
 // AppSessions lists the sessions of Paths (those discovery finds when
 // there are none) through the shared pipeline: one sizes-only read per log
 // for the list, then, for replays, one read in full of each, whose counted
-// results it holds in memory so that a new policy only replays.
+// results it holds in memory so that a new policy only replays: past
+// holdBytes of logs, without the results' texts, of which a replay reads
+// again from the files only those it shapes.
 type AppSessions struct {
 	Paths   []string
 	Env     app.Env
@@ -490,8 +494,8 @@ func (a *AppSessions) Held(path string) *replay.Prepared {
 	return nil
 }
 
-// Replay replays the sessions of paths under pol, reading in full those
-// not held yet (each once, on every core) and keeping them for the next.
+// Replay replays the sessions of paths under pol, reading those not held
+// yet (each once, on every core) and keeping them for the next.
 func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error {
 	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
 		out := SessionSavings{Path: s.Session.Path}
@@ -640,13 +644,19 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		return ctx.Err()
 	}
 	a.mu.Lock()
-	// In order, those that fit are read and held in full, then those
-	// that fit in the second bound without their texts.
+	// Below holdBytes of logs in all, the sessions are read and held in
+	// full; past it, without their texts, which costs a half or less of
+	// their logs: holding some in full would cost more memory than all
+	// the others, for replays that are quick either way.
+	var total int64
+	for _, sc := range a.seen {
+		total += sc.size
+	}
 	full, onDemand := a.heldBytes, a.onDemandBytes
 	for i := range read {
 		size := a.seen[read[i].Path].size
 		switch {
-		case full+size <= holdBytes:
+		case total <= holdBytes && full+size <= holdBytes:
 			full += size
 		case onDemand+size <= onDemandHoldBytes:
 			onDemand += size
@@ -693,10 +703,39 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 			send(SessionSavings{Err: err})
 		}
 	})
+	a.mu.Lock()
+	paced := a.onDemandBytes > 0
+	a.mu.Unlock()
+	if paced {
+		paceList()
+	}
 	if err != nil {
 		return err
 	}
 	return ctx.Err()
+}
+
+// listHeadroom is how much the heap may grow past what a list holding
+// sessions without their texts holds before the garbage is collected:
+// at Go's default pace it grew to twice that, past the logs' own size
+// on a fleet of 2 GB, for garbage alone (the texts read again, their
+// replacements).
+const listHeadroom = 256 << 20
+
+// paceList collects garbage often enough that the heap stays within
+// listHeadroom, or a quarter, of what it holds after the last collection,
+// never less often than it would anyway (a lower GOGC, or a pace set
+// before for a large session, stands).
+func paceList() {
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() != metrics.KindUint64 || live[0].Value.Uint64() == 0 {
+		return
+	}
+	percent := int(max(25, min(100, 100*listHeadroom/int64(live[0].Value.Uint64()))))
+	if prev := debug.SetGCPercent(percent); prev < percent { // GOGC lower, or off
+		debug.SetGCPercent(prev)
+	}
 }
 
 // hold keeps s, of size bytes of logs, when it fits its bound: in full

@@ -179,6 +179,9 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 				return nil
 			}
 			prep, err := opt.PrepareTexts(context.Background(), s, nil, texts)
+			if texts != nil {
+				dropTexts(s)
+			}
 			if err != nil {
 				d.errs = append(d.errs, err)
 				return nil

@@ -61,8 +61,11 @@ func (o Options) LoadTexts(path string, progress func(done, total int64)) (*tran
 }
 
 // readTexts is LoadTexts without reconciling, for the pipeline, which
-// reconciles sessions read together; with pool set, the file is let go
-// once read and opened again through pool when a text is asked for.
+// reconciles sessions read together. With pool set, the file is let go
+// once read and opened again through pool when a text is asked for, and
+// the session is read in full, each result's text marked as one to drop
+// (its DroppedBytes set): preparing it then reads no text again, and
+// dropTexts drops them once it is prepared.
 func (o Options) readTexts(path string, progress func(done, total int64), pool *FilePool) (*transcript.Session, *FileTexts, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -83,7 +86,7 @@ func (o Options) readTexts(path string, progress func(done, total int64), pool *
 		r = &progressReader{r: r, total: st.Size(), report: progress}
 	}
 	read := o.Read
-	read.DropResultTexts = true
+	read.DropResultTexts = pool == nil
 	s, err := transcript.Read(r, path, read)
 	if err != nil {
 		f.Close()
@@ -91,8 +94,16 @@ func (o Options) readTexts(path string, progress func(done, total int64), pool *
 	}
 	if !onDemand(s.Format) {
 		f.Close()
+		if pool != nil {
+			return s, nil, nil // read in full already
+		}
 		s, err = transcript.ReadFile(path, o.Read)
 		return s, nil, err
+	}
+	if pool != nil {
+		for _, r := range s.Results() {
+			r.DroppedBytes = len(r.Text)
+		}
 	}
 	t := &FileTexts{f: f, info: st, path: path, format: s.Format, starts: slices.Clip(ix.starts), size: ix.off, mod: st.ModTime()}
 	if pool != nil {
@@ -100,6 +111,16 @@ func (o Options) readTexts(path string, progress func(done, total int64), pool *
 		t.f, t.pool, t.id = nil, pool, pool.ids.Add(1)
 	}
 	return s, t, nil
+}
+
+// dropTexts drops the texts readTexts kept for preparing s: s is then as
+// read without them (transcript.Options.DropResultTexts).
+func dropTexts(s *transcript.Session) {
+	for _, r := range s.Results() {
+		if r.DroppedBytes > 0 {
+			r.Text = ""
+		}
+	}
 }
 
 // Close lets the file go; one opened through a pool stays the pool's.
@@ -113,8 +134,8 @@ func (t *FileTexts) Close() error {
 // Text is r's text as the full read gives it: its line read again and
 // decoded alone. A result that was measured empty has no text to read.
 func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
-	if r.DroppedBytes == 0 {
-		return r.Text, nil
+	if r.DroppedBytes == 0 || r.Text != "" {
+		return r.Text, nil // measured empty, or not dropped yet (readTexts)
 	}
 	if r.Line < 1 || r.Line >= len(t.starts) {
 		return "", fmt.Errorf("%s: result at line %d: no such line was read", t.path, r.Line)

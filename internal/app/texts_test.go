@@ -63,6 +63,19 @@ func TestFileTexts(t *testing.T) {
 				t.Fatal("a Claude Code or Codex log's texts are not read on demand")
 			}
 			defer texts.Close()
+			// Read in full through a pool, its texts dropped once
+			// prepared, the session is the one read without them.
+			pool := NewFilePool(1, 0)
+			defer pool.Close()
+			pooled, _, err := Options{}.readTexts(path, nil, pool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dropTexts(pooled)
+			reconcile([]*transcript.Session{pooled})
+			if d := cmp.Diff(dropped, pooled); d != "" {
+				t.Errorf("session (-read without texts +read in full, texts dropped):\n%s", d)
+			}
 			want, got := full.Results(), dropped.Results()
 			if len(want) != len(got) {
 				t.Fatalf("%d results read in full, %d without texts", len(want), len(got))
@@ -243,6 +256,7 @@ func TestFilePool(t *testing.T) {
 		if texts == nil || texts.f != nil {
 			t.Fatalf("%s: texts %v, its file held open", path, texts)
 		}
+		dropTexts(s)
 		reads = append(reads, read{texts, full.Results(), s.Results()})
 	}
 	for pass := range 2 {
@@ -326,6 +340,7 @@ func TestFilePool(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			dropTexts(s)
 			r := last(read{held: s.Results()})
 			if _, err := texts.Text(r); err != nil {
 				t.Fatalf("before the change: %v", err)
