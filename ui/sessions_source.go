@@ -760,6 +760,9 @@ func (a *AppSessions) hold(s *app.Session, size int64) {
 		a.held[path] = s
 		a.onDemand[path] = true
 		a.onDemandBytes += size
+		if len(a.onDemand)%64 == 0 {
+			paceList() // as the list fills, not only once it is full
+		}
 	}
 }
 
