@@ -26,10 +26,10 @@ type Input struct {
 	// folder without *.jsonl files); the other fields are then empty but
 	// Path, which names what was asked for.
 	Err error
-	// TextsOnDemand asks Each (with Options.TextFiles) to read the
-	// session and its sub-agents in full but for their results' texts,
-	// each read again from its line when a replay needs it (FileTexts):
-	// a format whose texts cannot be is read in full.
+	// TextsOnDemand asks Each (with Options.TextFiles) to hand on the
+	// session and its sub-agents, once prepared, without their results'
+	// texts, each read again from its line when a replay needs it
+	// (FileTexts); a format whose texts cannot be keeps them.
 	TextsOnDemand bool
 }
 
