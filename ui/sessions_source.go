@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -100,7 +102,9 @@ type SessionSource interface {
 // AppSessions lists the sessions of Paths (those discovery finds when
 // there are none) through the shared pipeline: one sizes-only read per log
 // for the list, then, for replays, one read in full of each, whose counted
-// results it holds in memory so that a new policy only replays.
+// results it holds in memory so that a new policy only replays: past
+// holdBytes of logs, without the results' texts, of which a replay reads
+// again from the files only those it shapes.
 type AppSessions struct {
 	Paths   []string
 	Env     app.Env
@@ -112,9 +116,14 @@ type AppSessions struct {
 	// seen holds each session's row by its stamp when it was read.
 	seen map[string]scanned
 	// held holds the sessions read in full, by path, until they change,
-	// of at most holdBytes of logs in all.
-	held      map[string]*app.Session
-	heldBytes int64
+	// of at most holdBytes of logs in all; past it, of at most
+	// onDemandBytes more, without their results' texts (onDemand), which
+	// texts reads again when a replay needs them.
+	held          map[string]*app.Session
+	heldBytes     int64
+	onDemand      map[string]bool
+	onDemandBytes int64
+	texts         *app.FilePool
 	// liveRows are the burn rates and contexts of the sessions being
 	// written, by the stamp they were read at (index scans).
 	liveRows map[string]scanned
@@ -149,14 +158,31 @@ type scanned struct {
 }
 
 // holdBytes bounds the logs whose sessions are held, read and counted,
-// between replays; the others are read again for each. Tests lower it.
-var holdBytes int64 = 512 << 20
+// between replays; past it, sessions are held without their results'
+// texts, of at most onDemandHoldBytes of logs; the others are read again
+// for each. Tests lower them.
+var (
+	holdBytes         int64 = 512 << 20
+	onDemandHoldBytes int64 = 64 << 30
+)
+
+// The texts of the sessions held without them are read again through a
+// pool of this many open files, which keeps this much of those last read.
+var (
+	textFilesOpen        = 32
+	textsKeptBytes int64 = 64 << 20
+)
 
 // drop lets a held session go; a.mu is held.
 func (a *AppSessions) drop(path string) {
 	if _, ok := a.held[path]; ok {
 		delete(a.held, path)
-		a.heldBytes -= a.seen[path].size
+		if a.onDemand[path] {
+			delete(a.onDemand, path)
+			a.onDemandBytes -= a.seen[path].size
+		} else {
+			a.heldBytes -= a.seen[path].size
+		}
 	}
 }
 
@@ -468,8 +494,8 @@ func (a *AppSessions) Held(path string) *replay.Prepared {
 	return nil
 }
 
-// Replay replays the sessions of paths under pol, reading in full those
-// not held yet (each once, on every core) and keeping them for the next.
+// Replay replays the sessions of paths under pol, reading those not held
+// yet (each once, on every core) and keeping them for the next.
 func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error {
 	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
 		out := SessionSavings{Path: s.Session.Path}
@@ -542,7 +568,9 @@ func hasUsage(s *transcript.Session) bool {
 }
 
 // each runs do on every session of paths, held ones on all cores, the
-// others read in full first, and hands the results to emit until ctx ends.
+// others read first, and hands the results to emit until ctx ends. Past
+// holdBytes, a session is read and held without its results' texts; one
+// whose file no longer holds a text a replay asked for is read again.
 func (a *AppSessions) each(ctx context.Context, paths []string, emit func(SessionSavings), do func(*app.Session) SessionSavings) error {
 	a.mu.Lock()
 	var held []*app.Session
@@ -555,6 +583,9 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		}
 	}
 	complete := len(read) == len(a.seen)
+	if a.texts == nil {
+		a.texts = app.NewFilePool(textFilesOpen, textsKeptBytes)
+	}
 	a.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -566,15 +597,25 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 			emit(s)
 		}
 	}
+	var changedMu sync.Mutex
+	var changed []*app.Session
 	jobs := make(chan *app.Session)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for s := range jobs {
-				if ctx.Err() == nil {
-					send(do(s))
+				if ctx.Err() != nil {
+					continue
 				}
+				out := do(s)
+				if textErr(s) != nil {
+					changedMu.Lock()
+					changed = append(changed, s)
+					changedMu.Unlock()
+					continue
+				}
+				send(out)
 			}
 		}()
 	}
@@ -586,11 +627,46 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	}
 	close(jobs)
 	wg.Wait()
+	if len(changed) > 0 {
+		a.mu.Lock()
+		for _, s := range changed {
+			path := s.Session.Path
+			if a.held[path] == s {
+				a.drop(path)
+			}
+			if sc, ok := a.seen[path]; ok {
+				read = append(read, sc.input)
+			}
+		}
+		a.mu.Unlock()
+	}
 	if len(read) == 0 || ctx.Err() != nil {
 		return ctx.Err()
 	}
+	a.mu.Lock()
+	// Below holdBytes of logs in all, the sessions are read and held in
+	// full; past it, without their texts, which costs a half or less of
+	// their logs: holding some in full would cost more memory than all
+	// the others, for replays that are quick either way.
+	var total int64
+	for _, sc := range a.seen {
+		total += sc.size
+	}
+	full, onDemand := a.heldBytes, a.onDemandBytes
+	for i := range read {
+		size := a.seen[read[i].Path].size
+		switch {
+		case total <= holdBytes && full+size <= holdBytes:
+			full += size
+		case onDemand+size <= onDemandHoldBytes:
+			onDemand += size
+			read[i].TextsOnDemand = true
+		}
+	}
+	a.mu.Unlock()
 	opt := a.Options
 	opt.Read.SizesOnly = false
+	opt.TextFiles = a.texts
 	_, err := app.Each(read, nil, opt, func(s *app.Session) (SessionSavings, error) {
 		if err := ctx.Err(); err != nil {
 			return SessionSavings{}, err
@@ -606,13 +682,19 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 				sc.marks = marksOf(s)
 				a.seen[s.Session.Path] = sc
 			}
-			if a.heldBytes+sc.size <= holdBytes {
-				a.held[s.Session.Path] = s
-				a.heldBytes += sc.size
-			}
+			a.hold(s, sc.size)
 		}
 		a.mu.Unlock()
-		return do(s), nil
+		out := do(s)
+		if err := textErr(s); err != nil {
+			a.mu.Lock()
+			if a.held[s.Session.Path] == s {
+				a.drop(s.Session.Path)
+			}
+			a.mu.Unlock()
+			return SessionSavings{}, err
+		}
+		return out, nil
 	}, func(s SessionSavings) error {
 		send(s)
 		return ctx.Err()
@@ -621,8 +703,76 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 			send(SessionSavings{Err: err})
 		}
 	})
+	a.mu.Lock()
+	paced := a.onDemandBytes > 0
+	a.mu.Unlock()
+	if paced {
+		paceList()
+	}
 	if err != nil {
 		return err
 	}
 	return ctx.Err()
+}
+
+// listHeadroom is how much the heap may grow past what a list holding
+// sessions without their texts holds before the garbage is collected:
+// at Go's default pace it grew to twice that, past the logs' own size
+// on a fleet of 2 GB, for garbage alone (the texts read again, their
+// replacements).
+const listHeadroom = 256 << 20
+
+// paceList collects garbage often enough that the heap stays within
+// listHeadroom, or a quarter, of what it holds after the last collection,
+// never less often than it would anyway (a lower GOGC, or a pace set
+// before for a large session, stands).
+func paceList() {
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() != metrics.KindUint64 || live[0].Value.Uint64() == 0 {
+		return
+	}
+	percent := int(max(25, min(100, 100*listHeadroom/int64(live[0].Value.Uint64()))))
+	if prev := debug.SetGCPercent(percent); prev < percent { // GOGC lower, or off
+		debug.SetGCPercent(prev)
+	}
+}
+
+// hold keeps s, of size bytes of logs, when it fits its bound: in full
+// below holdBytes, without its texts below onDemandHoldBytes; a.mu is
+// held.
+func (a *AppSessions) hold(s *app.Session, size int64) {
+	path := s.Session.Path
+	if _, ok := a.held[path]; ok {
+		return // a replay under way took it first
+	}
+	if !s.TextsOnDemand() {
+		if a.heldBytes+size <= holdBytes {
+			a.held[path] = s
+			a.heldBytes += size
+		}
+		return
+	}
+	if a.onDemandBytes+size <= onDemandHoldBytes {
+		if a.onDemand == nil {
+			a.onDemand = map[string]bool{}
+		}
+		a.held[path] = s
+		a.onDemand[path] = true
+		a.onDemandBytes += size
+		if len(a.onDemand)%64 == 0 {
+			paceList() // as the list fills, not only once it is full
+		}
+	}
+}
+
+// textErr is the first text of s or its sub-agents that could not be read
+// again from its file: the figures that needed it are not to be shown.
+func textErr(s *app.Session) error {
+	for _, p := range parts(s) {
+		if err := p.TextErr(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

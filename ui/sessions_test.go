@@ -254,11 +254,16 @@ func rowOf(t testing.TB, m *Model, name string) *SessionRow {
 func TestSessionListOpen(t *testing.T) {
 	t.Run("held", func(t *testing.T) { testOpen(t, true) })
 	t.Run("read again", func(t *testing.T) {
-		restore := holdBytes
-		holdBytes = 0
-		t.Cleanup(func() { holdBytes = restore })
+		bound(t, 0, 0)
 		testOpen(t, false)
 	})
+}
+
+// bound sets the list's memory bounds for one test.
+func bound(t *testing.T, full, withoutTexts int64) {
+	restore, restoreTexts := holdBytes, onDemandHoldBytes
+	holdBytes, onDemandHoldBytes = full, withoutTexts
+	t.Cleanup(func() { holdBytes, onDemandHoldBytes = restore, restoreTexts })
 }
 
 func testOpen(t *testing.T, held bool) {
@@ -304,12 +309,11 @@ func testOpen(t *testing.T, held bool) {
 // and the totals and chart move with it.
 func TestSessionListTuning(t *testing.T) {
 	t.Run("held", func(t *testing.T) { testTuning(t) })
-	// Sessions past the memory bound are read again for each replay, to
-	// the same figures.
+	// Sessions past both memory bounds (and, past the first, those of a
+	// format whose texts are not read again from their lines, as this
+	// one's) are read again for each replay, to the same figures.
 	t.Run("read again", func(t *testing.T) {
-		restore := holdBytes
-		holdBytes = 0
-		t.Cleanup(func() { holdBytes = restore })
+		bound(t, 0, 0)
 		testTuning(t)
 	})
 }

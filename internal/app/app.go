@@ -33,6 +33,9 @@ type Options struct {
 	Workers int
 	// StdinName labels the session read from "-" (default "stdin").
 	StdinName string
+	// TextFiles, when set, reads again the texts of the sessions Each
+	// reads without them (Input.TextsOnDemand).
+	TextFiles *FilePool
 }
 
 // Counter returns a token counter for one session. It is called once per

@@ -26,6 +26,11 @@ type Input struct {
 	// folder without *.jsonl files); the other fields are then empty but
 	// Path, which names what was asked for.
 	Err error
+	// TextsOnDemand asks Each (with Options.TextFiles) to hand on the
+	// session and its sub-agents, once prepared, without their results'
+	// texts, each read again from its line when a replay needs it
+	// (FileTexts); a format whose texts cannot be keeps them.
+	TextsOnDemand bool
 }
 
 // Env is where discovery looks: the environment and the home folder, passed

@@ -58,11 +58,12 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			groups[i].err = in.Err
 			continue
 		}
+		lean := in.TextsOnDemand && opt.TextFiles != nil && in.Path != "-" && !opt.Read.SizesOnly
 		groups[i].main = len(files)
-		files = append(files, file{path: in.Path, stdin: in.Path == "-"})
+		files = append(files, file{path: in.Path, stdin: in.Path == "-", lean: lean})
 		for _, sub := range in.Subagents {
 			groups[i].subs = append(groups[i].subs, len(files))
-			files = append(files, file{path: sub})
+			files = append(files, file{path: sub, lean: lean})
 		}
 	}
 
@@ -94,12 +95,20 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		if st, err := os.Stat(f.path); err == nil {
 			size = st.Size()
 		}
+		if f.lean {
+			read.SizesOnly = true // read again without the texts at its turn
+		}
 		f.session, f.err = transcript.ReadFile(f.path, read)
 		return size
 	}, func(i int, size int64) error {
 		// In order, so that which sessions are held whole does not
 		// depend on which read finished first.
 		f := &files[i]
+		if f.session != nil && f.lean {
+			skeleton(f.session)
+			f.again = true
+			return nil
+		}
 		if f.session == nil || f.stdin || once || (!full && held+size <= holdBytes) {
 			held += size
 			return nil
@@ -151,8 +160,16 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			f := &files[k]
 			s, err := f.session, f.err
 			f.session = nil // held no longer than its turn
+			var texts replay.TextSource
 			if err == nil && f.again {
-				s, err = transcript.ReadFile(f.path, opt.Read)
+				if f.lean {
+					var ft *FileTexts
+					if s, ft, err = opt.readTexts(f.path, nil, opt.TextFiles); ft != nil {
+						texts = ft
+					}
+				} else {
+					s, err = transcript.ReadFile(f.path, opt.Read)
+				}
 				if err == nil && f.marks != nil {
 					transcript.CarryMarks(s, f.marks)
 				}
@@ -161,7 +178,10 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 				d.errs = append(d.errs, err)
 				return nil
 			}
-			prep, err := opt.Prepare(context.Background(), s, nil)
+			prep, err := opt.PrepareTexts(context.Background(), s, nil, texts)
+			if texts != nil {
+				dropTexts(s)
+			}
 			if err != nil {
 				d.errs = append(d.errs, err)
 				return nil
@@ -210,6 +230,7 @@ type file struct {
 	session *transcript.Session // held from the first read to its turn
 	marks   *transcript.Session // what reconciling decided, when read again
 	again   bool                // to be read again at its turn
+	lean    bool                // read again without its results' texts (Input.TextsOnDemand)
 	err     error
 }
 

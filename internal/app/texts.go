@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,7 +24,10 @@ import (
 // longer holds it as measured (the file was rewritten or cut) is an
 // error, ErrFileChanged.
 type FileTexts struct {
-	f      *os.File
+	f      *os.File // nil when the file is opened through pool
+	pool   *FilePool
+	id     uint64 // tells this read's texts apart in pool's cache
+	info   os.FileInfo
 	path   string
 	format transcript.Format
 	starts []int64 // starts[k] is where line k+1 begins; the last, where the read ended
@@ -35,14 +39,34 @@ type FileTexts struct {
 var ErrFileChanged = errors.New("the session file changed since it was read")
 
 // onDemand says which formats' results are read again from their line
-// alone: a Claude Code result's text is made from its own line only.
-func onDemand(f transcript.Format) bool { return f == transcript.FormatClaude }
+// alone: a Claude Code result's text is made from its own line only, and
+// so is a Codex output's (its function_call_output item, the tool it
+// answers named by the call id the held session keeps). Antigravity's
+// steps and the generic reader's records are not checked to be.
+func onDemand(f transcript.Format) bool {
+	return f == transcript.FormatClaude || f == transcript.FormatCodex
+}
 
 // LoadTexts reads the session at path without its results' texts and
 // returns it with what reads them again. texts is nil, and the session
 // read in full, when its format is not one whose texts can be read again
 // from their lines. progress is as for Load.
 func (o Options) LoadTexts(path string, progress func(done, total int64)) (*transcript.Session, *FileTexts, error) {
+	s, texts, err := o.readTexts(path, progress, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	reconcile([]*transcript.Session{s})
+	return s, texts, nil
+}
+
+// readTexts is LoadTexts without reconciling, for the pipeline, which
+// reconciles sessions read together. With pool set, the file is let go
+// once read and opened again through pool when a text is asked for, and
+// the session is read in full, each result's text marked as one to drop
+// (its DroppedBytes set): preparing it then reads no text again, and
+// dropTexts drops them once it is prepared.
+func (o Options) readTexts(path string, progress func(done, total int64), pool *FilePool) (*transcript.Session, *FileTexts, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -62,7 +86,7 @@ func (o Options) LoadTexts(path string, progress func(done, total int64)) (*tran
 		r = &progressReader{r: r, total: st.Size(), report: progress}
 	}
 	read := o.Read
-	read.DropResultTexts = true
+	read.DropResultTexts = pool == nil
 	s, err := transcript.Read(r, path, read)
 	if err != nil {
 		f.Close()
@@ -70,25 +94,67 @@ func (o Options) LoadTexts(path string, progress func(done, total int64)) (*tran
 	}
 	if !onDemand(s.Format) {
 		f.Close()
-		s, err = o.Load(Source{Name: path, Path: path}, nil)
+		if pool != nil {
+			return s, nil, nil // read in full already
+		}
+		s, err = transcript.ReadFile(path, o.Read)
 		return s, nil, err
 	}
-	reconcile([]*transcript.Session{s})
-	return s, &FileTexts{f: f, path: path, format: s.Format, starts: ix.starts, size: ix.off, mod: st.ModTime()}, nil
+	if pool != nil {
+		for _, r := range s.Results() {
+			r.DroppedBytes = len(r.Text)
+		}
+	}
+	t := &FileTexts{f: f, info: st, path: path, format: s.Format, starts: slices.Clip(ix.starts), size: ix.off, mod: st.ModTime()}
+	if pool != nil {
+		f.Close()
+		t.f, t.pool, t.id = nil, pool, pool.ids.Add(1)
+	}
+	return s, t, nil
 }
 
-// Close lets the file go.
-func (t *FileTexts) Close() error { return t.f.Close() }
+// dropTexts drops the texts readTexts kept for preparing s: s is then as
+// read without them (transcript.Options.DropResultTexts).
+func dropTexts(s *transcript.Session) {
+	for _, r := range s.Results() {
+		if r.DroppedBytes > 0 {
+			r.Text = ""
+		}
+	}
+}
+
+// Close lets the file go; one opened through a pool stays the pool's.
+func (t *FileTexts) Close() error {
+	if t.f == nil {
+		return nil
+	}
+	return t.f.Close()
+}
 
 // Text is r's text as the full read gives it: its line read again and
 // decoded alone. A result that was measured empty has no text to read.
 func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
-	if r.DroppedBytes == 0 {
-		return r.Text, nil
+	if r.DroppedBytes == 0 || r.Text != "" {
+		return r.Text, nil // measured empty, or not dropped yet (readTexts)
 	}
 	if r.Line < 1 || r.Line >= len(t.starts) {
 		return "", fmt.Errorf("%s: result at line %d: no such line was read", t.path, r.Line)
 	}
+	key := textKey{t.id, r.Line, r.CallID}
+	f, done := t.f, func() {}
+	if t.pool != nil {
+		st, err := t.current()
+		if err != nil {
+			return "", t.changed(r, err.Error())
+		}
+		if text, ok := t.pool.texts.get(key); ok {
+			return text, nil
+		}
+		if f, done, err = t.pool.acquire(t, st); err != nil {
+			return "", t.changed(r, err.Error())
+		}
+	}
+	defer done()
 	from, to := t.starts[r.Line-1], t.starts[r.Line]
 	bp := lineBufs.Get().(*[]byte)
 	defer lineBufs.Put(bp)
@@ -96,7 +162,7 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 		*bp = make([]byte, to-from)
 	}
 	line := (*bp)[:to-from]
-	if n, err := t.f.ReadAt(line, from); n < len(line) {
+	if n, err := f.ReadAt(line, from); n < len(line) {
 		return "", t.changed(r, fmt.Sprintf("reading line %d: %v", r.Line, err))
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
@@ -110,6 +176,10 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 	}
 	for _, got := range s.Results() {
 		if got.CallID == r.CallID && len(got.Text) == r.DroppedBytes {
+			if t.pool != nil {
+				t.pool.read.Add(to - from)
+				t.pool.texts.put(key, got.Text)
+			}
 			return got.Text, nil
 		}
 	}

@@ -1,0 +1,280 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+)
+
+// holding says how a list holds its sessions between replays.
+type holding struct {
+	name                 string
+	full, withoutTexts   int64 // holdBytes, onDemandHoldBytes
+	wantFull, wantNoText bool  // some session held so
+}
+
+var holdings = []holding{
+	{"held in full", 1 << 40, 0, true, false},
+	{"held without texts", 0, 1 << 40, false, true},
+	{"read again for each", 0, 0, false, false},
+}
+
+// retunings are the policies the tests replay lists under: a preset of
+// every style and repeat rule, as it is and re-tuned as the keys do, to
+// ceilings low enough for the test sessions' results.
+func retunings(t *testing.T) []policy.Policy {
+	t.Helper()
+	var pols []policy.Policy
+	for _, name := range []string{policy.DefaultPreset, "harness-rs-0.0.40", "agentscope", "deepseek", "codex", "claude-code-2.1.86"} {
+		p, err := policy.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pols = append(pols, p)
+		low := p.Clone()
+		low.SetCeiling(max(512, p.Ceiling/32))
+		if name == policy.DefaultPreset {
+			if err := low.SetDedupe(2); err != nil {
+				t.Fatal(err)
+			}
+			off := p.Clone()
+			off.SetCeiling(2048)
+			if err := off.SetSpill(false); err != nil {
+				t.Fatal(err)
+			}
+			pols = append(pols, off)
+		}
+		pols = append(pols, low)
+	}
+	return pols
+}
+
+// listFigures replays the sessions of paths under every policy of pols
+// and sweeps them, with the list holding them as h says, and returns
+// every session's savings by policy and path. It runs each policy twice:
+// the second replays what the first held.
+func listFigures(t *testing.T, paths []string, useIndex bool, h holding, pols []policy.Policy) map[string]SessionSavings {
+	t.Helper()
+	defer func(full, none int64) { holdBytes, onDemandHoldBytes = full, none }(holdBytes, onDemandHoldBytes)
+	holdBytes, onDemandHoldBytes = h.full, h.withoutTexts
+	prices := pricing.Default()
+	opt := app.Options{Prices: prices, Counter: counter}
+	src := NewAppSessions(paths, app.Env{}, opt)
+	if useIndex {
+		ix, err := index.Open(index.Options{Prices: prices, NoCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = NewIndexSessions(paths, app.Env{}, opt, ix)
+	}
+	ctx := context.Background()
+	rows, warnings, err := src.Scan(ctx, nil)
+	if err != nil || len(warnings) > 0 {
+		t.Fatalf("scan: %v %v", err, warnings)
+	}
+	var listed []string
+	for _, r := range rows {
+		listed = append(listed, r.Path)
+	}
+	got := map[string]SessionSavings{}
+	for k, pol := range pols {
+		for pass := range 2 {
+			err := src.Replay(ctx, pol, listed, func(s SessionSavings) {
+				if s.Err != nil {
+					t.Errorf("%s: %s: %v", pol.Name, s.Path, s.Err)
+				}
+				got[policyKey(pol)+" "+s.Path] = s
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pass == 0 || k%3 != 0 {
+				continue
+			}
+			ceilings := replay.SweepCeilings(pol)
+			err = src.Sweep(ctx, pol, listed, ceilings, func(s SessionSavings) {
+				if s.Err != nil {
+					t.Errorf("%s sweep: %s: %v", pol.Name, s.Path, s.Err)
+				}
+				got[policyKey(pol)+" sweep "+s.Path] = s
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	onDemand := len(src.onDemand)
+	full := len(src.held) - onDemand
+	if h.wantFull && full != len(listed) || !h.wantFull && full > 0 ||
+		h.wantNoText && onDemand != len(listed) || !h.wantNoText && onDemand > 0 {
+		t.Errorf("%s: of %d sessions, %d held in full, %d without their texts", h.name, len(listed), full, onDemand)
+	}
+	if h.wantNoText && src.texts.ReadBytes() == 0 {
+		t.Errorf("%s: no text was read again", h.name)
+	}
+	return got
+}
+
+// policyKey tells apart the re-tunings of one preset.
+func policyKey(p policy.Policy) string {
+	return fmt.Sprintf("%s ceiling %d %v dedupe %v", p.Name, p.Ceiling, p.Action, p.Dedupe.Enabled)
+}
+
+// TestHeldWithoutTexts: a list past its memory bound, holding its
+// sessions without their results' texts and reading those again from
+// their lines when a replay needs them, gives every session the savings,
+// dollars, hazards and sweep points it has when held in full, and when
+// read again in full for every replay: on generated Claude Code and Codex
+// sessions (sub-agents and resumed copies among them) and on the real logs.
+func TestHeldWithoutTexts(t *testing.T) {
+	dir := t.TempDir()
+	shape := corpus.Fleet{Claude: 4, Codex: 3, MeanCalls: 24, ResultBytes: 8192, SubagentEvery: 2, ResumeEvery: 2, Projects: 2}
+	if _, err := corpus.WriteFleet(dir, shape); err != nil {
+		t.Fatal(err)
+	}
+	sets := []struct {
+		name     string
+		paths    []string
+		useIndex bool
+	}{
+		{"generated", []string{dir}, false},
+		{"generated, indexed", []string{dir}, true},
+	}
+	if real := sharedLogs(t); len(real) > 0 {
+		sets = append(sets, struct {
+			name     string
+			paths    []string
+			useIndex bool
+		}{"real logs", real, false})
+	}
+	pols := retunings(t)
+	for _, set := range sets {
+		t.Run(set.name, func(t *testing.T) {
+			want := listFigures(t, set.paths, set.useIndex, holdings[0], pols)
+			for _, h := range holdings[1:] {
+				got := listFigures(t, set.paths, set.useIndex, h, pols)
+				if d := cmp.Diff(want, got, cmpopts.EquateErrors()); d != "" {
+					t.Errorf("%s (-held in full +%s):\n%s", h.name, h.name, d)
+				}
+			}
+			acted := 0
+			for _, s := range want {
+				if s.Saved > 0 {
+					acted++
+				}
+			}
+			if acted == 0 {
+				t.Error("no policy saved anything: the comparison shows nothing")
+			}
+		})
+	}
+}
+
+// sharedLogs are the real Claude Code and Codex logs, read in place; none
+// when they are absent.
+func sharedLogs(t *testing.T) []string {
+	var files []string
+	t.Run("shared", func(t *testing.T) {
+		dir := sharedtest.Dir(t)
+		for _, pattern := range []string{"claude-code_*.jsonl", "codex_*.jsonl"} {
+			found, _ := filepath.Glob(filepath.Join(dir, "transcripts", pattern))
+			files = append(files, found...)
+		}
+	})
+	slices.Sort(files)
+	return slices.DeleteFunc(files, func(p string) bool {
+		st, err := os.Stat(p)
+		return err != nil || !st.Mode().IsRegular()
+	})
+}
+
+// TestHeldWithoutTextsChanged: a session held without its texts whose
+// file is then replaced is read again when a replay needs one of them,
+// and replays to the figures of what the file now holds, never a mix.
+func TestHeldWithoutTextsChanged(t *testing.T) {
+	defer func(full, none int64) { holdBytes, onDemandHoldBytes = full, none }(holdBytes, onDemandHoldBytes)
+	holdBytes, onDemandHoldBytes = 0, 1<<40
+	dir := t.TempDir()
+	write := func(path string, seed uint64) {
+		var buf bytes.Buffer
+		if _, err := corpus.WriteSession(&buf, seed, 40, 8192); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+".new", buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".new", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	for seed := range uint64(3) {
+		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", seed))
+		write(path, seed)
+		paths = append(paths, path)
+	}
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	pol.SetCeiling(1024)
+	replayAll := func(src *AppSessions) map[string]SessionSavings {
+		got := map[string]SessionSavings{}
+		err := src.Replay(context.Background(), pol, paths, func(s SessionSavings) {
+			if s.Err != nil {
+				t.Errorf("%s: %v", s.Path, s.Err)
+			}
+			got[s.Path] = s
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	opt := app.Options{Prices: pricing.Default(), Counter: counter}
+	src := NewAppSessions([]string{dir}, app.Env{}, opt)
+	if _, _, err := src.Scan(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	before := replayAll(src)
+	old := src.Held(paths[0])
+	if old == nil || !old.TextsOnDemand() {
+		t.Fatal("the session is not held without its texts")
+	}
+	write(paths[0], 9) // another session under the same name, before any rescan
+	got := replayAll(src)
+
+	fresh := NewAppSessions([]string{dir}, app.Env{}, opt)
+	if _, _, err := fresh.Scan(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := replayAll(fresh)
+	if d := cmp.Diff(want[paths[0]], got[paths[0]], cmpopts.EquateErrors()); d != "" {
+		t.Errorf("replaced session (-read afresh +held, then read again):\n%s", d)
+	}
+	if cmp.Equal(before[paths[0]], want[paths[0]], cmpopts.EquateErrors()) {
+		t.Fatal("the replacement replays as the original: the test shows nothing")
+	}
+	if now := src.Held(paths[0]); now == old {
+		t.Error("the replaced session is still held as read before")
+	}
+	for _, p := range paths[1:] {
+		if d := cmp.Diff(before[p], got[p], cmpopts.EquateErrors()); d != "" {
+			t.Errorf("%s, unchanged (-first +second replay):\n%s", p, d)
+		}
+	}
+}

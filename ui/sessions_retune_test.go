@@ -1,0 +1,139 @@
+package ui
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/index"
+)
+
+// TestRetuneFolder times re-tuning the session list of the folder named by
+// SPILLWAY_RETUNE_DIR (skipped without it) as the inspector does: scanned
+// through the index, replayed once under the default policy (every
+// session read in full), then under each new ceiling and tuning, each
+// timed from the key to the last session's savings in, with the peak RSS
+// after it. It measures; the figures are pinned elsewhere.
+func TestRetuneFolder(t *testing.T) {
+	dir := os.Getenv("SPILLWAY_RETUNE_DIR")
+	if dir == "" {
+		t.Skip("SPILLWAY_RETUNE_DIR names no folder to re-tune")
+	}
+	if v := os.Getenv("SPILLWAY_RETUNE_HOLD"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func(v int64) { holdBytes = v }(holdBytes)
+		holdBytes = n
+	}
+	if v := os.Getenv("SPILLWAY_RETUNE_KEEP"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func(v int64) { textsKeptBytes = v }(textsKeptBytes)
+		textsKeptBytes = n
+	}
+	prices := pricing.Default()
+	ix, err := index.Open(index.Options{Prices: prices, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: prices, Counter: counter}, ix)
+	ctx := context.Background()
+	start := time.Now()
+	rows, _, err := src.Scan(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := make([]string, len(rows))
+	for i, r := range rows {
+		paths[i] = r.Path
+	}
+	t.Logf("scan: %d sessions in %.1f s; %s", len(rows), time.Since(start).Seconds(), memory())
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	steps := []struct {
+		name string
+		tune func(p *policy.Policy)
+	}{
+		{"first replay", func(*policy.Policy) {}},
+		{"ceiling up", func(p *policy.Policy) { p.SetCeiling(p.Ceiling * 2) }},
+		{"ceiling down", func(p *policy.Policy) { p.SetCeiling(p.Ceiling / 4) }},
+		{"ceiling down", func(p *policy.Policy) { p.SetCeiling(p.Ceiling / 2) }},
+		{"dedupe on", func(p *policy.Policy) { _ = p.SetDedupe(2) }},
+		{"spill off", func(p *policy.Policy) { _ = p.SetSpill(false) }},
+	}
+	for _, st := range steps {
+		st.tune(&pol)
+		readBefore := int64(0)
+		if src.texts != nil {
+			readBefore = src.texts.ReadBytes()
+		}
+		start := time.Now()
+		var saved int64
+		var dollars float64
+		n, failed := 0, 0
+		err := src.Replay(ctx, pol, paths, func(s SessionSavings) {
+			n++
+			if s.Err != nil {
+				failed++
+				return
+			}
+			saved += s.Saved
+			if s.CostAfter != nil {
+				dollars += *s.CostAfter
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reread := int64(0)
+		if src.texts != nil {
+			reread = src.texts.ReadBytes() - readBefore
+		}
+		t.Logf("%-12s ceiling %6d: %.1f s, %d sessions (%d failed), %d tokens saved, $%.6f after; %.1f MB of lines read again; %s",
+			st.name, pol.Ceiling, time.Since(start).Seconds(), n, failed, saved, dollars, float64(reread)/1e6, memory())
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("held after a collection: %.0f MB of heap", float64(ms.HeapAlloc)/1e6)
+	if out := os.Getenv("SPILLWAY_RETUNE_HEAP"); out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.KeepAlive(src)
+}
+
+// memory is this process's peak and current RSS, as the kernel counts it.
+func memory() string {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return "RSS unknown"
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && (k == "VmHWM" || k == "VmRSS") {
+			out = append(out, k+" "+strings.Join(strings.Fields(v), " "))
+		}
+	}
+	return strings.Join(out, ", ")
+}
