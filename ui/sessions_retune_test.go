@@ -28,22 +28,8 @@ func TestRetuneFolder(t *testing.T) {
 	if dir == "" {
 		t.Skip("SPILLWAY_RETUNE_DIR names no folder to re-tune")
 	}
-	if v := os.Getenv("SPILLWAY_RETUNE_HOLD"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func(v int64) { holdBytes = v }(holdBytes)
-		holdBytes = n
-	}
-	if v := os.Getenv("SPILLWAY_RETUNE_KEEP"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func(v int64) { textsKeptBytes = v }(textsKeptBytes)
-		textsKeptBytes = n
-	}
+	overrideFromEnv(t, "SPILLWAY_RETUNE_HOLD", &holdBytes)
+	overrideFromEnv(t, "SPILLWAY_RETUNE_KEEP", &textsKeptBytes)
 	prices := pricing.Default()
 	ix, err := index.Open(index.Options{Prices: prices, NoCache: true})
 	if err != nil {
@@ -136,4 +122,20 @@ func memory() string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// overrideFromEnv sets *bound to the byte count the environment variable
+// name holds, if any, until the test ends.
+func overrideFromEnv(t *testing.T, name string, bound *int64) {
+	v := os.Getenv(name)
+	if v == "" {
+		return
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	old := *bound
+	t.Cleanup(func() { *bound = old })
+	*bound = n
 }
