@@ -88,6 +88,20 @@ func measureString(b []byte, i int) (end, n int, ok bool) {
 		// long (30 to 90 bytes in real logs), so the scan for the next
 		// special byte is inline, two words a step, not a call per run.
 		for i+16 <= len(b) {
+			if vectorStrings && i-start >= vectorAfter && len(b)-i >= 64 {
+				// A long string: on a block at a time.
+				j, sv, stop := walkString(b, i)
+				i, saved = j, saved+sv
+				switch stop {
+				case walkEnd:
+					return i, i - start - saved, true
+				case walkInvalid:
+					return 0, 0, false
+				case walkSpot:
+					goto special
+				}
+				continue // walkShort: the last bytes a word at a time
+			}
 			w := b[i : i+16 : i+16]
 			f1 := specialBits(binary.LittleEndian.Uint64(w))
 			f2 := specialBits(binary.LittleEndian.Uint64(w[8:]))

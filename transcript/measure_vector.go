@@ -1,0 +1,115 @@
+package transcript
+
+import (
+	"math/bits"
+	"unicode/utf8"
+)
+
+// Measuring a long string 64 bytes at a time: stringMasks marks the
+// quotes, backslashes and bytes above 0x7F of a run of 64-byte blocks,
+// and walkString reads the string off those bits. Which bytes an escape
+// covers is worked out for a whole block at once, without a branch (the
+// carry trick of simdjson), so a plain escape costs no stop; a stop is
+// made only at each rune, to check it is UTF-8.
+
+const (
+	// maxBlocks bounds how many blocks one stringMasks call marks. A
+	// call's cost is worth paying for a few blocks, but blocks past the
+	// string's end are marked for nothing, so the first calls mark fewer.
+	maxBlocks = 8
+	// vectorAfter is how far into a string measureString reads a word
+	// at a time before walkString takes over: most strings end sooner.
+	vectorAfter = 16
+	oddBits     = 0xAAAAAAAAAAAAAAAA
+)
+
+// walkStop is why walkString stopped.
+type walkStop uint8
+
+const (
+	walkEnd     walkStop = iota // at the quote that ends the string
+	walkSpot                    // at an escape or rune it does not follow
+	walkShort                   // fewer than 64 bytes from the end of b
+	walkInvalid                 // at a byte that is not UTF-8: the string is not measured
+)
+
+// walkString reads on from b[i], which is not inside an escape or a rune,
+// and returns where it stopped, why, and how many bytes the plain escapes
+// it passed take beyond what they stand for. It follows the escapes of a
+// backslash and one of "\/bfnrt, and UTF-8 runes; at any other escape
+// (walkSpot) and wherever b has less than a block left (walkShort), j is
+// again a position outside any escape or rune, for measureString to go on
+// from.
+func walkString(b []byte, i int) (j, saved int, stop walkStop) {
+	var m [maxBlocks * 3]uint64
+	// escNext is 1 when the block's last backslash escapes the next
+	// block's first byte; contNext marks the next block's bytes that
+	// continue a rune begun in this one, runeBack how many bytes of that
+	// rune are in this block.
+	var escNext, contNext uint64
+	runeBack := 0
+	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
+		n := min((len(b)-i)/64, blocks)
+		stringMasks(&b[i], n, &m[0])
+		for k := 0; k < 3*n; k, i = k+3, i+64 {
+			q, bs, h := m[k], m[k+1], m[k+2]
+			carried := contNext
+			contNext = 0
+			// escape: the backslashes that escape the next byte;
+			// escaped: the bytes they escape.
+			pot := bs &^ escNext
+			code := ((pot<<1 | oddBits) - pot) ^ oddBits
+			escaped := code ^ (bs | escNext)
+			escape := code & bs
+			free := q &^ escaped // quotes that end the string
+			at, kind := bits.TrailingZeros64(free), walkEnd
+			if at == 64 {
+				kind = walkShort // none: on to the next block
+			}
+			for e := escaped & (free&-free - 1); e != 0; e &= e - 1 {
+				t := bits.TrailingZeros64(e)
+				if !plainEscape[b[i+t]] {
+					at, kind = t-1, walkSpot // at the backslash
+					break
+				}
+			}
+			var before uint64 // the bytes before at
+			if at > 0 {
+				before = uint64(1)<<at - 1
+			}
+			saved += bits.OnesCount64(escape & before)
+			for r := h &^ carried & before; r != 0; {
+				t := bits.TrailingZeros64(r)
+				p := i + t
+				size := 3
+				if c := b[p]; c&0xF0 != 0xE0 || p+2 >= len(b) || b[p+1]&0xC0 != 0x80 || b[p+2]&0xC0 != 0x80 ||
+					c == 0xE0 && b[p+1] < 0xA0 || c == 0xED && b[p+1] >= 0xA0 {
+					// Not the common three-byte rune (no overlong form,
+					// no surrogate): the standard library decides.
+					var c rune
+					if c, size = utf8.DecodeRune(b[p:]); c == utf8.RuneError && size == 1 {
+						return p, saved, walkInvalid
+					}
+				}
+				r &^= (uint64(1)<<size - 1) << t
+				if t+size > 64 {
+					contNext, runeBack = uint64(1)<<(t+size-64)-1, 64-t
+				}
+			}
+			if kind != walkShort {
+				if at < 0 {
+					saved-- // the escape begun in the block before
+				}
+				return i + at, saved, kind
+			}
+			escNext = escape >> 63
+		}
+	}
+	switch {
+	case escNext != 0:
+		return i - 1, saved - 1, walkShort
+	case contNext != 0:
+		return i - runeBack, saved, walkShort
+	}
+	return i, saved, walkShort
+}

@@ -1,0 +1,68 @@
+package transcript
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMeasureStringBlocks puts every kind of escape and rune, and the
+// closing quote, at every offset of the first blocks walkString reads, so
+// that each lands on a block's first and last bytes and straddles two
+// blocks, and pins measureString to referenceMeasure there.
+func TestMeasureStringBlocks(t *testing.T) {
+	tokens := []string{
+		``, `\n`, `\"`, `\\`, `\\\"`, `\\\\`, `\/`, `\t\r\b\f`, `\x`, `\u0041`, `\u00e9`, `\ud83d\ude00`, `\ud83d\u0041`,
+		`\ud83d`, `\uzz`, `\u12`, `\` + "é", `\` + "\xff", "é", "→", "😀", "\uFFFD", "\u0800", "\ud7ff",
+		"\xe0\x80\x80", "\xed\xa0\x80", "\xc0\x80", "\xff", "\xe2\x86", "\xe2", "→\\n", "é→😀",
+	}
+	tails := []string{`","b":"\u00e9"}`, `"` + strings.Repeat(`,"k":"v"`, 20) + `}`, `"`, ``}
+	for _, tok := range tokens {
+		for off := 0; off < 200; off++ {
+			for _, tail := range tails {
+				for _, after := range []int{0, 1, 70} {
+					b := []byte(`"` + strings.Repeat("a", off) + tok + strings.Repeat("b", after) + tail)
+					end, n, ok := measureString(b, 1)
+					wantEnd, wantN, wantOK := referenceMeasure(t, b, 1)
+					if end != wantEnd || n != wantN || ok != wantOK {
+						t.Fatalf("measureString(%q) = %d, %d, %v; want %d, %d, %v", b, end, n, ok, wantEnd, wantN, wantOK)
+					}
+				}
+			}
+		}
+	}
+	// Runs of escapes and runes, densely: every block has several, and
+	// the runs cross block boundaries at every phase.
+	for _, unit := range []string{`\n`, `\\`, `→`, `é`, `\"→`, `a\\\"`, `😀\t`, `\u0041→`, ` 1→x\n`} {
+		for reps := 1; reps < 100; reps++ {
+			for _, tail := range tails {
+				b := []byte(`"` + strings.Repeat(unit, reps) + tail)
+				end, n, ok := measureString(b, 1)
+				wantEnd, wantN, wantOK := referenceMeasure(t, b, 1)
+				if end != wantEnd || n != wantN || ok != wantOK {
+					t.Fatalf("measureString(%q) = %d, %d, %v; want %d, %d, %v", b, end, n, ok, wantEnd, wantN, wantOK)
+				}
+			}
+		}
+	}
+}
+
+// TestStringMasks checks the marks of quotes, backslashes and bytes above
+// 0x7F, bit by bit, over blocks holding every byte value at every offset.
+func TestStringMasks(t *testing.T) {
+	const blocks = 5
+	b := make([]byte, blocks*64)
+	for shift := range 64 {
+		for j := range b {
+			b[j] = byte(j*shift + j/3)
+		}
+		var m [blocks * 3]uint64
+		stringMasks(&b[0], blocks, &m[0])
+		for j, c := range b {
+			k, bit := j/64, uint(j%64)
+			got := [3]bool{m[3*k]>>bit&1 == 1, m[3*k+1]>>bit&1 == 1, m[3*k+2]>>bit&1 == 1}
+			if want := [3]bool{c == '"', c == '\\', c >= 0x80}; got != want {
+				t.Fatalf("byte %d (%#x): marked quote, backslash, high = %v; want %v", j, c, got, want)
+			}
+		}
+	}
+}
