@@ -2,10 +2,13 @@
 
 package transcript
 
+import "golang.org/x/sys/cpu"
+
 // stringMasks is written in assembly (measure_amd64.s).
 //
 //go:noescape
 func stringMasks(p *byte, blocks int, out *uint64)
 
-// vectorStrings tells measureString to hand long strings to walkString.
-const vectorStrings = true
+// vectorStrings tells measureString to hand long strings to walkString,
+// on the processors that run stringMasks.
+var vectorStrings = cpu.X86.HasAVX2

@@ -12,24 +12,28 @@ import (
 // walkString on masks built a byte at a time.
 const vectorStrings = false
 
-// stringMasks is measure_amd64.s's stringMasks in Go, so that walkString
-// is tested everywhere.
+// stringMasks is measure_amd64.s's stringMasks in Go, for its tests; the
+// readers do not call it here.
 func stringMasks(p *byte, blocks int, out *uint64) {
 	b := unsafe.Slice(p, blocks*64)
-	m := unsafe.Slice(out, blocks*3)
+	m := unsafe.Slice(out, blocks*maskWords)
 	for k := range blocks {
-		var q, bs, h uint64
+		w := m[k*maskWords : (k+1)*maskWords]
+		clear(w)
 		for j, c := range b[k*64 : k*64+64] {
 			bit := uint64(1) << j
-			switch {
-			case c == '"':
-				q |= bit
-			case c == '\\':
-				bs |= bit
-			case c >= utf8.RuneSelf:
-				h |= bit
+			set := func(i int, on bool) {
+				if on {
+					w[i] |= bit
+				}
 			}
+			set(0, c == '"')
+			set(1, c == '\\')
+			set(2, c >= utf8.RuneSelf)
+			set(3, !plainEscape[c])
+			set(4, c >= 0x80 && c <= 0xBF)
+			set(5, c >= 0xC2 && c <= 0xDF)
+			set(6, c >= 0xE1 && c <= 0xEF && c != 0xED)
 		}
-		m[3*k], m[3*k+1], m[3*k+2] = q, bs, h
 	}
 }

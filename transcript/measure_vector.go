@@ -21,6 +21,8 @@ const (
 	// at a time before walkString takes over: most strings end sooner.
 	vectorAfter = 16
 	oddBits     = 0xAAAAAAAAAAAAAAAA
+	// maskWords is how many words stringMasks writes for a block.
+	maskWords = 7
 )
 
 // walkStop is why walkString stopped.
@@ -41,7 +43,7 @@ const (
 // again a position outside any escape or rune, for measureString to go on
 // from.
 func walkString(b []byte, i int) (j, saved int, stop walkStop) {
-	var m [maxBlocks * 3]uint64
+	var m [maxBlocks * maskWords]uint64
 	// escNext is 1 when the block's last backslash escapes the next
 	// block's first byte; contNext marks the next block's bytes that
 	// continue a rune begun in this one, runeBack how many bytes of that
@@ -51,10 +53,9 @@ func walkString(b []byte, i int) (j, saved int, stop walkStop) {
 	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
 		n := min((len(b)-i)/64, blocks)
 		stringMasks(&b[i], n, &m[0])
-		for k := 0; k < 3*n; k, i = k+3, i+64 {
-			q, bs, h := m[k], m[k+1], m[k+2]
-			carried := contNext
-			contNext = 0
+		for k := 0; k < maskWords*n; k, i = k+maskWords, i+64 {
+			w := m[k : k+maskWords : k+maskWords]
+			q, bs, h := w[0], w[1], w[2]
 			// escape: the backslashes that escape the next byte;
 			// escaped: the bytes they escape.
 			pot := bs &^ escNext
@@ -66,34 +67,44 @@ func walkString(b []byte, i int) (j, saved int, stop walkStop) {
 			if at == 64 {
 				kind = walkShort // none: on to the next block
 			}
-			for e := escaped & (free&-free - 1); e != 0; e &= e - 1 {
-				t := bits.TrailingZeros64(e)
-				if !plainEscape[b[i+t]] {
-					at, kind = t-1, walkSpot // at the backslash
-					break
-				}
+			if e := escaped & w[3] & (free&-free - 1); e != 0 {
+				at, kind = bits.TrailingZeros64(e)-1, walkSpot // at the backslash
 			}
 			var before uint64 // the bytes before at
 			if at > 0 {
 				before = uint64(1)<<at - 1
 			}
 			saved += bits.OnesCount64(escape & before)
-			for r := h &^ carried & before; r != 0; {
-				t := bits.TrailingZeros64(r)
-				p := i + t
-				size := 3
-				if c := b[p]; c&0xF0 != 0xE0 || p+2 >= len(b) || b[p+1]&0xC0 != 0x80 || b[p+2]&0xC0 != 0x80 ||
-					c == 0xE0 && b[p+1] < 0xA0 || c == 0xED && b[p+1] >= 0xA0 {
-					// Not the common three-byte rune (no overlong form,
-					// no surrogate): the standard library decides.
-					var c rune
-					if c, size = utf8.DecodeRune(b[p:]); c == utf8.RuneError && size == 1 {
-						return p, saved, walkInvalid
-					}
+			carried := contNext
+			cont, lead2, lead3 := w[4], w[5], w[6]
+			if need := lead2<<1 | lead3<<1 | lead3<<2 | carried; h == cont|lead2|lead3 && cont == need {
+				// Every rune of the block is UTF-8 of two or three bytes.
+				contNext, runeBack = lead2>>63|lead3>>62|lead3>>63, 1+int(lead3>>62&1)
+				if lead3>>63 != 0 {
+					runeBack = 1
 				}
-				r &^= (uint64(1)<<size - 1) << t
-				if t+size > 64 {
-					contNext, runeBack = uint64(1)<<(t+size-64)-1, 64-t
+			} else {
+				if carried&^cont != 0 {
+					return i, saved, walkInvalid // a rune cut short
+				}
+				contNext = 0
+				for r := h &^ carried & before; r != 0; {
+					t := bits.TrailingZeros64(r)
+					p := i + t
+					size := 3
+					if c := b[p]; c&0xF0 != 0xE0 || p+2 >= len(b) || b[p+1]&0xC0 != 0x80 || b[p+2]&0xC0 != 0x80 ||
+						c == 0xE0 && b[p+1] < 0xA0 || c == 0xED && b[p+1] >= 0xA0 {
+						// Not the common three-byte rune (no overlong form,
+						// no surrogate): the standard library decides.
+						var c rune
+						if c, size = utf8.DecodeRune(b[p:]); c == utf8.RuneError && size == 1 {
+							return p, saved, walkInvalid
+						}
+					}
+					r &^= (uint64(1)<<size - 1) << t
+					if t+size > 64 {
+						contNext, runeBack = uint64(1)<<(t+size-64)-1, 64-t
+					}
 				}
 			}
 			if kind != walkShort {

@@ -46,8 +46,8 @@ func TestMeasureStringBlocks(t *testing.T) {
 	}
 }
 
-// TestStringMasks checks the marks of quotes, backslashes and bytes above
-// 0x7F, bit by bit, over blocks holding every byte value at every offset.
+// TestStringMasks checks stringMasks's words, bit by bit, over blocks
+// holding every byte value at every offset.
 func TestStringMasks(t *testing.T) {
 	const blocks = 5
 	b := make([]byte, blocks*64)
@@ -55,13 +55,19 @@ func TestStringMasks(t *testing.T) {
 		for j := range b {
 			b[j] = byte(j*shift + j/3)
 		}
-		var m [blocks * 3]uint64
+		var m [blocks * maskWords]uint64
 		stringMasks(&b[0], blocks, &m[0])
 		for j, c := range b {
-			k, bit := j/64, uint(j%64)
-			got := [3]bool{m[3*k]>>bit&1 == 1, m[3*k+1]>>bit&1 == 1, m[3*k+2]>>bit&1 == 1}
-			if want := [3]bool{c == '"', c == '\\', c >= 0x80}; got != want {
-				t.Fatalf("byte %d (%#x): marked quote, backslash, high = %v; want %v", j, c, got, want)
+			var got [maskWords]bool
+			for w := range got {
+				got[w] = m[j/64*maskWords+w]>>(j%64)&1 == 1
+			}
+			want := [maskWords]bool{
+				c == '"', c == '\\', c >= 0x80, !strings.ContainsRune(`"\/bfnrt`, rune(c)),
+				c >= 0x80 && c < 0xC0, c >= 0xC2 && c < 0xE0, c >= 0xE1 && c < 0xF0 && c != 0xED,
+			}
+			if got != want {
+				t.Fatalf("byte %d (%#x): marked %v; want %v (quote, backslash, high, not escaped in two, continuation, lead of two, lead of three)", j, c, got, want)
 			}
 		}
 	}
