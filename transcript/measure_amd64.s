@@ -127,3 +127,42 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func quoteMasks(p *byte, blocks int, out *uint64)
+//
+// stringMasks's first two words alone, for strings that are skipped: for
+// each of the blocks 64-byte blocks at p, the quotes and the backslashes.
+TEXT ·quoteMasks(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ out+16(FP), DI
+	VPBROADCASTB quote<>(SB), Y15
+	VPBROADCASTB backslash<>(SB), Y14
+	TESTQ CX, CX
+	JLE qdone
+
+qloop:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 32(SI), Y1
+	VPCMPEQB Y15, Y0, Y2
+	VPCMPEQB Y15, Y1, Y3
+	VPCMPEQB Y14, Y0, Y4
+	VPCMPEQB Y14, Y1, Y5
+	VPMOVMSKB Y2, R8
+	VPMOVMSKB Y3, AX
+	SHLQ $32, AX
+	ORQ AX, R8
+	MOVQ R8, 0(DI)
+	VPMOVMSKB Y4, R9
+	VPMOVMSKB Y5, AX
+	SHLQ $32, AX
+	ORQ AX, R9
+	MOVQ R9, 8(DI)
+	ADDQ $64, SI
+	ADDQ $16, DI
+	DECQ CX
+	JNZ qloop
+
+qdone:
+	VZEROUPPER
+	RET

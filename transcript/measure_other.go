@@ -37,3 +37,13 @@ func stringMasks(p *byte, blocks int, out *uint64) {
 		}
 	}
 }
+
+// quoteMasks is measure_amd64.s's quoteMasks in Go, for its tests.
+func quoteMasks(p *byte, blocks int, out *uint64) {
+	var w [maskWords]uint64
+	m := unsafe.Slice(out, blocks*2)
+	for k := range blocks {
+		stringMasks((*byte)(unsafe.Add(unsafe.Pointer(p), 64*k)), 1, &w[0])
+		m[2*k], m[2*k+1] = w[0], w[1]
+	}
+}

@@ -124,3 +124,58 @@ func walkString(b []byte, i int) (j, saved int, stop walkStop) {
 	}
 	return i, saved, walkShort
 }
+
+// quoteOrBackslashBlocks is quoteOrBackslash a block at a time, for long
+// strings.
+func quoteOrBackslashBlocks(b []byte, i int) int {
+	var m [maxBlocks * 2]uint64
+	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
+		n := min((len(b)-i)/64, blocks)
+		quoteMasks(&b[i], n, &m[0])
+		for k := 0; k < 2*n; k, i = k+2, i+64 {
+			if f := m[k] | m[k+1]; f != 0 {
+				return i + bits.TrailingZeros64(f)
+			}
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return -1
+}
+
+// stringEndBlocks is stringEnd a block at a time, for long strings: it
+// returns the index of the quote that ends the string, -1 if none does,
+// reading on from b[i], which is not inside an escape.
+func stringEndBlocks(b []byte, i int) int {
+	var m [maxBlocks * 2]uint64
+	var escNext uint64 // as in walkString
+	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
+		n := min((len(b)-i)/64, blocks)
+		quoteMasks(&b[i], n, &m[0])
+		for k := 0; k < 2*n; k, i = k+2, i+64 {
+			q, bs := m[k], m[k+1]
+			pot := bs &^ escNext
+			code := ((pot<<1 | oddBits) - pot) ^ oddBits
+			escaped := code ^ (bs | escNext)
+			if free := q &^ escaped; free != 0 {
+				return i + bits.TrailingZeros64(free)
+			}
+			escNext = code & bs >> 63
+		}
+	}
+	i += int(escNext)
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			return i
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return -1
+}

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,78 @@ func TestStringMasks(t *testing.T) {
 			if got != want {
 				t.Fatalf("byte %d (%#x): marked %v; want %v (quote, backslash, high, not escaped in two, continuation, lead of two, lead of three)", j, c, got, want)
 			}
+		}
+	}
+}
+
+// TestSkipStringBlocks puts escapes of both parities and quotes at every
+// offset of the first blocks a long string is skipped by, and pins where
+// skipString and quoteOrBackslash stop to stringEnd and a byte-by-byte
+// search.
+func TestSkipStringBlocks(t *testing.T) {
+	tokens := []string{``, `\n`, `\"`, `\\`, `\\\"`, `\\\\`, `\`, `"`, `\\"`, "→", `\u0041`}
+	tails := []string{`","b":1}` + strings.Repeat(" ", 130), `"`, ``, `\`}
+	for _, tok := range tokens {
+		for off := 0; off < 200; off++ {
+			for _, tail := range tails {
+				for _, after := range []int{0, 1, 70, 130} {
+					b := []byte(`"` + strings.Repeat("a", off) + tok + strings.Repeat("b", after) + tail)
+					s := scanner{buf: b}
+					s.skipString()
+					want := stringEnd(b, 1)
+					if got := s.pos - 1; s.bad != (want < 0) || !s.bad && got != want {
+						t.Fatalf("skipString(%q) ended at %d (bad %v); the string ends at %d", b, got, s.bad, want)
+					}
+					want = strings.IndexAny(string(b[1:]), `"\`)
+					if want >= 0 {
+						want++
+					}
+					if got := quoteOrBackslash(b, 1); got != want {
+						t.Fatalf("quoteOrBackslash(%q, 1) = %d, want %d", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestQuoteMasks checks quoteMasks against stringMasks's first words.
+func TestQuoteMasks(t *testing.T) {
+	const blocks = 5
+	b := make([]byte, blocks*64)
+	for shift := range 64 {
+		for j := range b {
+			b[j] = byte(j*shift + j/3)
+		}
+		var m [blocks * maskWords]uint64
+		var qm [blocks * 2]uint64
+		stringMasks(&b[0], blocks, &m[0])
+		quoteMasks(&b[0], blocks, &qm[0])
+		for k := range blocks {
+			if got, want := qm[2*k:2*k+2], m[k*maskWords:k*maskWords+2]; got[0] != want[0] || got[1] != want[1] {
+				t.Fatalf("block %d: quoteMasks %x, stringMasks %x", k, got, want)
+			}
+		}
+	}
+}
+
+// TestStringEndBlocks pins stringEndBlocks to stringEnd on strings of
+// backslashes, quotes and letters, which put escapes of both parities
+// across every block boundary and at the end of the buffer.
+func TestStringEndBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, 64+r.IntN(300))
+		for j := range b {
+			b[j] = `a\\`[r.IntN(2)]
+		}
+		// One quote or two near the end, where the blocks give way to
+		// the bytes one by one, or none.
+		for range r.IntN(3) {
+			b[len(b)-1-r.IntN(min(len(b), 80))] = '"'
+		}
+		if got, want := stringEndBlocks(b, 0), stringEnd(b, 0); got != want {
+			t.Fatalf("stringEndBlocks(%q) = %d, want %d", b, got, want)
 		}
 	}
 }

@@ -220,7 +220,12 @@ func (s *scanner) str() []byte {
 // strings of a record are ids and keys a few words long.
 func quoteOrBackslash(b []byte, i int) int {
 	rest := b[i:]
-	for len(rest) >= 16 {
+	for step := 0; len(rest) >= 16; step++ {
+		if step == 2 && vectorStrings && len(rest) >= 128 {
+			// A long string (a signature, a file written): on a block
+			// at a time.
+			return quoteOrBackslashBlocks(b, len(b)-len(rest))
+		}
 		w1, w2 := binary.LittleEndian.Uint64(rest), binary.LittleEndian.Uint64(rest[8:])
 		f1, f2 := quoteOrBackslashBits(w1), quoteOrBackslashBits(w2)
 		if f1|f2 != 0 {
@@ -383,7 +388,11 @@ func (s *scanner) skipString() {
 	}
 	end := quoteOrBackslash(s.buf, s.pos+1)
 	if end >= 0 && s.buf[end] == '\\' {
-		end = stringEnd(s.buf, s.pos+1)
+		if vectorStrings && len(s.buf)-end >= 128 {
+			end = stringEndBlocks(s.buf, end)
+		} else {
+			end = stringEnd(s.buf, end)
+		}
 	}
 	if end < 0 {
 		s.fail()
