@@ -327,11 +327,16 @@ func FuzzMeasureStringReference(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		b := append([]byte{'"'}, data...)
-		end, n, ok := measureString(b, 1)
-		wantEnd, wantN, wantOK := referenceMeasure(t, b, 1)
-		if end != wantEnd || n != wantN || ok != wantOK {
-			t.Fatalf("measureString(%q) = %d, %d, %v; want %d, %d, %v", b, end, n, ok, wantEnd, wantN, wantOK)
+		// As written, and twice more after text that takes the
+		// contents past the words measureString reads before it goes
+		// on a block at a time, at two phases of the blocks.
+		for _, pad := range []int{0, 16, 45} {
+			b := append([]byte(`"`+strings.Repeat("a", pad)), data...)
+			end, n, ok := measureString(b, 1)
+			wantEnd, wantN, wantOK := referenceMeasure(t, b, 1)
+			if end != wantEnd || n != wantN || ok != wantOK {
+				t.Fatalf("measureString(%q) = %d, %d, %v; want %d, %d, %v", b, end, n, ok, wantEnd, wantN, wantOK)
+			}
 		}
 	})
 }

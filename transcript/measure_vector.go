@@ -5,12 +5,16 @@ import (
 	"unicode/utf8"
 )
 
-// Measuring a long string 64 bytes at a time: stringMasks marks the
-// quotes, backslashes and bytes above 0x7F of a run of 64-byte blocks,
-// and walkString reads the string off those bits. Which bytes an escape
-// covers is worked out for a whole block at once, without a branch (the
-// carry trick of simdjson), so a plain escape costs no stop; a stop is
-// made only at each rune, to check it is UTF-8.
+// Measuring a long string 64 bytes at a time: stringMasks classifies the
+// bytes of a run of 64-byte blocks (quotes, backslashes, bytes a
+// backslash cannot escape in two, UTF-8 classes), a bit per byte, and
+// walkString reads the string off those words. Which bytes the escapes
+// cover is worked out for a whole block at once, without a branch (the
+// carry trick of simdjson), so a plain escape costs no stop, and a block
+// whose runes are all of two or three bytes is found valid UTF-8 with a
+// few word operations. Only other runes and escapes are looked at one by
+// one. Skipping a string (quoteOrBackslashBlocks, stringEndBlocks) needs
+// only the quotes and backslashes, which quoteMasks marks.
 
 const (
 	// maxBlocks bounds how many blocks one stringMasks call marks. A
