@@ -179,6 +179,7 @@ func (d *Decoder) start(f Format) {
 	d.format = f
 	d.b = newBuilder(d.name, f, expectedLines(d.size))
 	d.b.sizesOnly = d.sizesOnly
+	d.b.size = d.size
 	d.b.dropResults = d.dropResults
 	switch f {
 	case FormatClaude:
@@ -210,6 +211,9 @@ func (d *Decoder) Feed(line []byte) error {
 		return d.failed
 	}
 	d.n++
+	if d.b != nil {
+		d.b.read += int64(len(line)) + 1
+	}
 	line = bytes.TrimRight(line, "\r")
 	if d.n == 1 {
 		line = bytes.TrimPrefix(line, []byte("\uFEFF")) // a byte-order mark, as some editors write
@@ -252,6 +256,9 @@ func (d *Decoder) Skip(size int64) error {
 	d.n++
 	d.nonBlank++
 	d.long++
+	if d.b != nil {
+		d.b.read += size + 1
+	}
 	if d.lp != nil {
 		d.warnLong(d.n, size)
 		return nil
