@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -202,7 +203,28 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes 
 	if (err == nil) != (err2 == nil) {
 		t.Fatalf("reading in full: %v; by size: %v", err, err2)
 	}
+	sameAhead(t, data, name, opt, sizes, err2)
 	return full, sizes, err
+}
+
+// sameAhead checks that data read ahead (readahead.go), in batches of
+// opt's size or else of a few lines, reads as read line by line: want and
+// wantErr.
+func sameAhead(t *testing.T, data []byte, name string, opt Options, want *Session, wantErr error) {
+	t.Helper()
+	if opt.aheadBatch == 0 {
+		opt.aheadBatch = 1 + len(data)%997
+	}
+	got, err := Read(bytes.NewReader(data), name, opt)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("read ahead: %v; line by line: %v", err, wantErr)
+	}
+	if reflect.DeepEqual(want, got) {
+		return
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("read ahead in batches of %d bytes, the session differs (-line by line +ahead):\n%s", opt.aheadBatch, d)
+	}
 }
 
 // spaced rewrites every JSON line of data with a space after each colon,
