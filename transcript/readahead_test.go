@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestReadAhead checks that a log read ahead reads as line by line where
@@ -36,23 +39,47 @@ func TestReadAhead(t *testing.T) {
 		{"byte-order mark", "\uFEFF" + log(40, "\n"), Options{}},
 		{"blank lines", "\n\n" + log(20, "\n\n  \n"), Options{}},
 		{"no last newline", strings.TrimSuffix(log(20, "\n"), "\n"), Options{}},
+		{"a last byte", log(3, "\n") + "x", Options{}},
 		{"long lines", log(5, "\n") + strings.Repeat("x", 600) + "\n" + log(5, "\n") + strings.Repeat("y", 700), Options{MaxLineBytes: 500}},
 		{"long first lines", strings.Repeat("x", 600) + "\n" + log(5, "\n"), Options{MaxLineBytes: 500}},
+		{"lines at the limit", log(3, "\n") + strings.Repeat("x", 500) + "\n" + strings.Repeat("y", 501) + "\n" + log(3, "\n") + strings.Repeat("z", 500), Options{MaxLineBytes: 500}},
+		{"long lines in a row", log(3, "\n") + strings.Repeat(strings.Repeat("x", 1500)+"\n", 4) + log(3, "\n"), Options{MaxLineBytes: 500}},
+		{"long last line", log(3, "\n") + strings.Repeat("x", 70<<10), Options{MaxLineBytes: 500}},
+		{"long last line, ended", log(3, "\n") + strings.Repeat("x", 70<<10) + "\n", Options{MaxLineBytes: 500}},
+		{"lines longer than a read", log(3, "\n") + `{"type":"user","uuid":"big","message":{"content":"` + strings.Repeat("x", 70<<10) + `"}}` + "\n" + log(3, "\n"), Options{}},
 		{"general path lines", strings.ReplaceAll(log(20, "\n"), `"uuid"`, ` "uuid"`) + log(3, "\n") + "not json\n[1]\n", Options{}},
 		{"repeated", log(10, "\n") + log(10, "\n"), Options{}},
 		{"not a transcript", strings.Repeat("{\"a\":1}\n", 300), Options{}},
 		{"not a transcript, then one", strings.Repeat("{\"a\":1}\n", 300) + log(5, "\n"), Options{}},
 		{"empty", "\n\n", Options{}},
 	}
+	readers := []struct {
+		name string
+		wrap func(io.Reader) io.Reader
+	}{
+		{"whole", func(r io.Reader) io.Reader { return r }},
+		{"bytes", iotest.OneByteReader},
+		{"halves", iotest.HalfReader},
+		{"error with data", iotest.DataErrReader},
+	}
 	for _, tt := range tests {
+		opt := tt.opt
+		opt.SizesOnly = true
+		want, wantErr := Read(strings.NewReader(tt.data), "x.jsonl", opt)
 		for _, batch := range []int{1, 100, 1000, 1 << 20} {
-			t.Run(fmt.Sprintf("%s/%d", tt.name, batch), func(t *testing.T) {
-				opt := tt.opt
-				opt.SizesOnly = true
-				want, wantErr := Read(strings.NewReader(tt.data), "x.jsonl", opt)
-				opt.aheadBatch = batch
-				sameAhead(t, []byte(tt.data), "x.jsonl", opt, want, wantErr)
-			})
+			for _, rd := range readers {
+				t.Run(fmt.Sprintf("%s/%d/%s", tt.name, batch, rd.name), func(t *testing.T) {
+					opt := opt
+					opt.aheadBatch = batch
+					got, err := Read(rd.wrap(strings.NewReader(tt.data)), "x.jsonl", opt)
+					if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+						t.Fatalf("read ahead: %v; line by line: %v", err, wantErr)
+					}
+					if !reflect.DeepEqual(want, got) {
+						t.Fatalf("read ahead, the session differs (-line by line +ahead):\n%s", cmp.Diff(want, got))
+					}
+				})
+			}
 		}
 	}
 }
