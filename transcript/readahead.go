@@ -92,9 +92,11 @@ func (b *aheadBatch) reset(first int) {
 	if cap(b.data) > aheadKeepBytes {
 		b.data = nil
 	}
-	b.data, b.lines, b.recs = b.data[:0], b.lines[:0], b.recs[:0]
-	clear(b.blocks) // they point into the lines
+	// What was read points into the lines, and may hold the last texts.
+	clear(b.recs)
+	clear(b.blocks)
 	clear(b.advisors)
+	b.data, b.lines, b.recs = b.data[:0], b.lines[:0], b.recs[:0]
 	b.blocks, b.advisors = b.blocks[:0], b.advisors[:0]
 	b.first, b.read, b.err = first, false, nil
 	b.taken.Store(aheadCaller)
