@@ -240,9 +240,13 @@ func (d *Decoder) feed(line []byte, ahead *aheadRec) error {
 	if d.b != nil {
 		d.b.read += int64(len(line)) + 1
 	}
-	line = trimLine(line, d.n)
-	if len(bytes.TrimSpace(line)) == 0 {
-		return nil
+	// A line the fast path took ahead was trimmed, and was not blank,
+	// there; the caller need not bring its ends into its cache again.
+	if ahead == nil || !ahead.ok {
+		line = trimLine(line, d.n)
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
 	}
 	d.nonBlank++
 	if d.lp != nil {
