@@ -208,14 +208,14 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes 
 }
 
 // sameAhead checks that data read ahead (readahead.go), in batches of
-// opt's size or else of a few lines, reads as read line by line: want and
-// wantErr.
+// opt's size or else of a few lines, read as many bytes at a time, reads
+// as read line by line: want and wantErr.
 func sameAhead(t *testing.T, data []byte, name string, opt Options, want *Session, wantErr error) {
 	t.Helper()
 	if opt.aheadBatch == 0 {
 		opt.aheadBatch = 1 + len(data)%997
 	}
-	got, err := Read(bytes.NewReader(data), name, opt)
+	got, err := Read(&shortReader{bytes.NewReader(data), opt.aheadBatch}, name, opt)
 	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
 		t.Fatalf("read ahead: %v; line by line: %v", err, wantErr)
 	}
@@ -226,6 +226,18 @@ func sameAhead(t *testing.T, data []byte, name string, opt Options, want *Sessio
 		t.Fatalf("read ahead in batches of %d bytes, the session differs (-line by line +ahead):\n%s", opt.aheadBatch, d)
 	}
 }
+
+// shortReader reads at most n bytes at a time.
+type shortReader struct {
+	r *bytes.Reader
+	n int
+}
+
+func (r *shortReader) Read(p []byte) (int, error) { return r.r.Read(p[:min(len(p), r.n)]) }
+
+// Size is the input's, for Read to size its tables by, as it would the
+// bytes.Reader's.
+func (r *shortReader) Size() int64 { return r.r.Size() }
 
 // spaced rewrites every JSON line of data with a space after each colon,
 // comma and bracket, as Python's json.dumps and pretty printers write, so
