@@ -94,3 +94,33 @@ func TestSnapshotKeeps(t *testing.T) {
 		}
 	}
 }
+
+// TestGrowCalls checks that Calls, once full, grows to what the rest of
+// the input projects: 1,000 calls in the first quarter of a log make room
+// for about 4,000, in one step, and no more than four times the calls so
+// far however little was read.
+func TestGrowCalls(t *testing.T) {
+	tests := []struct {
+		name       string
+		size, read int64
+		min, max   int // the capacity wanted
+	}{
+		{"a quarter read", 4 << 20, 1 << 20, 4000, 4300},
+		{"half read", 4 << 20, 2 << 20, 2000, 2150},
+		{"little read", 4 << 20, 1 << 10, 4000, 4016},
+		{"size unknown", 0, 1 << 20, 1250, 1536},
+		{"all read", 1 << 20, 1 << 20, 1250, 1536},
+	}
+	for _, tt := range tests {
+		b := newBuilder("x", FormatClaude, 0)
+		b.s.Calls = make([]Call, 1000)
+		b.size, b.read = tt.size, tt.read
+		b.growCalls()
+		if got := cap(b.s.Calls); got < tt.min || got > tt.max {
+			t.Errorf("%s: room for %d calls after growing from 1000, want %d to %d", tt.name, got, tt.min, tt.max)
+		}
+		if len(b.s.Calls) != 1000 {
+			t.Errorf("%s: %d calls after growing, want 1000", tt.name, len(b.s.Calls))
+		}
+	}
+}

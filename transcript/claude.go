@@ -46,19 +46,8 @@ type claudeParser struct {
 	// dup is set when the line being read repeats a key the reader uses.
 	dup bool
 
-	// The fast path's (see claudescan.go): its scanner, the record it
-	// reads, and a parser for the few strings it hands to fastjson.
-	scan scanner
-	fast claudeFast
-	unq  fastjson.Parser
-	// lastUsage is the message.usage the fast path read last, as written,
-	// and what it read there (see readMessageUsage).
-	lastUsage struct {
-		raw   []byte
-		depth int
-		usage Usage
-		rank  claudeRank
-	}
+	// line reads lines by the fast path (see claudescan.go).
+	line claudeReader
 }
 
 type claudeCall struct {

@@ -1,6 +1,10 @@
 package transcript
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/valyala/fastjson"
+)
 
 // The Claude reader's fast path, taken when only sizes are kept. A scanner
 // reads a line's fields into claudeFast in one pass and measures its tool
@@ -91,38 +95,72 @@ func (f *fields) flag(s *scanner, bit fields) bool {
 	return f.first(s, bit) && s.literal() == 't'
 }
 
-// fastLine reads a line by the fast path and reports whether it could.
-func (p *claudeParser) fastLine(line []byte, n int) bool {
-	f := &p.fast
-	p.scan.reset(line)
-	if !p.readFast(f) {
-		return false
+// claudeReader reads lines by the fast path, each on its own: what it makes
+// of a line depends on no line before it, so that the lines of a large log
+// can be read ahead of the builder, on other goroutines (readahead.go),
+// and applied in order (applyFast) as if read here.
+type claudeReader struct {
+	scan scanner
+	fast claudeFast
+	// unq parses the few strings and values handed to fastjson; raw is
+	// scratch space for writing a value back (canonical).
+	unq fastjson.Parser
+	raw []byte
+	// lastUsage is the message.usage read last, as written, and what was
+	// read there (see readMessageUsage).
+	lastUsage struct {
+		raw   []byte
+		depth int
+		usage Usage
+		rank  claudeRank
+	}
+}
+
+// read reads line into l.fast and reports whether the fast path takes it;
+// text is what promptText made of a user's record.
+func (l *claudeReader) read(line []byte) (text string, ok bool) {
+	f := &l.fast
+	l.scan.reset(line)
+	if !l.readFast(f) {
+		return "", false
 	}
 	typ := f.typ
 	switch string(typ) {
 	case "assistant", "user":
 		if !f.hasMessage {
-			return false // warned about by the general path
+			return "", false // warned about by the general path
 		}
 		if string(typ) == "assistant" && !f.apiError && string(f.model) != "<synthetic>" && !f.hasUsage && !f.hasContent() {
-			return false // warned about and left out by the general path
+			return "", false // warned about and left out by the general path
 		}
 	case "system":
 		if string(f.subtype) == "compact_boundary" {
-			return false
+			return "", false
 		}
 	case "", "summary", "ai-title", "custom-title":
-		return false
+		return "", false
 	}
-	var text string
 	if string(typ) == "user" {
-		var ok bool
-		if text, ok = p.promptText(f); !ok {
-			return false
-		}
+		return l.promptText(f)
 	}
+	return "", true
+}
+
+// fastLine reads a line by the fast path and reports whether it could.
+func (p *claudeParser) fastLine(line []byte, n int) bool {
+	text, ok := p.line.read(line)
+	if ok {
+		p.applyFast(&p.line.fast, text, n)
+	}
+	return ok
+}
+
+// applyFast adds what line n, read into f and taken by the fast path,
+// records to the session; text is what read returned.
+func (p *claudeParser) applyFast(f *claudeFast, text string, n int) {
+	typ := f.typ
 	if p.repeated(f.uuid, typ) {
-		return true
+		return
 	}
 	switch string(typ) {
 	case "assistant":
@@ -136,7 +174,6 @@ func (p *claudeParser) fastLine(line []byte, n int) bool {
 	default:
 		p.b.skip(string(typ))
 	}
-	return true
 }
 
 func (p *claudeParser) assistantFast(f *claudeFast, line int) {
@@ -180,14 +217,14 @@ func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
 
 // promptText joins what a user record says in text: its string content,
 // or its text blocks.
-func (p *claudeParser) promptText(f *claudeFast) (string, bool) {
+func (l *claudeReader) promptText(f *claudeFast) (string, bool) {
 	if f.content == '"' {
-		return p.unquote(f.text)
+		return l.unquote(f.text)
 	}
 	var text []byte
 	for i := range f.blocks {
 		if b := &f.blocks[i]; string(b.typ) == "text" {
-			t, ok := p.unquote(b.text)
+			t, ok := l.unquote(b.text)
 			if !ok {
 				return "", false
 			}
@@ -199,8 +236,8 @@ func (p *claudeParser) promptText(f *claudeFast) (string, bool) {
 
 // readFast reads the record the scanner holds into f, and reports whether
 // it could.
-func (p *claudeParser) readFast(f *claudeFast) bool {
-	s := &p.scan
+func (l *claudeReader) readFast(f *claudeFast) bool {
+	s := &l.scan
 	*f = claudeFast{blocks: f.blocks[:0], advisors: f.advisors[:0]}
 	var seen fields
 	if !s.enter('{') {
@@ -225,7 +262,7 @@ func (p *claudeParser) readFast(f *claudeFast) bool {
 		case "message":
 			if seen.first(s, 1<<7) {
 				f.hasMessage = true
-				p.readMessage(f)
+				l.readMessage(f)
 			}
 		case "isApiErrorMessage":
 			f.apiError = seen.flag(s, 1<<8)
@@ -255,8 +292,8 @@ func (p *claudeParser) readFast(f *claudeFast) bool {
 }
 
 // readMessage reads message: the fields of an assistant's and of a user's.
-func (p *claudeParser) readMessage(f *claudeFast) {
-	s := &p.scan
+func (l *claudeReader) readMessage(f *claudeFast) {
+	s := &l.scan
 	var seen fields
 	if !s.enter('{') {
 		return
@@ -275,11 +312,11 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 		case "usage":
 			if seen.first(s, 1<<3) {
 				f.hasUsage = true
-				p.readMessageUsage(f)
+				l.readMessageUsage(f)
 			}
 		case "content":
 			if seen.first(s, 1<<4) {
-				p.readContent(f)
+				l.readContent(f)
 			}
 		default:
 			s.skip()
@@ -292,8 +329,8 @@ func (p *claudeParser) readMessage(f *claudeFast) {
 // is taken as read then, the scanner moving past it, since reading the
 // same bytes at the same depth reads the same. One with advisors is read
 // each time: what it keeps of them points into its own line.
-func (p *claudeParser) readMessageUsage(f *claudeFast) {
-	s, last := &p.scan, &p.lastUsage
+func (l *claudeReader) readMessageUsage(f *claudeFast) {
+	s, last := &l.scan, &l.lastUsage
 	if len(last.raw) > 0 && last.depth == s.depth && bytes.HasPrefix(s.buf[s.pos:], last.raw) {
 		s.pos += len(last.raw)
 		s.opened = false // as more, which read the closing brace, left it
@@ -406,8 +443,8 @@ func readIterations(s *scanner, advisors *[]claudeAdvisor) {
 }
 
 // readContent reads message.content: a string, or blocks.
-func (p *claudeParser) readContent(f *claudeFast) {
-	s := &p.scan
+func (l *claudeReader) readContent(f *claudeFast) {
+	s := &l.scan
 	switch s.peek() {
 	case '"':
 		f.content = '"'
@@ -418,15 +455,15 @@ func (p *claudeParser) readContent(f *claudeFast) {
 		s.enter('[')
 		for s.more(']') {
 			f.blocks = append(f.blocks, claudeFastBlock{})
-			p.readBlock(&f.blocks[len(f.blocks)-1])
+			l.readBlock(&f.blocks[len(f.blocks)-1])
 		}
 	default:
 		s.fail()
 	}
 }
 
-func (p *claudeParser) readBlock(b *claudeFastBlock) {
-	s := &p.scan
+func (l *claudeReader) readBlock(b *claudeFastBlock) {
+	s := &l.scan
 	var seen fields
 	if !s.enter('{') {
 		return
@@ -449,7 +486,7 @@ func (p *claudeParser) readBlock(b *claudeFastBlock) {
 			if seen.first(s, 1<<5) {
 				s.peek()
 				s.spaced = false
-				b.input = p.canonical(s.skip())
+				b.input = l.canonical(s.skip())
 			}
 		case "is_error":
 			b.isError = seen.flag(s, 1<<6)
@@ -517,14 +554,14 @@ func readResultContent(s *scanner, b *claudeFastBlock) {
 
 // unquote returns the text of a JSON string, q with its quotes, as
 // fastjson unescapes it; ok is false if fastjson does not read q.
-func (p *claudeParser) unquote(q []byte) (text string, ok bool) {
+func (l *claudeReader) unquote(q []byte) (text string, ok bool) {
 	if len(q) < 2 {
 		return "", true // no text
 	}
 	if bytes.IndexByte(q, '\\') < 0 {
 		return string(q[1 : len(q)-1]), true
 	}
-	v, err := p.unq.ParseBytes(q)
+	v, err := l.unq.ParseBytes(q)
 	if err != nil {
 		return "", false
 	}
@@ -537,17 +574,18 @@ func (p *claudeParser) unquote(q []byte) (text string, ok bool) {
 // a value the scanner passed without meeting whitespace (the scanner's
 // spaced is clear) is its own canonical form: the scanner read it whole,
 // and it accepts nothing fastjson refuses.
-func (p *claudeParser) canonical(raw []byte) []byte {
+func (l *claudeReader) canonical(raw []byte) []byte {
 	if raw == nil {
 		return nil
 	}
-	if !p.scan.spaced {
+	if !l.scan.spaced {
 		return bytes.Clone(raw)
 	}
-	v, err := p.unq.ParseBytes(raw)
+	v, err := l.unq.ParseBytes(raw)
 	if err != nil {
-		p.scan.fail()
+		l.scan.fail()
 		return nil
 	}
-	return p.b.marshal(v)
+	l.raw = v.MarshalTo(l.raw[:0])
+	return bytes.Clone(l.raw)
 }

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -202,8 +203,41 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes 
 	if (err == nil) != (err2 == nil) {
 		t.Fatalf("reading in full: %v; by size: %v", err, err2)
 	}
+	sameAhead(t, data, name, opt, sizes, err2)
 	return full, sizes, err
 }
+
+// sameAhead checks that data read ahead (readahead.go), in batches of
+// opt's size or else of a few lines, read as many bytes at a time, reads
+// as read line by line: want and wantErr.
+func sameAhead(t *testing.T, data []byte, name string, opt Options, want *Session, wantErr error) {
+	t.Helper()
+	if opt.aheadBatch == 0 {
+		opt.aheadBatch = 1 + len(data)%997
+	}
+	got, err := Read(&shortReader{bytes.NewReader(data), opt.aheadBatch}, name, opt)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("read ahead: %v; line by line: %v", err, wantErr)
+	}
+	if reflect.DeepEqual(want, got) {
+		return
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("read ahead in batches of %d bytes, the session differs (-line by line +ahead):\n%s", opt.aheadBatch, d)
+	}
+}
+
+// shortReader reads at most n bytes at a time.
+type shortReader struct {
+	r *bytes.Reader
+	n int
+}
+
+func (r *shortReader) Read(p []byte) (int, error) { return r.r.Read(p[:min(len(p), r.n)]) }
+
+// Size is the input's, for Read to size its tables by, as it would the
+// bytes.Reader's.
+func (r *shortReader) Size() int64 { return r.r.Size() }
 
 // spaced rewrites every JSON line of data with a space after each colon,
 // comma and bracket, as Python's json.dumps and pretty printers write, so

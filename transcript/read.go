@@ -32,6 +32,9 @@ type Options struct {
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.
 	size int64
+	// aheadBatch, when not 0, has the input read ahead (readahead.go)
+	// whatever its size, in batches of about that many bytes: for tests.
+	aheadBatch int
 }
 
 // ErrEmpty is returned for a file with no records at all.
@@ -92,8 +95,17 @@ func Read(r io.Reader, name string, opt Options) (*Session, error) {
 		opt.size = sized.Size() // bytes.Reader, strings.Reader, io.SectionReader
 	}
 	d := NewDecoder(name, opt)
-	lim := lines.Limit{Max: opt.MaxLineBytes, Long: d.Skip}
-	err := lines.ReadAll(r, lim, func(line []byte, _ bool) error { return d.Feed(line) })
+	var err error
+	if readsAhead(opt) {
+		batch := aheadBatchBytes
+		if opt.aheadBatch > 0 {
+			batch = opt.aheadBatch
+		}
+		err = d.readAhead(r, d.maxLine, batch)
+	} else {
+		lim := lines.Limit{Max: opt.MaxLineBytes, Long: d.Skip}
+		err = lines.ReadAll(r, lim, func(line []byte, _ bool) error { return d.Feed(line) })
+	}
 	if err != nil {
 		var nt *NotTranscriptError
 		if errors.As(err, &nt) {
@@ -179,6 +191,7 @@ func (d *Decoder) start(f Format) {
 	d.format = f
 	d.b = newBuilder(d.name, f, expectedLines(d.size))
 	d.b.sizesOnly = d.sizesOnly
+	d.b.size = d.size
 	d.b.dropResults = d.dropResults
 	switch f {
 	case FormatClaude:
@@ -205,21 +218,39 @@ func (d *Decoder) Records() int { return d.records }
 
 // Feed reads one complete line, without its newline. It returns a
 // *NotTranscriptError once enough lines show the input is not a transcript.
-func (d *Decoder) Feed(line []byte) error {
+func (d *Decoder) Feed(line []byte) error { return d.feed(line, nil) }
+
+// trimLine is line n as read: without a carriage return before its
+// newline, and the first without a byte-order mark, as some editors write.
+func trimLine(line []byte, n int) []byte {
+	line = bytes.TrimRight(line, "\r")
+	if n == 1 {
+		line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+	}
+	return line
+}
+
+// feed is Feed; ahead, when not nil, is what was read of the line ahead
+// (readahead.go).
+func (d *Decoder) feed(line []byte, ahead *aheadRec) error {
 	if d.failed != nil {
 		return d.failed
 	}
 	d.n++
-	line = bytes.TrimRight(line, "\r")
-	if d.n == 1 {
-		line = bytes.TrimPrefix(line, []byte("\uFEFF")) // a byte-order mark, as some editors write
+	if d.b != nil {
+		d.b.read += int64(len(line)) + 1
 	}
-	if len(bytes.TrimSpace(line)) == 0 {
-		return nil
+	// A line the fast path took ahead was trimmed, and was not blank,
+	// there; the caller need not bring its ends into its cache again.
+	if ahead == nil || !ahead.ok {
+		line = trimLine(line, d.n)
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
 	}
 	d.nonBlank++
 	if d.lp != nil {
-		d.parse(line, d.n)
+		d.parse(line, d.n, ahead)
 		return nil
 	}
 	if f := d.sniff(line, d.n); f != "" {
@@ -228,11 +259,11 @@ func (d *Decoder) Feed(line []byte) error {
 			if h.line == nil {
 				d.warnLong(h.n, h.size)
 			} else {
-				d.parse(h.line, h.n)
+				d.parse(h.line, h.n, nil)
 			}
 		}
 		d.held = nil
-		d.parse(line, d.n)
+		d.parse(line, d.n, nil)
 		return nil
 	}
 	d.held = append(d.held, heldLine{n: d.n, line: append([]byte(nil), line...)})
@@ -252,6 +283,9 @@ func (d *Decoder) Skip(size int64) error {
 	d.n++
 	d.nonBlank++
 	d.long++
+	if d.b != nil {
+		d.b.read += size + 1
+	}
 	if d.lp != nil {
 		d.warnLong(d.n, size)
 		return nil
@@ -318,8 +352,13 @@ func (d *Decoder) sniff(line []byte, n int) Format {
 	return f
 }
 
-func (d *Decoder) parse(line []byte, n int) {
-	if d.fast != nil && d.fast.fastLine(line, n) {
+func (d *Decoder) parse(line []byte, n int, ahead *aheadRec) {
+	switch {
+	case ahead != nil && ahead.ok:
+		d.lp.(*claudeParser).applyFast(&ahead.f, ahead.text, n)
+		d.records++
+		return
+	case ahead == nil && d.fast != nil && d.fast.fastLine(line, n):
 		d.records++
 		return
 	}
