@@ -352,8 +352,8 @@ func readAlone[T any](g group, files []file, opt Options, process func(*Session)
 // firstRead is what the first pass keeps of an input's read, besides
 // process's result: each file's reconcile keys and its own session's ids.
 type firstRead struct {
-	keys      [][]uint64 // by file: g.main, then g.subs
-	ident     ident
+	keys  [][]uint64 // by file: g.main, then g.subs
+	ident ident
 	stdin bool // one of its files is standard input, held
 }
 
@@ -369,26 +369,21 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	var refs []keyRef
 	ids := make([]ident, len(groups))
 	var holding int64
-	ordered(len(groups), workers, func(i int) struct {
+	type passed struct {
 		d  outcome[T]
 		fr firstRead
-	} {
-		g := groups[i]
-		var r struct {
-			d  outcome[T]
-			fr firstRead
+	}
+	ordered(len(groups), workers, func(i int) passed {
+		var r passed
+		if g := groups[i]; g.err == nil { // else told at its turn
+			r.d, r.fr = readAlone(g, files, opt, process, true, func(f *file) { readStdin(f, opt.Read) })
 		}
-		if g.err != nil {
-			r.d = outcome[T]{errs: []error{g.err}}
-			return r
-		}
-		r.d, r.fr = readAlone(g, files, opt, process, true, func(f *file) { readStdin(f, opt.Read) })
 		return r
-	}, func(i int, r struct {
-		d  outcome[T]
-		fr firstRead
-	}) error {
+	}, func(i int, r passed) error {
 		g := &groups[i]
+		if g.err != nil {
+			return nil
+		}
 		for _, keys := range r.fr.keys {
 			for _, k := range keys {
 				refs = append(refs, keyRef{k, int32(i)})
@@ -440,6 +435,7 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	}
 	return kept
 }
+
 // file is one transcript of the run and what its first read gave.
 type file struct {
 	path    string
@@ -451,8 +447,8 @@ type file struct {
 	// together: reconciled with the other files of the run so marked
 	// before its turn (all, unless reading sizes only; see Each).
 	together bool
-	lean    bool                // read again without its results' texts (Input.TextsOnDemand)
-	err     error
+	lean     bool // read again without its results' texts (Input.TextsOnDemand)
+	err      error
 }
 
 // holdBytes bounds the transcripts whose first read is held whole until

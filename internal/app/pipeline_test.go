@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,8 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -283,5 +286,152 @@ func TestOrdered(t *testing.T) {
 	}
 	if len(got) != n || ahead > 2*workers {
 		t.Errorf("%d results, %d jobs ahead of the output (at most %d)", len(got), ahead, 2*workers)
+	}
+}
+
+// seen is what process is given of a session, texts aside: each file's
+// path, and each call's line, usage, result sizes and mark.
+type seen struct {
+	Paths []string
+	Calls []seenCall
+}
+
+type seenCall struct {
+	Call      string // path:line
+	CountedIn string
+	Usage     transcript.Usage
+	Results   []int
+}
+
+func seenOf(s *Session) seen {
+	var v seen
+	for _, p := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
+		v.Paths = append(v.Paths, p.Session.Path)
+		for _, c := range p.Session.Calls {
+			sc := seenCall{Call: fmt.Sprintf("%s:%d", p.Session.Path, c.Line), CountedIn: c.CountedIn}
+			if c.Usage != nil {
+				sc.Usage = *c.Usage
+			}
+			for _, r := range c.Results {
+				sc.Results = append(sc.Results, r.Bytes())
+			}
+			v.Calls = append(v.Calls, sc)
+		}
+	}
+	return v
+}
+
+// TestEachSizesOnlyAsTogether: reading sizes only, each input read once
+// and those sharing responses read again, every session processed is the
+// one reading them all together gives (the path taken when texts are
+// needed), in the same order, with the same problems told in the same
+// order, however little of the reads and the results there is room to
+// hold and on how many goroutines. The inputs: a generated fleet (resumed
+// sessions, sub-agents), ccusage's Codex cases (forks, sub-agent rollouts
+// moved under their parent), the real logs and copies of some of them,
+// and inputs that cannot be read.
+func TestEachSizesOnlyAsTogether(t *testing.T) {
+	dir := t.TempDir()
+	fleet := filepath.Join(dir, "fleet")
+	shape := corpus.Fleet{Claude: 16, Codex: 6, MeanCalls: 16, ResultBytes: 256, SubagentEvery: 2, ResumeEvery: 3, Projects: 2}
+	if _, err := corpus.WriteFleet(fleet, shape); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{fleet, filepath.Join("..", "..", "testdata", "codex")}
+	t.Run("real logs", func(t *testing.T) {
+		for i, p := range append(sharedtest.Transcripts(t, "claude-code_*.jsonl"), sharedtest.Transcripts(t, "codex_*.jsonl")...) {
+			paths = append(paths, p)
+			if i%3 == 1 { // a copy, under another name
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cp := filepath.Join(dir, "copy-"+filepath.Base(p))
+				if err := os.WriteFile(cp, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				paths = append(paths, cp)
+			}
+		}
+	})
+	// A Codex sub-agent whose parent is a Claude Code session: no key
+	// links them, yet the rollout is moved under it.
+	orphan := filepath.Join(dir, "orphan")
+	os.Mkdir(orphan, 0o700)
+	for _, f := range []struct{ from, to, old, new string }{
+		{fixture("sess-b.jsonl"), "claude-parent.jsonl", `"sess-b"`, `"claude-parent"`},
+		{filepath.Join("..", "..", "testdata", "codex", "subagent-replay", "2026-05-12T08-03-00-subagent.jsonl"), "codex-child.jsonl", `"parent-xyz"`, `"claude-parent"`},
+	} {
+		data, err := os.ReadFile(f.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(orphan, f.to), bytes.ReplaceAll(data, []byte(f.old), []byte(f.new)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notLog := filepath.Join(dir, "notes.jsonl")
+	if err := os.WriteFile(notLog, []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := Resolve(append(paths, orphan, notLog), Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = slices.Insert(inputs, len(inputs)/2, Input{Path: filepath.Join(dir, "missing.jsonl"), Err: os.ErrNotExist})
+	type result struct {
+		Sessions []seen
+		Told     []string
+		Problems Problems
+	}
+	each := func(t *testing.T, sizesOnly bool, workers int) result {
+		pol, _ := policy.Preset("none")
+		opt := Options{Prices: pricing.Default(), Policy: pol, Workers: workers, Read: transcript.Options{SizesOnly: sizesOnly}}
+		var r result
+		p, err := Each(inputs, nil, opt, func(s *Session) (seen, error) { return seenOf(s), nil },
+			func(v seen) error { r.Sessions = append(r.Sessions, v); return nil },
+			func(err error) { r.Told = append(r.Told, err.Error()) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Problems = p
+		return r
+	}
+	want := each(t, false, 2)
+	moved, copies := 0, 0
+	for _, s := range want.Sessions {
+		for _, p := range s.Paths[1:] {
+			if strings.Contains(p, filepath.Join("testdata", "codex")) || strings.HasSuffix(p, "codex-child.jsonl") {
+				moved++
+			}
+		}
+		for _, c := range s.Calls {
+			if c.CountedIn != "" {
+				copies++
+			}
+		}
+	}
+	if moved == 0 || copies == 0 || want.Problems != (Problems{NotTranscripts: 1, Failed: 1}) {
+		t.Fatalf("%d rollouts moved, %d calls marked, problems %+v: the comparison shows too little", moved, copies, want.Problems)
+	}
+	t.Logf("%d sessions, %d rollouts moved under their parent, %d calls counted elsewhere", len(want.Sessions), moved, copies)
+	for _, tt := range []struct {
+		name          string
+		hold, results int64
+		workers       int
+	}{
+		{"held, room for every result", 1 << 30, 1 << 30, 2},
+		{"read again, room for every result", 0, 1 << 30, 3},
+		{"held, no room for results", 1 << 30, 0, 2},
+		{"read again, room for a few results", 0, 64 << 10, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			oldHold, oldResults := holdBytes, resultBytes
+			holdBytes, resultBytes = tt.hold, tt.results
+			t.Cleanup(func() { holdBytes, resultBytes = oldHold, oldResults })
+			if diff := cmp.Diff(want, each(t, true, tt.workers)); diff != "" {
+				t.Errorf("sizes only (-together +each once):\n%s", diff)
+			}
+		})
 	}
 }
