@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/spillway-dev/spillway/guard/replay"
@@ -90,9 +91,12 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		f.read = true
 	}
 
+	var pace gcPace
+	defer pace.restore()
 	var kept []outcome[T]
+	var holding int64 // of kept
 	if opt.Read.SizesOnly {
-		kept = firstPass(groups, files, opt, workers, readStdin, process)
+		kept, holding = firstPass(groups, files, opt, workers, readStdin, process, &pace)
 	} else {
 		for i := range files {
 			files[i].together = true
@@ -113,16 +117,9 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	first := opt.Read
 	first.SizesOnly = !(full && once)
 	var held int64
-	gc := -1
 	if len(set) > 0 {
-		// The first read holds something of every session at once:
-		// collect at least as often as Go's default until it is let go,
-		// whatever a batch command set for holding only a few sessions.
-		gc = debug.SetGCPercent(100)
-		if gc >= 0 && gc < 100 {
-			debug.SetGCPercent(gc)
-		}
-		defer debug.SetGCPercent(gc)
+		// The first read holds something of every session at once.
+		pace.slow()
 	}
 	ordered(len(set), workers, func(j int) int64 {
 		f := &files[set[j]]
@@ -189,12 +186,12 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	}
 	if len(set) > 0 {
 		runtime.GC() // before the heap may grow by gc% of what it was holding
-		if held <= 64<<20 {
-			// Beyond that, what is held would let a batch command's gc%
-			// grow the heap to several times it: Go's default pace stays
-			// until the held reads are let go, at their turn.
-			debug.SetGCPercent(gc)
-		}
+	}
+	if held <= 64<<20 && holding <= slowResults {
+		// Beyond that, what is held would let a batch command's gc%
+		// grow the heap to several times it: Go's default pace stays
+		// until the held reads and results are let go, at their turn.
+		pace.restore()
 	}
 
 	var emitErr error
@@ -210,7 +207,7 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			kept[i] = outcome[T]{}
 			return d
 		case g.turn == turnAlone:
-			d, _ := readAlone(g, files, opt, process, false, nil)
+			d, _ := readAlone(g, files, opt, process, readProcess, nil)
 			return d
 		}
 		d := run(opt, g, func(k int) (*transcript.Session, replay.TextSource, error) {
@@ -299,11 +296,12 @@ func run[T any](opt Options, g group, get func(k int) (*transcript.Session, repl
 	return d
 }
 
-// readAlone reads g's files, sizes only, reconciles them by themselves
-// and, unless they hold standard input (which cannot be read again),
-// processes them; with keys set it also returns each file's reconcile
-// keys and what relate needs of its own.
-func readAlone[T any](g group, files []file, opt Options, process func(*Session) (T, error), keys bool, readStdin func(*file)) (outcome[T], firstRead) {
+// readAlone reads g's files, sizes only, and as how says returns each
+// file's reconcile keys and what relate needs of its own session, and
+// reconciles them by themselves and processes them, unless they hold
+// standard input (which cannot be read again).
+func readAlone[T any](g group, files []file, opt Options, process func(*Session) (T, error), how readHow, readStdin func(*file)) (outcome[T], firstRead) {
+	keys := how != readProcess
 	var fr firstRead
 	ks := append([]int{g.main}, g.subs...)
 	sessions := make([]*transcript.Session, len(ks))
@@ -332,7 +330,7 @@ func readAlone[T any](g group, files []file, opt Options, process func(*Session)
 			fr.keys = append(fr.keys, nil)
 		}
 	}
-	if fr.stdin {
+	if fr.stdin || how == readKeys {
 		return outcome[T]{}, fr
 	}
 	reconcile(read)
@@ -346,21 +344,32 @@ func readAlone[T any](g group, files []file, opt Options, process func(*Session)
 		sessions[j] = nil
 		return s, nil, err
 	}, process)
+	fr.processed = true
 	return d, fr
 }
+
+// readHow is what readAlone does with what it reads.
+type readHow uint8
+
+const (
+	readProcess     readHow = iota // reconcile and process
+	readKeys                       // only find the keys
+	readKeysProcess                // both
+)
 
 // firstRead is what the first pass keeps of an input's read, besides
 // process's result: each file's reconcile keys and its own session's ids.
 type firstRead struct {
-	keys  [][]uint64 // by file: g.main, then g.subs
-	ident ident
-	stdin bool // one of its files is standard input, held
+	keys      [][]uint64 // by file: g.main, then g.subs
+	ident     ident
+	stdin     bool // one of its files is standard input, held
+	processed bool
 }
 
 // firstPass reads and processes every input of groups, each by itself
 // (see Each), and returns the results held; it marks each group's turn,
 // and the files of those read again to be reconciled together.
-func firstPass[T any](groups []group, files []file, opt Options, workers int, readStdin func(*file, transcript.Options), process func(*Session) (T, error)) []outcome[T] {
+func firstPass[T any](groups []group, files []file, opt Options, workers int, readStdin func(*file, transcript.Options), process func(*Session) (T, error), pace *gcPace) ([]outcome[T], int64) {
 	kept := make([]outcome[T], len(groups))
 	type keyRef struct {
 		key   uint64
@@ -369,6 +378,8 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	var refs []keyRef
 	ids := make([]ident, len(groups))
 	var holding int64
+	sizes := make([]int64, len(groups)) // of the results kept
+	var roomless atomic.Bool // no room left for results: none processed
 	type passed struct {
 		d  outcome[T]
 		fr firstRead
@@ -376,7 +387,11 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	ordered(len(groups), workers, func(i int) passed {
 		var r passed
 		if g := groups[i]; g.err == nil { // else told at its turn
-			r.d, r.fr = readAlone(g, files, opt, process, true, func(f *file) { readStdin(f, opt.Read) })
+			how := readKeysProcess
+			if roomless.Load() {
+				how = readKeys
+			}
+			r.d, r.fr = readAlone(g, files, opt, process, how, func(f *file) { readStdin(f, opt.Read) })
 		}
 		return r
 	}, func(i int, r passed) error {
@@ -395,12 +410,18 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 			return nil
 		}
 		size := int64(unsafe.Sizeof(r.d)) + 16*int64(len(r.d.errs)) + resultSize(r.d.v)
-		if holding+size > resultBytes {
+		if !r.fr.processed || holding+size > resultBytes {
+			// Processed again at its turn: so are those after it, as
+			// there is so little room left.
+			roomless.Store(true)
 			g.turn = turnAlone
 			return nil
 		}
 		holding += size
-		kept[i], g.turn = r.d, turnKept
+		kept[i], sizes[i], g.turn = r.d, size, turnKept
+		if holding > slowResults {
+			pace.slow()
+		}
 		return nil
 	})
 
@@ -428,12 +449,42 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 			continue
 		}
 		kept[i] = outcome[T]{}
+		holding -= sizes[i]
+		kept[i] = outcome[T]{}
 		files[g.main].together = true
 		for _, k := range g.subs {
 			files[k].together = true
 		}
 	}
-	return kept
+	return kept, holding
+}
+
+// slowResults is how many bytes of results held make Each collect
+// garbage at Go's default pace, not a batch command's.
+const slowResults = 32 << 20
+
+// gcPace sets garbage collection to Go's default pace, or slower as set,
+// while much is held, and back.
+type gcPace struct {
+	gc     int
+	slowed bool
+}
+
+func (p *gcPace) slow() {
+	if p.slowed {
+		return
+	}
+	p.gc, p.slowed = debug.SetGCPercent(100), true
+	if p.gc >= 0 && p.gc < 100 {
+		debug.SetGCPercent(p.gc)
+	}
+}
+
+func (p *gcPace) restore() {
+	if p.slowed {
+		debug.SetGCPercent(p.gc)
+		p.slowed = false
+	}
 }
 
 // file is one transcript of the run and what its first read gave.

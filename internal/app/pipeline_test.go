@@ -111,12 +111,16 @@ func TestEachCountsOnce(t *testing.T) {
 		sizesOnly bool
 		hold      int64
 		results   int64
-		want      [][]string // the sets reconciled, the first ones in any order
+		// first: the sets the first pass reconciles, in any order (all
+		// or, without room for their results, some); then the others.
+		first [][]string
+		all   bool
+		then  [][]string
 	}{
-		{"sizes only, held", true, 1 << 20, 1 << 20, append(slices.Clone(alone), sharing)},
-		{"sizes only, read again", true, 0, 1 << 20, append(slices.Clone(alone), sharing)},
-		{"sizes only, no room for results", true, 1 << 20, 0, append(slices.Clone(alone), sharing, alone[2])},
-		{"texts read again", false, 1 << 20, 1 << 20, [][]string{every}},
+		{"sizes only, held", true, 1 << 20, 1 << 20, alone, true, [][]string{sharing}},
+		{"sizes only, read again", true, 0, 1 << 20, alone, true, [][]string{sharing}},
+		{"sizes only, no room for results", true, 1 << 20, 0, alone, false, [][]string{sharing, alone[2]}},
+		{"texts read again", false, 1 << 20, 1 << 20, nil, true, [][]string{every}},
 	} {
 		sizesOnly := tt.sizesOnly
 		t.Run(tt.name, func(t *testing.T) {
@@ -171,12 +175,21 @@ func TestEachCountsOnce(t *testing.T) {
 					t.Error("Reconcile was given texts: it should work on sizes-only reads")
 				}
 			}
-			if sizesOnly && len(sets) >= len(alone) {
-				// The first pass reads the inputs on several goroutines.
-				slices.SortFunc(sets[:len(alone)], func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+			// The first pass reads the inputs on several goroutines; once
+			// there is no room for a result, it only finds their keys.
+			n := max(len(sets)-len(tt.then), 0)
+			first := slices.Clone(sets[:n])
+			slices.SortFunc(first, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+			if first = slices.CompactFunc(first, slices.Equal); len(first) != n || len(first) > len(tt.first) || (tt.all && len(first) != len(tt.first)) {
+				t.Errorf("the first pass reconciled %q, want each of %q once", sets[:n], tt.first)
 			}
-			if diff := cmp.Diff(tt.want, sets); diff != "" {
-				t.Errorf("Reconcile's sets (-want +got)\n%s", diff)
+			for _, set := range first {
+				if !slices.ContainsFunc(tt.first, func(w []string) bool { return slices.Equal(w, set) }) {
+					t.Errorf("the first pass reconciled %q, not a set of its own", set)
+				}
+			}
+			if diff := cmp.Diff(tt.then, sets[n:]); diff != "" {
+				t.Errorf("Reconcile's sets after the first pass (-want +got)\n%s", diff)
 			}
 			want := []string{"sess-b.jsonl", "sess-a-copy.jsonl", "sess-a.jsonl agent-f1.jsonl agent-x1.jsonl"}
 			if diff := cmp.Diff(want, order); diff != "" {
