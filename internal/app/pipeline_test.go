@@ -203,17 +203,21 @@ func TestEachCountsOnce(t *testing.T) {
 }
 
 // TestEachOneRead: a single file, or standard input, is read once, in
-// full when texts are needed, and still reconciled.
+// full when texts are needed, and still reconciled, once.
 func TestEachOneRead(t *testing.T) {
 	data, err := os.ReadFile(fixture("sess-b.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range []Input{{Path: fixture("sess-b.jsonl")}, {Path: "-"}} {
-		t.Run(in.Path, func(t *testing.T) {
+	for _, tt := range []struct {
+		in        Input
+		sizesOnly bool
+	}{{Input{Path: fixture("sess-b.jsonl")}, false}, {Input{Path: "-"}, false}, {Input{Path: fixture("sess-b.jsonl")}, true}, {Input{Path: "-"}, true}} {
+		in := tt.in
+		t.Run(fmt.Sprintf("%s sizes only %v", in.Path, tt.sizesOnly), func(t *testing.T) {
 			seen := fakeReconcile(t)
 			pol, _ := policy.Preset("harness-rs-0.0.40")
-			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, StdinName: "piped"}
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, StdinName: "piped", Read: transcript.Options{SizesOnly: tt.sizesOnly}}
 			var got []string
 			_, err := Each([]Input{in}, bytes.NewReader(data), opt, func(s *Session) (string, error) { return s.Session.Path, nil },
 				func(path string) error { got = append(got, path); return nil }, func(err error) { t.Error(err) })
@@ -342,7 +346,7 @@ func seenOf(s *Session) seen {
 // hold and on how many goroutines. The inputs: a generated fleet (resumed
 // sessions, sub-agents), ccusage's Codex cases (forks, sub-agent rollouts
 // moved under their parent), the real logs and copies of some of them,
-// and inputs that cannot be read.
+// standard input and inputs that cannot be read.
 func TestEachSizesOnlyAsTogether(t *testing.T) {
 	dir := t.TempDir()
 	fleet := filepath.Join(dir, "fleet")
@@ -350,7 +354,7 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 	if _, err := corpus.WriteFleet(fleet, shape); err != nil {
 		t.Fatal(err)
 	}
-	paths := []string{fleet, filepath.Join("..", "..", "testdata", "codex")}
+	paths := []string{fleet, filepath.Join("..", "..", "testdata", "codex"), project}
 	t.Run("real logs", func(t *testing.T) {
 		for i, p := range append(sharedtest.Transcripts(t, "claude-code_*.jsonl"), sharedtest.Transcripts(t, "codex_*.jsonl")...) {
 			paths = append(paths, p)
@@ -392,6 +396,12 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 		t.Fatal(err)
 	}
 	inputs = slices.Insert(inputs, len(inputs)/2, Input{Path: filepath.Join(dir, "missing.jsonl"), Err: os.ErrNotExist})
+	// Standard input, read once, shares responses with sess-a and its copy.
+	inputs = slices.Insert(inputs, len(inputs)/3, Input{Path: "-"})
+	stdin, err := os.ReadFile(fixture("sess-a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	type result struct {
 		Sessions []seen
 		Told     []string
@@ -401,7 +411,7 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 		pol, _ := policy.Preset("none")
 		opt := Options{Prices: pricing.Default(), Policy: pol, Workers: workers, Read: transcript.Options{SizesOnly: sizesOnly}}
 		var r result
-		p, err := Each(inputs, nil, opt, func(s *Session) (seen, error) { return seenOf(s), nil },
+		p, err := Each(inputs, bytes.NewReader(stdin), opt, func(s *Session) (seen, error) { return seenOf(s), nil },
 			func(v seen) error { r.Sessions = append(r.Sessions, v); return nil },
 			func(err error) { r.Told = append(r.Told, err.Error()) })
 		if err != nil {
@@ -411,7 +421,7 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 		return r
 	}
 	want := each(t, false, 2)
-	moved, copies := 0, 0
+	moved, copies, piped := 0, 0, 0
 	for _, s := range want.Sessions {
 		for _, p := range s.Paths[1:] {
 			if strings.Contains(p, filepath.Join("testdata", "codex")) || strings.HasSuffix(p, "codex-child.jsonl") {
@@ -422,10 +432,13 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 			if c.CountedIn != "" {
 				copies++
 			}
+			if c.CountedIn == "stdin" || (c.CountedIn != "" && strings.HasPrefix(c.Call, "stdin:")) {
+				piped++
+			}
 		}
 	}
-	if moved == 0 || copies == 0 || want.Problems != (Problems{NotTranscripts: 1, Failed: 1}) {
-		t.Fatalf("%d rollouts moved, %d calls marked, problems %+v: the comparison shows too little", moved, copies, want.Problems)
+	if moved == 0 || copies == 0 || piped == 0 || want.Problems != (Problems{NotTranscripts: 1, Failed: 1}) {
+		t.Fatalf("%d rollouts moved, %d calls marked (%d of or by standard input), problems %+v: the comparison shows too little", moved, copies, piped, want.Problems)
 	}
 	t.Logf("%d sessions, %d rollouts moved under their parent, %d calls counted elsewhere", len(want.Sessions), moved, copies)
 	for _, tt := range []struct {
