@@ -379,7 +379,7 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	ids := make([]ident, len(groups))
 	var holding int64
 	sizes := make([]int64, len(groups)) // of the results kept
-	var roomless atomic.Bool // no room left for results: none processed
+	var roomless atomic.Bool            // no room left for results: none processed
 	type passed struct {
 		d  outcome[T]
 		fr firstRead
