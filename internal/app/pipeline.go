@@ -319,12 +319,16 @@ func readAlone[T any](g group, files []file, opt Options, process func(*Session)
 			sessions[j], errs[j] = transcript.ReadFile(f.path, opt.Read)
 		}
 		if s := sessions[j]; s != nil {
-			read = append(read, s)
 			if keys {
 				fr.keys = append(fr.keys, transcript.ReconcileKeys(s))
 				if j == 0 {
 					fr.ident = ident{id: s.ID, parent: parentID(s), read: true}
 				}
+			}
+			if how == readKeys {
+				sessions[j] = nil // not held while the others are read
+			} else {
+				read = append(read, s)
 			}
 		} else if keys {
 			fr.keys = append(fr.keys, nil)
