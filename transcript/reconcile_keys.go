@@ -56,7 +56,7 @@ func keyOfString(kind byte, v string) uint64 {
 	for i := 0; i < len(v); i++ {
 		h = (h ^ uint64(v[i])) * fnvPrime
 	}
-	return (h ^ 0) * fnvPrime
+	return h * fnvPrime // the zero byte: h ^ 0 is h
 }
 
 // keyOfInt is FNV-1a over kind and v's eight bytes, little-endian.
