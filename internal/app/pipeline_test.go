@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -459,5 +460,53 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 				t.Errorf("sizes only (-together +each once):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestEachResultRoom: reading sizes only, the first pass holds results
+// only up to resultBytes, as their size tells (a byte slice's length
+// here); the sessions past it are read again, each by itself, at its turn.
+func TestEachResultRoom(t *testing.T) {
+	dir := t.TempDir()
+	var inputs []Input
+	for seed := range uint64(5) {
+		var buf bytes.Buffer
+		if _, err := corpus.WriteSession(&buf, seed, 6, 64); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", seed))
+		if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, Input{Path: path})
+	}
+	seen := fakeReconcile(t)
+	old := resultBytes
+	// Room for two results of 1,000 bytes and what holds them, not three.
+	resultBytes = 2 * (1000 + int64(unsafe.Sizeof(outcome[[]byte]{})))
+	t.Cleanup(func() { resultBytes = old })
+	pol, _ := policy.Preset("none")
+	opt := Options{Prices: pricing.Default(), Policy: pol, Workers: 1, Read: transcript.Options{SizesOnly: true}}
+	var got []string
+	_, err := Each(inputs, nil, opt, func(s *Session) ([]byte, error) {
+		return append(make([]byte, 1000-len(s.Session.Path)), s.Session.Path...), nil
+	}, func(b []byte) error {
+		got = append(got, filepath.Base(string(bytes.TrimLeft(b, "\x00"))))
+		return nil
+	}, func(err error) { t.Error(err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"s0.jsonl", "s1.jsonl", "s2.jsonl", "s3.jsonl", "s4.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("emitted %q, want %q", got, want)
+	}
+	var again []string
+	for _, r := range (*seen)[len(*seen)-3:] {
+		again = append(again, filepath.Base(r.paths[0]))
+	}
+	// The first pass reconciles s0, s1 and s2, and s3 and s4 unless it
+	// knows there is no room before reading them.
+	if want := []string{"s2.jsonl", "s3.jsonl", "s4.jsonl"}; !slices.Equal(again, want) || len(*seen) < 3+3 || len(*seen) > 5+3 {
+		t.Errorf("reconciled %d times, the last %q; want s0 and s1 held, s2, s3 and s4 read again", len(*seen), again)
 	}
 }
