@@ -7,8 +7,8 @@ import (
 
 // ReconcileKeys are hashes of what Reconcile links s's calls to other
 // sessions' by, sorted and without repeats: a Claude Code call's message
-// id, a Codex usage event's instant, and a Codex session's own id and its
-// parent's. Reconcile only ever links calls of sessions that share a key,
+// id, a Codex usage event's instant, model and counts (what a copy of it
+// repeats), and a Codex session's own id and its parent's. Reconcile only ever links calls of sessions that share a key,
 // so a set of sessions that shares none with the others can be reconciled
 // apart from them, with the same marks. Two different things may hash
 // alike; that only joins sessions Reconcile then leaves apart. The values
@@ -28,7 +28,7 @@ func ReconcileKeys(s *Session) []uint64 {
 			}
 		case FormatCodex:
 			if !c.Usage.At.IsZero() {
-				keys = append(keys, keyOfInt('t', c.Usage.At.UnixNano()))
+				keys = append(keys, codexEventKey(c))
 			}
 		}
 	}
@@ -59,14 +59,21 @@ func keyOfString(kind byte, v string) uint64 {
 	return h * fnvPrime // the zero byte: h ^ 0 is h
 }
 
-// keyOfInt is FNV-1a over kind and v's eight bytes, little-endian.
-func keyOfInt(kind byte, v int64) uint64 {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(v))
+// codexEventKey is FNV-1a over 'e', the usage event's instant and counts
+// (codexKey's, each eight bytes, little-endian) and its model ending in
+// a zero byte: dedupeCodex only takes an event for a copy of one with
+// all of them the same.
+func codexEventKey(c *Call) uint64 {
+	k := codexKey(c.Usage)
+	b := make([]byte, 0, 7*8+len(c.Model)+1)
+	for _, v := range []int64{c.Usage.At.UnixNano(), k.input, k.cached, k.cacheWrite, k.output, k.reasoning, k.total} {
+		b = binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+	b = append(append(b, c.Model...), 0)
 	h := uint64(fnvOffset)
-	h = (h ^ uint64(kind)) * fnvPrime
-	for _, c := range b {
-		h = (h ^ uint64(c)) * fnvPrime
+	h = (h ^ 'e') * fnvPrime
+	for _, x := range b {
+		h = (h ^ uint64(x)) * fnvPrime
 	}
 	return h
 }

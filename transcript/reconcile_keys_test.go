@@ -19,7 +19,7 @@ import (
 
 // TestReconcileKeys pins the keys of a Claude Code session and a Codex
 // rollout to FNV-1a (the standard library's) over the kind and the value:
-// an index cache keeps them, so they must not change between builds.
+// an index cache keeps them, so they must not change within a version.
 func TestReconcileKeys(t *testing.T) {
 	fnvOf := func(kind byte, value []byte) uint64 {
 		h := fnv.New64a()
@@ -28,8 +28,15 @@ func TestReconcileKeys(t *testing.T) {
 		return h.Sum64()
 	}
 	str := func(kind byte, s string) uint64 { return fnvOf(kind, append([]byte(s), 0)) }
-	instant := func(kind byte, t time.Time) uint64 {
-		return fnvOf(kind, binary.LittleEndian.AppendUint64(nil, uint64(t.UnixNano())))
+	// A Codex event: its instant, input (cached and cache writes
+	// included), cached, cache writes, output, reasoning and logged total,
+	// then its model.
+	event := func(t time.Time, model string, counts ...int64) uint64 {
+		b := binary.LittleEndian.AppendUint64(nil, uint64(t.UnixNano()))
+		for _, n := range counts {
+			b = binary.LittleEndian.AppendUint64(b, uint64(n))
+		}
+		return fnvOf('e', append(append(b, model...), 0))
 	}
 	at := time.Date(2026, 3, 1, 10, 0, 0, 5, time.UTC)
 	u := &Usage{Input: 1}
@@ -42,9 +49,14 @@ func TestReconcileKeys(t *testing.T) {
 		{"claude: each message id with usage once", &Session{Format: FormatClaude, ID: "s1", Calls: []Call{
 			{MessageID: "msg_1", Usage: u}, {MessageID: "msg_1", Usage: u}, {MessageID: "msg_2"}, {MessageID: "msg_3", Usage: u}, {Usage: u},
 		}}, sorted(str('m', "msg_1"), str('m', "msg_3"))},
-		{"codex: usage instants, own id and parent's", &Session{Format: FormatCodex, ID: "r1", ParentID: "r0", Calls: []Call{
-			{Usage: &Usage{Input: 1, At: at}}, {Usage: &Usage{Input: 2, At: at}}, {Usage: &Usage{Input: 3}}, {},
-		}}, sorted(instant('t', at), str('i', "r1"), str('i', "r0"))},
+		{"codex: usage events, own id and parent's", &Session{Format: FormatCodex, ID: "r1", ParentID: "r0", Calls: []Call{
+			{Model: "gpt-5", Usage: &Usage{Input: 10, CacheRead: 20, CacheCreation: 3, Output: 4, Reasoning: 2, LoggedTotal: 37, At: at}},
+			{Model: "gpt-5", Usage: &Usage{Input: 10, CacheRead: 20, CacheCreation: 3, Output: 4, Reasoning: 2, LoggedTotal: 37, At: at}},
+			{Model: "gpt-5-mini", Usage: &Usage{Input: 10, CacheRead: 20, CacheCreation: 3, Output: 4, Reasoning: 2, LoggedTotal: 37, At: at}},
+			{Model: "gpt-5", Usage: &Usage{Input: 2, At: at}},
+			{Usage: &Usage{Input: 3}}, {},
+		}}, sorted(event(at, "gpt-5", 33, 20, 3, 4, 2, 37), event(at, "gpt-5-mini", 33, 20, 3, 4, 2, 37), event(at, "gpt-5", 2, 0, 0, 0, 0, 0),
+			str('i', "r1"), str('i', "r0"))},
 		{"codex: no ids, no instants", &Session{Format: FormatCodex, Calls: []Call{{Usage: u}}}, nil},
 		{"other formats are never reconciled", &Session{Format: FormatGeneric, ID: "g", Calls: []Call{{MessageID: "m", Usage: u}}}, nil},
 	} {
@@ -58,8 +70,9 @@ func TestReconcileKeys(t *testing.T) {
 
 // TestReconcileApart: reconciling each set of sessions that share keys by
 // itself marks every call as reconciling all of them together does, over
-// a generated fleet (resumed sessions, sub-agents, Codex rollouts) and
-// the real logs with copies of some of them. Callers read only the sets
+// a generated fleet (resumed sessions, sub-agents, Codex rollouts),
+// ccusage's Codex cases (forks, sub-agents, copied histories) and the
+// real logs with copies of some of them. Callers read only the sets
 // that share keys together on the strength of it.
 func TestReconcileApart(t *testing.T) {
 	dir := t.TempDir()
@@ -68,12 +81,14 @@ func TestReconcileApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var paths []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			paths = append(paths, p)
-		}
-		return err
-	})
+	for _, root := range []string{dir, filepath.Join("..", "testdata", "codex")} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				paths = append(paths, p)
+			}
+			return err
+		})
+	}
 	t.Run("real logs", func(t *testing.T) {
 		for i, p := range append(sharedtest.Transcripts(t, "claude-code_*.jsonl"), sharedtest.Transcripts(t, "codex_*.jsonl")...) {
 			paths = append(paths, p)
