@@ -171,7 +171,10 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		// Reading sizes only, the first pass related the inputs.
 		ids := make([]ident, len(groups))
 		for i, g := range groups {
-			if s := files[g.main].session; g.err == nil && s != nil {
+			if g.err != nil {
+				continue
+			}
+			if s := files[g.main].session; s != nil {
 				ids[i] = ident{id: s.ID, parent: parentID(s), read: true}
 			}
 		}

@@ -267,6 +267,15 @@ func TestEachProblems(t *testing.T) {
 			t.Errorf("problem %d is %q, want it to say %q", i, told[i], want)
 		}
 	}
+	// Nothing to read at all: no file is looked at, the input is told.
+	for _, sizesOnly := range []bool{false, true} {
+		opt := Options{Prices: pricing.Default(), Policy: pol, Read: transcript.Options{SizesOnly: sizesOnly}}
+		told := 0
+		p, err := Each(inputs[:1], nil, opt, func(*Session) (int, error) { return 0, nil }, func(int) error { return nil }, func(error) { told++ })
+		if err != nil || p != (Problems{Failed: 1}) || told != 1 {
+			t.Errorf("sizes only %v, only a missing file: problems %+v, told %d, %v", sizesOnly, p, told, err)
+		}
+	}
 	if _, err := Each([]Input{{Path: fixture("sess-b.jsonl")}}, nil, Options{Prices: pricing.Default(), Policy: pol},
 		func(*Session) (int, error) { return 0, nil }, func(int) error { return errors.New("disk full") }, nil); err == nil || err.Error() != "disk full" {
 		t.Errorf("emit's error: %v", err)
