@@ -436,6 +436,22 @@ type GroupWriter interface {
 // errNoGroups is for a format that has no grouped shape.
 var errNoGroups = errors.New("--by, --since and --until need --format text, json or csv")
 
+// groupDone is a session as GenerateGroups rendered and split it.
+type groupDone struct {
+	data []byte
+	part *part
+}
+
+// HeldBytes is about what d holds, for app.Each to bound what it keeps
+// of many sessions: its rendering and a few hundred bytes a group.
+func (d groupDone) HeldBytes() int64 {
+	n := int64(len(d.data))
+	if d.part != nil {
+		n += 320 * int64(1+len(d.part.order))
+	}
+	return n
+}
+
 // GenerateGroups reports the sessions of inputs as Generate does, and sums
 // their calls into groups as each session is reported, so that no more
 // than a few sessions are held at once. With g.By empty and text output,
@@ -461,16 +477,12 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 		opt.Read.SizesOnly = false
 	}
 	gr := newGrouper(g)
-	type done struct {
-		data []byte
-		part *part
-	}
-	process := func(s *app.Session) (done, error) {
+	process := func(s *app.Session) (groupDone, error) {
 		rs, err := session(s, opt)
 		if err != nil {
-			return done{}, err
+			return groupDone{}, err
 		}
-		var d done
+		var d groupDone
 		if g.By != "" {
 			d.part = gr.split(rs)
 			if !d.part.any {
@@ -480,7 +492,7 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 		d.data, err = w.Render(rs)
 		return d, err
 	}
-	emit := func(d done) error {
+	emit := func(d groupDone) error {
 		if d.part != nil {
 			gr.add(d.part)
 		}

@@ -1,12 +1,16 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/transcript"
@@ -25,14 +29,30 @@ type Session struct {
 // opt.Workers goroutines), reconciles the sessions read together so that a
 // response in several files is counted once, prepares each, and hands it
 // to process on the same goroutines, then process's results to emit in the
-// order of inputs. Memory stays bounded however many sessions there are:
-// the reconciling is done over reads that keep sizes only, of which no more
-// than holdBytes of transcripts are held whole; of the others only what
-// Reconcile decides from is kept (each call but its texts, tool calls and
-// results), and they are read again, as asked, just before their turn.
-// Sessions whose texts are needed are always read again in full. Every
-// input that cannot be read (or resolved) is passed to complain, in order,
-// and counted in the Problems returned; the error return is emit's.
+// order of inputs. Every input that cannot be read (or resolved) is passed
+// to complain, in order, and counted in the Problems returned; the error
+// return is emit's.
+//
+// Reading sizes only (opt.Read.SizesOnly), each input (its file and its
+// sub-agents') is read, reconciled by itself and processed at once, and
+// what process returned is held, with the files' reconcile keys
+// (transcript.ReconcileKeys), until every input is read: Reconcile only
+// links files that share a key, so an input whose files share none with
+// another input's is then as it would have been reconciled with all of
+// them. The others, and those a Codex sub-agent moves between, are read
+// again and reconciled together, as below; process is then called on them
+// again and only that result is emitted, so process must have no effect
+// but its result when reading sizes only. No more than resultBytes of
+// results are held (as HeldBytes tells); an input beyond is read again,
+// by itself, at its turn.
+//
+// Otherwise, and for the inputs read again, memory stays bounded however
+// many sessions there are: the reconciling is done over reads that keep
+// sizes only, of which no more than holdBytes of transcripts are held
+// whole; of the others only what Reconcile decides from is kept (each call
+// but its texts, tool calls and results), and they are read again, as
+// asked, just before their turn. Sessions whose texts are needed are
+// always read again in full.
 func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Session) (T, error), emit func(T) error, complain func(error)) (Problems, error) {
 	workers := opt.Workers
 	if workers <= 0 {
@@ -66,29 +86,49 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			files = append(files, file{path: sub, lean: lean})
 		}
 	}
+	readStdin := func(f *file, read transcript.Options) {
+		f.session, f.err = transcript.Read(stdin, stdinName, read)
+		f.read = true
+	}
 
-	// The first read: sizes only, unless the texts are needed and this is
-	// the only read there will be (one file, or standard input, which
-	// cannot be read twice).
+	var pace gcPace
+	defer pace.restore()
+	var kept []outcome[T]
+	var holding int64 // of kept
+	if opt.Read.SizesOnly {
+		kept, holding = firstPass(groups, files, opt, workers, readStdin, process, &pace)
+	} else {
+		for i := range files {
+			files[i].together = true
+		}
+	}
+
+	// The first read of the files reconciled together: sizes only, unless
+	// the texts are needed and this is the only read there will be (one
+	// file, or standard input, which cannot be read twice).
+	var set []int
+	for i := range files {
+		if files[i].together {
+			set = append(set, i)
+		}
+	}
 	full := !opt.Read.SizesOnly
 	once := len(files) == 1
 	first := opt.Read
 	first.SizesOnly = !(full && once)
 	var held int64
-	// The first read holds something of every session at once: collect
-	// at least as often as Go's default until it is let go, whatever a
-	// batch command set for holding only a few sessions.
-	gc := debug.SetGCPercent(100)
-	if gc >= 0 && gc < 100 {
-		debug.SetGCPercent(gc)
+	if len(set) > 0 {
+		// The first read holds something of every session at once.
+		pace.slow()
 	}
-	defer debug.SetGCPercent(gc)
-	ordered(len(files), workers, func(i int) int64 {
-		f := &files[i]
+	ordered(len(set), workers, func(j int) int64 {
+		f := &files[set[j]]
 		read := first
 		if f.stdin {
-			read.SizesOnly = opt.Read.SizesOnly
-			f.session, f.err = transcript.Read(stdin, stdinName, read)
+			if !f.read {
+				read.SizesOnly = opt.Read.SizesOnly
+				readStdin(f, read)
+			}
 			return 0
 		}
 		var size int64
@@ -100,10 +140,10 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		}
 		f.session, f.err = transcript.ReadFile(f.path, read)
 		return size
-	}, func(i int, size int64) error {
+	}, func(j int, size int64) error {
 		// In order, so that which sessions are held whole does not
 		// depend on which read finished first.
-		f := &files[i]
+		f := &files[set[j]]
 		if f.session != nil && f.lean {
 			skeleton(f.session)
 			f.again = true
@@ -119,44 +159,61 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	})
 
 	var read []*transcript.Session
-	for i := range files {
-		if files[i].session != nil {
-			read = append(read, files[i].session)
+	for _, k := range set {
+		if s := files[k].session; s != nil {
+			read = append(read, s)
 		}
 	}
-	reconcile(read)
-	groups = relate(groups, files)
-	for i := range files {
-		if f := &files[i]; f.again {
+	if len(set) > 0 {
+		reconcile(read)
+	}
+	if !opt.Read.SizesOnly {
+		// Reading sizes only, the first pass related the inputs.
+		ids := make([]ident, len(groups))
+		for i, g := range groups {
+			if g.err != nil {
+				continue
+			}
+			if s := files[g.main].session; s != nil {
+				ids[i] = ident{id: s.ID, parent: parentID(s), read: true}
+			}
+		}
+		relate(groups, ids)
+	}
+	for _, k := range set {
+		if f := &files[k]; f.again {
 			// Keep what reconciling decided, not the rest.
 			f.marks = marksOf(f.session)
 			f.session = nil
 		}
 	}
-	runtime.GC() // before the heap may grow by gc% of what it was holding
-	if held <= 64<<20 {
-		// Beyond that, what is held would let a batch command's gc% grow
-		// the heap to several times it: Go's default pace stays until the
-		// held reads are let go, at their turn.
-		debug.SetGCPercent(gc)
+	if len(set) > 0 {
+		runtime.GC() // before the heap may grow by gc% of what it was holding
+	}
+	if held <= 64<<20 && holding <= slowResults {
+		// Beyond that, what is held would let a batch command's gc%
+		// grow the heap to several times it: Go's default pace stays
+		// until the held reads and results are let go, at their turn.
+		pace.restore()
 	}
 
-	type done struct {
-		v    T
-		errs []error // in order: the input's own, then its sub-agents'
-		ok   bool
-	}
 	var emitErr error
-	ordered(len(groups), workers, func(i int) done {
+	ordered(len(groups), workers, func(i int) outcome[T] {
 		g := groups[i]
-		if g.moved {
-			return done{}
+		switch {
+		case g.moved:
+			return outcome[T]{}
+		case g.err != nil:
+			return outcome[T]{errs: []error{g.err}}
+		case g.turn == turnKept:
+			d := kept[i]
+			kept[i] = outcome[T]{}
+			return d
+		case g.turn == turnAlone:
+			d, _ := readAlone(g, files, opt, process, readProcess, nil)
+			return d
 		}
-		if g.err != nil {
-			return done{errs: []error{g.err}}
-		}
-		var d done
-		load := func(k int) *replay.Prepared {
+		d := run(opt, g, func(k int) (*transcript.Session, replay.TextSource, error) {
 			f := &files[k]
 			s, err := f.session, f.err
 			f.session = nil // held no longer than its turn
@@ -174,41 +231,13 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 					transcript.CarryMarks(s, f.marks)
 				}
 			}
-			if err != nil {
-				d.errs = append(d.errs, err)
-				return nil
-			}
-			prep, err := opt.PrepareTexts(context.Background(), s, nil, texts)
-			if texts != nil {
-				dropTexts(s)
-			}
-			if err != nil {
-				d.errs = append(d.errs, err)
-				return nil
-			}
-			return prep
-		}
-		main := load(g.main)
-		if main == nil {
-			for _, k := range g.subs {
-				files[k].session = nil // nothing to count them in
-			}
-			return d
-		}
-		sess := &Session{Prepared: main}
+			return s, texts, err
+		}, process)
 		for _, k := range g.subs {
-			if prep := load(k); prep != nil {
-				sess.Subagents = append(sess.Subagents, prep)
-			}
+			files[k].session = nil // nothing to count them in, when the session could not be read
 		}
-		v, err := process(sess)
-		if err != nil {
-			d.errs = append(d.errs, err)
-			return d
-		}
-		d.v, d.ok = v, true
 		return d
-	}, func(_ int, d done) error {
+	}, func(_ int, d outcome[T]) error {
 		for _, err := range d.errs {
 			report(err)
 		}
@@ -223,6 +252,248 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	return p, emitErr
 }
 
+// outcome is what became of an input at its turn: process's result, and
+// what could not be read or processed.
+type outcome[T any] struct {
+	v    T
+	errs []error // in order: the input's own, then its sub-agents'
+	ok   bool
+}
+
+// run prepares the sessions of g's files, as get gives them, and
+// processes them: none when its own file's cannot be.
+func run[T any](opt Options, g group, get func(k int) (*transcript.Session, replay.TextSource, error), process func(*Session) (T, error)) outcome[T] {
+	var d outcome[T]
+	load := func(k int) *replay.Prepared {
+		s, texts, err := get(k)
+		if err != nil {
+			d.errs = append(d.errs, err)
+			return nil
+		}
+		prep, err := opt.PrepareTexts(context.Background(), s, nil, texts)
+		if texts != nil {
+			dropTexts(s)
+		}
+		if err != nil {
+			d.errs = append(d.errs, err)
+			return nil
+		}
+		return prep
+	}
+	main := load(g.main)
+	if main == nil {
+		return d
+	}
+	sess := &Session{Prepared: main}
+	for _, k := range g.subs {
+		if prep := load(k); prep != nil {
+			sess.Subagents = append(sess.Subagents, prep)
+		}
+	}
+	v, err := process(sess)
+	if err != nil {
+		d.errs = append(d.errs, err)
+		return d
+	}
+	d.v, d.ok = v, true
+	return d
+}
+
+// readAlone reads g's files, sizes only, and as how says returns each
+// file's reconcile keys and what relate needs of its own session, and
+// reconciles them by themselves and processes them, unless they hold
+// standard input (which cannot be read again).
+func readAlone[T any](g group, files []file, opt Options, process func(*Session) (T, error), how readHow, readStdin func(*file)) (outcome[T], firstRead) {
+	keys := how != readProcess
+	var fr firstRead
+	ks := append([]int{g.main}, g.subs...)
+	sessions := make([]*transcript.Session, len(ks))
+	errs := make([]error, len(ks))
+	var read []*transcript.Session
+	for j, k := range ks {
+		f := &files[k]
+		if f.stdin {
+			fr.stdin = true
+			if !f.read {
+				readStdin(f)
+			}
+			sessions[j], errs[j] = f.session, f.err
+		} else {
+			sessions[j], errs[j] = transcript.ReadFile(f.path, opt.Read)
+		}
+		if s := sessions[j]; s != nil {
+			if keys {
+				fr.keys = append(fr.keys, transcript.ReconcileKeys(s))
+				if j == 0 {
+					fr.ident = ident{id: s.ID, parent: parentID(s), read: true}
+				}
+			}
+			if how == readKeys {
+				sessions[j] = nil // not held while the others are read
+			} else {
+				read = append(read, s)
+			}
+		} else if keys {
+			fr.keys = append(fr.keys, nil)
+		}
+	}
+	if fr.stdin || how == readKeys {
+		return outcome[T]{}, fr
+	}
+	reconcile(read)
+	at := map[int]int{}
+	for j, k := range ks {
+		at[k] = j
+	}
+	d := run(opt, g, func(k int) (*transcript.Session, replay.TextSource, error) {
+		j := at[k]
+		s, err := sessions[j], errs[j]
+		sessions[j] = nil
+		return s, nil, err
+	}, process)
+	fr.processed = true
+	return d, fr
+}
+
+// readHow is what readAlone does with what it reads.
+type readHow uint8
+
+const (
+	readProcess     readHow = iota // reconcile and process
+	readKeys                       // only find the keys
+	readKeysProcess                // both
+)
+
+// firstRead is what the first pass keeps of an input's read, besides
+// process's result: each file's reconcile keys and its own session's ids.
+type firstRead struct {
+	keys      [][]uint64 // by file: g.main, then g.subs
+	ident     ident
+	stdin     bool // one of its files is standard input, held
+	processed bool
+}
+
+// firstPass reads and processes every input of groups, each by itself
+// (see Each), and returns the results held; it marks each group's turn,
+// and the files of those read again to be reconciled together.
+func firstPass[T any](groups []group, files []file, opt Options, workers int, readStdin func(*file, transcript.Options), process func(*Session) (T, error), pace *gcPace) ([]outcome[T], int64) {
+	kept := make([]outcome[T], len(groups))
+	type keyRef struct {
+		key   uint64
+		group int32
+	}
+	var refs []keyRef
+	ids := make([]ident, len(groups))
+	var holding int64
+	sizes := make([]int64, len(groups)) // of the results kept
+	var roomless atomic.Bool            // no room left for results: none processed
+	type passed struct {
+		d  outcome[T]
+		fr firstRead
+	}
+	ordered(len(groups), workers, func(i int) passed {
+		var r passed
+		if g := groups[i]; g.err == nil { // else told at its turn
+			how := readKeysProcess
+			if roomless.Load() {
+				how = readKeys
+			}
+			r.d, r.fr = readAlone(g, files, opt, process, how, func(f *file) { readStdin(f, opt.Read) })
+		}
+		return r
+	}, func(i int, r passed) error {
+		g := &groups[i]
+		if g.err != nil {
+			return nil
+		}
+		for _, keys := range r.fr.keys {
+			for _, k := range keys {
+				refs = append(refs, keyRef{k, int32(i)})
+			}
+		}
+		ids[i] = r.fr.ident
+		if r.fr.stdin {
+			g.turn = turnTogether
+			return nil
+		}
+		size := int64(unsafe.Sizeof(r.d)) + 16*int64(len(r.d.errs)) + resultSize(r.d.v)
+		if !r.fr.processed || holding+size > resultBytes {
+			// Processed again at its turn: so are those after it, as
+			// there is so little room left.
+			roomless.Store(true)
+			g.turn = turnAlone
+			return nil
+		}
+		holding += size
+		kept[i], sizes[i], g.turn = r.d, size, turnKept
+		if holding > slowResults {
+			pace.slow()
+		}
+		return nil
+	})
+
+	// Inputs whose files share a key with another input's.
+	slices.SortFunc(refs, func(a, b keyRef) int { return cmp.Compare(a.key, b.key) })
+	for i := 0; i < len(refs); {
+		j := i + 1
+		mixed := false
+		for ; j < len(refs) && refs[j].key == refs[i].key; j++ {
+			mixed = mixed || refs[j].group != refs[i].group
+		}
+		if mixed {
+			for _, r := range refs[i:j] {
+				groups[r.group].turn = turnTogether
+			}
+		}
+		i = j
+	}
+	for _, m := range relate(groups, ids) {
+		groups[m.child].turn, groups[m.parent].turn = turnTogether, turnTogether
+	}
+	for i := range groups {
+		g := &groups[i]
+		if g.err != nil || g.turn != turnTogether {
+			continue
+		}
+		kept[i] = outcome[T]{}
+		holding -= sizes[i]
+		kept[i] = outcome[T]{}
+		files[g.main].together = true
+		for _, k := range g.subs {
+			files[k].together = true
+		}
+	}
+	return kept, holding
+}
+
+// slowResults is how many bytes of results held make Each collect
+// garbage at Go's default pace, not a batch command's.
+const slowResults = 32 << 20
+
+// gcPace sets garbage collection to Go's default pace, or slower as set,
+// while much is held, and back.
+type gcPace struct {
+	gc     int
+	slowed bool
+}
+
+func (p *gcPace) slow() {
+	if p.slowed {
+		return
+	}
+	p.gc, p.slowed = debug.SetGCPercent(100), true
+	if p.gc >= 0 && p.gc < 100 {
+		debug.SetGCPercent(p.gc)
+	}
+}
+
+func (p *gcPace) restore() {
+	if p.slowed {
+		debug.SetGCPercent(p.gc)
+		p.slowed = false
+	}
+}
+
 // file is one transcript of the run and what its first read gave.
 type file struct {
 	path    string
@@ -230,8 +501,12 @@ type file struct {
 	session *transcript.Session // held from the first read to its turn
 	marks   *transcript.Session // what reconciling decided, when read again
 	again   bool                // to be read again at its turn
-	lean    bool                // read again without its results' texts (Input.TextsOnDemand)
-	err     error
+	read    bool                // standard input, read
+	// together: reconciled with the other files of the run so marked
+	// before its turn (all, unless reading sizes only; see Each).
+	together bool
+	lean     bool // read again without its results' texts (Input.TextsOnDemand)
+	err      error
 }
 
 // holdBytes bounds the transcripts whose first read is held whole until
@@ -262,6 +537,44 @@ type group struct {
 	subs  []int
 	err   error
 	moved bool // a sub-agent found to belong to another input
+	turn  turn
+}
+
+// turn is how an input is processed at its turn.
+type turn uint8
+
+const (
+	// turnTogether: its files are reconciled with the others so marked,
+	// before the turns, and read again as asked.
+	turnTogether turn = iota
+	// turnKept: processed in the first pass (see Each), its outcome held.
+	turnKept
+	// turnAlone: read again at its turn and reconciled by itself, as in
+	// the first pass, whose outcome there was no room to hold.
+	turnAlone
+)
+
+// resultBytes bounds the results of process the first pass holds, as
+// resultSize counts them: beyond it, inputs are read again at their turn.
+// Tests lower it.
+var resultBytes int64 = 128 << 20
+
+// HeldBytes is a result of process that tells how many bytes it holds,
+// for Each to bound what it keeps of many.
+type HeldBytes interface{ HeldBytes() int64 }
+
+// resultSize is about how many bytes v holds: as it tells (HeldBytes), a
+// byte slice's or string's length, or a kilobyte.
+func resultSize(v any) int64 {
+	switch v := v.(type) {
+	case HeldBytes:
+		return v.HeldBytes()
+	case []byte:
+		return int64(len(v))
+	case string:
+		return int64(len(v))
+	}
+	return 1 << 10
 }
 
 // marksOf keeps of s only the calls Reconcile marked, for CarryMarks; nil
@@ -290,35 +603,42 @@ func parentID(s *transcript.Session) string {
 	return ""
 }
 
+// ident is what relate needs of an input's own session.
+type ident struct {
+	id, parent string // its session id; its parent's, for a sub-agent (parentID)
+	read       bool
+}
+
+// move is an input relate put under another, as a sub-agent.
+type move struct{ child, parent int }
+
 // relate puts each input whose session names a parent among the others
 // under that parent, as a sub-agent: only a read tells which they are.
-func relate(groups []group, files []file) []group {
+// ids are the inputs' own sessions'. It returns the moves made.
+func relate(groups []group, ids []ident) []move {
 	byID := map[string]int{}
 	for i, g := range groups {
-		if g.err == nil {
-			if s := files[g.main].session; s != nil && s.ID != "" && parentID(s) == "" {
-				if _, dup := byID[s.ID]; !dup {
-					byID[s.ID] = i
-				}
+		if s := ids[i]; g.err == nil && s.read && s.id != "" && s.parent == "" {
+			if _, dup := byID[s.id]; !dup {
+				byID[s.id] = i
 			}
 		}
 	}
+	var moves []move
 	for i := range groups {
 		g := &groups[i]
-		if g.err != nil {
+		s := ids[i]
+		if g.err != nil || !s.read {
 			continue
 		}
-		s := files[g.main].session
-		if s == nil {
-			continue
-		}
-		if parent, ok := byID[parentID(s)]; ok && parent != i && parentID(s) != "" {
+		if parent, ok := byID[s.parent]; ok && parent != i && s.parent != "" {
 			groups[parent].subs = append(groups[parent].subs, g.main)
 			groups[parent].subs = append(groups[parent].subs, g.subs...)
 			g.moved = true
+			moves = append(moves, move{child: i, parent: parent})
 		}
 	}
-	return groups
+	return moves
 }
 
 // ordered runs job(i) for every i below n on workers goroutines and hands

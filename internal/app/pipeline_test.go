@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,12 +11,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -81,10 +85,12 @@ func billed(s *transcript.Session) transcript.Usage {
 }
 
 // TestEachCountsOnce runs the folder through the pipeline, keeping sizes
-// only and with texts (two reads), and checks that Reconcile saw the whole
-// set at once, that its marks reach the sessions processed, that the
-// sub-agents come with their session, and that what is left to count adds
-// up to what was billed once.
+// only and with texts (two reads), and checks what Reconcile saw: with
+// texts, the whole set at once; sizes only, each input by itself, then
+// those that share responses (sess-a, its sub-agents and its copy)
+// together, and not sess-b, which shares none. It checks that the marks
+// reach the sessions processed, that the sub-agents come with their
+// session, and that what is left to count adds up to what was billed once.
 func TestEachCountsOnce(t *testing.T) {
 	every := []string{
 		fixture("agent-f1.jsonl"), fixture("sess-a-copy.jsonl"), fixture("sess-a.jsonl"),
@@ -95,20 +101,33 @@ func TestEachCountsOnce(t *testing.T) {
 	// 300 + 0 + 30; agent-f1: 2 + 100 + 0 + 4; sess-b: 1 + 400 + 0 + 8;
 	// sess-a-copy: nothing of its own.
 	once := transcript.Usage{Input: 25, CacheCreation: 2000, CacheRead: 1000, Output: 112}
+	sharing := slices.DeleteFunc(slices.Clone(every), func(p string) bool { return p == fixture("sess-b.jsonl") })
+	alone := [][]string{
+		{fixture("agent-f1.jsonl"), fixture("sess-a.jsonl"), fixture("sess-a/subagents/agent-x1.jsonl")},
+		{fixture("sess-a-copy.jsonl")},
+		{fixture("sess-b.jsonl")},
+	}
 	for _, tt := range []struct {
 		name      string
 		sizesOnly bool
 		hold      int64
+		results   int64
+		// first: the sets the first pass reconciles, in any order (all
+		// or, without room for their results, some); then the others.
+		first [][]string
+		all   bool
+		then  [][]string
 	}{
-		{"sizes only, held", true, 1 << 20},
-		{"sizes only, read again", true, 0},
-		{"texts read again", false, 1 << 20},
+		{"sizes only, held", true, 1 << 20, 1 << 20, alone, true, [][]string{sharing}},
+		{"sizes only, read again", true, 0, 1 << 20, alone, true, [][]string{sharing}},
+		{"sizes only, no room for results", true, 1 << 20, 0, alone, false, [][]string{sharing, alone[2]}},
+		{"texts read again", false, 1 << 20, 1 << 20, nil, true, [][]string{every}},
 	} {
 		sizesOnly := tt.sizesOnly
 		t.Run(tt.name, func(t *testing.T) {
-			old := holdBytes
-			holdBytes = tt.hold
-			t.Cleanup(func() { holdBytes = old })
+			oldHold, oldResults := holdBytes, resultBytes
+			holdBytes, resultBytes = tt.hold, tt.results
+			t.Cleanup(func() { holdBytes, resultBytes = oldHold, oldResults })
 			seen := fakeReconcile(t)
 			inputs, err := Resolve([]string{project}, Env{})
 			if err != nil {
@@ -150,14 +169,28 @@ func TestEachCountsOnce(t *testing.T) {
 			if err != nil || p != (Problems{}) {
 				t.Fatalf("%v %+v", err, p)
 			}
-			if len(*seen) != 1 {
-				t.Fatalf("Reconcile called %d times, want once over the whole set", len(*seen))
+			var sets [][]string
+			for _, r := range *seen {
+				sets = append(sets, r.paths)
+				if r.texts[fixture("sess-a.jsonl")] {
+					t.Error("Reconcile was given texts: it should work on sizes-only reads")
+				}
 			}
-			if diff := cmp.Diff(every, (*seen)[0].paths); diff != "" {
-				t.Errorf("Reconcile's set (-want +got)\n%s", diff)
+			// The first pass reads the inputs on several goroutines; once
+			// there is no room for a result, it only finds their keys.
+			n := max(len(sets)-len(tt.then), 0)
+			first := slices.Clone(sets[:n])
+			slices.SortFunc(first, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+			if first = slices.CompactFunc(first, slices.Equal); len(first) != n || len(first) > len(tt.first) || (tt.all && len(first) != len(tt.first)) {
+				t.Errorf("the first pass reconciled %q, want each of %q once", sets[:n], tt.first)
 			}
-			if (*seen)[0].texts[fixture("sess-a.jsonl")] {
-				t.Error("Reconcile was given texts: it should work on sizes-only reads")
+			for _, set := range first {
+				if !slices.ContainsFunc(tt.first, func(w []string) bool { return slices.Equal(w, set) }) {
+					t.Errorf("the first pass reconciled %q, not a set of its own", set)
+				}
+			}
+			if diff := cmp.Diff(tt.then, sets[n:]); diff != "" {
+				t.Errorf("Reconcile's sets after the first pass (-want +got)\n%s", diff)
 			}
 			want := []string{"sess-b.jsonl", "sess-a-copy.jsonl", "sess-a.jsonl agent-f1.jsonl agent-x1.jsonl"}
 			if diff := cmp.Diff(want, order); diff != "" {
@@ -171,17 +204,21 @@ func TestEachCountsOnce(t *testing.T) {
 }
 
 // TestEachOneRead: a single file, or standard input, is read once, in
-// full when texts are needed, and still reconciled.
+// full when texts are needed, and still reconciled, once.
 func TestEachOneRead(t *testing.T) {
 	data, err := os.ReadFile(fixture("sess-b.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, in := range []Input{{Path: fixture("sess-b.jsonl")}, {Path: "-"}} {
-		t.Run(in.Path, func(t *testing.T) {
+	for _, tt := range []struct {
+		in        Input
+		sizesOnly bool
+	}{{Input{Path: fixture("sess-b.jsonl")}, false}, {Input{Path: "-"}, false}, {Input{Path: fixture("sess-b.jsonl")}, true}, {Input{Path: "-"}, true}} {
+		in := tt.in
+		t.Run(fmt.Sprintf("%s sizes only %v", in.Path, tt.sizesOnly), func(t *testing.T) {
 			seen := fakeReconcile(t)
 			pol, _ := policy.Preset("harness-rs-0.0.40")
-			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, StdinName: "piped"}
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, StdinName: "piped", Read: transcript.Options{SizesOnly: tt.sizesOnly}}
 			var got []string
 			_, err := Each([]Input{in}, bytes.NewReader(data), opt, func(s *Session) (string, error) { return s.Session.Path, nil },
 				func(path string) error { got = append(got, path); return nil }, func(err error) { t.Error(err) })
@@ -230,6 +267,15 @@ func TestEachProblems(t *testing.T) {
 			t.Errorf("problem %d is %q, want it to say %q", i, told[i], want)
 		}
 	}
+	// Nothing to read at all: no file is looked at, the input is told.
+	for _, sizesOnly := range []bool{false, true} {
+		opt := Options{Prices: pricing.Default(), Policy: pol, Read: transcript.Options{SizesOnly: sizesOnly}}
+		told := 0
+		p, err := Each(inputs[:1], nil, opt, func(*Session) (int, error) { return 0, nil }, func(int) error { return nil }, func(error) { told++ })
+		if err != nil || p != (Problems{Failed: 1}) || told != 1 {
+			t.Errorf("sizes only %v, only a missing file: problems %+v, told %d, %v", sizesOnly, p, told, err)
+		}
+	}
 	if _, err := Each([]Input{{Path: fixture("sess-b.jsonl")}}, nil, Options{Prices: pricing.Default(), Policy: pol},
 		func(*Session) (int, error) { return 0, nil }, func(int) error { return errors.New("disk full") }, nil); err == nil || err.Error() != "disk full" {
 		t.Errorf("emit's error: %v", err)
@@ -267,5 +313,209 @@ func TestOrdered(t *testing.T) {
 	}
 	if len(got) != n || ahead > 2*workers {
 		t.Errorf("%d results, %d jobs ahead of the output (at most %d)", len(got), ahead, 2*workers)
+	}
+}
+
+// seen is what process is given of a session, texts aside: each file's
+// path, and each call's line, usage, result sizes and mark.
+type seen struct {
+	Paths []string
+	Calls []seenCall
+}
+
+type seenCall struct {
+	Call      string // path:line
+	CountedIn string
+	Usage     transcript.Usage
+	Results   []int
+}
+
+func seenOf(s *Session) seen {
+	var v seen
+	for _, p := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
+		v.Paths = append(v.Paths, p.Session.Path)
+		for _, c := range p.Session.Calls {
+			sc := seenCall{Call: fmt.Sprintf("%s:%d", p.Session.Path, c.Line), CountedIn: c.CountedIn}
+			if c.Usage != nil {
+				sc.Usage = *c.Usage
+			}
+			for _, r := range c.Results {
+				sc.Results = append(sc.Results, r.Bytes())
+			}
+			v.Calls = append(v.Calls, sc)
+		}
+	}
+	return v
+}
+
+// TestEachSizesOnlyAsTogether: reading sizes only, each input read once
+// and those sharing responses read again, every session processed is the
+// one reading them all together gives (the path taken when texts are
+// needed), in the same order, with the same problems told in the same
+// order, however little of the reads and the results there is room to
+// hold and on how many goroutines. The inputs: a generated fleet (resumed
+// sessions, sub-agents), ccusage's Codex cases (forks, sub-agent rollouts
+// moved under their parent), the real logs and copies of some of them,
+// standard input and inputs that cannot be read.
+func TestEachSizesOnlyAsTogether(t *testing.T) {
+	dir := t.TempDir()
+	fleet := filepath.Join(dir, "fleet")
+	shape := corpus.Fleet{Claude: 16, Codex: 6, MeanCalls: 16, ResultBytes: 256, SubagentEvery: 2, ResumeEvery: 3, Projects: 2}
+	if _, err := corpus.WriteFleet(fleet, shape); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{fleet, filepath.Join("..", "..", "testdata", "codex"), project}
+	t.Run("real logs", func(t *testing.T) {
+		for i, p := range append(sharedtest.Transcripts(t, "claude-code_*.jsonl"), sharedtest.Transcripts(t, "codex_*.jsonl")...) {
+			paths = append(paths, p)
+			if i%3 == 1 { // a copy, under another name
+				data, err := os.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cp := filepath.Join(dir, "copy-"+filepath.Base(p))
+				if err := os.WriteFile(cp, data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				paths = append(paths, cp)
+			}
+		}
+	})
+	// A Codex sub-agent whose parent is a Claude Code session: no key
+	// links them, yet the rollout is moved under it.
+	orphan := filepath.Join(dir, "orphan")
+	os.Mkdir(orphan, 0o700)
+	for _, f := range []struct{ from, to, old, new string }{
+		{fixture("sess-b.jsonl"), "claude-parent.jsonl", `"sess-b"`, `"claude-parent"`},
+		{filepath.Join("..", "..", "testdata", "codex", "subagent-replay", "2026-05-12T08-03-00-subagent.jsonl"), "codex-child.jsonl", `"parent-xyz"`, `"claude-parent"`},
+	} {
+		data, err := os.ReadFile(f.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(orphan, f.to), bytes.ReplaceAll(data, []byte(f.old), []byte(f.new)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notLog := filepath.Join(dir, "notes.jsonl")
+	if err := os.WriteFile(notLog, []byte("hello\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := Resolve(append(paths, orphan, notLog), Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs = slices.Insert(inputs, len(inputs)/2, Input{Path: filepath.Join(dir, "missing.jsonl"), Err: os.ErrNotExist})
+	// Standard input, read once, shares responses with sess-a and its copy.
+	inputs = slices.Insert(inputs, len(inputs)/3, Input{Path: "-"})
+	stdin, err := os.ReadFile(fixture("sess-a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		Sessions []seen
+		Told     []string
+		Problems Problems
+	}
+	each := func(t *testing.T, sizesOnly bool, workers int) result {
+		pol, _ := policy.Preset("none")
+		opt := Options{Prices: pricing.Default(), Policy: pol, Workers: workers, Read: transcript.Options{SizesOnly: sizesOnly}}
+		var r result
+		p, err := Each(inputs, bytes.NewReader(stdin), opt, func(s *Session) (seen, error) { return seenOf(s), nil },
+			func(v seen) error { r.Sessions = append(r.Sessions, v); return nil },
+			func(err error) { r.Told = append(r.Told, err.Error()) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Problems = p
+		return r
+	}
+	want := each(t, false, 2)
+	moved, copies, piped := 0, 0, 0
+	for _, s := range want.Sessions {
+		for _, p := range s.Paths[1:] {
+			if strings.Contains(p, filepath.Join("testdata", "codex")) || strings.HasSuffix(p, "codex-child.jsonl") {
+				moved++
+			}
+		}
+		for _, c := range s.Calls {
+			if c.CountedIn != "" {
+				copies++
+			}
+			if c.CountedIn == "stdin" || (c.CountedIn != "" && strings.HasPrefix(c.Call, "stdin:")) {
+				piped++
+			}
+		}
+	}
+	if moved == 0 || copies == 0 || piped == 0 || want.Problems != (Problems{NotTranscripts: 1, Failed: 1}) {
+		t.Fatalf("%d rollouts moved, %d calls marked (%d of or by standard input), problems %+v: the comparison shows too little", moved, copies, piped, want.Problems)
+	}
+	t.Logf("%d sessions, %d rollouts moved under their parent, %d calls counted elsewhere", len(want.Sessions), moved, copies)
+	for _, tt := range []struct {
+		name          string
+		hold, results int64
+		workers       int
+	}{
+		{"held, room for every result", 1 << 30, 1 << 30, 2},
+		{"read again, room for every result", 0, 1 << 30, 3},
+		{"held, no room for results", 1 << 30, 0, 2},
+		{"read again, room for a few results", 0, 64 << 10, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			oldHold, oldResults := holdBytes, resultBytes
+			holdBytes, resultBytes = tt.hold, tt.results
+			t.Cleanup(func() { holdBytes, resultBytes = oldHold, oldResults })
+			if diff := cmp.Diff(want, each(t, true, tt.workers)); diff != "" {
+				t.Errorf("sizes only (-together +each once):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEachResultRoom: reading sizes only, the first pass holds results
+// only up to resultBytes, as their size tells (a byte slice's length
+// here); the sessions past it are read again, each by itself, at its turn.
+func TestEachResultRoom(t *testing.T) {
+	dir := t.TempDir()
+	var inputs []Input
+	for seed := range uint64(5) {
+		var buf bytes.Buffer
+		if _, err := corpus.WriteSession(&buf, seed, 6, 64); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", seed))
+		if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, Input{Path: path})
+	}
+	seen := fakeReconcile(t)
+	old := resultBytes
+	// Room for two results of 1,000 bytes and what holds them, not three.
+	resultBytes = 2 * (1000 + int64(unsafe.Sizeof(outcome[[]byte]{})))
+	t.Cleanup(func() { resultBytes = old })
+	pol, _ := policy.Preset("none")
+	opt := Options{Prices: pricing.Default(), Policy: pol, Workers: 1, Read: transcript.Options{SizesOnly: true}}
+	var got []string
+	_, err := Each(inputs, nil, opt, func(s *Session) ([]byte, error) {
+		return append(make([]byte, 1000-len(s.Session.Path)), s.Session.Path...), nil
+	}, func(b []byte) error {
+		got = append(got, filepath.Base(string(bytes.TrimLeft(b, "\x00"))))
+		return nil
+	}, func(err error) { t.Error(err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"s0.jsonl", "s1.jsonl", "s2.jsonl", "s3.jsonl", "s4.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("emitted %q, want %q", got, want)
+	}
+	var again []string
+	for _, r := range (*seen)[len(*seen)-3:] {
+		again = append(again, filepath.Base(r.paths[0]))
+	}
+	// The first pass reconciles s0, s1 and s2, and s3 and s4 unless it
+	// knows there is no room before reading them.
+	if want := []string{"s2.jsonl", "s3.jsonl", "s4.jsonl"}; !slices.Equal(again, want) || len(*seen) < 3+3 || len(*seen) > 5+3 {
+		t.Errorf("reconciled %d times, the last %q; want s0 and s1 held, s2, s3 and s4 read again", len(*seen), again)
 	}
 }

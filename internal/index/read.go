@@ -307,7 +307,6 @@ func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
 		ok    bool
 		valid bool
 	}
-	var keys []uint64
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		if !c.Time.IsZero() {
@@ -356,30 +355,8 @@ func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
 		for _, x := range c.Extra {
 			model(x.Model, x.Usage)
 		}
-		if c.Usage == nil {
-			continue
-		}
-		switch s.Format {
-		case transcript.FormatClaude:
-			if c.MessageID != "" {
-				keys = append(keys, keyOfString('m', c.MessageID))
-			}
-		case transcript.FormatCodex:
-			if !c.Usage.At.IsZero() {
-				keys = append(keys, keyOfInt('t', c.Usage.At.UnixNano()))
-			}
-		}
 	}
-	if s.Format == transcript.FormatCodex {
-		if s.ID != "" {
-			keys = append(keys, keyOfString('i', s.ID))
-		}
-		if s.ParentID != "" {
-			keys = append(keys, keyOfString('i', s.ParentID))
-		}
-	}
-	slices.Sort(keys)
-	f.Keys = slices.Compact(keys)
+	f.Keys = transcript.ReconcileKeys(s)
 	results := len(s.Leading.Results)
 	for i := range s.Calls {
 		results += len(s.Calls[i].Results)
@@ -443,20 +420,6 @@ func (h *hasher) u64(v uint64) {
 }
 
 func (h *hasher) sum() uint64 { return h.h }
-
-func keyOfString(kind byte, s string) uint64 {
-	h := newHash()
-	h.byte(kind)
-	h.str(s)
-	return h.sum()
-}
-
-func keyOfInt(kind byte, v int64) uint64 {
-	h := newHash()
-	h.byte(kind)
-	h.u64(uint64(v))
-	return h.sum()
-}
 
 // buildVersion is this build's module version and VCS revision; for a
 // development build without them, also its executable's size and time, so

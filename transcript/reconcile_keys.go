@@ -1,0 +1,79 @@
+package transcript
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// ReconcileKeys are hashes of what Reconcile links s's calls to other
+// sessions' by, sorted and without repeats: a Claude Code call's message
+// id, a Codex usage event's instant, model and counts (what a copy of it
+// repeats), and a Codex session's own id and its parent's. Reconcile only ever links calls of sessions that share a key,
+// so a set of sessions that shares none with the others can be reconciled
+// apart from them, with the same marks. Two different things may hash
+// alike; that only joins sessions Reconcile then leaves apart. The values
+// are stable across runs and builds (FNV-1a over a kind byte and the
+// value), for a cache to keep.
+func ReconcileKeys(s *Session) []uint64 {
+	var keys []uint64
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		if c.Usage == nil {
+			continue
+		}
+		switch s.Format {
+		case FormatClaude:
+			if c.MessageID != "" {
+				keys = append(keys, keyOfString('m', c.MessageID))
+			}
+		case FormatCodex:
+			if !c.Usage.At.IsZero() {
+				keys = append(keys, codexEventKey(c))
+			}
+		}
+	}
+	if s.Format == FormatCodex {
+		if s.ID != "" {
+			keys = append(keys, keyOfString('i', s.ID))
+		}
+		if s.ParentID != "" {
+			keys = append(keys, keyOfString('i', s.ParentID))
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// keyOfString is FNV-1a over kind, v and a zero byte.
+func keyOfString(kind byte, v string) uint64 {
+	h := uint64(fnvOffset)
+	h = (h ^ uint64(kind)) * fnvPrime
+	for i := 0; i < len(v); i++ {
+		h = (h ^ uint64(v[i])) * fnvPrime
+	}
+	return h * fnvPrime // the zero byte: h ^ 0 is h
+}
+
+// codexEventKey is FNV-1a over 'e', the usage event's instant and counts
+// (codexKey's, each eight bytes, little-endian) and its model ending in
+// a zero byte: dedupeCodex only takes an event for a copy of one with
+// all of them the same.
+func codexEventKey(c *Call) uint64 {
+	k := codexKey(c.Usage)
+	b := make([]byte, 0, 7*8+len(c.Model)+1)
+	for _, v := range []int64{c.Usage.At.UnixNano(), k.input, k.cached, k.cacheWrite, k.output, k.reasoning, k.total} {
+		b = binary.LittleEndian.AppendUint64(b, uint64(v))
+	}
+	b = append(append(b, c.Model...), 0)
+	h := uint64(fnvOffset)
+	h = (h ^ 'e') * fnvPrime
+	for _, x := range b {
+		h = (h ^ uint64(x)) * fnvPrime
+	}
+	return h
+}
