@@ -49,6 +49,7 @@ type reconciled struct {
 func fakeReconcile(t *testing.T) *[]reconciled {
 	t.Helper()
 	var calls []reconciled
+	var mu sync.Mutex // the first pass reconciles inputs on several goroutines
 	old := reconcile
 	reconcile = func(sessions []*transcript.Session) {
 		r := reconciled{texts: map[string]bool{}}
@@ -64,7 +65,9 @@ func fakeReconcile(t *testing.T) *[]reconciled {
 			}
 		}
 		slices.Sort(r.paths)
+		mu.Lock()
 		calls = append(calls, r)
+		mu.Unlock()
 	}
 	t.Cleanup(func() { reconcile = old })
 	return &calls
