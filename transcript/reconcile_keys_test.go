@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"hash/fnv"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -90,20 +89,7 @@ func TestReconcileApart(t *testing.T) {
 		})
 	}
 	t.Run("real logs", func(t *testing.T) {
-		for i, p := range append(sharedtest.Transcripts(t, "claude-code_*.jsonl"), sharedtest.Transcripts(t, "codex_*.jsonl")...) {
-			paths = append(paths, p)
-			if i%3 == 0 { // a copy, under another name
-				data, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cp := filepath.Join(dir, "copy-"+filepath.Base(p))
-				if err := os.WriteFile(cp, data, 0o600); err != nil {
-					t.Fatal(err)
-				}
-				paths = append(paths, cp)
-			}
-		}
+		paths = append(paths, sharedtest.LogsWithCopies(t, dir, 0)...)
 	})
 	read := func() []*Session {
 		var out []*Session

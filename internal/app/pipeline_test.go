@@ -369,20 +369,7 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 	}
 	paths := []string{fleet, filepath.Join("..", "..", "testdata", "codex"), project}
 	t.Run("real logs", func(t *testing.T) {
-		for i, p := range append(sharedtest.Transcripts(t, "claude-code_*.jsonl"), sharedtest.Transcripts(t, "codex_*.jsonl")...) {
-			paths = append(paths, p)
-			if i%3 == 1 { // a copy, under another name
-				data, err := os.ReadFile(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cp := filepath.Join(dir, "copy-"+filepath.Base(p))
-				if err := os.WriteFile(cp, data, 0o600); err != nil {
-					t.Fatal(err)
-				}
-				paths = append(paths, cp)
-			}
-		}
+		paths = append(paths, sharedtest.LogsWithCopies(t, dir, 1)...)
 	})
 	// A Codex sub-agent whose parent is a Claude Code session: no key
 	// links them, yet the rollout is moved under it.

@@ -37,3 +37,28 @@ func Transcripts(t testing.TB, pattern string) []string {
 	}
 	return files
 }
+
+// LogsWithCopies lists the real Claude Code and Codex transcripts, every
+// third of them (from the first, moved on by offset) followed by a copy
+// written into dir under another name: a session found twice, which a
+// reader must count once.
+func LogsWithCopies(t testing.TB, dir string, offset int) []string {
+	t.Helper()
+	var paths []string
+	for i, p := range append(Transcripts(t, "claude-code_*.jsonl"), Transcripts(t, "codex_*.jsonl")...) {
+		paths = append(paths, p)
+		if (i+3-offset%3)%3 != 0 {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp := filepath.Join(dir, "copy-"+filepath.Base(p))
+		if err := os.WriteFile(cp, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, cp)
+	}
+	return paths
+}
