@@ -36,6 +36,10 @@ const (
 	// aheadKeepBytes bounds the buffer a batch keeps for the next, so
 	// that one huge line does not pin its buffer.
 	aheadKeepBytes = 4 << 20
+	// aheadHoldBytes bounds the bytes of lines read ahead: batches of
+	// lines near the line limit (64 MiB) are not read ahead sixteen at a
+	// time, but one after another, as Feed reads them.
+	aheadHoldBytes = 32 << 20
 )
 
 // readsAhead tells whether Read reads an input ahead, from its options.
@@ -86,6 +90,20 @@ type aheadRec struct {
 	ok   bool
 	// Where f's blocks and advisors are in the batch's arrays.
 	blocks, advisors [2]int
+}
+
+// release lets go of what was read of the batch's lines once they are
+// applied, and of its bytes when they are many: the queue cycles through
+// all its batches, and a batch waiting for its next turn would otherwise
+// hold a line of up to the line limit.
+func (b *aheadBatch) release() {
+	clear(b.recs)
+	clear(b.blocks)
+	clear(b.advisors)
+	b.recs, b.blocks, b.advisors = b.recs[:0], b.blocks[:0], b.advisors[:0]
+	if cap(b.data) > aheadKeepBytes {
+		b.data = nil
+	}
 }
 
 func (b *aheadBatch) reset(first int) {
@@ -187,7 +205,10 @@ func (a *aheadSource) read(p []byte) (n int, err error, done bool) {
 func (a *aheadSource) fill(b *aheadBatch) {
 	b.reset(a.n + 1)
 	b.data = append(b.data, a.tail...) // the line under way, or nothing
-	start := 0                         // of the line under way
+	if cap(a.tail) > aheadKeepBytes {
+		a.tail = nil // taken: a huge line under way does not pin its buffer
+	}
+	start := 0 // of the line under way
 	for !a.done && start < a.min {
 		var n int
 		var err error
@@ -226,9 +247,6 @@ func (a *aheadSource) fill(b *aheadBatch) {
 	}
 	a.tail = append(a.tail[:0], b.data[start:]...)
 	b.data = b.data[:start]
-	if cap(a.tail) > aheadKeepBytes {
-		a.tail = nil
-	}
 }
 
 // cut adds the lines that end in b.data[from:] to b, the first of them
@@ -288,6 +306,7 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 		queue[i] = &aheadBatch{data: make([]byte, 0, batchBytes+batchBytes/2), ready: make(chan struct{}, 1)}
 	}
 	head, queued := 0, 0
+	held := 0 // bytes of the batches queued
 	var fast *claudeParser
 	// offer offers b to the readers; the caller keeps a batch the
 	// readers have no room for.
@@ -300,10 +319,11 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 		}
 	}
 	for {
-		for queued < len(queue) && !src.done {
+		for queued < len(queue) && !src.done && (queued == 0 || held < aheadHoldBytes) {
 			b := queue[(head+queued)%len(queue)]
 			src.fill(b)
 			queued++
+			held += len(b.data)
 			if fast != nil {
 				offer(b)
 			}
@@ -313,6 +333,7 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 		}
 		b := queue[head]
 		head, queued = (head+1)%len(queue), queued-1
+		held -= len(b.data)
 		if fast != nil {
 			if b.taken.CompareAndSwap(aheadFree, aheadCaller) || b.taken.Load() == aheadCaller {
 				b.readLines(&fast.line)
@@ -324,6 +345,7 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 		if err == nil {
 			err = b.err
 		}
+		b.release()
 		if err != nil {
 			return err
 		}

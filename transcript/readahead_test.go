@@ -97,3 +97,32 @@ func TestReadAheadFails(t *testing.T) {
 		}
 	}
 }
+
+// TestReadAheadHugeLines checks lines much longer than the bytes a batch
+// keeps for the next (aheadKeepBytes): reads into a batch grown for one
+// such line take in megabytes of the next, which must be carried whole to
+// the batch it ends in, and read as line by line.
+func TestReadAheadHugeLines(t *testing.T) {
+	var b strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"u%d","sessionId":"s","timestamp":"2026-03-01T09:00:00Z","requestId":"r%d","message":{"id":"m%d","model":"claude-sonnet-4-6","usage":{"input_tokens":3,"output_tokens":7},"content":[{"type":"tool_use","id":"t%d","name":"Read","input":{}}]}}`+"\n", i, i, i, i)
+		fmt.Fprintf(&b, `{"type":"user","uuid":"v%d","timestamp":"2026-03-01T09:00:01Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"%s"}]}}`+"\n", i, i, strings.Repeat(`line\n`, 10*aheadKeepBytes/6))
+	}
+	data := b.String()
+	want, err := Read(strings.NewReader(data), "x.jsonl", Options{SizesOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(want.Results()); got != 3 || want.WarningCount != 0 {
+		t.Fatalf("line by line: %d results, %d warnings; want 3 and none", got, want.WarningCount)
+	}
+	for _, batch := range []int{1 << 10, 1 << 20} {
+		got, err := Read(strings.NewReader(data), "x.jsonl", Options{SizesOnly: true, aheadBatch: batch})
+		if err != nil {
+			t.Fatalf("batches of %d: %v", batch, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("batches of %d: read ahead (-line by line +ahead)\n%s", batch, diff)
+		}
+	}
+}
