@@ -53,9 +53,7 @@ func TestStringMasks(t *testing.T) {
 	const blocks = 5
 	b := make([]byte, blocks*64)
 	for shift := range 64 {
-		for j := range b {
-			b[j] = byte(j*shift + j/3)
-		}
+		fillPattern(b, shift)
 		var m [blocks * maskWords]uint64
 		stringMasks(&b[0], blocks, &m[0])
 		for j, c := range b {
@@ -110,9 +108,7 @@ func TestQuoteMasks(t *testing.T) {
 	const blocks = 5
 	b := make([]byte, blocks*64)
 	for shift := range 64 {
-		for j := range b {
-			b[j] = byte(j*shift + j/3)
-		}
+		fillPattern(b, shift)
 		var m [blocks * maskWords]uint64
 		var qm [blocks * 2]uint64
 		stringMasks(&b[0], blocks, &m[0])
@@ -143,5 +139,13 @@ func TestStringEndBlocks(t *testing.T) {
 		if got, want := stringEndBlocks(b, 0), stringEnd(b, 0); got != want {
 			t.Fatalf("stringEndBlocks(%q) = %d, want %d", b, got, want)
 		}
+	}
+}
+
+// fillPattern fills b with a pattern of bytes that, over shifts 0 to 63,
+// puts every byte value at every offset of a block.
+func fillPattern(b []byte, shift int) {
+	for j := range b {
+		b[j] = byte(j*shift + j/3)
 	}
 }

@@ -1,9 +1,6 @@
 package transcript
 
-import (
-	"encoding/binary"
-	"slices"
-)
+import "slices"
 
 // ReconcileKeys are hashes of what Reconcile links s's calls to other
 // sessions' by, sorted and without repeats: a Claude Code call's message
@@ -65,15 +62,16 @@ func keyOfString(kind byte, v string) uint64 {
 // all of them the same.
 func codexEventKey(c *Call) uint64 {
 	k := codexKey(c.Usage)
-	b := make([]byte, 0, 7*8+len(c.Model)+1)
-	for _, v := range []int64{c.Usage.At.UnixNano(), k.input, k.cached, k.cacheWrite, k.output, k.reasoning, k.total} {
-		b = binary.LittleEndian.AppendUint64(b, uint64(v))
-	}
-	b = append(append(b, c.Model...), 0)
 	h := uint64(fnvOffset)
 	h = (h ^ 'e') * fnvPrime
-	for _, x := range b {
-		h = (h ^ uint64(x)) * fnvPrime
+	for _, v := range [...]int64{c.Usage.At.UnixNano(), k.input, k.cached, k.cacheWrite, k.output, k.reasoning, k.total} {
+		for range 8 { // little-endian, without a buffer for each event
+			h = (h ^ uint64(v)&0xFF) * fnvPrime
+			v = int64(uint64(v) >> 8)
+		}
 	}
-	return h
+	for i := 0; i < len(c.Model); i++ {
+		h = (h ^ uint64(c.Model[i])) * fnvPrime
+	}
+	return h * fnvPrime // the zero byte ending the model
 }

@@ -457,7 +457,6 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 		}
 		kept[i] = outcome[T]{}
 		holding -= sizes[i]
-		kept[i] = outcome[T]{}
 		files[g.main].together = true
 		for _, k := range g.subs {
 			files[k].together = true
