@@ -74,14 +74,7 @@ func (c *chart) addReplay(rp *replay.Run) {
 	if rp.Policy.Ceiling <= 0 {
 		return
 	}
-	t := rp.Totals
-	c.put(knobsKey(rp.Policy), replay.SweepPoint{
-		Ceiling:    rp.Policy.Ceiling,
-		Acted:      t.Actions[replay.Truncated] + t.Actions[replay.Spilled],
-		Suppressed: t.Actions[replay.Suppressed],
-		Saved:      t.SavedPerCall,
-		Cost:       t.Cost, CostAfter: t.CostAfter,
-	})
+	c.put(knobsKey(rp.Policy), rp.Point())
 }
 
 // curve is the points known for policy at its sweep ceilings, in order,

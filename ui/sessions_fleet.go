@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,11 +36,16 @@ type fleet struct {
 	// what they still send is dropped.
 	gen     int
 	cancels []context.CancelFunc
-	// pending holds the sessions not replayed yet under gen; points, the
-	// savings chart's points per session under gen.
-	pending  map[string]bool
-	points   map[string][]replay.SweepPoint
-	ceilings []int64
+	// pending holds the sessions not replayed yet under gen.
+	pending map[string]bool
+	// points are the savings chart's points of each session, by the
+	// policy's knobs (knobsKey) and ceiling, kept across policies: a new
+	// ceiling needs only its own point, which the replay gives, and a
+	// policy tried before needs none. unswept are the sessions that could
+	// not be swept under gen: charted without them.
+	points   map[string]map[string]map[int64]replay.SweepPoint
+	knobs    []string // of points, the most recent last
+	unswept  map[string]bool
 	sweeping bool
 
 	following bool
@@ -198,7 +204,51 @@ func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.
 // newFleet starts the list over src.
 func newFleet(ctx *Context, src SessionSource, name string) *fleet {
 	return &fleet{src: src, name: name, list: sessionList{ctx: ctx, savings: map[string]SessionSavings{}},
-		pending: map[string]bool{}, points: map[string][]replay.SweepPoint{}}
+		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{}}
+}
+
+// keptKnobs is how many policies' chart points the list keeps (apart
+// from their ceilings): a few keys back and forth redraw at once.
+const keptKnobs = 8
+
+// putPoint keeps pt as path's point under knobs.
+func (f *fleet) putPoint(path, knobs string, pt replay.SweepPoint) {
+	if pt.Ceiling <= 0 {
+		return
+	}
+	if i := slices.Index(f.knobs, knobs); i < 0 {
+		f.knobs = append(f.knobs, knobs)
+		if len(f.knobs) > keptKnobs {
+			for _, byKnobs := range f.points {
+				delete(byKnobs, f.knobs[0])
+			}
+			f.knobs = slices.Delete(f.knobs, 0, 1)
+		}
+	} else if i != len(f.knobs)-1 {
+		f.knobs = append(slices.Delete(f.knobs, i, i+1), knobs)
+	}
+	byKnobs := f.points[path]
+	if byKnobs == nil {
+		byKnobs = map[string]map[int64]replay.SweepPoint{}
+		f.points[path] = byKnobs
+	}
+	if byKnobs[knobs] == nil {
+		byKnobs[knobs] = map[int64]replay.SweepPoint{}
+	}
+	byKnobs[knobs][pt.Ceiling] = pt
+}
+
+// missingCeilings are the ceilings of ceilings that path has no point at
+// under knobs.
+func (f *fleet) missingCeilings(path, knobs string, ceilings []int64) []int64 {
+	have := f.points[path][knobs]
+	var out []int64
+	for _, c := range ceilings {
+		if _, ok := have[c]; !ok {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // onList tells whether the session list is on screen.
@@ -237,6 +287,7 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 			changed = append(changed, r.Path)
 			delete(f.list.savings, r.Path)
 			delete(f.points, r.Path)
+			delete(f.unswept, r.Path)
 			f.pending[r.Path] = true
 		}
 	}
@@ -245,6 +296,7 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 			delete(f.pending, p)
 			delete(f.list.savings, p)
 			delete(f.points, p)
+			delete(f.unswept, p)
 		}
 	}
 	if first && !m.opt.NoFollow {
@@ -300,7 +352,7 @@ func (m *Model) replayFleet(paths []string, all bool) tea.Cmd {
 		f.cancels = nil
 		f.gen++
 		f.list.savings = map[string]SessionSavings{}
-		f.points = map[string][]replay.SweepPoint{}
+		f.unswept = map[string]bool{}
 		f.pending = map[string]bool{}
 		f.sweeping = false
 		for _, r := range f.list.rows {
@@ -324,6 +376,7 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 		return nil // the job was cancelled; what it sent is stale
 	}
 	var errs []string
+	knobs := knobsKey(m.policy)
 	for _, s := range msg.items {
 		if s.Err != nil {
 			errs = append(errs, s.Err.Error())
@@ -333,12 +386,19 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 		}
 		if msg.sweep {
 			if s.Err == nil {
-				f.points[s.Path] = s.Points
+				for _, pt := range s.Points {
+					f.putPoint(s.Path, knobs, pt)
+				}
+			} else {
+				f.unswept[s.Path] = true
 			}
 			continue
 		}
 		f.list.savings[s.Path] = s
 		delete(f.pending, s.Path)
+		if s.Err == nil {
+			f.putPoint(s.Path, knobs, s.Point)
+		}
 	}
 	if msg.done && !msg.sweep {
 		for _, p := range msg.paths {
@@ -357,9 +417,10 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 	}
 	if msg.done && msg.sweep {
 		f.sweeping = false
+		ceilings := replay.SweepCeilings(m.policy)
 		for _, p := range msg.paths {
-			if _, ok := f.points[p]; !ok {
-				f.points[p] = nil // could not be swept: charted without it
+			if len(f.missingCeilings(p, knobs, ceilings)) > 0 {
+				f.unswept[p] = true // could not be swept: charted without it
 			}
 		}
 	}
@@ -374,22 +435,30 @@ func (m *Model) sweepFleet() tea.Cmd {
 	if len(f.pending) > 0 || f.sweeping {
 		return nil
 	}
+	knobs, all := knobsKey(m.policy), replay.SweepCeilings(m.policy)
 	var paths []string
+	var ceilings []int64
 	for _, r := range f.list.rows {
-		if _, ok := f.points[r.Path]; !ok {
-			if s, ok := f.list.savings[r.Path]; ok && s.Err == nil {
-				paths = append(paths, r.Path)
+		if s, ok := f.list.savings[r.Path]; !ok || s.Err != nil || f.unswept[r.Path] {
+			continue
+		}
+		if missing := f.missingCeilings(r.Path, knobs, all); len(missing) > 0 {
+			paths = append(paths, r.Path)
+			for _, c := range missing {
+				if !slices.Contains(ceilings, c) {
+					ceilings = append(ceilings, c)
+				}
 			}
 		}
 	}
 	if len(paths) == 0 {
 		return nil
 	}
+	slices.Sort(ceilings)
 	f.sweeping = true
-	f.ceilings = replay.SweepCeilings(m.policy)
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancels = append(f.cancels, cancel)
-	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, f.ceilings)
+	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, ceilings)
 }
 
 // fleetCurve sums the chart's points over the sessions shown; missing
@@ -397,10 +466,20 @@ func (m *Model) sweepFleet() tea.Cmd {
 func (m *Model) fleetCurve() (points []replay.SweepPoint, missing int) {
 	f := m.fleet
 	l := &f.list
+	knobs, ceilings := knobsKey(m.policy), replay.SweepCeilings(m.policy)
+	pts := make([]replay.SweepPoint, len(ceilings))
 	for _, i := range l.shown {
-		pts, ok := f.points[l.rows[i].Path]
-		if !ok {
-			if s, done := l.savings[l.rows[i].Path]; !done || s.Err == nil {
+		path := l.rows[i].Path
+		have := f.points[path][knobs]
+		complete := true
+		for k, c := range ceilings {
+			pt, ok := have[c]
+			complete = complete && ok
+			pts[k] = pt
+			pts[k].Own = c == m.policy.Ceiling
+		}
+		if !complete {
+			if s, done := l.savings[path]; (!done || s.Err == nil) && !f.unswept[path] {
 				missing++
 			}
 			continue

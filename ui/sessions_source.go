@@ -79,7 +79,10 @@ type SessionSavings struct {
 	// Hazards count what the policy hid that the agent went on to use,
 	// over the session and its sub-agents.
 	Hazards replay.HazardCounts
-	// Points are the savings at each ceiling a Sweep was asked for.
+	// Point is what a Replay saved, as the chart's point at the policy's
+	// ceiling; Points are the savings at each ceiling a Sweep was asked
+	// for.
+	Point  replay.SweepPoint
 	Points []replay.SweepPoint
 	Err    error
 }
@@ -501,11 +504,16 @@ func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []str
 		out := SessionSavings{Path: s.Session.Path}
 		var costs []*float64
 		var recorded []bool
-		for _, p := range parts(s) {
+		for k, p := range parts(s) {
 			rp, err := p.Replay(pol, replay.Options{})
 			if err != nil {
 				out.Err = err
 				return out
+			}
+			if k == 0 {
+				out.Point = rp.Point()
+			} else {
+				out.Point = addPoint(out.Point, rp.Point(), hasUsage(p.Session))
 			}
 			out.Saved += rp.Totals.SavedPerCall
 			out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
@@ -549,6 +557,7 @@ func addPoint(a, b replay.SweepPoint, recorded bool) replay.SweepPoint {
 	a.Acted += b.Acted
 	a.Suppressed += b.Suppressed
 	a.Saved += b.Saved
+	a.Hazards.Add(b.Hazards)
 	if recorded {
 		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
 	}

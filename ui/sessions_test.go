@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,7 +118,9 @@ func newListModel(t testing.TB, paths []string, preset string, w, h int, now tim
 	for _, o := range opts {
 		o(&opt)
 	}
-	opt.Sessions = NewAppSessions(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+	if opt.Sessions == nil {
+		opt.Sessions = NewAppSessions(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+	}
 	m := New(opt)
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	drive(t, m, m.Init())
@@ -341,6 +344,73 @@ func testTuning(t *testing.T) {
 	press(t, m, "u", "u")
 	if got := lineWith(t, m, "4 sessions"); got != before {
 		t.Errorf("undone: %s, want %s", got, before)
+	}
+}
+
+// sweepCounter is a session source that notes the ceilings of every sweep.
+type sweepCounter struct {
+	SessionSource
+	mu     sync.Mutex
+	sweeps [][]int64
+}
+
+func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error {
+	c.mu.Lock()
+	c.sweeps = append(c.sweeps, ceilings)
+	c.mu.Unlock()
+	return c.SessionSource.Sweep(ctx, pol, paths, ceilings, emit)
+}
+
+func (c *sweepCounter) take() [][]int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.sweeps
+	c.sweeps = nil
+	return out
+}
+
+// TestSessionListChartKeepsPoints: the chart's points outlive the policy
+// they were computed under. A new ceiling needs no sweep, its own point
+// being its replay's; a new spill setting sweeps once; undoing it sweeps
+// nothing. Each chart drawn from kept points is the one a list opened
+// afresh under that policy draws.
+func TestSessionListChartKeepsPoints(t *testing.T) {
+	dir := fleetFixture(t)
+	var src *sweepCounter
+	withCounter := func(o *Options) {
+		src = &sweepCounter{SessionSource: NewAppSessions([]string{dir}, app.Env{}, app.Options{Prices: o.Prices, Counter: counter})}
+		o.Sessions = src
+	}
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)
+	if got := src.take(); len(got) != 1 || len(got[0]) < 8 {
+		t.Fatalf("first sweeps %v, want one at every ceiling", got)
+	}
+	fresh := func(tune func(*policy.Policy)) string {
+		t.Helper()
+		pol, _ := policy.Preset("harness-rs-0.0.40")
+		tune(&pol)
+		other := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, func(o *Options) { o.Policy = pol })
+		return lineWith(t, other, "cost saved")
+	}
+	steps := []struct {
+		keys   string
+		sweeps int
+		tune   func(*policy.Policy)
+	}{
+		{"+", 0, func(p *policy.Policy) { p.SetCeiling(2 * p.Ceiling) }},
+		{"s", 1, func(p *policy.Policy) { p.SetCeiling(2 * p.Ceiling); _ = p.SetSpill(p.Action != policy.Spill) }},
+		{"u", 0, func(p *policy.Policy) { p.SetCeiling(2 * p.Ceiling) }},
+		{"-", 0, func(*policy.Policy) {}},
+	}
+	for _, st := range steps {
+		press(t, m, st.keys)
+		if got := src.take(); len(got) != st.sweeps {
+			t.Errorf("after %s: sweeps at %v, want %d", st.keys, got, st.sweeps)
+		}
+		got := lineWith(t, m, "cost saved")
+		if want := fresh(st.tune); got != want {
+			t.Errorf("after %s: chart\n%s\nopened afresh\n%s", st.keys, got, want)
+		}
 	}
 }
 

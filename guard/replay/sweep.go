@@ -113,14 +113,24 @@ func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, err
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, SweepPoint{
-			Ceiling: c, Own: c == pol.Ceiling,
-			Acted:      rp.Totals.Actions[Truncated] + rp.Totals.Actions[Spilled],
-			Suppressed: rp.Totals.Actions[Suppressed],
-			Saved:      rp.Totals.SavedPerCall,
-			Cost:       rp.Totals.Cost, CostAfter: rp.Totals.CostAfter,
-			Hazards: sweepHazards(rp.Totals.Hazards),
-		})
+		pt := rp.Point()
+		pt.Own = c == pol.Ceiling
+		out = append(out, pt)
 	}
 	return out, nil
+}
+
+// Point is the run's outcome as a point of a sweep at its policy's
+// ceiling: a replay under a policy is the sweep's point there, and a
+// chart that has it need not sweep that ceiling again.
+func (r *Run) Point() SweepPoint {
+	t := &r.Totals
+	return SweepPoint{
+		Ceiling: r.Policy.Ceiling, Own: true,
+		Acted:      t.Actions[Truncated] + t.Actions[Spilled],
+		Suppressed: t.Actions[Suppressed],
+		Saved:      t.SavedPerCall,
+		Cost:       t.Cost, CostAfter: t.CostAfter,
+		Hazards: sweepHazards(t.Hazards),
+	}
 }
