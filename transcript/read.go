@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spillway-dev/spillway/transcript/lines"
@@ -430,6 +431,12 @@ func (d *Decoder) Finish() (*Session, error) {
 		return nil, d.notTranscript()
 	}
 	s := d.lp.finish()
+	// Calls was sized from the log's size before it was read, generously:
+	// a session read in full is kept (a list keeps thousands), and keeps
+	// only the room its calls take. One read for its sizes is not.
+	if n := len(s.Calls); !d.sizesOnly && n >= 64 && cap(s.Calls)-n > n/8 {
+		s.Calls = slices.Clone(s.Calls)
+	}
 	d.finishSession(s)
 	return s, nil
 }

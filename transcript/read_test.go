@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/spillway-dev/spillway/internal/corpus"
 )
 
 func fixture(name string) string { return filepath.Join("..", "testdata", "transcripts", name) }
@@ -287,5 +290,38 @@ func TestReadFileDevice(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("ReadFile(/dev/zero) is still reading")
+	}
+}
+
+// TestReadKeepsRoomOfItsCalls: Calls, sized from the log's size before it
+// is read, keeps no more room than its calls take once read in full (a
+// list holds thousands of sessions); read for sizes only, it is left as
+// it grew, since such a session is summed and let go.
+func TestReadKeepsRoomOfItsCalls(t *testing.T) {
+	var b bytes.Buffer
+	// Results of 8 KiB: more bytes per call than the estimate assumes.
+	if _, err := corpus.WriteSession(&b, 7, 400, 8192); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		sizesOnly bool
+	}{{"in full", false}, {"sizes only", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Read(bytes.NewReader(b.Bytes()), "s.jsonl", Options{SizesOnly: tt.sizesOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Calls) != 400 {
+				t.Fatalf("%d calls, want 400", len(s.Calls))
+			}
+			spare := cap(s.Calls) - len(s.Calls)
+			if !tt.sizesOnly && spare > len(s.Calls)/8 {
+				t.Errorf("room for %d calls more than its %d", spare, len(s.Calls))
+			}
+			if tt.sizesOnly && spare <= len(s.Calls)/8 {
+				t.Errorf("the estimate from its size was close (%d spare): the fixture no longer tests the room given back", spare)
+			}
+		})
 	}
 }

@@ -76,7 +76,9 @@ type item struct {
 	writes    string  // path an edit or write tool changed
 	repeat    int     // how many earlier results answer a call of the same id
 
-	ix *itemCache
+	// ix is made the first time a replay shapes the item or looks into
+	// it: most results are never shaped, and a list holds millions.
+	ix atomic.Pointer[itemCache]
 
 	// execHead is the length of the status lines heading a Codex exec
 	// script's output ("Script completed / Wall time ... / Output:"), 0
@@ -128,12 +130,18 @@ func (c *itemCache) textDigest(text string) string {
 }
 
 func (it *item) cache() *itemCache {
-	it.ix.once.Do(func() {
+	c := it.ix.Load()
+	if c == nil {
+		if c = new(itemCache); !it.ix.CompareAndSwap(nil, c) {
+			c = it.ix.Load()
+		}
+	}
+	c.once.Do(func() {
 		// A text read again when needed is not held by its index: the
 		// parts cut from it carry their bytes, and are counted as such.
-		it.ix.raw, it.ix.serde = tokens.NewIndex(it.r.Text), tokens.NewIndex("")
+		c.raw, c.serde = tokens.NewIndex(it.r.Text), tokens.NewIndex("")
 	})
-	return it.ix
+	return c
 }
 
 // sumSeeds hash the texts read on demand, so that repeats are told apart
@@ -197,11 +205,11 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 	for i := range s.Calls {
 		n += len(s.Calls[i].Results)
 	}
-	p.items = make([]item, 0, n)
-	caches := make([]itemCache, n)
+	p.items = make([]item, 0, n) // never grown: an item is not to be copied
 	ids := make(map[string]int, n)
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
-		it := item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1, ix: &caches[len(p.items)]}
+		p.items = append(p.items, item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1})
+		it := &p.items[len(p.items)-1]
 		it.repeat = ids[r.CallID]
 		status, output := harness.CodexExecSplit(r.Text)
 		it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
@@ -209,7 +217,6 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
 			it.sentAt = len(s.Calls) // summarized away before any call sent it
 		}
-		p.items = append(p.items, it)
 		if r.DroppedBytes > 0 && (texts == nil || counter == nil) {
 			p.textsDropped = true
 		}

@@ -135,7 +135,8 @@ func TestPricedInChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := priced{Costs: p.costs}
-		for _, it := range p.items {
+		for i := range p.items {
+			it := &p.items[i]
 			out.Carry, out.N = append(out.Carry, it.carry), append(out.N, it.carryN)
 		}
 		return out

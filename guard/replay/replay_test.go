@@ -597,7 +597,7 @@ func TestExecSplitOnce(t *testing.T) {
 	}
 	p := prepared(t, generic(t, msgs...))
 	for i, tt := range tests {
-		if it := p.items[i]; it.execHead != tt.head || it.execCut != tt.cut {
+		if it := &p.items[i]; it.execHead != tt.head || it.execCut != tt.cut {
 			t.Errorf("%.40q: status lines %d bytes, cut %v; want %d, %v", tt.text, it.execHead, it.execCut, tt.head, tt.cut)
 		}
 	}

@@ -72,6 +72,11 @@ type cacheEntry struct {
 	n    int
 }
 
+// cachedTexts bounds the texts a Cache remembers (about 70 bytes each):
+// past it, it forgets them all and starts again. A list of thousands of
+// sessions, tuned at many ceilings, counted more than two million.
+var cachedTexts = 1 << 19
+
 // NewCache returns an empty Cache over c.
 func NewCache(c *Counter) *Cache {
 	return &Cache{c: c, seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, m: map[cacheKey]*cacheEntry{}}
@@ -86,6 +91,9 @@ func (k *Cache) Count(text string) int {
 	k.mu.Lock()
 	e, ok := k.m[key]
 	if !ok {
+		if len(k.m) >= cachedTexts {
+			k.m = map[cacheKey]*cacheEntry{}
+		}
 		e = &cacheEntry{}
 		k.m[key] = e
 	}

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -34,5 +35,29 @@ func TestCacheKeepsNoText(t *testing.T) {
 	}
 	if got := k.Count(again[1:]); got == want && k.Len() != 2 {
 		t.Errorf("another text shares the entry")
+	}
+}
+
+// TestCacheBounded: past cachedTexts distinct texts the cache forgets what
+// it held and starts again, every count still the counter's.
+func TestCacheBounded(t *testing.T) {
+	c, err := Get(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { cachedTexts = n }(cachedTexts)
+	cachedTexts = 4
+	k := NewCache(c)
+	for i := range 10 {
+		text := fmt.Sprintf("result %d: %s", i, strings.Repeat("word ", i))
+		if got, want := k.Count(text), c.Count(text); got != want {
+			t.Errorf("text %d: cache counts %d, counter %d", i, got, want)
+		}
+		if k.Len() > cachedTexts {
+			t.Fatalf("after %d texts the cache holds %d, bound %d", i+1, k.Len(), cachedTexts)
+		}
+	}
+	if k.Len() != 2 { // forgot at the 5th and the 9th
+		t.Errorf("holds %d texts after 10, want 2", k.Len())
 	}
 }
