@@ -29,6 +29,15 @@ type Options struct {
 	// SizesOnly does, and keeps every other text: for a caller that reads
 	// the results' texts again from the file when it needs them.
 	DropResultTexts bool
+	// TotalsOnly, with SizesOnly, also leaves out what only shows or
+	// replays a session: a Claude Code log's calls keep no tool calls and
+	// its user records no prompts; results name no call (no CallID, Tool
+	// or Input; CallIndex -1) and a compaction no summary. Calls keep
+	// their usage, models, times and ids, results their sizes, and the
+	// warnings are the same. For a caller that only totals, such as the
+	// session index. Without SizesOnly it does nothing, so that a caller
+	// that clears SizesOnly on a copy of these options reads in full.
+	TotalsOnly bool
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.
 	size int64
@@ -144,6 +153,8 @@ type Decoder struct {
 	records   int   // lines read as records of the format
 	// dropResults: Options.DropResultTexts.
 	dropResults bool
+	// totalsOnly: Options.TotalsOnly, with SizesOnly.
+	totalsOnly bool
 }
 
 // heldLine is a line read before the format was known; size is set, and
@@ -173,7 +184,8 @@ type fastParser interface {
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
 	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
-		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts}
+		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts,
+		totalsOnly: opt.SizesOnly && opt.TotalsOnly}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}
@@ -196,6 +208,7 @@ func (d *Decoder) start(f Format) {
 	switch f {
 	case FormatClaude:
 		p := newClaudeParser(d.b)
+		p.totals = d.totalsOnly
 		d.lp = p
 		if d.sizesOnly {
 			d.fast = p
