@@ -19,7 +19,9 @@ import (
 type builder struct {
 	s *Session
 	// toolCalls maps an id to the latest call of it, an index into refs:
-	// the calls of an id form a list from there, through earlier.
+	// the calls of an id form a list from there, through earlier. Both
+	// are made at the first tool call: a reader keeping totals only
+	// (Options.TotalsOnly) makes none.
 	toolCalls map[string]int
 	refs      []toolRef
 	// names holds the tool names read so far, so that each call need not
@@ -117,11 +119,9 @@ func newBuilder(path string, format Format, lines int) *builder {
 	return &builder{
 		s: &Session{Path: path, Format: format, Skipped: map[string]int{},
 			Calls: make([]Call, 0, lines/3)},
-		toolCalls: make(map[string]int, lines/3),
-		refs:      make([]toolRef, 0, lines/3),
-		models:    map[string]bool{},
-		leading:   Call{Index: -1},
-		lines:     lines,
+		models:  map[string]bool{},
+		leading: Call{Index: -1},
+		lines:   lines,
 	}
 }
 
@@ -284,6 +284,10 @@ func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
 	}
 	c := &b.s.Calls[callIndex]
 	ref := toolRef{call: callIndex, pos: len(c.ToolCalls), earlier: -1}
+	if b.toolCalls == nil {
+		b.toolCalls = make(map[string]int, b.lines/3)
+		b.refs = make([]toolRef, 0, b.lines/3)
+	}
 	if tc.ID != "" {
 		if prev, dup := b.toolCalls[tc.ID]; dup {
 			if b.refs[prev].call == callIndex {

@@ -213,8 +213,8 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 
 // userFast reads a user record; text is what promptText made of it.
 func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
-	t := utcTime(f.timestamp)
 	summary := f.compactSummary
+	t := p.userTime(f.timestamp, summary)
 	prompt := Prompt{Line: line, Meta: summary || f.meta || f.visibleOnly, Text: text}
 	for i := range f.blocks {
 		switch b := &f.blocks[i]; string(b.typ) {

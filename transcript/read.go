@@ -31,12 +31,12 @@ type Options struct {
 	DropResultTexts bool
 	// TotalsOnly, with SizesOnly, also leaves out what only shows or
 	// replays a session: a Claude Code log's calls keep no tool calls and
-	// its user records no prompts; results name no call (no CallID, Tool
-	// or Input; CallIndex -1) and a compaction no summary. Calls keep
-	// their usage, models, times and ids, results their sizes, and the
-	// warnings are the same. For a caller that only totals, such as the
-	// session index. Without SizesOnly it does nothing, so that a caller
-	// that clears SizesOnly on a copy of these options reads in full.
+	// its user records no prompts; its results name no call (no CallID,
+	// Tool or Input; CallIndex -1) and keep no Time. Calls keep their
+	// usage, models, times and ids, results their sizes, and the warnings
+	// are the same. For a caller that only totals, such as the session
+	// index. Without SizesOnly it does nothing, so that a caller that
+	// clears SizesOnly on a copy of these options reads in full.
 	TotalsOnly bool
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.

@@ -8,14 +8,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // totalsView is what a caller that only totals (the session index) takes
-// from a session: everything but the tool calls, the prompts and which
-// call each result answers, plus the keys reconciling links it by.
+// from a session: everything but the tool calls, the prompts, which call
+// each result answers and when, plus the keys reconciling links it by.
 type totalsView struct {
 	Session *Session
 	Results [][]ToolResult // Leading's, then each call's
@@ -28,7 +29,7 @@ func totalsOf(s *Session) totalsView {
 	strip := func(call Call) Call {
 		rs := slices.Clone(call.Results)
 		for i := range rs {
-			rs[i].CallID, rs[i].Tool, rs[i].Input, rs[i].CallIndex = "", "", nil, 0
+			rs[i].CallID, rs[i].Tool, rs[i].Input, rs[i].CallIndex, rs[i].Time = "", "", nil, 0, time.Time{}
 		}
 		v.Results = append(v.Results, rs)
 		call.ToolCalls, call.Prompts, call.Results = nil, nil, nil
@@ -73,8 +74,8 @@ func readTotals(t *testing.T, data []byte, name string) *Session {
 			t.Fatalf("call %d kept %d tool calls and %d prompts", c.Index, len(c.ToolCalls), len(c.Prompts))
 		}
 		for _, r := range c.Results {
-			if r.Tool != "" || r.Input != nil || r.CallIndex != -1 {
-				t.Fatalf("result on line %d names call %d (%q)", r.Line, r.CallIndex, r.Tool)
+			if r.Tool != "" || r.Input != nil || r.CallIndex != -1 || !r.Time.IsZero() {
+				t.Fatalf("result on line %d names call %d (%q), at %v", r.Line, r.CallIndex, r.Tool, r.Time)
 			}
 		}
 	}
