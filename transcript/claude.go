@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 )
@@ -49,12 +48,6 @@ type claudeParser struct {
 
 	// line reads lines by the fast path (see claudescan.go).
 	line claudeReader
-
-	// totals: Options.TotalsOnly. The calls then keep no tool calls, and
-	// toolIDs maps the hash of each tool call id read to the latest call
-	// that made one of it, for the warnings the builder's table gives.
-	totals  bool
-	toolIDs hashTable
 }
 
 type claudeCall struct {
@@ -560,70 +553,8 @@ func (p *claudeParser) assistantBlock(idx int, v *fastjson.Value, line int, repl
 		if block.input != nil {
 			input = p.b.marshal(block.input)
 		}
-		if p.totals {
-			p.noteToolCall(idx, str(block.id), str(block.name), input, line)
-			return
-		}
 		p.b.addToolCall(idx, ToolCall{ID: id, Name: p.b.toolName(str(block.name)), Input: input}, line)
 	}
-}
-
-// noteToolCall is addToolCall for a reader keeping totals only: it warns
-// as addToolCall does, of invalid UTF-8 in the tool's name or input and of
-// an id an earlier call holds, and keeps only the id's latest call.
-func (p *claudeParser) noteToolCall(idx int, id, name, input []byte, line int) {
-	if !utf8.Valid(name) {
-		p.b.valid(line, string(name))
-	}
-	if !utf8.Valid(input) {
-		p.b.valid(line, string(input))
-	}
-	if len(id) == 0 {
-		return
-	}
-	if p.toolIDs.keys == nil {
-		p.toolIDs = newHashTable(p.b.lines / 3)
-	}
-	key := maphash.Bytes(p.seed, id)
-	if prev, dup := p.toolIDs.get(key); dup {
-		if prev == idx {
-			return // the same call's id, read again
-		}
-		p.b.warnf(line, "tool call id %q repeats the id of a call on line %d", id, p.b.s.Calls[prev].Line)
-	}
-	p.toolIDs.put(key, idx)
-}
-
-// knownToolID tells whether a tool call of id was read (noteToolCall).
-func (p *claudeParser) knownToolID(key uint64) bool {
-	_, ok := p.toolIDs.get(key)
-	return ok
-}
-
-// resultOf files a result whose call id is id, as the builder's
-// addResultOf does. Keeping totals only, it names no call: a result of an
-// unknown id keeps the id, for the warning that it matches no call.
-func (p *claudeParser) resultOf(r ToolResult, id []byte) {
-	if !p.totals {
-		p.b.addResultOf(r, id)
-		return
-	}
-	if len(id) > 0 && !p.knownToolID(maphash.Bytes(p.seed, id)) {
-		r.CallID = string(id)
-	}
-	p.b.fileResult(r, 0, false)
-}
-
-// addResult is resultOf for a result with its CallID set.
-func (p *claudeParser) addResult(r ToolResult) {
-	if !p.totals {
-		p.b.addResult(r)
-		return
-	}
-	if r.CallID != "" && p.knownToolID(maphash.String(p.seed, r.CallID)) {
-		r.CallID = ""
-	}
-	p.b.fileResult(r, 0, false)
 }
 
 // claudeUsage reads message.usage. When usage.cache_creation splits writes by
@@ -728,7 +659,7 @@ func (p *claudeParser) user(l *claudeLine, line int) {
 // keeping totals only, none but a compaction's summary's, which may start
 // the compaction's event.
 func (p *claudeParser) userTime(timestamp []byte, summary bool) time.Time {
-	if p.totals && !summary {
+	if p.b.totals && !summary {
 		return time.Time{}
 	}
 	return utcTime(timestamp)
@@ -744,10 +675,7 @@ func (p *claudeParser) prompt(prompt Prompt, summary bool, t time.Time) {
 			p.b.compaction(Event{Line: prompt.Line, Time: t, Summary: prompt.Text})
 		}
 	}
-	switch {
-	case p.totals:
-		p.b.valid(prompt.Line, prompt.Text) // checked as addPrompt checks it
-	case prompt.Text != "" || prompt.Images > 0:
+	if prompt.Text != "" || prompt.Images > 0 {
 		p.b.addPrompt(prompt)
 	}
 }
@@ -762,7 +690,7 @@ func (p *claudeParser) toolResult(block *claudeBlock, line int, t time.Time) {
 	if p.b.sizesOnly && content != nil {
 		var ok bool
 		if r.DroppedBytes, r.Images, r.Other, ok = p.b.contentSize(content, "text", "image", &p.dup); ok {
-			p.addResult(r)
+			p.b.addResult(r)
 			return
 		}
 	}
@@ -775,7 +703,7 @@ func (p *claudeParser) toolResult(block *claudeBlock, line int, t time.Time) {
 	default:
 		p.b.warnf(line, "tool_result content is a %s, not text or blocks", content.Type())
 	}
-	p.addResult(r)
+	p.b.addResult(r)
 }
 
 // joinBlocks concatenates the text of blocks whose type is textType and

@@ -199,8 +199,8 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 		b := &f.blocks[i]
 		switch {
 		case string(b.typ) != "tool_use":
-		case p.totals:
-			p.noteToolCall(idx, b.id, b.name, b.input, line)
+		case p.b.totals:
+			p.b.noteToolCall(idx, b.id, b.name, b.input, line)
 		default:
 			input := b.input
 			if !b.canonical {
@@ -219,7 +219,7 @@ func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
 	for i := range f.blocks {
 		switch b := &f.blocks[i]; string(b.typ) {
 		case "tool_result":
-			p.resultOf(ToolResult{Line: line, Time: t, IsError: b.isError,
+			p.b.addResultOf(ToolResult{Line: line, Time: t, IsError: b.isError,
 				DroppedBytes: b.size, Images: b.images, Other: b.other}, b.toolUseID)
 		case "image":
 			prompt.Images++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,13 +31,13 @@ type Options struct {
 	// the results' texts again from the file when it needs them.
 	DropResultTexts bool
 	// TotalsOnly, with SizesOnly, also leaves out what only shows or
-	// replays a session: a Claude Code log's calls keep no tool calls and
-	// its user records no prompts; its results name no call (no CallID,
-	// Tool or Input; CallIndex -1) and keep no Time. Calls keep their
-	// usage, models, times and ids, results their sizes, and the warnings
-	// are the same. For a caller that only totals, such as the session
-	// index. Without SizesOnly it does nothing, so that a caller that
-	// clears SizesOnly on a copy of these options reads in full.
+	// replays a session: calls keep no tool calls, nothing keeps prompts,
+	// and results name no call (no CallID, Tool or Input; CallIndex -1)
+	// and keep no Time. Calls keep their usage, models, times and ids,
+	// results their sizes, and the warnings are the same. For a caller
+	// that only totals, such as the session index. Without SizesOnly it
+	// does nothing, so that a caller that clears SizesOnly on a copy of
+	// these options reads in full.
 	TotalsOnly bool
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.
@@ -205,10 +206,12 @@ func (d *Decoder) start(f Format) {
 	d.b.sizesOnly = d.sizesOnly
 	d.b.size = d.size
 	d.b.dropResults = d.dropResults
+	if d.totalsOnly {
+		d.b.totals, d.b.seed = true, maphash.MakeSeed()
+	}
 	switch f {
 	case FormatClaude:
 		p := newClaudeParser(d.b)
-		p.totals = d.totalsOnly
 		d.lp = p
 		if d.sizesOnly {
 			d.fast = p

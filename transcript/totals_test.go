@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -65,9 +66,6 @@ func readTotals(t *testing.T, data []byte, name string) *Session {
 	sameAhead(t, data, name, opt, totals, nil)
 	if a, b := totalsOf(sizes), totalsOf(totals); !reflect.DeepEqual(a, b) {
 		t.Fatalf("reading totals only changed what the totals keep (-sizes +totals):\n%s", cmp.Diff(a, b))
-	}
-	if totals.Format != FormatClaude {
-		return totals
 	}
 	for _, c := range append([]Call{totals.Leading}, totals.Calls...) {
 		if len(c.ToolCalls) > 0 || len(c.Prompts) > 0 {
@@ -167,8 +165,48 @@ func TestTotalsOnly(t *testing.T) {
 		{"compaction", []string{line(use, "1", "m1", "t1"), `{"type":"system","uuid":"c","subtype":"compact_boundary","compactMetadata":{"trigger":"auto","preTokens":5}}`,
 			strings.Replace(line(prompt, "2", "", ""), `"type":"user",`, `"type":"user","isCompactSummary":true,`, 1), line(use, "3", "m2", "t2")}, nil},
 	}
+	const (
+		meta  = `{"timestamp":"2026-05-02T20:55:00.000Z","type":"session_meta","payload":{"id":"s","cli_version":"0.128.0"}}`
+		count = `{"timestamp":"2026-05-02T20:55:07.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":1000,"output_tokens":50,"total_tokens":1050}}}}`
+	)
+	codexCall := func(id, args string) string {
+		return `{"timestamp":"2026-05-02T20:55:05.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":` + args + `,"call_id":"` + id + `"}}`
+	}
+	codexCustom := func(id, input string) string {
+		return `{"timestamp":"2026-05-02T20:55:05.000Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":` + input + `,"call_id":"` + id + `"}}`
+	}
+	codexOutput := func(id string) string {
+		return `{"timestamp":"2026-05-02T20:55:06.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"` + id + `","output":"a\nb"}}`
+	}
+	tests = append(tests, []struct {
+		name     string
+		lines    []string
+		warnings []string
+	}{
+		{"codex answered", []string{meta, codexCall("c1", `"{\"cmd\":\"ls\"}"`), codexOutput("c1"), count}, nil},
+		{"codex unknown id", []string{meta, codexCall("c1", `"{}"`), codexOutput("c9"), count},
+			[]string{`tool result for unknown call id "c9"`}},
+		{"codex id of an earlier call", []string{meta, codexCall("c1", `"{}"`), codexOutput("c1"), count, codexCall("c1", `"{}"`), codexOutput("c1"), count},
+			[]string{`repeats the id of a call`}},
+		{"codex arguments invalid", []string{meta, codexCall("c1", "\"{\\\"cmd\\\":\\\"l\xffs\\\"}\""), count},
+			[]string{"invalid UTF-8"}},
+		{"codex arguments not JSON, invalid", []string{meta, codexCall("c1", "\"l\xffs\""), count}, nil},
+		{"codex custom input invalid", []string{meta, codexCustom("c1", "\"l\xffs\""), count}, nil},
+		{"codex name invalid", []string{meta, strings.Replace(codexCall("c1", `"{}"`), "exec_command", "exec\xff", 1), count},
+			[]string{"invalid UTF-8"}},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.lines[0] == meta { // each line but the first by the fast path
+				b := newBuilder("codex.jsonl", FormatCodex, 0)
+				b.sizesOnly, b.totals, b.seed = true, true, maphash.MakeSeed()
+				p := newCodexParser(b)
+				for i, l := range tt.lines[1:] {
+					if !p.fastLine([]byte(l), i+2) {
+						t.Fatalf("the fast path left %s", l)
+					}
+				}
+			}
 			data := []byte(strings.Join(tt.lines, "\n") + "\n")
 			for _, text := range [][]byte{data, spaced(data)} {
 				s := readTotals(t, text, "totals.jsonl")
