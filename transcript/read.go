@@ -39,6 +39,10 @@ type Options struct {
 	// does nothing, so that a caller that clears SizesOnly on a copy of
 	// these options reads in full.
 	TotalsOnly bool
+	// SizeHint is the input's size, for a Decoder fed its lines (which
+	// cannot tell it), to size the reader's tables once rather than grow
+	// them line by line; Read and ReadFile find it themselves.
+	SizeHint int64
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.
 	size int64
@@ -184,6 +188,9 @@ type fastParser interface {
 
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
+	if opt.size == 0 {
+		opt.size = opt.SizeHint
+	}
 	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
 		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts,
 		totalsOnly: opt.SizesOnly && opt.TotalsOnly}
