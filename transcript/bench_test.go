@@ -9,8 +9,9 @@ import (
 
 // BenchmarkReadClaude parses one generated Claude Code session of 1,000
 // calls with 2 KB tool results (about 3.4 MB), held in memory, keeping the
-// texts (what the inspector and policies need) and keeping sizes only
-// (what report without a policy needs).
+// texts (what the inspector and policies need), keeping sizes only
+// (what report without a policy needs) and keeping totals only (what the
+// session index needs).
 func BenchmarkReadClaude(b *testing.B) {
 	var buf bytes.Buffer
 	if _, err := corpus.WriteSession(&buf, 1, 1000, 2048); err != nil {
@@ -20,7 +21,7 @@ func BenchmarkReadClaude(b *testing.B) {
 	for _, mode := range []struct {
 		name string
 		opt  Options
-	}{{"texts", Options{}}, {"sizes-only", Options{SizesOnly: true}}} {
+	}{{"texts", Options{}}, {"sizes-only", Options{SizesOnly: true}}, {"totals-only", Options{SizesOnly: true, TotalsOnly: true}}} {
 		b.Run(mode.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -36,8 +37,9 @@ func BenchmarkReadClaude(b *testing.B) {
 
 // BenchmarkReadCodex parses one generated Codex rollout (the many-sessions
 // corpus's first, with 2 KB outputs on average: about 1 MB), held in
-// memory, keeping the texts, keeping sizes only, and keeping sizes only by
-// the general path alone, which the fast path stands in for.
+// memory, keeping the texts, keeping sizes only, keeping sizes only by the
+// general path alone, which the fast path stands in for, and keeping
+// totals only.
 func BenchmarkReadCodex(b *testing.B) {
 	data := generatedCodex(b, 240)
 	calls := bytes.Count(data, []byte(`"type":"token_count"`))
@@ -48,6 +50,9 @@ func BenchmarkReadCodex(b *testing.B) {
 		{"texts", func() (*Session, error) { return Read(bytes.NewReader(data), "bench.jsonl", Options{}) }},
 		{"sizes-only", func() (*Session, error) { return Read(bytes.NewReader(data), "bench.jsonl", Options{SizesOnly: true}) }},
 		{"sizes-only-general", func() (*Session, error) { return readGeneral(b, data) }},
+		{"totals-only", func() (*Session, error) {
+			return Read(bytes.NewReader(data), "bench.jsonl", Options{SizesOnly: true, TotalsOnly: true})
+		}},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))

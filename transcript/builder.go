@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
@@ -19,7 +20,9 @@ import (
 type builder struct {
 	s *Session
 	// toolCalls maps an id to the latest call of it, an index into refs:
-	// the calls of an id form a list from there, through earlier.
+	// the calls of an id form a list from there, through earlier. Both
+	// are made at the first tool call: a reader keeping totals only
+	// (Options.TotalsOnly) makes none.
 	toolCalls map[string]int
 	refs      []toolRef
 	// names holds the tool names read so far, so that each call need not
@@ -43,6 +46,13 @@ type builder struct {
 	lines int
 	// dropResults: Options.DropResultTexts.
 	dropResults bool
+	// totals: Options.TotalsOnly, with SizesOnly. No tool call, prompt or
+	// link of a result to its call is kept; toolIDs maps the hash of each
+	// tool call id (by seed) to the latest call that made one of it, for
+	// the warnings toolCalls gives otherwise.
+	totals  bool
+	toolIDs hashTable
+	seed    maphash.Seed
 	// The arrays the calls' tool calls, results and prompts are appended
 	// in: most calls have one or two of each, and an array of their own
 	// for each was a third of the allocations of reading.
@@ -117,11 +127,9 @@ func newBuilder(path string, format Format, lines int) *builder {
 	return &builder{
 		s: &Session{Path: path, Format: format, Skipped: map[string]int{},
 			Calls: make([]Call, 0, lines/3)},
-		toolCalls: make(map[string]int, lines/3),
-		refs:      make([]toolRef, 0, lines/3),
-		models:    map[string]bool{},
-		leading:   Call{Index: -1},
-		lines:     lines,
+		models:  map[string]bool{},
+		leading: Call{Index: -1},
+		lines:   lines,
 	}
 }
 
@@ -282,8 +290,20 @@ func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
 	if !utf8.Valid(tc.Input) {
 		tc.Input = json.RawMessage(b.valid(line, string(tc.Input)))
 	}
+	if b.totals {
+		if tc.ID != "" {
+			if e := b.noteToolKey(callIndex, maphash.String(b.seed, tc.ID)); e >= 0 {
+				b.warnf(line, "tool call id %q repeats the id of a call on line %d", tc.ID, b.s.Calls[e].Line)
+			}
+		}
+		return
+	}
 	c := &b.s.Calls[callIndex]
 	ref := toolRef{call: callIndex, pos: len(c.ToolCalls), earlier: -1}
+	if b.toolCalls == nil {
+		b.toolCalls = make(map[string]int, b.lines/3)
+		b.refs = make([]toolRef, 0, b.lines/3)
+	}
 	if tc.ID != "" {
 		if prev, dup := b.toolCalls[tc.ID]; dup {
 			if b.refs[prev].call == callIndex {
@@ -296,6 +316,47 @@ func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
 		b.refs = append(b.refs, ref)
 	}
 	c.ToolCalls = b.toolCallArr.append(c.ToolCalls, tc)
+}
+
+// noteToolCall is addToolCall for a reader keeping totals only, with the
+// call's id, name and input as read: it warns as addToolCall does, of
+// invalid UTF-8 in the name or input and of an id an earlier call made.
+func (b *builder) noteToolCall(callIndex int, id, name, input []byte, line int) {
+	if !utf8.Valid(name) {
+		b.valid(line, string(name))
+	}
+	if !utf8.Valid(input) {
+		b.valid(line, string(input))
+	}
+	if len(id) > 0 {
+		if e := b.noteToolKey(callIndex, maphash.Bytes(b.seed, id)); e >= 0 {
+			b.warnf(line, "tool call id %q repeats the id of a call on line %d", id, b.s.Calls[e].Line)
+		}
+	}
+}
+
+// noteToolKey files a tool call id's hash, key, in toolIDs under call
+// callIndex and returns the earlier call that made one of the id, -1 for
+// none: a line of the same call read again is none.
+func (b *builder) noteToolKey(callIndex int, key uint64) (earlier int) {
+	if b.toolIDs.keys == nil {
+		b.toolIDs = newHashTable(b.lines / 3)
+	}
+	earlier, dup := b.toolIDs.get(key)
+	if dup && earlier == callIndex {
+		return -1
+	}
+	b.toolIDs.put(key, callIndex)
+	if !dup {
+		return -1
+	}
+	return earlier
+}
+
+// knownToolKey tells whether a tool call was read whose id has the hash key.
+func (b *builder) knownToolKey(key uint64) bool {
+	_, ok := b.toolIDs.get(key)
+	return ok
 }
 
 // toolName returns name as a string, the same string for every call of
@@ -338,6 +399,14 @@ func (b *builder) answer(head int, ok bool) (ref toolRef, found bool) {
 // to id: a result of a known call shares the call's id rather than
 // copying it.
 func (b *builder) addResultOf(r ToolResult, id []byte) {
+	if b.totals {
+		// Only a result of an unknown id keeps it, for the warning.
+		if len(id) > 0 && !b.knownToolKey(maphash.Bytes(b.seed, id)) {
+			r.CallID = string(id)
+		}
+		b.fileResult(r, 0, false)
+		return
+	}
 	head, ok := b.toolCalls[string(id)]
 	if ok {
 		ref := b.refs[head]
@@ -350,6 +419,13 @@ func (b *builder) addResultOf(r ToolResult, id []byte) {
 
 // addResult links a result to its tool call and files it after the latest call.
 func (b *builder) addResult(r ToolResult) {
+	if b.totals {
+		if r.CallID != "" && b.knownToolKey(maphash.String(b.seed, r.CallID)) {
+			r.CallID = ""
+		}
+		b.fileResult(r, 0, false)
+		return
+	}
 	head, ok := b.toolCalls[r.CallID]
 	b.fileResult(r, head, ok)
 }
@@ -363,6 +439,9 @@ func (b *builder) fileResult(r ToolResult, head int, known bool) {
 		r.Text = ""
 	}
 	r.CallIndex = -1
+	if b.totals {
+		r.Time = time.Time{}
+	}
 	// A missing id is the reader's to warn about, once: only a given id
 	// that matches no call is warned about here.
 	if ref, ok := b.answer(head, known); ok {
@@ -377,6 +456,9 @@ func (b *builder) fileResult(r ToolResult, head int, known bool) {
 
 func (b *builder) addPrompt(p Prompt) {
 	p.Text = b.text(p.Line, p.Text)
+	if b.totals {
+		return
+	}
 	last := b.last()
 	last.Prompts = b.promptArr.append(last.Prompts, p)
 }

@@ -625,8 +625,8 @@ func (p *claudeParser) user(l *claudeLine, line int) {
 		p.b.warnf(line, "user record without a message object")
 		return
 	}
-	t := utcTime(str(l.timestamp))
 	summary := isTrue(l.compactSummary)
+	t := p.userTime(str(l.timestamp), summary)
 	meta := summary || isTrue(l.meta) || isTrue(l.visibleOnly)
 	prompt := Prompt{Line: line, Meta: meta}
 	var m claudeMessage
@@ -653,6 +653,16 @@ func (p *claudeParser) user(l *claudeLine, line int) {
 		prompt.Text = text.String()
 	}
 	p.prompt(prompt, summary, t)
+}
+
+// userTime is the time of a user record, for its results and prompt:
+// keeping totals only, none but a compaction's summary's, which may start
+// the compaction's event.
+func (p *claudeParser) userTime(timestamp []byte, summary bool) time.Time {
+	if p.b.totals && !summary {
+		return time.Time{}
+	}
+	return utcTime(timestamp)
 }
 
 // prompt keeps what a user line said besides tool results; a compaction's

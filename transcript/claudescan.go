@@ -42,9 +42,13 @@ func (f *claudeFast) hasContent() bool {
 type claudeFastBlock struct {
 	typ, id, name, toolUseID []byte
 	text                     []byte // a text block's text, as written, quotes included
-	input                    []byte // a tool_use block's input, as fastjson writes it
-	isError                  bool
-	size, images, other      int // a tool_result's content, measured
+	// input is a tool_use block's input: as written, in the line, or,
+	// where canonical is set, written back as fastjson writes it, in a
+	// slice of its own (see canonical).
+	input               []byte
+	canonical           bool
+	isError             bool
+	size, images, other int // a tool_result's content, measured
 }
 
 // fields notes which keys of an object were read: a repeated one makes the
@@ -192,16 +196,25 @@ func (p *claudeParser) assistantFast(f *claudeFast, line int) {
 		p.noteUsage(idx, line, f.ended, nil, claudeRank{}, f.sidechain, nil, nil)
 	}
 	for i := range f.blocks { // texts were checked while read, and are not kept
-		if b := &f.blocks[i]; string(b.typ) == "tool_use" {
-			p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: p.b.toolName(b.name), Input: b.input}, line)
+		b := &f.blocks[i]
+		switch {
+		case string(b.typ) != "tool_use":
+		case p.b.totals:
+			p.b.noteToolCall(idx, b.id, b.name, b.input, line)
+		default:
+			input := b.input
+			if !b.canonical {
+				input = bytes.Clone(input) // the line's own bytes
+			}
+			p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: p.b.toolName(b.name), Input: input}, line)
 		}
 	}
 }
 
 // userFast reads a user record; text is what promptText made of it.
 func (p *claudeParser) userFast(f *claudeFast, text string, line int) {
-	t := utcTime(f.timestamp)
 	summary := f.compactSummary
+	t := p.userTime(f.timestamp, summary)
 	prompt := Prompt{Line: line, Meta: summary || f.meta || f.visibleOnly, Text: text}
 	for i := range f.blocks {
 		switch b := &f.blocks[i]; string(b.typ) {
@@ -486,7 +499,9 @@ func (l *claudeReader) readBlock(b *claudeFastBlock) {
 			if seen.first(s, 1<<5) {
 				s.peek()
 				s.spaced = false
-				b.input = l.canonical(s.skip())
+				if b.input = s.skip(); s.spaced && b.input != nil {
+					b.input, b.canonical = l.canonical(b.input), true
+				}
 			}
 		case "is_error":
 			b.isError = seen.flag(s, 1<<6)
@@ -568,19 +583,13 @@ func (l *claudeReader) unquote(q []byte) (text string, ok bool) {
 	return string(v.GetStringBytes()), true
 }
 
-// canonical returns a copy of a value as the general path keeps a tool's
-// input: as fastjson writes it back, without the whitespace between tokens.
-// fastjson writes a value it has just parsed token for token as read, so
-// a value the scanner passed without meeting whitespace (the scanner's
-// spaced is clear) is its own canonical form: the scanner read it whole,
-// and it accepts nothing fastjson refuses.
+// canonical returns a copy of a value the scanner passed whitespace in
+// (its spaced set) as the general path keeps a tool's input: as fastjson
+// writes it back, without the whitespace between tokens. fastjson writes
+// a value it has just parsed token for token as read, so a value passed
+// without whitespace is its own canonical form, and is kept as read: the
+// scanner read it whole, and it accepts nothing fastjson refuses.
 func (l *claudeReader) canonical(raw []byte) []byte {
-	if raw == nil {
-		return nil
-	}
-	if !l.scan.spaced {
-		return bytes.Clone(raw)
-	}
 	v, err := l.unq.ParseBytes(raw)
 	if err != nil {
 		l.scan.fail()

@@ -2,7 +2,9 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"time"
+	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
 )
@@ -472,6 +474,9 @@ func (p *codexParser) responseItemFast(f *codexFast, line int, t time.Time) bool
 		if !okID || !okName || len(id) == 0 {
 			return false
 		}
+		if p.b.totals {
+			return p.toolCallTotals(f, kind, id, name, line, t)
+		}
 		tc := ToolCall{ID: share(&p.scan.lastID, id), Name: share(&p.scan.lastName, name)}
 		if string(kind) == "function_call" {
 			args, ok := p.scan.unquote(f.arguments)
@@ -515,6 +520,29 @@ func (p *codexParser) responseItemFast(f *codexFast, line int, t time.Time) bool
 	return true
 }
 
+// toolCallTotals is responseItemFast for a function_call or
+// custom_tool_call, keeping totals only: the tool call is not kept, but
+// warned about as addToolCall would warn about the one kept otherwise.
+// Its input would be the arguments as read where they are JSON, else
+// quoted, as a custom tool's input is, which makes any text valid UTF-8.
+func (p *codexParser) toolCallTotals(f *codexFast, kind, id, name []byte, line int, t time.Time) bool {
+	var input []byte // the input kept otherwise, where not valid UTF-8
+	if string(kind) == "function_call" {
+		args, ok := p.scan.unquote(f.arguments)
+		if !ok {
+			return false
+		}
+		if !utf8.Valid(args) && json.Valid(args) {
+			input = args
+		}
+	} else if _, ok := p.scan.unquote(f.input); !ok {
+		return false
+	}
+	c := p.call(line, t)
+	p.b.noteToolCall(c.Index, id, name, input, line)
+	return true
+}
+
 // outputFast is output.
 func (p *codexParser) outputFast(f *codexFast, line int, t time.Time) bool {
 	c := &p.scan
@@ -522,7 +550,10 @@ func (p *codexParser) outputFast(f *codexFast, line int, t time.Time) bool {
 	if !ok || len(id) == 0 {
 		return false
 	}
-	r := ToolResult{CallID: share(&c.lastID, id), Line: line, Time: t}
+	r := ToolResult{Line: line, Time: t}
+	if !p.b.totals {
+		r.CallID = share(&c.lastID, id)
+	}
 	out := f.output
 	c.head = c.head[:0]
 	switch {
@@ -559,7 +590,11 @@ func (p *codexParser) outputFast(f *codexFast, line int, t time.Time) bool {
 	if codexFailed(c.head) {
 		r.IsError = true
 	}
-	p.b.addResult(r)
+	if p.b.totals {
+		p.b.addResultOf(r, id)
+	} else {
+		p.b.addResult(r)
+	}
 	return true
 }
 

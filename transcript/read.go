@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,6 +31,19 @@ type Options struct {
 	// SizesOnly does, and keeps every other text: for a caller that reads
 	// the results' texts again from the file when it needs them.
 	DropResultTexts bool
+	// TotalsOnly, with SizesOnly, also leaves out what only shows or
+	// replays a session: calls keep no tool calls, nothing keeps prompts,
+	// and results name no call (no CallID, Tool or Input; CallIndex -1)
+	// and keep no Time. Calls keep their usage, models, times and ids,
+	// results their sizes, and the warnings are the same. For a caller
+	// that only totals, such as the session index. Without SizesOnly it
+	// does nothing, so that a caller that clears SizesOnly on a copy of
+	// these options reads in full.
+	TotalsOnly bool
+	// SizeHint is the input's size, for a Decoder fed its lines (which
+	// cannot tell it), to size the reader's tables once rather than grow
+	// them line by line; Read and ReadFile find it themselves.
+	SizeHint int64
 	// size is the input's size where known, to size the reader's tables
 	// once rather than grow them line by line.
 	size int64
@@ -145,6 +159,8 @@ type Decoder struct {
 	records   int   // lines read as records of the format
 	// dropResults: Options.DropResultTexts.
 	dropResults bool
+	// totalsOnly: Options.TotalsOnly, with SizesOnly.
+	totalsOnly bool
 }
 
 // heldLine is a line read before the format was known; size is set, and
@@ -173,8 +189,12 @@ type fastParser interface {
 
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
+	if opt.size == 0 {
+		opt.size = opt.SizeHint
+	}
 	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
-		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts}
+		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts,
+		totalsOnly: opt.SizesOnly && opt.TotalsOnly}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}
@@ -194,6 +214,9 @@ func (d *Decoder) start(f Format) {
 	d.b.sizesOnly = d.sizesOnly
 	d.b.size = d.size
 	d.b.dropResults = d.dropResults
+	if d.totalsOnly {
+		d.b.totals, d.b.seed = true, maphash.MakeSeed()
+	}
 	switch f {
 	case FormatClaude:
 		p := newClaudeParser(d.b)

@@ -12,7 +12,7 @@ import "slices"
 // are stable across runs and builds (FNV-1a over a kind byte and the
 // value), for a cache to keep.
 func ReconcileKeys(s *Session) []uint64 {
-	var keys []uint64
+	keys := make([]uint64, 0, len(s.Calls)+2) // at most a key a call, and the ids
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		if c.Usage == nil {
@@ -36,6 +36,9 @@ func ReconcileKeys(s *Session) []uint64 {
 		if s.ParentID != "" {
 			keys = append(keys, keyOfString('i', s.ParentID))
 		}
+	}
+	if len(keys) == 0 {
+		return nil
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)

@@ -105,7 +105,7 @@ type Options struct {
 	// Prices price the recorded usage; nil is the embedded table.
 	Prices *pricing.Table
 	// Read are the reader's options (Format, MaxLineBytes); the index
-	// always reads sizes only.
+	// always reads sizes and totals only (SizesOnly, TotalsOnly).
 	Read transcript.Options
 	// Workers read files at once; 0 is one per CPU.
 	Workers int
@@ -167,7 +167,7 @@ func Open(opt Options) (*Index, error) {
 	if opt.Version == "" {
 		opt.Version = buildVersion()
 	}
-	opt.Read.SizesOnly = true
+	opt.Read.SizesOnly, opt.Read.TotalsOnly = true, true
 	if !opt.NoCache && opt.CacheDir == "" {
 		dir, err := DefaultCacheDir()
 		if err != nil {

@@ -48,7 +48,9 @@ func (ix *Index) decode(r *sizedReader, path string, k fileKey) (*transcript.Ses
 		s, err := transcript.Read(r, path, ix.opt.Read)
 		return s, nil, err
 	}
-	dec := transcript.NewDecoder(path, ix.opt.Read)
+	opt := ix.opt.Read
+	opt.SizeHint = r.Size() // sizes the tables as Read does
+	dec := transcript.NewDecoder(path, opt)
 	if err := feed(dec, r, path, ix.opt.Read); err != nil {
 		return nil, nil, err
 	}

@@ -2,9 +2,15 @@ package index
 
 import (
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // TestSizedReaderFolder: the folder a log names is found among its first
@@ -48,4 +54,37 @@ func TestSizedReaderFolder(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestSummarizeTotalsOnly: what the index keeps of each shared log, alone
+// and reconciled with the others, is the same read for its totals only
+// (as the index reads) as read for its sizes.
+func TestSummarizeTotalsOnly(t *testing.T) {
+	paths := sharedtest.Transcripts(t, "*.jsonl")
+	read := func(opt transcript.Options) []*transcript.Session {
+		var sessions []*transcript.Session
+		for _, p := range paths {
+			s, err := transcript.ReadFile(p, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sessions = append(sessions, s)
+		}
+		return sessions
+	}
+	sizes := read(transcript.Options{SizesOnly: true})
+	totals := read(transcript.Options{SizesOnly: true, TotalsOnly: true})
+	same := func(how string) {
+		t.Helper()
+		for i := range paths {
+			want, got := summarize(sizes[i], pricing.Default()), summarize(totals[i], pricing.Default())
+			if d := cmp.Diff(want, got, cmp.AllowUnexported(fileSum{})); d != "" {
+				t.Errorf("%s, %s (-sizes +totals):\n%s", filepath.Base(paths[i]), how, d)
+			}
+		}
+	}
+	same("alone")
+	transcript.Reconcile(sizes)
+	transcript.Reconcile(totals)
+	same("reconciled")
 }

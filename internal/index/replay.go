@@ -71,7 +71,7 @@ func (ix *Index) Replay(ctx context.Context, entries []Entry, pol policy.Policy,
 		counter = app.Tokenizer(tokens.O200kBase)
 	}
 	read := ix.opt.Read
-	read.SizesOnly = false
+	read.SizesOnly, read.TotalsOnly = false, false // replaying reads in full
 	opt := app.Options{Prices: ix.opt.Prices, Read: read, Policy: pol, Counter: counter, Workers: ix.opt.Workers}
 	var inputs []app.Input
 	byPath := map[string]Entry{}

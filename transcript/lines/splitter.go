@@ -169,6 +169,11 @@ var chunkPool = sync.Pool{New: func() any {
 	return &b
 }}
 
+// pendingPool holds the buffers ReadAll's Splitters held partial lines in,
+// each at most keepCap: an input's first lines across chunks grew a buffer
+// of its own again, for every file read.
+var pendingPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // ReadAll reads r to EOF in large chunks and calls fn for each line, without
 // its '\n', and lim.Long for each line over lim.Max. A final line that has
 // no '\n' is delivered too, with complete=false. The slice passed to fn is
@@ -180,7 +185,16 @@ func ReadAll(r io.Reader, lim Limit, fn func(line []byte, complete bool) error) 
 	defer chunkPool.Put(bp)
 	buf := *bp
 
-	s := Splitter{Limit: lim}
+	pp := pendingPool.Get().(*[]byte)
+	s := Splitter{Limit: lim, pending: (*pp)[:0]}
+	defer func() {
+		if cap(s.pending) <= keepCap {
+			*pp = s.pending[:0]
+		} else {
+			*pp = nil
+		}
+		pendingPool.Put(pp)
+	}()
 	complete := func(line []byte) error { return fn(line, true) }
 	for empty := 0; ; {
 		n, err := r.Read(buf)
