@@ -139,6 +139,9 @@ type AppSessions struct {
 	// again.
 	Resolved []app.Input
 	watching atomic.Int32
+	// stopping counts the watches not yet done with their end: the
+	// index's cache is written once a watch's context is done.
+	stopping sync.WaitGroup
 	relist   atomic.Bool
 	// written are the names of the logs the watch saw written since the
 	// last index scan: the others need not be looked at.

@@ -115,7 +115,9 @@ func (a *AppSessions) Watch(ctx context.Context) (<-chan struct{}, string, error
 		if a.Index != nil {
 			stop = a.Index.Follow()
 		}
+		a.stopping.Add(1)
 		go func() {
+			defer a.stopping.Done()
 			<-ctx.Done()
 			a.watching.Add(-1)
 			_ = stop() // a failed write is told by the next scan, or at exit by Flush

@@ -47,7 +47,10 @@ func TestFollowedFleetLatency(t *testing.T) {
 	}
 	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	defer func() {
+		cancel()
+		src.stopping.Wait() // its cache written before its folder goes
+	}()
 	begin := time.Now()
 	rows, warnings, err := src.Scan(ctx, nil)
 	if err != nil || len(warnings) > 0 {
@@ -203,7 +206,10 @@ func BenchmarkFollowedAppend(b *testing.B) {
 	}
 	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	defer func() {
+		cancel()
+		src.stopping.Wait() // its cache written before its folder goes
+	}()
 	rows, warnings, err := src.Scan(ctx, nil)
 	if err != nil || len(warnings) > 0 {
 		b.Fatalf("scan: %v %v", err, warnings)
@@ -289,7 +295,10 @@ func TestFollowedIndexSeesEveryWrite(t *testing.T) {
 	}
 	src := open(false)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	defer func() {
+		cancel()
+		src.stopping.Wait() // its cache written before its folder goes
+	}()
 	rows := list(src)
 	changes, warning, err := src.Watch(ctx)
 	if err != nil || warning != "" {
