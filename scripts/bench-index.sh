@@ -24,6 +24,11 @@ if [ ! -f "$work/totals.json" ]; then
   go run ./internal/corpus/gencorpus -fleet -dir "$corpus" -totals "$work/totals.json.tmp"
   mv "$work/totals.json.tmp" "$work/totals.json"
 fi
+# A log written in the last 15 minutes may still be growing, and the index
+# keeps its reader to go on from where it stopped (internal/index/live.go):
+# files just generated would all take that path, which a user's older
+# sessions do not. They are dated an hour back.
+find "$corpus" -name '*.jsonl' -newermt '-16 minutes' -exec touch -d '-1 hour' {} +
 go build -o "$work/scanindex" ./internal/index/scanindex
 files=$(find "$corpus" -name '*.jsonl' | wc -l)
 corpus_mb=$(du -sm "$corpus" | cut -f1)
