@@ -2,7 +2,10 @@ package ui
 
 import (
 	"math"
+	"os"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +56,43 @@ func TestLimitMemory(t *testing.T) {
 		if got := debug.SetMemoryLimit(-1); got != c.before {
 			t.Errorf("limit %d, size %d, closed: %d, want %d", c.before, c.size, got, c.before)
 		}
+	}
+}
+
+// TestOnDemandBound: the logs held without their texts are half the
+// machine's memory, within 64 GiB, and 8 GiB where it is not known.
+func TestOnDemandBound(t *testing.T) {
+	for _, tt := range []struct{ memory, want int64 }{
+		{0, 8 << 30},
+		{-1, 8 << 30},
+		{8 << 30, 4 << 30},
+		{24 << 30, 12 << 30},
+		{128 << 30, 64 << 30},
+		{1 << 40, 64 << 30},
+	} {
+		if got := onDemandBound(tt.memory); got != tt.want {
+			t.Errorf("onDemandBound(%d) = %d, want %d", tt.memory, got, tt.want)
+		}
+	}
+}
+
+// TestPhysicalMemory: on Linux, the machine's memory is /proc/meminfo's
+// MemTotal.
+func TestPhysicalMemory(t *testing.T) {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		t.Skipf("no /proc/meminfo to compare with: %v", err)
+	}
+	var kb int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			kb, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		}
+	}
+	if kb == 0 {
+		t.Skip("no MemTotal in /proc/meminfo")
+	}
+	if got := physicalMemory(); got != kb<<10 {
+		t.Errorf("physicalMemory() = %d, MemTotal %d kB = %d bytes", got, kb, kb<<10)
 	}
 }

@@ -169,8 +169,21 @@ type scanned struct {
 // for each. Tests lower them.
 var (
 	holdBytes         int64 = 512 << 20
-	onDemandHoldBytes int64 = 64 << 30
+	onDemandHoldBytes       = onDemandBound(physicalMemory())
 )
+
+// onDemandBound is the logs whose sessions are held without their texts
+// on a machine of memory bytes (0: not known). Such a session holds about
+// half its logs' size (963 MB of heap for the 2 GB fleet's 1.9 GB), and
+// the process's peak is about 1.5 times its heap: half the memory in
+// logs keeps the list within two fifths of it, however many sessions
+// there are; 64 GiB at most, 8 GiB where the memory is not known.
+func onDemandBound(memory int64) int64 {
+	if memory <= 0 {
+		return 8 << 30
+	}
+	return min(memory/2, 64<<30)
+}
 
 // The texts of the sessions held without them are read again through a
 // pool of this many open files, which keeps this much of those last read.
