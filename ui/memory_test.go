@@ -2,10 +2,7 @@ package ui
 
 import (
 	"math"
-	"os"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -76,23 +73,18 @@ func TestOnDemandBound(t *testing.T) {
 	}
 }
 
-// TestPhysicalMemory: on Linux, the machine's memory is /proc/meminfo's
-// MemTotal.
-func TestPhysicalMemory(t *testing.T) {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		t.Skipf("no /proc/meminfo to compare with: %v", err)
-	}
-	var kb int64
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			kb, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+// TestWithinLimit: a control group's limit stands for the machine's
+// memory when it is lower, or the memory is not known.
+func TestWithinLimit(t *testing.T) {
+	for _, tt := range []struct{ total, limit, want int64 }{
+		{16 << 30, 0, 16 << 30},
+		{16 << 30, 4 << 30, 4 << 30},
+		{16 << 30, 32 << 30, 16 << 30},
+		{0, 4 << 30, 4 << 30},
+		{0, 0, 0},
+	} {
+		if got := withinLimit(tt.total, tt.limit); got != tt.want {
+			t.Errorf("withinLimit(%d, %d) = %d, want %d", tt.total, tt.limit, got, tt.want)
 		}
-	}
-	if kb == 0 {
-		t.Skip("no MemTotal in /proc/meminfo")
-	}
-	if got := physicalMemory(); got != kb<<10 {
-		t.Errorf("physicalMemory() = %d, MemTotal %d kB = %d bytes", got, kb, kb<<10)
 	}
 }

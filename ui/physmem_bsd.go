@@ -1,4 +1,4 @@
-//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+//go:build darwin || ios || freebsd || netbsd || openbsd || dragonfly
 
 package ui
 
@@ -11,9 +11,12 @@ import (
 // physicalMemory is the machine's memory in bytes, 0 when it cannot be
 // told.
 func physicalMemory() int64 {
-	name := "hw.physmem"
-	if runtime.GOOS == "darwin" {
+	name := "hw.physmem" // a 64-bit count on FreeBSD and DragonFly; OpenBSD's x/sys maps it to HW_PHYSMEM64
+	switch runtime.GOOS {
+	case "darwin", "ios":
 		name = "hw.memsize"
+	case "netbsd":
+		name = "hw.physmem64" // hw.physmem is 32 bits there
 	}
 	n, err := unix.SysctlUint64(name)
 	if err != nil {

@@ -47,6 +47,10 @@ type fleet struct {
 	knobs    []string // of points, the most recent last
 	unswept  map[string]bool
 	sweeping bool
+	// version counts the changes of each session's log seen by a scan:
+	// what a job began on before the last one is stale, whatever its
+	// generation.
+	version map[string]int
 
 	following bool
 	ticking   bool // a rescan is due: one tick at a time
@@ -80,6 +84,9 @@ type (
 		items []SessionSavings
 		sweep bool
 		done  bool
+		// job is what the job began with: its policy's knobs and its
+		// sessions' versions.
+		job jobStart
 		// paths are the job's sessions, on its last message: those it
 		// could not replay are no longer waited for.
 		paths []string
@@ -87,6 +94,12 @@ type (
 	}
 	fleetTickMsg struct{}
 )
+
+// jobStart is what a replay or sweep began with.
+type jobStart struct {
+	knobs    string
+	versions map[string]int
+}
 
 // rescanEvery is how often a followed list looks for new and changed
 // sessions.
@@ -160,7 +173,7 @@ func (s *stream) poke() {
 var streamBatch = 30 * time.Millisecond
 
 // wait returns a command that delivers what the job emitted next.
-func (s *stream) wait(gen int, sweep bool, paths []string) tea.Cmd {
+func (s *stream) wait(gen int, sweep bool, paths []string, job jobStart) tea.Cmd {
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		<-s.notify
@@ -171,7 +184,7 @@ func (s *stream) wait(gen int, sweep bool, paths []string) tea.Cmd {
 		items, done := s.items, s.done
 		s.items = nil
 		s.mu.Unlock()
-		msg := fleetSavedMsg{gen: gen, items: items, sweep: sweep, done: done}
+		msg := fleetSavedMsg{gen: gen, items: items, sweep: sweep, done: done, job: job}
 		if done {
 			msg.paths = paths
 		} else {
@@ -183,8 +196,14 @@ func (s *stream) wait(gen int, sweep bool, paths []string) tea.Cmd {
 }
 
 // replayFleetCmd replays paths under pol (or sweeps them at ceilings) in
-// the background until ctx ends.
-func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.Policy, paths []string, ceilings []int64) tea.Cmd {
+// the background until ctx ends; versions are the sessions' as it begins.
+func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+	job := jobStart{knobs: knobsKey(pol), versions: map[string]int{}}
+	for _, p := range paths {
+		if v := versions[p]; v != 0 {
+			job.versions[p] = v
+		}
+	}
 	s := newStream()
 	go func() {
 		defer s.finish()
@@ -198,13 +217,14 @@ func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.
 			s.push(SessionSavings{Err: err})
 		}
 	}()
-	return s.wait(gen, ceilings != nil, paths)
+	return s.wait(gen, ceilings != nil, paths, job)
 }
 
 // newFleet starts the list over src.
 func newFleet(ctx *Context, src SessionSource, name string) *fleet {
 	return &fleet{src: src, name: name, list: sessionList{ctx: ctx, savings: map[string]SessionSavings{}},
-		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{}}
+		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{},
+		version: map[string]int{}}
 }
 
 // keptKnobs is how many policies' chart points the list keeps (apart
@@ -288,6 +308,7 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 			delete(f.list.savings, r.Path)
 			delete(f.points, r.Path)
 			delete(f.unswept, r.Path)
+			f.version[r.Path]++
 			f.pending[r.Path] = true
 		}
 	}
@@ -297,6 +318,7 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 			delete(f.list.savings, p)
 			delete(f.points, p)
 			delete(f.unswept, p)
+			f.version[p]++ // kept: a job begun before it went is stale
 		}
 	}
 	if first && !m.opt.NoFollow {
@@ -365,7 +387,7 @@ func (m *Model) replayFleet(paths []string, all bool) tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancels = append(f.cancels, cancel)
-	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, nil)
+	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, nil, f.version)
 }
 
 // fleetSaved takes replays done under the policy in force; once every
@@ -376,8 +398,14 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 		return nil // the job was cancelled; what it sent is stale
 	}
 	var errs []string
-	knobs := knobsKey(m.policy)
+	knobs := msg.job.knobs
+	// A session whose log changed since the job began is being replayed
+	// again: what the job made of it is of the log before.
+	stale := func(path string) bool { return msg.job.versions[path] != f.version[path] }
 	for _, s := range msg.items {
+		if s.Path != "" && stale(s.Path) {
+			continue
+		}
 		if s.Err != nil {
 			errs = append(errs, s.Err.Error())
 			if s.Path == "" {
@@ -402,7 +430,7 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 	}
 	if msg.done && !msg.sweep {
 		for _, p := range msg.paths {
-			if f.pending[p] {
+			if f.pending[p] && !stale(p) {
 				f.list.savings[p] = SessionSavings{Path: p, Err: fmt.Errorf("%s could not be replayed", p)}
 				delete(f.pending, p)
 			}
@@ -419,7 +447,7 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 		f.sweeping = false
 		ceilings := replay.SweepCeilings(m.policy)
 		for _, p := range msg.paths {
-			if len(f.missingCeilings(p, knobs, ceilings)) > 0 {
+			if !stale(p) && len(f.missingCeilings(p, knobs, ceilings)) > 0 {
 				f.unswept[p] = true // could not be swept: charted without it
 			}
 		}
@@ -458,7 +486,7 @@ func (m *Model) sweepFleet() tea.Cmd {
 	f.sweeping = true
 	ctx, cancel := context.WithCancel(context.Background())
 	f.cancels = append(f.cancels, cancel)
-	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, ceilings)
+	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, ceilings, f.version)
 }
 
 // fleetCurve sums the chart's points over the sessions shown; missing

@@ -172,6 +172,14 @@ var (
 	onDemandHoldBytes       = onDemandBound(physicalMemory())
 )
 
+// withinLimit is total memory, or limit when it is set and lower.
+func withinLimit(total, limit int64) int64 {
+	if limit > 0 && (total <= 0 || limit < total) {
+		return limit
+	}
+	return total
+}
+
 // onDemandBound is the logs whose sessions are held without their texts
 // on a machine of memory bytes (0: not known). Such a session holds about
 // half its logs' size (963 MB of heap for the 2 GB fleet's 1.9 GB), and

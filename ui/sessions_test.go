@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -347,6 +349,11 @@ func testTuning(t *testing.T) {
 	}
 }
 
+// jobNow is what a job begun now would begin with.
+func jobNow(m *Model) jobStart {
+	return jobStart{knobs: knobsKey(m.policy), versions: maps.Clone(m.fleet.version)}
+}
+
 // sweepCounter is a session source that notes the ceilings of every sweep.
 type sweepCounter struct {
 	SessionSource
@@ -471,7 +478,7 @@ func TestSessionListNeverBlocks(t *testing.T) {
 	if _, ok := m.fleet.list.savings["/a.jsonl"]; ok {
 		t.Error("a stale replay's figures were taken")
 	}
-	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true})
+	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true, job: jobNow(m)})
 	if s, ok := m.fleet.list.savings["/a.jsonl"]; !ok || *s.CostAfter != 0.5 {
 		t.Error("the current replay's figures were not taken")
 	}
@@ -659,7 +666,7 @@ func TestSessionListFooterSettlesOnFailedReplay(t *testing.T) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
 	alpha := rowOf(t, m, "alpha")
-	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}})
+	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}, job: jobNow(m)})
 	footer := lineWith(t, m, "4 sessions")
 	if !strings.HasPrefix(footer, "4 sessions · 7 calls · cost $0.1020 → ? · 1 not replayed") {
 		t.Errorf("footer: %s", footer)
@@ -903,5 +910,53 @@ func TestLastElement(t *testing.T) {
 		if got := lastElement(in); got != want {
 			t.Errorf("lastElement(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestSessionListChartAfterChange: what a sweep begun before a session's
+// log changed says of it is not taken, whether its points come after the
+// change or its end does: the session is replayed and swept again, and
+// charted with the points of its log as it is.
+func TestSessionListChartAfterChange(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		withPoints bool
+	}{{"points after the change", true}, {"end after the change", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newListModel(t, []string{fleetFixture(t)}, "harness-rs-0.0.40", 120, 40, longAgo)
+			f := m.fleet
+			knobs, ceilings := knobsKey(m.policy), replay.SweepCeilings(m.policy)
+			p := f.list.rows[0].Path
+			begun := jobNow(m) // a sweep under way, begun on the log as it was
+			f.sweeping = true
+			rows := append([]SessionRow(nil), f.list.rows...)
+			rows[0].Calls++ // the rescan finds it changed
+			replayAgain := m.fleetScanned(fleetScannedMsg{rows: rows})
+			const marker = 987654321
+			var old []replay.SweepPoint
+			for _, c := range ceilings {
+				old = append(old, replay.SweepPoint{Ceiling: c, Saved: marker})
+			}
+			msg := fleetSavedMsg{gen: f.gen, sweep: true, done: true, paths: []string{p}, job: begun}
+			if tt.withPoints {
+				msg.items = []SessionSavings{{Path: p, Points: old}}
+			}
+			drive(t, m, m.fleetSaved(msg))
+			drive(t, m, replayAgain)
+			if f.unswept[p] {
+				t.Errorf("marked as not swept")
+			}
+			if missing := f.missingCeilings(p, knobs, ceilings); len(missing) > 0 {
+				t.Errorf("no points at %v", missing)
+			}
+			for c, pt := range f.points[p][knobs] {
+				if pt.Saved == marker {
+					t.Errorf("the old log's point at %d kept", c)
+				}
+			}
+			if _, missing := m.fleetCurve(); missing != 0 {
+				t.Errorf("chart waits for %d sessions", missing)
+			}
+		})
 	}
 }
