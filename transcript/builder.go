@@ -291,11 +291,7 @@ func (b *builder) addToolCall(callIndex int, tc ToolCall, line int) {
 		tc.Input = json.RawMessage(b.valid(line, string(tc.Input)))
 	}
 	if b.totals {
-		if tc.ID != "" {
-			if e := b.noteToolKey(callIndex, maphash.String(b.seed, tc.ID)); e >= 0 {
-				b.warnf(line, "tool call id %q repeats the id of a call on line %d", tc.ID, b.s.Calls[e].Line)
-			}
-		}
+		b.noteToolCall(callIndex, []byte(tc.ID), nil, nil, line) // name and input checked above
 		return
 	}
 	c := &b.s.Calls[callIndex]

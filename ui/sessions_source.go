@@ -165,12 +165,25 @@ type scanned struct {
 
 // holdBytes bounds the logs whose sessions are held, read and counted,
 // between replays; past it, sessions are held without their results'
-// texts, of at most onDemandHoldBytes of logs; the others are read again
-// for each. Tests lower them.
+// texts, of at most onDemandLimit() of logs; the others are read again
+// for each. Tests lower them: onDemandHoldBytes, when not negative, is
+// that limit.
 var (
 	holdBytes         int64 = 512 << 20
-	onDemandHoldBytes       = onDemandBound(physicalMemory())
+	onDemandHoldBytes int64 = -1
 )
+
+// onDemandLimit is onDemandHoldBytes, or, when that is negative, the
+// bound of this machine's memory, looked up the first time a list needs
+// it rather than at every start.
+func onDemandLimit() int64 {
+	if onDemandHoldBytes >= 0 {
+		return onDemandHoldBytes
+	}
+	return machineOnDemand()
+}
+
+var machineOnDemand = sync.OnceValue(func() int64 { return onDemandBound(physicalMemory()) })
 
 // withinLimit is total memory, or limit when it is set and lower.
 func withinLimit(total, limit int64) int64 {
@@ -685,13 +698,13 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	for _, sc := range a.seen {
 		total += sc.size
 	}
-	full, onDemand := a.heldBytes, a.onDemandBytes
+	full, onDemand, limit := a.heldBytes, a.onDemandBytes, onDemandLimit()
 	for i := range read {
 		size := a.seen[read[i].Path].size
 		switch {
 		case total <= holdBytes && full+size <= holdBytes:
 			full += size
-		case onDemand+size <= onDemandHoldBytes:
+		case onDemand+size <= limit:
 			onDemand += size
 			read[i].TextsOnDemand = true
 		}
@@ -772,7 +785,7 @@ func paceList() {
 }
 
 // hold keeps s, of size bytes of logs, when it fits its bound: in full
-// below holdBytes, without its texts below onDemandHoldBytes; a.mu is
+// below holdBytes, without its texts below onDemandLimit(); a.mu is
 // held.
 func (a *AppSessions) hold(s *app.Session, size int64) {
 	path := s.Session.Path
@@ -786,7 +799,7 @@ func (a *AppSessions) hold(s *app.Session, size int64) {
 		}
 		return
 	}
-	if a.onDemandBytes+size <= onDemandHoldBytes {
+	if a.onDemandBytes+size <= onDemandLimit() {
 		if a.onDemand == nil {
 			a.onDemand = map[string]bool{}
 		}
