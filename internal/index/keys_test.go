@@ -216,3 +216,88 @@ func TestKeyIndexUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyIndexFirstScan: a first scan's keys, however they are spread,
+// are held in order, each with its file.
+func TestKeyIndexFirstScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	tests := []struct {
+		name string
+		key  func() uint64
+	}{
+		{"hashes", rng.Uint64},
+		{"small numbers", func() uint64 { return uint64(rng.IntN(5000)) }},
+		{"few values", func() uint64 { return []uint64{0, 7, ^uint64(0)}[rng.IntN(3)] }},
+		{"one leading bucket", func() uint64 { return 1<<63 | uint64(rng.IntN(1<<20)) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var files []scanFile
+			type pair struct {
+				key  uint64
+				file int
+			}
+			var want []pair
+			for i := range 40 {
+				var keys []uint64
+				for range rng.IntN(400) {
+					keys = append(keys, tt.key())
+				}
+				slices.Sort(keys)
+				keys = slices.Compact(keys)
+				files = append(files, scanFile{path: fmt.Sprint(i), own: &fileSum{Keys: keys}})
+				for _, k := range keys {
+					want = append(want, pair{k, i})
+				}
+			}
+			var ki keyIndex
+			v := ki.update(files)
+			var got []pair
+			for i, k := range v.keys {
+				got = append(got, pair{k, v.scanIndex(i)})
+			}
+			if !slices.IsSortedFunc(got, func(a, b pair) int { return cmp.Compare(a.key, b.key) }) {
+				t.Fatal("keys out of order")
+			}
+			byKeyFile := func(a, b pair) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.file, b.file)) }
+			slices.SortFunc(want, byKeyFile)
+			slices.SortFunc(got, byKeyFile)
+			if !slices.Equal(want, got) {
+				t.Fatalf("held %d keys, want %d, or not the same", len(got), len(want))
+			}
+		})
+	}
+}
+
+// BenchmarkKeyIndexRebuild: a first scan's 350,000 keys of 1,400 files
+// (the generated fleet's Claude Code sessions), held in order, against
+// gathering them and sorting them by comparison.
+func BenchmarkKeyIndexRebuild(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	files := make([]scanFile, 1400)
+	for i := range files {
+		keys := make([]uint64, 250)
+		for j := range keys {
+			keys[j] = rng.Uint64()
+		}
+		slices.Sort(keys)
+		files[i] = scanFile{path: fmt.Sprint(i), own: &fileSum{Keys: keys}}
+	}
+	b.Run("buckets", func(b *testing.B) {
+		for b.Loop() {
+			var ki keyIndex
+			ki.update(files)
+		}
+	})
+	b.Run("comparison", func(b *testing.B) {
+		for b.Loop() {
+			var all []ref
+			for i, f := range files {
+				for _, k := range f.own.Keys {
+					all = append(all, ref{k, int32(i)})
+				}
+			}
+			slices.SortFunc(all, func(a, b ref) int { return cmp.Compare(a.key, b.key) })
+		}
+	})
+}

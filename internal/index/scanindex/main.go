@@ -3,7 +3,7 @@
 // benchmarks and for comparing with other tools. The figures go to
 // stdout; how many sessions, warnings and the time to stderr.
 //
-//	scanindex [-no-cache] [-cache-dir DIR] [PATH...]
+//	scanindex [-no-cache] [-cache-dir DIR] [-q] [-cpuprofile F] [-memprofile F] [PATH...]
 package main
 
 import (
@@ -36,6 +36,7 @@ func main() {
 	cacheDir := flag.String("cache-dir", "", "folder of the index cache (default $SPILLWAY_CACHE_DIR, else the user cache folder)")
 	quiet := flag.Bool("q", false, "print only the total")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the scan to this file")
+	memProfile := flag.String("memprofile", "", "write a profile of what the scan allocated to this file")
 	flag.Parse()
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400) // as spillway's batch commands do
@@ -74,6 +75,12 @@ func main() {
 		os.Exit(1)
 	}
 	took := time.Since(start)
+	if *memProfile != "" {
+		if err := writeHeapProfile(*memProfile); err != nil {
+			fmt.Fprintln(os.Stderr, "scanindex:", err)
+			os.Exit(1)
+		}
+	}
 	var out struct {
 		Sessions []session `json:"sessions"`
 		Total    session   `json:"total"`
@@ -108,4 +115,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "scanindex:", w.String())
 	}
 	fmt.Fprintf(os.Stderr, "scanindex: %d sessions, %d warnings, %.3f s\n", len(entries), len(warnings), took.Seconds())
+}
+
+// writeHeapProfile writes what was allocated since the start, by where.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
 }
