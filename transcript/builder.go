@@ -64,6 +64,8 @@ type builder struct {
 	// snapshot or the session it returned, and never change.
 	usages     []Usage
 	usagesSeen int
+	// arena, when set, gives the session's arrays (Options.Arena).
+	arena *Arena
 	// size is the input's size where known, and read how many of its
 	// bytes the lines fed so far took, for growing Calls (growCalls).
 	size, read int64
@@ -79,7 +81,12 @@ func (b *builder) keepUsage(old *Usage, u Usage) *Usage {
 		return old
 	}
 	if len(b.usages) == cap(b.usages) {
-		b.usages = make([]Usage, 0, max(min(2*cap(b.usages), maxChunk), 16))
+		n := max(min(2*cap(b.usages), maxChunk), 16)
+		if b.arena != nil {
+			b.usages = b.arena.usages.get(n)
+		} else {
+			b.usages = make([]Usage, 0, n)
+		}
 		b.usagesSeen = 0
 	}
 	b.usages = append(b.usages, u)
@@ -91,7 +98,10 @@ func (b *builder) keepUsage(old *Usage, u Usage) *Usage {
 // does appends in place, any other as append does. Each slice is cut with
 // its capacity at its length, so that an append by anyone else copies it
 // rather than writing over the next owner's elements.
-type chunk[T any] struct{ arr []T }
+type chunk[T any] struct {
+	arr  []T
+	from *pile[T] // gives the arrays, when set (Options.Arena)
+}
 
 // maxChunk bounds a chunk's length, and so what a chunk holds unused.
 const maxChunk = 2048
@@ -104,7 +114,13 @@ func (c *chunk[T]) append(s []T, v T) []T {
 	}
 	if len(c.arr) == cap(c.arr) {
 		// The slice ending the full array moves to the next one.
-		arr := make([]T, n, max(min(2*cap(c.arr), maxChunk), 16, 2*(n+1)))
+		size := max(min(2*cap(c.arr), maxChunk), 16, 2*(n+1))
+		var arr []T
+		if c.from != nil {
+			arr = c.from.get(size)[:n]
+		} else {
+			arr = make([]T, n, size)
+		}
 		copy(arr, s)
 		c.arr = arr
 	}
@@ -124,13 +140,26 @@ type toolRef struct {
 
 // newBuilder starts a session expected to run to about lines lines.
 func newBuilder(path string, format Format, lines int) *builder {
-	return &builder{
-		s: &Session{Path: path, Format: format, Skipped: map[string]int{},
-			Calls: make([]Call, 0, lines/3)},
+	return makeBuilder(path, format, lines, nil)
+}
+
+// makeBuilder is newBuilder whose session's arrays come from arena, when
+// it is not nil.
+func makeBuilder(path string, format Format, lines int, arena *Arena) *builder {
+	b := &builder{
+		s:       &Session{Path: path, Format: format, Skipped: map[string]int{}},
 		models:  map[string]bool{},
 		leading: Call{Index: -1},
 		lines:   lines,
+		arena:   arena,
 	}
+	if arena != nil {
+		b.s.Calls = arena.calls.get(lines / 3)
+		b.toolCallArr.from, b.resultArr.from, b.promptArr.from = &arena.toolCalls, &arena.results, &arena.prompts
+	} else {
+		b.s.Calls = make([]Call, 0, lines/3)
+	}
+	return b
 }
 
 func (b *builder) warnf(line int, format string, args ...any) {
@@ -262,7 +291,11 @@ func (b *builder) growCalls() {
 		projected := int(float64(n)*float64(b.size)/float64(b.read)*1.05) + 16
 		want = max(want, min(projected, 4*n))
 	}
-	b.s.Calls = slices.Grow(b.s.Calls, want-n)
+	if b.arena == nil {
+		b.s.Calls = slices.Grow(b.s.Calls, want-n)
+		return
+	}
+	b.s.Calls = append(b.arena.calls.get(want), b.s.Calls...)
 }
 
 func (b *builder) noteModel(model string) {

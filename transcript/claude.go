@@ -81,7 +81,15 @@ type claudeAdvisor struct {
 
 func newClaudeParser(b *builder) *claudeParser {
 	return &claudeParser{b: b, groups: newHashTable(b.lines / 3), uuids: newHashTable(b.lines),
-		calls: make([]claudeCall, 0, b.lines/3), seed: maphash.MakeSeed()}
+		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed()}
+}
+
+// release gives the parser's tables to the spares, once it is done.
+func (p *claudeParser) release() {
+	p.groups.release()
+	p.uuids.release()
+	spareClaude.put(p.calls)
+	p.calls = nil
 }
 
 // claudeRank orders the lines of one response when choosing whose usage to

@@ -20,7 +20,14 @@ func newHashTable(n int) hashTable {
 	for size < 2*n {
 		size *= 2
 	}
-	return hashTable{keys: make([]uint64, size), vals: make([]int32, size)}
+	return hashTable{keys: spareKeys.get(size)[:size], vals: spareVals.get(size)[:size]}
+}
+
+// release gives the table's arrays to the spares; t is empty after.
+func (t *hashTable) release() {
+	spareKeys.put(t.keys)
+	spareVals.put(t.vals)
+	*t = hashTable{}
 }
 
 // slot returns where key is, or the empty slot where it would go.
@@ -67,11 +74,13 @@ func (t *hashTable) put(key uint64, v int) (had bool) {
 func (t *hashTable) grow() {
 	old, vals := t.keys, t.vals
 	size := max(2*len(old), 16)
-	t.keys, t.vals = make([]uint64, size), make([]int32, size)
+	t.keys, t.vals = spareKeys.get(size)[:size], spareVals.get(size)[:size]
 	for j, k := range old {
 		if k != 0 {
 			i := t.slot(k)
 			t.keys[i], t.vals[i] = k, vals[j]
 		}
 	}
+	spareKeys.put(old)
+	spareVals.put(vals)
 }

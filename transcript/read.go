@@ -50,6 +50,13 @@ type Options struct {
 	// aheadBatch, when not 0, has the input read ahead (readahead.go)
 	// whatever its size, in batches of about that many bytes: for tests.
 	aheadBatch int
+	// Arena, when set, holds the arrays of the session read (see Arena):
+	// reading many sessions one after another, each dropped before the
+	// next (as the index does), takes them from there and allocates little.
+	Arena *Arena
+	// once: the Decoder is Read's, used for one input only, and gives its
+	// tables back to the spares when done (spare.go).
+	once bool
 }
 
 // ErrEmpty is returned for a file with no records at all.
@@ -109,7 +116,9 @@ func Read(r io.Reader, name string, opt Options) (*Session, error) {
 	if sized, ok := r.(interface{ Size() int64 }); ok && opt.size == 0 {
 		opt.size = sized.Size() // bytes.Reader, strings.Reader, io.SectionReader
 	}
+	opt.once = true
 	d := NewDecoder(name, opt)
+	defer d.release()
 	var err error
 	if readsAhead(opt) {
 		batch := aheadBatchBytes
@@ -161,6 +170,8 @@ type Decoder struct {
 	dropResults bool
 	// totalsOnly: Options.TotalsOnly, with SizesOnly.
 	totalsOnly bool
+	once       bool   // Options.once
+	arena      *Arena // Options.Arena
 }
 
 // heldLine is a line read before the format was known; size is set, and
@@ -194,7 +205,7 @@ func NewDecoder(name string, opt Options) *Decoder {
 	}
 	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
 		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts,
-		totalsOnly: opt.SizesOnly && opt.TotalsOnly}
+		totalsOnly: opt.SizesOnly && opt.TotalsOnly, once: opt.once, arena: opt.Arena}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}
@@ -210,7 +221,7 @@ func expectedLines(size int64) int {
 
 func (d *Decoder) start(f Format) {
 	d.format = f
-	d.b = newBuilder(d.name, f, expectedLines(d.size))
+	d.b = makeBuilder(d.name, f, expectedLines(d.size), d.arena)
 	d.b.sizesOnly = d.sizesOnly
 	d.b.size = d.size
 	d.b.dropResults = d.dropResults
@@ -440,6 +451,19 @@ func (d *Decoder) Finished() (s *Session, ok bool) {
 	}
 	d.finishSession(s)
 	return s, true
+}
+
+// release gives the reader's tables to the spares, once the Decoder is
+// done with its input.
+func (d *Decoder) release() {
+	if d.b == nil {
+		return
+	}
+	d.b.toolIDs.release()
+	if p, ok := d.lp.(*claudeParser); ok {
+		p.release()
+	}
+	d.b, d.lp, d.fast = nil, nil, nil
 }
 
 // Finish ends the input and returns the session.

@@ -40,12 +40,14 @@ var continued = func(path string, from int64) {}
 
 // decode reads r whole. A Claude Code or Codex log that may still be
 // written is read through a decoder returned to keep; any other through
-// transcript.Read. Both read every line alike: Read is Feed for each line
+// transcript.Read, its session's arrays from arena. Both read every line alike: Read is Feed for each line
 // and Finish, and Finished is what Finish gives, leaving the decoder able
 // to read on.
-func (ix *Index) decode(r *sizedReader, path string, k fileKey) (*transcript.Session, *transcript.Decoder, error) {
+func (ix *Index) decode(r *sizedReader, path string, k fileKey, arena *transcript.Arena) (*transcript.Session, *transcript.Decoder, error) {
 	if !liveCandidate(k) {
-		s, err := transcript.Read(r, path, ix.opt.Read)
+		opt := ix.opt.Read
+		opt.Arena = arena
+		s, err := transcript.Read(r, path, opt)
 		return s, nil, err
 	}
 	opt := ix.opt.Read

@@ -165,8 +165,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // read reads the file at path, sizes only, and returns it with its key as
 // it was when read. A file that shrank or was replaced while it was read
-// is an error: what was read of it may be of neither version.
-func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
+// is an error: what was read of it may be of neither version. The
+// session's arrays come from arena, unless the file is kept to be read on
+// from where it ends (live.go).
+func (ix *Index) read(path string, arena *transcript.Arena) (*transcript.Session, fileKey, error) {
 	f, info, err := openFile(path)
 	if err != nil {
 		return nil, fileKey{}, err
@@ -189,7 +191,7 @@ func (ix *Index) read(path string) (*transcript.Session, fileKey, error) {
 		return s, k, nil
 	}
 	r := &sizedReader{r: io.NewSectionReader(f, 0, k.Size), size: k.Size, peek: peekBytes}
-	s, dec, err := ix.decode(r, path, k)
+	s, dec, err := ix.decode(r, path, k, arena)
 	k.cwd = r.folder()
 	if k.cwd == "" && k.Size > int64(peekBytes) {
 		// The working folder may be recorded past the first lines' bytes.

@@ -137,7 +137,10 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 			f.key, f.own, f.cached = key, c, true
 			return
 		}
-		sess, k, err := s.ix.read(f.path)
+		arena := arenas.Get().(*transcript.Arena)
+		defer arenas.Put(arena)
+		defer arena.Reset() // for the next file: the summary keeps none of it
+		sess, k, err := s.ix.read(f.path, arena)
 		if err != nil {
 			f.err = err
 			return
@@ -203,6 +206,10 @@ func (s *scan) recall(set uint64) bool {
 	}
 	return true
 }
+
+// arenas hold the arrays of the sessions the workers read, each dropped
+// once summarized, for the next file (see transcript.Arena).
+var arenas = sync.Pool{New: func() any { return new(transcript.Arena) }}
 
 // parallel runs job(i) for every i below n on the index's workers, until
 // ctx is done.
@@ -305,9 +312,12 @@ func (s *scan) reconcile(ctx context.Context) []Warning {
 func (s *scan) reconcileGroup(members []int) []Warning {
 	var sessions []*transcript.Session
 	var read []int
+	arena := arenas.Get().(*transcript.Arena)
+	defer arenas.Put(arena)
+	defer arena.Reset()
 	for _, m := range members {
 		f := &s.files[m]
-		sess, k, err := s.ix.read(f.path)
+		sess, k, err := s.ix.read(f.path, arena)
 		if err == nil && !k.same(f.key) {
 			err = fmt.Errorf("%s %w", f.path, errChanged)
 		}
