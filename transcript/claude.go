@@ -368,8 +368,7 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 	}
 	c := p.b.newCall(line, t, p.model, sidechain)
 	idx = c.Index
-	ids := string(msgID) + string(requestID) // one copy for the two
-	c.MessageID, c.RequestID = ids[:len(msgID)], ids[len(msgID):]
+	c.MessageID, c.RequestID = p.b.ids.keep(msgID), p.b.ids.keep(requestID)
 	if string(sessionID) != p.sessionID {
 		p.sessionID = string(sessionID)
 	}
