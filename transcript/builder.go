@@ -581,11 +581,17 @@ func snapshotOf(b *builder) *Session {
 // stringSlab makes strings of many short byte runs (a call's ids), copied
 // one after another into a shared array that is only ever appended to, so
 // that the strings never change: one allocation for a few hundred calls,
-// where a copy of its own for each call's ids was 1.6% of the index's time.
+// where a copy of its own for each call's ids was 1.6% of the index's
+// time. Its arrays must never be truncated, reused or kept in an Arena.
 type stringSlab struct{ buf []byte }
 
-// slabBytes is the size of a slab's arrays; a longer run gets its own.
-const slabBytes = 16 << 10
+// A slab's first array is small, so that a short log pins little; each
+// next one is twice the last, up to slabBytes. A run longer than
+// slabBytes/16 gets a string of its own.
+const (
+	slabFirst = 512
+	slabBytes = 16 << 10
+)
 
 // keep returns b as a string.
 func (s *stringSlab) keep(b []byte) string {
@@ -596,9 +602,9 @@ func (s *stringSlab) keep(b []byte) string {
 		return string(b)
 	}
 	if len(s.buf)+len(b) > cap(s.buf) {
-		s.buf = make([]byte, 0, slabBytes)
+		s.buf = make([]byte, 0, max(min(2*cap(s.buf), slabBytes), slabFirst, len(b)))
 	}
 	start := len(s.buf)
-	s.buf = append(s.buf, b...)
+	s.buf = append(s.buf, b...) // within its capacity: never moved
 	return unsafe.String(&s.buf[start], len(b))
 }

@@ -50,12 +50,14 @@ type Options struct {
 	// aheadBatch, when not 0, has the input read ahead (readahead.go)
 	// whatever its size, in batches of about that many bytes: for tests.
 	aheadBatch int
-	// Arena, when set, holds the arrays of the session read (see Arena):
-	// reading many sessions one after another, each dropped before the
-	// next (as the index does), takes them from there and allocates little.
+	// Arena, when set, holds the arrays of the session Read reads (see
+	// Arena): reading many sessions one after another, each dropped
+	// before the next (as the index does), takes them from there and
+	// allocates little. A Decoder, which may be fed for as long as its
+	// caller likes, takes none from it.
 	Arena *Arena
-	// once: the Decoder is Read's, used for one input only, and gives its
-	// tables back to the spares when done (spare.go).
+	// once: the Decoder is Read's, used for one input only: it takes its
+	// arrays from Arena and gives its tables back when done (spare.go).
 	once bool
 }
 
@@ -170,8 +172,7 @@ type Decoder struct {
 	dropResults bool
 	// totalsOnly: Options.TotalsOnly, with SizesOnly.
 	totalsOnly bool
-	once       bool   // Options.once
-	arena      *Arena // Options.Arena
+	arena      *Arena // Options.Arena, for Read's own Decoder only
 }
 
 // heldLine is a line read before the format was known; size is set, and
@@ -205,7 +206,10 @@ func NewDecoder(name string, opt Options) *Decoder {
 	}
 	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
 		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts,
-		totalsOnly: opt.SizesOnly && opt.TotalsOnly, once: opt.once, arena: opt.Arena}
+		totalsOnly: opt.SizesOnly && opt.TotalsOnly}
+	if opt.once {
+		d.arena = opt.Arena
+	}
 	if opt.Format != "" {
 		d.start(opt.Format)
 	}

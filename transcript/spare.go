@@ -3,6 +3,7 @@ package transcript
 import (
 	"math/bits"
 	"sync"
+	"unsafe"
 )
 
 // A caller reading many logs for their totals (the session index reads
@@ -17,8 +18,20 @@ import (
 // and page faults take 2% of its CPU time.
 
 // spareFrom is the smallest array kept: smaller ones cost less to make
-// than to keep.
-const spareFrom = 256
+// than to keep. An array of more than spareUpTo bytes is not kept (a
+// 1 GB log's calls take tens of MB), nor more than pileUpTo bytes of
+// free arrays in any one pile of an Arena.
+const (
+	spareFrom = 256
+	spareUpTo = 4 << 20
+	pileUpTo  = 16 << 20
+)
+
+// bytesOf is the size of an array of n elements of T.
+func bytesOf[T any](n int) int {
+	var zero T
+	return n * int(unsafe.Sizeof(zero))
+}
 
 // class is the class of the arrays that hold at least n elements each,
 // and classOf the class an array of capacity n belongs to: arrays of
@@ -49,7 +62,7 @@ func (p *spares[T]) get(n int) []T {
 // put keeps a for a later get; a must no longer be used.
 func (p *spares[T]) put(a []T) {
 	c := classOf(cap(a))
-	if cap(a) < spareFrom || c >= len(p.class) {
+	if cap(a) < spareFrom || c >= len(p.class) || bytesOf[T](cap(a)) > spareUpTo {
 		return
 	}
 	a = a[:cap(a)]
@@ -89,10 +102,11 @@ func (a *Arena) Reset() {
 }
 
 // pile is an Arena's arrays of T: those handed out since the last reset,
-// and the free ones by class.
+// and the free ones by class, of freeBytes bytes in all.
 type pile[T any] struct {
-	taken [][]T
-	free  [40][][]T
+	taken     [][]T
+	free      [40][][]T
+	freeBytes int
 }
 
 // get returns an empty array with room for at least n elements.
@@ -102,6 +116,7 @@ func (p *pile[T]) get(n int) []T {
 	if c < len(p.free) && len(p.free[c]) > 0 {
 		last := len(p.free[c]) - 1
 		a, p.free[c] = p.free[c][last][:0], p.free[c][:last]
+		p.freeBytes -= bytesOf[T](cap(a))
 	} else {
 		a = make([]T, 0, 1<<c)
 	}
@@ -109,15 +124,20 @@ func (p *pile[T]) get(n int) []T {
 	return a
 }
 
-// reset clears every array handed out and makes it free again.
+// reset clears every array handed out and makes it free again, as far
+// as the bounds allow; the others are left to the collector.
 func (p *pile[T]) reset() {
 	for i, a := range p.taken {
+		p.taken[i] = nil
+		size := bytesOf[T](cap(a))
+		c := classOf(cap(a))
+		if c >= len(p.free) || size > spareUpTo || p.freeBytes+size > pileUpTo {
+			continue
+		}
 		a = a[:cap(a)]
 		clear(a)
-		if c := classOf(cap(a)); c < len(p.free) {
-			p.free[c] = append(p.free[c], a)
-		}
-		p.taken[i] = nil
+		p.free[c] = append(p.free[c], a)
+		p.freeBytes += size
 	}
 	p.taken = p.taken[:0]
 }

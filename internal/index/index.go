@@ -168,6 +168,7 @@ func Open(opt Options) (*Index, error) {
 		opt.Version = buildVersion()
 	}
 	opt.Read.SizesOnly, opt.Read.TotalsOnly = true, true
+	opt.Read.Arena = nil // each read has one of the workers' own (scan.go)
 	if !opt.NoCache && opt.CacheDir == "" {
 		dir, err := DefaultCacheDir()
 		if err != nil {

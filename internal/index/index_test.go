@@ -125,6 +125,18 @@ var costsClose = cmp.Comparer(func(a, b *float64) bool {
 	return math.Abs(*a-*b) <= 1e-9
 })
 
+// readPaths runs test as the index reads files written in the last
+// quarter of an hour ("live": through decoders it keeps, to read on from
+// where they end) and as it reads older ones ("whole": each into an arena
+// that the next file reuses, on two workers whatever the machine has).
+func readPaths(t *testing.T, test func(t *testing.T, opt index.Options)) {
+	t.Run("live", func(t *testing.T) { test(t, index.Options{}) })
+	t.Run("whole", func(t *testing.T) {
+		index.SetLiveWindow(t, 0)
+		test(t, index.Options{Workers: 2})
+	})
+}
+
 func scan(t *testing.T, opt index.Options, paths []string) ([]index.Entry, []index.Warning) {
 	t.Helper()
 	inputs, err := app.Resolve(paths, app.SystemEnv())
@@ -156,10 +168,13 @@ func TestSameAsReport(t *testing.T) {
 	for name, paths := range sets {
 		t.Run(name, func(t *testing.T) {
 			want := reported(t, paths)
-			entries, _ := scan(t, index.Options{NoCache: true}, paths)
-			if diff := cmp.Diff(want, totalsOf(entries), costsClose); diff != "" {
-				t.Errorf("index differs from report (-report +index):\n%s", diff)
-			}
+			readPaths(t, func(t *testing.T, opt index.Options) {
+				opt.NoCache = true
+				entries, _ := scan(t, opt, paths)
+				if diff := cmp.Diff(want, totalsOf(entries), costsClose); diff != "" {
+					t.Errorf("index differs from report (-report +index):\n%s", diff)
+				}
+			})
 		})
 	}
 }
@@ -175,10 +190,13 @@ func TestSameAsReportShared(t *testing.T) {
 	for name, paths := range map[string][]string{"folder": {dir}, "paths": files} {
 		t.Run(name, func(t *testing.T) {
 			want := reported(t, paths)
-			entries, _ := scan(t, index.Options{NoCache: true}, paths)
-			if diff := cmp.Diff(want, totalsOf(entries), costsClose); diff != "" {
-				t.Errorf("index differs from report (-report +index):\n%s", diff)
-			}
+			readPaths(t, func(t *testing.T, opt index.Options) {
+				opt.NoCache = true
+				entries, _ := scan(t, opt, paths)
+				if diff := cmp.Diff(want, totalsOf(entries), costsClose); diff != "" {
+					t.Errorf("index differs from report (-report +index):\n%s", diff)
+				}
+			})
 		})
 	}
 }
@@ -303,22 +321,25 @@ func TestFleetCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, warnings := scan(t, index.Options{NoCache: true}, []string{dir})
-	if len(warnings) > 0 {
-		t.Errorf("warnings: %v", warnings)
-	}
-	got := map[string]corpus.Totals{}
-	files, copied := 0, 0
-	for _, e := range entries {
-		got[e.Path] = corpus.Totals{Calls: e.APICalls - e.CopiedCalls, Input: e.Recorded.Input, CacheCreation: e.Recorded.CacheCreation,
-			CacheRead: e.Recorded.CacheRead, Output: e.Recorded.Output}
-		files += 1 + len(e.Subagents)
-		copied += e.CopiedCalls
-	}
-	if diff := cmp.Diff(want.Sessions, got); diff != "" {
-		t.Errorf("sessions (-generated +indexed):\n%s", diff)
-	}
-	if files != want.Files || copied == 0 {
-		t.Errorf("%d files, %d copies indexed; want %d files and the resumed sessions' copies", files, copied, want.Files)
-	}
+	readPaths(t, func(t *testing.T, opt index.Options) {
+		opt.NoCache = true
+		entries, warnings := scan(t, opt, []string{dir})
+		if len(warnings) > 0 {
+			t.Errorf("warnings: %v", warnings)
+		}
+		got := map[string]corpus.Totals{}
+		files, copied := 0, 0
+		for _, e := range entries {
+			got[e.Path] = corpus.Totals{Calls: e.APICalls - e.CopiedCalls, Input: e.Recorded.Input, CacheCreation: e.Recorded.CacheCreation,
+				CacheRead: e.Recorded.CacheRead, Output: e.Recorded.Output}
+			files += 1 + len(e.Subagents)
+			copied += e.CopiedCalls
+		}
+		if diff := cmp.Diff(want.Sessions, got); diff != "" {
+			t.Errorf("sessions (-generated +indexed):\n%s", diff)
+		}
+		if files != want.Files || copied == 0 {
+			t.Errorf("%d files, %d copies indexed; want %d files and the resumed sessions' copies", files, copied, want.Files)
+		}
+	})
 }

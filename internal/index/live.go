@@ -22,10 +22,13 @@ import (
 // Only a file that ends with a complete line is continued, from its end.
 // The cache file keeps no decoder: a new process reads a grown file whole.
 const (
-	liveWindow = 15 * time.Minute
-	liveFiles  = 32
-	liveBytes  = 64 << 20
+	liveFiles = 32
+	liveBytes = 64 << 20
 )
+
+// liveWindow is a variable so that tests can read files just written as
+// older ones are read (export_test.go).
+var liveWindow = 15 * time.Minute
 
 // liveFile is a decoder fed a file up to offset, the end of its last line.
 type liveFile struct {
