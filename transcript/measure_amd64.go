@@ -13,6 +13,10 @@ func stringMasks(p *byte, blocks int, out *uint64)
 // on the processors that run stringMasks.
 var vectorStrings = cpu.X86.HasAVX2
 
+// wideStrings tells stringMasks and quoteMasks to mark a block in one
+// AVX-512 register.
+var wideStrings = cpu.X86.HasAVX512 && cpu.X86.HasAVX512BW
+
 // quoteMasks is written in assembly (measure_amd64.s).
 //
 //go:noescape

@@ -12,6 +12,9 @@ import (
 // walkString on masks built a byte at a time.
 const vectorStrings = false
 
+// wideStrings is measure_amd64.go's, for its tests.
+var wideStrings = false
+
 // stringMasks is measure_amd64.s's stringMasks in Go, for its tests; the
 // readers do not call it here.
 func stringMasks(p *byte, blocks int, out *uint64) {
