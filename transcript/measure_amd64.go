@@ -21,3 +21,9 @@ var wideStrings = cpu.X86.HasAVX512 && cpu.X86.HasAVX512BW
 //
 //go:noescape
 func quoteMasks(p *byte, blocks int, out *uint64)
+
+// walkBlocks is written in assembly (measure_amd64.s), and runs where
+// wideStrings is set.
+//
+//go:noescape
+func walkBlocks(p *byte, blocks int, esc, cont uint64) (done, saved int, escOut, contOut uint64, back int)
