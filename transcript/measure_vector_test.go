@@ -149,3 +149,22 @@ func fillPattern(b []byte, shift int) {
 		b[j] = byte(j*shift + j/3)
 	}
 }
+
+// TestNarrowMasks runs the tests above with the AVX2 masks where the
+// AVX-512 ones are in use, so that both are checked on such a processor.
+func TestNarrowMasks(t *testing.T) {
+	if !wideStrings {
+		t.Skip("the masks are not made with AVX-512 here")
+	}
+	wideStrings = false
+	defer func() { wideStrings = true }()
+	for _, test := range []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"MeasureStringBlocks", TestMeasureStringBlocks}, {"StringMasks", TestStringMasks},
+		{"SkipStringBlocks", TestSkipStringBlocks}, {"QuoteMasks", TestQuoteMasks}, {"StringEndBlocks", TestStringEndBlocks},
+	} {
+		t.Run(test.name, test.run)
+	}
+}

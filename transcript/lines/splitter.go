@@ -159,13 +159,21 @@ func (s *Splitter) Reset() {
 	s.pending = s.pending[:0]
 }
 
-// readChunk is the size of the reads done by ReadAll and Follow: small
-// enough that a chunk is still in the CPU's cache when its lines are
-// parsed. With 1 MB reads the corpus report took about 10% more CPU.
+// readChunk is the size of the reads done by Follow: small enough that a
+// chunk is still in the CPU's cache when its lines are parsed. With 1 MB
+// reads the corpus report took about 10% more CPU.
 const readChunk = 64 << 10
 
+// readAllChunk is the size of ReadAll's reads, which take in whole files:
+// a quarter of the system calls of readChunk's, still well within the
+// cache. Indexing the fleet of 1.5 GB of Claude Code logs took 3-5% less
+// processor time and 6% less wall time (medians of three series of 10 to
+// 12 alternating runs) than with 64 KiB reads; 128 and 512 KiB did as
+// well as 256 within the noise, 1 MiB worse.
+const readAllChunk = 256 << 10
+
 var chunkPool = sync.Pool{New: func() any {
-	b := make([]byte, readChunk)
+	b := make([]byte, readAllChunk)
 	return &b
 }}
 
