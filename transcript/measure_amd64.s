@@ -186,6 +186,12 @@ wloop:
 	JNZ wloop
 
 wdone:
+	// VZEROUPPER clears the upper halves of Z0-Z15 only: Z16-Z18 are
+	// zeroed first, so that the SSE code run after (memmove and the like)
+	// finds no dirty upper state to pay for.
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
 	VZEROUPPER
 	RET
 
@@ -388,5 +394,9 @@ bout:
 	MOVQ R14, escOut+48(FP)
 	MOVQ DI, contOut+56(FP)
 	MOVQ R12, back+64(FP)
+	// Z16-Z18 as in stringMasks.
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
 	VZEROUPPER
 	RET

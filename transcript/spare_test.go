@@ -2,10 +2,10 @@ package transcript
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
