@@ -81,6 +81,52 @@ GLOBL specialHi<>(SB), RODATA|NOPTR, $16
 	ORQ AX, r; \
 	MOVQ r, off(DI)
 
+// The AVX-512 scans (stringMasks with wideStrings, walkBlocks) share
+// their tables and the marking of a block. WIDE_TABLES loads the tables
+// into Z8-Z18; WIDE_BLOCK marks the 64 bytes at SI in mask registers, as
+// stringMasks's seven words: K1 the quotes, K2 the backslashes, K3 the
+// bytes above 0x7F, K4 the bytes a backslash does not escape in two, K6
+// the continuation bytes, K7 the two-byte leads, K0 the three-byte leads.
+#define WIDE_TABLES \
+	VPBROADCASTB quote<>(SB), Z15; \
+	VPBROADCASTB backslash<>(SB), Z14; \
+	VPBROADCASTB nibble<>(SB), Z13; \
+	VBROADCASTI32X4 plainLo<>(SB), Z12; \
+	VBROADCASTI32X4 plainHi<>(SB), Z11; \
+	VBROADCASTI32X4 utf8Class<>(SB), Z10; \
+	VBROADCASTI32X4 specialLo<>(SB), Z9; \
+	VBROADCASTI32X4 specialHi<>(SB), Z8; \
+	VPBROADCASTB cont<>(SB), Z18; \
+	VPBROADCASTB lead2<>(SB), Z17; \
+	VPBROADCASTB lead3<>(SB), Z16
+
+#define WIDE_BLOCK \
+	VMOVDQU64 0(SI), Z0; \
+	VPSRLW $4, Z0, Z1; \
+	VPANDQ Z13, Z1, Z1; \
+	VPANDQ Z13, Z0, Z2; \
+	VPCMPEQB Z15, Z0, K1; \
+	VPCMPEQB Z14, Z0, K2; \
+	VPMOVB2M Z0, K3; \
+	VPSHUFB Z2, Z12, Z5; \
+	VPSHUFB Z1, Z11, Z6; \
+	VPTESTNMB Z6, Z5, K4; \
+	VPSHUFB Z2, Z9, Z3; \
+	VPSHUFB Z1, Z8, Z4; \
+	VPTESTNMB Z4, Z3, K5; \
+	VPSHUFB Z1, Z10, Z7; \
+	VPTESTMB Z18, Z7, K5, K6; \
+	VPTESTMB Z17, Z7, K5, K7; \
+	VPTESTMB Z16, Z7, K5, K0
+
+// WIDE_CLEAR zeroes Z16-Z18 before a return: VZEROUPPER clears the upper
+// halves of Z0-Z15 only, and the SSE code run after (memmove and the
+// like) would otherwise find dirty upper state to pay for.
+#define WIDE_CLEAR \
+	VPXORD Z16, Z16, Z16; \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18
+
 // func stringMasks(p *byte, blocks int, out *uint64)
 //
 // For each of the blocks 64-byte blocks at p, seven words go to out (bit
@@ -141,57 +187,26 @@ done:
 // the real logs and 21% less on generated tool output, and reading the
 // fleet's first 20 logs for totals 6% less.
 wide:
-	VPBROADCASTB quote<>(SB), Z15
-	VPBROADCASTB backslash<>(SB), Z14
-	VPBROADCASTB nibble<>(SB), Z13
-	VBROADCASTI32X4 plainLo<>(SB), Z12
-	VBROADCASTI32X4 plainHi<>(SB), Z11
-	VBROADCASTI32X4 utf8Class<>(SB), Z10
-	VBROADCASTI32X4 specialLo<>(SB), Z9
-	VBROADCASTI32X4 specialHi<>(SB), Z8
-	VPBROADCASTB cont<>(SB), Z18
-	VPBROADCASTB lead2<>(SB), Z17
-	VPBROADCASTB lead3<>(SB), Z16
+	WIDE_TABLES
 	TESTQ CX, CX
 	JLE wdone
 
 wloop:
-	VMOVDQU64 0(SI), Z0
-	VPSRLW $4, Z0, Z1
-	VPANDQ Z13, Z1, Z1
-	VPANDQ Z13, Z0, Z2
-	VPCMPEQB Z15, Z0, K1
-	VPCMPEQB Z14, Z0, K2
-	VPMOVB2M Z0, K3
+	WIDE_BLOCK
 	KMOVQ K1, 0(DI)
 	KMOVQ K2, 8(DI)
 	KMOVQ K3, 16(DI)
-	VPSHUFB Z2, Z12, Z5
-	VPSHUFB Z1, Z11, Z6
-	VPTESTNMB Z6, Z5, K4
 	KMOVQ K4, 24(DI)
-	VPSHUFB Z2, Z9, Z3
-	VPSHUFB Z1, Z8, Z4
-	VPTESTNMB Z4, Z3, K5
-	VPSHUFB Z1, Z10, Z7
-	VPTESTMB Z18, Z7, K5, K1
-	VPTESTMB Z17, Z7, K5, K2
-	VPTESTMB Z16, Z7, K5, K3
-	KMOVQ K1, 32(DI)
-	KMOVQ K2, 40(DI)
-	KMOVQ K3, 48(DI)
+	KMOVQ K6, 32(DI)
+	KMOVQ K7, 40(DI)
+	KMOVQ K0, 48(DI)
 	ADDQ $64, SI
 	ADDQ $56, DI
 	DECQ CX
 	JNZ wloop
 
 wdone:
-	// VZEROUPPER clears the upper halves of Z0-Z15 only: Z16-Z18 are
-	// zeroed first, so that the SSE code run after (memmove and the like)
-	// finds no dirty upper state to pay for.
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
+	WIDE_CLEAR
 	VZEROUPPER
 	RET
 
@@ -290,38 +305,12 @@ TEXT ·walkBlocks(SB), NOSPLIT, $0-72
 	XORQ R13, R13
 	XORQ R12, R12
 	MOVQ $0xAAAAAAAAAAAAAAAA, R11
-	VPBROADCASTB quote<>(SB), Z15
-	VPBROADCASTB backslash<>(SB), Z14
-	VPBROADCASTB nibble<>(SB), Z13
-	VBROADCASTI32X4 plainLo<>(SB), Z12
-	VBROADCASTI32X4 plainHi<>(SB), Z11
-	VBROADCASTI32X4 utf8Class<>(SB), Z10
-	VBROADCASTI32X4 specialLo<>(SB), Z9
-	VBROADCASTI32X4 specialHi<>(SB), Z8
-	VPBROADCASTB cont<>(SB), Z18
-	VPBROADCASTB lead2<>(SB), Z17
-	VPBROADCASTB lead3<>(SB), Z16
+	WIDE_TABLES
 	TESTQ CX, CX
 	JLE bout
 
 bloop:
-	VMOVDQU64 0(SI), Z0
-	VPSRLW $4, Z0, Z1
-	VPANDQ Z13, Z1, Z1
-	VPANDQ Z13, Z0, Z2
-	VPCMPEQB Z15, Z0, K1
-	VPCMPEQB Z14, Z0, K2
-	VPMOVB2M Z0, K3
-	VPSHUFB Z2, Z12, Z5
-	VPSHUFB Z1, Z11, Z6
-	VPTESTNMB Z6, Z5, K4
-	VPSHUFB Z2, Z9, Z3
-	VPSHUFB Z1, Z8, Z4
-	VPTESTNMB Z4, Z3, K5
-	VPSHUFB Z1, Z10, Z7
-	VPTESTMB Z18, Z7, K5, K6
-	VPTESTMB Z17, Z7, K5, K7
-	VPTESTMB Z16, Z7, K5, K0
+	WIDE_BLOCK
 	KMOVQ K1, AX
 	KMOVQ K2, BX
 	// R8 = pot = bs &^ escNext; R9 = code; R10 = escaped.
@@ -394,9 +383,6 @@ bout:
 	MOVQ R14, escOut+48(FP)
 	MOVQ DI, contOut+56(FP)
 	MOVQ R12, back+64(FP)
-	// Z16-Z18 as in stringMasks.
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
+	WIDE_CLEAR
 	VZEROUPPER
 	RET

@@ -150,7 +150,6 @@ func TestSpares(t *testing.T) {
 func TestPile(t *testing.T) {
 	var p pile[uint64]
 	seen := map[*uint64]bool{}
-	var taken [][]uint64
 	for range 6 {
 		a := p.get(2048)[:2048]
 		if seen[&a[0]] {
@@ -160,7 +159,6 @@ func TestPile(t *testing.T) {
 		for i := range a {
 			a[i] = 9
 		}
-		taken = append(taken, a)
 	}
 	p.reset()
 	for range 6 {
