@@ -47,14 +47,12 @@ type spares[T any] struct {
 
 // get returns an empty array with room for at least n elements.
 func (p *spares[T]) get(n int) []T {
-	if n < spareFrom {
+	c := class(n)
+	if n < spareFrom || c >= len(p.class) || bytesOf[T](1<<c) > spareUpTo { // never kept: made to measure
 		return make([]T, 0, n)
 	}
-	c := class(n)
-	if c < len(p.class) {
-		if a, ok := p.class[c].Get().(*[]T); ok {
-			return (*a)[:0]
-		}
+	if a, ok := p.class[c].Get().(*[]T); ok {
+		return (*a)[:0]
 	}
 	return make([]T, 0, 1<<c)
 }
@@ -112,8 +110,11 @@ type pile[T any] struct {
 // get returns an empty array with room for at least n elements.
 func (p *pile[T]) get(n int) []T {
 	c := class(max(n, 1))
+	if c >= len(p.free) || bytesOf[T](1<<c) > spareUpTo { // never kept: made to measure
+		return make([]T, 0, n)
+	}
 	var a []T
-	if c < len(p.free) && len(p.free[c]) > 0 {
+	if len(p.free[c]) > 0 {
 		last := len(p.free[c]) - 1
 		a, p.free[c] = p.free[c][last][:0], p.free[c][:last]
 		p.freeBytes -= bytesOf[T](cap(a))

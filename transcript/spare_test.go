@@ -199,6 +199,11 @@ func TestPile(t *testing.T) {
 	if p.freeBytes > pileUpTo {
 		t.Errorf("%d bytes kept, want at most %d", p.freeBytes, pileUpTo)
 	}
+	// An array past spareUpTo, never kept, is made to measure.
+	n = spareUpTo/8 + 1
+	if big := p.get(n); cap(big) != n {
+		t.Errorf("get(%d): cap %d, want %d", n, cap(big), n)
+	}
 }
 
 // TestStringSlab: every string the slab made keeps its bytes, whatever

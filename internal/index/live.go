@@ -43,9 +43,9 @@ var continued = func(path string, from int64) {}
 
 // decode reads r whole. A Claude Code or Codex log that may still be
 // written is read through a decoder returned to keep; any other through
-// transcript.Read, its session's arrays from arena. Both read every line alike: Read is Feed for each line
-// and Finish, and Finished is what Finish gives, leaving the decoder able
-// to read on.
+// transcript.Read, its session's arrays from arena. Both read every line
+// alike: Read is Feed for each line and Finish, and Finished is what
+// Finish gives, leaving the decoder able to read on.
 func (ix *Index) decode(r *sizedReader, path string, k fileKey, arena *transcript.Arena) (*transcript.Session, *transcript.Decoder, error) {
 	if !liveCandidate(k) {
 		opt := ix.opt.Read
