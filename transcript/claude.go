@@ -118,6 +118,7 @@ type claudeLine struct {
 	typ, uuid, sessionID, version, requestID, timestamp, subtype *fastjson.Value
 	message, compactMetadata, summary, aiTitle, customTitle      *fastjson.Value
 	apiError, sidechain, compactSummary, meta, visibleOnly       *fastjson.Value
+	totalCost, modelUsage, unknownModelCost                      *fastjson.Value // cost-state
 }
 
 func (l *claudeLine) read(o *fastjson.Object, dup *bool) {
@@ -157,6 +158,12 @@ func (l *claudeLine) read(o *fastjson.Object, dup *bool) {
 			return &l.meta
 		case "isVisibleInTranscriptOnly":
 			return &l.visibleOnly
+		case "totalCostUSD":
+			return &l.totalCost
+		case "modelUsage":
+			return &l.modelUsage
+		case "hasUnknownModelCost":
+			return &l.unknownModelCost
 		}
 		return nil
 	})
@@ -214,6 +221,8 @@ func (p *claudeParser) recordLine(v *fastjson.Value, line int) {
 		}
 	case "custom-title":
 		p.b.s.Title = string(str(l.customTitle))
+	case "cost-state":
+		p.costState(&l, line)
 	default:
 		if len(typ) == 0 {
 			p.b.warnf(line, "record has no type")
@@ -221,6 +230,27 @@ func (p *claudeParser) recordLine(v *fastjson.Value, line int) {
 		}
 		p.b.skip(string(typ))
 	}
+}
+
+// costState reads Claude Code's own reckoning of the session's cost
+// (2.1.292 and later write it as the session goes; the last stands).
+func (p *claudeParser) costState(l *claudeLine, line int) {
+	if l.totalCost == nil || l.totalCost.Type() != fastjson.TypeNumber {
+		p.b.warnf(line, "cost-state record without a totalCostUSD number")
+		return
+	}
+	c := &HarnessCost{Line: line, USD: l.totalCost.GetFloat64(), UnknownModel: isTrue(l.unknownModelCost)}
+	if o := l.modelUsage.GetObject(); o != nil {
+		o.Visit(func(model []byte, v *fastjson.Value) {
+			if usd := lastOf(v, "costUSD", &p.dup); usd != nil && usd.Type() == fastjson.TypeNumber {
+				if c.ByModel == nil {
+					c.ByModel = map[string]float64{}
+				}
+				c.ByModel[string(model)] = usd.GetFloat64()
+			}
+		})
+	}
+	p.b.s.HarnessCost = c
 }
 
 // repeated tells whether a line with this id was read before, and counts

@@ -141,7 +141,7 @@ func (l *claudeReader) read(line []byte) (text string, ok bool) {
 		if string(f.subtype) == "compact_boundary" {
 			return "", false
 		}
-	case "", "summary", "ai-title", "custom-title":
+	case "", "summary", "ai-title", "custom-title", "cost-state":
 		return "", false
 	}
 	if string(typ) == "user" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -266,13 +265,12 @@ func TestSizesOnly(t *testing.T) {
 	paths, _ := filepath.Glob(fixture("*.jsonl"))
 	claude, _ := filepath.Glob(fixture("../claude/*.jsonl"))
 	paths = append(paths, claude...)
+	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real", "*.jsonl.gz"))
+	paths = append(paths, real...)
 	paths = append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
 	for _, path := range paths {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := readFixture(t, path)
 			for _, text := range [][]byte{data, spaced(data)} {
 				full, sizes, err := readBoth(t, text, path, Options{})
 				if err != nil {

@@ -45,12 +45,28 @@ type Session struct {
 	// (a resumed session); its Index is -1.
 	Leading Call
 
+	// HarnessCost is what the harness itself reckoned the session cost,
+	// where its log says (Claude Code's cost-state records); nil else.
+	HarnessCost *HarnessCost
+
 	// Warnings holds at most MaxWarnings entries; WarningCount counts all.
 	Warnings     []Warning
 	WarningCount int
 	// Skipped counts lines of record types the reader does not use, per type.
 	Skipped map[string]int
 	Lines   int // lines read, including blank and skipped ones
+}
+
+// HarnessCost is a harness's own reckoning of a session's cost: Claude
+// Code's last cost-state record.
+type HarnessCost struct {
+	Line int
+	USD  float64 // totalCostUSD
+	// ByModel is each model's share (modelUsage's costUSD).
+	ByModel map[string]float64
+	// UnknownModel: the harness had no price for a model it used
+	// (hasUnknownModelCost), so USD leaves that model's calls out.
+	UnknownModel bool
 }
 
 // Relation says how a session came from another one.
