@@ -71,5 +71,6 @@ func session(s *app.Session, opt Options) (*Session, error) {
 		out.Subagents = append(out.Subagents, rs)
 		out.Totals.include(rs.Totals)
 	}
+	out.Totals.harnessCost(s.Prepared.Session.HarnessCost)
 	return out, nil
 }

@@ -199,6 +199,12 @@ type Totals struct {
 	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
 	LowerBoundOutputs int `json:"lower_bound_outputs"`
 	Warnings          int `json:"warnings"`
+	// HarnessCostUSD is the harness's own reckoning of the session's cost
+	// where its log says (Claude Code's cost-state); null else.
+	// HarnessCostNote says why it differs from spillway's price of the
+	// same calls, where it does by more than a cent ("" else).
+	HarnessCostUSD  *float64 `json:"harness_cost_usd"`
+	HarnessCostNote string   `json:"harness_cost_note"`
 }
 
 // ModelCost is one model's share of a session.

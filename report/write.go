@@ -333,6 +333,10 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
+	if tot.HarnessCostNote != "" {
+		fmt.Fprintf(&b, "  Claude Code's own cost: %s, spillway's %s: %s\n", human.USD(tot.HarnessCostUSD), human.USD(&tot.PricedCostUSD),
+			termtext.Escape(tot.HarnessCostNote))
+	}
 	if active {
 		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, termtext.Escape(s.Tokens.Calibration.Note), s.Tokens.Assumption)
 		b.WriteString(hazardsLine(tot.Hazards))
