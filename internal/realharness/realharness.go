@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,6 +41,13 @@ const (
 // directly instead.
 const DirEnv = "SPILLWAY_HARNESS_DIR"
 
+// VersionsEnv names a folder of other versions of the harnesses, one npm
+// prefix per version named after it ($SPILLWAY_HARNESS_VERSIONS/2.1.86
+// holds `npm install --prefix … @anthropic-ai/claude-code@2.1.86`), for
+// the tests that compare the versions whose rules differ. CI installs
+// none: those tests skip, saying so.
+const VersionsEnv = "SPILLWAY_HARNESS_VERSIONS"
+
 // ClaudeBin is the pinned Claude Code binary, or the test is skipped
 // saying why.
 func ClaudeBin(t testing.TB) string {
@@ -52,6 +60,38 @@ func ClaudeBin(t testing.TB) string {
 func CodexBin(t testing.TB) string {
 	t.Helper()
 	return find(t, "SPILLWAY_CODEX_BIN", "codex", "codex", CodexVersion, "codex-cli")
+}
+
+// ClaudeBinAt is the Claude Code binary of version: the pinned one, or
+// one under VersionsEnv; the test is skipped, saying why, where it is not
+// installed.
+func ClaudeBinAt(t testing.TB, version string) string {
+	t.Helper()
+	if version == ClaudeVersion {
+		return ClaudeBin(t)
+	}
+	return findVersion(t, "claude", version, "(Claude Code)")
+}
+
+// CodexBinAt is the Codex CLI binary of version, as ClaudeBinAt.
+func CodexBinAt(t testing.TB, version string) string {
+	t.Helper()
+	if version == CodexVersion {
+		return CodexBin(t)
+	}
+	return findVersion(t, "codex", version, "codex-cli")
+}
+
+func findVersion(t testing.TB, name, version, banner string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: not running the real %s", name)
+	}
+	dir := os.Getenv(VersionsEnv)
+	if dir == "" {
+		t.Skipf("%s %s is not installed: set %s to a folder of npm prefixes named by version", name, version, VersionsEnv)
+	}
+	return check(t, filepath.Join(dir, version, "node_modules", ".bin", name), name, version, banner)
 }
 
 func find(t testing.TB, binEnv, prefix, name, version, banner string) string {
@@ -67,13 +107,19 @@ func find(t testing.TB, binEnv, prefix, name, version, banner string) string {
 		}
 		bin = filepath.Join(dir, prefix, "node_modules", ".bin", name)
 	}
+	return check(t, bin, name, version, banner)
+}
+
+// check runs bin --version: it must be the version asked for.
+func check(t testing.TB, bin, name, version, banner string) string {
+	t.Helper()
 	out, err := exec.Command(bin, "--version").Output()
 	if err != nil {
 		t.Skipf("the real %s is not runnable at %s: %v", name, bin, err)
 	}
 	got := strings.TrimSpace(string(out))
 	if !strings.Contains(got, version) || !strings.Contains(got, banner) {
-		t.Fatalf("%s --version says %q, want %s %s: install the pinned version", bin, got, banner, version)
+		t.Fatalf("%s --version says %q, want %s %s: install that version", bin, got, banner, version)
 	}
 	return bin
 }
@@ -90,6 +136,10 @@ type Call struct {
 type Turn struct {
 	Calls []Call
 	Text  string
+	// Usage, when set, is what the answer says it used instead of the
+	// stand-in's small default: a large input count makes the harness
+	// compact its context before the next request.
+	Usage *Usage
 }
 
 // Request is one request a harness sent the stand-in, as it came.
@@ -112,6 +162,7 @@ type Standin struct {
 	reqs    []Request
 	openai  bool
 	usage   Usage
+	answers int // answers given, to number their message and request ids
 	errored []string
 }
 
@@ -162,6 +213,19 @@ func (s *Standin) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if r.Method != http.MethodPost {
+		// Older Claude Code versions check that the API answers at all
+		// (HEAD or GET /) before they start; an MCP client may open a
+		// stream of server messages, which this server never sends.
+		if r.URL.Path == MCPPath {
+			http.Error(w, "no server messages", http.StatusMethodNotAllowed)
+		}
+		return
+	}
+	if r.URL.Path == MCPPath {
+		s.serveMCP(w, body)
+		return
+	}
 	s.mu.Lock()
 	s.reqs = append(s.reqs, Request{Path: r.URL.Path, Body: body})
 	s.mu.Unlock()
@@ -171,33 +235,79 @@ func (s *Standin) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req struct {
-		Model string            `json:"model"`
-		Tools []json.RawMessage `json:"tools"`
+		Model    string            `json:"model"`
+		Tools    []json.RawMessage `json:"tools"`
+		Messages []message         `json:"messages"`
+		Input    []message         `json:"input"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		s.fail("a request that is not JSON at %s: %v", r.URL.Path, err)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	last := lastUserText(append(req.Messages, req.Input...))
 	turn := Turn{Text: "ok"}
-	if len(req.Tools) > 0 {
-		s.mu.Lock()
+	// Claude Code 2.0 and 2.1 warm their sub-agents up with a request of
+	// their own that offers tools too, and a harness compacting its
+	// context asks for a summary (offering the tools, to keep its cache):
+	// only the main loop plays the script.
+	warmup := len(req.Messages) == 1 && last == "Warmup"
+	compaction := isCompaction(last)
+	if compaction {
+		turn = Turn{Text: "<analysis>stand-in</analysis>\n<summary>" + Summary + "</summary>"}
+	}
+	s.mu.Lock()
+	if len(req.Tools) > 0 && !warmup && !compaction {
 		if s.next < len(s.script) {
 			turn = s.script[s.next]
 			s.next++
 		} else {
 			turn = Turn{Text: "done"}
 		}
-		s.mu.Unlock()
 	}
+	s.answers++
+	// Each answer has ids of its own, as the real APIs give: a log groups
+	// its lines into calls by them.
+	id := fmt.Sprintf("standin_%03d", s.answers)
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Request-Id", "req_"+id)
 	var sse bytes.Buffer
 	if s.openai {
-		s.openaiEvents(&sse, turn)
+		s.openaiEvents(&sse, id, turn)
 	} else {
-		s.anthropicEvents(&sse, req.Model, turn)
+		s.anthropicEvents(&sse, id, req.Model, turn)
 	}
 	w.Write(sse.Bytes())
+}
+
+// message is a message of a request, of either API.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// lastUserText is the text of the last user message (harnesses add
+// system messages after it).
+func lastUserText(msgs []message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			return contentText(msgs[i].Content)
+		}
+	}
+	return ""
+}
+
+// Summary is the summary the stand-in gives a harness compacting its
+// context.
+const Summary = "The stand-in's summary of the conversation so far."
+
+// isCompaction tells whether the last message of a request is a harness
+// asking for a summary of the conversation to compact it: Claude Code's
+// prompt, and Codex's.
+func isCompaction(text string) bool {
+	return strings.Contains(text, "create a detailed summary of the conversation") ||
+		strings.Contains(text, "CONTEXT CHECKPOINT COMPACTION")
 }
 
 func (s *Standin) fail(format string, args ...any) {
@@ -216,10 +326,14 @@ func event(b *bytes.Buffer, name string, data any) {
 
 type obj = map[string]any
 
-func (s *Standin) anthropicEvents(b *bytes.Buffer, model string, turn Turn) {
+func (s *Standin) anthropicEvents(b *bytes.Buffer, id, model string, turn Turn) {
+	usage := s.usage
+	if turn.Usage != nil {
+		usage = *turn.Usage
+	}
 	event(b, "message_start", obj{"type": "message_start", "message": obj{
-		"id": "msg_standin", "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "usage": obj{"input_tokens": s.usage.Input, "output_tokens": 1}}})
+		"id": "msg_" + id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "usage": obj{"input_tokens": usage.Input, "output_tokens": 1}}})
 	stop := "end_turn"
 	if len(turn.Calls) == 0 {
 		event(b, "content_block_start", obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "text", "text": ""}})
@@ -236,15 +350,19 @@ func (s *Standin) anthropicEvents(b *bytes.Buffer, model string, turn Turn) {
 		event(b, "content_block_delta", obj{"type": "content_block_delta", "index": i, "delta": obj{"type": "input_json_delta", "partial_json": string(input)}})
 		event(b, "content_block_stop", obj{"type": "content_block_stop", "index": i})
 	}
-	event(b, "message_delta", obj{"type": "message_delta", "delta": obj{"stop_reason": stop}, "usage": obj{"output_tokens": s.usage.Output}})
+	event(b, "message_delta", obj{"type": "message_delta", "delta": obj{"stop_reason": stop}, "usage": obj{"output_tokens": usage.Output}})
 	event(b, "message_stop", obj{"type": "message_stop"})
 }
 
-func (s *Standin) openaiEvents(b *bytes.Buffer, turn Turn) {
-	event(b, "response.created", obj{"type": "response.created", "response": obj{"id": "resp_standin"}})
+func (s *Standin) openaiEvents(b *bytes.Buffer, id string, turn Turn) {
+	usage := s.usage
+	if turn.Usage != nil {
+		usage = *turn.Usage
+	}
+	event(b, "response.created", obj{"type": "response.created", "response": obj{"id": "resp_" + id}})
 	if len(turn.Calls) == 0 {
 		event(b, "response.output_item.done", obj{"type": "response.output_item.done", "output_index": 0, "item": obj{
-			"type": "message", "role": "assistant", "id": "msg_standin",
+			"type": "message", "role": "assistant", "id": "msg_" + id,
 			"content": []any{obj{"type": "output_text", "text": turn.Text}}}})
 	}
 	for i, c := range turn.Calls {
@@ -255,10 +373,10 @@ func (s *Standin) openaiEvents(b *bytes.Buffer, turn Turn) {
 		event(b, "response.output_item.done", obj{"type": "response.output_item.done", "output_index": i, "item": obj{
 			"type": "function_call", "id": "fc_" + c.ID, "call_id": c.ID, "name": c.Name, "arguments": string(args)}})
 	}
-	event(b, "response.completed", obj{"type": "response.completed", "response": obj{"id": "resp_standin", "usage": obj{
-		"input_tokens": s.usage.Input, "input_tokens_details": obj{"cached_tokens": 0},
-		"output_tokens": s.usage.Output, "output_tokens_details": obj{"reasoning_tokens": 0},
-		"total_tokens": s.usage.Input + s.usage.Output}}})
+	event(b, "response.completed", obj{"type": "response.completed", "response": obj{"id": "resp_" + id, "usage": obj{
+		"input_tokens": usage.Input, "input_tokens_details": obj{"cached_tokens": 0},
+		"output_tokens": usage.Output, "output_tokens_details": obj{"reasoning_tokens": 0},
+		"total_tokens": usage.Input + usage.Output}}})
 }
 
 func readAll(r *http.Request) ([]byte, error) {
@@ -388,7 +506,10 @@ type ClaudeOptions struct {
 	Settings json.RawMessage
 	// AllowedTools for --allowedTools; Read, Bash, Grep, Glob when empty.
 	AllowedTools []string
-	// Args are more command-line arguments (--mcp-config and such).
+	// MCP offers the stand-in's MCP server (see MCPPath) as server
+	// "standin", its tool allowed.
+	MCP bool
+	// Args are more command-line arguments.
 	Args []string
 	// Env is more of the environment.
 	Env []string
@@ -415,7 +536,13 @@ func RunClaude(t testing.TB, bin string, script []Turn, opt ClaudeOptions) *Run 
 	if len(tools) == 0 {
 		tools = []string{"Read", "Bash", "Grep", "Glob"}
 	}
-	args := append([]string{"-p", "go", "--allowedTools", strings.Join(tools, ","), "--output-format", "json"}, opt.Args...)
+	var mcp []string
+	if opt.MCP {
+		tools = append(slices.Clip(tools), "mcp__"+MCPServer+"__"+MCPTool)
+		mcp = []string{"--mcp-config", fmt.Sprintf(`{"mcpServers":{%q:{"type":"http","url":%q}}}`, MCPServer, st.MCPURL())}
+	}
+	args := append([]string{"-p", "go", "--allowedTools", strings.Join(tools, ","), "--output-format", "json"}, mcp...)
+	args = append(args, opt.Args...)
 	env := append(baseEnv(t),
 		"CLAUDE_CONFIG_DIR="+run.Home,
 		"ANTHROPIC_BASE_URL="+st.URL,
@@ -433,8 +560,15 @@ func RunClaude(t testing.TB, bin string, script []Turn, opt ClaudeOptions) *Run 
 // CodexOptions shape a Codex run.
 type CodexOptions struct {
 	Work string
-	// Config is more of config.toml, after the stand-in's provider.
-	Config  string
+	// Model is the model Codex is told to use, gpt-5.5 when empty: a
+	// version sizes its truncation by what its catalogue says of it.
+	Model string
+	// Config is more of config.toml: top-level keys and tables, written
+	// between the model's keys and the stand-in's provider table.
+	Config string
+	// MCP offers the stand-in's MCP server (see MCPPath) as server
+	// "standin".
+	MCP     bool
 	Env     []string
 	Timeout time.Duration
 }
@@ -447,17 +581,21 @@ func RunCodex(t testing.TB, bin string, script []Turn, opt CodexOptions) *Run {
 	if run.Work == "" {
 		run.Work = t.TempDir()
 	}
-	config := fmt.Sprintf(`model = "gpt-5.5"
+	model := opt.Model
+	if model == "" {
+		model = "gpt-5.5"
+	}
+	config := fmt.Sprintf(`model = %q
 model_provider = "standin"
-
+%s
 [model_providers.standin]
 name = "standin"
 base_url = "%s/v1"
 wire_api = "responses"
 env_key = "STANDIN_KEY"
-`, st.URL)
-	if opt.Config != "" {
-		config = opt.Config + "\n" + config
+`, model, opt.Config, st.URL)
+	if opt.MCP {
+		config += fmt.Sprintf("\n[mcp_servers.%s]\nurl = %q\n", MCPServer, st.MCPURL())
 	}
 	if err := os.WriteFile(filepath.Join(run.Home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)

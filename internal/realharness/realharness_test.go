@@ -1,6 +1,12 @@
 package realharness
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,5 +34,54 @@ func TestRealCodexRoundTrip(t *testing.T) {
 	}
 	if !strings.Contains(run.Transcript, "rollout-") {
 		t.Errorf("transcript %q", run.Transcript)
+	}
+}
+
+// TestStandin: the stand-in plays its script to the main loop only (a
+// warm-up or a request for a summary gets text), gives every answer ids
+// of its own, reports the usage a turn says, and serves its MCP tool.
+func TestStandin(t *testing.T) {
+	st := ServeAnthropic(t, []Turn{
+		{Calls: []Call{{ID: "toolu_1", Name: "Read", Input: map[string]any{"file_path": "/a"}}}, Usage: &Usage{Input: 990_000, Output: 1}},
+	})
+	post := func(path string, body any) string {
+		raw, _ := json.Marshal(body)
+		resp, err := http.Post(st.URL+path, "application/json", bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		return string(out)
+	}
+	tools := []any{map[string]any{"name": "Read"}}
+	user := func(text string) []any { return []any{map[string]any{"role": "user", "content": text}} }
+	warm := post("/v1/messages", map[string]any{"tools": tools, "messages": user("Warmup")})
+	summary := post("/v1/messages", map[string]any{"tools": tools, "messages": append(user("Your task is to create a detailed summary of the conversation so far."),
+		map[string]any{"role": "system", "content": "tokens left"})})
+	main := post("/v1/messages", map[string]any{"tools": tools, "messages": user("go")})
+	done := post("/v1/messages", map[string]any{"tools": tools, "messages": user("go")})
+	for name, tt := range map[string]struct{ answer, has string }{
+		"warm-up": {warm, `"text":"ok"`}, "summary": {summary, Summary},
+		"main loop": {main, `"id":"toolu_1"`}, "script spent": {done, `"text":"done"`},
+	} {
+		if !strings.Contains(tt.answer, tt.has) {
+			t.Errorf("%s: %s", name, tt.answer)
+		}
+	}
+	if !strings.Contains(main, `"input_tokens":990000`) || !strings.Contains(main, `"id":"msg_standin_003"`) {
+		t.Errorf("the main loop's answer: %s", main)
+	}
+	work := t.TempDir()
+	file := filepath.Join(work, "out.txt")
+	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := post(MCPPath, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); !strings.Contains(got, `"name":"`+MCPTool+`"`) {
+		t.Errorf("tools/list: %s", got)
+	}
+	got := post(MCPPath, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": MCPTool, "arguments": map[string]any{"path": file}}})
+	if !strings.Contains(got, `"content":[{"text":"hello","type":"text"}]`) {
+		t.Errorf("tools/call: %s", got)
 	}
 }
