@@ -159,7 +159,11 @@ func (m *Model) header() []string {
 	}
 	lines := []string{termtext.Truncate(strings.Join(parts, st.Muted.Render(" · ")), w)}
 	if headerLines(m.ctx.Height) > 1 {
-		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
+		p := m.policy
+		if m.session != nil {
+			p = replay.ForSession(p, m.session) // the rules of the session's version
+		}
+		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(p), w)))
 	}
 	return lines
 }
@@ -172,8 +176,12 @@ func ceilingText(p policy.Policy) string {
 	return "ceiling " + policy.FormatSize(p.Ceiling, p.Unit)
 }
 
-// policyLine states the policy's key knobs.
+// policyLine states the policy's key knobs; those of a policy that
+// follows each session's harness version only as a session applies them.
 func policyLine(p policy.Policy) string {
+	if p.FollowVersion {
+		return "policy " + termtext.Escape(p.Name) + " · as the version that recorded each session did"
+	}
 	parts := []string{"policy " + termtext.Escape(p.Name), ceilingText(p)}
 	if len(p.PerTool) > 0 {
 		parts = append(parts, "per-tool ceilings")

@@ -74,6 +74,9 @@ func Render(p policy.Policy, t Target) (string, error) {
 	if err := p.Validate(); err != nil {
 		return "", err
 	}
+	// A policy that follows each session's harness version says, for a
+	// harness run now, what the latest version does.
+	p = policy.ForVersion(p, "")
 	d := &doc{p: &p}
 	switch t {
 	case HarnessRS:

@@ -212,15 +212,13 @@ func claudeCode(d *doc) {
 	dd := p.Dedupe
 	switch {
 	case !dd.Enabled:
-		d.cannot("Claude Code stubs a Read of a file unchanged since the last Read (from 2.1.86), with no documented setting to stop it; no repeat suppression")
+		// Claude Code stubs no repeat since 2.1.317: nothing to say.
 	default:
 		what := "repeats"
 		if dd.Key != policy.KeyReadPath || len(dd.Tools) != 1 || dd.Tools[0] != "Read" {
 			what = "repeats of other tools"
 		}
-		if dd.From > 2 || what != "repeats" {
-			d.cannot("Claude Code stubs a Read of an unchanged file from the 2nd identical Read, and no other tool's; suppressing %s from the %s identical call", what, ordinal(dd.From))
-		}
+		d.cannot("Claude Code suppresses no repeat (it stubbed an unchanged Read's from 2.1.86 to 2.1.316, with no setting for it); suppressing %s from the %s identical call", what, ordinal(dd.From))
 	}
 	d.excludeCannot("Claude Code")
 }

@@ -82,6 +82,19 @@ func InputField(raw []byte, names ...string) string {
 	return ""
 }
 
+// InputNumber returns a number field of a tool call's JSON input.
+func InputNumber(raw []byte, name string) (float64, bool) {
+	if !bytes.Contains(raw, []byte(name)) {
+		return 0, false // most inputs: not decoded
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return 0, false
+	}
+	n, ok := m[name].(float64)
+	return n, ok
+}
+
 // ReadKey identifies a Claude Code Read by path and the range it asked
 // for; an offset of 0 or 1 is the start of the file, like none.
 func ReadKey(raw []byte) string {
@@ -100,6 +113,3 @@ func ReadKey(raw []byte) string {
 	limit, _ := m["limit"].(float64)
 	return fmt.Sprintf("%s\x00%g\x00%g", p, offset, limit)
 }
-
-// WholeReadKey is the ReadKey of a Read of all of path.
-func WholeReadKey(path string) string { return fmt.Sprintf("%s\x00%g\x00%g", path, 0.0, 0.0) }

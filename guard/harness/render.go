@@ -55,7 +55,9 @@ func (s Subject) units() int64 {
 // locator expands the spill path template. Placeholders: {call_id},
 // {tool}, {ext}, {agent}, {sha256_16} (of the text), {session},
 // {session_sha12}, {random12} (a fixed-length stand-in for a random name,
-// derived from the call id) and {transcript_dir}.
+// derived from the call id), {task_id6} and {task_id8} (Claude Code's
+// name for a Bash output's file, "b" and 6 or 8 characters, derived from
+// the call id; the call id for any other tool) and {transcript_dir}.
 func (s Subject) locator(vars map[string]string) string {
 	return fill(s.Template, vars)
 }
@@ -89,7 +91,7 @@ func fill(template string, vars map[string]string) string {
 
 // perResultFields are the template fields that differ between the results
 // of one session and policy.
-var perResultFields = []string{"{call_id}", "{tool}", "{ext}", "{sha256_16}", "{random12}"}
+var perResultFields = []string{"{call_id}", "{tool}", "{ext}", "{sha256_16}", "{random12}", "{task_id6}", "{task_id8}"}
 
 // SpillFile is the file the template names when filled with vars: the
 // locator exactly as the harness writes it, and where spillway keeps it,
@@ -392,12 +394,27 @@ func encodeSegment(s string) string {
 const ClaudePreviewUnits = 2000
 
 // ClaudeSpill persists the result and inlines a head preview cut back to
-// the last newline when that is past half of it.
-func ClaudeSpill(s Subject, previewUnits int64, lineAligned bool) (string, SpillFile) {
+// the last newline when that is past half of it, as Claude Code of era
+// did: a surrogate pair the preview's end cuts through is left out, or
+// ends it with its first half. An MCP tool's result is persisted as its
+// content blocks in indented JSON, which the preview and the size then
+// show. The size is in UTF-16 units, or a Bash output's in bytes.
+func ClaudeSpill(s Subject, era ClaudeEra, previewUnits int64, lineAligned bool) (string, SpillFile) {
+	content, ext := s.Text, "txt"
 	n := s.units()
-	preview, more := s.Text, false
-	if n > previewUnits {
-		preview, more = headUnits(s.Text, previewUnits), true
+	switch {
+	case ClaudeBlocks(s.Tool):
+		content, ext = claudeBlocksJSON(s.Text), "json"
+		n = UTF16Len(content)
+	case s.Tool == "Bash" && era.BashBytes:
+		n = int64(len(s.Text))
+	}
+	preview, more := content, false
+	if UTF16Len(content) > previewUnits {
+		preview, more = headUnits(content, previewUnits), true
+		if era.WholePairs {
+			preview = headWholeUnits(content, previewUnits)
+		}
 		if lineAligned {
 			// The last newline of the preview, in code units, is past half
 			// of it when the text before it is longer than half.
@@ -406,7 +423,8 @@ func ClaudeSpill(s Subject, previewUnits int64, lineAligned bool) (string, Spill
 			}
 		}
 	}
-	f := s.spillFile(map[string]string{"transcript_dir": s.Dir, "session": s.Session, "call_id": s.CallID}, s.Text)
+	f := s.spillFile(map[string]string{"transcript_dir": s.Dir, "session": s.Session, "call_id": s.CallID,
+		"task_id6": claudeTaskID(s, 6), "task_id8": claudeTaskID(s, 8), "ext": ext}, content)
 	locator := f.Locator
 	var b strings.Builder
 	b.WriteString("<persisted-output>\n")
@@ -435,6 +453,23 @@ func headUnits(s string, n int64) string {
 			if used < n { // half a pair
 				return s[:i] + "\uFFFD"
 			}
+			return s[:i]
+		}
+		used += w
+	}
+	return s
+}
+
+// headWholeUnits is the first n UTF-16 code units of s, without the half
+// of a surrogate pair the cut goes through.
+func headWholeUnits(s string, n int64) string {
+	var used int64
+	for i, r := range s {
+		w := int64(1)
+		if r >= 0x10000 {
+			w = 2
+		}
+		if used+w > n {
 			return s[:i]
 		}
 		used += w
@@ -482,60 +517,6 @@ func fileSize(n int64) string {
 		return fmt.Sprintf("%d%s", tenths/10, unit)
 	}
 	return fmt.Sprintf("%d.%d%s", tenths/10, tenths%10, unit)
-}
-
-// CodexExecHeader heads command output Codex cut (formatted_truncate_text
-// in codex-rs/utils/output-truncation): its size before the cut in
-// approximate tokens, and its line count as Rust's str::lines counts.
-func CodexExecHeader(text string) string {
-	lines := strings.Count(text, "\n")
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		lines++
-	}
-	return fmt.Sprintf(CodexExecWarning+"%d)\nTotal output lines: %d\n\n", ApproxTokens(int64(len(text))), lines)
-}
-
-// CodexExecSplit parts the output of Codex's code-mode tools (exec, whose
-// scripts call the shell tools) into the status lines the runtime heads it
-// with ("Script completed", a wall time, "Output:") and the script's own
-// output, which is what Codex cuts under its header: the 0.144 logs show
-// that output cut to exactly 40,000 bytes after the status lines. A text
-// without those lines is all output.
-func CodexExecSplit(text string) (status, output string) {
-	if !strings.HasPrefix(text, "Script ") {
-		return "", text
-	}
-	const mark = "\nOutput:\n"
-	head := text[:min(len(text), 256)]
-	i := strings.Index(head, mark)
-	if i < 0 || !strings.Contains(head[:i], "\nWall time ") {
-		return "", text
-	}
-	return text[:i+len(mark)], text[i+len(mark):]
-}
-
-// CodexExecWarning opens the header of command output Codex cut.
-const CodexExecWarning = "Warning: truncated output (original token count: "
-
-// CodexTruncate is Codex's middle truncation when it records a tool output
-// (codex-rs/utils/string/src/truncate.rs): half the byte budget to the
-// head, the rest to the tail, whole characters only, and a marker between
-// that is not counted against the budget.
-func CodexTruncate(text string, ix *tokens.Index, budgetBytes int64, inTokens bool) (string, []tokens.Part) {
-	total := int64(len(text))
-	if total <= budgetBytes {
-		return text, nil
-	}
-	left := budgetBytes / 2
-	prefix := headBytes(text, left)
-	suffix := tailBytes(text, budgetBytes-left)
-	marker := fmt.Sprintf("…%d tokens truncated…", ApproxTokens(total-budgetBytes))
-	if !inTokens {
-		removed := utf8.RuneCountInString(text[len(prefix) : len(text)-len(suffix)])
-		marker = fmt.Sprintf("…%d chars truncated…", removed)
-	}
-	parts := []tokens.Part{headPart(ix, text, prefix), tokens.Lit(marker), tailPart(ix, text, suffix)}
-	return join(parts), parts
 }
 
 // agentSpillPaths read the file a recorded agent spilled a result to out of

@@ -256,7 +256,7 @@ func TestClaudeCode(t *testing.T) {
 	text := b.String() // 1,000 lines of 52 characters
 	s := Subject{Text: text, CallID: "toolu_01ABC", Session: "SESSION", Dir: "/home/u/.claude/projects/-home-u-proj",
 		Template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}
-	got, f := ClaudeSpill(s, 2000, true)
+	got, f := ClaudeSpill(s, latestClaude, 2000, true)
 	path := "/home/u/.claude/projects/-home-u-proj/SESSION/tool-results/toolu_01ABC.txt"
 	// The last newline in the first 2,000 characters is at 1,975 (line 38
 	// ends there), past half of the preview: the preview stops before it.
@@ -270,7 +270,7 @@ func TestClaudeCode(t *testing.T) {
 	}
 	// Without a newline past half, the preview is exactly 2,000 units.
 	flat := strings.Repeat("y", 3000)
-	got, _ = ClaudeSpill(Subject{Text: flat, Template: "x"}, 2000, true)
+	got, _ = ClaudeSpill(Subject{Text: flat, Template: "x"}, latestClaude, 2000, true)
 	if !strings.Contains(got, "Preview (first 2KB):\n"+strings.Repeat("y", 2000)+"\n...\n") {
 		t.Errorf("flat preview: %.100s", got)
 	}
@@ -360,7 +360,7 @@ func TestJavaSafe(t *testing.T) {
 func TestAgentSpillPath(t *testing.T) {
 	big := strings.Repeat("0123456789\n", 10_000)
 	claude, claudeFile := ClaudeSpill(Subject{Text: big, CallID: "toolu_1", Session: "S", Dir: "/p",
-		Template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}, ClaudePreviewUnits, true)
+		Template: "{transcript_dir}/{session}/tool-results/{call_id}.txt"}, latestClaude, ClaudePreviewUnits, true)
 	scope, _, scopeFile := AgentScopeSpill(Subject{Text: big, CallID: "c1",
 		Template: "large_tool_results/{agent}/{call_id}-{sha256_16}"}, "agent", 10, 10)
 	rs, rsFile := HarnessRSSpill(Subject{Text: big, Tool: "grep", CallID: "c1",
@@ -391,18 +391,80 @@ func TestAgentSpillPath(t *testing.T) {
 	}
 }
 
-// TestClaudeEraOf: every version of the recorded logs, and each bound.
+// latestClaude is the era of the latest Claude Code.
+var latestClaude = ClaudeEras[len(ClaudeEras)-1]
+
+// TestClaudeEraOf: every version of the recorded logs, and each bound
+// with the version before it.
 func TestClaudeEraOf(t *testing.T) {
 	for version, want := range map[string]string{
-		"1.0.17": "", "2.0.76": "", "2.1.1": "", "2.1.2": "2.1.2", "2.1.14": "2.1.2", "2.1.22": "2.1.2",
-		"2.1.50": "2.1.2", "2.1.51": "2.1.51", "2.1.85": "2.1.51", "2.1.86": "2.1.86", "2.1.112": "2.1.86",
-		"2.1.121": "2.1.86", "2.1.126": "2.1.86", "2.1.146": "2.1.86", "2.1.147": "2.1.147", "2.1.155": "2.1.147",
-		"2.1.156": "2.1.156", "2.1.251": "2.1.156", "10.0.0": "2.1.156", "": "2.1.156", "2.1": "2.1.156",
-		"2.1.112-beta": "2.1.86",
+		"1.0.17": "", "2.0.76": "", "2.1.1": "", "2.1.2": "2.1.2", "2.1.5": "2.1.2", "2.1.6": "2.1.6",
+		"2.1.14": "2.1.6", "2.1.22": "2.1.6", "2.1.44": "2.1.6", "2.1.45": "2.1.45", "2.1.50": "2.1.45",
+		"2.1.51": "2.1.51", "2.1.58": "2.1.51", "2.1.59": "2.1.59", "2.1.73": "2.1.59", "2.1.74": "2.1.74",
+		"2.1.78": "2.1.74", "2.1.79": "2.1.79", "2.1.85": "2.1.79", "2.1.86": "2.1.86", "2.1.112": "2.1.86",
+		"2.1.121": "2.1.86", "2.1.126": "2.1.86", "2.1.128": "2.1.128", "2.1.146": "2.1.128",
+		"2.1.308": "2.1.128", "2.1.309": "2.1.309", "2.1.316": "2.1.309", "2.1.317": "2.1.317",
+		"2.1.328": "2.1.317", "10.0.0": "2.1.317", "": "2.1.317", "2.1": "2.1.317", "2.1.112-beta": "2.1.86",
 	} {
 		if got := ClaudeEraOf(version).From; got != want {
 			t.Errorf("ClaudeEraOf(%q) = era from %q, want %q", version, got, want)
 		}
+	}
+}
+
+// TestClaudeCut: Claude Code's own cut before 2.1.2, as 2.1.1 sent it: a
+// single line of 30,001 characters, and 120,000 characters of 11-character
+// lines (the cut falls inside a line; the rest holds 8,183 pieces).
+func TestClaudeCut(t *testing.T) {
+	x := strings.Repeat("x", 30_001)
+	if got, want := ClaudeCut(x, 30_000), x[:30_000]+"\n\n... [1 lines truncated] ..."; got != want {
+		t.Errorf("one line: %q", got[29_990:])
+	}
+	lines := strings.Repeat("0123456789\n", 10_910)[:120_000]
+	got := ClaudeCut(lines, 30_000)
+	if want := lines[:30_000] + "\n\n... [8183 lines truncated] ..."; got != want {
+		t.Errorf("lines: %q", got[29_990:])
+	}
+	if got := ClaudeCut(x[:30_000], 30_000); got != x[:30_000] {
+		t.Error("a text at the limit was cut")
+	}
+	// A surrogate pair across the cut: its first half is sent, as U+FFFD.
+	if got, want := ClaudeCut("ab😀c\nd", 3), "ab\uFFFD\n\n... [2 lines truncated] ..."; got != want {
+		t.Errorf("pair: %q, want %q", got, want)
+	}
+}
+
+// TestClaudeSpillNames: a persisted Bash output's file is named after its
+// task by era (the call id, then b and 6 or 8 characters), any other
+// tool's after its call id; an MCP result is persisted as its content
+// block in indented JSON, which the message sizes and previews. The
+// texts are as Claude Code 2.1.328 sent them (its session folder
+// shortened).
+func TestClaudeSpillNames(t *testing.T) {
+	text := strings.Repeat("x", 50_001)
+	s := Subject{Text: text, Tool: "mcp__standin__cat", CallID: "toolu_04", Session: "s1", Dir: "/p",
+		Template: "{transcript_dir}/{session}/tool-results/{task_id8}.{ext}"}
+	got, f := ClaudeSpill(s, latestClaude, ClaudePreviewUnits, true)
+	want := "<persisted-output>\nOutput too large (48.9KB). Full output saved to: /p/s1/tool-results/toolu_04.json\n\nPreview (first 2KB):\n[\n  {\n    \"type\": \"text\",\n    \"text\": \"" +
+		strings.Repeat("x", 1961) + "\n...\n</persisted-output>"
+	if got != want {
+		t.Errorf("MCP: %d bytes, %q", len(got), got[:min(len(got), 300)])
+	}
+	if want := "[\n  {\n    \"type\": \"text\",\n    \"text\": \"" + text + "\"\n  }\n]"; f.Content != want || len(f.Content) != 50_047 {
+		t.Errorf("MCP file: %d bytes", len(f.Content))
+	}
+	for template, want := range map[string]string{
+		"{transcript_dir}/{session}/tool-results/{call_id}.{ext}":  "/p/s1/tool-results/toolu_04.txt",
+		"{transcript_dir}/{session}/tool-results/{task_id6}.{ext}": "/p/s1/tool-results/bn7rzk2.txt",
+		"{transcript_dir}/{session}/tool-results/{task_id8}.{ext}": "/p/s1/tool-results/bn7rzk2dd.txt",
+	} {
+		s := Subject{Text: text, Tool: "Bash", CallID: "toolu_04", Session: "s1", Dir: "/p", Template: template}
+		if _, f := ClaudeSpill(s, latestClaude, ClaudePreviewUnits, true); f.Locator != want {
+			t.Errorf("Bash under %s: %s, want %s", template, f.Locator, want)
+		}
+	}
+	if got := jsString("a\"\\\b\f\n\r\t\x01\x1f\u2028é\x7f"); got != `"a\"\\\b\f\n\r\t\u0001\u001f`+"\u2028é\x7f"+`"` {
+		t.Errorf("jsString: %s", got)
 	}
 }
 

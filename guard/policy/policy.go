@@ -156,9 +156,14 @@ type Policy struct {
 	OnSpillError Fallback `json:"on_spill_error,omitempty"`
 	// Agent names the agent in AgentScope paths.
 	Agent string `json:"agent,omitempty"`
-	// FollowVersion (Claude Code) replays each session as the version
-	// that recorded it did: see ForVersion.
+	// FollowVersion (Claude Code, Codex) replays each session as the
+	// version of the harness that recorded it did: see ForVersion.
 	FollowVersion bool `json:"follow_version,omitempty"`
+	// HarnessVersion is the version of the harness (Claude Code, Codex)
+	// whose ways of measuring and writing what the other knobs decide the
+	// policy follows where they changed between versions (harness.ClaudeEra,
+	// harness.CodexEra); "" is the latest.
+	HarnessVersion string `json:"harness_version,omitempty"`
 }
 
 // Dedupe configures repeat suppression.
@@ -177,11 +182,8 @@ type Dedupe struct {
 	// Clear is what makes the calls seen so far forgotten.
 	Clear ClearRule `json:"clear"`
 	// Stub is the text a suppressed Claude Code Read gets ("" for the
-	// latest version's).
+	// last one Claude Code used, harness.ClaudeReadStub).
 	Stub string `json:"stub,omitempty"`
-	// WritesCount makes the agent's own write or edit of a file count as
-	// a read of all of it, so that the next Read of it is a repeat.
-	WritesCount bool `json:"writes_count,omitempty"`
 }
 
 // RiskTable maps tool names to risk classes.
@@ -230,10 +232,19 @@ func (p *Policy) CeilingFor(tool string) (int64, bool) {
 	if c <= 0 {
 		return 0, false
 	}
-	if p.Allowance > 0 && p.Allowance != 1 && !p.IsExec(tool) {
-		c = ceilMul(c, p.Allowance)
+	if !p.IsExec(tool) {
+		c = p.WithAllowance(c)
 	}
 	return c, true
+}
+
+// WithAllowance is a ceiling with the policy's allowance applied: the
+// budget Codex records any tool output within, command output too.
+func (p *Policy) WithAllowance(c int64) int64 {
+	if p.Allowance > 0 && p.Allowance != 1 {
+		return ceilMul(c, p.Allowance)
+	}
+	return c
 }
 
 // IsExec tells whether tool's output is command output Codex formats.

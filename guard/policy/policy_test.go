@@ -21,7 +21,9 @@ func mustPreset(t *testing.T, name string) Policy {
 func TestPresetsValid(t *testing.T) {
 	want := []string{"harness-rs-0.0.40", "harness-rs-0.0.50", "harness-rs-0.0.50-dedupe", "harness-rs-dedupe-from-3",
 		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "claude-code-pre-2.1.2", "claude-code-2.1.2",
-		"claude-code-2.1.51", "claude-code-2.1.86", "claude-code-2.1.147", "claude-code-2.1.156", "codex", "none"}
+		"claude-code-2.1.6", "claude-code-2.1.45", "claude-code-2.1.51", "claude-code-2.1.59", "claude-code-2.1.74",
+		"claude-code-2.1.79", "claude-code-2.1.86", "claude-code-2.1.128", "claude-code-2.1.309", "claude-code-2.1.317",
+		"codex", "codex-pre-0.125.0", "codex-0.125.0", "codex-0.142.0", "none"}
 	var got []string
 	for _, p := range Presets() {
 		if err := p.Validate(); err != nil {

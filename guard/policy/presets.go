@@ -100,21 +100,18 @@ func presetList() []Policy {
 		SpillPath: "/tmp/dsh-spill-000000/session-{session_sha12}/{random12}-{tool}.txt",
 	}
 
-	claude := claudeEra(harness.ClaudeEras[len(harness.ClaudeEras)-1])
+	claude := claudeEra(len(harness.ClaudeEras) - 1)
 	claude.Name = "claude-code"
-	claude.Description = "Claude Code as the version that recorded the session: persisted results, Read repeat stubs and what counts as read, by version (latest rules when none is recorded)"
+	claude.Description = "Claude Code as the version that recorded the session: its own cut of Bash and Grep output (before 2.1.2), the results it persisted and at what sizes, and its Read repeat stubs (2.1.86 to 2.1.316); the latest rules where no version is recorded"
 	claude.FollowVersion = true
+	// On as the versions had it: ForVersion turns it off for a session of
+	// a version that stubbed no Read.
+	claude.Dedupe.Enabled = true
 
-	codex := Policy{
-		Name:        "codex",
-		Description: "Codex CLI when it records a tool output: 10,000 tokens (bytes/4) plus 20%, middle truncation with a …N tokens truncated… marker; shell output cut at 10,000 under a truncation header",
-		Style:       harness.Codex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2, Action: TruncateMiddle,
-		// Codex's own shell tools (exec: the script output of its code
-		// mode, cut after the status lines), and the shell tools of other
-		// agents' logs replayed as if Codex had run them.
-		ExecTools: []string{"shell", "local_shell", "container.exec", "shell_command", "exec", "Bash", "run_command"},
-		Risk:      foreignRisk, ShapeErrors: true, NonText: NonTextKeep,
-	}
+	codex := codexEra(len(harness.CodexEras) - 1)
+	codex.Name = "codex"
+	codex.Description = "Codex CLI as the version that recorded the session: every tool output recorded within 12,000 tokens (bytes/4; 10,000 plus 20%), cut in the middle under a …N tokens truncated… marker; command output cut at 10,000 after its status lines under a header of its era; the latest rules where no version is recorded"
+	codex.FollowVersion = true
 
 	none := Policy{
 		Name:        "none",
@@ -122,85 +119,241 @@ func presetList() []Policy {
 		Style:       harness.HarnessRS, Unit: JSONBytes, Action: TruncateHead, Risk: foreignRisk,
 	}
 	list := []Policy{harnessRS040(), harnessRS050(), deduped, from3, agentscope, agentscopeOld, deepseek, claude}
-	for _, era := range harness.ClaudeEras {
-		list = append(list, claudeEra(era))
+	for i := range harness.ClaudeEras {
+		list = append(list, claudeEra(i))
 	}
-	return append(list, codex, none)
+	list = append(list, codex)
+	for i := range harness.CodexEras {
+		list = append(list, codexEra(i))
+	}
+	return append(list, none)
 }
 
-// claudeEra is Claude Code as it was from era.From to the next era.
-func claudeEra(era harness.ClaudeEra) Policy {
+// eraName is a preset's name for the era from from to the next: "" is
+// before the second era.
+func eraName(harnessName, from string, eras []string) string {
+	if from == "" {
+		return harnessName + "-pre-" + eras[1]
+	}
+	return harnessName + "-" + from
+}
+
+// eraRange says which versions an era spans.
+func eraRange(froms []string, i int) string {
+	switch {
+	case i == 0:
+		return "before " + froms[1]
+	case i == len(froms)-1:
+		return froms[i] + " and later"
+	}
+	return "from " + froms[i] + " until " + froms[i+1]
+}
+
+func claudeFroms() []string {
+	var out []string
+	for _, e := range harness.ClaudeEras {
+		out = append(out, e.From)
+	}
+	return out
+}
+
+// claudeEra is Claude Code as it was from era i to the next: the knobs of
+// harness.ClaudeEras[i], and a description naming its rules and no other.
+func claudeEra(i int) Policy {
+	era := harness.ClaudeEras[i]
+	froms := claudeFroms()
 	p := Policy{
-		Name: "claude-code-" + era.From, Style: harness.ClaudeCode, Unit: UTF16Units, Action: Spill,
+		Name: eraName("claude-code", era.From, froms), Style: harness.ClaudeCode, Unit: UTF16Units, Action: Spill,
 		PreviewHead: harness.ClaudePreviewUnits, PreviewUnit: UTF16Units, LineAligned: true,
 		Dedupe: Dedupe{Enabled: era.ReadDedupe, From: 2, Key: KeyReadPath, Tools: []string{"Read"}, SameContent: true,
-			Clear: ClearSamePath, Stub: era.Stub, WritesCount: era.WritesCount},
+			Clear: ClearSamePath, Stub: era.Stub},
 		Risk: foreignRisk, ShapeErrors: true, NonText: NonTextSkip, OnSpillError: FallbackKeep,
-		SpillPath: "{transcript_dir}/{session}/tool-results/{call_id}.txt",
+		SpillPath: era.SpillPath, HarnessVersion: eraVersion(era.From),
 	}
 	var what []string
-	if era.From == "" {
-		p.Name = "claude-code-pre-2.1.2"
-		what = append(what, "Claude Code before 2.1.2: nothing persisted (it cut Bash output itself)")
+	if !era.Persist {
+		p.Action, p.PerTool = TruncateHead, maps.Clone(era.Cut)
+		what = append(what, cutText(era.Cut))
 	} else {
 		p.Ceiling, p.PerTool = era.Ceiling, maps.Clone(era.PerTool)
-		what = append(what, fmt.Sprintf("Claude Code from %s: persisted over %s chars (%s)", era.From, human.Count(era.Ceiling), perToolText(era.PerTool)))
+		what = append(what, persistText(era))
 	}
-	switch {
-	case !era.ReadDedupe:
-		what = append(what, "no Read repeat stubbed")
-	case era.WritesCount:
-		what = append(what, "unchanged Read repeats stubbed, the model's own writes counting as reads")
-	default:
-		what = append(what, "unchanged Read repeats stubbed")
+	if era.ReadDedupe {
+		stub := "unchanged Read repeats stubbed"
+		if era.Stub != harness.ClaudeReadStub {
+			stub += " (the earlier stub text)"
+		}
+		what = append(what, stub)
+	} else {
+		what = append(what, "Read repeats sent in full")
 	}
-	if era.ReadDedupe && era.Stub != harness.ClaudeReadStub {
-		what[len(what)-1] += " (the earlier stub text)"
-	}
-	p.Description = strings.Join(what, "; ")
+	p.Description = "Claude Code " + eraRange(froms, i) + ": " + strings.Join(what, "; ")
 	return p
 }
 
-func perToolText(m map[string]int64) string {
+// cutText says what Claude Code cut itself before 2.1.2.
+func cutText(cut map[string]int64) string {
 	var parts []string
-	for _, tool := range slices.Sorted(maps.Keys(m)) {
-		if v := m[tool]; v < 0 {
-			parts = append(parts, tool+" never")
-		} else {
-			parts = append(parts, tool+" "+human.Count(v))
-		}
+	for _, tool := range slices.Sorted(maps.Keys(cut)) {
+		parts = append(parts, fmt.Sprintf("%s output over %s characters cut to its first %s", tool, human.Count(cut[tool]), human.Count(cut[tool])))
 	}
-	return strings.Join(parts, ", ")
+	return andList(parts) + ", ended \"... [N lines truncated] ...\"; nothing persisted"
 }
 
-// ForVersion is p as the Claude Code version that recorded a session
-// applied it, when p follows the version: the era's persisting (none
-// before 2.1.2, a 100,000-character threshold before 2.1.51; a ceiling
-// tuned away from the preset's is kept), Read repeat stub and what counts
-// as read. Repeat suppression stays off where it was turned off.
+// andList joins "a", "b" and "c" as "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// persistText says what an era persisted, how it measured it, and where.
+func persistText(era harness.ClaudeEra) string {
+	var parts []string
+	for _, tool := range slices.Sorted(maps.Keys(era.PerTool)) {
+		if v := era.PerTool[tool]; v > 0 {
+			unit := "characters"
+			if tool == "Bash" && era.BashBytes {
+				unit = "bytes"
+			}
+			parts = append(parts, fmt.Sprintf("%s output over %s %s", tool, human.Count(v), unit))
+		}
+	}
+	if era.Ceiling > 0 {
+		other := fmt.Sprintf("any other tool's result over %s", human.Count(era.Ceiling))
+		if era.BlocksAsJSON {
+			other += " (an MCP result's blocks in JSON)"
+		}
+		parts = append(parts, other)
+	}
+	text := andList(parts) + " persisted with a 2,000-character preview"
+	var never []string
+	for _, tool := range slices.Sorted(maps.Keys(era.PerTool)) {
+		if era.PerTool[tool] < 0 {
+			never = append(never, tool)
+		}
+	}
+	if era.Ceiling <= 0 {
+		never = append(never, "no other tool's")
+		text += " (" + andList(never) + ")"
+	} else if len(never) > 0 {
+		text += " (" + andList(never) + " never)"
+	}
+	if era.WholePairs {
+		text += ", a preview ending before a surrogate pair it would cut"
+	}
+	switch {
+	case strings.Contains(era.SpillPath, "{task_id8}"):
+		text += ", a Bash output's file named b and 8 characters"
+	case strings.Contains(era.SpillPath, "{task_id6}"):
+		text += ", a Bash output's file named b and 6 characters"
+	}
+	return text
+}
+
+func codexFroms() []string {
+	var out []string
+	for _, e := range harness.CodexEras {
+		out = append(out, e.From)
+	}
+	return out
+}
+
+// codexEra is Codex CLI as it was from era i to the next.
+func codexEra(i int) Policy {
+	era := harness.CodexEras[i]
+	froms := codexFroms()
+	p := Policy{
+		Name: eraName("codex", era.From, froms), Style: harness.Codex, Unit: ApproxTokens, Ceiling: 10_000, Allowance: 1.2,
+		Action: TruncateMiddle,
+		// Codex's own command tools (exec: the script output of its code
+		// mode, cut after the status lines), and the shell tools of other
+		// agents' logs replayed as if Codex had run them.
+		ExecTools: []string{"exec_command", "write_stdin", "shell", "local_shell", "container.exec", "shell_command", "exec",
+			"Bash", "run_command"},
+		HarnessVersion: eraVersion(era.From),
+		Risk:           foreignRisk, ShapeErrors: true, NonText: NonTextKeep,
+	}
+	header := "its line count"
+	if era.ExecWarning {
+		header = "its original token count and line count"
+	}
+	command := "at 10,000 (a lower ceiling cuts only what is recorded)"
+	if era.ExecFollowsLimit {
+		command = "at 10,000 or the ceiling if lower"
+	}
+	p.Description = fmt.Sprintf("Codex CLI %s: every tool output recorded within 12,000 tokens (bytes/4; the ceiling plus 20%%), cut in the middle under a …N tokens truncated… marker; command output cut %s after its status lines, headed by %s; nothing persisted, no repeat suppressed",
+		eraRange(froms, i), command, header)
+	return p
+}
+
+// ForVersion is p as the version of its harness that recorded a session
+// applied it, when p follows the version (version is "" where the log
+// names none, or names another harness's: the latest rules). Claude
+// Code: the era's own cut or persisting (a ceiling tuned away from the
+// preset's is kept, and so is an action), its spill file names, and its
+// Read repeat stubs, on where the policy has them on from the 2nd Read as
+// the preset does. Both harnesses: HarnessVersion, which the measures and
+// texts that changed between versions follow (for Codex, whether a
+// command's own cut follows a lower ceiling, and its header). The
+// description then names the era's rules and none it lacked, and the
+// policy returned follows that version alone (FollowVersion is false).
 func ForVersion(p Policy, version string) Policy {
-	if !p.FollowVersion || p.Style != harness.ClaudeCode {
+	if !p.FollowVersion {
 		return p
 	}
-	p = p.Clone()
-	era := harness.ClaudeEraOf(version)
-	latest := harness.ClaudeEras[len(harness.ClaudeEras)-1]
-	switch {
-	case p.Ceiling != latest.Ceiling:
-		// A ceiling set by hand is a question about that ceiling.
-	case !era.Persist:
-		p.Ceiling, p.PerTool = 0, nil
-	default:
-		p.Ceiling, p.PerTool = era.Ceiling, maps.Clone(era.PerTool)
-	}
-	p.Dedupe.Enabled = p.Dedupe.Enabled && era.ReadDedupe
-	p.Dedupe.Stub, p.Dedupe.WritesCount = era.Stub, era.WritesCount
+	var era Policy
 	recorded := "no version recorded"
 	if version != "" {
 		recorded = "recorded by " + version
 	}
-	p.Description += fmt.Sprintf(" (this session: %s, replayed with the rules of %s)", recorded, claudeEra(era).Name)
+	switch p.Style {
+	case harness.ClaudeCode:
+		p = p.Clone()
+		i := claudeEraIndex(version)
+		era, latest := claudeEra(i), claudeEra(len(harness.ClaudeEras)-1)
+		if p.Ceiling == latest.Ceiling && maps.Equal(p.PerTool, latest.PerTool) {
+			p.Ceiling, p.PerTool = era.Ceiling, maps.Clone(era.PerTool)
+			if p.Action == latest.Action {
+				p.Action = era.Action
+			}
+		}
+		if p.SpillPath == latest.SpillPath {
+			p.SpillPath = era.SpillPath
+		}
+		if p.Dedupe.Enabled && p.Dedupe.From == 2 {
+			p.Dedupe.Enabled, p.Dedupe.Stub = era.Dedupe.Enabled, era.Dedupe.Stub
+		}
+	case harness.Codex:
+		p = p.Clone()
+		era = codexEra(codexEraIndex(version))
+	default:
+		return p
+	}
+	// Applied: the policy now follows this version, and no other.
+	p.HarnessVersion, p.FollowVersion = version, false
+	p.Description = fmt.Sprintf("%s (this session: %s, replayed as %s)", era.Description, recorded, era.Name)
 	return p
+}
+
+// eraVersion is the version an era's preset follows: the first of the
+// era, or one before every bound for the first.
+func eraVersion(from string) string {
+	if from == "" {
+		return "0.0.0"
+	}
+	return from
+}
+
+func claudeEraIndex(version string) int {
+	from := harness.ClaudeEraOf(version).From
+	return slices.Index(claudeFroms(), from)
+}
+
+func codexEraIndex(version string) int {
+	from := harness.CodexEraOf(version).From
+	return slices.Index(codexFroms(), from)
 }
 
 // Presets returns every preset, in the order spillway presets lists them.

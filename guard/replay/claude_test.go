@@ -10,49 +10,86 @@ import (
 )
 
 // TestClaudeByVersion: the claude-code preset replays a session as the
-// Claude Code version that recorded it did.
+// Claude Code version that recorded it did, by the eras real versions
+// showed (harness.ClaudeRules).
 func TestClaudeByVersion(t *testing.T) {
 	readA := map[string]any{"file_path": "/a.go"}
 	readB := map[string]any{"file_path": "/b.go"}
 	big := strings.Repeat("0123456789\n", 6000) // 66,000 characters
 	huge := big + big                           // 132,000
-	// Claude Code before 2.1.2 cut Bash output at 30,000 characters itself.
-	cut := strings.Repeat("x", 30_000) + "\n\n... [102 lines truncated] ..."
+	x := func(n int) string { return strings.Repeat("x", n) }
 	tests := []struct {
 		version string
 		msgs    []map[string]any
 		want    []string
 		stub    string // the text of the first suppressed result
 	}{
+		// Before 2.1.2 Claude Code cut Bash and Grep output itself.
 		{"1.0.17", []map[string]any{
-			call("1", "Bash", nil), result("1", big, false),
-			call("2", "Read", readA), result("2", "A", false),
+			call("1", "Bash", nil), result("1", x(30_001), false),
+			call("2", "Grep", nil), result("2", x(20_000), false),
 			call("3", "Read", readA), result("3", "A", false),
-		}, []string{"keep", "keep", "keep"}, ""},
-		{"2.1.22", []map[string]any{
-			call("1", "WebFetch", nil), result("1", big, false), // 66,000 ≤ 100,000
-			call("2", "WebFetch", nil), result("2", huge, false),
-			call("3", "Bash", nil), result("3", big, false),
 			call("4", "Read", readA), result("4", "A", false),
-			call("5", "Read", readA), result("5", "A", false),
-		}, []string{"keep", "spill", "spill", "keep", "keep"}, ""},
+		}, []string{"truncate", "keep", "keep", "keep"}, ""},
+		{"2.1.1", []map[string]any{
+			call("1", "Bash", nil), result("1", x(30_000), false),
+			call("2", "Grep", nil), result("2", x(20_001), false),
+			call("3", "WebFetch", nil), result("3", huge, false),
+		}, []string{"keep", "truncate", "keep"}, ""},
+		// 2.1.2 persisted Bash and Grep output, no other tool's.
+		{"2.1.5", []map[string]any{
+			call("1", "WebFetch", nil), result("1", huge, false),
+			call("2", "Bash", nil), result("2", big, false),
+			call("3", "Read", readA), result("3", huge, false),
+		}, []string{"keep", "spill", "keep"}, ""},
+		// From 2.1.6 any other tool's over 100,000 characters, a Read's
+		// too, an MCP result's blocks measured in JSON (27 more).
+		{"2.1.22", []map[string]any{
+			call("1", "WebFetch", nil), result("1", x(100_000), false),
+			call("2", "WebFetch", nil), result("2", x(100_001), false),
+			call("3", "mcp__s__cat", nil), result("3", x(99_973), false),
+			call("4", "mcp__s__cat", nil), result("4", x(99_974), false),
+			call("5", "Read", readA), result("5", huge, false),
+		}, []string{"keep", "spill", "keep", "spill", "spill"}, ""},
+		// From 2.1.51 over 50,000; from 2.1.74 an MCP result by its text;
+		// from 2.1.79 a Read never.
+		{"2.1.51", []map[string]any{
+			call("1", "mcp__s__cat", nil), result("1", x(49_973), false),
+			call("2", "mcp__s__cat", nil), result("2", x(49_974), false),
+			call("3", "Read", readA), result("3", huge, false),
+		}, []string{"keep", "spill", "spill"}, ""},
+		{"2.1.74", []map[string]any{
+			call("1", "mcp__s__cat", nil), result("1", x(50_000), false),
+			call("2", "mcp__s__cat", nil), result("2", x(50_001), false),
+			call("3", "Read", readA), result("3", huge, false),
+		}, []string{"keep", "spill", "spill"}, ""},
+		{"2.1.79", []map[string]any{
+			call("1", "Read", readA), result("1", huge, false),
+		}, []string{"keep"}, ""},
+		// 2.1.86 stubbed an unchanged Read repeat; the model's own writes
+		// did not count as reads. From 2.1.45 a Bash output is measured
+		// in bytes.
 		{"2.1.112", []map[string]any{
-			call("1", "WebFetch", nil), result("1", big, false), // over 50,000
-			call("2", "Write", readA), result("2", "File created successfully at: /a.go", false),
+			call("1", "Write", readA), result("1", "File created successfully at: /a.go", false),
+			call("2", "Read", readA), result("2", "A", false),
 			call("3", "Read", readA), result("3", "A", false),
 			call("4", "Edit", readB), result("4", "The file /b.go has been updated.", false),
 			call("5", "Read", readB), result("5", "B", false),
 			call("6", "Read", map[string]any{"file_path": "/b.go", "offset": 10}), result("6", "B", false),
-		}, []string{"spill", "keep", "suppress", "keep", "suppress", "keep"}, harness.ClaudeReadStubOld},
-		{"2.1.147", []map[string]any{
-			call("1", "Edit", readB), result("1", "The file /b.go has been updated.", false),
-			call("2", "Read", readB), result("2", "B", false),
-			call("3", "Read", readB), result("3", "B", false),
-		}, []string{"keep", "keep", "suppress"}, harness.ClaudeReadStubOld},
-		{"2.1.158", []map[string]any{
+			call("7", "Bash", nil), result("7", strings.Repeat("é", 29_999), false), // 59,998 bytes
+		}, []string{"keep", "keep", "suppress", "keep", "keep", "keep", "spill"}, harness.ClaudeReadStubOld},
+		{"2.1.44", []map[string]any{
+			call("1", "Bash", nil), result("1", strings.Repeat("é", 29_999), false),
+		}, []string{"keep"}, ""},
+		{"2.1.128", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "Read", readA), result("2", "A", false),
 		}, []string{"keep", "suppress"}, harness.ClaudeReadStub},
+		// 2.1.317 stubs no Read.
+		{"2.1.328", []map[string]any{
+			call("1", "Read", readA), result("1", "A", false),
+			call("2", "Read", readA), result("2", "A", false),
+		}, []string{"keep", "keep"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.version, func(t *testing.T) {
@@ -75,10 +112,17 @@ func TestClaudeByVersion(t *testing.T) {
 			}
 		})
 	}
-	// Another agent's version says nothing of Claude Code's: the latest rules.
-	s := generic(t, call("1", "Bash", nil), result("1", big, false))
-	s.Format, s.Version = transcript.FormatCodex, "0.144.1"
+	// Claude Code's own cut, as 2.1.1 sent it.
+	s := generic(t, call("1", "Bash", nil), result("1", x(30_001), false))
+	s.Format, s.Version = transcript.FormatClaude, "2.1.1"
 	rp, _ := prepared(t, s).Replay(mustPreset(t, "claude-code"), Options{})
+	if r := rp.Results[0]; r.Text != x(30_000)+"\n\n... [1 lines truncated] ..." {
+		t.Errorf("2.1.1's cut: %s, %q", r.Outcome, r.Text[29_990:])
+	}
+	// Another agent's version says nothing of Claude Code's: the latest rules.
+	s = generic(t, call("1", "Bash", nil), result("1", big, false))
+	s.Format, s.Version = transcript.FormatCodex, "0.144.1"
+	rp, _ = prepared(t, s).Replay(mustPreset(t, "claude-code"), Options{})
 	if r := rp.Results[0]; r.Outcome != Spilled {
 		t.Errorf("a Codex 0.144.1 log under claude-code: %s (%s)", r.Outcome, r.Reason)
 	}
@@ -92,6 +136,7 @@ func TestClaudeByVersion(t *testing.T) {
 		t.Errorf("tuned on a 1.0.17 log: %s (%s)", r.Outcome, r.Reason)
 	}
 	// Output Claude Code cut itself is already shaped, under any era.
+	cut := x(30_000) + "\n\n... [102 lines truncated] ..."
 	s = generic(t, call("1", "Bash", nil), result("1", cut, false))
 	rp, _ = prepared(t, s).Replay(mustPreset(t, "claude-code-2.1.51"), Options{})
 	if r := rp.Results[0]; r.Outcome != Kept || !strings.Contains(r.Reason, "shaped it already") {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -80,29 +79,19 @@ type item struct {
 	// it: most results are never shaped, and a list holds millions.
 	ix atomic.Pointer[itemCache]
 
-	// execHead is the length of the status lines heading a Codex exec
-	// script's output ("Script completed / Wall time ... / Output:"), 0
-	// when the text has none; execCut tells whether the output after them
-	// opens with Codex's own truncation header. Both are worked out once
-	// here, not on every replay: a replay then reads no text to shape
-	// what it keeps.
-	execHead int32
-	execCut  bool
+	// codex is the text taken apart as Codex lays out and cuts its tool
+	// outputs (status lines, its own cut), worked out once here, not on
+	// every replay: a replay then reads no text to shape what it keeps.
+	codex harness.CodexOutput
+	// maxOutput is the max_output_tokens the call set (Codex's command
+	// tools), 0 where none.
+	maxOutput int64
 
 	// With texts read on demand, what the replays ask of every text is
 	// worked out once, as it is counted: whether Claude Code shaped it
 	// already, and a hash of it that tells repeats apart.
 	claudeShaped bool
 	sum          [2]uint64
-}
-
-// execSplit is harness.CodexExecSplit of the item's text, text (which a
-// text that could not be read again leaves empty).
-func (it *item) execSplit(text string) (status, output string) {
-	if len(text) < int(it.execHead) {
-		return "", text
-	}
-	return text[:it.execHead], text[it.execHead:]
 }
 
 // itemCache keeps what cutting an item's text again needs: the token
@@ -211,8 +200,10 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 		p.items = append(p.items, item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1})
 		it := &p.items[len(p.items)-1]
 		it.repeat = ids[r.CallID]
-		status, output := harness.CodexExecSplit(r.Text)
-		it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
+		it.codex = harness.ParseCodexOutput(r.Text)
+		if n, ok := harness.InputNumber(r.Input, "max_output_tokens"); ok && n > 0 {
+			it.maxOutput = int64(n)
+		}
 		ids[r.CallID]++
 		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
 			it.sentAt = len(s.Calls) // summarized away before any call sent it
@@ -411,8 +402,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 					text = p.Text(it.r)
 					it.size = unitSizes(text)
 					it.claudeShaped = harness.ClaudeShaped(text)
-					status, output := harness.CodexExecSplit(text)
-					it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
+					it.codex = harness.ParseCodexOutput(text)
 					it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
 					hz.items[i] = hz.scan(&ts, text)
 				}

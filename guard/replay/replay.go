@@ -116,8 +116,12 @@ type Run struct {
 	spillFiles map[string]spillWrite
 	spillSeed  maphash.Seed
 	countsOnly bool // Options.CountsOnly
+	// claude and codex are the eras of Claude Code and Codex whose
+	// measures and texts the policy follows (Policy.HarnessVersion).
+	claude harness.ClaudeEra
+	codex  harness.CodexEra
 	// ceilingText and reasonBuf build the size reasons (sizeReason).
-	ceilingText map[int64]string
+	ceilingText map[sizedCeiling]string
 	reasonBuf   []byte
 }
 
@@ -183,11 +187,7 @@ type Options struct {
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
 func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
-	claudeVersion := "" // the version of another agent's log says nothing of Claude Code's
-	if p.Session.Format == transcript.FormatClaude {
-		claudeVersion = p.Session.Version
-	}
-	pol = policy.ForVersion(pol, claudeVersion)
+	pol = ForSession(pol, p.Session)
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -199,13 +199,22 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	}
 	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items)),
 		countsOnly: opt.CountsOnly && opt.Store == nil}
+	switch pol.Style {
+	case harness.ClaudeCode:
+		rp.claude = harness.ClaudeEraOf(pol.HarnessVersion)
+	case harness.Codex:
+		rp.codex = harness.CodexEraOf(pol.HarnessVersion)
+	}
 	if !pol.Inert() {
 		p.measure(pol.Unit)
 		switch pol.Style {
 		case harness.HarnessRS:
 			p.measure(policy.JSONBytes)
-		case harness.AgentScope, harness.ClaudeCode:
+		case harness.AgentScope:
 			p.measure(policy.UTF16Units)
+		case harness.ClaudeCode:
+			p.measure(policy.UTF16Units)
+			p.measure(policy.JSONBytes) // an MCP result's compact JSON, before 2.1.74
 		}
 	}
 	if pol.Dedupe.Enabled {
@@ -238,6 +247,19 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	}
 	rp.price()
 	return rp, nil
+}
+
+// ForSession is pol as a replay of s applies it: where pol follows the
+// version of its harness, as the version that recorded s did (the
+// latest where another agent's log says nothing of it; policy.ForVersion).
+func ForSession(pol policy.Policy, s *transcript.Session) policy.Policy {
+	version := ""
+	switch {
+	case pol.Style == harness.ClaudeCode && s.Format == transcript.FormatClaude,
+		pol.Style == harness.Codex && s.Format == transcript.FormatCodex:
+		version = s.Version
+	}
+	return policy.ForVersion(pol, version)
 }
 
 // countAfter renders the pending truncations and counts the tokens of
@@ -325,21 +347,25 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		r.Reason = "Claude Code shaped it already (its own cut or persisted output)"
 		return
 	}
+	if pol.Style == harness.Codex && rp.shapeCodex(it, r, ceiling) {
+		return
+	}
 	size := r.Size
-	if pol.IsExec(it.r.Tool) {
-		if it.execCut {
-			r.Reason = "Codex cut it already (its truncation header)"
-			return
-		}
-		if it.execHead > 0 {
-			size = outputSize(it.r.Bytes()-int(it.execHead), pol.Unit, size)
+	unit := pol.Unit
+	if pol.Style == harness.ClaudeCode && unit == policy.UTF16Units && pol.Action == policy.Spill {
+		switch {
+		case it.r.Tool == "Bash" && rp.claude.BashBytes:
+			// Claude Code read the output from the file the command wrote.
+			size, unit = int64(it.r.Bytes()), policy.UTF8Bytes
+		case rp.claude.BlocksAsJSON && harness.ClaudeBlocks(it.r.Tool):
+			size = harness.ClaudeBlocksSize(it.size[unitIndex(policy.UTF16Units)], it.size[unitIndex(policy.JSONBytes)], int64(it.r.Bytes()))
 		}
 	}
 	if size <= ceiling {
-		r.Reason = rp.sizeReason(size, " ≤ ", ceiling)
+		r.Reason = rp.sizeReason(size, " ≤ ", ceiling, unit)
 		return
 	}
-	over := rp.sizeReason(size, " > ", ceiling)
+	over := rp.sizeReason(size, " > ", ceiling, unit)
 	if pol.Action != policy.Spill {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
@@ -453,19 +479,10 @@ func (rp *Run) truncate(it *item, s harness.Subject, ceiling int64) (string, []t
 	pol := &rp.Policy
 	switch pol.Style {
 	case harness.Codex:
-		inTokens := pol.Unit == policy.ApproxTokens || pol.Unit == policy.Tokens
-		text, parts := harness.CodexTruncate(s.Text, s.Raw, bytesFor(ceiling, pol.Unit), inTokens)
-		if pol.IsExec(s.Tool) {
-			status, output := it.execSplit(s.Text)
-			if status != "" {
-				// Cut the output alone; its parts are not slices of the
-				// indexed text, so they are counted whole.
-				text, parts = harness.CodexTruncate(output, nil, bytesFor(ceiling, pol.Unit), inTokens)
-			}
-			header := status + harness.CodexExecHeader(output)
-			return header + text, append([]tokens.Part{tokens.Lit(header)}, parts...)
-		}
-		return text, parts
+		return rp.codexText(it, s)
+	case harness.ClaudeCode:
+		// Claude Code before 2.1.2 cut the output itself.
+		return harness.ClaudeCut(s.Text, ceiling), nil
 	default:
 		// harness-rs keeps max_bytes of the serialized result: the ceiling.
 		return harness.HarnessRSTruncate(s, bytesFor(ceiling, pol.Unit))
@@ -503,7 +520,7 @@ func (rp *Run) spill(s harness.Subject, ceiling int64) (string, []tokens.Part, h
 	case harness.DeepSeek:
 		return harness.DeepSeekSpill(s, bytesFor(ceiling, pol.Unit))
 	case harness.ClaudeCode:
-		text, f := harness.ClaudeSpill(s, pol.PreviewHead, pol.LineAligned)
+		text, f := harness.ClaudeSpill(s, rp.claude, pol.PreviewHead, pol.LineAligned)
 		return text, nil, f, true
 	default:
 		text, f := harness.HarnessRSSpill(s, pol.PreviewHead)
@@ -654,15 +671,14 @@ func b2i(b bool) int {
 type deduper struct {
 	pol  *policy.Policy
 	seen map[string]*seenKey
+	// segment is the context segment of the last result seen.
+	segment int
 }
 
 type seenKey struct {
 	count int // occurrences since the key was last cleared
 	shown int // index of the latest occurrence the model saw in full
 	path  string
-	// written: the model wrote the file itself (shown is the write), so
-	// what it holds is not a Read's text to compare.
-	written bool
 }
 
 func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
@@ -672,7 +688,17 @@ func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[s
 // whether it replaced the result.
 func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 	dd := &d.pol.Dedupe
-	if !dd.Enabled || it.r.IsError {
+	if !dd.Enabled {
+		return false
+	}
+	if it.segment != d.segment && d.pol.Style == harness.ClaudeCode {
+		// After a compaction Claude Code still knows only the files it
+		// attached again, which its log names in records not read here:
+		// a Read after one is taken as new.
+		clear(d.seen)
+	}
+	d.segment = it.segment
+	if it.r.IsError {
 		return false
 	}
 	eligible := r.Risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
@@ -692,11 +718,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		d.seen[key] = &seenKey{count: 1, shown: i, path: pathOf(key, dd.Key)}
 		return false
 	}
-	earlier := &items[k.shown]
-	if k.written {
-		earlier = it // unchanged since the model's own write, as far as the log tells
-	}
-	same := sameText(earlier, it)
+	same := sameText(&items[k.shown], it)
 	if dd.SameContent && !same {
 		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
 		return false
@@ -745,10 +767,6 @@ func (d *deduper) clear(i int, it *item) {
 				delete(d.seen, key)
 			}
 		}
-		if d.pol.Dedupe.WritesCount {
-			// Claude Code keeps what the model wrote as content it has.
-			d.seen[harness.WholeReadKey(it.writes)] = &seenKey{count: 1, shown: i, path: it.writes, written: true}
-		}
 	}
 }
 
@@ -764,18 +782,24 @@ func pathOf(key string, kind policy.DedupeKey) string {
 	return key
 }
 
+// sizedCeiling is a ceiling in a unit.
+type sizedCeiling struct {
+	n    int64
+	unit policy.Unit
+}
+
 // sizeReason says how a result's size compares with its ceiling, "6,197
 // JSON bytes ≤ 24,576 JSON bytes": for every result of every replay, so
 // it is built in one buffer, the ceiling's words once per replay.
-func (rp *Run) sizeReason(size int64, cmp string, ceiling int64) string {
-	unit := rp.Policy.Unit
-	text, ok := rp.ceilingText[ceiling]
+func (rp *Run) sizeReason(size int64, cmp string, ceiling int64, unit policy.Unit) string {
+	key := sizedCeiling{ceiling, unit}
+	text, ok := rp.ceilingText[key]
 	if !ok {
 		if rp.ceilingText == nil {
-			rp.ceilingText = map[int64]string{}
+			rp.ceilingText = map[sizedCeiling]string{}
 		}
 		text = policy.FormatSize(ceiling, unit)
-		rp.ceilingText[ceiling] = text
+		rp.ceilingText[key] = text
 	}
 	rp.reasonBuf = append(policy.AppendSize(rp.reasonBuf[:0], size, unit), cmp...)
 	rp.reasonBuf = append(rp.reasonBuf, text...)

@@ -136,7 +136,7 @@ func TestDedupe(t *testing.T) {
 			call("3", "Read", readA), result("3", "A", false),
 			call("4", "Read", readA), result("4", "A", false),
 		}, []string{"keep", "keep", "keep", "suppress"}},
-		{"Claude Code: a plan tool changes no file", "claude-code", []map[string]any{
+		{"Claude Code: a plan tool changes no file", "claude-code-2.1.128", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "ExitPlanMode", nil), result("2", "ok", false),
 			call("3", "Read", readA), result("3", "A", false),
@@ -156,27 +156,27 @@ func TestDedupe(t *testing.T) {
 			call("3", "Read", readA), result("3", "A", false),
 			call("4", "Read", readA), result("4", "A", false),
 		}, []string{"keep", "keep", "suppress", "suppress"}},
-		{"Claude Code: an unchanged Read", "claude-code", []map[string]any{
+		{"Claude Code: an unchanged Read", "claude-code-2.1.128", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "Read", map[string]any{"file_path": "/a.go", "offset": 1}), result("2", "A", false),
 		}, []string{"keep", "suppress"}},
-		{"Claude Code: a changed file is read again", "claude-code", []map[string]any{
+		{"Claude Code: a changed file is read again", "claude-code-2.1.128", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "Read", readA), result("2", "B", false),
 			call("3", "Read", readA), result("3", "B", false),
 		}, []string{"keep", "keep", "suppress"}},
-		{"Claude Code: a different range is another read", "claude-code", []map[string]any{
+		{"Claude Code: a different range is another read", "claude-code-2.1.128", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "Read", map[string]any{"file_path": "/a.go", "offset": 50, "limit": 10}), result("2", "A", false),
 		}, []string{"keep", "keep"}},
-		{"Claude Code: an edit of the file clears it, of another does not", "claude-code", []map[string]any{
+		{"Claude Code: an edit of the file clears it, of another does not", "claude-code-2.1.128", []map[string]any{
 			call("1", "Read", readA), result("1", "A", false),
 			call("2", "Read", map[string]any{"file_path": "/b.go"}), result("2", "B", false),
 			call("3", "Edit", map[string]any{"file_path": "/a.go"}), result("3", "updated", false),
 			call("4", "Read", readA), result("4", "A", false),
 			call("5", "Read", map[string]any{"file_path": "/b.go"}), result("5", "B", false),
 		}, []string{"keep", "keep", "keep", "keep", "suppress"}},
-		{"Claude Code: only Read is deduplicated", "claude-code", []map[string]any{
+		{"Claude Code: only Read is deduplicated", "claude-code-2.1.128", []map[string]any{
 			call("1", "Grep", map[string]any{"pattern": "x"}), result("1", "A", false),
 			call("2", "Grep", map[string]any{"pattern": "x"}), result("2", "A", false),
 		}, []string{"keep", "keep"}},
@@ -200,7 +200,7 @@ func TestSuppressedText(t *testing.T) {
 		call("2", "Read", map[string]any{"file_path": "/a.go"}), result("2", "package a", false),
 	}
 	p := prepared(t, generic(t, msgs...))
-	for preset, want := range map[string]string{"harness-rs-0.0.40": harness.HarnessRSRepeat("Read"), "claude-code": harness.ClaudeReadStub} {
+	for preset, want := range map[string]string{"harness-rs-0.0.40": harness.HarnessRSRepeat("Read"), "claude-code-2.1.128": harness.ClaudeReadStub} {
 		rp, _ := p.Replay(mustPreset(t, preset), Options{})
 		r := rp.Results[1]
 		if r.Text != want || r.RepeatOf != 0 || r.Stale {
@@ -597,8 +597,8 @@ func TestExecSplitOnce(t *testing.T) {
 	}
 	p := prepared(t, generic(t, msgs...))
 	for i, tt := range tests {
-		if it := &p.items[i]; it.execHead != tt.head || it.execCut != tt.cut {
-			t.Errorf("%.40q: status lines %d bytes, cut %v; want %d, %v", tt.text, it.execHead, it.execCut, tt.head, tt.cut)
+		if it := &p.items[i]; it.codex.Status != tt.head || it.codex.Cut != tt.cut {
+			t.Errorf("%.40q: status lines %d bytes, cut %v; want %d, %v", tt.text, it.codex.Status, it.codex.Cut, tt.head, tt.cut)
 		}
 	}
 }

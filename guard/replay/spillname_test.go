@@ -13,7 +13,8 @@ import (
 
 // TestSpillNamesInjective: results whose call ids or tool names differ
 // never share a spill file, even where the harness's own names would
-// (Claude Code call ids "." and "..", "a/b" beside "x/a/b"), while
+// (Claude Code call ids "." and "..", "a/b" beside "x/a/b", for tools
+// whose files it names after the call id), while
 // ordinary ids keep the harness's file names exactly.
 func TestSpillNamesInjective(t *testing.T) {
 	tests := []struct {
@@ -21,7 +22,7 @@ func TestSpillNamesInjective(t *testing.T) {
 		calls  [][2]string // call id, tool
 		want   []string    // stored paths, under the store's session and policy
 	}{
-		{"claude-code", [][2]string{{"toolu_01ABCdef", "Bash"}, {".", "Bash"}, {"..", "Bash"}, {"a/b", "Bash"}, {"x/a/b", "Bash"}, {"y/a/b", "Bash"}},
+		{"claude-code", [][2]string{{"toolu_01ABCdef", "WebFetch"}, {".", "WebFetch"}, {"..", "WebFetch"}, {"a/b", "WebFetch"}, {"x/a/b", "WebFetch"}, {"y/a/b", "WebFetch"}},
 			[]string{"tool-results/toolu_01ABCdef.txt", "tool-results/..txt", "tool-results/...txt",
 				"tool-results/a~2Fb.txt", "tool-results/x~2Fa~2Fb.txt", "tool-results/y~2Fa~2Fb.txt"}},
 		// (A tool name with a '/' is never spilled by harness-rs: TestHarnessRSUnwritable.)

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The texts below are as Codex sent them (chunk ids and wall times aside).
+const (
+	unifiedStatus = "Chunk ID: a52ab9\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 10001\nOutput:\n"
+	warningHeader = "Warning: truncated output (original token count: 10001)\nTotal output lines: 1\n\n"
+)
+
+// TestParseCodexOutput: the layouts of Codex's command outputs, and the
+// cuts Codex made of them, as 0.114 to 0.169 sent them.
+func TestParseCodexOutput(t *testing.T) {
+	x := func(n int) string { return strings.Repeat("x", n) }
+	const marker = "…1 tokens truncated…"
+	cut40001 := x(20_000) + marker + x(20_000)
+	st, hd, m := int32(len(unifiedStatus)), int32(len(warningHeader)), int32(len(marker))
+	tests := []struct {
+		name, text string
+		want       CodexOutput
+	}{
+		{"exec_command, 0.169, uncut", unifiedStatus + "hello\nworld",
+			CodexOutput{Kind: CodexUnified, Status: int32(len(unifiedStatus)), Original: 10_001}},
+		{"exec_command, 0.169, 40,001 bytes cut", unifiedStatus + warningHeader + cut40001,
+			CodexOutput{Kind: CodexUnified, Status: st, Cut: true, Tokens: true, Header: hd,
+				HeadEnd: st + hd + 20_000, TailStart: st + hd + 20_000 + m, Budget: 40_000, Removed: 1, Original: 10_001}},
+		{"exec_command, 0.128, 40,001 bytes cut", unifiedStatus + "Total output lines: 1\n\n" + cut40001,
+			CodexOutput{Kind: CodexUnified, Status: st, Cut: true, Tokens: true, Header: 23,
+				HeadEnd: st + 23 + 20_000, TailStart: st + 23 + 20_000 + m, Budget: 40_000, Removed: 1, Original: 10_001}},
+		{"0.118, a Command line first", "Command: /bin/bash -lc 'seq 1 3'\n" + unifiedStatus + "1\n2\n3\n",
+			CodexOutput{Kind: CodexUnified, Status: 33 + st, Original: 10_001}},
+		{"shell_command, 0.128, cut", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n" + cut40001,
+			CodexOutput{Kind: CodexFreeform, Status: 44, Cut: true, Tokens: true, HeadEnd: 44 + 20_000, TailStart: 44 + 20_000 + m,
+				Budget: 40_000, Removed: 1}},
+		// 0.114 with a model it sizes in bytes cut everything it recorded
+		// to 12,000 bytes: the marker halves the whole text.
+		{"recorded cut, in characters", x(6_000) + "…28105 chars truncated…" + x(6_000),
+			CodexOutput{Cut: true, History: true, HeadEnd: 6_000, TailStart: 6_000 + int32(len("…28105 chars truncated…")), Budget: 12_000, Removed: 28_105}},
+		{"a marker off the middle is none", x(100) + "…5 tokens truncated…" + x(200), CodexOutput{}},
+		{"the header with no marker", unifiedStatus + warningHeader + "x",
+			CodexOutput{Kind: CodexUnified, Status: st, Cut: true, Header: hd, Original: 10_001}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ParseCodexOutput(tt.text)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
+// TestCodexRecut: an output Codex cut at 40,000 bytes, cut again at 8,000
+// as Codex 0.169 with tool_output_token_limit = 2000 cut the uncut one;
+// shell_command's line count stays where the first cut put it, and comes
+// where the second cut changes the lines; a cut in characters counts the
+// characters the second cut removes too.
+func TestCodexRecut(t *testing.T) {
+	x := func(n int) string { return strings.Repeat("x", n) }
+	text := unifiedStatus + warningHeader + x(20_000) + "…1 tokens truncated…" + x(20_000)
+	want := unifiedStatus + warningHeader + x(4_000) + "…8001 tokens truncated…" + x(4_000)
+	if got := CodexRecut(text, ParseCodexOutput(text), 8_000); got != want {
+		t.Errorf("exec_command: %d bytes, want %d", len(got), len(want))
+	}
+	var seq strings.Builder
+	for i := 1; i <= 12_000; i++ {
+		seq.WriteString(strings.Repeat("7", 4) + "\n")
+	}
+	out := seq.String() // 60,000 bytes, 12,000 lines
+	status := "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"
+	first := CodexExec(CodexEra{}, status+out, ParseCodexOutput(status+out), 40_000, true)
+	if !strings.HasPrefix(first, "Exit code: 0\nWall time: 0.1 seconds\nTotal output lines: 12000\nOutput:\n7777\n") {
+		t.Errorf("shell_command's first cut: %.120q", first)
+	}
+	direct := CodexExec(CodexEra{}, status+out, ParseCodexOutput(status+out), 8_000, true)
+	if got := CodexRecut(first, ParseCodexOutput(first), 8_000); got != direct {
+		t.Errorf("shell_command cut again:\n%.200q\nwant\n%.200q", got, direct)
+	}
+	// One line: no cut changes its count, so no status line names it.
+	one := status + x(40_001)
+	first = CodexExec(CodexEra{}, one, ParseCodexOutput(one), 40_000, true)
+	if got, want := CodexRecut(first, ParseCodexOutput(first), 8_000), status+x(4_000)+"…8001 tokens truncated…"+x(4_000); got != want {
+		t.Errorf("one line cut again: %.120q", got)
+	}
+	chars := x(6_000) + "…28105 chars truncated…" + x(6_000)
+	if got, want := CodexRecut(chars, ParseCodexOutput(chars), 9_600), x(4_800)+"…30505 chars truncated…"+x(4_800); got != want {
+		t.Errorf("in characters: %.60q", got[4_790:])
+	}
+}
+
+// TestCodexExecHeader: before 0.142 the header over a cut command output
+// names its line count alone.
+func TestCodexExecHeader(t *testing.T) {
+	for _, tt := range []struct {
+		version, want string
+	}{
+		{"0.141.0", "Total output lines: 2\n\n"},
+		{"0.142.0", "Warning: truncated output (original token count: 1)\nTotal output lines: 2\n\n"},
+		{"", "Warning: truncated output (original token count: 1)\nTotal output lines: 2\n\n"},
+	} {
+		if got := CodexExecHeader(CodexEraOf(tt.version), "a\nbc"); got != tt.want {
+			t.Errorf("%q: %q", tt.version, got)
+		}
+	}
+	if CodexEraOf("0.124.0").ExecFollowsLimit || !CodexEraOf("0.125.0").ExecFollowsLimit {
+		t.Error("a command's cut follows the limit from 0.125.0")
+	}
+}
