@@ -60,10 +60,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newCommand(stdin, stdout, stderr, &code)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetOut(helpWriter(stdout))
 	root.SetErr(stderr)
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(version()),
+		fang.WithoutManpage(),
 		fang.WithErrorHandler(printCommandError))
 	if err != nil {
 		// The commands print their own errors and set code; what reaches
@@ -265,8 +266,71 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	pricesCmd.Run = func(_ *cobra.Command, args []string) {
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code))
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code), newManCommand(root, stdout))
+	completionCommand(root, stdout)
 	return root
+}
+
+// completionShells are the shells cobra writes completion scripts for.
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+
+// completionCommand makes cobra's completion command refuse a shell it has
+// no script for, where it printed its help and exited 0. Its scripts go
+// to stdout as they are, never through the help's writer: cobra takes the
+// root's writer when the command is made.
+func completionCommand(root *cobra.Command, stdout io.Writer) {
+	root.SetOut(stdout)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return fmt.Errorf("no completion script for %q: spillway completes %s or %s", args[0],
+				strings.Join(completionShells[:len(completionShells)-1], ", "), completionShells[len(completionShells)-1])
+		}
+	}
+}
+
+// helpWriter is where help and --version go: stdout, with the spaces fang
+// pads each line of help with to 120 columns taken off when stdout is
+// not a terminal, where they only clutter a file or a pager.
+func helpWriter(stdout io.Writer) io.Writer {
+	if isTerminal(stdout) {
+		return stdout
+	}
+	return &trimWriter{w: stdout}
+}
+
+// trimWriter writes each line without its trailing spaces.
+type trimWriter struct {
+	w       io.Writer
+	pending []byte // spaces not yet known to end a line
+}
+
+func (t *trimWriter) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p))
+	for _, c := range p {
+		switch c {
+		case ' ':
+			t.pending = append(t.pending, c)
+			continue
+		case '\n':
+			t.pending = t.pending[:0]
+		default:
+			out = append(out, t.pending...)
+			t.pending = t.pending[:0]
+		}
+		out = append(out, c)
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // complete offers values as the completions of a flag's argument.
