@@ -153,7 +153,7 @@ func TestPolicyCommands(t *testing.T) {
 		stdoutHas []string
 		stderrHas string
 	}{
-		{name: "presets", args: []string{"presets"}, stdoutHas: []string{"harness-rs-0.0.40", "agentscope-pre-2026-07", "claude-code", "Bash 30,000", "Read never", "dedupe-from-3"}},
+		{name: "presets", args: []string{"presets"}, stdoutHas: []string{"harness-rs-0.0.40", "agentscope-pre-2026-07", "claude-code", "Bash 30,000", "Read never", "dedupe-from-3", "from the 3rd identical call, key tool_args"}},
 		{name: "presets as JSON", args: []string{"presets", "--format", "json"}, stdoutHas: []string{`"name": "codex"`, `"allowance": 1.2`}},
 		{name: "report under a preset", args: []string{"report", "--preset", "harness-rs-0.0.40", "--spill-dir", spill, demo},
 			stdoutHas: []string{"policy harness-rs-0.0.40", "suppress (stale)", "truncate", "under harness-rs-0.0.40"}},

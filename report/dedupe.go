@@ -66,15 +66,10 @@ func SweepDedupe(inputs []string, stdin io.Reader, opt Options, errw io.Writer) 
 
 // dedupeSetting names a point's setting.
 func dedupeSetting(from int) string {
-	switch from {
-	case 0:
+	if from == 0 {
 		return "off"
-	case 2:
-		return "from the 2nd"
-	case 3:
-		return "from the 3rd"
 	}
-	return fmt.Sprintf("from the %dth", from)
+	return "from the " + human.Ordinal(from) + " identical call"
 }
 
 // Write writes the repeat-suppression sweep as text, JSON or CSV.

@@ -229,7 +229,7 @@ func knobs(p policy.Policy) [][2]string {
 	}
 	dedupe := "off"
 	if p.Dedupe.Enabled {
-		dedupe = fmt.Sprintf("from repeat %d, key %s, clear on %s", p.Dedupe.From, p.Dedupe.Key, p.Dedupe.Clear)
+		dedupe = fmt.Sprintf("from the %s identical call, key %s, clear on %s", human.Ordinal(p.Dedupe.From), p.Dedupe.Key, p.Dedupe.Clear)
 		if len(p.Dedupe.Tools) > 0 {
 			dedupe += ", only " + strings.Join(p.Dedupe.Tools, ", ")
 		}
