@@ -72,6 +72,7 @@ func printGroups(fs *flag.FlagSet, common *commonFlags, g report.Grouping, paths
 		printError(stderr, err)
 		return exitUsage
 	}
+	g.Width = textWidth(stdout)
 	if err := g.CheckFormat(format); err != nil {
 		printError(stderr, err)
 		return exitUsage

@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -576,6 +577,20 @@ var (
 	}
 	runUI = ui.Run
 )
+
+// textWidth is what the text tables are fitted to: $COLUMNS, else the
+// terminal's width, else report.DefaultWidth.
+func textWidth(stdout io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	return report.DefaultWidth
+}
 
 // runInspect opens the inspector: on a session, the path given, else the
 // one found, else the built-in demo; on the session list when the paths,

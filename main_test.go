@@ -14,8 +14,16 @@ import (
 
 func fixture(name string) string { return filepath.Join("testdata", "transcripts", name) }
 
+// TestMain runs the tests with the text tables at their default width,
+// whatever the shell exports; a test that wants another sets COLUMNS.
+func TestMain(m *testing.M) {
+	os.Unsetenv("COLUMNS")
+	os.Exit(m.Run())
+}
+
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+
 	var out, errb bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()

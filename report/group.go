@@ -33,6 +33,9 @@ type Grouping struct {
 	// Calls keeps each session's calls and results in the report beside
 	// the groups.
 	Calls bool
+	// Width is what the text tables are fitted to, in cells; 0 is
+	// DefaultWidth.
+	Width int
 }
 
 // Cut tells whether the grouping leaves calls out by their time.
@@ -121,6 +124,14 @@ type Group struct {
 
 	sum  groupSum
 	last time.Time // of the group's latest call
+	// session names a by-session group's session for the text table.
+	session *sessionInfo
+}
+
+// sessionInfo is what tells a session apart in the by-session table.
+type sessionInfo struct {
+	id, project, agent string
+	models             []string
 }
 
 // groupSum is what a group's costs are decided from.
@@ -164,6 +175,9 @@ func (g *Group) add(model string, rec *Tokens, cost, after *float64) {
 func (g *Group) merge(o *Group) {
 	if o.last.After(g.last) {
 		g.last = o.last
+	}
+	if g.session == nil {
+		g.session = o.session
 	}
 	g.Sessions += o.Sessions
 	g.APICalls += o.APICalls
@@ -265,9 +279,15 @@ func (gr *grouper) split(s *Session) *part {
 	switch gr.g.By {
 	case "session":
 		fixed = s.Path
+		info := &sessionInfo{id: s.SessionID, project: projectOf(s), agent: agentOf(s), models: s.Models}
 		if !gr.g.Cut() {
-			p.group(fixed) // a session without calls is still a row
+			p.group(fixed).session = info // a session without calls is still a row
 		}
+		defer func() {
+			if g := p.keys[fixed]; g != nil {
+				g.session = info
+			}
+		}()
 	case "project":
 		fixed = projectOf(s)
 		if !gr.g.Cut() {
@@ -393,6 +413,16 @@ func dateKey(t *time.Time, zone *time.Location, by string) string {
 		return local.Format("2006-01")
 	}
 	return local.Format(time.DateOnly)
+}
+
+// agentOf names the agent that wrote a session and its version, as the
+// inspector's list does: "claude 2.1.126", "codex 0.144.1".
+func agentOf(s *Session) string {
+	name := strings.TrimSuffix(s.Format, "-code")
+	if s.Version != "" {
+		name += " " + s.Version
+	}
+	return name
 }
 
 // projectOf is the project a session worked in, as transcript.Project

@@ -250,11 +250,11 @@ func TestGroupsText(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	got = text(none, Grouping{Zone: ny, ZoneName: "America/New_York"})
 	want = `by session · 3 sessions, 6 API calls · times in America/New_York · paths under testdata/by
-  session                                  last call  calls  input  output  cache write  cache read       cost
-  claude/pro…ome-dev-blog/s2.jsonl  2026-03-08 08:00      1  1,100   1,010            0           0  $0.006750
-  codex/sess…-02T10-00-00-c1.jsonl  2026-03-02 05:00      1    800     100            0         200  $0.002835
-  claude/pro…ome-dev-shop/s1.jsonl  2026-03-01 20:00      4  3,110     320            0      10,000    unknown
-  total                                                   6  5,010   1,430            0      10,200    unknown
+  project  session  last call         model                agent          file                          calls  input  output  cache write  cache read       cost
+  blog     s2       2026-03-08 08:00  claude-haiku-4-5 +1  claude         claude/pr…-dev-blog/s2.jsonl      1  1,100   1,010            0           0  $0.006750
+  shop     c1       2026-03-02 05:00  gpt-5.2              codex 0.128.0  codex/ses…T10-00-00-c1.jsonl      1    800     100            0         200  $0.002835
+  shop     s1       2026-03-01 20:00  claude-sonnet-4… +1  claude         claude/pr…-dev-shop/s1.jsonl      4  3,110     320            0      10,000    unknown
+  total                                                                                                     6  5,010   1,430            0      10,200    unknown
   cost unknown where a model has no price: claude-opus-4-9; the priced calls cost $0.026535
 `
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -422,7 +422,7 @@ func TestGroupNoTime(t *testing.T) {
 			t.Errorf("%+v: untimed %d, want %d", tt.g, res.Untimed, tt.untimed)
 		}
 		var b strings.Builder
-		writeGroups(&b, res)
+		writeGroups(&b, res, 0)
 		if got := strings.Contains(b.String(), "  1 call left out: the log gives no time to cut by\n"); got != tt.note {
 			t.Errorf("%+v: note %v, want %v:\n%s", tt.g, got, tt.note, b.String())
 		}
@@ -461,9 +461,8 @@ func TestParseBound(t *testing.T) {
 	}
 }
 
-// TestSessionNames pins the by-session table's first column: paths under
-// the shared folder, their middle elided to 32 cells (a third kept for the
-// start), kept whole when two would read alike, escaped before measured.
+// TestSessionNames pins the by-session table's file column: paths under
+// the shared folder, escaped (the table elides them as it has room).
 func TestSessionNames(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -473,11 +472,11 @@ func TestSessionNames(t *testing.T) {
 	}{
 		{"short stays", []string{"/p/a.jsonl", "/p/b.jsonl"}, "/p", []string{"a.jsonl", "b.jsonl"}},
 		{"claude uuid", []string{"/h/.claude/projects/-home-u-shop/0b1c2d3e-1111-2222-3333-444455556666.jsonl"}, "/h/.claude/projects",
-			[]string{"-home-u-sh…33-444455556666.jsonl"}},
+			[]string{"-home-u-shop/0b1c2d3e-1111-2222-3333-444455556666.jsonl"}},
 		{"alike kept whole", []string{"/p/aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/short.jsonl"}, "/p",
 			[]string{"aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "short.jsonl"}},
 		{"escaped, wide", []string{"/p/\x1b[31m漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字.jsonl"}, "",
-			[]string{`/p/\x1b[31…字漢字漢字漢字.jsonl`}},
+			[]string{`/p/\x1b[31m漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字.jsonl`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			groups := make([]Group, len(tt.keys))

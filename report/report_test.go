@@ -32,7 +32,12 @@ import (
 // another session.
 var subagentFixture = filepath.Join("..", "internal", "app", "testdata", "projects")
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// updating tells whether -update (x/exp/golden's flag) asks for the
+// golden files to be written again.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func fixture(name string) string { return filepath.Join("..", "testdata", "transcripts", name) }
 
@@ -445,7 +450,7 @@ func TestTextGolden(t *testing.T) {
 		writeSession(t, w, build(t, name))
 	}
 	golden := filepath.Join("..", "testdata", "report", "fixtures.txt")
-	if *update {
+	if updating() {
 		os.MkdirAll(filepath.Dir(golden), 0o755)
 		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
