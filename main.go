@@ -538,7 +538,7 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			printError(stderr, err)
 			return 1
 		}
-		if err := dd.Write(stdout, format); err != nil {
+		if err := dd.Write(stdout, format, textWidth(stdout)); err != nil {
 			printError(stderr, err)
 			return exitUsage
 		}
@@ -549,7 +549,7 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 		printError(stderr, err)
 		return 1
 	}
-	if err := sw.Write(stdout, format); err != nil {
+	if err := sw.Write(stdout, format, textWidth(stdout)); err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}

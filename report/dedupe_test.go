@@ -66,7 +66,7 @@ func TestSweepDedupe(t *testing.T) {
 			t.Errorf("ceiling %d (-want +got):\n%s", tt.ceiling, diff)
 		}
 		var text, js bytes.Buffer
-		doc.Write(&text, "text")
+		doc.Write(&text, "text", 0)
 		lines := strings.Split(text.String(), "\n")
 		var rows []string
 		for _, l := range lines[2:6] {
@@ -75,7 +75,7 @@ func TestSweepDedupe(t *testing.T) {
 		if diff := cmp.Diff(tt.text, rows); diff != "" {
 			t.Errorf("ceiling %d text (-want +got):\n%s", tt.ceiling, diff)
 		}
-		doc.Write(&js, "json")
+		doc.Write(&js, "json", 0)
 		var back struct {
 			Schema string `json:"schema"`
 			Points []struct {

@@ -60,6 +60,9 @@ func writeColumns(b *strings.Builder, cols []textColumn, width int, tails []stri
 		width = DefaultWidth
 	}
 	width = max(width, minWidth)
+	for _, tail := range tails {
+		width = max(minWidth, min(width, width-termtext.Width(tail)))
+	}
 	natural := make(map[string]int, len(cols))
 	for i := range cols {
 		c := &cols[i]

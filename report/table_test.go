@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -125,6 +127,46 @@ func TestGroupTableWidths(t *testing.T) {
 				fmt.Fprintf(&all, "$ report --by %s --preset %s\n%s", tt.by, tt.pol.Name, out.String())
 			}
 			golden.RequireEqual(t, all.Bytes())
+		})
+	}
+}
+
+// TestSweepWidths keeps the sweep and the repeat-suppression sweep at 80,
+// 120 and 200 columns: the figures that answer the question (ceiling,
+// dollars and tokens saved) stay, the policy's own row stays marked, no
+// line is wider than the width.
+func TestSweepWidths(t *testing.T) {
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
+	demo := []string{filepath.Join("..", "testdata", "demo.jsonl")}
+	sw, _, err := Sweep(demo, nil, opt, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dd, _, err := SweepDedupe(demo, nil, opt, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []int{80, 120, 200} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			var out bytes.Buffer
+			if err := sw.Write(&out, "text", width); err != nil {
+				t.Fatal(err)
+			}
+			if err := dd.Write(&out, "text", width); err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+				if w := termtext.Width(line); w > width {
+					t.Errorf("line of %d cells: %q", w, line)
+				}
+			}
+			for _, want := range []string{"ceiling", "saved", "tokens saved", "← the policy's own", "from the 2nd identical call"} {
+				if !strings.Contains(out.String(), want) {
+					t.Errorf("lacks %q:\n%s", want, out.String())
+				}
+			}
+			golden.RequireEqual(t, out.Bytes())
 		})
 	}
 }
