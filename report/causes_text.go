@@ -103,4 +103,7 @@ func writeByTool(b *strings.Builder, s *Session, active bool) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	if s.Tokens.Carry != "" {
+		fmt.Fprintf(b, "  %s\n", s.Tokens.Carry)
+	}
 }

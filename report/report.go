@@ -58,6 +58,9 @@ type TokenNotes struct {
 	Saved string `json:"saved"`
 	// Assumption states what the after figures assume.
 	Assumption string `json:"assumption"`
+	// Carry says what the carry costs rest on where tokens were not
+	// counted, for the text report; "" where they were.
+	Carry string `json:"-"`
 }
 
 // assumption is printed wherever an after figure is.
@@ -319,9 +322,9 @@ func Build(rp *replay.Run) *Session {
 		}
 		if r.Tokens >= 0 {
 			res.Tokens, res.TokensAfter = &r.Tokens, &r.TokensAfter
-			if r.CarryCalls > 0 { // else no priced call carried it: no recorded cost to give
-				res.CarryCost = &r.CarryCost
-			}
+		}
+		if r.CarryCalls > 0 { // else no priced call carried it, or its tokens are not known
+			res.CarryCost = &r.CarryCost
 		}
 		if r.RepeatOf >= 0 {
 			res.RepeatOf = &r.RepeatOf
@@ -337,6 +340,9 @@ func Build(rp *replay.Run) *Session {
 		t.ResultBytes += int64(src.Bytes())
 	}
 	out.ByTool = byTool(rp)
+	if p.Counter == nil {
+		out.Tokens.Carry = carryNote(p.ByteRate)
+	}
 	for _, e := range s.Events {
 		out.Events = append(out.Events, Event{Kind: string(e.Kind), Line: e.Line, BeforeCall: e.BeforeCall, Trigger: e.Trigger, PreTokens: e.PreTokens})
 		if e.Kind == transcript.EventCompaction {

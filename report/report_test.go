@@ -58,6 +58,13 @@ func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, prese
 	if err != nil {
 		t.Fatal(err)
 	}
+	return buildPolicy(t, s, prices, pol)
+}
+
+// buildPolicy reports s replayed through pol, counting tokens with
+// o200k_base unless pol never acts.
+func buildPolicy(t *testing.T, s *transcript.Session, prices *pricing.Table, pol policy.Policy) *Session {
+	t.Helper()
 	var counter replay.TokenCounter
 	if !pol.Inert() {
 		c, err := tokens.Get(tokens.O200kBase)
