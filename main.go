@@ -422,6 +422,7 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
 			return app.Options{}, err
 		}
+		opt.WriteSpills = c.policy.spillDir != "" // asked for: written where asked
 	}
 	return opt, nil
 }

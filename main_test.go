@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spillway-dev/spillway/guard/spill"
 )
 
 func fixture(name string) string { return filepath.Join("testdata", "transcripts", name) }
@@ -279,5 +282,48 @@ func TestREADMEHelp(t *testing.T) {
 		if want != "…" && !lines[want] {
 			t.Errorf("README shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestReportSpillsPlanned: report under a spilling policy plans its spill
+// files in the cache folder and writes none, saying where they would go;
+// --spill-dir, asked for, writes them there and says so.
+func TestReportSpillsPlanned(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	demo := filepath.Join("testdata", "demo.jsonl")
+	code, stdout, stderr := runCLI(t, "", "report", "--preset", "harness-rs-0.0.50", "--max-bytes", "2KiB", demo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	root, err := spill.DefaultRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := " spill files planned under " + root + ", not written (--spill-dir writes them)\n"; !strings.Contains(stdout, want) {
+		t.Errorf("report does not say %q:\n%s", want, stdout)
+	}
+	countFiles := func(dir string) int {
+		n := 0
+		filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	if n := countFiles(cache); n != 0 {
+		t.Errorf("report wrote %d files under the cache folder", n)
+	}
+	dir := filepath.Join(t.TempDir(), "spills")
+	code, stdout, stderr = runCLI(t, "", "report", "--preset", "harness-rs-0.0.50", "--max-bytes", "2KiB", "--spill-dir", dir, demo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	n := countFiles(dir)
+	if want := fmt.Sprintf("  %d spill files written under %s\n", n, dir); n == 0 || !strings.Contains(stdout, want) {
+		t.Errorf("%d files written; report does not say %q:\n%s", n, want, stdout)
 	}
 }

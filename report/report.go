@@ -47,6 +47,16 @@ type Session struct {
 	Subagents []*Session `json:"subagents,omitempty"`
 	// ByTool sums this log's results by tool (a sub-agent's are in its own).
 	ByTool []ToolCost `json:"by_tool"`
+	// Spills are the spill files the replay planned, for the text report
+	// (the JSON gives each result's spill_path).
+	Spills SpillFiles `json:"-"`
+}
+
+// SpillFiles counts the spill files of one log's replay.
+type SpillFiles struct {
+	Dir              string // the folder they go under
+	Planned, Written int
+	Error            string // the first write that failed
 }
 
 // TokenNotes say where the token figures come from.

@@ -290,6 +290,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	b.Write(table.appendTo(make([]byte, 0, len(table.buf)+len(table.cells)*4)))
 	if active {
 		writeActions(&b, s)
+		writeSpills(&b, s)
 	}
 	writeByTool(&b, s, active)
 	for _, sub := range s.Subagents {
@@ -350,6 +351,21 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, termtext.Escape(first.Message))
 	}
 	return []byte(b.String()), nil
+}
+
+// writeSpills says where the replay's spill files are: written, or only
+// planned, under which folder.
+func writeSpills(b *strings.Builder, s *Session) {
+	sp := s.Spills
+	switch {
+	case sp.Planned == 0:
+	case sp.Written == sp.Planned:
+		fmt.Fprintf(b, "  %s written under %s\n", plural(sp.Written, "spill file"), termtext.Escape(sp.Dir))
+	case sp.Error != "":
+		fmt.Fprintf(b, "  %d of %s written under %s; the first error: %s\n", sp.Written, plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir), termtext.Escape(sp.Error))
+	default:
+		fmt.Fprintf(b, "  %s planned under %s, not written (--spill-dir writes them)\n", plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir))
+	}
 }
 
 // copiedFrom names the sessions that count the copies among s's calls.
