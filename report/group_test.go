@@ -288,7 +288,7 @@ func TestGroupsUntrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 1 input and 1 output token of haiku-4-5: $0.000001 + $0.000005.
-	want := [][]string{groupHeader, {"project", `'=HYPERLINK("x")\x1b]52;c;aGk=\x07`, "1", "1", "1", "1", "0", "0", "0.000006000", "0.000006000"}}
+	want := [][]string{groupHeader, {"project", `'=HYPERLINK("x")\x1b]52;c;aGk=\x07`, "1", "1", "1", "1", "0", "0", "0.000006000", ""}} // no policy: no after
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("CSV (-want +got)\n%s", diff)
 	}
@@ -309,9 +309,9 @@ func TestGroupProjectWithoutCalls(t *testing.T) {
 		want string
 	}{
 		// The family's two sessions (their calls, by hand in family_test.go) and the idle one, all in /w.
-		{Grouping{By: "project", Zone: time.UTC}, "project,/w,3,4,1485,330,0,165,0.007247625,0.007247625\n"},
+		{Grouping{By: "project", Zone: time.UTC}, "project,/w,3,4,1485,330,0,165,0.007247625,\n"},
 		// A cut leaves out a session without a call in it.
-		{Grouping{By: "project", Zone: time.UTC, Since: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}, "project,/w,2,4,1485,330,0,165,0.007247625,0.007247625\n"},
+		{Grouping{By: "project", Zone: time.UTC, Since: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}, "project,/w,2,4,1485,330,0,165,0.007247625,\n"},
 	} {
 		var out bytes.Buffer
 		if _, err := GenerateGroups([]string{dir, "../testdata/codex/family"}, nil, Options{Prices: pricing.Default(), Policy: none}, tt.g, "csv", &out, &bytes.Buffer{}); err != nil {
@@ -367,7 +367,7 @@ func TestGroupsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join(groupHeader, ",") + "\n" +
-		"project,/home/dev/blog,1,1,1100,1010,0,0,0.006750000,0.006750000\n" +
+		"project,/home/dev/blog,1,1,1100,1010,0,0,0.006750000,\n" +
 		"project,/home/dev/shop,2,5,3910,420,0,10200,,\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)

@@ -192,30 +192,29 @@ func writeGroups(b *strings.Builder, g *Groups, width int) {
 	}
 }
 
-// groupNotes say what the unknown costs of g lack, and what the cut left
-// out.
+// groupNotes say what the unknown costs of g lack, and what the priced
+// part of them costs, and what the cut left out.
 func groupNotes(g *Groups) []string {
-	var notes []string
 	var unpriced []string
 	seen := map[string]bool{}
-	noUsage := 0
 	for i := range g.Groups {
-		gr := &g.Groups[i]
-		if gr.NoUsage() && gr.APICalls > 0 {
-			noUsage++
-		}
-		for _, m := range gr.Unpriced() {
+		for _, m := range g.Groups[i].Unpriced() {
 			if !seen[m] {
 				seen[m] = true
 				unpriced = append(unpriced, m)
 			}
 		}
 	}
+	var why []string
 	if len(unpriced) > 0 {
-		notes = append(notes, fmt.Sprintf("cost unknown where a model has no price: %s; the priced calls cost %s", unpricedNames(unpriced), human.USD(&g.Total.sum.priced)))
+		why = append(why, "a model has no price: "+unpricedNames(unpriced))
 	}
-	if noUsage > 0 {
-		notes = append(notes, fmt.Sprintf("cost unknown for %s whose log records no usage", plural(noUsage, "group")))
+	if n := g.Total.NoUsage(); n > 0 {
+		why = append(why, fmt.Sprintf("a log records no usage (%s)", plural(n, "call")))
+	}
+	var notes []string
+	if why != nil {
+		notes = append(notes, fmt.Sprintf("cost unknown where %s; the priced calls cost %s", strings.Join(why, ", and where "), human.USD(&g.Total.sum.priced)))
 	}
 	if g.Untimed > 0 {
 		notes = append(notes, fmt.Sprintf("%s left out: the log gives no time to cut by", plural(g.Untimed, "call")))

@@ -201,8 +201,9 @@ type Totals struct {
 	ByModel        []ModelCost `json:"by_model"`
 	Compactions    int         `json:"compactions"`
 	// After the policy.
-	PromptTokens      int64          `json:"prompt_tokens"`
-	PromptTokensAfter int64          `json:"prompt_tokens_after"`
+	PromptTokens int64 `json:"prompt_tokens"`
+	// PromptTokensAfter is null without a policy, as every after figure.
+	PromptTokensAfter *int64         `json:"prompt_tokens_after"`
 	CostUSDAfter      *float64       `json:"cost_usd_after"`
 	SavedTokens       int64          `json:"saved_tokens"`
 	Actions           map[string]int `json:"actions"`
@@ -241,6 +242,7 @@ func Build(rp *replay.Run) *Session {
 		Tokens: TokenNotes{Encoding: p.Encoding(), Calibration: rp.Calibration, Saved: rp.Calibration.Source(), Assumption: assumption},
 	}
 	t := &out.Totals
+	active := !rp.Policy.Inert()
 	byModel := map[string]*ModelCost{}
 	unpriced := map[string]bool{}
 	var recordedCalls int
@@ -292,9 +294,12 @@ func Build(rp *replay.Run) *Session {
 			rc.Recorded = &recorded[i]
 			n := counts[3*i : 3*i+3]
 			n[0], n[1], n[2] = u.Prompt(), u.Output, after.UsageAfter.Prompt()
-			rc.PromptTokens, rc.OutputTokens, rc.PromptTokensAfter = &n[0], &n[1], &n[2]
+			rc.PromptTokens, rc.OutputTokens = &n[0], &n[1]
 			rc.OutputLowerBound = u.OutputLowerBound
-			rc.CostUSD, rc.CostUSDAfter = after.Cost, after.CostAfter
+			rc.CostUSD = after.Cost
+			if active { // without a policy there is no after, as in the Parquet tables
+				rc.PromptTokensAfter, rc.CostUSDAfter = &n[2], after.CostAfter
+			}
 			recordedCalls++ // copies too: a session of copies costs $0 here, not an unknown sum
 			if !copied {
 				if u.OutputLowerBound {
@@ -369,7 +374,11 @@ func Build(rp *replay.Run) *Session {
 	t.ToolResults = len(out.Results)
 	t.Warnings = s.WarningCount + len(rp.Warnings)
 	t.UnpricedModels = sortedKeys(unpriced)
-	t.PromptTokens, t.PromptTokensAfter = rp.Totals.Prompt, rp.Totals.PromptAfter
+	t.PromptTokens = rp.Totals.Prompt
+	if active {
+		after := rp.Totals.PromptAfter
+		t.PromptTokensAfter = &after
+	}
 	t.SavedTokens = rp.Totals.SavedPerCall
 	t.Stale = rp.Totals.Stale
 	t.Hazards = rp.Totals.Hazards
@@ -380,7 +389,9 @@ func Build(rp *replay.Run) *Session {
 	if recordedCalls > 0 && len(unpriced) == 0 {
 		usd := t.PricedCostUSD
 		t.CostUSD = &usd
-		t.CostUSDAfter = rp.Totals.CostAfter
+		if active {
+			t.CostUSDAfter = rp.Totals.CostAfter
+		}
 	}
 	for _, name := range sortedKeys(byModel) {
 		t.ByModel = append(t.ByModel, *byModel[name])
@@ -434,7 +445,10 @@ func (t *Totals) include(o Totals) {
 	}
 	t.Compactions += o.Compactions
 	t.PromptTokens += o.PromptTokens
-	t.PromptTokensAfter += o.PromptTokensAfter
+	if t.PromptTokensAfter != nil && o.PromptTokensAfter != nil {
+		sum := *t.PromptTokensAfter + *o.PromptTokensAfter
+		t.PromptTokensAfter = &sum
+	}
 	t.SavedTokens += o.SavedTokens
 	for k, v := range o.Actions {
 		t.Actions[k] += v

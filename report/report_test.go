@@ -406,7 +406,7 @@ func TestCSV(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
 	// Under the inert default policy the after columns repeat the recorded ones.
-	want := "sess-claude-1,../testdata/transcripts/claude.jsonl,claude-code,1,2026-01-02T10:00:04Z,claude-sonnet-4-5,5,2000,6000,50,8005,0.011190000,2,8005,0.011190000"
+	want := "sess-claude-1,../testdata/transcripts/claude.jsonl,claude-code,1,2026-01-02T10:00:04Z,claude-sonnet-4-5,5,2000,6000,50,8005,0.011190000,2,,"
 	if lines[2] != want {
 		t.Errorf("row 1 =\n%s\nwant\n%s", lines[2], want)
 	}

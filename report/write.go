@@ -331,7 +331,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			share = 100 * saved / *tot.CostUSD
 		}
 		fmt.Fprintf(&b, " → %s under %s (−%s, %.1f%%); prompt tokens %s → %s",
-			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(tot.PromptTokensAfter))
+			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(*tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
 	if active {
