@@ -478,7 +478,7 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 		return exitUsage
 	}
 	if g.By != "" || g.Cut() || format == "text" {
-		return printGroups(fs, common, g, paths, stdin, format, stdout, stderr)
+		return printGroups(fs, common, g, paths, "stdin", stdin, format, stdout, stderr)
 	}
 	if len(paths) == 0 {
 		// Every session found, as a folder of them would be.
@@ -634,7 +634,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		} else if src.Stdin != nil {
 			name = "-"
 		}
-		return printReport(fs, common, []string{name}, src.Name, in, "text", "", stdout, stderr)
+		return reportInstead(fs, common, []string{name}, src.Name, in, stdout, stderr)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
@@ -672,6 +672,24 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		return 1
 	}
 	return 0
+}
+
+// reportInstead prints, where there is no terminal to open the inspector
+// on, what spillway report prints for paths under the inspector's policy
+// (in this machine's zone, as report's text is), and says on stderr which
+// policy that is: report's own default is none.
+func reportInstead(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g, err := (&groupFlags{}).grouping()
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	g.Width = textWidth(stdout)
+	if pol, err := common.policy.resolve(fs); err == nil { // else printGroups says what is wrong
+		fmt.Fprintf(stderr, "spillway: standard output is not a terminal: printing the report under %s, as spillway report --preset %s would\n",
+			termtext.Escape(pol.Name), termtext.Escape(strings.TrimSuffix(pol.Name, "+custom")))
+	}
+	return printGroups(fs, common, g, paths, stdinName, stdin, "text", stdout, stderr)
 }
 
 // inspectorOptions completes o with the pipeline's options and the spill
@@ -724,7 +742,7 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		if len(paths) == 0 {
 			return 0, false // the newest session's report, as without a list
 		}
-		return printReport(fs, common, paths, "stdin", nil, "text", "", stdout, stderr), true
+		return reportInstead(fs, common, paths, "stdin", nil, stdout, stderr), true
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {

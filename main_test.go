@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/spillway-dev/spillway/guard/spill"
 )
 
@@ -325,5 +327,40 @@ func TestReportSpillsPlanned(t *testing.T) {
 	n := countFiles(dir)
 	if want := fmt.Sprintf("  %d spill files written under %s\n", n, dir); n == 0 || !strings.Contains(stdout, want) {
 		t.Errorf("%d files written; report does not say %q:\n%s", n, want, stdout)
+	}
+}
+
+// TestInspectorReportIsReport: without a terminal the inspector prints
+// what spillway report prints under the inspector's policy, in the same
+// zone, and says on stderr which policy that is.
+func TestInspectorReportIsReport(t *testing.T) {
+	t.Setenv("TZ", "Asia/Tokyo")
+	for _, args := range [][]string{
+		{fixture("claude.jsonl")},
+		{filepath.Join("report", "testdata", "by")},
+		{"--max-bytes", "4KiB", filepath.Join("testdata", "demo.jsonl")},
+	} {
+		code, inspector, stderr := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		preset := "harness-rs-0.0.50"
+		name := preset
+		if args[0] == "--max-bytes" {
+			name += "+custom"
+		}
+		if want := "spillway: standard output is not a terminal: printing the report under " + name + ", as spillway report --preset " + preset + " would\n"; stderr != want {
+			t.Errorf("%q: stderr %q, want %q", args, stderr, want)
+		}
+		code, report, stderr := runCLI(t, "", append([]string{"report", "--preset", preset}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: report exit %d: %s", args, code, stderr)
+		}
+		if diff := cmp.Diff(report, inspector); diff != "" {
+			t.Errorf("%q: (-report +inspector)\n%s", args, diff)
+		}
+		if !strings.Contains(inspector, "Asia/Tokyo") {
+			t.Errorf("%q: times not in the machine's zone:\n%s", args, inspector)
+		}
 	}
 }
