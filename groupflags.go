@@ -74,6 +74,8 @@ func printGroups(fs *flag.FlagSet, common *commonFlags, g report.Grouping, paths
 	}
 	opt.StdinName = stdinName
 	g.Width = textWidth(stdout)
+	stdout, stderr, done := withProgress(stdout, stderr, &opt)
+	defer done()
 	if err := g.CheckFormat(format); err != nil {
 		printError(stderr, err)
 		return exitUsage

@@ -498,6 +498,8 @@ func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinNam
 		return exitUsage
 	}
 	opt.StdinName = stdinName
+	stdout, stderr, done := withProgress(stdout, stderr, &opt)
+	defer done()
 	w, err := report.Open(format, out, stdout, opt.Prices.Source)
 	if err != nil {
 		printError(stderr, err)
@@ -527,6 +529,10 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			return 1
 		}
 	}
+	width := textWidth(stdout) // of the terminal, before the progress line wraps it
+	var done func()
+	stdout, stderr, done = withProgress(stdout, stderr, &opt)
+	defer done()
 	if common.policy.dedupe {
 		// sweep --dedupe: the repeat-suppression question rather than the
 		// ceilings. Its rows set the repeat knob, so --dedupe alone leaves
@@ -535,22 +541,24 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			opt.Policy.Name = strings.TrimSuffix(opt.Policy.Name, "+custom")
 		}
 		dd, problems, err := report.SweepDedupe(paths, stdin, opt, stderr)
+		done()
 		if err != nil {
 			printError(stderr, err)
 			return 1
 		}
-		if err := dd.Write(stdout, format, textWidth(stdout)); err != nil {
+		if err := dd.Write(stdout, format, width); err != nil {
 			printError(stderr, err)
 			return exitUsage
 		}
 		return problems.Status()
 	}
 	sw, problems, err := report.Sweep(paths, stdin, opt, stderr)
+	done()
 	if err != nil {
 		printError(stderr, err)
 		return 1
 	}
-	if err := sw.Write(stdout, format, textWidth(stdout)); err != nil {
+	if err := sw.Write(stdout, format, width); err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
@@ -684,7 +692,6 @@ func reportInstead(fs *flag.FlagSet, common *commonFlags, paths []string, stdinN
 		printError(stderr, err)
 		return exitUsage
 	}
-	g.Width = textWidth(stdout)
 	if pol, err := common.policy.resolve(fs); err == nil { // else printGroups says what is wrong
 		fmt.Fprintf(stderr, "spillway: standard output is not a terminal: printing the report under %s, as spillway report --preset %s would\n",
 			termtext.Escape(pol.Name), termtext.Escape(strings.TrimSuffix(pol.Name, "+custom")))

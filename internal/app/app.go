@@ -41,6 +41,9 @@ type Options struct {
 	// TextFiles, when set, reads again the texts of the sessions Each
 	// reads without them (Input.TextsOnDemand).
 	TextFiles *FilePool
+	// Progress, when set, is told as Each finishes each input how many
+	// of them are done, in order, and of how many.
+	Progress func(done, total int)
 }
 
 // Counter returns a token counter for one session. It is called once per
