@@ -250,10 +250,10 @@ func TestGroupsText(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	got = text(none, Grouping{Zone: ny, ZoneName: "America/New_York"})
 	want = `by session · 3 sessions, 6 API calls · times in America/New_York · paths under testdata/by
-  project  session  last call         model                agent          file                          calls  input  output  cache write  cache read       cost
-  blog     s2       2026-03-08 08:00  claude-haiku-4-5 +1  claude         claude/pr…-dev-blog/s2.jsonl      1  1,100   1,010            0           0  $0.006750
-  shop     c1       2026-03-02 05:00  gpt-5.2              codex 0.128.0  codex/ses…T10-00-00-c1.jsonl      1    800     100            0         200  $0.002835
-  shop     s1       2026-03-01 20:00  claude-sonnet-4… +1  claude         claude/pr…-dev-shop/s1.jsonl      4  3,110     320            0      10,000    unknown
+  project  session  last call         model                 agent          file                         calls  input  output  cache write  cache read       cost
+  blog     s2       2026-03-08 08:00  claude-haiku-4-5 +1   claude         claude/p…-dev-blog/s2.jsonl      1  1,100   1,010            0           0  $0.006750
+  shop     c1       2026-03-02 05:00  gpt-5.2               codex 0.128.0  codex/se…T10-00-00-c1.jsonl      1    800     100            0         200  $0.002835
+  shop     s1       2026-03-01 20:00  claude-sonnet-4-5 +1  claude         claude/p…-dev-shop/s1.jsonl      4  3,110     320            0      10,000    unknown
   total                                                                                                     6  5,010   1,430            0      10,200    unknown
   cost unknown where a model has no price: claude-opus-4-9; the priced calls cost $0.026535
 `

@@ -253,7 +253,7 @@ func sessionColumns(g *Groups, under string) []textColumn {
 	}
 	project := col("project", 1, func(i int, _ *Group, _ *sessionInfo) string { return projects[i] })
 	project.cells[n] = "total"
-	project.elide, project.min = elideMid, 12
+	project.elide, project.min = elideMid, 14
 	session := col("session", 0, func(i int, _ *Group, _ *sessionInfo) string { return orDash(termtext.Escape(ids[i])) })
 	lastCall := col("last call", 2, func(_ int, gr *Group, _ *sessionInfo) string {
 		if gr.last.IsZero() {
@@ -262,7 +262,7 @@ func sessionColumns(g *Groups, under string) []textColumn {
 		return gr.last.In(g.loc).Format("2006-01-02 15:04")
 	})
 	model := col("model", 3, func(_ int, _ *Group, info *sessionInfo) string { return modelsCell(info.models) })
-	model.elide, model.min = elideStart, 14
+	model.elide, model.min = elideStart, 17
 	agent := col("agent", 8, func(_ int, _ *Group, info *sessionInfo) string { return termtext.Escape(info.agent) })
 	file := col("file", 11, func(i int, _ *Group, _ *sessionInfo) string { return files[i] })
 	file.elide, file.min = elideMid, 24
