@@ -98,7 +98,7 @@ func (d *DedupeDoc) Write(w io.Writer, format string, width int) error {
 	}
 	var b strings.Builder
 	writeNote(&b, fmt.Sprintf("%s (%s) with repeat suppression off and from the 2nd, 3rd and 4th identical call, over %s, %s",
-		termtext.Escape(d.Policy.Name), ceiling, plural(d.Sessions, "session"), plural(d.Results, "tool result")), width, "")
+		termtext.Escape(d.Policy.Name), ceiling, countOf(d.Sessions, "session"), countOf(d.Results, "tool result")), width, "")
 	n := len(d.Points)
 	col := func(title string, priority int, cell func(pt *replay.DedupePoint) string) textColumn {
 		c := textColumn{title: title, right: true, priority: priority, cells: make([]string, n)}

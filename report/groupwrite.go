@@ -210,7 +210,7 @@ func groupNotes(g *Groups) []string {
 		why = append(why, "a model has no price: "+unpricedNames(unpriced))
 	}
 	if n := g.Total.NoUsage(); n > 0 {
-		why = append(why, fmt.Sprintf("a log records no usage (%s)", plural(n, "call")))
+		why = append(why, fmt.Sprintf("a log records no usage (%s)", countOf(n, "call")))
 	}
 	var notes []string
 	if why != nil {

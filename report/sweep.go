@@ -122,8 +122,8 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 		return fmt.Errorf("unknown sweep format %q (want text, json or csv)", format)
 	}
 	var b strings.Builder
-	writeNote(&b, fmt.Sprintf("%s over %s, %s (sizes in %s)", termtext.Escape(d.Policy.Name), plural(d.Sessions, "session"),
-		plural(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 ")), width, "")
+	writeNote(&b, fmt.Sprintf("%s over %s, %s (sizes in %s)", termtext.Escape(d.Policy.Name), countOf(d.Sessions, "session"),
+		countOf(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 ")), width, "")
 	n := len(d.Points)
 	col := func(title string, priority int, cell func(pt *replay.SweepPoint) string) textColumn {
 		c := textColumn{title: title, right: true, priority: priority, cells: make([]string, n)}
@@ -148,10 +148,10 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 	writeColumns(&b, []textColumn{
 		col("ceiling", 0, func(pt *replay.SweepPoint) string { return human.Count(pt.Ceiling) }),
 		col("shaped", 3, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Acted) }),
-		col("suppressed", 4, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Suppressed) }),
+		col("suppressed", 5, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Suppressed) }),
 		col("tokens saved", 2, func(pt *replay.SweepPoint) string { return human.Count(pt.Saved) }),
-		col("cost before", 6, func(pt *replay.SweepPoint) string { return human.USD(pt.Cost) }),
-		col("cost after", 5, func(pt *replay.SweepPoint) string { return human.USD(pt.CostAfter) }),
+		col("cost before", 8, func(pt *replay.SweepPoint) string { return human.USD(pt.Cost) }),
+		col("cost after", 7, func(pt *replay.SweepPoint) string { return human.USD(pt.CostAfter) }),
 		col("saved", 1, func(pt *replay.SweepPoint) string { return orDash(human.USD(saved(pt))) }),
 		col("share", 2, func(pt *replay.SweepPoint) string {
 			if s := saved(pt); s != nil && *pt.Cost > 0 {
@@ -159,9 +159,9 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 			}
 			return "–"
 		}),
-		col("used hidden", 3, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.UsedHidden) }),
-		col("retrievable", 7, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.Retrievable) }),
-		col("unseen repeats", 5, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.SuppressedUnseen) }),
+		col("used hidden", 4, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.UsedHidden) }),
+		col("retrievable", 9, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.Retrievable) }),
+		col("unseen repeats", 6, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.SuppressedUnseen) }),
 	}, width, tails)
 	if d.Unpriced > 0 {
 		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price.", plural(d.Unpriced, "session")), width, "")
