@@ -99,13 +99,8 @@ func (d *DedupeDoc) Write(w io.Writer, format string, width int) error {
 	var b strings.Builder
 	writeNote(&b, fmt.Sprintf("%s (%s) with repeat suppression off and from the 2nd, 3rd and 4th identical call, over %s, %s",
 		termtext.Escape(d.Policy.Name), ceiling, countOf(d.Sessions, "session"), countOf(d.Results, "tool result")), width, "")
-	n := len(d.Points)
 	col := func(title string, priority int, cell func(pt *replay.DedupePoint) string) textColumn {
-		c := textColumn{title: title, right: true, priority: priority, cells: make([]string, n)}
-		for i := range d.Points {
-			c.cells[i] = cell(&d.Points[i])
-		}
-		return c
+		return figureColumn(d.Points, title, priority, cell)
 	}
 	writeColumns(&b, []textColumn{
 		col("repeats", 0, func(pt *replay.DedupePoint) string { return dedupeSetting(pt.From) }),

@@ -131,22 +131,15 @@ func writeGroups(b *strings.Builder, g *Groups, width int) {
 	}
 	writeNote(b, head, width, "")
 	rows := append(slices.Clip(g.Groups), t)
-	cells := func(cell func(g *Group) string) []string {
-		out := make([]string, len(rows))
-		for i := range rows {
-			out[i] = cell(&rows[i])
-		}
-		return out
-	}
 	last := len(rows) - 1
 	figure := func(title string, priority int, cell func(g *Group) string) textColumn {
-		return textColumn{title: title, right: true, priority: priority, cells: cells(cell)}
+		return figureColumn(rows, title, priority, cell)
 	}
 	var cols []textColumn
 	if g.By == "session" {
 		cols = sessionColumns(g, under)
 	} else {
-		key := textColumn{title: keyNames[g.By], cells: cells(func(gr *Group) string { return groupKey(g.By, gr) })}
+		key := textColumn{title: keyNames[g.By], cells: cellsOf(rows, func(gr *Group) string { return groupKey(g.By, gr) })}
 		key.cells[last] = "total"
 		if g.By == "project" || g.By == "model" {
 			key.elide, key.min = elideMid, 20

@@ -124,13 +124,8 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 	var b strings.Builder
 	writeNote(&b, fmt.Sprintf("%s over %s, %s (sizes in %s)", termtext.Escape(d.Policy.Name), countOf(d.Sessions, "session"),
 		countOf(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 ")), width, "")
-	n := len(d.Points)
 	col := func(title string, priority int, cell func(pt *replay.SweepPoint) string) textColumn {
-		c := textColumn{title: title, right: true, priority: priority, cells: make([]string, n)}
-		for i := range d.Points {
-			c.cells[i] = cell(&d.Points[i])
-		}
-		return c
+		return figureColumn(d.Points, title, priority, cell)
 	}
 	saved := func(pt *replay.SweepPoint) *float64 {
 		if pt.Cost == nil || pt.CostAfter == nil {
@@ -139,7 +134,7 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 		s := *pt.Cost - *pt.CostAfter
 		return &s
 	}
-	tails := make([]string, n)
+	tails := make([]string, len(d.Points))
 	for i, pt := range d.Points {
 		if pt.Own {
 			tails[i] = " ← the policy's own"

@@ -43,6 +43,20 @@ type textColumn struct {
 	id    int // its place in the table
 }
 
+// cellsOf is one cell per row.
+func cellsOf[R any](rows []R, cell func(*R) string) []string {
+	out := make([]string, len(rows))
+	for i := range rows {
+		out[i] = cell(&rows[i])
+	}
+	return out
+}
+
+// figureColumn is a right-aligned column of one cell per row.
+func figureColumn[R any](rows []R, title string, priority int, cell func(*R) string) textColumn {
+	return textColumn{title: title, right: true, priority: priority, cells: cellsOf(rows, cell)}
+}
+
 // tableGap is the space between two columns; tableIndent starts each line.
 const (
 	tableGap    = 2
