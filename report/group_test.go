@@ -266,7 +266,7 @@ func TestGroupsText(t *testing.T) {
 // escaped, and a CSV cell that a spreadsheet would run is quoted.
 func TestGroupsUntrusted(t *testing.T) {
 	dir := t.TempDir()
-	line := `{"type":"assistant","timestamp":"2026-03-02T00:00:00.000Z","sessionId":"e","cwd":"=HYPERLINK(\"x\")\u001b]52;c;aGk=\u0007","uuid":"u","requestId":"r","message":{"id":"m","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"content":[]}}` + "\n"
+	line := `{"type":"assistant","timestamp":"2026-03-02T00:00:00.000Z","sessionId":"e\u001b]0;t\u0007","cwd":"=HYPERLINK(\"x\")\u001b]52;c;aGk=\u0007","uuid":"u","requestId":"r","message":{"id":"m","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"content":[]}}` + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "e.jsonl"), []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -283,6 +283,13 @@ func TestGroupsUntrusted(t *testing.T) {
 	if strings.ContainsAny(text, "\x1b\x07") || !strings.Contains(text, `=HYPERLINK("x")\x1b]52;c;aGk=\x07`) {
 		t.Errorf("the project reaches the terminal as:\n%q", text)
 	}
+	// The session table shows the project's last part and the session id,
+	// both from the log: escaped too.
+	g.By = "session"
+	if text := run("text"); strings.ContainsAny(text, "\x1b\x07") || !strings.Contains(text, `e\x1b]0;t\x07`) {
+		t.Errorf("the session table reaches the terminal as:\n%q", text)
+	}
+	g.By = "project"
 	rows, err := csv.NewReader(strings.NewReader(run("csv"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
