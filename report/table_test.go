@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // TestWriteColumns pins how a table gives way to its width: names are
@@ -168,5 +170,39 @@ func TestSweepWidths(t *testing.T) {
 			}
 			golden.RequireEqual(t, out.Bytes())
 		})
+	}
+}
+
+// TestCallTableWidths: a session's call table gives way to the width as
+// the other tables do, the call and its cost always kept; its rows are
+// the same cells, fewer columns.
+func TestCallTableWidths(t *testing.T) {
+	ts, err := transcript.ReadFile(fixture("claude.jsonl"), transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, preset := range []string{"none", "harness-rs-0.0.50"} {
+		s := buildWith(t, ts, pricing.Default(), preset)
+		for _, width := range []int{60, 80, 200} {
+			t.Run(fmt.Sprintf("%s/%d", preset, width), func(t *testing.T) {
+				var out bytes.Buffer
+				w := &textWriter{w: &out, group: &Grouping{Width: width, Calls: true}}
+				writeSession(t, w, s)
+				lines := strings.Split(out.String(), "\n")
+				i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "  call ") })
+				if i < 0 {
+					t.Fatalf("no call table:\n%s", out.String())
+				}
+				for _, l := range lines[i : i+1+len(s.Calls)] {
+					if termtext.Width(l) > width {
+						t.Errorf("line of %d cells: %q", termtext.Width(l), l)
+					}
+				}
+				if !strings.Contains(lines[i], " cost") {
+					t.Errorf("the cost column went: %q", lines[i])
+				}
+				golden.RequireEqual(t, strings.Join(lines[i:i+1+len(s.Calls)], "\n")+"\n")
+			})
+		}
 	}
 }

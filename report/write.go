@@ -232,7 +232,15 @@ type textWriter struct {
 }
 
 func (t *textWriter) Begin() error { return nil }
-func (t *textWriter) End() error   { return nil }
+
+// width is what the text's tables are fitted to.
+func (t *textWriter) width() int {
+	if t.group == nil || t.group.Width <= 0 {
+		return DefaultWidth
+	}
+	return t.group.Width
+}
+func (t *textWriter) End() error { return nil }
 
 func (t *textWriter) Write(data []byte) error {
 	if t.n > 0 {
@@ -287,6 +295,13 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		row = callRow(row[:0], &c, active)
 		table.add(row)
 	}
+	// Past the width the model goes first, then the tools, the cause,
+	// the time and the output; the call and its cost (and after) stay.
+	priority := []int{0, 4, 6, 2, 1, 3, 0, 0, 5, 3}
+	if !active {
+		priority = []int{0, 4, 6, 2, 3, 0, 5, 3}
+	}
+	table.fit(t.width(), priority)
 	b.Write(table.appendTo(make([]byte, 0, len(table.buf)+len(table.cells)*4)))
 	if active {
 		writeActions(&b, s)
