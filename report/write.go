@@ -307,7 +307,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		writeActions(&b, s)
 		writeSpills(&b, s)
 	}
-	writeByTool(&b, s, active)
+	writeByTool(&b, s, active, t.width())
 	for _, sub := range s.Subagents {
 		st := sub.Totals
 		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), plural(st.APICalls, "API call"),
