@@ -648,7 +648,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	jobs := make(chan *app.Session)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
-		go func() {
+		background(func() {
 			defer wg.Done()
 			for s := range jobs {
 				if ctx.Err() != nil {
@@ -663,7 +663,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 				}
 				send(out)
 			}
-		}()
+		})
 	}
 	for _, s := range held {
 		if ctx.Err() != nil {
