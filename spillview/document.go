@@ -36,10 +36,10 @@ type Source struct {
 	Seen []Range
 	Note string // one line shown under the title
 	// Roots, when set, mark Path as a file the agent itself spilled to,
-	// named by the transcript: it is opened only when Confine finds it in
+	// named by the transcript: it is opened only when OpenSpilled finds it in
 	// one of these folders; otherwise Text is shown, with Seen, and a note
 	// saying why the file was not opened.
-	Roots []string
+	Roots []Root
 	// Find, when set, is searched for as soon as the source is open: the
 	// string a hazard says the agent went on to use.
 	Find string
@@ -106,10 +106,15 @@ func (x *lineIndex) pop() {
 //
 // A file is opened only when it is a regular file, without blocking (a
 // FIFO or device is refused, never waited on), and an agent's spill file
-// (src.Roots set) only when Confine accepts it.
+// (src.Roots set) only inside the folders it spills to (OpenSpilled).
 func Open(src Source) (*Document, error) {
-	if src.Path != "" && src.Roots != nil {
-		real, err := Confine(src.Path, src.Roots)
+	var f *os.File
+	var info fs.FileInfo
+	switch {
+	case src.Path != "" && src.Roots != nil:
+		var real string
+		var err error
+		f, info, real, err = OpenSpilled(src.Path, src.Roots)
 		if err != nil {
 			src.Note = fmt.Sprintf("the agent's spill file is not opened: %v; showing what the transcript holds", err)
 			src.Path = ""
@@ -118,22 +123,23 @@ func Open(src Source) (*Document, error) {
 			src.Note = "the file the agent spilled this result to"
 		}
 		src.Roots = nil
+	case src.Path != "":
+		var err error
+		if f, info, err = safefile.OpenRegular(src.Path, nil); err != nil {
+			// The *PathError would repeat the path after "open".
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
+		}
 	}
-	if src.Path == "" {
+	if f == nil {
 		d := &Document{src: src, r: strings.NewReader(src.Text), size: int64(len(src.Text))}
 		if err := d.index(); err != nil {
 			return nil, fmt.Errorf("index spilled text: %w", err)
 		}
 		return d, nil
-	}
-	f, info, err := safefile.OpenRegular(src.Path, nil)
-	if err != nil {
-		// The *PathError would repeat the path after "open".
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
 	}
 	d := &Document{src: src, r: f, f: f, size: info.Size()}
 	if err := d.index(); err != nil {

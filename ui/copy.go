@@ -122,14 +122,15 @@ func pagerText(src spillview.Source) (string, error) {
 	if path == "" {
 		return src.Text, nil
 	}
+	var f *os.File
+	var err error
 	if src.Roots != nil {
-		real, err := spillview.Confine(path, src.Roots)
-		if err != nil {
+		if f, _, path, err = spillview.OpenSpilled(path, src.Roots); err != nil {
 			return src.Text, nil // as the viewer does: the transcript's text
 		}
-		path = real
+	} else {
+		f, _, err = safefile.OpenRegular(path, nil)
 	}
-	f, _, err := safefile.OpenRegular(path, nil)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return src.Text, nil
