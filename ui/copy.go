@@ -3,7 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,8 +12,6 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
-	"github.com/spillway-dev/spillway/internal/safefile"
-	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 )
 
@@ -87,23 +85,27 @@ func (m *Model) openPager() tea.Cmd {
 	return pagerFileCmd(src, title, os.Getenv("PAGER"))
 }
 
-// pagerFileCmd reads src and writes its lines, escaped, to a temporary
-// file for the pager.
+// pagerFileCmd writes src's lines, escaped, to a temporary file for the
+// pager, a piece at a time and at most pagerBytes of them.
 func pagerFileCmd(src spillview.Source, title, pager string) tea.Cmd {
 	return func() tea.Msg {
 		argv := strings.Fields(pager)
 		if len(argv) == 0 {
 			argv = []string{"less"}
 		}
-		text, err := pagerText(src)
-		if err != nil {
-			return pagerReadyMsg{err: err}
+		doc, err := spillview.Open(src)
+		if errors.Is(err, fs.ErrNotExist) {
+			doc, err = spillview.Open(spillview.Source{Text: src.Text}) // as the viewer does: the transcript's text
 		}
+		if err != nil {
+			return pagerReadyMsg{err: fmt.Errorf("open in pager: %w", err)}
+		}
+		defer doc.Close()
 		f, err := os.CreateTemp("", "spillway-result-*.txt")
 		if err != nil {
 			return pagerReadyMsg{err: fmt.Errorf("open in pager: %w", err)}
 		}
-		_, err = io.WriteString(f, termtext.Escape(title)+"\n\n"+strings.Join(termtext.Lines(text), "\n")+"\n")
+		err = doc.WriteText(f, title, pagerBytes)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -115,35 +117,9 @@ func pagerFileCmd(src spillview.Source, title, pager string) tea.Cmd {
 	}
 }
 
-// pagerText is the text of src: its file's when it names one that may be
-// opened (an agent's only inside the folders it spills to), else its own.
-func pagerText(src spillview.Source) (string, error) {
-	path := src.Path
-	if path == "" {
-		return src.Text, nil
-	}
-	var f *os.File
-	var err error
-	if src.Roots != nil {
-		if f, _, path, err = spillview.OpenSpilled(path, src.Roots); err != nil {
-			return src.Text, nil // as the viewer does: the transcript's text
-		}
-	} else {
-		f, _, err = safefile.OpenRegular(path, nil)
-	}
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return src.Text, nil
-		}
-		return "", fmt.Errorf("open in pager: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return "", fmt.Errorf("open in pager: read %s: %w", path, err)
-	}
-	return string(data), nil
-}
+// pagerBytes bounds what the pager is given of one file: a copy of a
+// spill file of gigabytes would fill the temporary folder.
+var pagerBytes int64 = 256 << 20
 
 // pagerReady runs the pager on the file; the inspector resumes when it quits.
 func (m *Model) pagerReady(msg pagerReadyMsg) tea.Cmd {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -99,4 +102,47 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestPagerBoundedAndConfined: O copies at most pagerBytes of a spill
+// file for the pager, saying how much it left (a 6 GB file ran out of
+// memory); an agent's spill folder that is a link out shows the
+// transcript's text, with the reason, not the file the link leads to.
+func TestPagerBoundedAndConfined(t *testing.T) {
+	defer func(n int64) { pagerBytes = n }(pagerBytes)
+	pagerBytes = 1 << 20
+	var shown string
+	execProcess = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+		data, _ := os.ReadFile(c.Args[len(c.Args)-1])
+		shown = string(data)
+		return func() tea.Msg { return fn(nil) }
+	}
+	defer func() { execProcess = tea.ExecProcess }()
+
+	m, path := spilledSession(t)
+	line := strings.Repeat("x", 1023) + "\n"
+	if err := os.WriteFile(path, []byte(strings.Repeat(line, 3<<10)), 0o600); err != nil { // 3 MiB
+		t.Fatal(err)
+	}
+	press(t, m, "enter", "esc", "O")
+	// 3 MiB less the 1 MiB copied.
+	if want := "\n… 2.0 MiB more not copied here: the spill viewer (enter) shows it\n"; !strings.HasSuffix(shown, want) || len(shown) > 1<<20+200 {
+		t.Errorf("the pager was given %d bytes ending %q, want 1 MiB and %q", len(shown), shown[max(0, len(shown)-80):], want)
+	}
+
+	m, path = spilledSession(t)
+	results := filepath.Dir(path)
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	os.Mkdir(elsewhere, 0o700)
+	os.WriteFile(filepath.Join(elsewhere, "out.txt"), []byte("not the agent's\n"), 0o600)
+	if err := os.Remove(results); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, results); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "enter", "esc", "O")
+	if strings.Contains(shown, "not the agent's") || !strings.Contains(shown, "not in a folder the agent spills to") || !strings.Contains(shown, "Preview (first 2KB)") {
+		t.Errorf("the pager shows:\n%s", shown)
+	}
 }
