@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // zone names resolve where the system has no zone files
 
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -399,7 +400,7 @@ func dateKey(t *time.Time, zone *time.Location, by string) string {
 // names it from the log's start.
 func projectOf(s *Session) string {
 	cwd := ""
-	if f, err := os.Open(s.Path); err == nil {
+	if f, _, err := safefile.OpenRegular(s.Path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f) // unreadable: the folder alone names it
 		f.Close()
 	}

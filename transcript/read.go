@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript/lines"
 	"github.com/valyala/fastjson"
 )
@@ -91,24 +92,19 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown input format %q (want auto, claude-code, codex, antigravity or generic)", s)
 }
 
-// ReadFile reads the transcript at path.
+// ReadFile reads the transcript at path, which must be a regular file: a
+// FIFO, which could keep it waiting forever, a device such as /dev/zero,
+// which never ends, or a folder is refused at once (standard input takes
+// a pipe).
 func ReadFile(path string, opt Options) (*Session, error) {
-	f, err := os.Open(path)
+	f, st, err := safefile.OpenRegular(path, nil)
 	if err != nil {
+		if info, serr := os.Stat(path); serr == nil && info.Mode()&os.ModeDevice != 0 {
+			return nil, &NotTranscriptError{Path: path, Reason: "it is a device, not a file"}
+		}
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a transcript file", path)
-	}
-	if st.Mode()&os.ModeDevice != 0 {
-		// /dev/zero and the like never end; a pipe (<(cmd)) is read.
-		return nil, &NotTranscriptError{Path: path, Reason: "it is a device, not a file"}
-	}
 	opt.size = st.Size()
 	return Read(f, path, opt)
 }

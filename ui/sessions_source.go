@@ -19,6 +19,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -516,7 +517,7 @@ func sumKnown(costs []*float64, recorded []bool) *float64 {
 // (transcript.Project), by its last element.
 func projectOf(path string) string {
 	cwd := ""
-	if f, err := os.Open(path); err == nil {
+	if f, _, err := safefile.OpenRegular(path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f)
 		f.Close()
 	}

@@ -26,17 +26,20 @@ var ErrTooLarge = errors.New("too large")
 
 // OpenRegular opens path for reading only if it is a regular file. It
 // opens without blocking, so a FIFO cannot stall it, and checks the opened
-// descriptor, so a file swapped in after a check is refused too. Errors
-// other than the open's own do not repeat the path. When
+// descriptor, so a file swapped in after a check is refused too. When
 // want is not nil, the file opened must also be that one (os.SameFile): a
 // caller that checked the path with Lstat passes what it saw, and a link
-// put there since is not followed.
+// put there since is not followed. Errors are *fs.PathErrors naming path.
 func OpenRegular(path string, want fs.FileInfo) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	return checked(f, want)
+	f, info, err := checked(f, want)
+	if err != nil {
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return f, info, nil
 }
 
 // checked is f when it is a regular file (and want, when given); else f

@@ -33,10 +33,6 @@ func (f *follower) open(path string, start int64) (t *tailer, restarted bool, er
 	// refused, not waited on.
 	fh, info, err := safefile.OpenRegular(path, nil)
 	if err != nil {
-		var pe *fs.PathError
-		if !errors.As(err, &pe) {
-			err = fmt.Errorf("%s: %w", path, err)
-		}
 		return nil, false, err
 	}
 	t = &tailer{path: path, f: fh, info: info}
