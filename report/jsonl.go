@@ -11,15 +11,24 @@ import (
 // jsonlWriter writes one JSON object per API call, flat, with the columns
 // of calls.parquet: for log pipelines that take a line at a time.
 type jsonlWriter struct {
-	w io.Writer
+	w    io.Writer
+	warn func(string)
 }
+
+func (j *jsonlWriter) warnTo(warn func(string)) { j.warn = warn }
 
 func (j *jsonlWriter) Begin() error { return nil }
 func (j *jsonlWriter) End() error   { return nil }
 
 func (j *jsonlWriter) Render(s *Session) ([]byte, error) {
 	var buf bytes.Buffer
-	for _, c := range Tables(s).Calls {
+	rows := Tables(s)
+	for _, w := range rows.Warnings {
+		if j.warn != nil && w.Table == "calls" {
+			j.warn(w.Text)
+		}
+	}
+	for _, c := range rows.Calls {
 		line, err := encodeJSON(&c, false)
 		if err != nil {
 			return nil, fmt.Errorf("encode a call of %s: %w", s.Path, err)
