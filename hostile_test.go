@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -75,6 +76,60 @@ func TestFIFOLogs(t *testing.T) {
 		}
 		if n := strings.Count(stderr, "\n"); !strings.Contains(stdout, tt.stdout) || code != tt.code || n != len(tt.warned) {
 			t.Errorf("spillway %s: exit %d, want %d; %d lines on stderr, want %d; stdout %.300q…; stderr %q", strings.Join(tt.args, " "), code, tt.code, n, len(tt.warned), stdout, stderr)
+		}
+	}
+}
+
+// TestInterruptedOut: ctrl-C while report writes into a folder (--out)
+// removes what it began and leaves the tables there before as they were
+// (its temporary files stayed behind).
+func TestInterruptedOut(t *testing.T) {
+	if dir := os.Getenv("SPILLWAY_TEST_INTERRUPT"); dir != "" {
+		// The report, reading standard input, which the test holds open.
+		os.Exit(run([]string{"report", "--format", os.Getenv("SPILLWAY_TEST_FORMAT"), "--out", dir, "-"}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	for _, format := range []string{"parquet", "jsonl"} {
+		dir := t.TempDir()
+		old := map[string]string{"sessions.parquet": "old", "calls.parquet": "old", "results.parquet": "old", "calls.jsonl": "old"}
+		for name, text := range old {
+			os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptedOut$")
+		cmd.Env = append(os.Environ(), "SPILLWAY_TEST_INTERRUPT="+dir, "SPILLWAY_TEST_FORMAT="+format)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stdin.Close()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		begun := func() bool {
+			entries, _ := os.ReadDir(dir)
+			return len(entries) > len(old)
+		}
+		for deadline := time.Now().Add(20 * time.Second); !begun() && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !begun() {
+			cmd.Process.Kill()
+			t.Fatalf("%s: the report began no file", format)
+		}
+		cmd.Process.Signal(os.Interrupt)
+		err = cmd.Wait()
+		if err == nil {
+			t.Errorf("%s: interrupted, the report exited 0", format)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if b, _ := os.ReadFile(filepath.Join(dir, e.Name())); old[e.Name()] != string(b) {
+				t.Errorf("%s: %s left, holding %.20q", format, e.Name(), b)
+			}
+		}
+		if len(entries) != len(old) || !strings.Contains(stderr.String(), "spillway: interrupted: nothing written to "+dir) {
+			t.Errorf("%s: %d files, stderr %q", format, len(entries), stderr.String())
 		}
 	}
 }

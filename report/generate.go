@@ -55,6 +55,7 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	}
 	p, err := app.Each(resolved, stdin, opt, render, w.Write, complain)
 	if err != nil {
+		Abort(w)
 		return p, err
 	}
 	return p, w.End()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // jsonlWriter writes one JSON object per API call, flat, with the columns
@@ -44,40 +43,31 @@ func (j *jsonlWriter) Write(data []byte) error {
 	return err
 }
 
-// jsonlFile is jsonlWriter into calls.jsonl of a folder, written beside its
-// name and renamed over it at the end.
+// jsonlFile is jsonlWriter into calls.jsonl of a folder, put in place at
+// the end (outFiles).
 type jsonlFile struct {
 	jsonlWriter
 	dir string
-	f   *os.File
+	out outFiles
 }
 
 func (j *jsonlFile) Begin() error {
 	if err := os.MkdirAll(j.dir, 0o755); err != nil {
 		return fmt.Errorf("jsonl output folder: %w", err)
 	}
-	f, err := os.CreateTemp(j.dir, ".calls.jsonl-*")
+	j.out.dir = j.dir
+	f, err := j.out.create("calls.jsonl")
 	if err != nil {
 		return fmt.Errorf("jsonl output: %w", err)
 	}
-	j.f, j.w = f, f
+	j.w = f
 	return nil
 }
 
-func (j *jsonlFile) End() error {
-	err := j.f.Close()
-	if err == nil {
-		err = os.Chmod(j.f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(j.f.Name(), filepath.Join(j.dir, "calls.jsonl"))
-	}
-	if err != nil {
-		os.Remove(j.f.Name())
-		return fmt.Errorf("write calls.jsonl: %w", err)
-	}
-	return nil
-}
+func (j *jsonlFile) End() error { return j.out.commit() }
+
+// Abort removes the file begun; see outFiles.Abort.
+func (j *jsonlFile) Abort() { j.out.Abort() }
 
 // Open returns the writer for format: to out, a folder, for parquet (which
 // needs one) and jsonl (standard output without one); to w for the others,

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -343,12 +342,12 @@ func nonEmpty(s string) *string {
 }
 
 // parquetWriter writes sessions.parquet, calls.parquet and results.parquet
-// into a folder, a row group at a time: each file is written beside its
-// name and renamed over it when the report ends, so a failed run leaves
-// the folder as it was.
+// into a folder, a row group at a time: the three are put in place when
+// the report ends, all of them or none (outFiles), so a failed or
+// interrupted run leaves the folder as it was.
 type parquetWriter struct {
 	dir      string
-	files    []*os.File
+	out      outFiles
 	sessions *pqTable[SessionRow]
 	calls    *pqTable[CallRow]
 	results  *pqTable[ResultRow]
@@ -368,14 +367,14 @@ func (p *parquetWriter) Begin() error {
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return fmt.Errorf("parquet output folder: %w", err)
 	}
+	p.out.dir = p.dir
 	var ws []io.Writer
 	for _, name := range parquetTables {
-		f, err := os.CreateTemp(p.dir, "."+name+"-*")
+		f, err := p.out.create(name)
 		if err != nil {
-			p.abort()
+			p.out.Abort()
 			return fmt.Errorf("parquet output: %w", err)
 		}
-		p.files = append(p.files, f)
 		ws = append(ws, f)
 	}
 	var err error
@@ -389,14 +388,8 @@ func (p *parquetWriter) Begin() error {
 	return err
 }
 
-// abort removes the files begun.
-func (p *parquetWriter) abort() {
-	for _, f := range p.files {
-		f.Close()
-		os.Remove(f.Name())
-	}
-	p.files = nil
-}
+// Abort removes the files begun; see outFiles.Abort.
+func (p *parquetWriter) Abort() { p.out.Abort() }
 
 func (p *parquetWriter) Render(s *Session) ([]byte, error) {
 	return p.pending.put(Tables(s)), nil
@@ -420,7 +413,7 @@ func (p *parquetWriter) Write(handle []byte) error {
 	}
 	for _, err := range []error{flushAt(p.sessions), flushAt(p.calls), flushAt(p.results)} {
 		if err != nil {
-			p.abort()
+			p.out.Abort()
 			return err
 		}
 	}
@@ -436,26 +429,12 @@ func flushAt[R any](t *pqTable[R]) error {
 
 func (p *parquetWriter) End() error {
 	for i, err := range []error{p.sessions.close(), p.calls.close(), p.results.close()} {
-		f := p.files[i]
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(f.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), filepath.Join(p.dir, parquetTables[i]))
-		}
 		if err != nil {
-			p.abort()
+			p.out.Abort()
 			return fmt.Errorf("write %s: %w", parquetTables[i], err)
 		}
 	}
-	p.files = nil
-	return nil
+	return p.out.commit()
 }
 
 // handles pass values from Render, which may run on several goroutines,
