@@ -3,6 +3,8 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -310,14 +312,11 @@ func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Opt
 
 // writePolicyCmd writes the tuned policy; unless overwrite, a file that
 // is there already is left alone and reported, for the user to confirm.
+// Nothing is written through a link (policy.Save).
 func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
 	return func() tea.Msg {
-		if !overwrite {
-			if _, err := statFile(path); err == nil {
-				return wroteMsg{path: path, exists: true}
-			}
-		}
-		return wroteMsg{path: path, err: policy.Save(path, p)}
+		err := policy.Save(path, p, overwrite)
+		return wroteMsg{path: path, exists: errors.Is(err, fs.ErrExist), err: err}
 	}
 }
 

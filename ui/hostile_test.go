@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -144,5 +145,49 @@ func TestPagerBoundedAndConfined(t *testing.T) {
 	press(t, m, "enter", "esc", "O")
 	if strings.Contains(shown, "not the agent's") || !strings.Contains(shown, "not in a folder the agent spills to") || !strings.Contains(shown, "Preview (first 2KB)") {
 		t.Errorf("the pager shows:\n%s", shown)
+	}
+}
+
+// TestWriteNeverThroughLink: w refuses a link planted at the policy
+// file's name, in every format, without asking: its target is neither
+// overwritten (it was, after y) nor, for a dangling link, made (it was,
+// without a prompt). A regular file there is asked about first.
+func TestWriteNeverThroughLink(t *testing.T) {
+	m := newModel(t, demoData(t), "harness-rs-0.0.40", 120, 40, "dark")
+	dir := t.TempDir()
+	target := filepath.Join(dir, "theirs")
+	os.WriteFile(target, []byte("theirs"), 0o600)
+	for format := range 2 { // spillway's own file, then a harness's
+		link, dangling := filepath.Join(dir, fmt.Sprint("link", format)), filepath.Join(dir, fmt.Sprint("dangling", format))
+		made := filepath.Join(dir, fmt.Sprint("made", format))
+		os.Symlink(target, link)
+		os.Symlink(made, dangling)
+		m.writeFormat = format
+		for _, path := range []string{link, dangling} {
+			writeTo(t, m, path)
+			asked, notice := m.confirm, m.notice
+			if asked != "" {
+				press(t, m, "y") // as a user asked would
+			}
+			if asked != "" || !strings.Contains(notice, path+": is a symbolic link, not a regular file") {
+				t.Errorf("format %d, %s: asked %q, notice %q", format, filepath.Base(path), asked, notice)
+			}
+		}
+		if b, _ := os.ReadFile(target); string(b) != "theirs" {
+			t.Errorf("format %d: the link's target was written: %.40q", format, b)
+		}
+		if _, err := os.Lstat(made); err == nil {
+			t.Errorf("format %d: the dangling link's target was made", format)
+		}
+		regular := filepath.Join(dir, fmt.Sprint("regular", format))
+		os.WriteFile(regular, []byte("old"), 0o600)
+		writeTo(t, m, regular)
+		if m.confirm != regular {
+			t.Errorf("format %d: a file there was not asked about: notice %q", format, m.notice)
+		}
+		press(t, m, "y")
+		if b, _ := os.ReadFile(regular); string(b) == "old" {
+			t.Errorf("format %d: y did not replace the file: %q", format, m.notice)
+		}
 	}
 }

@@ -129,9 +129,10 @@ func OpenIn(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 
 // WriteFile writes data to path whole or not at all: to a new file
 // beside it (perm, less the umask), put in its place once complete.
-// Nothing is written through a link. Unless replace is set, anything at
-// path, a dangling link included, is left alone and the error is
-// fs.ErrExist; with replace, only a regular file is replaced.
+// Nothing is written through a link, nor replaces anything but a regular
+// file: a link at path (dangling or not), a folder or a FIFO is refused
+// (ErrNotRegular). Unless replace is set, a regular file at path is left
+// alone too and the error is fs.ErrExist, for the caller to ask.
 func WriteFile(path string, data []byte, perm fs.FileMode, replace bool) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -175,22 +176,33 @@ func createBeside(dir, base string, perm fs.FileMode) (*os.File, error) {
 // anything already there, followed or not; a replaced one by rename,
 // which replaces the name itself and never what a link there points to.
 func place(tmp, path string, replace bool) error {
-	if !replace {
-		if err := os.Link(tmp, path); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
-			}
-			// A file system without hard links: rename, having looked.
-			if _, lerr := os.Lstat(path); lerr == nil {
-				return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
-			}
-			return os.Rename(tmp, path)
+	there := func() error {
+		info, err := os.Lstat(path)
+		switch {
+		case err != nil:
+			return nil
+		case !info.Mode().IsRegular():
+			return &fs.PathError{Op: "write", Path: path, Err: notRegular(info.Mode())}
+		case !replace:
+			return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
 		}
-		return os.Remove(tmp)
+		return nil
 	}
-	info, err := os.Lstat(path)
-	if err == nil && !info.Mode().IsRegular() {
-		return &fs.PathError{Op: "write", Path: path, Err: notRegular(info.Mode())}
+	if !replace {
+		err := os.Link(tmp, path)
+		if err == nil {
+			return os.Remove(tmp)
+		}
+		if errors.Is(err, fs.ErrExist) {
+			if err := there(); err != nil {
+				return err
+			}
+			return &fs.PathError{Op: "write", Path: path, Err: fs.ErrExist}
+		}
+		// A file system without hard links: rename, having looked.
+	}
+	if err := there(); err != nil {
+		return err
 	}
 	return os.Rename(tmp, path)
 }

@@ -175,10 +175,10 @@ func TestOpenIn(t *testing.T) {
 	}
 }
 
-// TestWriteFile: a new file is written; without replace nothing at the
-// name is touched, a dangling link's target never made; with replace a
-// regular file is replaced and a link neither followed nor replaced; no
-// temporary file is left.
+// TestWriteFile: a new file is written; without replace a file at the
+// name is left alone (fs.ErrExist); with replace it is replaced; a link,
+// dangling or not, or a folder is never written through nor replaced, a
+// dangling link's target never made; no temporary file is left.
 func TestWriteFile(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "target")
@@ -194,9 +194,9 @@ func TestWriteFile(t *testing.T) {
 	}{
 		{"new", false, ""},
 		{"old", false, "file already exists"},
-		{"link", false, "file already exists"},
-		{"dangling", false, "file already exists"},
-		{"folder", false, "file already exists"},
+		{"link", false, "is a symbolic link, not a regular file"},
+		{"dangling", false, "is a symbolic link, not a regular file"},
+		{"folder", false, "is a folder, not a regular file"},
 		{"old", true, ""},
 		{"link", true, "is a symbolic link, not a regular file"},
 		{"dangling", true, "is a symbolic link, not a regular file"},
