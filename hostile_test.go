@@ -3,6 +3,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,4 +133,35 @@ func TestInterruptedOut(t *testing.T) {
 			t.Errorf("%s: %d files, stderr %q", format, len(entries), stderr.String())
 		}
 	}
+}
+
+// TestEndlessStdin: standard input that never ends and holds no line
+// break is read no further than 16 longest lines, then refused as no
+// transcript (it was read forever, saying nothing).
+func TestEndlessStdin(t *testing.T) {
+	done := make(chan struct{})
+	var code int
+	var stderr strings.Builder
+	go func() {
+		defer close(done)
+		code = run([]string{"report", "--max-line-bytes", "1024", "-"}, endlessInput{}, io.Discard, &stderr)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("endless standard input is still being read")
+	}
+	if code != 2 || !strings.Contains(stderr.String(), "stdin is not an agent transcript (line 1 goes on past") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// endlessInput is 'x' forever.
+type endlessInput struct{}
+
+func (endlessInput) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }

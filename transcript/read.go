@@ -126,7 +126,15 @@ func Read(r io.Reader, name string, opt Options) (*Session, error) {
 		err = d.readAhead(r, d.maxLine, batch)
 	} else {
 		lim := lines.Limit{Max: opt.MaxLineBytes, Long: d.Skip}
+		if opt.size == 0 {
+			// A stream of no known length may never end.
+			lim.Endless = endlessLines * int64(lim.Effective())
+		}
 		err = lines.ReadAll(r, lim, func(line []byte, _ bool) error { return d.Feed(line) })
+		var endless *lines.EndlessError
+		if errors.As(err, &endless) {
+			err = d.stopAt(endless.Size)
+		}
 	}
 	if err != nil {
 		var nt *NotTranscriptError
@@ -330,6 +338,23 @@ func (d *Decoder) Skip(size int64) error {
 		d.failed = d.notTranscript()
 		return d.failed
 	}
+	return nil
+}
+
+// endlessLines bounds, in longest lines, how far a line of a stream of no
+// known length may go on without its end before reading stops: 1 GiB for
+// the default 64 MiB.
+const endlessLines = 16
+
+// stopAt ends a read at a line that went on for size bytes without its
+// end: after records, with a warning saying reading stopped there; before
+// any, the input is not a transcript.
+func (d *Decoder) stopAt(size int64) error {
+	n := d.n + 1
+	if d.records == 0 || d.b == nil {
+		return &NotTranscriptError{Path: d.name, Reason: fmt.Sprintf("line %d goes on past %d bytes without a line break", n, size)}
+	}
+	d.b.warnf(n, "line goes on past %d bytes without a line break: reading stopped there", size)
 	return nil
 }
 
