@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 )
 
@@ -189,5 +190,37 @@ func TestWriteNeverThroughLink(t *testing.T) {
 		if b, _ := os.ReadFile(regular); string(b) == "old" {
 			t.Errorf("format %d: y did not replace the file: %q", format, m.notice)
 		}
+	}
+}
+
+// TestCutWhileOpen: a session read with its texts left in its file, cut
+// once open, says so when a spill file would be written from it: none is
+// written (an empty one was, shown as the result, with no word).
+func TestCutWhileOpen(t *testing.T) {
+	defer func(v int64) { textsOnDemandBytes = v }(textsOnDemandBytes)
+	textsOnDemandBytes = 0
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	data := demoData(t)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+		Counter: counter, Theme: "dark", SpillRoot: t.TempDir()})
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	drive(t, m, m.Init())
+	if m.texts == nil {
+		t.Fatal("texts held, not read again from the file")
+	}
+	if err := os.Truncate(path, 100); err != nil { // the first result's line gone
+		t.Fatal(err)
+	}
+	press(t, m, "enter")
+	want := fmt.Sprintf("spill file not written: the session file changed since it was read (cut from %d to 100 bytes)", len(data))
+	if !strings.Contains(m.notice, want) {
+		t.Errorf("notice %q, want %q", m.notice, want)
+	}
+	if out := ansi.Strip(screen(m)); strings.Contains(out, "(empty)") {
+		t.Errorf("an empty spill file is shown as the result:\n%s", out)
 	}
 }
