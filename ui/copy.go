@@ -12,6 +12,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 )
 
@@ -27,7 +28,9 @@ func (m *Model) selectedResult() *replay.Result {
 
 // copyText puts the selected result's text as recorded on the clipboard
 // (OSC 52: the terminal gets it base64-encoded, never as escapes), or the
-// call's own text when no result came back after it.
+// call's own text when no result came back after it; its controls and
+// escape sequences escaped (termtext.Text), so that pasting it acts on
+// nothing.
 func (m *Model) copyText() tea.Cmd {
 	call := m.currentCall()
 	if m.session == nil || call < 0 {
@@ -44,8 +47,12 @@ func (m *Model) copyText() tea.Cmd {
 	if text == "" {
 		return m.flash(what + " is empty (or the log kept only its size): nothing copied")
 	}
-	return tea.Batch(tea.SetClipboard(text),
-		m.flash(fmt.Sprintf("copied %s, %s, to the clipboard (through the terminal: OSC 52 must be allowed)", what, human.ShortBytes(int64(len(text))))))
+	safe, escaped := termtext.Text(text), ""
+	if safe != text {
+		escaped = ", its control characters escaped"
+	}
+	return tea.Batch(tea.SetClipboard(safe),
+		m.flash(fmt.Sprintf("copied %s, %s%s, to the clipboard (through the terminal: OSC 52 must be allowed)", what, human.ShortBytes(int64(len(safe))), escaped)))
 }
 
 // pagerReadyMsg carries the file written for the pager, and the pager.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -223,4 +224,29 @@ func TestCutWhileOpen(t *testing.T) {
 	if out := ansi.Strip(screen(m)); strings.Contains(out, "(empty)") {
 		t.Errorf("an empty spill file is shown as the result:\n%s", out)
 	}
+}
+
+// TestCopyEscapes: y puts a result's text on the clipboard with its
+// escape sequences and controls escaped, its lines and tabs kept: pasted
+// into a terminal it retitles nothing and runs nothing (they were copied
+// raw).
+func TestCopyEscapes(t *testing.T) {
+	text := "line\tone\r\n\x1b]0;pwned\x07\x1b[31mred\u202e\n"
+	data := bytes.Replace(oneRead(), []byte(`"`+strings.Repeat("alpha line\\n", 80)+`"`), []byte(strconvQuote(text)), 1)
+	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
+	_, cmd := m.Update(keyMsg("y"))
+	want := "line\tone\n\\x1b]0;pwned\\x07\\x1b[31mred\\u202e\n"
+	if !yields(cmd, tea.SetClipboard(want)()) {
+		t.Errorf("y does not set the clipboard to %q", want)
+	}
+	// 9 + 16 + 11 + 6 + 1 bytes.
+	if !strings.HasPrefix(m.notice, "copied result 0's text as recorded, 43B, its control characters escaped, to the clipboard") {
+		t.Errorf("notice %q", m.notice)
+	}
+}
+
+// strconvQuote is s as a JSON string.
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
