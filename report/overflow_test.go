@@ -82,3 +82,22 @@ func TestMicroDollarRange(t *testing.T) {
 		t.Errorf("warnings %q, want %q and the priced cost's", got, warning)
 	}
 }
+
+// FuzzMicro: a figure in micro-dollars is the dollars rounded, or refused
+// where int64 cannot hold it; never wrapped. Seeded with the sums that
+// overflowed.
+func FuzzMicro(f *testing.F) {
+	for _, usd := range []float64{1.2e13, 8e12, 9.223372036854775e12, 9.223372036854776e12, -9.3e12, 0.0000005, math.NaN(), math.Inf(1)} {
+		f.Add(usd)
+	}
+	f.Fuzz(func(t *testing.T, usd float64) {
+		v, ok := micro(usd)
+		want := math.Round(usd * 1e6)
+		switch {
+		case ok && float64(v) != want:
+			t.Errorf("micro(%g) = %d, want %g", usd, v, want)
+		case !ok && want >= math.MinInt64 && want < math.MaxInt64:
+			t.Errorf("micro(%g) refused %g, which int64 holds", usd, want)
+		}
+	})
+}

@@ -270,3 +270,38 @@ func TestOpenSpilledRace(t *testing.T) {
 		}
 	}
 }
+
+// FuzzOpenSpilled opens paths a transcript might name, relative to the
+// session's tool-results or to the working folder: whatever opens is a
+// spill file, inside a folder the agent spills to. Seeded with the paths
+// that led out.
+func FuzzOpenSpilled(f *testing.F) {
+	for _, p := range []string{"toolu_1.txt", "alias.txt", "passwd.txt", "up/secret.txt", "../../other/tool-results/x.txt",
+		"../tool-results/../../../work/secret.txt", "/etc/shadow", "fifo.txt", ".harness/spill/../../secret.txt", "large_tool_results/agent/c1-0123"} {
+		f.Add(p, false)
+		f.Add(p, true)
+	}
+	f.Fuzz(func(t *testing.T, p string, fromWork bool) {
+		work, transcript := agentTree(t)
+		results := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
+		if !fromWork && !filepath.IsAbs(p) {
+			p = filepath.Join(results, p)
+		}
+		file, _, real, err := OpenSpilled(p, AgentRoots(transcript))
+		if err != nil {
+			return
+		}
+		defer file.Close()
+		b := make([]byte, 64)
+		n, _ := file.Read(b)
+		inside := false
+		for _, dir := range []string{results, filepath.Join(work, ".harness", "spill"), filepath.Join(work, "large_tool_results"), filepath.Join(os.Getenv("TMPDIR"))} {
+			if strings.HasPrefix(real, dir+string(filepath.Separator)) {
+				inside = true
+			}
+		}
+		if !inside || !strings.Contains(string(b[:n]), "spill") || strings.Contains(string(b[:n]), "not a spill") {
+			t.Errorf("OpenSpilled(%q) opened %s, holding %q", p, real, b[:n])
+		}
+	})
+}
