@@ -346,8 +346,9 @@ func (d *Document) Search(query string) ([]int, error) {
 
 // WriteText writes the document for a pager: title and note, then its
 // lines escaped for the terminal (termtext.Line), read a piece at a time
-// so that memory stays small however large the file. Past limit bytes of
-// text it stops with a line saying how much was left out.
+// so that memory stays small however large the file. Once limit bytes are
+// written it stops, with a line saying how much of the text was left out
+// (escaping makes a control byte four).
 func (d *Document) WriteText(w io.Writer, title string, limit int64) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(termtext.Line(title) + "\n")
@@ -355,11 +356,12 @@ func (d *Document) WriteText(w io.Writer, title string, limit int64) error {
 		bw.WriteString(termtext.Line(d.src.Note) + "\n")
 	}
 	bw.WriteString("\n")
-	n := min(d.size, limit)
-	r := bufio.NewReaderSize(io.NewSectionReader(d.r, 0, n), indexChunk)
+	r := bufio.NewReaderSize(io.NewSectionReader(d.r, 0, d.size), indexChunk)
+	var written, read int64
 	var carry []byte // the start of a rune cut by a piece of a long line
 	for {
 		piece, err := r.ReadSlice('\n')
+		read += int64(len(piece))
 		if len(carry) > 0 {
 			piece = append(carry, piece...)
 			carry = nil
@@ -382,9 +384,17 @@ func (d *Document) WriteText(w io.Writer, title string, limit int64) error {
 		if whole {
 			text = bytes.TrimSuffix(text, []byte("\r"))
 		}
-		bw.WriteString(termtext.Line(string(text)))
+		out := termtext.Line(string(text))
+		if written+int64(len(out)) > limit {
+			left := d.size - read + int64(len(piece))
+			fmt.Fprintf(bw, "\n… %s more not copied here: the spill viewer (enter) shows it\n", human.Bytes(left))
+			return bw.Flush()
+		}
+		bw.WriteString(out)
+		written += int64(len(out))
 		if whole {
 			bw.WriteByte('\n')
+			written++
 		}
 		if err == nil || errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -394,9 +404,7 @@ func (d *Document) WriteText(w io.Writer, title string, limit int64) error {
 		}
 		break
 	}
-	if n < d.size {
-		fmt.Fprintf(bw, "\n… %s more not copied here: the spill viewer (enter) shows it\n", human.Bytes(d.size-n))
-	} else if d.size > 0 && !d.endsWithNewline() {
+	if d.size > 0 && !d.endsWithNewline() {
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()

@@ -124,9 +124,10 @@ func pagerFileCmd(src spillview.Source, title, pager string) tea.Cmd {
 	}
 }
 
-// pagerBytes bounds what the pager is given of one file: a copy of a
-// spill file of gigabytes would fill the temporary folder.
-var pagerBytes int64 = 256 << 20
+// pagerBytes bounds the copy the pager is given of one file: a copy of a
+// spill file of gigabytes would fill the temporary folder, and take
+// minutes to escape.
+var pagerBytes int64 = 64 << 20
 
 // pagerReady runs the pager on the file; the inspector resumes when it quits.
 func (m *Model) pagerReady(msg pagerReadyMsg) tea.Cmd {

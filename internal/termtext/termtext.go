@@ -109,7 +109,10 @@ func writeRune(b *strings.Builder, r rune, size int) {
 	case r == utf8.RuneError && size == 1:
 		b.WriteRune(unicode.ReplacementChar)
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		fmt.Fprintf(b, `\x%02x`, r)
+		const hex = "0123456789abcdef"
+		b.WriteString(`\x`)
+		b.WriteByte(hex[r>>4])
+		b.WriteByte(hex[r&0xf])
 	case bidi(r) || invisible(r):
 		if r > 0xffff {
 			fmt.Fprintf(b, `\U%08x`, r)
