@@ -165,3 +165,34 @@ func (endlessInput) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestHostileFIFONames: a FIFO with a name made of terminal controls, in a
+// folder or named, is said to be skipped or refused with its name escaped.
+func TestHostileFIFONames(t *testing.T) {
+	dir := t.TempDir()
+	for _, h := range hostileNames {
+		folder := filepath.Join(dir, "f"+h.name)
+		if os.Mkdir(folder, 0o700) != nil {
+			continue
+		}
+		claude, _ := os.ReadFile(fixture("claude.jsonl"))
+		os.WriteFile(filepath.Join(folder, "s.jsonl"), claude, 0o600)
+		fifo := filepath.Join(folder, h.name+".jsonl")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip(err)
+		}
+		for _, args := range [][]string{{"report", folder}, {"sweep", folder}, {"report", fifo}} {
+			code, stdout, stderr := runCLI(t, "", args...)
+			for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+				if at, ok := rawControl(out); ok {
+					t.Errorf("%s: %s holds a raw control near %q", args[0], name, at)
+				}
+			}
+			if code != 1 || !strings.Contains(stderr, h.shown+".jsonl is a FIFO, not a regular file") {
+				t.Errorf("spillway %s …: exit %d, stderr %q", args[0], code, stderr)
+			}
+		}
+		return
+	}
+	t.Skip("this file system refuses names with control characters")
+}
