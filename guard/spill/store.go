@@ -45,10 +45,44 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(s.Root, 0o700); err != nil {
+	return writeUnder(s.Root, elems, f.Content)
+}
+
+// WriteAt writes f where its locator names it, as the harness would:
+// relative to base when the locator is relative (the agent's working
+// folder). The locator must end in f.File; what it names above that is the
+// root, made 0700 when missing and never a link, and under it f.File is
+// written as Write writes it.
+func WriteAt(base string, f harness.SpillFile) (string, error) {
+	elems := strings.Split(f.File, "/")
+	for _, e := range elems {
+		if !harness.ValidName(e) {
+			return "", fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
+		}
+	}
+	loc := filepath.FromSlash(f.Locator)
+	if !filepath.IsAbs(loc) {
+		loc = filepath.Join(base, loc)
+	}
+	loc = filepath.Clean(loc)
+	suffix := string(filepath.Separator) + filepath.Join(elems...)
+	if !filepath.IsAbs(loc) || !strings.HasSuffix(loc, suffix) || len(loc) == len(suffix) {
+		return "", fmt.Errorf("spill file %q is not where its locator %q leads", f.File, f.Locator)
+	}
+	return writeUnder(strings.TrimSuffix(loc, suffix), elems, f.Content)
+}
+
+// writeUnder writes content to root/elems..., making the folders between.
+func writeUnder(root string, elems []string, content string) (string, error) {
+	if err := os.MkdirAll(root, 0o700); err != nil {
 		return "", err
 	}
-	dir := s.Root
+	if info, err := os.Lstat(root); err != nil {
+		return "", err
+	} else if !info.IsDir() {
+		return "", fmt.Errorf("%s is %s, not a folder", root, safefile.Kind(info.Mode()))
+	}
+	dir := root
 	for _, e := range elems[:len(elems)-1] {
 		dir = filepath.Join(dir, e)
 		if err := mkdirHere(dir); err != nil {
@@ -56,7 +90,7 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 		}
 	}
 	full := filepath.Join(dir, elems[len(elems)-1])
-	switch same, err := holds(full, f.Content); {
+	switch same, err := holds(full, content); {
 	case err != nil:
 		return "", err
 	case same:
@@ -66,7 +100,7 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, werr := tmp.WriteString(f.Content)
+	_, werr := tmp.WriteString(content)
 	cerr := tmp.Close()
 	if werr == nil {
 		werr = cerr
