@@ -140,8 +140,10 @@ func TestPolicyFlagDefault(t *testing.T) {
 	spill := t.TempDir()
 	// --max-bytes 8KiB over harness-rs-0.0.50 shapes 7 of the demo's results,
 	// as sweep's own row says; none's defaults, which report used to adjust,
-	// printed $0.216937.
-	const line = "  cost: $0.398306 → $0.179312 under harness-rs-0.0.50+custom (−$0.218994, 55.0%); prompt tokens 619,430 → 223,699\n"
+	// printed $0.216937. (Replayed as spillway's hook enforces it in Claude
+	// Code, the Reads' spilled contents are numbered again: $0.179312 when
+	// they were not.)
+	const line = "  cost: $0.398306 → $0.177525 under harness-rs-0.0.50+custom (−$0.220780, 55.4%); prompt tokens 619,430 → 221,561\n"
 	for _, args := range [][]string{
 		{"report", "--max-bytes", "8KiB", "--spill-dir", spill, demo},
 		{"report", "--preset", "harness-rs-0.0.50", "--max-bytes", "8KiB", "--spill-dir", spill, demo},
@@ -153,7 +155,7 @@ func TestPolicyFlagDefault(t *testing.T) {
 		}
 	}
 	code, stdout, _ := runCLI(t, "", "sweep", "--max-bytes", "8KiB", "--format", "csv", demo)
-	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,395731,0.398305500,0.179311950,0,0,0,0\n"; code != 0 || !strings.Contains(stdout, want) {
+	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,397869,0.398305500,0.177525150,0,0,0,0\n"; code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("sweep: exit %d, stdout lacks %q:\n%s", code, want, stdout)
 	}
 	code, stdout, _ = runCLI(t, "", "report", demo)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
@@ -46,8 +47,11 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 	if got := filesUnder(t, root); !slices.Equal(got, []string{spilled[0].SpillPath}) {
 		t.Fatalf("opening call 0's result wrote %v, want %s", got, spilled[0].SpillPath)
 	}
-	if data, _ := os.ReadFile(spilled[0].SpillPath); string(data) != spilled[0].Source.Text {
-		t.Errorf("the spill file holds %d bytes, not the result's %d", len(data), len(spilled[0].Source.Text))
+	// The Read's content, as spillway's hook spills it in Claude Code:
+	// without the line numbers Claude Code puts before its lines.
+	content, _, _ := harness.UnnumberRead(spilled[0].Source.Text)
+	if data, _ := os.ReadFile(spilled[0].SpillPath); string(data) != content || len(data) != 60_107 {
+		t.Errorf("the spill file holds %d bytes, not the Read's content's %d", len(data), len(content))
 	}
 	press(t, m, "q") // close the viewer
 

@@ -39,12 +39,15 @@ var readSeps = []string{"\t", "→", ":"}
 func UnnumberRead(text string) (content string, n ReadNumbering, ok bool) {
 	lines := text
 	// The reminder of 2.0 and early 2.1 came after a blank line, which
-	// numbered lines never hold: an empty line is "N\t".
+	// numbered lines never hold: an empty line is "N\t". A last line
+	// ended, which Claude Code never wrote, is kept as it is too.
 	if i := strings.Index(text, "\n\n"); i >= 0 {
 		lines, n.Suffix = text[:i], text[i:]
 		if !strings.HasPrefix(n.Suffix, "\n\n<system-reminder>") {
 			return "", ReadNumbering{}, false
 		}
+	} else if strings.HasSuffix(text, "\n") {
+		lines, n.Suffix = text[:len(text)-1], "\n"
 	}
 	first, _, _ := strings.Cut(lines, "\n")
 	digits := strings.TrimLeft(first, " ")
@@ -247,4 +250,27 @@ func ClaudeOwnLimit(tool string) (int64, bool) {
 		n = era.Ceiling
 	}
 	return n, n > 0
+}
+
+// ReadOffset is where the byte at content offset off is in
+// NumberRead(content, n): after the numbers of every line that starts
+// before it, and of its own line when it starts it, unless end asks for
+// the end of content[:off] (whose last line's number is then not counted
+// when off starts a line).
+func ReadOffset(content string, n ReadNumbering, off int, end bool) int {
+	sep := n.Sep
+	if n.ColonForTabs && (strings.HasPrefix(content, "\t") || strings.Contains(content, "\n\t")) {
+		sep = ":"
+	}
+	out, start, num := off, 0, n.Start
+	for start < off || (!end && start == off && start <= len(content)) {
+		out += len(n.prefixWith(num, sep))
+		nl := strings.IndexByte(content[start:], '\n')
+		if nl < 0 {
+			break
+		}
+		start += nl + 1
+		num++
+	}
+	return out
 }

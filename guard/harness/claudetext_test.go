@@ -23,6 +23,7 @@ func TestNumberRead(t *testing.T) {
 		{"arrow and reminder", "[package]\nname = \"x\"\n", "     1→[package]\n     2→name = \"x\"\n     3→\n\n<system-reminder>\nnote\n</system-reminder>\n",
 			ReadNumbering{Start: 1, Width: 6, Sep: "→", Suffix: "\n\n<system-reminder>\nnote\n</system-reminder>\n"}},
 		{"padded tab", "a\nb", "    55\ta\n    56\tb", ReadNumbering{Start: 55, Width: 6, Sep: "\t"}},
+		{"a last line ended", "a\nb", "     1→a\n     2→b\n", ReadNumbering{Start: 1, Width: 6, Sep: "→", Suffix: "\n"}},
 		{"colon for tabs", "x\n\ty", "1:x\n2:\ty", ReadNumbering{Start: 1, Sep: "\t", ColonForTabs: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -121,5 +122,25 @@ func TestClaudeOwnLimit(t *testing.T) {
 	}
 	if _, ok := ClaudeOwnLimit("Read"); ok {
 		t.Error("Claude Code persists no Read")
+	}
+}
+
+// ReadOffset finds each byte of the content where NumberRead put it.
+func TestReadOffset(t *testing.T) {
+	for _, n := range []ReadNumbering{{Start: 1, Sep: "\t"}, {Start: 98, Width: 6, Sep: "→"}} {
+		for _, content := range []string{"ab\ncd\n\nef", "x\n", "a"} {
+			numbered := NumberRead(content, n)
+			for off := 0; off < len(content); off++ {
+				if at := ReadOffset(content, n, off, false); numbered[at] != content[off] {
+					t.Errorf("%q byte %d at %d of %q", content, off, at, numbered)
+				}
+				if end := ReadOffset(content, n, off+1, true); numbered[end-1] != content[off] {
+					t.Errorf("%q: the end of its first %d bytes at %d of %q", content, off+1, end, numbered)
+				}
+			}
+			if got := ReadOffset(content, n, 0, true); got != 0 {
+				t.Errorf("the end of nothing at %d", got)
+			}
+		}
 	}
 }
