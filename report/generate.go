@@ -29,7 +29,7 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	}
 	// A policy that never changes a result never needs the texts, nor
 	// their tokens: reading only their sizes is faster and holds less.
-	if opt.Policy.Inert() {
+	if opt.Policy.Inert() && !opt.Texts {
 		opt.Read.SizesOnly = true
 		opt.Counter = nil
 	} else {
@@ -62,12 +62,18 @@ func session(s *app.Session, opt Options) (*Session, error) {
 		return nil, err
 	}
 	out := Build(rp)
+	led, err := readLedger(opt.Ledger, out.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	annotate(out, rp, opt, led)
 	for _, sub := range s.Subagents {
 		rp, err := opt.Replay(sub, opt.Policy)
 		if err != nil {
 			return nil, err
 		}
 		rs := Build(rp)
+		annotate(rs, rp, opt, led)
 		out.Subagents = append(out.Subagents, rs)
 		out.Totals.include(rs.Totals)
 	}

@@ -19,6 +19,9 @@ func (j *jsonlWriter) End() error   { return nil }
 
 func (j *jsonlWriter) Render(s *Session) ([]byte, error) {
 	var buf bytes.Buffer
+	if len(s.Results) > 0 && s.Results[0].Text != nil {
+		return renderTexts(s)
+	}
 	for _, c := range Tables(s).Calls {
 		line, err := encodeJSON(&c, false)
 		if err != nil {
@@ -87,4 +90,38 @@ func Open(format, out string, w io.Writer, prices string) (Writer, error) {
 		return nil, fmt.Errorf("--out is for --format parquet and jsonl; %s goes to standard output", format)
 	}
 	return NewWriter(format, w, prices)
+}
+
+// textRow is a row of results.parquet with the result's texts: what
+// report --texts --format jsonl writes, a line per result.
+type textRow struct {
+	ResultRow
+	Text      string    `json:"text"`
+	TextAfter string    `json:"text_after"`
+	Realized  *Realized `json:"realized"`
+}
+
+// renderTexts writes a line per result of s and its sub-agents, in the
+// order Tables makes their rows.
+func renderTexts(s *Session) ([]byte, error) {
+	var buf bytes.Buffer
+	rows := Tables(s).Results
+	k := 0
+	for _, part := range append([]*Session{s}, s.Subagents...) {
+		for i := range part.Results {
+			r := &part.Results[i]
+			row := textRow{ResultRow: rows[k], Realized: r.Realized}
+			k++
+			if r.Text != nil {
+				row.Text, row.TextAfter = *r.Text, *r.TextAfter
+			}
+			line, err := encodeJSON(&row, false)
+			if err != nil {
+				return nil, fmt.Errorf("encode a result of %s: %w", s.Path, err)
+			}
+			buf.Write(line)
+			buf.WriteByte('\n')
+		}
+	}
+	return buf.Bytes(), nil
 }

@@ -143,6 +143,13 @@ type Result struct {
 	Warning     string   `json:"warning"`
 	// Hazard is null when the policy hid nothing the agent went on to need.
 	Hazard *Hazard `json:"hazard"`
+	// Text is the result's text as recorded and TextAfter what the model
+	// would receive under the policy; both only with --texts.
+	Text      *string `json:"text,omitempty"`
+	TextAfter *string `json:"text_after,omitempty"`
+	// Realized is what spillway's hook did to this result in the session
+	// it ran in, from its ledger; null when it did nothing.
+	Realized *Realized `json:"realized"`
 }
 
 // Hazard is the evidence that a policy hid from the agent something it
@@ -198,7 +205,10 @@ type Totals struct {
 	Hazards replay.HazardCounts `json:"hazards"`
 	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
 	LowerBoundOutputs int `json:"lower_bound_outputs"`
-	Warnings          int `json:"warnings"`
+	// Realized sums what spillway's hook cut from the session's results
+	// when it ran in it, from its ledger; null when it cut nothing.
+	Realized *RealizedTotals `json:"realized"`
+	Warnings int             `json:"warnings"`
 }
 
 // ModelCost is one model's share of a session.
@@ -377,6 +387,7 @@ func Build(rp *replay.Run) *Session {
 
 // include adds a sub-agent's totals to its session's.
 func (t *Totals) include(o Totals) {
+	t.Realized = t.Realized.include(o.Realized)
 	recorded := t.APICalls-t.CallsNoData > 0
 	subRecorded := o.APICalls-o.CallsNoData > 0
 	t.APICalls += o.APICalls

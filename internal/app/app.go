@@ -36,6 +36,12 @@ type Options struct {
 	// TextFiles, when set, reads again the texts of the sessions Each
 	// reads without them (Input.TextsOnDemand).
 	TextFiles *FilePool
+	// Texts asks the report for each result's text as recorded and as
+	// the model would receive it under the policy.
+	Texts bool
+	// Ledger is the folder of spillway's hook ledger, whose entries show
+	// what the hook cut from the sessions it ran in; "" reads none.
+	Ledger string
 }
 
 // Counter returns a token counter for one session. It is called once per
