@@ -611,7 +611,7 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 	if spillRoot == "" {
 		spillRoot, _ = common.policy.spillRoot()
 	}
-	o.Read, o.Policy, o.Prices, o.SpillRoot = opt.Read, opt.Policy, opt.Prices, spillRoot
+	o.Read, o.Policy, o.Prices, o.SpillRoot, o.Ledger = opt.Read, opt.Policy, opt.Prices, spillRoot, opt.Ledger
 	o.Counter = func() (replay.TokenCounter, error) {
 		counter, err := common.tokenizer()
 		if err != nil {
