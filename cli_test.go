@@ -229,6 +229,9 @@ func TestHostileNames(t *testing.T) {
 	missing := at("gone" + hostile)
 	demoPath := filepath.Join("testdata", "demo.jsonl")
 	spill := t.TempDir()
+	hookSettings := write("h"+hostile+"/settings.json", "{}")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 
 	type tcase struct {
 		name     string
@@ -267,6 +270,11 @@ func TestHostileNames(t *testing.T) {
 		{name: "bad theme", args: []string{"--theme", hostile, demoPath}, code: 2},
 		{name: "presets takes no arguments", args: []string{"presets", hostile}, code: 2},
 		{name: "help on a path", args: []string{"help", hostile}},
+		{name: "hook install: settings that do not parse", args: []string{"hook", "install", "--settings", badJSON}, code: 1, shown: true},
+		{name: "hook install: --policy", args: []string{"hook", "install", "--settings", hookSettings, "--policy", badJSON}, code: 2, shown: true},
+		{name: "hook install: settings of that name", args: []string{"hook", "install", "--settings", hookSettings}},
+		{name: "hook status: settings of that name", args: []string{"hook", "status", "--settings", hookSettings}},
+		{name: "hook uninstall: settings of that name", args: []string{"hook", "uninstall", "--settings", hookSettings}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

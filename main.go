@@ -52,6 +52,12 @@ const exitUsage = 2
 var demoSession []byte
 
 func main() {
+	// Claude Code runs the hook for every tool call: it starts without the
+	// command line's machinery, and always exits 0.
+	if len(os.Args) > 2 && os.Args[1] == "hook" && os.Args[2] == "claude-code" &&
+		runHookFast(os.Args[3:], os.Stdin, os.Stdout, os.Stderr) {
+		os.Exit(0)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -268,7 +274,8 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	pricesCmd.Run = func(_ *cobra.Command, args []string) {
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code))
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code),
+		newHookCommand(stdin, stdout, stderr, code))
 	return root
 }
 
