@@ -37,6 +37,17 @@ var readSeps = []string{"\t", "→", ":"}
 // one of Claude Code's forms (an empty file's warning, an image, a
 // notebook, a repeat stub), which a hook leaves as it is.
 func UnnumberRead(text string) (content string, n ReadNumbering, ok bool) {
+	return unnumber(text, true)
+}
+
+// ReadNumberingOf is how text was numbered, as UnnumberRead tells it,
+// without taking the content out.
+func ReadNumberingOf(text string) (ReadNumbering, bool) {
+	_, n, ok := unnumber(text, false)
+	return n, ok
+}
+
+func unnumber(text string, build bool) (content string, n ReadNumbering, ok bool) {
 	lines := text
 	// The reminder of 2.0 and early 2.1 came after a blank line, which
 	// numbered lines never hold: an empty line is "N\t". A last line
@@ -72,38 +83,57 @@ func UnnumberRead(text string) (content string, n ReadNumbering, ok bool) {
 		return "", ReadNumbering{}, false
 	}
 	var b strings.Builder
-	b.Grow(len(lines))
+	if build {
+		b.Grow(len(lines))
+	}
 	num := n.Start
+	tabLine := false // a line of the content opens with a tab
+	var prefix []byte
 	for rest, more := lines, true; more; num++ {
 		var line string
 		line, rest, more = strings.Cut(rest, "\n")
-		body, found := strings.CutPrefix(line, n.prefixWith(num, n.Sep))
-		if !found {
+		prefix = n.appendPrefix(prefix[:0], num, n.Sep)
+		if !strings.HasPrefix(line, string(prefix)) {
 			return "", ReadNumbering{}, false
 		}
-		b.WriteString(body)
-		if more {
-			b.WriteByte('\n')
+		body := line[len(prefix):]
+		tabLine = tabLine || strings.HasPrefix(body, "\t")
+		if build {
+			b.WriteString(body)
+			if more {
+				b.WriteByte('\n')
+			}
 		}
 	}
-	content = b.String()
 	if n.Sep == ":" {
 		// Claude Code puts ":" only after the numbers of content with a
 		// line that opens with a tab, "\t" after any other's.
-		if !strings.HasPrefix(content, "\t") && !strings.Contains(content, "\n\t") {
+		if !tabLine {
 			return "", ReadNumbering{}, false
 		}
 		n.Sep, n.ColonForTabs = "\t", true
 	}
-	return content, n, true
+	return b.String(), n, true
 }
 
 func (n ReadNumbering) prefixWith(num int, sep string) string {
-	s := strconv.Itoa(num)
-	if len(s) < n.Width {
-		s = strings.Repeat(" ", n.Width-len(s)) + s
+	return string(n.appendPrefix(nil, num, sep))
+}
+
+// appendPrefix appends the number of line num and sep to dst.
+func (n ReadNumbering) appendPrefix(dst []byte, num int, sep string) []byte {
+	digits := 1
+	for v := num; v >= 10 || v <= -10; v /= 10 {
+		digits++
 	}
-	return s + sep
+	if num < 0 {
+		digits++
+	}
+	for range n.Width - digits {
+		dst = append(dst, ' ')
+	}
+	dst = strconv.AppendInt(dst, int64(num), 10)
+	return append(dst, sep...)
 }
 
 // NumberRead numbers content as Claude Code numbers a Read's content (its
@@ -120,10 +150,12 @@ func NumberRead(content string, n ReadNumbering) string {
 	var b strings.Builder
 	b.Grow(len(content) + len(content)/16 + len(n.Suffix))
 	num := n.Start
+	var prefix []byte
 	for rest, more := content, true; more; num++ {
 		var line string
 		line, rest, more = strings.Cut(rest, "\n")
-		b.WriteString(n.prefixWith(num, sep))
+		prefix = n.appendPrefix(prefix[:0], num, sep)
+		b.Write(prefix)
 		b.WriteString(strings.TrimSuffix(line, "\r"))
 		if more {
 			b.WriteByte('\n')

@@ -144,3 +144,15 @@ func TestReadOffset(t *testing.T) {
 		}
 	}
 }
+
+func TestReadPrefixWidths(t *testing.T) {
+	for _, c := range []struct {
+		n    ReadNumbering
+		num  int
+		want string
+	}{{ReadNumbering{Width: 6}, 1, "     1\t"}, {ReadNumbering{Width: 6}, 1234567, "1234567\t"}, {ReadNumbering{Width: 14}, 10, "            10\t"}, {ReadNumbering{}, 0, "0\t"}} {
+		if got := c.n.prefixWith(c.num, "\t"); got != c.want {
+			t.Errorf("%+v %d: %q", c.n, c.num, got)
+		}
+	}
+}

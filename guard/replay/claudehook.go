@@ -106,7 +106,7 @@ func (p *Prepared) hookOf(it *item, h *hookItem) {
 		return
 	}
 	if r.Tool == "Read" {
-		_, n, ok := harness.UnnumberRead(text)
+		n, ok := harness.ReadNumberingOf(text)
 		if !ok {
 			h.keep = "not a Read's numbered lines: spillway's hook leaves it as it is"
 			return

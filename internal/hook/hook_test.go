@@ -317,3 +317,28 @@ func TestResponseOf(t *testing.T) {
 		t.Error(got)
 	}
 }
+
+// BenchmarkRun is one call of the hook in the process, on a 100 KB Read a
+// ceiling above it keeps: what the hook does beyond starting (BenchmarkHook
+// in the command's package times the whole process).
+func BenchmarkRun(b *testing.B) {
+	var content strings.Builder
+	for i := 1; content.Len() < 100_000; i++ {
+		fmt.Fprintf(&content, "line %d: func handler(w http.ResponseWriter, r *http.Request) { serve(w, r, %d) }\n", i, i*7)
+	}
+	data, _ := json.Marshal(map[string]any{"session_id": "bench", "transcript_path": filepath.Join(b.TempDir(), "t.jsonl"), "cwd": b.TempDir(),
+		"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_use_id": "toolu_1", "tool_input": map[string]any{"file_path": "/big.go"},
+		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": "/big.go", "content": content.String(), "startLine": 1}}})
+	p, _ := policy.Preset("harness-rs-0.0.50")
+	p.Unit = policy.UTF8Bytes
+	p.SetCeiling(256 << 10)
+	cfg := Config{Policy: p, Cache: b.TempDir(), Counter: func() (replay.TokenCounter, error) { return words{}, nil }}
+	b.ReportAllocs()
+	for b.Loop() {
+		var out bytes.Buffer
+		Run(cfg, bytes.NewReader(data), &out, &out)
+		if out.Len() != 0 {
+			b.Fatal(out.String())
+		}
+	}
+}

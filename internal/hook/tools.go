@@ -34,35 +34,41 @@ func readOutput(tool string, resp json.RawMessage) (*output, error) {
 	if strings.HasPrefix(tool, "mcp__") {
 		return readMCP(resp)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(resp, &fields); err != nil || fields == nil {
+	if len(resp) == 0 || resp[0] != '{' {
 		return nil, errShape{fmt.Sprintf("%s's output is not a JSON object", tool)}
 	}
 	switch tool {
 	case "Read":
-		return readRead(fields)
+		return readRead(resp)
 	case "Bash":
-		return readBash(fields)
+		return readBash(resp)
 	case "Grep":
-		return readGrep(fields)
+		return readGrep(resp)
 	case "Glob":
-		return readGlob(fields)
+		return readGlob(resp)
 	case "WebFetch":
-		return readWebFetch(fields)
+		return readWebFetch(resp)
 	}
 	return nil, nil
 }
 
-// field decodes fields[name] into v; a missing field leaves v as it is.
-func field(fields map[string]json.RawMessage, name string, v any) error {
-	raw, ok := fields[name]
-	if !ok || string(raw) == "null" {
-		return nil
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		return errShape{fmt.Sprintf("its %q is not what Claude Code writes there (%v)", name, err)}
+// decode reads a tool_response into v, the fields the hook reads: one
+// pass over a text that can be large. Its other fields are kept by the
+// replacement, which reads them only when it is made (fieldsOf).
+func decode(resp json.RawMessage, tool string, v any) error {
+	if err := json.Unmarshal(resp, v); err != nil {
+		return errShape{fmt.Sprintf("a %s output Claude Code did not write (%v)", tool, err)}
 	}
 	return nil
+}
+
+// fieldsOf is a JSON object's fields, as they are.
+func fieldsOf(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return nil, fmt.Errorf("not a JSON object: %v", err)
+	}
+	return fields, nil
 }
 
 // with is fields with name set to v (and the names in drop left out).
@@ -82,31 +88,37 @@ func with(fields map[string]json.RawMessage, set map[string]any, drop ...string)
 
 // A Read is numbered from its start line (mapToolResultToToolResultBlockParam
 // of its "text" output); a Read of an image, a PDF or a notebook is left.
-func readRead(fields map[string]json.RawMessage) (*output, error) {
-	var kind string
-	var file map[string]json.RawMessage
-	if err := field(fields, "type", &kind); err != nil {
+func readRead(resp json.RawMessage) (*output, error) {
+	var r struct {
+		Type string
+		File struct {
+			Content   string
+			StartLine *int
+		}
+	}
+	if err := decode(resp, "Read", &r); err != nil {
 		return nil, err
 	}
-	if kind != "text" {
-		return nil, errShape{fmt.Sprintf("a Read of type %q", kind)}
+	if r.Type != "text" {
+		return nil, errShape{fmt.Sprintf("a Read of type %q", r.Type)}
 	}
-	if err := field(fields, "file", &file); err != nil {
-		return nil, err
-	}
-	var content string
 	start := 1
-	if err := field(file, "content", &content); err != nil {
-		return nil, err
+	if r.File.StartLine != nil {
+		start = *r.File.StartLine
 	}
-	if err := field(file, "startLine", &start); err != nil {
-		return nil, err
-	}
-	text := harness.NumberRead(harness.ReadContent(content), harness.ReadNumbering{Start: start, Sep: "\t"})
-	if content == "" {
-		text = "" // an empty file's warning: not numbered lines, left as it is
+	text := "" // an empty file's warning: not numbered lines, left as it is
+	if r.File.Content != "" {
+		text = harness.NumberRead(harness.ReadContent(r.File.Content), harness.ReadNumbering{Start: start, Sep: "\t"})
 	}
 	return &output{text: text, replace: func(t string, _ bool) (any, error) {
+		fields, err := fieldsOf(resp)
+		if err != nil {
+			return nil, err
+		}
+		file, err := fieldsOf(fields["file"])
+		if err != nil {
+			return nil, err
+		}
 		return with(fields, map[string]any{"file": with(file, map[string]any{"content": t})}), nil
 	}}, nil
 }
@@ -128,11 +140,10 @@ type bashOutput struct {
 // A Bash output is its stdout cut as Claude Code cuts it, or the message
 // for an output Claude Code persisted, then its stderr and notes, a line
 // each; an interrupted, backgrounded, image or structured output is left.
-func readBash(fields map[string]json.RawMessage) (*output, error) {
-	raw, _ := json.Marshal(fields)
+func readBash(resp json.RawMessage) (*output, error) {
 	var b bashOutput
-	if err := json.Unmarshal(raw, &b); err != nil {
-		return nil, errShape{fmt.Sprintf("a Bash output Claude Code did not write (%v)", err)}
+	if err := decode(resp, "Bash", &b); err != nil {
+		return nil, err
 	}
 	switch {
 	case b.Interrupted, b.IsImage, b.BackgroundTaskID != "", len(b.StructuredContent) > 0, b.StdoutHoldsOutputEnd:
@@ -158,6 +169,10 @@ func readBash(fields map[string]json.RawMessage) (*output, error) {
 		text = harness.ClaudeNoOutput("Bash")
 	}
 	return &output{text: text, replace: func(t string, _ bool) (any, error) {
+		fields, err := fieldsOf(resp)
+		if err != nil {
+			return nil, err
+		}
 		// The persisted copy and the notes are left out: what they held is
 		// in the text.
 		return with(fields, map[string]any{"stdout": t, "stderr": ""}, "persistedOutputPath", "persistedOutputSize",
@@ -178,11 +193,10 @@ type grepOutput struct {
 }
 
 // A Grep output reads as its mapper writes it, in each mode.
-func readGrep(fields map[string]json.RawMessage) (*output, error) {
-	raw, _ := json.Marshal(fields)
+func readGrep(resp json.RawMessage) (*output, error) {
 	var g grepOutput
-	if err := json.Unmarshal(raw, &g); err != nil {
-		return nil, errShape{fmt.Sprintf("a Grep output Claude Code did not write (%v)", err)}
+	if err := decode(resp, "Grep", &g); err != nil {
+		return nil, err
 	}
 	if g.TimedOut {
 		return nil, errShape{"a Grep that timed out"}
@@ -259,41 +273,48 @@ func plural(n int, word string) string {
 
 // A Glob output is its file names a line each; a truncated or timed-out
 // one, whose note the hook does not know, is left.
-func readGlob(fields map[string]json.RawMessage) (*output, error) {
-	var names []string
-	var truncated, timedOut bool
-	for name, v := range map[string]any{"filenames": &names, "truncated": &truncated, "timedOut": &timedOut} {
-		if err := field(fields, name, v); err != nil {
-			return nil, err
-		}
+func readGlob(resp json.RawMessage) (*output, error) {
+	var g struct {
+		Filenames           []string
+		Truncated, TimedOut bool
 	}
-	if truncated || timedOut {
+	if err := decode(resp, "Glob", &g); err != nil {
+		return nil, err
+	}
+	if g.Truncated || g.TimedOut {
 		return nil, errShape{"a truncated or timed-out Glob"}
 	}
-	text := strings.Join(names, "\n")
-	if len(names) == 0 {
+	text := strings.Join(g.Filenames, "\n")
+	if len(g.Filenames) == 0 {
 		text = "No files found"
 	}
 	return &output{text: text, replace: func(t string, _ bool) (any, error) {
+		fields, err := fieldsOf(resp)
+		if err != nil {
+			return nil, err
+		}
 		return with(fields, map[string]any{"filenames": []string{t}, "truncated": false}), nil
 	}}, nil
 }
 
 // A WebFetch output is its result; one the model may cite, which Claude
 // Code sends as a search result, is left.
-func readWebFetch(fields map[string]json.RawMessage) (*output, error) {
-	var result string
-	var citable bool
-	if err := field(fields, "result", &result); err != nil {
+func readWebFetch(resp json.RawMessage) (*output, error) {
+	var w struct {
+		Result  string
+		Citable bool
+	}
+	if err := decode(resp, "WebFetch", &w); err != nil {
 		return nil, err
 	}
-	if err := field(fields, "citable", &citable); err != nil {
-		return nil, err
-	}
-	if citable {
+	if w.Citable {
 		return nil, errShape{"a WebFetch result the model may cite"}
 	}
-	return &output{text: result, replace: func(t string, _ bool) (any, error) {
+	return &output{text: w.Result, replace: func(t string, _ bool) (any, error) {
+		fields, err := fieldsOf(resp)
+		if err != nil {
+			return nil, err
+		}
 		return with(fields, map[string]any{"result": t}, "citable"), nil
 	}}, nil
 }
