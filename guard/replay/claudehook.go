@@ -167,6 +167,9 @@ const maxPersisted = 64 << 20
 // persisted to h.persisted: the file read, a Bash output cut as Claude
 // Code sends it, text blocks joined, and what followed the message.
 func (p *Prepared) persistedText(it *item, h *hookItem) (string, error) {
+	if text, ok := p.Persisted[h.persisted]; ok {
+		return text + h.after, nil
+	}
 	data, err := p.readPersisted(h.persisted)
 	if err != nil {
 		return "", err

@@ -47,6 +47,13 @@ type Prepared struct {
 	hazardOnce sync.Once
 	hazards    *hazardIndex // built by the first replay that shapes a result
 
+	// Persisted holds, by the file Claude Code would persist them to,
+	// outputs whose file is not written yet, as the model would receive
+	// them whole: spillway's hook sees an output before Claude Code
+	// persists it, and replays it as the log of the session without the
+	// hook will show it (claudehook.go).
+	Persisted map[string]string
+
 	// The session as spillway's hook in Claude Code sees its results
 	// (claudehook.go), worked out by the first replay that needs it.
 	hookOnce  sync.Once

@@ -20,8 +20,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
@@ -121,8 +124,15 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 		return nil, err
 	}
 	result := transcript.ToolResult{CallID: in.ToolUseID, Tool: in.ToolName, Input: in.ToolInput, Time: cfg.Now()}
+	var persisted map[string]string
 	if out != nil {
 		result.Text, result.Images, result.Other = out.text, out.images, out.other
+		if path, ok := ownPersisted(in, out); ok {
+			// What the log of the session without the hook shows: Claude
+			// Code's preview of the file it would write, the output whole.
+			result.Text = harness.ClaudePersisted(harness.UTF16Len(out.text), path, out.text, harness.ClaudePreviewUnits, true)
+			persisted = map[string]string{path: out.text}
+		}
 	}
 	s := &transcript.Session{Path: in.TranscriptPath, Format: transcript.FormatClaude, ID: in.SessionID,
 		Calls: []transcript.Call{{ToolCalls: []transcript.ToolCall{{ID: in.ToolUseID, Name: in.ToolName, Input: in.ToolInput}},
@@ -153,6 +163,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
+	prep.Persisted = persisted
 	rp, err := prep.Replay(pol, opt)
 	if err != nil {
 		return nil, err
@@ -226,6 +237,26 @@ func (s locatorStore) Write(f replay.SpillFile) (string, error) {
 	}
 	return spill.WriteAt(s.base, f)
 }
+
+// ownPersisted is the file Claude Code would persist a text output to
+// itself, being over its own limit for the tool (processToolResultBlock:
+// <session>/tool-results/<call id>.txt beside the transcript): Bash
+// persists its own output before the hook sees it, and Read never is;
+// content blocks are persisted as JSON, which the hook does not model.
+func ownPersisted(in *Input, out *output) (string, bool) {
+	limit, ok := harness.ClaudeOwnLimit(in.ToolName)
+	if !ok || in.ToolName == "Bash" || out.images+out.other > 0 || harness.UTF16Len(out.text) <= limit ||
+		!strings.HasSuffix(in.TranscriptPath, ".jsonl") || !plainID.MatchString(in.ToolUseID) {
+		return "", false
+	}
+	if strings.HasPrefix(in.ToolName, "mcp__") && !out.plain {
+		return "", false
+	}
+	return filepath.Join(strings.TrimSuffix(in.TranscriptPath, ".jsonl"), "tool-results", in.ToolUseID+".txt"), true
+}
+
+// plainID is a call id Claude Code names a file after as it is.
+var plainID = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // maxTail bounds what is read of the transcript to find a call's response.
 const maxTail = 1 << 20

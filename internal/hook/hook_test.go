@@ -342,3 +342,32 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// A Grep over Claude Code's own limit of 20,000 characters is, without the
+// hook, Claude Code's preview of the file it persists: the ledger's
+// "before". The policy shapes the whole output; a policy that keeps it
+// leaves it to Claude Code.
+func TestOwnPersisted(t *testing.T) {
+	content := strings.Repeat("pkg/m00/a.go:1:// TODO: handle it\n", 700) // 700 lines of 34
+	content = strings.TrimSuffix(content, "\n")                           // 23,799 characters
+	grep := map[string]any{"mode": "content", "numFiles": 0, "filenames": []string{}, "content": content}
+	transcript := filepath.Join(t.TempDir(), "sess.jsonl")
+	in, _ := json.Marshal(map[string]any{"session_id": "sess", "transcript_path": transcript, "cwd": t.TempDir(),
+		"hook_event_name": "PostToolUse", "tool_name": "Grep", "tool_use_id": "toolu_g", "tool_input": map[string]any{}, "tool_response": grep})
+	cfg := config(t, "harness-rs-0.0.50", 8192)
+	answer, log, _ := call(t, cfg, string(in))
+	if !strings.Contains(string(updated(t, answer)), `bytes_total`) {
+		t.Fatalf("answer %.200q, log %s", answer, log)
+	}
+	entries, _, _ := ledger.Read(filepath.Join(cfg.Cache, "ledger"), "sess")
+	// "<persisted-output>\nOutput too large (23.2KB). Full output saved to: "
+	// (68), the path, "\n\nPreview (first 2KB):\n" (23), the first 58
+	// lines less the last "\n" (1,971), "\n...\n</persisted-output>" (24).
+	path := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results", "toolu_g.txt")
+	if want := int64(68 + len(path) + 23 + 1_971 + 24); len(entries) != 1 || entries[0].Bytes != want {
+		t.Errorf("ledger %+v, want %d bytes before", entries, want)
+	}
+	if answer, _, _ := call(t, config(t, "harness-rs-0.0.50", 64<<10), string(in)); answer != "" {
+		t.Errorf("a policy over the output answered %.100q", answer)
+	}
+}

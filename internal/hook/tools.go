@@ -15,6 +15,7 @@ import (
 type output struct {
 	text          string
 	images, other int
+	plain         bool // an MCP output that is a string, not content blocks
 	replace       func(text string, keepBlocks bool) (any, error)
 }
 
@@ -324,7 +325,7 @@ func readWebFetch(resp json.RawMessage) (*output, error) {
 func readMCP(resp json.RawMessage) (*output, error) {
 	var s string
 	if json.Unmarshal(resp, &s) == nil {
-		return &output{text: s, replace: func(t string, _ bool) (any, error) { return t, nil }}, nil
+		return &output{text: s, plain: true, replace: func(t string, _ bool) (any, error) { return t, nil }}, nil
 	}
 	var blocks []json.RawMessage
 	if err := json.Unmarshal(resp, &blocks); err != nil {
