@@ -104,6 +104,8 @@ func TestReportRealized(t *testing.T) {
 				} `json:"realized"`
 			} `json:"totals"`
 			Results []struct {
+				Action    string          `json:"action"`
+				Reason    string          `json:"reason"`
 				CarryCost *float64        `json:"carry_cost_usd"`
 				Realized  json.RawMessage `json:"realized"`
 			} `json:"results"`
@@ -118,5 +120,12 @@ func TestReportRealized(t *testing.T) {
 	}
 	if string(s.Results[2].Realized) != "null" || !strings.Contains(string(s.Results[0].Realized), `"tokens_after":1100`) {
 		t.Errorf("results' realized: %s, %s", s.Results[0].Realized, s.Results[2].Realized)
+	}
+	// What the hook shaped, the log holds as it made it: the policy leaves
+	// it as it is.
+	for _, r := range s.Results[:2] {
+		if r.Action != "keep" || r.Reason != "shaped by spillway's hook as the session ran" {
+			t.Errorf("a result the hook shaped: %s (%s)", r.Action, r.Reason)
+		}
 	}
 }

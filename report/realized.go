@@ -79,7 +79,9 @@ func annotate(s *Session, rp *replay.Run, opt Options, led map[string]ledger.Ent
 		if !slices.Contains(t.Policies, e.Policy) {
 			t.Policies = append(t.Policies, e.Policy)
 		}
-		if cut := e.Tokens - e.TokensAfter; cut > 0 && r.Tokens > 0 && r.CarryCalls > 0 {
+		// A cut is priced whatever its sign: a policy's notice can be
+		// longer than what Claude Code alone would have sent.
+		if cut := e.Tokens - e.TokensAfter; cut != 0 && r.Tokens > 0 && r.CarryCalls > 0 {
 			usd := r.CarryCost * float64(cut) / float64(r.Tokens)
 			if t.SavedUSD == nil {
 				t.SavedUSD = new(float64)

@@ -92,7 +92,7 @@ type (
 
 // pipeline is the shared pipeline's options for these.
 func (o Options) pipeline() app.Options {
-	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot}
+	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot, Ledger: o.Ledger}
 }
 
 // loadCmd reads the source in the background and reports progress every

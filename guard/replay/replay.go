@@ -190,6 +190,10 @@ type Options struct {
 	// results changed. Nil replays a whole session from nothing.
 	Repeats *Repeats
 	Batch   string
+	// Shaped tells the results a hook shaped as the session ran: the log
+	// holds what it made of them, which the policy leaves as it is and
+	// repeat suppression does not see.
+	Shaped func(*transcript.ToolResult) bool
 }
 
 // Replay runs every result of the prepared session through policy, in
@@ -255,6 +259,8 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		switch {
 		case pol.Excluded(it.r.Tool):
 			r.Outcome, r.Reason = Excluded, "excluded tool"
+		case opt.Shaped != nil && opt.Shaped(it.r):
+			r.Reason = "shaped by spillway's hook as the session ran"
 		case d.suppress(i, it, r, p, batch):
 		default:
 			rp.shape(it, r, opt)

@@ -16,6 +16,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -173,7 +174,24 @@ func (o Options) Replay(p *replay.Prepared, policy policy.Policy) (*replay.Run, 
 	if o.SpillRoot != "" {
 		store = spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}
 	}
-	return p.Replay(policy, replay.Options{Store: store})
+	return p.Replay(policy, replay.Options{Store: store, Shaped: o.hookShaped(p.Session)})
+}
+
+// hookShaped tells the results of s spillway's hook shaped as it ran, from
+// its ledger; nil when it shaped none.
+func (o Options) hookShaped(s *transcript.Session) func(*transcript.ToolResult) bool {
+	if o.Ledger == "" || s.ID == "" {
+		return nil
+	}
+	entries, _, err := ledger.Read(o.Ledger, s.ID)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	byID := ledger.ByID(entries)
+	return func(r *transcript.ToolResult) bool {
+		e, ok := byID[r.CallID]
+		return ok && e.Tool == r.Tool
+	}
 }
 
 // ReplayPlanned replays p under policy as Replay does, but writes no
@@ -188,7 +206,7 @@ func (o Options) ReplayPlanned(p *replay.Prepared, policy policy.Policy) (*repla
 		planned = &spill.Planned{Dir: spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}}
 		store = planned
 	}
-	rp, err := p.Replay(policy, replay.Options{Store: store})
+	rp, err := p.Replay(policy, replay.Options{Store: store, Shaped: o.hookShaped(p.Session)})
 	return rp, planned, err
 }
 
