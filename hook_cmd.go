@@ -362,7 +362,23 @@ func describeHookPolicy(command string) string {
 	if err != nil {
 		return "none: " + err.Error()
 	}
-	return p.Name + ": " + p.Description
+	// The knobs the hook runs with, not the preset's description, which
+	// flags may have changed.
+	parts := []string{p.Name, string(p.Style)}
+	if p.Ceiling > 0 {
+		parts = append(parts, "ceiling "+policy.FormatSize(p.Ceiling, p.Unit))
+	}
+	if len(p.PerTool) > 0 {
+		parts = append(parts, "per-tool ceilings")
+	}
+	parts = append(parts, string(p.Action))
+	if p.Dedupe.Enabled {
+		parts = append(parts, fmt.Sprintf("repeats suppressed from call %d", p.Dedupe.From))
+	}
+	if len(p.Exclude) > 0 {
+		parts = append(parts, "excluded: "+strings.Join(p.Exclude, ", "))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // lastLines are the last n lines of a file, read from its last 64 KiB.

@@ -105,7 +105,7 @@ func TestHookInstall(t *testing.T) {
 		t.Errorf("the copy: %+v %v", copied, err)
 	}
 	code, out, _ = runCLI(t, "", "hook", "status", "--settings", settings)
-	if code != 0 || !strings.Contains(out, "installed in "+settings) || !strings.Contains(out, "policy  tuned+custom: ") ||
+	if code != 0 || !strings.Contains(out, "installed in "+settings) || !strings.Contains(out, "policy  tuned+custom · harness-rs · ceiling 9,000 bytes · truncate_head\n") ||
 		!strings.Contains(out, "ledger: 0 results shaped in 0 sessions") {
 		t.Errorf("status:\n%s", out)
 	}
