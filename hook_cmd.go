@@ -181,7 +181,7 @@ func settingsPath(scope, settings string) (string, error) {
 
 func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string, stdout, stderr io.Writer) int {
 	if fs.Changed("scope") && settings != "" {
-		printError(stderr, errors.New("--scope and --settings both choose the file: give one"))
+		printError(stderr, errTwoFiles)
 		return exitUsage
 	}
 	p, err := hookPolicy(flags, fs)
@@ -207,16 +207,11 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 		printError(stderr, err)
 		return 1
 	}
-	path, err := settingsPath(scope, settings)
-	if err != nil {
-		printError(stderr, err)
-		return exitUsage
+	f, code := settingsFile(fs, scope, settings, stderr)
+	if f == nil {
+		return code
 	}
-	f, err := claudesettings.Load(path)
-	if err != nil {
-		printError(stderr, err)
-		return 1
-	}
+	path := f.Path
 	entry := claudesettings.Hook{Matcher: matcher, Command: shellQuote(exe) + " " + hookCommand + " " + strings.Join(quoteAll(args), " "), Timeout: hookTimeout}
 	entry.Command = strings.TrimSpace(entry.Command)
 	data, err := f.Install(entry, isHookCommand)
@@ -241,25 +236,38 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 	return 0
 }
 
+var errTwoFiles = errors.New("--scope and --settings both choose the file: give one")
+
+// settingsFile reads the settings file --scope or --settings names; nil
+// and the exit status when it cannot, having said why.
+func settingsFile(fs *flag.FlagSet, scope, settings string, stderr io.Writer) (*claudesettings.File, int) {
+	if fs.Changed("scope") && settings != "" {
+		printError(stderr, errTwoFiles)
+		return nil, exitUsage
+	}
+	path, err := settingsPath(scope, settings)
+	if err != nil {
+		printError(stderr, err)
+		return nil, exitUsage
+	}
+	f, err := claudesettings.Load(path)
+	if err != nil {
+		printError(stderr, err)
+		return nil, 1
+	}
+	return f, 0
+}
+
 // hookTimeout is the seconds Claude Code gives the hook before it goes on
 // without it.
 const hookTimeout = 10
 
 func runHookUninstall(fs *flag.FlagSet, scope, settings string, stdout, stderr io.Writer) int {
-	if fs.Changed("scope") && settings != "" {
-		printError(stderr, errors.New("--scope and --settings both choose the file: give one"))
-		return exitUsage
+	f, code := settingsFile(fs, scope, settings, stderr)
+	if f == nil {
+		return code
 	}
-	path, err := settingsPath(scope, settings)
-	if err != nil {
-		printError(stderr, err)
-		return exitUsage
-	}
-	f, err := claudesettings.Load(path)
-	if err != nil {
-		printError(stderr, err)
-		return 1
-	}
+	path := f.Path
 	if len(f.Hooks(isHookCommand)) == 0 {
 		fmt.Fprintf(stdout, "spillway's hook is not in %s\n", termtext.Escape(path))
 		return 0
@@ -319,11 +327,7 @@ func runHookStatus(settings string, stdout, stderr io.Writer) int {
 	}
 	var all ledger.Totals
 	for _, s := range sessions {
-		all.Results += s.Totals.Results
-		all.Bytes += s.Totals.Bytes
-		all.BytesAfter += s.Totals.BytesAfter
-		all.Tokens += s.Totals.Tokens
-		all.TokensAfter += s.Totals.TokensAfter
+		all.Merge(s.Totals)
 	}
 	fmt.Fprintf(stdout, "ledger: %s results shaped in %s sessions: %s → %s, %s → %s tokens\n",
 		human.Count(int64(all.Results)), human.Count(int64(len(sessions))), human.Bytes(all.Bytes), human.Bytes(all.BytesAfter),

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/spillway-dev/spillway/internal/ledger"
 )
 
 // jsonlWriter writes one JSON object per API call, flat, with the columns
@@ -96,9 +98,9 @@ func Open(format, out string, w io.Writer, prices string) (Writer, error) {
 // report --texts --format jsonl writes, a line per result.
 type textRow struct {
 	ResultRow
-	Text      string    `json:"text"`
-	TextAfter string    `json:"text_after"`
-	Realized  *Realized `json:"realized"`
+	Text      string        `json:"text"`
+	TextAfter string        `json:"text_after"`
+	Realized  *ledger.Entry `json:"realized"`
 }
 
 // renderTexts writes a line per result of s and its sub-agents, in the

@@ -7,27 +7,10 @@ import (
 	"github.com/spillway-dev/spillway/internal/ledger"
 )
 
-// Realized is what spillway's hook did to a result in the session it ran
-// in, as its ledger recorded: the log itself holds only what the model
-// received. Tokens are counted in Encoding.
-type Realized struct {
-	Action      string `json:"action"`
-	Bytes       int64  `json:"bytes"`
-	BytesAfter  int64  `json:"bytes_after"`
-	Tokens      int64  `json:"tokens"`
-	TokensAfter int64  `json:"tokens_after"`
-	Encoding    string `json:"encoding"`
-	SpillPath   string `json:"spill_path"`
-	Policy      string `json:"policy"`
-}
-
-// RealizedTotals sum what the hook did to a session's results.
+// RealizedTotals sum what spillway's hook cut from a session's results
+// as it ran in it, from its ledger (each result's is its ledger entry).
 type RealizedTotals struct {
-	Results     int   `json:"results"`
-	Bytes       int64 `json:"bytes"`
-	BytesAfter  int64 `json:"bytes_after"`
-	Tokens      int64 `json:"tokens"`
-	TokensAfter int64 `json:"tokens_after"`
+	ledger.Totals
 	// SavedUSD estimates what the tokens cut would have cost over the calls
 	// that carried the results, at their recorded marginal rates (the
 	// replay's carry cost, scaled): null when no cut result was carried by
@@ -64,18 +47,13 @@ func annotate(s *Session, rp *replay.Run, opt Options, led map[string]ledger.Ent
 		if !ok || r.Source.Tool != e.Tool {
 			continue
 		}
-		res.Realized = &Realized{Action: e.Action, Bytes: e.Bytes, BytesAfter: e.BytesAfter, Tokens: e.Tokens,
-			TokensAfter: e.TokensAfter, Encoding: e.Encoding, SpillPath: e.SpillPath, Policy: e.Policy}
+		res.Realized = &e
 		t := s.Totals.Realized
 		if t == nil {
 			t = &RealizedTotals{}
 			s.Totals.Realized = t
 		}
-		t.Results++
-		t.Bytes += e.Bytes
-		t.BytesAfter += e.BytesAfter
-		t.Tokens += e.Tokens
-		t.TokensAfter += e.TokensAfter
+		t.Add(e)
 		if !slices.Contains(t.Policies, e.Policy) {
 			t.Policies = append(t.Policies, e.Policy)
 		}
@@ -105,11 +83,7 @@ func (t *RealizedTotals) include(o *RealizedTotals) *RealizedTotals {
 		}
 		return &c
 	}
-	t.Results += o.Results
-	t.Bytes += o.Bytes
-	t.BytesAfter += o.BytesAfter
-	t.Tokens += o.Tokens
-	t.TokensAfter += o.TokensAfter
+	t.Merge(o.Totals)
 	if o.SavedUSD != nil {
 		if t.SavedUSD == nil {
 			t.SavedUSD = new(float64)

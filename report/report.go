@@ -8,6 +8,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -148,8 +149,8 @@ type Result struct {
 	Text      *string `json:"text,omitempty"`
 	TextAfter *string `json:"text_after,omitempty"`
 	// Realized is what spillway's hook did to this result in the session
-	// it ran in, from its ledger; null when it did nothing.
-	Realized *Realized `json:"realized"`
+	// it ran in: its ledger entry; null when it did nothing.
+	Realized *ledger.Entry `json:"realized"`
 }
 
 // Hazard is the evidence that a policy hid from the agent something it

@@ -200,18 +200,25 @@ func ByID(entries []Entry) map[string]Entry {
 
 // Totals sum entries.
 type Totals struct {
-	Results             int
-	Bytes, BytesAfter   int64
-	Tokens, TokensAfter int64
+	Results     int   `json:"results"`
+	Bytes       int64 `json:"bytes"`
+	BytesAfter  int64 `json:"bytes_after"`
+	Tokens      int64 `json:"tokens"`
+	TokensAfter int64 `json:"tokens_after"`
 }
 
 // Add counts e.
 func (t *Totals) Add(e Entry) {
-	t.Results++
-	t.Bytes += e.Bytes
-	t.BytesAfter += e.BytesAfter
-	t.Tokens += e.Tokens
-	t.TokensAfter += e.TokensAfter
+	t.Merge(Totals{1, e.Bytes, e.BytesAfter, e.Tokens, e.TokensAfter})
+}
+
+// Merge adds o.
+func (t *Totals) Merge(o Totals) {
+	t.Results += o.Results
+	t.Bytes += o.Bytes
+	t.BytesAfter += o.BytesAfter
+	t.Tokens += o.Tokens
+	t.TokensAfter += o.TokensAfter
 }
 
 // Session is the summary of one session's file.
