@@ -371,3 +371,21 @@ func TestOwnPersisted(t *testing.T) {
 		t.Errorf("a policy over the output answered %.100q", answer)
 	}
 }
+
+// A cache folder that takes no writes (not for root, whom permissions do
+// not stop): the output goes through, and stderr says why, the log being
+// in that folder too.
+func TestReadOnlyCache(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only folder")
+	}
+	cfg := config(t, "harness-rs-0.0.50", 500)
+	if err := os.Chmod(cfg.Cache, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(cfg.Cache, 0o700) })
+	answer, _, stderr := call(t, cfg, input(t, "Read", "toolu_r", nil, map[string]any{"type": "text", "file": map[string]any{"content": long}}))
+	if answer != "" || !strings.Contains(stderr, "ledger not written") || !strings.Contains(stderr, "permission denied") {
+		t.Errorf("answer %q, stderr %q", answer, stderr)
+	}
+}
