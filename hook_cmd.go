@@ -515,9 +515,12 @@ func savePolicyCopy(dir string, p policy.Policy) (string, error) {
 	return path, nil
 }
 
+// shellPlain is a word the shell takes as it is.
+var shellPlain = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
 // shellQuote quotes s for the shell Claude Code runs hook commands with.
 func shellQuote(s string) string {
-	if regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`).MatchString(s) {
+	if shellPlain.MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
