@@ -36,6 +36,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
@@ -54,6 +55,12 @@ const exitUsage = 2
 var demoSession []byte
 
 func main() {
+	// Claude Code runs the hook for every tool call: it starts without the
+	// command line's machinery, and always exits 0.
+	if len(os.Args) > 2 && os.Args[1] == "hook" && os.Args[2] == "claude-code" &&
+		runHookFast(os.Args[3:], os.Stdin, os.Stdout, os.Stderr) {
+		os.Exit(0)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -212,17 +219,19 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions
 spillway report --by day --since 2026-05-01 -z UTC`,
 		Args: cobra.ArbitraryArgs,
 	}
-	reportFlags, reportFormat, reportOut := &commonFlags{}, "text", ""
+	reportFlags, reportFormat, reportOut, reportTexts := &commonFlags{}, "text", "", false
 	reportFlags.register(reportCmd.Flags(), "none")
 	completeCommon(reportCmd)
 	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
 	complete(reportCmd, "format", report.Formats)
 	reportCmd.Flags().StringVar(&reportOut, "out", "", "folder the parquet tables (or calls.jsonl) are written into")
 	_ = reportCmd.MarkFlagDirname("out")
+	reportCmd.Flags().BoolVar(&reportTexts, "texts", false, "with --format json or jsonl, each result's text as recorded and text_after as the model would receive it (jsonl: a line per result)")
 	groupFlags := &groupFlags{}
 	groupFlags.register(reportCmd)
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
+		reportFlags.texts = reportTexts
 		*code = runReport(cmd.Flags(), reportFlags, groupFlags, args, reportFormat, reportOut, stdin, stdout, stderr)
 	}
 
@@ -269,7 +278,8 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	pricesCmd.Run = func(_ *cobra.Command, args []string) {
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code), newManCommand(root, stdout))
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code),
+		newHookCommand(stdin, stdout, stderr, code), newManCommand(root, stdout))
 	completionCommand(root, stdout)
 	return root
 }
@@ -378,6 +388,7 @@ type commonFlags struct {
 	prices      string
 	maxLine     string
 	policy      policyFlags
+	texts       bool // report --texts
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
@@ -416,8 +427,10 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	if err != nil {
 		return app.Options{}, fmt.Errorf("--max-line-bytes: %w", err)
 	}
-	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy}
-	if !policy.Inert() {
+	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy, Texts: c.texts}
+	// What spillway's hook cut from the sessions it ran in.
+	opt.Ledger, _ = ledger.DefaultDir()
+	if !policy.Inert() || c.texts {
 		if opt.Counter, err = c.tokenizer(); err != nil {
 			return app.Options{}, err
 		}
@@ -477,6 +490,10 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 	g, err := gf.grouping()
 	if err != nil {
 		printError(stderr, err)
+		return exitUsage
+	}
+	if common.texts && (g.By != "" || g.Cut() || (format != "json" && format != "jsonl")) {
+		printError(stderr, errors.New("--texts is for --format json and jsonl, without --by, --since or --until"))
 		return exitUsage
 	}
 	if g.By != "" || g.Cut() || format == "text" {
@@ -714,7 +731,7 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 	if spillRoot == "" {
 		spillRoot, _ = common.policy.spillRoot()
 	}
-	o.Read, o.Policy, o.Prices, o.SpillRoot = opt.Read, opt.Policy, opt.Prices, spillRoot
+	o.Read, o.Policy, o.Prices, o.SpillRoot, o.Ledger = opt.Read, opt.Policy, opt.Prices, spillRoot, opt.Ledger
 	o.Counter = func() (replay.TokenCounter, error) {
 		counter, err := common.tokenizer()
 		if err != nil {
