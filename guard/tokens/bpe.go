@@ -12,7 +12,7 @@ func (c *Counter) countPiece(piece string) int {
 	case len(piece) == 1:
 		return 1
 	case len(piece) == 2:
-		if c.t.pairByte[uint16(piece[0])<<8|uint16(piece[1])] != noRank {
+		if c.t.pairOfBytes(piece[0], piece[1]) != noRank {
 			return 1
 		}
 		return 2
@@ -51,7 +51,7 @@ func (v *vocab) mergeSmall(piece string) int {
 		tok[i] = v.byteRank[piece[i]]
 	}
 	for i := 0; i < m-1; i++ {
-		rank[i] = v.pairByte[uint16(piece[i])<<8|uint16(piece[i+1])]
+		rank[i] = v.pairOfBytes(piece[i], piece[i+1])
 	}
 	for m > 1 {
 		best, bi := uint32(noRank), -1
@@ -100,7 +100,7 @@ func mergeLarge[P int32 | int](v *vocab, piece string) int {
 		tok[i] = v.byteRank[piece[i]]
 		rank[i] = noRank
 		if i+1 < n {
-			rank[i] = v.pairByte[uint16(piece[i])<<8|uint16(piece[i+1])]
+			rank[i] = v.pairOfBytes(piece[i], piece[i+1])
 			if rank[i] != noRank {
 				q.push(rank[i], P(i))
 			}

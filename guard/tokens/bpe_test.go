@@ -117,17 +117,14 @@ func TestMergeWithArbitraryVocab(t *testing.T) {
 				ranks[tok] = perm[next]
 			}
 		}
-		var v vocab
-		if err := v.build(ranks); err != nil {
-			t.Fatal(err)
-		}
+		v := testVocab(t, ranks)
 		for j := 0; j < 20; j++ {
 			piece := randomString(2 + r.IntN(300))
-			want := quadraticMerge(&v, piece)
+			want := quadraticMerge(v, piece)
 			if got := v.merge(piece); got != want {
 				t.Fatalf("vocab %d: merge(%q) = %d, want %d", k, piece, got, want)
 			}
-			if got := mergeLarge[int32](&v, piece); got != want {
+			if got := mergeLarge[int32](v, piece); got != want {
 				t.Fatalf("vocab %d: mergeLarge(%q) = %d, want %d", k, piece, got, want)
 			}
 		}

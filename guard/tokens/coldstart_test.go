@@ -35,26 +35,31 @@ func TestColdCountChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := -1
+	var wall, cpu time.Duration
 	if path != "-" {
 		text, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t0, c0 := time.Now(), processorTime()
 		c, err := Get(Encoding(os.Getenv(coldEncEnv)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		n = c.Count(string(text))
+		wall, cpu = time.Since(t0), processorTime()-c0
 	}
-	fmt.Printf("cold %d %d\n", time.Now().UnixNano()-start, n)
+	fmt.Printf("cold %d %d %d %d\n", time.Now().UnixNano()-start, n, wall, cpu)
 }
 
 // BenchmarkColdStart measures, in a fresh process each time, the time from
 // starting the process to the end of its first count of 100 KB of mixed
 // text, as a command that counts tokens once pays it. "start" is the same
 // process counting nothing. It reports the median and 99th percentile over
-// b.N runs (use -benchtime=200x) of that time and of the processor time the
-// whole child took, and the load average before and after.
+// b.N runs (use -benchtime=200x) of that time (ms) and of the processor
+// time the whole child took (cpu-ms), of the wall and processor time of
+// Get and the count alone, inside the child (count-ms, count-cpu-ms), and
+// the load average before and after.
 func BenchmarkColdStart(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -69,7 +74,7 @@ func BenchmarkColdStart(b *testing.B) {
 	for _, tc := range []struct{ name, path string }{{"start", "-"}, {"count", path}} {
 		b.Run(tc.name, func(b *testing.B) {
 			load := loadAverage()
-			var runs, cpu []time.Duration
+			var runs, cpu, getCount, getCountCPU []time.Duration
 			for b.Loop() {
 				cmd := exec.Command(exe, "-test.run=^TestColdCountChild$", "-test.count=1")
 				start := time.Now()
@@ -79,13 +84,13 @@ func BenchmarkColdStart(b *testing.B) {
 				if err != nil {
 					b.Fatalf("child: %v\n%s", err, out)
 				}
-				var d time.Duration
+				var d, gc, gcCPU time.Duration
 				var n int
 				i := strings.Index(string(out), "cold ")
 				if i < 0 {
 					b.Fatalf("child said %q", out)
 				}
-				if _, err := fmt.Sscanf(string(out[i:]), "cold %d %d", &d, &n); err != nil {
+				if _, err := fmt.Sscanf(string(out[i:]), "cold %d %d %d %d", &d, &n, &gc, &gcCPU); err != nil {
 					b.Fatalf("child said %q: %v", out, err)
 				}
 				if tc.path != "-" && n != want {
@@ -93,11 +98,12 @@ func BenchmarkColdStart(b *testing.B) {
 				}
 				runs = append(runs, d)
 				cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+				getCount, getCountCPU = append(getCount, gc), append(getCountCPU, gcCPU)
 			}
 			for _, m := range []struct {
 				name string
 				d    []time.Duration
-			}{{"ms", runs}, {"cpu-ms", cpu}} {
+			}{{"ms", runs}, {"cpu-ms", cpu}, {"count-ms", getCount}, {"count-cpu-ms", getCountCPU}} {
 				slices.Sort(m.d)
 				b.ReportMetric(float64(m.d[len(m.d)/2])/1e6, "p50-"+m.name)
 				b.ReportMetric(float64(m.d[(len(m.d)*99)/100])/1e6, "p99-"+m.name)
