@@ -442,13 +442,14 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	return opt, nil
 }
 
-// tokenizer is the token counter the flags ask for, its ranks loaded.
+// tokenizer is the token counter the flags ask for, opened when a session
+// is first counted.
 func (c *commonFlags) tokenizer() (app.Counter, error) {
-	counter, err := c.policy.counter()
+	enc, err := c.policy.tokenEncoding()
 	if err != nil {
 		return nil, err
 	}
-	return app.Tokenizer(counter.Encoding()), nil
+	return app.Tokenizer(enc), nil
 }
 
 // parseMaxLine reads --max-line-bytes: a size such as 64MiB, at least 1.
