@@ -19,7 +19,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
-	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/claudesettings"
 	"github.com/spillway-dev/spillway/internal/hook"
 	"github.com/spillway-dev/spillway/internal/human"
@@ -142,13 +142,11 @@ func hookConfig(flags *policyFlags, fs *flag.FlagSet) hook.Config {
 		cfg.Cache = filepath.Join(dir, "spillway")
 	}
 	cfg.Policy, cfg.PolicyErr = hookPolicy(flags, fs)
-	cfg.Counter = func() (replay.TokenCounter, error) {
-		c, err := flags.counter()
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
+	enc, err := flags.tokenEncoding()
+	if err != nil && cfg.PolicyErr == nil {
+		cfg.PolicyErr = err
 	}
+	cfg.Counter = app.Tokenizer(enc)
 	return cfg
 }
 
