@@ -172,9 +172,11 @@ type Options struct {
 	// CountsOnly replays for the figures alone (a sweep, with no Store):
 	// a spill's replacement is rendered where it is counted, as a
 	// truncation's is, and every replacement text is let go once
-	// counted, so a low ceiling on a large session never holds a
-	// replacement of every result at once. Shaped results' Text is then
-	// empty; their sizes and tokens are kept.
+	// counted (or, for a result holding a string of the agent's output,
+	// once the hazards are found, which are those of a full replay), so
+	// a low ceiling on a large session never holds a replacement of every
+	// result at once. Shaped results' Text is then empty; their sizes and
+	// tokens are kept.
 	CountsOnly bool
 	// NoHazards skips looking for hazards (Result.Hazard stays nil).
 	NoHazards bool
@@ -229,25 +231,40 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 			rp.shape(it, r, opt)
 		}
 	}
-	rp.countAfter()
+	hazards := !pol.Inert() && !opt.NoHazards
+	rp.countAfter(hazards)
 	for i := range p.items {
 		rp.finish(&p.items[i], &rp.Results[i])
 	}
-	if !pol.Inert() && !opt.NoHazards {
+	if hazards {
 		rp.findHazards()
+	}
+	if rp.countsOnly {
+		for i := range rp.Results {
+			if r := &rp.Results[i]; r.Outcome != Kept && r.Outcome != Excluded {
+				r.Text = ""
+			}
+		}
 	}
 	rp.price()
 	return rp, nil
 }
 
 // countAfter renders the pending truncations and counts the tokens of
-// every replacement text, on all CPUs.
-func (rp *Run) countAfter() {
+// every replacement text, on all CPUs. Counting only, it lets each text go
+// once counted, but those the hazard pass will read when hazards are
+// looked for: the replacements of results that hold a string the agent
+// wrote, the only ones whose shown part it asks about.
+func (rp *Run) countAfter(hazards bool) {
 	var acted []int
 	for i := range rp.Results {
 		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
 		}
+	}
+	var ix *hazardIndex
+	if rp.countsOnly && hazards && len(acted) > 0 {
+		ix = rp.Prepared.hazardIndex()
 	}
 	counter := rp.Prepared.Counter
 	parted, _ := counter.(interface{ CountParts(...tokens.Part) int })
@@ -285,7 +302,7 @@ func (rp *Run) countAfter() {
 				}
 				r.parts = nil
 				r.afterBytes = int64(len(r.Text))
-				if rp.countsOnly {
+				if rp.countsOnly && (ix == nil || len(ix.items[r.Index]) == 0) {
 					r.Text = ""
 				}
 			}
