@@ -155,3 +155,20 @@ func checkHazardsReal(t *testing.T, cases []hazardReal) {
 		}
 	}
 }
+
+// TestBoilerplateRealLogs pins the flags that runs made of keywords and
+// everyday names gave on the shared logs, each read by hand and false:
+// under harness-rs-0.0.40 the Antigravity log's view of an API route
+// (result 499, at 1 and 2 KiB) flagged by a new route the agent wrote with
+// the TypeScript idiom "error instanceof Error ? error.message :", and
+// will-it-rain's Read of its forecast module (75, at 1 KiB) flagged by a
+// run that joins two lines the agent had written itself (calls 22 and
+// 60). The view of another route (653) keeps its hazard, shown by the
+// project's own name.
+func TestBoilerplateRealLogs(t *testing.T) {
+	checkHazardsReal(t, []hazardReal{
+		{"antigravity_*.jsonl", 2048, 499, ""},
+		{"antigravity_*.jsonl", 2048, 653, "transferSOLTool"},
+		{"claude-code_will-it-rain_*.jsonl", 1024, 75, ""},
+	})
+}

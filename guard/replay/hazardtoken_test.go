@@ -66,6 +66,14 @@ func TestRuns(t *testing.T) {
 	if a[0] != `if err := load(cfg); err != nil { return` {
 		t.Errorf("first run %q", a[0])
 	}
+	// An idiom of keywords and names every program uses is no run; a
+	// window that holds a word of the project's is.
+	if got := collect("const msg = error instanceof Error ? error.message : String(error);"); got != nil {
+		t.Errorf("the idiom gives runs %q", got)
+	}
+	if got := collect("const msg = error instanceof Error ? error.message : describeOrderFailure(error);"); len(got) == 0 || !strings.Contains(got[len(got)-1], "describeOrderFailure") {
+		t.Errorf("a project's call gives runs %q", got)
+	}
 }
 
 // TestWellKnownNames: every standard name listed is one the rule would

@@ -7,7 +7,7 @@ import "strings"
 // used a result that holds them, however long or rare in the session.
 var wellKnown = func() map[string]bool {
 	m := map[string]bool{}
-	for _, list := range []string{standardNames} {
+	for _, list := range []string{standardNames, codeWords} {
 		for _, w := range strings.Fields(list) {
 			m[w] = true
 		}
@@ -57,4 +57,24 @@ WebkitBackgroundClip WebkitTextFillColor WebkitMaskImage mixBlendMode pointerEve
 marginBottom paddingBottom paddingRight borderCollapse outlineOffset scrollBehavior scrollSnapType
 linearGradient radialGradient strokeLinecap strokeLinejoin strokeDasharray strokeDashoffset
 preserveAspectRatio foreignObject feGaussianBlur gradientTransform gradientUnits
+`
+
+// codeWords are the keywords of the languages agents write most
+// (JavaScript and TypeScript, Python, Go, Rust) and the names their
+// programs use everywhere: a run made of them and punctuation alone, such
+// as "error instanceof Error ? error.message :", is an idiom.
+const codeWords = `
+abstract and any append as assert async await bigint bind bool boolean break byte case catch chan class cls
+const constructor continue crate def default defer del delete dict do dyn elif else enum env err error
+except export exports extends false finally float fn for from func function get global go if impl
+implements import in instanceof int interface keyof len let list loop make map match mod module move mut
+namespace never new nil none not null number object of or package pass print private protected pub
+public raise range readonly ref require return rune select self set static str string struct super
+switch symbol this throw trait true try tuple type typeof undefined unknown unsafe use var void where
+while with yield
+Array Box Date Err Error False JSON Math None Number Object Ok Option Promise Result Self Some String
+True Vec
+apply call console data document event filter forEach key keys length log message msg name parse
+process prototype push reduce req request res response result stack stringify target then toString
+value values window
 `
