@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,6 +78,61 @@ func TestSweepMatchesReport(t *testing.T) {
 					t.Errorf("sweep (-) against report (+):\n%s", diff)
 				}
 			})
+		}
+	}
+}
+
+// TestSweepDedupeReal pins the repeat-suppression sweep over every shared
+// log under harness-rs-0.0.50: harness-rs's rule never fires, each of the
+// 22 calls that repeat an earlier one coming after a call that is not
+// read-only; Claude Code's from 2.1.86 fires from the 2nd call only, all
+// 22 times on a Read right after the agent's own write of the file (19 in
+// will-it-rain, 2 in fasthooks, 1 in blockchain-dex-events), and from
+// 2.1.147, where a write no longer counts as a read, it never fires: each
+// of its 11 repeated Reads came after a write of the file.
+func TestSweepDedupeReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays every shared log seven times (-short)")
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
+	doc, _, err := SweepDedupe([]string{filepath.Join(sharedtest.Dir(t), "transcripts")}, nil, opt, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rule struct {
+		name               string
+		identical, cleared int
+		fired, afterWrite  [2]int
+		saved              [2]int64
+	}
+	want := []rule{
+		{"harness-rs", 22, 22, [2]int{0, 0}, [2]int{0, 0}, [2]int64{0, 0}},
+		{"claude-code-2.1.86", 22, 0, [2]int{22, 0}, [2]int{22, 0}, [2]int64{1908794, 0}},
+		{"claude-code-2.1.147", 11, 11, [2]int{0, 0}, [2]int{0, 0}, [2]int64{0, 0}},
+	}
+	var got []rule
+	for _, r := range doc.Rules {
+		g := rule{name: r.Name, identical: r.Identical, cleared: r.Cleared}
+		for i, pt := range r.Points {
+			g.fired[i], g.afterWrite[i], g.saved[i] = pt.Suppressed, pt.AfterWrite, pt.Saved-doc.Alone.Saved
+		}
+		got = append(got, g)
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(rule{})); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	var text bytes.Buffer
+	if err := doc.Write(&text, "text", 1000); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"harness-rs: the same read-only call with the same arguments, forgotten at any call that is not read-only. " +
+			"22 calls repeated an earlier one it takes for the same, each after a call that clears what it remembers: it never fired.\n",
+		"  claude-code-2.1.86   from the 2nd identical call     22     1,908,794  $1.286500                    0               22",
+	} {
+		if !strings.Contains(text.String(), line) {
+			t.Errorf("text lacks %q:\n%s", line, text.String())
 		}
 	}
 }

@@ -191,14 +191,19 @@ func (h *hazardPass) unseen(r *Result) string {
 		return fmt.Sprintf("repeat of result %d, which was spilled", k)
 	}
 	p := h.rp.Prepared
-	seg := p.items[r.Index].segment
-	if r.SentAt < len(p.Session.Calls) {
-		seg = p.Session.Calls[r.SentAt].Segment
-	}
-	if p.items[k].segment != seg {
+	if p.items[k].segment != p.contextOf(r) {
 		return fmt.Sprintf("repeat of result %d, which a compaction had taken out of the context", k)
 	}
 	return ""
+}
+
+// contextOf is the context r is sent in: the segment of the call that
+// carries it first, its own when none does.
+func (p *Prepared) contextOf(r *Result) int {
+	if r.SentAt < len(p.Session.Calls) {
+		return p.Session.Calls[r.SentAt].Segment
+	}
+	return p.items[r.Index].segment
 }
 
 // used finds the earliest later output that holds a distinctive string of

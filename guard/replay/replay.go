@@ -142,6 +142,21 @@ type Totals struct {
 	SpillFailures int                 `json:"spill_failures"`
 	Hazards       HazardCounts        `json:"hazards"`
 	ByTool        map[string]ToolStat `json:"-"`
+	// Repeats counts what repeat suppression met, when it is on.
+	Repeats RepeatCounts `json:"-"`
+}
+
+// RepeatCounts are what repeat suppression met in a replay.
+type RepeatCounts struct {
+	// Identical counts the calls that repeated an earlier one the rule
+	// takes for the same (its key; a file the agent wrote, where its write
+	// counts as a read), Cleared those of them a call that clears the
+	// record came before: the rule could not suppress them.
+	Identical, Cleared int
+	// AcrossCompaction counts the repeats suppressed whose copy had left
+	// the context at a compaction; AfterWrite those whose copy was the
+	// agent's own write of the file.
+	AcrossCompaction, AfterWrite int
 }
 
 // ToolStat sums one tool's results.
@@ -185,11 +200,7 @@ type Options struct {
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
 func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
-	claudeVersion := "" // the version of another agent's log says nothing of Claude Code's
-	if p.Session.Format == transcript.FormatClaude {
-		claudeVersion = p.Session.Version
-	}
-	pol = policy.ForVersion(pol, claudeVersion)
+	pol = p.forVersion(pol)
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -236,6 +247,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	for i := range p.items {
 		rp.finish(&p.items[i], &rp.Results[i])
 	}
+	rp.Totals.Repeats.Identical, rp.Totals.Repeats.Cleared = d.identical, d.cleared
 	if hazards {
 		rp.findHazards()
 	}
@@ -248,6 +260,17 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	}
 	rp.price()
 	return rp, nil
+}
+
+// forVersion is pol as the Claude Code version that recorded the session
+// applied it (policy.ForVersion): the version of another agent's log says
+// nothing of Claude Code's.
+func (p *Prepared) forVersion(pol policy.Policy) policy.Policy {
+	version := ""
+	if p.Session.Format == transcript.FormatClaude {
+		version = p.Session.Version
+	}
+	return policy.ForVersion(pol, version)
 }
 
 // countAfter renders the pending truncations and counts the tokens of
@@ -553,6 +576,15 @@ func (rp *Run) finish(it *item, r *Result) {
 	if r.Stale {
 		t.Stale++
 	}
+	if r.Outcome == Suppressed {
+		copied := &rp.Prepared.items[r.RepeatOf]
+		if copied.writes != "" {
+			t.Repeats.AfterWrite++
+		}
+		if rp.Prepared.contextOf(r) != copied.segment {
+			t.Repeats.AcrossCompaction++
+		}
+	}
 	st := t.ByTool[it.r.Tool]
 	st.Results++
 	if r.Outcome != Kept && r.Outcome != Excluded {
@@ -671,6 +703,10 @@ func b2i(b bool) int {
 type deduper struct {
 	pol  *policy.Policy
 	seen map[string]*seenKey
+	// ever holds every key seen, cleared or not; identical and cleared
+	// are RepeatCounts'.
+	ever               map[string]bool
+	identical, cleared int
 }
 
 type seenKey struct {
@@ -682,7 +718,9 @@ type seenKey struct {
 	written bool
 }
 
-func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
+func newDeduper(p *policy.Policy) *deduper {
+	return &deduper{pol: p, seen: map[string]*seenKey{}, ever: map[string]bool{}}
+}
 
 // suppress decides whether result i is a repeat to suppress and, for any
 // successful result, applies the policy's clearing rule. It reports
@@ -705,7 +743,14 @@ func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
 		return false
 	}
 	k, ok := d.seen[key]
+	if ok || d.ever[key] {
+		d.identical++
+	}
 	if !ok {
+		if d.ever[key] {
+			d.cleared++
+		}
+		d.ever[key] = true
 		d.seen[key] = &seenKey{count: 1, shown: i, path: pathOf(key, dd.Key)}
 		return false
 	}
@@ -764,7 +809,9 @@ func (d *deduper) clear(i int, it *item) {
 		}
 		if d.pol.Dedupe.WritesCount {
 			// Claude Code keeps what the model wrote as content it has.
-			d.seen[harness.WholeReadKey(it.writes)] = &seenKey{count: 1, shown: i, path: it.writes, written: true}
+			key := harness.WholeReadKey(it.writes)
+			d.seen[key] = &seenKey{count: 1, shown: i, path: it.writes, written: true}
+			d.ever[key] = true
 		}
 	}
 }
