@@ -72,7 +72,7 @@ func checkSession(t *testing.T, s *Session) {
 
 func FuzzClaude(f *testing.F) {
 	fuzzReader(f, FormatClaude, "claude.jsonl", "../claude/replays.jsonl",
-		"../claude/stream-logged-2.1.38.jsonl", "../claude/lines-disagree-glm-5.jsonl")
+		"../claude/stream-logged-2.1.38.jsonl", "../claude/lines-disagree-glm-5.jsonl", "../claude/agent-progress-2.1.38.jsonl")
 }
 func FuzzCodex(f *testing.F)       { fuzzReader(f, FormatCodex, "codex.jsonl") }
 func FuzzAntigravity(f *testing.F) { fuzzReader(f, FormatAntigravity, "antigravity.jsonl") }
