@@ -193,11 +193,11 @@ func TestPolicyCommands(t *testing.T) {
 		{name: "sweep as CSV", args: []string{"sweep", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
 			stdoutHas: []string{"policy,ceiling,unit,own,shaped,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
 				"harness-rs-0.0.40,24576,json_bytes,true,1,3,227248,0.398305500,0.260020200,0,0,0,1\n"}},
-		// harness-rs-0.0.40 suppresses from the 2nd call: that row is the
-		// ceiling sweep's own point above.
+		// harness-rs-0.0.40 suppresses from the 2nd call: harness-rs's rule
+		// from the 2nd is the ceiling sweep's own point above.
 		{name: "sweep --dedupe", args: []string{"sweep", "--dedupe", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
-			stdoutHas: []string{"policy,dedupe_from,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
-				"harness-rs-0.0.40,2,3,227248,0.398305500,0.260020200,0,0,0,1\n", "harness-rs-0.0.40,0,0,"}},
+			stdoutHas: []string{"policy,rule,dedupe_from,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale,across_compaction,after_own_write\n",
+				"harness-rs-0.0.40,harness-rs,2,3,227248,0.398305500,0.260020200,0,0,0,1,0,0\n", "harness-rs-0.0.40,,0,0,194016,"}},
 		// Without a ceiling only the repeats are taken out: their stubs,
 		// numbered by Claude Code as the Reads they stand for, cost 64
 		// tokens more than before they were.
