@@ -187,7 +187,7 @@ func TestSweepByHand(t *testing.T) {
 			}
 			var text, js, cs bytes.Buffer
 			for format, buf := range map[string]*bytes.Buffer{"text": &text, "json": &js, "csv": &cs} {
-				if err := doc.Write(buf, format); err != nil {
+				if err := doc.Write(buf, format, 1000); err != nil { // no note wrapped
 					t.Fatal(err)
 				}
 			}
@@ -205,9 +205,9 @@ const ownCeiling = 24 * 1024 // harness-rs-0.0.40's
 func checkSweepText(t *testing.T, out string, sessions, results int, rows []sweepRow) {
 	t.Helper()
 	want := []string{fmt.Sprintf("harness-rs-0.0.40 over %s, %s (sizes in JSON bytes)", plural(sessions, "session"), plural(results, "tool result")),
-		"ceiling shaped suppressed tokens saved cost before cost after saved share used hidden retrievable unseen repeats"}
+		"ceiling shaped suppressed tokens saved cost before cost after saved share used hidden retrievable unseen repeats stale"}
 	for _, r := range rows {
-		line := fmt.Sprintf("%s 0 0 %d", r.text, r.unseen)
+		line := fmt.Sprintf("%s 0 0 %d 0", r.text, r.unseen)
 		if r.ceiling == ownCeiling {
 			line += " ← the policy's own"
 		}
@@ -296,7 +296,7 @@ func TestSweepCSVFormula(t *testing.T) {
 	doc := SweepDoc{Policy: policy.Policy{Name: "=1+1", Unit: policy.JSONBytes},
 		Points: []replay.SweepPoint{{Ceiling: 2048, Acted: 1, Saved: -3, Cost: &cost, CostAfter: &after}}}
 	var buf bytes.Buffer
-	if err := doc.Write(&buf, "csv"); err != nil {
+	if err := doc.Write(&buf, "csv", 0); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()

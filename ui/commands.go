@@ -3,6 +3,8 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -49,11 +52,13 @@ type (
 		text   string
 		err    error
 	}
-	// preparedMsg carries the session measured and counted.
+	// preparedMsg carries the session measured and counted, and what
+	// spillway's hook cut from it when it ran in it (nil for nothing).
 	preparedMsg struct {
-		seq  int
-		prep *replay.Prepared
-		err  error
+		seq      int
+		prep     *replay.Prepared
+		realized *ledger.Totals
+		err      error
 	}
 	// replayedMsg carries a replay under the policy of request seq.
 	replayedMsg struct {
@@ -89,7 +94,7 @@ type (
 
 // pipeline is the shared pipeline's options for these.
 func (o Options) pipeline() app.Options {
-	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot}
+	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot, Ledger: o.Ledger}
 }
 
 // loadCmd reads the source in the background and reports progress every
@@ -124,7 +129,7 @@ func loadCmd(o Options) tea.Cmd {
 	rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
 	// After the rows, when they come first: they must have the processor.
 	start := make(chan struct{})
-	go func() {
+	background(func() {
 		<-start
 		progress := func(d, t int64) {
 			done.Store(d)
@@ -137,7 +142,7 @@ func loadCmd(o Options) tea.Cmd {
 		}
 		s, err := app.Options{Read: opt}.Load(in, progress)
 		out <- loadedMsg{src: src.Path, session: s, err: err}
-	}()
+	})
 	full := func() (int64, int64) { return done.Load(), total.Load() }
 	if !rowsFirst {
 		close(start)
@@ -145,7 +150,7 @@ func loadCmd(o Options) tea.Cmd {
 	}
 	var rowsDone, rowsTotal atomic.Int64
 	rows := make(chan rowsMsg, 1)
-	go func() {
+	background(func() {
 		defer close(start)
 		msg, err := readRows(o, func(d, t int64) {
 			rowsDone.Store(d)
@@ -156,7 +161,7 @@ func loadCmd(o Options) tea.Cmd {
 			return
 		}
 		rows <- msg
-	}()
+	})
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		select {
@@ -234,16 +239,18 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan preparedMsg, 1)
-	go func() {
+	background(func() {
 		p, err := opt.pipeline().PrepareTexts(context.Background(), s, func(d, t int) {
 			done.Store(int64(d))
 			total.Store(int64(t))
 		}, texts)
+		msg := preparedMsg{seq: seq, prep: p, err: err}
 		if err == nil {
 			p.CostParts() // split here, so that no Update waits for it
+			msg.realized = realized(opt.Ledger, s.ID)
 		}
-		out <- preparedMsg{seq: seq, prep: p, err: err}
-	}()
+		out <- msg
+	})
 	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
 }
 
@@ -310,14 +317,11 @@ func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Opt
 
 // writePolicyCmd writes the tuned policy; unless overwrite, a file that
 // is there already is left alone and reported, for the user to confirm.
+// Nothing is written through a link (policy.Save).
 func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
 	return func() tea.Msg {
-		if !overwrite {
-			if _, err := statFile(path); err == nil {
-				return wroteMsg{path: path, exists: true}
-			}
-		}
-		return wroteMsg{path: path, err: policy.Save(path, p)}
+		err := policy.Save(path, p, overwrite)
+		return wroteMsg{path: path, exists: errors.Is(err, fs.ErrExist), err: err}
 	}
 }
 
@@ -371,4 +375,21 @@ func indexHazardsCmd(prep *replay.Prepared) tea.Cmd {
 		prep.IndexHazards()
 		return hazardsIndexedMsg{prep: prep}
 	}
+}
+
+// realized sums what spillway's hook's ledger in dir holds for session:
+// nil when it holds nothing (or cannot be read).
+func realized(dir, session string) *ledger.Totals {
+	if dir == "" || session == "" {
+		return nil
+	}
+	entries, _, err := ledger.Read(dir, session)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	var t ledger.Totals
+	for _, e := range ledger.ByID(entries) {
+		t.Add(e)
+	}
+	return &t
 }

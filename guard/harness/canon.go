@@ -113,3 +113,6 @@ func ReadKey(raw []byte) string {
 	limit, _ := m["limit"].(float64)
 	return fmt.Sprintf("%s\x00%g\x00%g", p, offset, limit)
 }
+
+// WholeReadKey is the ReadKey of a Read of all of path.
+func WholeReadKey(path string) string { return fmt.Sprintf("%s\x00%g\x00%g", path, 0.0, 0.0) }

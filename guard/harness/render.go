@@ -409,35 +409,9 @@ func ClaudeSpill(s Subject, era ClaudeEra, previewUnits int64, lineAligned bool)
 	case s.Tool == "Bash" && era.BashBytes:
 		n = int64(len(s.Text))
 	}
-	preview, more := content, false
-	if UTF16Len(content) > previewUnits {
-		preview, more = headUnits(content, previewUnits), true
-		if era.WholePairs {
-			preview = headWholeUnits(content, previewUnits)
-		}
-		if lineAligned {
-			// The last newline of the preview, in code units, is past half
-			// of it when the text before it is longer than half.
-			if nl := strings.LastIndexByte(preview, '\n'); nl >= 0 && UTF16Len(preview[:nl]) > previewUnits/2 {
-				preview = preview[:nl]
-			}
-		}
-	}
 	f := s.spillFile(map[string]string{"transcript_dir": s.Dir, "session": s.Session, "call_id": s.CallID,
 		"task_id6": claudeTaskID(s, 6), "task_id8": claudeTaskID(s, 8), "ext": ext}, content)
-	locator := f.Locator
-	var b strings.Builder
-	b.WriteString("<persisted-output>\n")
-	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", fileSize(n), locator)
-	fmt.Fprintf(&b, "Preview (first %s):\n", fileSize(previewUnits))
-	b.WriteString(preview)
-	if more {
-		b.WriteString("\n...\n")
-	} else {
-		b.WriteString("\n")
-	}
-	b.WriteString("</persisted-output>")
-	return b.String(), f
+	return claudePersisted(n, f.Locator, content, previewUnits, lineAligned, era.WholePairs), f
 }
 
 // headUnits is the first n UTF-16 code units of s; a cut through a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // Unit is how a policy measures a result.
@@ -184,6 +185,11 @@ type Dedupe struct {
 	// Stub is the text a suppressed Claude Code Read gets ("" for the
 	// last one Claude Code used, harness.ClaudeReadStub).
 	Stub string `json:"stub,omitempty"`
+	// WritesCount makes the agent's own write or edit of a file count as
+	// a read of all of it, so that the next Read of it is a repeat. No
+	// Claude Code version run here did so (a 2.1.112 log written
+	// elsewhere did); no preset sets it.
+	WritesCount bool `json:"writes_count,omitempty"`
 }
 
 // RiskTable maps tool names to risk classes.
@@ -355,13 +361,15 @@ func Load(file string) (Policy, error) {
 	return p, nil
 }
 
-// Save writes p as indented JSON that Load reads back.
-func Save(file string, p Policy) error {
+// Save writes p as indented JSON that Load reads back, whole or not at
+// all and never through a link (safefile.WriteFile): unless replace is
+// set, a file already there is left alone (fs.ErrExist).
+func Save(file string, p Policy, replace bool) error {
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(file, append(data, '\n'), 0o644); err != nil {
+	if err := safefile.WriteFile(file, append(data, '\n'), 0o644, replace); err != nil {
 		return fmt.Errorf("write policy: %w", err)
 	}
 	return nil

@@ -110,13 +110,13 @@ func unnumbered(rows string) string {
 	return strings.Join(lines, "\n")
 }
 
-// claudeSession is the scripted Claude Code session: outputs below, at and
+// claudeScript is the scripted Claude Code session: outputs below, at and
 // over each threshold Claude Code has had (Bash 30,000 characters, Grep
 // 20,000, any other tool 50,000 or 100,000, counted in UTF-16 units),
 // multi-byte text and a preview cut through a surrogate pair, a file of
 // 100,750 characters read twice, a range read twice, reads after the
 // model's own Write and Edit, and results after a compaction.
-func claudeSession(work string) (files map[string]string, probes []probe) {
+func claudeScript(work string) (files map[string]string, probes []probe) {
 	x := func(n int) string { return strings.Repeat("x", n) }
 	var big strings.Builder // 100,750 characters: over 100,000 numbered too
 	for i := 1; i <= 1550; i++ {
@@ -188,9 +188,8 @@ func claudeSession(work string) (files map[string]string, probes []probe) {
 		add(probe{Tool: "Grep", Input: map[string]any{"pattern": "match", "path": path(name), "output_mode": "content"},
 			Raw: map[string]string{"g20000": out20000, "g20001": out20001, "ge": outE.String()}[name], Together: i > 0})
 	}
-	for i, name := range []string{"m49999", "m50000", "m50001", "m99999", "m100000", "me49999", "me50001", "mpair"} {
-		add(probe{Tool: "mcp__" + realharness.MCPServer + "__" + realharness.MCPTool, Input: map[string]any{"path": path(name)},
-			Raw: files[name], Together: i > 0})
+	for i, name := range mcpTools {
+		add(probe{Tool: "mcp__" + standinServer + "__" + name, Input: map[string]any{}, Raw: files[name], Together: i > 0})
 	}
 	// The answer asking for the next call says the context is nearly
 	// full: the harness compacts once it has run it.
@@ -198,6 +197,19 @@ func claudeSession(work string) (files map[string]string, probes []probe) {
 	add(probe{Tool: "Read", Input: read("small.txt")})
 	addBash("b30001", false, false)
 	return files, probes
+}
+
+// The MCP tools of the Claude Code session, each answering one file of
+// it as one text block, served by this test binary (TestMain).
+const standinServer = "standin"
+
+var mcpTools = []string{"m49999", "m50000", "m50001", "m99999", "m100000", "me49999", "me50001", "mpair"}
+
+// TestMain serves the MCP tools when a harness started this binary as
+// their server.
+func TestMain(m *testing.M) {
+	realharness.ServeMCPIfAsked()
+	os.Exit(m.Run())
 }
 
 // claudeVersions are the Claude Code versions whose rules differ, the
@@ -230,10 +242,16 @@ func TestRealClaudePresetVersions(t *testing.T) {
 
 func checkClaude(t *testing.T, bin, version string) {
 	work := t.TempDir()
-	files, probes := claudeSession(work)
+	files, probes := claudeScript(work)
 	writeFiles(t, work, files)
-	run := realharness.RunClaude(t, bin, turns(probes), realharness.ClaudeOptions{
-		Work: work, MCP: true, AllowedTools: []string{"Read", "Bash", "Grep", "Glob", "Write", "Edit"}})
+	tools := []string{"Read", "Bash", "Grep", "Glob", "Write", "Edit"}
+	var served []realharness.MCPTool
+	for _, name := range mcpTools {
+		served = append(served, realharness.MCPTool{Name: name, Text: files[name]})
+		tools = append(tools, "mcp__"+standinServer+"__"+name)
+	}
+	run := realharness.RunClaude(t, bin, turns(probes), realharness.ClaudeOptions{Work: work, AllowedTools: tools,
+		Args: []string{"--mcp-config", realharness.MCPConfig(t, standinServer, served)}})
 	sent := run.Standin.Results()
 	log := readLog(t, run.Transcript)
 	if log.Version != version {

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"runtime"
-	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -52,10 +52,15 @@ type Result struct {
 	// result: the estimate difference, calibrated.
 	Saved int64
 	// Text is what the model would see under the policy.
-	Text      string
-	Locator   string // how Text names the spill file
-	SpillPath string // where spillway wrote it
-	RepeatOf  int    // Index of the result a suppressed repeat points back to; -1
+	Text string
+	// Replacement is, for a Claude Code session replayed as spillway's
+	// hook enforces the policy (claudehook.go), what the hook hands Claude
+	// Code in place of the tool's output; Text is what the model receives
+	// of it. Empty otherwise.
+	Replacement string
+	Locator     string // how Text names the spill file
+	SpillPath   string // where spillway wrote it
+	RepeatOf    int    // Index of the result a suppressed repeat points back to; -1
 	// Stale marks a suppressed repeat whose real result differed from the
 	// one it points back to: the harness would have shown outdated content.
 	Stale bool
@@ -120,6 +125,7 @@ type Run struct {
 	// measures and texts the policy follows (Policy.HarnessVersion).
 	claude harness.ClaudeEra
 	codex  harness.CodexEra
+	hook   bool // replayed as spillway's hook in Claude Code enforces it
 	// ceilingText and reasonBuf build the size reasons (sizeReason).
 	ceilingText map[sizedCeiling]string
 	reasonBuf   []byte
@@ -146,6 +152,21 @@ type Totals struct {
 	SpillFailures int                 `json:"spill_failures"`
 	Hazards       HazardCounts        `json:"hazards"`
 	ByTool        map[string]ToolStat `json:"-"`
+	// Repeats counts what repeat suppression met, when it is on.
+	Repeats RepeatCounts `json:"-"`
+}
+
+// RepeatCounts are what repeat suppression met in a replay.
+type RepeatCounts struct {
+	// Identical counts the calls that repeated an earlier one the rule
+	// takes for the same (its key; a file the agent wrote, where its write
+	// counts as a read), Cleared those of them a call that clears the
+	// record came before: the rule could not suppress them.
+	Identical, Cleared int
+	// AcrossCompaction counts the repeats suppressed whose copy had left
+	// the context at a compaction; AfterWrite those whose copy was the
+	// agent's own write of the file.
+	AcrossCompaction, AfterWrite int
 }
 
 // ToolStat sums one tool's results.
@@ -159,9 +180,11 @@ type SpillStore interface {
 
 // LaterStore is a SpillStore that can take a file whose content is made
 // when it is written (spill.Planned): where the texts are read on demand,
-// a replay plans its spill files so, and holds none of their texts.
+// a replay plans its spill files so, and holds none of their texts. The
+// content fails once the session's file is found changed: a text read
+// from it then is no longer the one replayed.
 type LaterStore interface {
-	WriteLater(f SpillFile, content func() string) (string, error)
+	WriteLater(f SpillFile, content func() (string, error)) (string, error)
 }
 
 // SpillFile is a file a spill writes: Locator is how the replacement names
@@ -176,12 +199,24 @@ type Options struct {
 	// CountsOnly replays for the figures alone (a sweep, with no Store):
 	// a spill's replacement is rendered where it is counted, as a
 	// truncation's is, and every replacement text is let go once
-	// counted, so a low ceiling on a large session never holds a
-	// replacement of every result at once. Shaped results' Text is then
-	// empty; their sizes and tokens are kept.
+	// counted (or, for a result holding a string of the agent's output,
+	// once the hazards are found, which are those of a full replay), so
+	// a low ceiling on a large session never holds a replacement of every
+	// result at once. Shaped results' Text is then empty; their sizes and
+	// tokens are kept.
 	CountsOnly bool
 	// NoHazards skips looking for hazards (Result.Hazard stays nil).
 	NoHazards bool
+	// Repeats is what repeat suppression knew before the results replayed,
+	// all of the model response Batch: spillway's hook replays one result
+	// at a time and keeps it between calls. Replay leaves in it what the
+	// results changed. Nil replays a whole session from nothing.
+	Repeats *Repeats
+	Batch   string
+	// Shaped tells the results a hook shaped as the session ran: the log
+	// holds what it made of them, which the policy leaves as it is and
+	// repeat suppression does not see.
+	Shaped func(*transcript.ToolResult) bool
 }
 
 // Replay runs every result of the prepared session through policy, in
@@ -198,7 +233,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", pol.Name)
 	}
 	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items)),
-		countsOnly: opt.CountsOnly && opt.Store == nil}
+		countsOnly: opt.CountsOnly && opt.Store == nil, hook: hookMode(p, &pol)}
 	switch pol.Style {
 	case harness.ClaudeCode:
 		rp.claude = harness.ClaudeEraOf(pol.HarnessVersion)
@@ -206,21 +241,36 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		rp.codex = harness.CodexEraOf(pol.HarnessVersion)
 	}
 	if !pol.Inert() {
-		p.measure(pol.Unit)
+		units := []policy.Unit{pol.Unit}
 		switch pol.Style {
 		case harness.HarnessRS:
-			p.measure(policy.JSONBytes)
+			units = append(units, policy.JSONBytes)
 		case harness.AgentScope:
-			p.measure(policy.UTF16Units)
+			units = append(units, policy.UTF16Units)
 		case harness.ClaudeCode:
-			p.measure(policy.UTF16Units)
-			p.measure(policy.JSONBytes) // an MCP result's compact JSON, before 2.1.74
+			// and an MCP result's compact JSON, which Claude Code measured
+			// before 2.1.74
+			units = append(units, policy.UTF16Units, policy.JSONBytes)
+		}
+		for _, u := range units {
+			p.measure(u)
+			if rp.hook {
+				p.measureHook(u)
+			}
 		}
 	}
 	if pol.Dedupe.Enabled {
 		p.keys()
 	}
 	d := newDeduper(&pol)
+	d.hook = rp.hook
+	if opt.Repeats != nil {
+		d.load(opt.Repeats)
+	}
+	var hooks []hookItem
+	if rp.hook {
+		hooks = p.hookView()
+	}
 	for i := range p.items {
 		it := &p.items[i]
 		r := &rp.Results[i]
@@ -230,20 +280,39 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 			Size: it.size[unitIndex(pol.Unit)], Bytes: int64(it.r.Bytes()), Tokens: it.tokens,
 			Text: it.r.Text, CarryCost: it.carry, CarryCalls: it.carryN,
 		}
+		batch := ""
+		if rp.hook {
+			r.Size = hooks[i].size[unitIndex(pol.Unit)]
+			batch = batchOf(it, opt)
+		}
 		switch {
 		case pol.Excluded(it.r.Tool):
 			r.Outcome, r.Reason = Excluded, "excluded tool"
-		case d.suppress(i, it, r, p.items):
+		case opt.Shaped != nil && opt.Shaped(it.r):
+			r.Reason = "shaped by spillway's hook as the session ran"
+		case d.suppress(i, it, r, p, batch):
 		default:
 			rp.shape(it, r, opt)
 		}
 	}
-	rp.countAfter()
+	if opt.Repeats != nil {
+		d.save(opt.Repeats, p)
+	}
+	hazards := !pol.Inert() && !opt.NoHazards
+	rp.countAfter(hazards)
 	for i := range p.items {
 		rp.finish(&p.items[i], &rp.Results[i])
 	}
-	if !pol.Inert() && !opt.NoHazards {
+	rp.Totals.Repeats.Identical, rp.Totals.Repeats.Cleared = d.identical, d.cleared
+	if hazards {
 		rp.findHazards()
+	}
+	if rp.countsOnly {
+		for i := range rp.Results {
+			if r := &rp.Results[i]; r.Outcome != Kept && r.Outcome != Excluded {
+				r.Text = ""
+			}
+		}
 	}
 	rp.price()
 	return rp, nil
@@ -263,55 +332,70 @@ func ForSession(pol policy.Policy, s *transcript.Session) policy.Policy {
 }
 
 // countAfter renders the pending truncations and counts the tokens of
-// every replacement text, on all CPUs.
-func (rp *Run) countAfter() {
+// every replacement text, on all CPUs. Counting only, it lets each text go
+// once counted, but those the hazard pass will read when hazards are
+// looked for: the replacements of results that hold a string the agent
+// wrote, the only ones whose shown part it asks about.
+func (rp *Run) countAfter(hazards bool) {
 	var acted []int
 	for i := range rp.Results {
 		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
 		}
 	}
+	var ix *hazardIndex
+	if rp.countsOnly && hazards && len(acted) > 0 {
+		ix = rp.Prepared.hazardIndex()
+	}
 	counter := rp.Prepared.Counter
 	parted, _ := counter.(interface{ CountParts(...tokens.Part) int })
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(acted)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(acted) {
-					return
-				}
-				r := &rp.Results[acted[k]]
-				if r.pending {
-					it := &rp.Prepared.items[r.Index]
-					ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
-					r.pending = false
-					if r.Outcome == Spilled {
-						text, parts, f, ok := rp.spill(rp.subject(it), ceiling)
-						if !ok {
-							r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
-							continue
-						}
-						r.Text, r.parts, r.Locator = text, parts, f.Locator
-					} else {
-						r.Text, r.parts = rp.truncate(it, rp.subject(it), ceiling)
+	work := func() {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(acted) {
+				return
+			}
+			r := &rp.Results[acted[k]]
+			it := &rp.Prepared.items[r.Index]
+			if r.pending {
+				ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
+				r.pending = false
+				if r.Outcome == Spilled {
+					text, parts, f, ok := rp.spill(rp.subject(r.Index), ceiling)
+					if !ok {
+						r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
+						continue
 					}
-				}
-				if r.parts != nil && parted != nil {
-					r.TokensAfter = int64(parted.CountParts(r.parts...))
+					r.Text, r.parts, r.Locator = text, parts, f.Locator
 				} else {
-					r.TokensAfter = int64(counter.Count(r.Text))
-				}
-				r.parts = nil
-				r.afterBytes = int64(len(r.Text))
-				if rp.countsOnly {
-					r.Text = ""
+					r.Text, r.parts = rp.truncate(it, rp.subject(r.Index), ceiling)
 				}
 			}
-		}()
+			if rp.hook {
+				if rp.hookAfter(it, r); r.Outcome == Kept {
+					continue
+				}
+			}
+			if r.parts != nil && parted != nil {
+				r.TokensAfter = int64(parted.CountParts(r.parts...))
+			} else {
+				r.TokensAfter = int64(counter.Count(r.Text))
+			}
+			r.parts = nil
+			r.afterBytes = int64(len(r.Text))
+			if rp.countsOnly && (ix == nil || len(ix.items[r.Index]) == 0) {
+				r.Text = ""
+			}
+		}
+	}
+	if len(acted) <= 1 {
+		work() // where it is asked for, as Prepare counts one text
+		return
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(acted)) {
+		wg.Go(work)
 	}
 	wg.Wait()
 }
@@ -325,6 +409,9 @@ func (rp *Run) Seen(r *Result) []harness.Range {
 		return nil
 	case Suppressed:
 		return []harness.Range{}
+	}
+	if rs, ok := rp.hookSeen(r); ok {
+		return rs
 	}
 	return harness.SeenRanges(rp.Policy.Style, rp.Prepared.Text(r.Source), r.Text)
 }
@@ -370,7 +457,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
 	}
-	s := rp.subject(it)
+	s := rp.subject(r.Index)
 	if pol.Style == harness.HarnessRS {
 		// What the harness itself could not write, it never spilled.
 		if why := harness.HarnessRSUnwritable(it.r.Tool, it.r.CallID); why != "" {
@@ -401,9 +488,9 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	var where string
 	var err error
 	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {
-		where, err = later.WriteLater(f, func() string {
-			_, _, f, _ := rp.spill(rp.subject(it), ceiling)
-			return f.Content
+		where, err = later.WriteLater(f, func() (string, error) {
+			_, _, f, _ := rp.spill(rp.subject(r.Index), ceiling)
+			return f.Content, rp.Prepared.TextErr()
 		})
 	} else {
 		where, err = opt.Store.Write(f)
@@ -456,8 +543,21 @@ type spillWrite struct {
 	sum    uint64
 }
 
-// subject is it as the styles render it.
-func (rp *Run) subject(it *item) harness.Subject {
+// subject is result i as the styles render it.
+func (rp *Run) subject(i int) harness.Subject {
+	it := &rp.Prepared.items[i]
+	if rp.hook {
+		if h := &rp.Prepared.hookView()[i]; !h.own {
+			// A text of the hook's own: its sizes measured when needed
+			// (a persisted output's known), its tokens counted whole.
+			s := harness.Subject{Text: rp.Prepared.hookSubject(i), Tool: it.r.Tool, CallID: it.r.CallID,
+				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: it.repeat}
+			if h.persisted != "" {
+				s.JSONLen, s.UTF16Len = h.size[unitIndex(policy.JSONBytes)], h.size[unitIndex(policy.UTF16Units)]
+			}
+			return s
+		}
+	}
 	c := it.cache()
 	text := rp.Prepared.Text(it.r)
 	digest := ""
@@ -552,6 +652,15 @@ func (rp *Run) finish(it *item, r *Result) {
 	t.TokensAfter += r.TokensAfter
 	if r.Stale {
 		t.Stale++
+	}
+	if r.Outcome == Suppressed && r.RepeatOf >= 0 { // -1: sent before the hook's batch
+		copied := &rp.Prepared.items[r.RepeatOf]
+		if copied.writes != "" {
+			t.Repeats.AfterWrite++
+		}
+		if rp.Prepared.contextOf(r) != copied.segment {
+			t.Repeats.AcrossCompaction++
+		}
 	}
 	st := t.ByTool[it.r.Tool]
 	st.Results++
@@ -667,119 +776,17 @@ func b2i(b bool) int {
 	return 0
 }
 
-// deduper decides repeat suppression.
-type deduper struct {
-	pol  *policy.Policy
-	seen map[string]*seenKey
-	// segment is the context segment of the last result seen.
-	segment int
-}
-
-type seenKey struct {
-	count int // occurrences since the key was last cleared
-	shown int // index of the latest occurrence the model saw in full
-	path  string
-}
-
-func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
-
-// suppress decides whether result i is a repeat to suppress and, for any
-// successful result, applies the policy's clearing rule. It reports
-// whether it replaced the result.
-func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
-	dd := &d.pol.Dedupe
-	if !dd.Enabled {
-		return false
+// batchOf is the model response whose tool calls it answers, for repeat
+// suppression in the hook's replay: the batch the hook replays, else the
+// call that made the tool call ("" for none: a batch of its own).
+func batchOf(it *item, opt Options) string {
+	if opt.Repeats != nil {
+		return opt.Batch
 	}
-	if it.segment != d.segment && d.pol.Style == harness.ClaudeCode {
-		// After a compaction Claude Code still knows only the files it
-		// attached again, which its log names in records not read here:
-		// a Read after one is taken as new.
-		clear(d.seen)
-	}
-	d.segment = it.segment
-	if it.r.IsError {
-		return false
-	}
-	eligible := r.Risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
-	if !eligible {
-		d.clear(i, it)
-		return false
-	}
-	key := it.argsKey
-	if dd.Key == policy.KeyReadPath {
-		key = it.readKey
-	}
-	if key == "" {
-		return false
-	}
-	k, ok := d.seen[key]
-	if !ok {
-		d.seen[key] = &seenKey{count: 1, shown: i, path: pathOf(key, dd.Key)}
-		return false
-	}
-	same := sameText(&items[k.shown], it)
-	if dd.SameContent && !same {
-		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
-		return false
-	}
-	k.count++
-	if k.count < dd.From {
-		k.shown = i
-		return false
-	}
-	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, !same
-	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
-	if d.pol.Style == harness.ClaudeCode {
-		r.Text = dd.Stub
-		if r.Text == "" {
-			r.Text = harness.ClaudeReadStub
-		}
-	} else {
-		r.Text = harness.HarnessRSRepeat(it.r.Tool)
-	}
-	return true
-}
-
-// sameText says whether two results' texts are the same: by the hashes
-// taken as they were counted where the texts are read on demand.
-func sameText(a, b *item) bool {
-	if a.r.DroppedBytes > 0 || b.r.DroppedBytes > 0 {
-		return a.sum == b.sum
-	}
-	return a.r.Text == b.r.Text
-}
-
-// clear forgets what a successful non-read-only call may have changed.
-func (d *deduper) clear(i int, it *item) {
-	switch d.pol.Dedupe.Clear {
-	case policy.ClearAnyWrite:
-		// harness-rs clears on every risk but ReadOnly
-		// (crates/harness-loop/src/lib.rs): a tool it has no risk for is
-		// not read-only, so question and plan tools clear too.
-		clear(d.seen)
-	case policy.ClearSamePath:
-		if it.writes == "" {
-			return
-		}
-		for key, k := range d.seen {
-			if k.path == it.writes {
-				delete(d.seen, key)
-			}
-		}
-	}
-}
-
-func pathOf(key string, kind policy.DedupeKey) string {
-	if kind != policy.KeyReadPath {
+	if it.r.CallIndex < 0 {
 		return ""
 	}
-	for i := 0; i < len(key); i++ {
-		if key[i] == 0 {
-			return key[:i]
-		}
-	}
-	return key
+	return strconv.Itoa(it.r.CallIndex)
 }
 
 // sizedCeiling is a ceiling in a unit.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -108,11 +110,12 @@ func Discover(env Env) ([]Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs := groupFiles(filePaths(files), listing)
-	if len(inputs) == 0 {
+	regular, skipped := filePaths(files)
+	inputs := groupFiles(regular, listing)
+	if len(inputs) == 0 && len(skipped) == 0 {
 		return nil, &NoSessionsError{Searched: searched}
 	}
-	return inputs, nil
+	return append(inputs, skipped...), nil
 }
 
 // Newest is the newest session discovery finds: a sub-agent log whose
@@ -122,12 +125,22 @@ func Newest(env Env) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
-	for _, in := range inputs {
+	var first *Input
+	for i, in := range inputs {
+		if in.Err != nil {
+			continue
+		}
 		if !transcript.IsSubagent(in.Path) {
 			return in, nil
 		}
+		if first == nil {
+			first = &inputs[i]
+		}
 	}
-	return inputs[0], nil
+	if first == nil {
+		return Input{}, inputs[0].Err // nothing but files that are not to be read
+	}
+	return *first, nil
 }
 
 // Resolve turns the paths a user named into inputs, in the order named:
@@ -143,9 +156,10 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 	// Every file first, so that a sub-agent finds its parent whichever
 	// path named either; named ones keep their place.
 	type named struct {
-		path  string
-		files []string // nil for "-" and failures
-		err   error
+		path    string
+		files   []string // nil for "-" and failures
+		skipped []Input  // files found that are not to be read
+		err     error
 	}
 	all := make([]named, len(paths))
 	listing := transcript.Listing{}
@@ -160,6 +174,13 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 			continue
 		}
 		if !info.IsDir() {
+			if !info.Mode().IsRegular() {
+				// A pipe named here (<(cmd)) would be read; one found in a
+				// folder would hang. Logs are regular files: standard
+				// input takes a pipe.
+				all[i].err = fmt.Errorf("%s is %s, not a regular file: give it on standard input instead (- < %s)", p, safefile.Kind(info.Mode()), p)
+				continue
+			}
 			all[i].files = []string{p}
 			continue
 		}
@@ -173,11 +194,10 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 				listing[dir] = entries
 			}
 		}
-		if len(files) == 0 {
+		all[i].files, all[i].skipped = filePaths(files)
+		if len(all[i].files) == 0 {
 			all[i].err = fmt.Errorf("%s: no sessions found (looked for *.jsonl files, recursively)", p)
-			continue
 		}
-		all[i].files = filePaths(files)
 	}
 	var files []string
 	for _, n := range all {
@@ -197,16 +217,23 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 				out = append(out, in)
 			}
 		}
+		out = append(out, n.skipped...)
 	}
 	return out, nil
 }
 
-func filePaths(files []transcript.File) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.Path
+// filePaths are the paths of the files to read, in order, and an input
+// saying why for each file that is not to be read.
+func filePaths(files []transcript.File) (paths []string, skipped []Input) {
+	paths = make([]string, 0, len(files))
+	for _, f := range files {
+		if f.Err != nil {
+			skipped = append(skipped, Input{Path: f.Path, Err: f.Err})
+			continue
+		}
+		paths = append(paths, f.Path)
 	}
-	return out
+	return paths, skipped
 }
 
 // groupFiles is the inputs of files, in their order, sub-agents under parents.
@@ -234,17 +261,28 @@ func groupIndex(files []string, listing transcript.Listing) map[string]Input {
 	}
 	kinds := make([]file, len(files))
 	parents := make(map[string]bool, len(files))
+	ids := sessionIDs{}
+	// renamed holds the session id of each sub-agent log under another
+	// name (sidechainLog): placed under a session that carries it.
+	renamed := map[string]string{}
+	var mains []string // the main logs, in files' order
 	for i, f := range files {
 		kinds[i] = file{filepath.Clean(f), transcript.IsSubagent(f)}
+		if !kinds[i].sub && mayBeRenamed(f) {
+			if id := sidechainLog(f); id != "" {
+				kinds[i].sub = true
+				renamed[kinds[i].clean] = id
+			}
+		}
 		if !kinds[i].sub {
 			parents[kinds[i].clean] = true
+			mains = append(mains, kinds[i].clean)
 		}
 	}
 	d := make(dirs, len(listing))
 	for dir, entries := range listing {
 		d[dir] = folder{entries: entries, whole: true}
 	}
-	ids := sessionIDs{}
 	// The sub-agent logs to place: those named, then those on disk.
 	type subLog struct{ path, clean string }
 	var subs []subLog
@@ -270,7 +308,13 @@ func groupIndex(files []string, listing transcript.Listing) map[string]Input {
 	children := map[string][]string{}
 	placed := make(map[string]bool, len(subs))
 	for _, sub := range subs {
-		if p := parentOf(sub.path, parents, d, ids); p != "" {
+		p := ""
+		if id, ok := renamed[sub.clean]; ok {
+			p = sessionOf(id, mains, ids)
+		} else {
+			p = parentOf(sub.path, parents, d, ids)
+		}
+		if p != "" {
 			children[p] = append(children[p], sub.path)
 			placed[sub.clean] = true
 		}
@@ -322,6 +366,92 @@ func parentOf(sub string, parents map[string]bool, d dirs, ids sessionIDs) strin
 	return ""
 }
 
+// sessionOf is the main log among mains whose lines carry session id, the
+// one named after it first: the parent of a sub-agent log under another
+// name. "" when none does.
+func sessionOf(id string, mains []string, ids sessionIDs) string {
+	found := ""
+	for _, m := range mains {
+		if ids.of(m) != id {
+			continue
+		}
+		if strings.TrimSuffix(filepath.Base(m), ".jsonl") == id {
+			return m
+		}
+		if found == "" {
+			found = m
+		}
+	}
+	return found
+}
+
+// mayBeRenamed tells whether a file not named as a sub-agent log may still
+// be one: Claude Code names a session's log after its id, and Codex a
+// rollout rollout-*.jsonl, so only a file named otherwise, by hand, is
+// read to find out (sidechainLog).
+func mayBeRenamed(path string) bool {
+	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	return !isUUID(stem) && !strings.HasPrefix(stem, "rollout-")
+}
+
+// isUUID tells whether s is written as a UUID: 8-4-4-4-12 hex digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
+			return false
+		}
+	}
+	return true
+}
+
+// maxSidechainLine bounds the lines sidechainLog reads: a longer one makes
+// the file a session of its own, as every file was before.
+const maxSidechainLine = 64 << 20
+
+// sidechainLog is the session id of a Claude Code sub-agent's log that
+// Claude Code did not name (agent-<id>.jsonl): every line of it is a
+// record with isSidechain true, an agentId, and that session id. ""
+// when path is anything else. The first line decides for most files; only
+// a file it does not rule out is read to its end.
+func sidechainLog(path string) string {
+	f, _, err := safefile.OpenRegular(path, nil)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxSidechainLine)
+	var p fastjson.Parser
+	id := ""
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		v, err := p.ParseBytes(line)
+		if err != nil || !v.GetBool("isSidechain") || len(v.GetStringBytes("agentId")) == 0 {
+			return ""
+		}
+		sid := v.GetStringBytes("sessionId")
+		if len(sid) == 0 || id != "" && string(sid) != id {
+			return ""
+		}
+		id = string(sid)
+	}
+	if sc.Err() != nil {
+		return ""
+	}
+	return id
+}
+
 // subagentsBeside lists the sub-agent logs that may belong to the session
 // at path: <session>/subagents/*.jsonl beside it, and agent-*.jsonl in its
 // folder (whose session id parentOf checks).
@@ -332,17 +462,23 @@ func (d dirs) subagentsBeside(path string) []string {
 	if d.mayHold(dir, strings.TrimSuffix(filepath.Base(path), ".jsonl")) {
 		sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
 		for _, e := range d.list(sub) {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			if mayRead(e) && strings.HasSuffix(e.Name(), ".jsonl") {
 				out = append(out, filepath.Join(sub, e.Name()))
 			}
 		}
 	}
 	for _, e := range beside {
-		if name := e.Name(); !e.IsDir() && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
+		if name := e.Name(); mayRead(e) && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
 			out = append(out, filepath.Join(dir, name))
 		}
 	}
 	return out
+}
+
+// mayRead tells whether e may be a log to read: a regular file, or a link
+// (to one, as opening it checks); never a FIFO, a device or a folder.
+func mayRead(e fs.DirEntry) bool {
+	return e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0
 }
 
 // dirs remembers what each folder holds, listed once: from the walk that
@@ -431,7 +567,7 @@ func (ids sessionIDs) of(path string) string {
 const peekLines = 16
 
 func peekSessionID(path string) string {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path, nil)
 	if err != nil {
 		return ""
 	}

@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -215,15 +214,7 @@ func (s *Standin) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		// Older Claude Code versions check that the API answers at all
-		// (HEAD or GET /) before they start; an MCP client may open a
-		// stream of server messages, which this server never sends.
-		if r.URL.Path == MCPPath {
-			http.Error(w, "no server messages", http.StatusMethodNotAllowed)
-		}
-		return
-	}
-	if r.URL.Path == MCPPath {
-		s.serveMCP(w, body)
+		// (HEAD or GET /) before they start.
 		return
 	}
 	s.mu.Lock()
@@ -506,9 +497,6 @@ type ClaudeOptions struct {
 	Settings json.RawMessage
 	// AllowedTools for --allowedTools; Read, Bash, Grep, Glob when empty.
 	AllowedTools []string
-	// MCP offers the stand-in's MCP server (see MCPPath) as server
-	// "standin", its tool allowed.
-	MCP bool
 	// Args are more command-line arguments.
 	Args []string
 	// Env is more of the environment.
@@ -536,13 +524,7 @@ func RunClaude(t testing.TB, bin string, script []Turn, opt ClaudeOptions) *Run 
 	if len(tools) == 0 {
 		tools = []string{"Read", "Bash", "Grep", "Glob"}
 	}
-	var mcp []string
-	if opt.MCP {
-		tools = append(slices.Clip(tools), "mcp__"+MCPServer+"__"+MCPTool)
-		mcp = []string{"--mcp-config", fmt.Sprintf(`{"mcpServers":{%q:{"type":"http","url":%q}}}`, MCPServer, st.MCPURL())}
-	}
-	args := append([]string{"-p", "go", "--allowedTools", strings.Join(tools, ","), "--output-format", "json"}, mcp...)
-	args = append(args, opt.Args...)
+	args := append([]string{"-p", "go", "--allowedTools", strings.Join(tools, ","), "--output-format", "json"}, opt.Args...)
 	env := append(baseEnv(t),
 		"CLAUDE_CONFIG_DIR="+run.Home,
 		"ANTHROPIC_BASE_URL="+st.URL,
@@ -565,10 +547,7 @@ type CodexOptions struct {
 	Model string
 	// Config is more of config.toml: top-level keys and tables, written
 	// between the model's keys and the stand-in's provider table.
-	Config string
-	// MCP offers the stand-in's MCP server (see MCPPath) as server
-	// "standin".
-	MCP     bool
+	Config  string
 	Env     []string
 	Timeout time.Duration
 }
@@ -594,9 +573,6 @@ base_url = "%s/v1"
 wire_api = "responses"
 env_key = "STANDIN_KEY"
 `, model, opt.Config, st.URL)
-	if opt.MCP {
-		config += fmt.Sprintf("\n[mcp_servers.%s]\nurl = %q\n", MCPServer, st.MCPURL())
-	}
 	if err := os.WriteFile(filepath.Join(run.Home, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}

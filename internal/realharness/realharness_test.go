@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,7 +37,7 @@ func TestRealCodexRoundTrip(t *testing.T) {
 
 // TestStandin: the stand-in plays its script to the main loop only (a
 // warm-up or a request for a summary gets text), gives every answer ids
-// of its own, reports the usage a turn says, and serves its MCP tool.
+// of its own, and reports the usage a turn says.
 func TestStandin(t *testing.T) {
 	st := ServeAnthropic(t, []Turn{
 		{Calls: []Call{{ID: "toolu_1", Name: "Read", Input: map[string]any{"file_path": "/a"}}}, Usage: &Usage{Input: 990_000, Output: 1}},
@@ -72,16 +70,25 @@ func TestStandin(t *testing.T) {
 	if !strings.Contains(main, `"input_tokens":990000`) || !strings.Contains(main, `"id":"msg_standin_003"`) {
 		t.Errorf("the main loop's answer: %s", main)
 	}
-	work := t.TempDir()
-	file := filepath.Join(work, "out.txt")
-	if err := os.WriteFile(file, []byte("hello"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if got := post(MCPPath, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}); !strings.Contains(got, `"name":"`+MCPTool+`"`) {
-		t.Errorf("tools/list: %s", got)
-	}
-	got := post(MCPPath, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{"name": MCPTool, "arguments": map[string]any{"path": file}}})
-	if !strings.Contains(got, `"content":[{"text":"hello","type":"text"}]`) {
-		t.Errorf("tools/call: %s", got)
+}
+
+// The test MCP server answers the requests Claude Code makes of it.
+func TestServeMCP(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"none"}}`,
+	}, "\n")
+	var out strings.Builder
+	serveMCP(strings.NewReader(in), &out, []MCPTool{{Name: "echo", Text: "hi\n"}})
+	want := `{"id":1,"jsonrpc":"2.0","result":{"capabilities":{"tools":{}},"protocolVersion":"2025-06-18","serverInfo":{"name":"spillway-test","version":"1"}}}
+{"id":2,"jsonrpc":"2.0","result":{"tools":[{"description":"answers a fixed text","inputSchema":{"properties":{},"type":"object"},"name":"echo"}]}}
+{"id":3,"jsonrpc":"2.0","result":{"content":[{"text":"hi\n","type":"text"}]}}
+{"error":{"code":-32602,"message":"no such tool"},"id":4,"jsonrpc":"2.0"}
+`
+	if out.String() != want {
+		t.Errorf("got\n%s", out.String())
 	}
 }
