@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spillway-dev/spillway/internal/slowtest"
 )
 
 const mib = 1 << 20
@@ -74,6 +76,7 @@ func TestRunPeriods(t *testing.T) {
 // TestGeneratedMegabytes compares a MiB of base64 and of minified code,
 // whose pieces are short enough for tiktoken-go to count in under a second.
 func TestGeneratedMegabytes(t *testing.T) {
+	slowtest.OptIn(t, "counts 4 MiB with the reference tokenizer too")
 	for _, enc := range encodings {
 		for _, kind := range []string{"base64", "minified"} {
 			t.Run(string(enc)+"/"+kind, func(t *testing.T) {
@@ -95,6 +98,7 @@ func TestGeneratedMegabytes(t *testing.T) {
 // TestWorstCasesAreLinear times a MiB of inputs that make long pieces or
 // long backtracking in a regular-expression split.
 func TestWorstCasesAreLinear(t *testing.T) {
+	slowtest.OptIn(t, "counts 30 MiB of worst cases")
 	cases := map[string]string{
 		"newlines":       strings.Repeat("\n", mib),
 		"crlf":           strings.Repeat("\r\n", mib/2),
