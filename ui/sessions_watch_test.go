@@ -28,7 +28,7 @@ import (
 // call to some of them one at a time, and times each from the write to a
 // scan that lists it: the watch says which folder changed and the index
 // reads only what was appended. The bound is generous, for shared
-// machines; README gives the figures measured.
+// machines; docs/speed.md gives the figures measured.
 func TestFollowedFleetLatency(t *testing.T) {
 	slowtest.OptIn(t, "writes and follows 2,000 sessions")
 	dir := os.Getenv("SPILLWAY_FLEET_DIR")
