@@ -269,19 +269,19 @@ func TestREADMESweep(t *testing.T) {
 	}
 }
 
-// TestREADMEHelp checks that each line of the help README quotes is a line
-// of the help (fang pads lines with spaces to the block's width).
-func TestREADMEHelp(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// TestDocsHelp checks that each line of the help docs/usage.md quotes is a
+// line of the help (fang pads lines with spaces to the block's width).
+func TestDocsHelp(t *testing.T) {
+	usage, err := os.ReadFile(filepath.Join("docs", "usage.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const prompt = "$ go run . report --help\n"
-	i := strings.Index(string(readme), prompt)
+	i := strings.Index(string(usage), prompt)
 	if i < 0 {
-		t.Fatal("README no longer shows report's help")
+		t.Fatal("docs/usage.md no longer shows report's help")
 	}
-	block := string(readme[i+len(prompt):])
+	block := string(usage[i+len(prompt):])
 	block = block[:strings.Index(block, "```")]
 	code, stdout, stderr := runCLI(t, "", "report", "--help")
 	if code != 0 {
@@ -293,7 +293,7 @@ func TestREADMEHelp(t *testing.T) {
 	}
 	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
 		if want != "…" && !lines[want] {
-			t.Errorf("README shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
+			t.Errorf("docs/usage.md shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
 		}
 	}
 }

@@ -223,7 +223,7 @@ func checkSweepText(t *testing.T, out string, sessions, results int, rows []swee
 	}
 }
 
-// checkSweepJSON reads the document by README's spillway.sweep/v1 keys.
+// checkSweepJSON reads the document by the spillway.sweep/v1 keys of docs/report-formats.md.
 func checkSweepJSON(t *testing.T, out []byte, sessions, results int, rows []sweepRow) {
 	t.Helper()
 	type point struct {

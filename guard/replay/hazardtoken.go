@@ -12,7 +12,7 @@ import (
 // The distinctive strings of a text: what an agent could not guess, so
 // that finding one of a result's hidden strings in the agent's own later
 // output is evidence it used the hidden part. The thresholds were tuned
-// on real logs (README, "Hazards"): shorter ones flag common identifiers,
+// on real logs (docs/policies.md, "Hazards"): shorter ones flag common identifiers,
 // boilerplate and prose.
 const (
 	minTokenLen  = 12  // identifiers, paths, URLs and quoted strings

@@ -8,7 +8,7 @@ import (
 )
 
 // TestDistinctive pins which strings of a text the hazard rule finds
-// distinctive (README, "The rule, exactly").
+// distinctive (docs/policies.md, "The rule, exactly").
 func TestDistinctive(t *testing.T) {
 	tests := []struct {
 		text string
