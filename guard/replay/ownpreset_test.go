@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/transcript"
@@ -147,4 +148,19 @@ func TestCodexSweep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOwnPresetStubs: a file the model read three times unchanged under
+// Claude Code 2.1.128 is logged whole, then stubbed twice; the stubs
+// showed the model no content, so the second is no repeat of the first
+// and the claude-code preset leaves the log as it is.
+func TestOwnPresetStubs(t *testing.T) {
+	read := map[string]any{"file_path": "/a"}
+	s := claudeSession(t, filepath.Join(t.TempDir(), "s.jsonl"),
+		call("r1", "Read", read), result("r1", "1\talpha", false),
+		call("r2", "Read", read), result("r2", harness.ClaudeReadStub, false),
+		call("r3", "Read", read), result("r3", harness.ClaudeReadStub, false),
+	)
+	s.Version = "2.1.128"
+	ownPresetChangesNothing(t, s)
 }

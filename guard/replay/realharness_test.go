@@ -196,6 +196,12 @@ func claudeScript(work string) (files map[string]string, probes []probe) {
 	addBash("b30001", true, false)
 	add(probe{Tool: "Read", Input: read("small.txt")})
 	addBash("b30001", false, false)
+	// Small files read before the compaction: Claude Code still knows
+	// them. (A Read of big.txt here came back in full in some runs of
+	// 2.1.128 and 2.1.316 and stubbed in others of 2.1.86 to 2.1.128: no
+	// rule to pin.)
+	add(probe{Tool: "Read", Input: read("small.txt", "offset", 2, "limit", 1)})
+	add(probe{Tool: "Read", Input: read("w.txt")})
 	return files, probes
 }
 

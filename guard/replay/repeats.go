@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"fmt"
 	"hash/fnv"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,8 +37,6 @@ type deduper struct {
 	// are RepeatCounts'.
 	ever               map[uint64]bool
 	identical, cleared int
-	// segment is the context segment of the last result seen.
-	segment int
 }
 
 type seenKey struct {
@@ -128,18 +127,12 @@ func (d *deduper) register(key uint64, k seenKey) {
 // whether it replaced the result.
 func (d *deduper) suppress(i int, it *item, r *Result, p *Prepared, batch string) bool {
 	dd := &d.pol.Dedupe
-	if !dd.Enabled {
+	if !dd.Enabled || it.r.IsError {
 		return false
 	}
-	if it.segment != d.segment && d.pol.Style == harness.ClaudeCode {
-		// After a compaction Claude Code still knows only the files it
-		// attached again, which its log names in records not read here:
-		// a Read after one is taken as new.
-		d.flush()
-		clear(d.seen)
-	}
-	d.segment = it.segment
-	if it.r.IsError {
+	if d.pol.Style == harness.ClaudeCode && claudeStub(it) {
+		// Claude Code stubbed it already: no content the model saw, so
+		// nothing a later Read repeats.
 		return false
 	}
 	d.begin(batch)
@@ -203,6 +196,22 @@ func (d *deduper) suppress(i int, it *item, r *Result, p *Prepared, batch string
 		r.Text = harness.HarnessRSRepeat(it.r.Tool)
 	}
 	return true
+}
+
+// claudeStub tells whether a result is one of Claude Code's Read repeat
+// stubs, by the hashes taken as it was counted where texts are read on
+// demand.
+func claudeStub(it *item) bool {
+	for _, stub := range []string{harness.ClaudeReadStub, harness.ClaudeReadStubOld} {
+		if it.r.DroppedBytes > 0 {
+			if it.sum == [2]uint64{maphash.String(sumSeeds[0], stub), maphash.String(sumSeeds[1], stub)} {
+				return true
+			}
+		} else if it.r.Text == stub {
+			return true
+		}
+	}
+	return false
 }
 
 // same says whether result i holds the text the key's earlier result
