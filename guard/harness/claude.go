@@ -141,13 +141,19 @@ func claudeEras() []ClaudeEra {
 // ClaudeEraOf is the era of a Claude Code version; a version that does not
 // parse (none recorded) gets the latest.
 func ClaudeEraOf(version string) ClaudeEra {
+	return eraOf(ClaudeEras, func(e ClaudeEra) string { return e.From }, version)
+}
+
+// eraOf is the era of eras (oldest first, each from the version from
+// names) that version falls in; the latest where it does not parse.
+func eraOf[E any](eras []E, from func(E) string, version string) E {
 	v, ok := parseVersion(version)
 	if !ok {
-		return ClaudeEras[len(ClaudeEras)-1]
+		return eras[len(eras)-1]
 	}
-	era := ClaudeEras[0]
-	for _, e := range ClaudeEras[1:] {
-		if from, _ := parseVersion(e.From); compareVersions(v, from) >= 0 {
+	era := eras[0]
+	for _, e := range eras[1:] {
+		if f, _ := parseVersion(from(e)); compareVersions(v, f) >= 0 {
 			era = e
 		}
 	}

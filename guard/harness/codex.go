@@ -67,17 +67,7 @@ var CodexEras = []CodexEra{
 // CodexEraOf is the era of a Codex version; a version that does not
 // parse (none recorded) gets the latest.
 func CodexEraOf(version string) CodexEra {
-	v, ok := parseVersion(version)
-	if !ok {
-		return CodexEras[len(CodexEras)-1]
-	}
-	era := CodexEras[0]
-	for _, e := range CodexEras[1:] {
-		if from, _ := parseVersion(e.From); compareVersions(v, from) >= 0 {
-			era = e
-		}
-	}
-	return era
+	return eraOf(CodexEras, func(e CodexEra) string { return e.From }, version)
 }
 
 // CodexKind is how a Codex tool output is laid out.

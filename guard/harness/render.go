@@ -416,27 +416,13 @@ func ClaudeSpill(s Subject, era ClaudeEra, previewUnits int64, lineAligned bool)
 
 // headUnits is the first n UTF-16 code units of s; a cut through a
 // surrogate pair keeps its first half, which is sent as U+FFFD.
-func headUnits(s string, n int64) string {
-	var used int64
-	for i, r := range s {
-		w := int64(1)
-		if r >= 0x10000 {
-			w = 2
-		}
-		if used+w > n {
-			if used < n { // half a pair
-				return s[:i] + "\uFFFD"
-			}
-			return s[:i]
-		}
-		used += w
-	}
-	return s
-}
+func headUnits(s string, n int64) string { return headUnitsPairs(s, n, false) }
 
 // headWholeUnits is the first n UTF-16 code units of s, without the half
 // of a surrogate pair the cut goes through.
-func headWholeUnits(s string, n int64) string {
+func headWholeUnits(s string, n int64) string { return headUnitsPairs(s, n, true) }
+
+func headUnitsPairs(s string, n int64, wholePairs bool) string {
 	var used int64
 	for i, r := range s {
 		w := int64(1)
@@ -444,6 +430,9 @@ func headWholeUnits(s string, n int64) string {
 			w = 2
 		}
 		if used+w > n {
+			if used < n && !wholePairs { // half a pair
+				return s[:i] + "\uFFFD"
+			}
 			return s[:i]
 		}
 		used += w

@@ -150,9 +150,14 @@ func eraRange(froms []string, i int) string {
 }
 
 func claudeFroms() []string {
+	return eraFroms(harness.ClaudeEras, func(e harness.ClaudeEra) string { return e.From })
+}
+
+// eraFroms are the first versions of eras.
+func eraFroms[E any](eras []E, from func(E) string) []string {
 	var out []string
-	for _, e := range harness.ClaudeEras {
-		out = append(out, e.From)
+	for _, e := range eras {
+		out = append(out, from(e))
 	}
 	return out
 }
@@ -253,11 +258,7 @@ func persistText(era harness.ClaudeEra) string {
 }
 
 func codexFroms() []string {
-	var out []string
-	for _, e := range harness.CodexEras {
-		out = append(out, e.From)
-	}
-	return out
+	return eraFroms(harness.CodexEras, func(e harness.CodexEra) string { return e.From })
 }
 
 // codexEra is Codex CLI as it was from era i to the next.
