@@ -1,0 +1,203 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+	flag "github.com/spf13/pflag"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/statusline"
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/themes"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// newStatuslineCommand is spillway statusline: the command Claude Code's
+// statusLine setting runs.
+func newStatuslineCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "statusline [policy flags]",
+		Short: "Claude Code's status line: cost, what the policy saves, hazards, context, cache time",
+		Long: "Reads the JSON Claude Code passes its statusLine command on standard input and prints one line: the " +
+			"session's cost as spillway prices it (and Claude Code's own figure when they differ by more than a cent), " +
+			"what the policy (--preset, --policy or the policy flags) would save and the hazards it would cause, how full " +
+			"the context is and how long the prompt cache has left. It reads on from where the last call stopped, and " +
+			"replays the session under the policy in the background. Whatever goes wrong, it prints a short line, logs " +
+			"why in the statusline folder of the user cache folder, and exits 0.",
+		Example: `# in ~/.claude/settings.json
+"statusLine": {"type": "command", "command": "spillway statusline --preset claude-code --max-bytes 12KiB"}
+# try it on a log
+echo '{"transcript_path":"session.jsonl"}' | spillway statusline`,
+		Args: cobra.NoArgs,
+	}
+	common, theme, color, width, predict := &commonFlags{}, "auto", "auto", 0, ""
+	common.register(cmd.Flags(), policy.DefaultPreset)
+	completeCommon(cmd)
+	cmd.Flags().StringVar(&theme, "theme", theme, "colours: "+strings.Join(themes.Names, ", ")+" (auto is dark: a status line cannot ask the terminal)")
+	complete(cmd, "theme", themes.Names)
+	cmd.Flags().StringVar(&color, "color", color, "auto (on a terminal, or when Claude Code runs it), always or never; NO_COLOR forces never")
+	complete(cmd, "color", []string{"auto", "always", "never"})
+	cmd.Flags().IntVar(&width, "width", 0, "the line's width in cells (default $COLUMNS, which Claude Code sets, else the terminal's)")
+	cmd.Flags().StringVar(&predict, "predict", "", "replay the session of this log under the policy and keep the figures (what the status line runs in the background)")
+	_ = cmd.Flags().MarkHidden("predict")
+	cmd.Run = func(cmd *cobra.Command, _ []string) {
+		*code = runStatusline(cmd.Flags(), common, theme, color, width, predict, stdin, stdout, stderr)
+	}
+	return cmd
+}
+
+func runStatusline(fs *flag.FlagSet, common *commonFlags, theme, color string, width int, predict string, stdin io.Reader, stdout, stderr io.Writer) int {
+	opt, err := statuslineOptions(fs, common)
+	if err != nil {
+		// A command line Claude Code runs: the line says what is wrong.
+		fmt.Fprintf(stdout, "spillway statusline: %s\n", termtext.Escape(err.Error()))
+		return 0
+	}
+	if predict != "" {
+		lowerPriority()
+		if err := statusline.Predict(predict, opt); err != nil {
+			printError(stderr, err)
+			return 1
+		}
+		return 0
+	}
+	env := os.Environ()
+	out, styles, err := statuslineColors(stdout, env, theme, color)
+	if err != nil {
+		fmt.Fprintf(stdout, "spillway statusline: %s\n", termtext.Escape(err.Error()))
+		return 0
+	}
+	opt.Styles = styles
+	opt.Width = statuslineWidth(width, stdout)
+	// The prediction runs with the flags this status line was given.
+	args := []string{"statusline"}
+	fs.Visit(func(f *flag.Flag) { args = append(args, "--"+f.Name+"="+f.Value.String()) })
+	opt.Start = func(path string) error { return startPredict(args, path) }
+	statusline.Run(stdin, out, opt)
+	return 0
+}
+
+// statuslineOptions are the status line's options from its flags. Unlike
+// commonFlags.options it loads no tokenizer: only a prediction counts
+// tokens, in a process of its own.
+func statuslineOptions(fs *flag.FlagSet, common *commonFlags) (statusline.Options, error) {
+	var opt statusline.Options
+	f, err := transcript.ParseFormat(common.inputFormat)
+	if err != nil {
+		return opt, err
+	}
+	prices := pricing.Default()
+	if common.prices != "" {
+		if prices, err = pricing.Load(common.prices); err != nil {
+			return opt, err
+		}
+	}
+	pol, err := common.policy.resolve(fs)
+	if err != nil {
+		return opt, err
+	}
+	maxLine, err := parseMaxLine(common.maxLine)
+	if err != nil {
+		return opt, fmt.Errorf("--max-line-bytes: %w", err)
+	}
+	enc, err := tokens.ParseEncoding(common.policy.encoding)
+	if err != nil {
+		return opt, err
+	}
+	if opt.Dir, err = index.DefaultCacheDir(); err != nil {
+		return opt, err
+	}
+	opt.Dir += string(os.PathSeparator) + "statusline"
+	opt.Pipeline = app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: pol,
+		Counter: app.Tokenizer(enc)}
+	return opt, nil
+}
+
+// statuslineColors decides whether the line is coloured, and how: on a
+// terminal, and when Claude Code runs it (it sets CLAUDECODE=1 and draws
+// the line's ANSI colours, dimmed where the line sets none, as observed
+// with 2.1.328), in the colours the terminal's TERM and COLORTERM allow;
+// elsewhere (a pipe, a file) plain.
+func statuslineColors(stdout io.Writer, env []string, theme, color string) (io.Writer, *themes.Styles, error) {
+	palette, err := themes.Pick(theme, true, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	getenv := func(k string) string {
+		for _, kv := range slices.Backward(env) {
+			if v, ok := strings.CutPrefix(kv, k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	var profile colorprofile.Profile
+	switch color {
+	case "never":
+		return stdout, nil, nil
+	case "always":
+		profile = colorprofile.Env(env)
+	case "auto":
+		switch {
+		case isTerminal(stdout):
+			profile = colorprofile.Detect(stdout, env)
+		case getenv("CLAUDECODE") == "1":
+			profile = colorprofile.Env(env)
+		default:
+			return stdout, nil, nil
+		}
+	default:
+		return nil, nil, fmt.Errorf("--color %q: want auto, always or never", color)
+	}
+	if getenv("NO_COLOR") != "" || profile <= colorprofile.Ascii {
+		return stdout, nil, nil
+	}
+	return &colorprofile.Writer{Forward: stdout, Profile: profile}, themes.New(palette), nil
+}
+
+// statuslineWidth is --width, else $COLUMNS, else the terminal's width,
+// else 0 (no bound).
+func statuslineWidth(width int, stdout io.Writer) int {
+	if width > 0 {
+		return width
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 0
+}
+
+// startPredict runs this program again, with the status line's own flags
+// and --predict, in the background: a process of its own that outlives
+// the status line, with nothing of its output, so that Claude Code does
+// not wait for it. Tests stand in for it.
+var startPredict = func(args []string, path string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(exe, append(args, "--predict", path)...)
+	detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+)
+
+// statusLine runs spillway statusline with args for the log at path, with
+// predictions run at once in this process, and returns the line.
+func statusLine(t *testing.T, path string, args ...string) string {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"session_id": "s", "transcript_path": path})
+	var out, errb bytes.Buffer
+	code := run(append([]string{"statusline", "--color", "never"}, args...), bytes.NewReader(in), &out, &errb)
+	if code != 0 || errb.Len() > 0 {
+		t.Fatalf("statusline %v: exit %d, stderr %q", args, code, errb.String())
+	}
+	return strings.TrimSuffix(out.String(), "\n")
+}
+
+// predictNow stands in for starting a prediction in the background: it
+// runs it in this process, at once.
+func predictNow(t *testing.T) {
+	t.Helper()
+	t.Setenv("SPILLWAY_CACHE_DIR", t.TempDir())
+	t.Setenv("COLUMNS", "")
+	saved := startPredict
+	t.Cleanup(func() { startPredict = saved })
+	startPredict = func(args []string, path string) error {
+		var out, errb bytes.Buffer
+		if code := run(append(args, "--predict", path), nil, &out, &errb); code != 0 {
+			return fmt.Errorf("predict: exit %d: %s", code, errb.String())
+		}
+		return nil
+	}
+}
+
+// reportTotals are report's figures of the session at path under args.
+func reportTotals(t *testing.T, path string, args ...string) (cost, after float64, hazards int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(append(append([]string{"report", "--format", "json"}, args...), path), nil, &out, &errb); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	var doc struct {
+		Sessions []struct {
+			Totals struct {
+				Cost    float64 `json:"cost_usd"`
+				After   float64 `json:"cost_usd_after"`
+				Hazards struct {
+					UsedHidden       int `json:"used_hidden"`
+					SuppressedUnseen int `json:"suppressed_unseen"`
+					Stale            int `json:"stale"`
+				} `json:"hazards"`
+			} `json:"totals"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Sessions) != 1 {
+		t.Fatalf("report: %v, %d sessions", err, len(doc.Sessions))
+	}
+	tot := doc.Sessions[0].Totals
+	return tot.Cost, tot.After, tot.Hazards.UsedHidden + tot.Hazards.SuppressedUnseen + tot.Hazards.Stale
+}
+
+// TestStatuslineSaves: the first line starts a replay of the session and
+// says so; the next shows what it found, which is what report finds for
+// the same policy: the cost, the saving and its share, the hazards.
+func TestStatuslineSaves(t *testing.T) {
+	policy := []string{"--max-bytes", "4KiB", "--dedupe"}
+	for _, name := range []string{"claude-code_scout_*.jsonl", "claude-code_sniffly_*.jsonl"} {
+		path := sharedtest.Transcripts(t, name)[0]
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			predictNow(t)
+			first := statusLine(t, path, policy...)
+			if !strings.Contains(first, "saves … (replaying under harness-rs-0.0.50+custom)") {
+				t.Errorf("first line %q does not say the replay is under way", first)
+			}
+			cost, after, hazards := reportTotals(t, path, policy...)
+			saved := cost - after
+			want := fmt.Sprintf("%s · saves %s (%.0f%%) under harness-rs-0.0.50+custom · %d hazard", human.Money(&cost), human.Money(&saved), 100*saved/cost, hazards)
+			if got := statusLine(t, path, policy...); !strings.HasPrefix(got, want) {
+				t.Errorf("got  %q\nwant %q…", got, want)
+			}
+		})
+	}
+}
+
+// TestStatuslineSubagents: the session's cost counts its sub-agents' logs,
+// as report's does.
+func TestStatuslineSubagents(t *testing.T) {
+	predictNow(t)
+	dir := t.TempDir()
+	line := func(id, ts string, sidechain bool, in, out int64) string {
+		return fmt.Sprintf(`{"type":"assistant","uuid":"u-%s","sessionId":"s1","requestId":"r-%s","timestamp":"%s","isSidechain":%t,"version":"2.1.100",`+
+			`"message":{"id":"%s","role":"assistant","model":"claude-sonnet-4-5","stop_reason":"end_turn","content":[{"type":"text","text":"ok"}],`+
+			`"usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":%d}}}`+"\n", id, id, ts, sidechain, id, in, out)
+	}
+	main := filepath.Join(dir, "s1.jsonl")
+	if err := os.WriteFile(main, []byte(line("m1", "2026-03-01T09:00:00Z", false, 1000, 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "s1", "subagents", "agent-a1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(sub), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sub, []byte(line("a1", "2026-03-01T09:00:05Z", true, 2000, 300)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// $3/M input, $15/M output: the main call 1,000 and 100, $0.0045; the
+	// sub-agent's 2,000 and 300, $0.0105. Together $0.0150.
+	cost, _, _ := reportTotals(t, main)
+	if got, want := strings.Split(statusLine(t, main, "--preset", "none"), " · ")[0], "$0.0150"; got != want || human.Money(&cost) != want {
+		t.Errorf("status line %s, report %s, by hand %s", got, human.Money(&cost), want)
+	}
+}
+
+// TestStatuslineBadPolicy: a policy that cannot be read is said on the
+// line itself (Claude Code shows nothing of stderr), and the command
+// exits 0.
+func TestStatuslineBadPolicy(t *testing.T) {
+	t.Setenv("SPILLWAY_CACHE_DIR", t.TempDir())
+	bad := filepath.Join(t.TempDir(), "p\x1b]0;x\x07.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o600); err != nil {
+		t.Skip("this file system refuses names with control characters")
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"statusline", "--policy", bad}, strings.NewReader(`{"transcript_path":"x"}`), &out, &errb)
+	if code != 0 || !strings.HasPrefix(out.String(), "spillway statusline: ") || strings.ContainsAny(out.String(), "\x1b\x07") {
+		t.Errorf("exit %d, printed %q", code, out.String())
+	}
+}
