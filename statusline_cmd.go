@@ -168,13 +168,23 @@ func statuslineColors(stdout io.Writer, env []string, theme, color string) (io.W
 	return &colorprofile.Writer{Forward: stdout, Profile: profile}, themes.New(palette), nil
 }
 
-// statuslineWidth is --width, else $COLUMNS, else the terminal's width,
-// else 0 (no bound).
+// claudeMargin is the columns Claude Code 2.1.328 keeps free around its
+// status line, two at each side whatever its padding setting, as seen in
+// a terminal 40, 60 and 100 columns wide: a longer line is cut short with
+// an ellipsis.
+const claudeMargin = 4
+
+// statuslineWidth is --width, else $COLUMNS (less Claude Code's margin
+// when Claude Code runs it: it sets COLUMNS to the terminal's width),
+// else the terminal's width, else 0 (no bound).
 func statuslineWidth(width int, stdout io.Writer) int {
 	if width > 0 {
 		return width
 	}
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		if os.Getenv("CLAUDECODE") == "1" {
+			n = max(n-claudeMargin, 1)
+		}
 		return n
 	}
 	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
