@@ -200,10 +200,10 @@ func followLog(path string, prev *logState, prices *pricing.Table, read transcri
 		return nil, err
 	}
 	if s.Format != transcript.FormatClaude {
-		// Read whole each time: only Claude Code's reader is known to
-		// start afresh at a call's first line and read what one read does.
+		// Read whole each time (its first maxRead, saying so): only
+		// Claude Code's reader is known to start afresh at a call's first
+		// line and read what one read does.
 		st.Total.add(s.Calls, prices)
-		st.Behind = false
 		return st, nil
 	}
 	if len(s.Calls) == 0 {

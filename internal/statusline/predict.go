@@ -144,6 +144,7 @@ func Predict(path string, opt Options) error {
 	if serr := st.saveJSON(st.predictPath(k), p); serr != nil {
 		return serr
 	}
+	st.prune(p.Finished)
 	return err
 }
 

@@ -264,3 +264,77 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestPrune: a session's files are removed once nothing has drawn it for
+// keepFor; the log and the files of sessions drawn since stay.
+func TestPrune(t *testing.T) {
+	st := store{dir: t.TempDir()}
+	now := t0
+	old, recent := st.statePath("old"), st.statePath("recent")
+	for _, p := range []string{old, st.predictPath("old"), recent, st.logPath()} {
+		write(t, p, "{}")
+	}
+	for _, p := range []string{old, st.predictPath("old"), st.logPath()} {
+		when := now.Add(-keepFor - time.Minute)
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	when := now.Add(-keepFor + time.Minute)
+	if err := os.Chtimes(recent, when, when); err != nil {
+		t.Fatal(err)
+	}
+	st.prune(now)
+	for p, want := range map[string]bool{old: false, st.predictPath("old"): false, recent: true, st.logPath(): true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s: there %v, want %v", filepath.Base(p), err == nil, want)
+		}
+	}
+}
+
+// TestStartsPrediction: the first line starts a replay and says it is
+// under way; none starts while one runs or while the last is current;
+// once the logs grow the line marks the saving as behind, and a new
+// replay starts when the budget allows.
+func TestStartsPrediction(t *testing.T) {
+	path := session(t, call{0, usage{input: 3, write5m: 2000, read: 10000, output: 50}, false})
+	pol, err := policy.Preset("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0
+	starts := 0
+	opt := Options{Pipeline: app.Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer("o200k_base")}, Dir: t.TempDir(),
+		Now: func() time.Time { return now }, Env: app.Env{Getenv: func(string) string { return "" }},
+		Start: func(string) error { starts++; return nil }}
+	draw := func() string {
+		var out bytes.Buffer
+		Run(strings.NewReader(statusInput(t, path, nil)), &out, opt)
+		return out.String()
+	}
+	if l := draw(); starts != 1 || !strings.Contains(l, "saves … (replaying under claude-code)") {
+		t.Fatalf("first line %q, %d replays started", l, starts)
+	}
+	if draw(); starts != 1 {
+		t.Fatal("a second replay started while the first runs")
+	}
+	if err := Predict(path, opt); err != nil { // the replay, done
+		t.Fatal(err)
+	}
+	if l := draw(); starts != 1 || !strings.Contains(l, "saves $0.0000 (0%) under claude-code · 0 hazards") {
+		t.Fatalf("after the replay: %q, %d started", l, starts)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(assistantLine("m9", t0.Add(time.Minute).Format(time.RFC3339), usage{input: 3, read: 12000, output: 50}))
+	f.Close()
+	if l := draw(); starts != 1 || !strings.Contains(l, "saves ~$0.0000") {
+		t.Fatalf("grown, within the budget: %q, %d started", l, starts)
+	}
+	now = now.Add(minPredictGap)
+	if draw(); starts != 2 {
+		t.Fatalf("grown, past the budget: %d started", starts)
+	}
+}

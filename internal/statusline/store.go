@@ -113,3 +113,23 @@ func (s store) logf(now time.Time, format string, args ...any) {
 	// for whoever reads the log in a terminal.
 	fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), termtext.Escape(fmt.Sprintf(format, args...)))
 }
+
+// keepFor is how long the files of a session nothing has drawn are kept.
+const keepFor = 30 * 24 * time.Hour
+
+// prune removes the files of sessions not drawn for keepFor: a status line
+// leaves a few kilobytes for every session it drew.
+func (s store) prune(now time.Time) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Name() == filepath.Base(s.logPath()) || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > keepFor {
+			os.Remove(filepath.Join(s.dir, e.Name()))
+		}
+	}
+}
