@@ -54,13 +54,18 @@ type logState struct {
 	// Settled sums the calls before Resume, Total every call before End.
 	Settled Tally `json:"settled"`
 	Total   Tally `json:"total"`
+	// Claude is set for a Claude Code log: the prompt cache's rules are
+	// Anthropic's.
+	Claude bool `json:"claude"`
 }
 
 // Tally sums a log's calls as spillway prices them, and keeps what the
 // status line shows of its main chain's last call.
 type Tally struct {
-	Calls int     `json:"calls"`
-	Cost  float64 `json:"cost"` // of the calls whose model has a price
+	Calls int `json:"calls"`
+	// Recorded counts the calls whose usage the log recorded.
+	Recorded int     `json:"recorded"`
+	Cost     float64 `json:"cost"` // of the calls whose model has a price
 	// Unpriced lists the models without a price, sorted.
 	Unpriced []string `json:"unpriced,omitempty"`
 	// Last is the main chain's last call with usage: the context and the
@@ -98,6 +103,7 @@ func (t *Tally) add(calls []transcript.Call, prices *pricing.Table) {
 			continue
 		}
 		if c.Usage != nil {
+			t.Recorded++
 			t.price(c.Model, *c.Usage, prices)
 		}
 		for _, x := range c.Extra {
@@ -147,6 +153,7 @@ func (t Tally) clone() Tally {
 func (t Tally) plus(o Tally) Tally {
 	t = t.clone()
 	t.Calls += o.Calls
+	t.Recorded += o.Recorded
 	t.Cost += o.Cost
 	for _, m := range o.Unpriced {
 		if i, found := slices.BinarySearch(t.Unpriced, m); !found {
@@ -175,9 +182,9 @@ func followLog(path string, prev *logState, prices *pricing.Table, read transcri
 	}
 	st := &logState{Size: size, ModTime: info.ModTime().UnixNano(), Head: head}
 	from := int64(0)
-	if prev != nil && prev.Resume > 0 && prev.Head == head && size >= prev.End {
+	if prev != nil && prev.Resume > 0 && prev.Claude && prev.Head == head && size >= prev.End {
 		if mark, err := fingerprint(f, prev.Resume-min(prev.Resume, headBytes), prev.Resume); err == nil && mark == prev.Mark {
-			from = prev.Resume
+			from, st.Claude = prev.Resume, true
 			st.Settled = prev.Settled.clone()
 		}
 	}
@@ -199,7 +206,8 @@ func followLog(path string, prev *logState, prices *pricing.Table, read transcri
 	if err != nil {
 		return nil, err
 	}
-	if s.Format != transcript.FormatClaude {
+	st.Claude = s.Format == transcript.FormatClaude
+	if !st.Claude {
 		// Read whole each time (its first maxRead, saying so): only
 		// Claude Code's reader is known to start afresh at a call's first
 		// line and read what one read does.

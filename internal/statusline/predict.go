@@ -57,6 +57,7 @@ type Prediction struct {
 	Hazards   replay.HazardCounts `json:"hazards"`
 	Results   int                 `json:"results"`
 	Acted     int                 `json:"acted"`
+	Recorded  int                 `json:"recorded"` // calls with usage
 	Finished  time.Time           `json:"finished"`
 	Took      time.Duration       `json:"took"`
 	Err       string              `json:"error,omitempty"`
@@ -179,6 +180,7 @@ func replaySession(path string, opt app.Options, p *Prediction) error {
 			p.Results += t.Results
 			p.Acted += t.Results - t.Actions[replay.Kept] - t.Actions[replay.Excluded]
 			p.Hazards = p.Hazards.Plus(t.Hazards)
+			p.Recorded += t.RecordedCalls
 			switch {
 			case t.Cost == nil && t.RecordedCalls > 0:
 				unknown = true

@@ -16,6 +16,7 @@ import (
 // view is everything the line shows, worked out before it is drawn.
 type view struct {
 	Cost      float64
+	Recorded  int // calls with usage
 	Unpriced  []string
 	Reading   float64  // the share of the log read, below 1 while catching up
 	ClaudeUSD *float64 // Claude Code's own cost, when it sent it
@@ -24,6 +25,7 @@ type view struct {
 	Stale     bool // the prediction is older than the logs
 	Last      *LastCall
 	TTL       string
+	Cache     bool  // the log is Claude Code's: the cache timer follows Anthropic's rules
 	Window    int64 // the model's context window, 0 when unknown
 	Now       time.Time
 }
@@ -55,6 +57,11 @@ const separator = " · "
 // parts are the line's items in the order they are shown.
 func (v *view) parts() []part {
 	var ps []part
+	if v.Recorded == 0 {
+		// Nothing to price: a log that records no usage, or none yet.
+		ps = append(ps, part{prio: prioCost, long: "no usage recorded", short: "no usage", style: muted})
+		return append(ps, v.rest()...)
+	}
 	cost := human.Money(&v.Cost)
 	if len(v.Unpriced) > 0 {
 		cost += "+?"
@@ -68,6 +75,12 @@ func (v *view) parts() []part {
 		cc := human.Money(v.ClaudeUSD)
 		ps = append(ps, part{prio: prioClaude, long: "Claude Code says " + cc, short: "cc " + cc, style: muted})
 	}
+	return append(ps, v.rest()...)
+}
+
+// rest are the parts after the cost.
+func (v *view) rest() []part {
+	var ps []part
 	if v.Reading < 1 {
 		r := fmt.Sprintf("reading %d%%", int(v.Reading*100))
 		ps = append(ps, part{prio: prioReading, long: r + " of the log", short: r, style: muted})
@@ -89,7 +102,7 @@ func (v *view) parts() []part {
 	}
 	if l := v.Last; l != nil {
 		ps = append(ps, v.contextPart(l))
-		if c, ok := v.cachePart(l); ok {
+		if c, ok := v.cachePart(l); ok && v.Cache {
 			ps = append(ps, c)
 		}
 	}
@@ -108,7 +121,10 @@ func (v *view) savesPart() part {
 		return part{prio: prioSaves, long: "saves ? (the replay failed: see the log)", short: "saves ?", style: muted}
 	}
 	usd, share, ok := p.Saved()
-	if !ok {
+	switch {
+	case !ok && p.Recorded == 0:
+		return part{prio: prioSaves, long: "saves ? (no usage recorded)", short: "saves ?", style: muted}
+	case !ok:
 		return part{prio: prioSaves, long: "saves ? (a model has no price)", short: "saves ?", style: muted}
 	}
 	mark := ""

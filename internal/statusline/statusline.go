@@ -123,6 +123,7 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 		prices = pricing.Default()
 	}
 	var total Tally
+	claude := false
 	reading := 1.0
 	sizes := map[string]int64{}
 	for i, path := range append([]string{inputs[0].Path}, inputs[0].Subagents...) {
@@ -137,7 +138,7 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 		next.Logs[path] = ls
 		sizes[path] = ls.Size
 		if i == 0 {
-			total = ls.Total
+			total, claude = ls.Total, ls.Claude
 		} else {
 			total = total.plus(ls.Total)
 		}
@@ -150,8 +151,8 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 			st.logf(now, "keep what was read: %v", err)
 		}
 	}
-	v := &view{Cost: total.Cost, Unpriced: total.Unpriced, Reading: reading, ClaudeUSD: in.Cost.TotalCostUSD,
-		Last: total.Last, TTL: total.TTL, Window: in.ContextWindow.Size, Now: now}
+	v := &view{Cost: total.Cost, Recorded: total.Recorded, Unpriced: total.Unpriced, Reading: reading, ClaudeUSD: in.Cost.TotalCostUSD,
+		Last: total.Last, TTL: total.TTL, Cache: claude, Window: in.ContextWindow.Size, Now: now}
 	if v.Window <= 0 && total.Last != nil {
 		if e, _, ok := prices.Lookup(total.Last.Model); ok {
 			v.Window = int64(e.MaxInputTokens)

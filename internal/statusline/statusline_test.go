@@ -12,6 +12,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // t0 is when the hand-made sessions' first call was logged.
@@ -161,7 +162,7 @@ func TestLine(t *testing.T) {
 // 55; the hazards, 43; the context, 33; the cache timer, 19).
 func TestFit(t *testing.T) {
 	cost, cc, after := 4.2137, 4.2531, 2.8412
-	v := &view{Cost: cost, ClaudeUSD: &cc, Reading: 1, Policy: "claude-code+custom",
+	v := &view{Cost: cost, Recorded: 40, ClaudeUSD: &cc, Reading: 1, Policy: "claude-code+custom", Cache: true,
 		Predicted: &Prediction{Cost: &cost, CostAfter: &after},
 		Last:      &LastCall{Time: t0, Model: "claude-sonnet-4-5", CacheRead: 140000, CacheWrite5m: 2000, Input: 3},
 		TTL:       "5m", Window: 200000, Now: t0.Add(48 * time.Second)}
@@ -336,5 +337,19 @@ func TestStartsPrediction(t *testing.T) {
 	now = now.Add(minPredictGap)
 	if draw(); starts != 2 {
 		t.Fatalf("grown, past the budget: %d started", starts)
+	}
+}
+
+// TestOtherLogs: a log that records no usage says so rather than $0; a
+// Codex log, whose cache is OpenAI's, has no cache timer.
+func TestOtherLogs(t *testing.T) {
+	ag := sharedtest.Transcripts(t, "antigravity_*.jsonl")[0]
+	if got := line(t, ag, t0, nil); !strings.HasPrefix(got, "no usage recorded") {
+		t.Errorf("Antigravity: %q", got)
+	}
+	codex := sharedtest.Transcripts(t, "codex_raze_*.jsonl")[0]
+	got := line(t, codex, t0, nil)
+	if !strings.HasPrefix(got, "$0.8219 · ctx ") || strings.Contains(got, "cache") {
+		t.Errorf("Codex: %q", got)
 	}
 }
