@@ -18,7 +18,10 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -99,25 +102,20 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 	if env.Getenv == nil {
 		env = app.SystemEnv()
 	}
-	inputs, err := app.Resolve([]string{in.TranscriptPath}, env)
-	if err == nil && (len(inputs) != 1 || inputs[0].Err != nil) {
-		err = fmt.Errorf("%s: %w", in.TranscriptPath, inputs[0].Err)
-		if len(inputs) != 1 {
-			err = fmt.Errorf("%s is not one session", in.TranscriptPath)
-		}
+	k := key(in.TranscriptPath)
+	var state sessionState
+	if !loadJSON(st.statePath(k), &state, func() int { return state.Version }) || state.Path != in.TranscriptPath {
+		state = sessionState{}
 	}
+	session, err := resolve(in.TranscriptPath, &state, env)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", shortError{"no transcript yet", err}
 		}
 		return "", shortError{"transcript unreadable", err}
 	}
-	k := key(inputs[0].Path)
-	var state sessionState
-	if !loadJSON(st.statePath(k), &state, func() int { return state.Version }) || state.Path != inputs[0].Path {
-		state = sessionState{}
-	}
-	next := sessionState{Version: stateVersion, Path: inputs[0].Path, Logs: map[string]*logState{}}
+	next := sessionState{Version: stateVersion, Path: in.TranscriptPath, Logs: map[string]*logState{},
+		Subagents: session.Subagents, Dirs: state.Dirs}
 	prices := opt.Pipeline.Prices
 	if prices == nil {
 		prices = pricing.Default()
@@ -126,9 +124,12 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 	claude := false
 	reading := 1.0
 	sizes := map[string]int64{}
-	for i, path := range append([]string{inputs[0].Path}, inputs[0].Subagents...) {
+	for i, path := range append([]string{session.Path}, session.Subagents...) {
 		ls, err := followLog(path, state.Logs[path], prices, opt.Pipeline.Read)
 		if err != nil {
+			if i == 0 && errors.Is(err, fs.ErrNotExist) {
+				return "", shortError{"no transcript yet", err}
+			}
 			if i == 0 {
 				return "", shortError{"transcript unreadable", err}
 			}
@@ -146,7 +147,7 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 			reading = min(reading, float64(ls.End)/float64(ls.Size))
 		}
 	}
-	if !sameStates(state.Logs, next.Logs) {
+	if !sameStates(state.Logs, next.Logs) || !maps.Equal(state.Dirs, next.Dirs) {
 		if err := st.saveJSON(st.statePath(k), next); err != nil {
 			st.logf(now, "keep what was read: %v", err)
 		}
@@ -167,13 +168,53 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 			v.Stale = !maps.Equal(p.Sizes, sizes)
 		}
 		if opt.Start != nil && reading == 1 && due(v.Predicted, pk, sizes, now) && st.lock(k, now) {
-			if err := opt.Start(inputs[0].Path); err != nil {
+			if err := opt.Start(session.Path); err != nil {
 				st.unlock(k)
-				st.logf(now, "start predicting %s: %v", inputs[0].Path, err)
+				st.logf(now, "start predicting %s: %v", session.Path, err)
 			}
 		}
 	}
 	return v.render(opt.Width, opt.Styles), nil
+}
+
+// resolve finds the session's logs: the one Claude Code names and its
+// sub-agents'. Finding sub-agent logs lists folders and, for an older
+// Claude Code's, reads the first lines of every agent log beside the
+// session, so what was found is kept with the times of the folders where
+// a new sub-agent log would appear (state.Dirs), and found again only
+// when one of them changed.
+func resolve(path string, state *sessionState, env app.Env) (app.Input, error) {
+	dirs := subagentDirs(path)
+	if state.Dirs != nil && maps.Equal(state.Dirs, dirs) {
+		return app.Input{Path: path, Subagents: state.Subagents}, nil
+	}
+	inputs, err := app.Resolve([]string{path}, env)
+	switch {
+	case err != nil:
+		return app.Input{}, err
+	case len(inputs) != 1:
+		return app.Input{}, fmt.Errorf("%s is not one session", path)
+	case inputs[0].Err != nil:
+		return app.Input{}, fmt.Errorf("%s: %w", path, inputs[0].Err)
+	}
+	state.Dirs, state.Subagents = dirs, inputs[0].Subagents
+	return inputs[0], nil
+}
+
+// subagentDirs are the folders where a new sub-agent log of the session at
+// path would appear, with their modification times (0 for one not there):
+// its own folder, for an older Claude Code's agent-*.jsonl, and
+// <session>/ and <session>/subagents/ for a newer one's.
+func subagentDirs(path string) map[string]int64 {
+	session := strings.TrimSuffix(path, filepath.Ext(path))
+	dirs := map[string]int64{}
+	for _, d := range []string{filepath.Dir(path), session, filepath.Join(session, "subagents")} {
+		dirs[d] = 0
+		if info, err := os.Stat(d); err == nil {
+			dirs[d] = info.ModTime().UnixNano()
+		}
+	}
+	return dirs
 }
 
 // sameStates tells whether two reads of a session's logs found the same.

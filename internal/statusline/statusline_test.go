@@ -353,3 +353,33 @@ func TestOtherLogs(t *testing.T) {
 		t.Errorf("Codex: %q", got)
 	}
 }
+
+// TestSubagentAppears: a sub-agent log written after the line was first
+// drawn is counted from the next line on, though what was found of the
+// session's logs is kept between calls.
+func TestSubagentAppears(t *testing.T) {
+	path := session(t, call{0, usage{input: 1000, output: 100}, false})
+	opt := Options{Pipeline: app.Options{Prices: pricing.Default()}, Dir: t.TempDir(), Now: func() time.Time { return t0 },
+		Env: app.Env{Getenv: func(string) string { return "" }}}
+	draw := func() string {
+		var out bytes.Buffer
+		Run(strings.NewReader(statusInput(t, path, nil)), &out, opt)
+		return strings.Split(out.String(), separator)[0]
+	}
+	// $3/M input, $15/M output: 1,000 and 100 are $0.0045.
+	if got := draw(); got != "$0.0045" {
+		t.Fatalf("before: %q", got)
+	}
+	if got := draw(); got != "$0.0045" {
+		t.Fatalf("again: %q", got)
+	}
+	sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-a.jsonl")
+	if err := os.MkdirAll(filepath.Dir(sub), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(t, sub, strings.Replace(assistantLine("a1", t0.Format(time.RFC3339), usage{input: 2000, output: 300}), `{"type":"assistant",`, `{"type":"assistant","isSidechain":true,`, 1))
+	// And 2,000 and 300 are $0.0105 more.
+	if got := draw(); got != "$0.0150" {
+		t.Errorf("with the sub-agent: %q", got)
+	}
+}

@@ -29,6 +29,10 @@ type sessionState struct {
 	Version int                  `json:"version"`
 	Path    string               `json:"path"`
 	Logs    map[string]*logState `json:"logs"`
+	// Subagents are the session's sub-agent logs, found when the
+	// folders in Dirs had the times recorded (see resolve).
+	Subagents []string         `json:"subagents,omitempty"`
+	Dirs      map[string]int64 `json:"dirs,omitempty"`
 }
 
 // key names a session's files: a hash of its log's path, which is not
