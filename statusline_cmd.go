@@ -99,11 +99,15 @@ func statuslineOptions(fs *flag.FlagSet, common *commonFlags) (statusline.Option
 	if err != nil {
 		return opt, err
 	}
-	prices := pricing.Default()
+	// The embedded table is built only when a log has grown; a
+	// prediction made under another build's is made again.
+	var prices *pricing.Table
+	opt.PricesKey = "embedded prices of spillway " + version()
 	if common.prices != "" {
 		if prices, err = pricing.Load(common.prices); err != nil {
 			return opt, err
 		}
+		opt.PricesKey = prices.Source
 	}
 	pol, err := common.policy.resolve(fs)
 	if err != nil {

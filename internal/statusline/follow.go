@@ -95,7 +95,7 @@ func (c *LastCall) Prompt() int64 {
 
 // add counts calls into t. A copy of a response another file counts
 // (transcript.Call.CountedIn) is not summed.
-func (t *Tally) add(calls []transcript.Call, prices *pricing.Table) {
+func (t *Tally) add(calls []transcript.Call, prices func() *pricing.Table) {
 	for i := range calls {
 		c := &calls[i]
 		t.Calls++
@@ -104,10 +104,10 @@ func (t *Tally) add(calls []transcript.Call, prices *pricing.Table) {
 		}
 		if c.Usage != nil {
 			t.Recorded++
-			t.price(c.Model, *c.Usage, prices)
+			t.price(c.Model, *c.Usage, prices())
 		}
 		for _, x := range c.Extra {
-			t.price(x.Model, x.Usage, prices)
+			t.price(x.Model, x.Usage, prices())
 		}
 		if c.Usage == nil || c.Sidechain {
 			continue
@@ -165,8 +165,8 @@ func (t Tally) plus(o Tally) Tally {
 
 // followLog brings the state of the log at path up to date from prev (nil
 // or of another file: read from the start), reading no more than maxRead
-// of it.
-func followLog(path string, prev *logState, prices *pricing.Table, read transcript.Options) (*logState, error) {
+// of it. prices is called only when there is something to price.
+func followLog(path string, prev *logState, prices func() *pricing.Table, read transcript.Options) (*logState, error) {
 	f, info, err := safefile.OpenRegular(path, nil)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ import (
 // whole reads path in one go, as the first status line of a session does.
 func whole(t *testing.T, path string) *logState {
 	t.Helper()
-	st, err := followLog(path, nil, pricing.Default(), transcript.Options{})
+	st, err := followLog(path, nil, pricing.Default, transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestFollowSameAsWhole(t *testing.T) {
 				if st != nil && st.Resume > 0 {
 					resumed++
 				}
-				if st, err = followLog(path, st, pricing.Default(), transcript.Options{}); err != nil {
+				if st, err = followLog(path, st, pricing.Default, transcript.Options{}); err != nil {
 					t.Fatalf("cut %d: %v", cut, err)
 				}
 				want := whole(t, path)
@@ -119,7 +119,7 @@ func TestFollowCatchesUp(t *testing.T) {
 	var err error
 	calls := 0
 	for st == nil || st.Behind {
-		if st, err = followLog(src, st, pricing.Default(), transcript.Options{}); err != nil {
+		if st, err = followLog(src, st, pricing.Default, transcript.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if calls++; calls > 100 {
@@ -142,7 +142,7 @@ func TestFollowRewritten(t *testing.T) {
 	a := assistantLine("m1", "2026-03-01T09:00:00Z", usage{input: 10, write5m: 100, output: 5})
 	b := assistantLine("m2", "2026-03-01T09:00:03Z", usage{input: 20, read: 100, output: 7})
 	write(t, path, a+b)
-	st, err := followLog(path, nil, pricing.Default(), transcript.Options{})
+	st, err := followLog(path, nil, pricing.Default, transcript.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestFollowRewritten(t *testing.T) {
 	}
 	c := assistantLine("m3", "2026-03-01T09:00:03Z", usage{input: 30, read: 100, output: 7})
 	write(t, path, b+c+a)
-	if st, err = followLog(path, st, pricing.Default(), transcript.Options{}); err != nil {
+	if st, err = followLog(path, st, pricing.Default, transcript.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if want := whole(t, path); !cmp.Equal(want.Total, st.Total) {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spillway-dev/spillway/guard/policy"
-	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 )
@@ -131,10 +130,8 @@ func Predict(path string, opt Options) error {
 	k := key(path)
 	defer st.unlock(k)
 	start := opt.now()
-	if opt.Pipeline.Prices == nil {
-		opt.Pipeline.Prices = pricing.Default()
-	}
-	p := &Prediction{Version: stateVersion, Key: policyKey(opt.Pipeline.Policy, opt.Pipeline.Prices.Source), Policy: opt.Pipeline.Policy.Name}
+	opt.Pipeline.Prices = opt.prices()
+	p := &Prediction{Version: stateVersion, Key: policyKey(opt.Pipeline.Policy, opt.pricesKey()), Policy: opt.Pipeline.Policy.Name}
 	err := replaySession(path, opt.Pipeline, p)
 	p.Finished = opt.now()
 	p.Took = p.Finished.Sub(start)

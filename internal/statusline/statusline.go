@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -33,8 +34,12 @@ import (
 // Options configure the status line.
 type Options struct {
 	// Pipeline prices the calls (Prices, Read) and, for predictions,
-	// replays them (Policy, Counter).
+	// replays them (Policy, Counter). Prices nil is the embedded table,
+	// built only when a log has grown.
 	Pipeline app.Options
+	// PricesKey names the price table, for telling a prediction made
+	// under other prices; "" is Prices' Source.
+	PricesKey string
 	// Dir is where the status line keeps its files (see store).
 	Dir string
 	// Width is the line's width in cells; 0 leaves it unbounded.
@@ -48,6 +53,20 @@ type Options struct {
 	Start func(path string) error
 	// Env finds sub-agent logs; the zero value is the system's.
 	Env app.Env
+}
+
+func (o Options) prices() *pricing.Table {
+	if o.Pipeline.Prices != nil {
+		return o.Pipeline.Prices
+	}
+	return pricing.Default()
+}
+
+func (o Options) pricesKey() string {
+	if o.PricesKey != "" {
+		return o.PricesKey
+	}
+	return o.prices().Source
 }
 
 func (o Options) now() time.Time {
@@ -116,10 +135,7 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 	}
 	next := sessionState{Version: stateVersion, Path: in.TranscriptPath, Logs: map[string]*logState{},
 		Subagents: session.Subagents, Dirs: state.Dirs}
-	prices := opt.Pipeline.Prices
-	if prices == nil {
-		prices = pricing.Default()
-	}
+	prices := sync.OnceValue(opt.prices)
 	var total Tally
 	claude := false
 	reading := 1.0
@@ -155,13 +171,13 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 	v := &view{Cost: total.Cost, Recorded: total.Recorded, Unpriced: total.Unpriced, Reading: reading, ClaudeUSD: in.Cost.TotalCostUSD,
 		Last: total.Last, TTL: total.TTL, Cache: claude, Window: in.ContextWindow.Size, Now: now}
 	if v.Window <= 0 && total.Last != nil {
-		if e, _, ok := prices.Lookup(total.Last.Model); ok {
+		if e, _, ok := prices().Lookup(total.Last.Model); ok {
 			v.Window = int64(e.MaxInputTokens)
 		}
 	}
 	if pol := opt.Pipeline.Policy; !pol.Inert() {
 		v.Policy = pol.Name
-		pk := policyKey(pol, prices.Source)
+		pk := policyKey(pol, opt.pricesKey())
 		var p Prediction
 		if loadJSON(st.predictPath(k), &p, func() int { return p.Version }) && p.Key == pk {
 			v.Predicted = &p
