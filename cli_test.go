@@ -98,36 +98,50 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completion %s: exit %d, stderr %q, output starts %q; want %q", shell, code, stderr, stdout[:min(len(stdout), 60)], want)
 		}
 	}
+	// A shell cobra has no script for is refused, not answered with help.
+	code, stdout, stderr := runCLI(t, "", "completion", "tcsh")
+	if code == 0 || stdout != "" || stderr != "spillway: no completion script for \"tcsh\": spillway completes bash, zsh, fish or powershell\n" {
+		t.Errorf("completion tcsh: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	// The values a flag takes are offered, as the shell asks for them.
-	code, stdout, _ := runCLI(t, "", "__complete", "report", "--preset", "")
+	code, stdout, _ = runCLI(t, "", "__complete", "report", "--preset", "")
 	if code != 0 || !strings.Contains(stdout, "harness-rs-0.0.50\n") || !strings.Contains(stdout, "claude-code\n") {
 		t.Errorf("exit %d, preset completions:\n%s", code, stdout)
 	}
 }
 
-// TestManPage reads the man page fang writes to the process's stdout.
+// TestManPage checks the man page's header, which man lays out in three
+// fields (fang's put the whole description in the manual's name and the
+// day it was made in the date), and that it lists the inspector's keys.
 func TestManPage(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := make(chan []byte)
-	go func() {
-		page, _ := io.ReadAll(r)
-		read <- page
-	}()
-	stdout := os.Stdout
-	os.Stdout = w
-	code, _, stderr := runCLI(t, "", "man")
-	os.Stdout = stdout
-	w.Close()
-	page := <-read
+	code, page, stderr := runCLI(t, "", "man")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{".TH SPILLWAY 1", "report", "--max-bytes", "--follow"} {
-		if !strings.Contains(string(page), want) {
+	first, _, _ := strings.Cut(page, "\n")
+	if want := `.TH SPILLWAY 1 "" "spillway (devel)" "User Commands"`; first != want && !strings.HasPrefix(first, `.TH SPILLWAY 1 "" "spillway v`) {
+		t.Errorf("man page header %q, want %q", first, want)
+	}
+	for _, want := range []string{"\n.SH NAME\n", "report", "--max-bytes", "--follow",
+		"\n.SH KEYS\n", "\\fBT\\fP\nresults by tool\n", "\\fB+\\fP\ndouble ceiling\n", "\\fB\\-\\fP\nhalve ceiling\n"} {
+		if !strings.Contains(page, want) {
 			t.Errorf("man page lacks %q:\n%.2000s", want, page)
+		}
+	}
+}
+
+// TestHelpNotPadded checks that help written where there is no terminal
+// has no line padded with spaces (fang pads them to 120 columns).
+func TestHelpNotPadded(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"report", "--help"}, {"completion"}} {
+		code, stdout, _ := runCLI(t, "", args...)
+		if code != 0 || !strings.Contains(stdout, "USAGE") {
+			t.Fatalf("%q: exit %d, help:\n%s", args, code, stdout)
+		}
+		for i, line := range strings.Split(stdout, "\n") {
+			if strings.HasSuffix(line, " ") {
+				t.Errorf("%q: line %d ends in spaces: %q", args, i+1, line)
+			}
 		}
 	}
 }

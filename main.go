@@ -13,6 +13,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,10 +61,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newCommand(stdin, stdout, stderr, &code)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetOut(helpWriter(stdout))
 	root.SetErr(stderr)
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(version()),
+		fang.WithoutManpage(),
 		fang.WithErrorHandler(printCommandError))
 	if err != nil {
 		// The commands print their own errors and set code; what reaches
@@ -266,8 +268,71 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
 	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code),
-		newStatuslineCommand(stdin, stdout, stderr, code))
+		newStatuslineCommand(stdin, stdout, stderr, code), newManCommand(root, stdout))
+	completionCommand(root, stdout)
 	return root
+}
+
+// completionShells are the shells cobra writes completion scripts for.
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+
+// completionCommand makes cobra's completion command refuse a shell it has
+// no script for, where it printed its help and exited 0. Its scripts go
+// to stdout as they are, never through the help's writer: cobra takes the
+// root's writer when the command is made.
+func completionCommand(root *cobra.Command, stdout io.Writer) {
+	root.SetOut(stdout)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return fmt.Errorf("no completion script for %q: spillway completes %s or %s", args[0],
+				strings.Join(completionShells[:len(completionShells)-1], ", "), completionShells[len(completionShells)-1])
+		}
+	}
+}
+
+// helpWriter is where help and --version go: stdout, with the spaces fang
+// pads each line of help with to 120 columns taken off when stdout is
+// not a terminal, where they only clutter a file or a pager.
+func helpWriter(stdout io.Writer) io.Writer {
+	if isTerminal(stdout) {
+		return stdout
+	}
+	return &trimWriter{w: stdout}
+}
+
+// trimWriter writes each line without its trailing spaces.
+type trimWriter struct {
+	w       io.Writer
+	pending []byte // spaces not yet known to end a line
+}
+
+func (t *trimWriter) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p))
+	for _, c := range p {
+		switch c {
+		case ' ':
+			t.pending = append(t.pending, c)
+			continue
+		case '\n':
+			t.pending = t.pending[:0]
+		default:
+			out = append(out, t.pending...)
+			t.pending = t.pending[:0]
+		}
+		out = append(out, c)
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // complete offers values as the completions of a flag's argument.
@@ -358,6 +423,7 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
 			return app.Options{}, err
 		}
+		opt.WriteSpills = c.policy.spillDir != "" // asked for: written where asked
 	}
 	return opt, nil
 }
@@ -413,7 +479,7 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 		return exitUsage
 	}
 	if g.By != "" || g.Cut() || format == "text" {
-		return printGroups(fs, common, g, paths, stdin, format, stdout, stderr)
+		return printGroups(fs, common, g, paths, "stdin", stdin, format, stdout, stderr)
 	}
 	if len(paths) == 0 {
 		// Every session found, as a folder of them would be.
@@ -433,6 +499,8 @@ func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinNam
 		return exitUsage
 	}
 	opt.StdinName = stdinName
+	stdout, stderr, done := withProgress(stdout, stderr, &opt)
+	defer done()
 	w, err := report.Open(format, out, stdout, opt.Prices.Source)
 	if err != nil {
 		printError(stderr, err)
@@ -462,6 +530,10 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			return 1
 		}
 	}
+	width := textWidth(stdout) // of the terminal, before the progress line wraps it
+	var done func()
+	stdout, stderr, done = withProgress(stdout, stderr, &opt)
+	defer done()
 	if common.policy.dedupe {
 		// sweep --dedupe: the repeat-suppression question rather than the
 		// ceilings. Its rows set the repeat knob, so --dedupe alone leaves
@@ -470,22 +542,24 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			opt.Policy.Name = strings.TrimSuffix(opt.Policy.Name, "+custom")
 		}
 		dd, problems, err := report.SweepDedupe(paths, stdin, opt, stderr)
+		done()
 		if err != nil {
 			printError(stderr, err)
 			return 1
 		}
-		if err := dd.Write(stdout, format); err != nil {
+		if err := dd.Write(stdout, format, width); err != nil {
 			printError(stderr, err)
 			return exitUsage
 		}
 		return problems.Status()
 	}
 	sw, problems, err := report.Sweep(paths, stdin, opt, stderr)
+	done()
 	if err != nil {
 		printError(stderr, err)
 		return 1
 	}
-	if err := sw.Write(stdout, format); err != nil {
+	if err := sw.Write(stdout, format, width); err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
@@ -513,6 +587,20 @@ var (
 	}
 	runUI = ui.Run
 )
+
+// textWidth is what the text tables are fitted to: $COLUMNS, else the
+// terminal's width, else report.DefaultWidth.
+func textWidth(stdout io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	return report.DefaultWidth
+}
 
 // runInspect opens the inspector: on a session, the path given, else the
 // one found, else the built-in demo; on the session list when the paths,
@@ -555,7 +643,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		} else if src.Stdin != nil {
 			name = "-"
 		}
-		return printReport(fs, common, []string{name}, src.Name, in, "text", "", stdout, stderr)
+		return reportInstead(fs, common, []string{name}, src.Name, in, stdout, stderr)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
@@ -593,6 +681,23 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		return 1
 	}
 	return 0
+}
+
+// reportInstead prints, where there is no terminal to open the inspector
+// on, what spillway report prints for paths under the inspector's policy
+// (in this machine's zone, as report's text is), and says on stderr which
+// policy that is: report's own default is none.
+func reportInstead(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g, err := (&groupFlags{}).grouping()
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	if pol, err := common.policy.resolve(fs); err == nil { // else printGroups says what is wrong
+		fmt.Fprintf(stderr, "spillway: standard output is not a terminal: printing the report under %s, as spillway report --preset %s would\n",
+			termtext.Escape(pol.Name), termtext.Escape(strings.TrimSuffix(pol.Name, "+custom")))
+	}
+	return printGroups(fs, common, g, paths, stdinName, stdin, "text", stdout, stderr)
 }
 
 // inspectorOptions completes o with the pipeline's options and the spill
@@ -645,7 +750,7 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		if len(paths) == 0 {
 			return 0, false // the newest session's report, as without a list
 		}
-		return printReport(fs, common, paths, "stdin", nil, "text", "", stdout, stderr), true
+		return reportInstead(fs, common, paths, "stdin", nil, stdout, stderr), true
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
@@ -55,19 +56,36 @@ func complainTo(errw io.Writer) func(error) {
 }
 
 // session replays one session and its sub-agents under opt.Policy and
-// builds its report, whose totals include the sub-agents'.
+// builds its report, whose totals include the sub-agents'. Spill files
+// are planned, and written only with opt.WriteSpills.
 func session(s *app.Session, opt Options) (*Session, error) {
-	rp, err := opt.Replay(s.Prepared, opt.Policy)
-	if err != nil {
-		return nil, err
-	}
-	out := Build(rp)
-	for _, sub := range s.Subagents {
-		rp, err := opt.Replay(sub, opt.Policy)
+	one := func(p *replay.Prepared) (*Session, error) {
+		rp, planned, err := opt.ReplayPlanned(p, opt.Policy)
 		if err != nil {
 			return nil, err
 		}
-		rs := Build(rp)
+		out := Build(rp)
+		if planned == nil || planned.Len() == 0 {
+			return out, nil
+		}
+		out.Spills = SpillFiles{Dir: planned.Dir.Root, Planned: planned.Len()}
+		if opt.WriteSpills {
+			out.Spills.Written, err = planned.WriteAll()
+			if err != nil {
+				out.Spills.Error = err.Error()
+			}
+		}
+		return out, nil
+	}
+	out, err := one(s.Prepared)
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range s.Subagents {
+		rs, err := one(sub)
+		if err != nil {
+			return nil, err
+		}
 		out.Subagents = append(out.Subagents, rs)
 		out.Totals.include(rs.Totals)
 	}

@@ -178,7 +178,7 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 		policy = &s.Policy.Name
 		unit := string(s.Policy.Unit)
 		sr.Policy, sr.PolicyCeiling, sr.PolicyUnit = policy, &s.Policy.Ceiling, &unit
-		sr.PromptTokensAfter, sr.SavedTokens = &t.PromptTokensAfter, &t.SavedTokens
+		sr.PromptTokensAfter, sr.SavedTokens = t.PromptTokensAfter, &t.SavedTokens
 		sr.CostAfterMicroUSD = microPtr(t.CostUSDAfter)
 		count := func(action string) *int64 { n := int64(t.Actions[action]); return &n }
 		sr.Truncated, sr.Spilled, sr.Suppressed = count("truncate"), count("spill"), count("suppress")

@@ -47,6 +47,16 @@ type Session struct {
 	Subagents []*Session `json:"subagents,omitempty"`
 	// ByTool sums this log's results by tool (a sub-agent's are in its own).
 	ByTool []ToolCost `json:"by_tool"`
+	// Spills are the spill files the replay planned, for the text report
+	// (the JSON gives each result's spill_path).
+	Spills SpillFiles `json:"-"`
+}
+
+// SpillFiles counts the spill files of one log's replay.
+type SpillFiles struct {
+	Dir              string // the folder they go under
+	Planned, Written int
+	Error            string // the first write that failed
 }
 
 // TokenNotes say where the token figures come from.
@@ -58,6 +68,9 @@ type TokenNotes struct {
 	Saved string `json:"saved"`
 	// Assumption states what the after figures assume.
 	Assumption string `json:"assumption"`
+	// Carry says what the carry costs rest on where tokens were not
+	// counted, for the text report; "" where they were.
+	Carry string `json:"-"`
 }
 
 // assumption is printed wherever an after figure is.
@@ -188,8 +201,9 @@ type Totals struct {
 	ByModel        []ModelCost `json:"by_model"`
 	Compactions    int         `json:"compactions"`
 	// After the policy.
-	PromptTokens      int64          `json:"prompt_tokens"`
-	PromptTokensAfter int64          `json:"prompt_tokens_after"`
+	PromptTokens int64 `json:"prompt_tokens"`
+	// PromptTokensAfter is null without a policy, as every after figure.
+	PromptTokensAfter *int64         `json:"prompt_tokens_after"`
 	CostUSDAfter      *float64       `json:"cost_usd_after"`
 	SavedTokens       int64          `json:"saved_tokens"`
 	Actions           map[string]int `json:"actions"`
@@ -228,6 +242,7 @@ func Build(rp *replay.Run) *Session {
 		Tokens: TokenNotes{Encoding: p.Encoding(), Calibration: rp.Calibration, Saved: rp.Calibration.Source(), Assumption: assumption},
 	}
 	t := &out.Totals
+	active := !rp.Policy.Inert()
 	byModel := map[string]*ModelCost{}
 	unpriced := map[string]bool{}
 	var recordedCalls int
@@ -279,9 +294,12 @@ func Build(rp *replay.Run) *Session {
 			rc.Recorded = &recorded[i]
 			n := counts[3*i : 3*i+3]
 			n[0], n[1], n[2] = u.Prompt(), u.Output, after.UsageAfter.Prompt()
-			rc.PromptTokens, rc.OutputTokens, rc.PromptTokensAfter = &n[0], &n[1], &n[2]
+			rc.PromptTokens, rc.OutputTokens = &n[0], &n[1]
 			rc.OutputLowerBound = u.OutputLowerBound
-			rc.CostUSD, rc.CostUSDAfter = after.Cost, after.CostAfter
+			rc.CostUSD = after.Cost
+			if active { // without a policy there is no after, as in the Parquet tables
+				rc.PromptTokensAfter, rc.CostUSDAfter = &n[2], after.CostAfter
+			}
 			recordedCalls++ // copies too: a session of copies costs $0 here, not an unknown sum
 			if !copied {
 				if u.OutputLowerBound {
@@ -319,9 +337,9 @@ func Build(rp *replay.Run) *Session {
 		}
 		if r.Tokens >= 0 {
 			res.Tokens, res.TokensAfter = &r.Tokens, &r.TokensAfter
-			if r.CarryCalls > 0 { // else no priced call carried it: no recorded cost to give
-				res.CarryCost = &r.CarryCost
-			}
+		}
+		if r.CarryCalls > 0 { // else no priced call carried it, or its tokens are not known
+			res.CarryCost = &r.CarryCost
 		}
 		if r.RepeatOf >= 0 {
 			res.RepeatOf = &r.RepeatOf
@@ -337,6 +355,9 @@ func Build(rp *replay.Run) *Session {
 		t.ResultBytes += int64(src.Bytes())
 	}
 	out.ByTool = byTool(rp)
+	if p.Counter == nil {
+		out.Tokens.Carry = carryNote(p.ByteRate)
+	}
 	for _, e := range s.Events {
 		out.Events = append(out.Events, Event{Kind: string(e.Kind), Line: e.Line, BeforeCall: e.BeforeCall, Trigger: e.Trigger, PreTokens: e.PreTokens})
 		if e.Kind == transcript.EventCompaction {
@@ -353,7 +374,11 @@ func Build(rp *replay.Run) *Session {
 	t.ToolResults = len(out.Results)
 	t.Warnings = s.WarningCount + len(rp.Warnings)
 	t.UnpricedModels = sortedKeys(unpriced)
-	t.PromptTokens, t.PromptTokensAfter = rp.Totals.Prompt, rp.Totals.PromptAfter
+	t.PromptTokens = rp.Totals.Prompt
+	if active {
+		after := rp.Totals.PromptAfter
+		t.PromptTokensAfter = &after
+	}
 	t.SavedTokens = rp.Totals.SavedPerCall
 	t.Stale = rp.Totals.Stale
 	t.Hazards = rp.Totals.Hazards
@@ -364,7 +389,9 @@ func Build(rp *replay.Run) *Session {
 	if recordedCalls > 0 && len(unpriced) == 0 {
 		usd := t.PricedCostUSD
 		t.CostUSD = &usd
-		t.CostUSDAfter = rp.Totals.CostAfter
+		if active {
+			t.CostUSDAfter = rp.Totals.CostAfter
+		}
 	}
 	for _, name := range sortedKeys(byModel) {
 		t.ByModel = append(t.ByModel, *byModel[name])
@@ -418,7 +445,10 @@ func (t *Totals) include(o Totals) {
 	}
 	t.Compactions += o.Compactions
 	t.PromptTokens += o.PromptTokens
-	t.PromptTokensAfter += o.PromptTokensAfter
+	if t.PromptTokensAfter != nil && o.PromptTokensAfter != nil {
+		sum := *t.PromptTokensAfter + *o.PromptTokensAfter
+		t.PromptTokensAfter = &sum
+	}
 	t.SavedTokens += o.SavedTokens
 	for k, v := range o.Actions {
 		t.Actions[k] += v

@@ -232,7 +232,15 @@ type textWriter struct {
 }
 
 func (t *textWriter) Begin() error { return nil }
-func (t *textWriter) End() error   { return nil }
+
+// width is what the text's tables are fitted to.
+func (t *textWriter) width() int {
+	if t.group == nil || t.group.Width <= 0 {
+		return DefaultWidth
+	}
+	return t.group.Width
+}
+func (t *textWriter) End() error { return nil }
 
 func (t *textWriter) Write(data []byte) error {
 	if t.n > 0 {
@@ -287,11 +295,19 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		row = callRow(row[:0], &c, active)
 		table.add(row)
 	}
+	// Past the width the model goes first, then the tools, the cause,
+	// the time and the output; the call and its cost (and after) stay.
+	priority := []int{0, 4, 6, 2, 1, 3, 0, 0, 5, 3}
+	if !active {
+		priority = []int{0, 4, 6, 2, 3, 0, 5, 3}
+	}
+	table.fit(t.width(), priority)
 	b.Write(table.appendTo(make([]byte, 0, len(table.buf)+len(table.cells)*4)))
 	if active {
 		writeActions(&b, s)
+		writeSpills(&b, s)
 	}
-	writeByTool(&b, s, active)
+	writeByTool(&b, s, active, t.width())
 	for _, sub := range s.Subagents {
 		st := sub.Totals
 		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), plural(st.APICalls, "API call"),
@@ -330,7 +346,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			share = 100 * saved / *tot.CostUSD
 		}
 		fmt.Fprintf(&b, " → %s under %s (−%s, %.1f%%); prompt tokens %s → %s",
-			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(tot.PromptTokensAfter))
+			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(*tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
 	if active {
@@ -350,6 +366,21 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, termtext.Escape(first.Message))
 	}
 	return []byte(b.String()), nil
+}
+
+// writeSpills says where the replay's spill files are: written, or only
+// planned, under which folder.
+func writeSpills(b *strings.Builder, s *Session) {
+	sp := s.Spills
+	switch {
+	case sp.Planned == 0:
+	case sp.Written == sp.Planned:
+		fmt.Fprintf(b, "  %s written under %s\n", plural(sp.Written, "spill file"), termtext.Escape(sp.Dir))
+	case sp.Error != "":
+		fmt.Fprintf(b, "  %d of %s written under %s; the first error: %s\n", sp.Written, plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir), termtext.Escape(sp.Error))
+	default:
+		fmt.Fprintf(b, "  %s planned under %s, not written (--spill-dir writes them)\n", plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir))
+	}
 }
 
 // copiedFrom names the sessions that count the copies among s's calls.

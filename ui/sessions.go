@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/layout"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -459,7 +460,7 @@ func (l *sessionList) columns() []listColumn {
 	for i := range all {
 		all[i].width = max(all[i].width, l.wide[all[i].title])
 	}
-	return fitColumns(all, l.width, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
+	return layout.Fit(all, l.width, 1, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
 }
 
 // burnText is dollars per hour: "$12.30/h".

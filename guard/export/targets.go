@@ -64,7 +64,7 @@ func harnessRS(d *doc) {
 	}
 	if p.Dedupe.Enabled {
 		if p.Dedupe.From > 2 {
-			d.cannot(knobDedupe, "harness-rs suppresses a repeat from the 2nd identical call or not at all; suppressing from the %s identical call (dedupe_repeats is left off: true would suppress from the 2nd)", ordinal(p.Dedupe.From))
+			d.cannot(knobDedupe, "harness-rs suppresses a repeat from the 2nd identical call or not at all; suppressing from the %s identical call (dedupe_repeats is left off: true would suppress from the 2nd)", human.Ordinal(p.Dedupe.From))
 		}
 		if p.Dedupe.Key != policy.KeyToolArgs || p.Dedupe.Clear != policy.ClearAnyWrite || len(p.Dedupe.Tools) > 0 || p.Dedupe.SameContent {
 			d.cannot(knobDedupe, "harness-rs takes a call as a repeat by its tool name and arguments and forgets every call after any call that is not read-only; this policy's own rule for a repeat (key %s, cleared on %s)", p.Dedupe.Key, p.Dedupe.Clear)
@@ -227,7 +227,7 @@ func claudeCode(d *doc) {
 			what = "repeats of other tools"
 		}
 		if dd.From > 2 || what != "repeats" {
-			d.cannot(knobDedupe, "Claude Code stubs a Read of an unchanged file from the 2nd identical Read, and no other tool's; suppressing %s from the %s identical call", what, ordinal(dd.From))
+			d.cannot(knobDedupe, "Claude Code stubs a Read of an unchanged file from the 2nd identical Read, and no other tool's; suppressing %s from the %s identical call", what, human.Ordinal(dd.From))
 		}
 	}
 	d.excludeCannot("Claude Code")
@@ -292,7 +292,7 @@ func deepSeek(d *doc) {
 		d.cannot(knobExclude, "DeepSeek Harness leaves exactly one tool alone, read (index.ts line 197); this policy's excluded tools (%s)", orNone(quoteAll(p.Exclude)))
 	}
 	if p.Dedupe.Enabled {
-		d.cannot(knobDedupe, "DeepSeek Harness has no repeat suppression (its repeat reminder only advises); suppressing repeats from the %s identical call", ordinal(p.Dedupe.From))
+		d.cannot(knobDedupe, "DeepSeek Harness has no repeat suppression (its repeat reminder only advises); suppressing repeats from the %s identical call", human.Ordinal(p.Dedupe.From))
 	}
 	d.perToolCannot("DeepSeek Harness")
 	d.errorsCannot("DeepSeek Harness")

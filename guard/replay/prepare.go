@@ -28,6 +28,9 @@ type Prepared struct {
 	Counter     TokenCounter
 	Prices      *pricing.Table
 	Calibration Calibration
+	// ByteRate prices the results' carry where their tokens are not
+	// counted (no Counter).
+	ByteRate ByteRate
 
 	items []item
 	// Sizes in each unit, and the repeat keys, are measured for every item
@@ -240,6 +243,7 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 		p.Calibration = calibrate(s, counter, p.resultTokens())
 	} else {
 		p.Calibration = Calibration{Factor: 1, Note: "tokens not counted: the policy never changes a result"}
+		p.ByteRate = fitByteRate(s)
 	}
 	p.priceRecorded()
 	return p, nil
@@ -499,7 +503,7 @@ func (p *Prepared) priceRecorded() {
 	}
 	for i := range p.items {
 		it := &p.items[i]
-		tok := p.Calibration.apply(it.tokens)
+		tok := p.carriedTokens(it)
 		if tok <= 0 || it.sentAt >= n {
 			continue
 		}
@@ -513,6 +517,22 @@ func (p *Prepared) priceRecorded() {
 		}
 		it.carry = float64(tok) * rate
 	}
+}
+
+// carriedTokens is what an item weighs in the prompts that carry it: its
+// counted tokens, calibrated, or, where none were counted, its bytes at
+// the session's recorded rate; 0 when neither is known.
+func (p *Prepared) carriedTokens(it *item) int64 {
+	if it.tokens >= 0 {
+		return p.Calibration.apply(it.tokens)
+	}
+	return int64(math.Round(float64(it.r.Bytes()) * p.ByteRate.TokensPerByte))
+}
+
+// CarryMeasured tells whether the results' carry costs are known: their
+// tokens were counted, or the recorded prompts measured a byte's tokens.
+func (p *Prepared) CarryMeasured() bool {
+	return p.Counter != nil || p.ByteRate.TokensPerByte > 0
 }
 
 // entry is a model's price as the table looks it up; ok is false when

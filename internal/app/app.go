@@ -27,8 +27,13 @@ type Options struct {
 	// Counter gives the token counter of one session; nil counts nothing
 	// (a report without a policy).
 	Counter Counter
-	// SpillRoot is where spill files go; empty plans them without writing.
+	// SpillRoot is where spill files go; empty plans them without a
+	// path.
 	SpillRoot string
+	// WriteSpills writes the spill files a batch replay plans under
+	// SpillRoot; without it they are planned, their paths given, and
+	// nothing is written (the user did not ask for them).
+	WriteSpills bool
 	// Workers read and replay sessions at once; 0 is one per CPU.
 	Workers int
 	// StdinName labels the session read from "-" (default "stdin").
@@ -36,6 +41,9 @@ type Options struct {
 	// TextFiles, when set, reads again the texts of the sessions Each
 	// reads without them (Input.TextsOnDemand).
 	TextFiles *FilePool
+	// Progress, when set, is told as Each finishes each input how many
+	// of them are done, in order, and of how many.
+	Progress func(done, total int)
 }
 
 // Counter returns a token counter for one session. It is called once per
@@ -159,15 +167,6 @@ func (o Options) PrepareTexts(ctx context.Context, s *transcript.Session, progre
 		counter = c
 	}
 	return replay.PrepareTexts(ctx, s, counter, o.Prices, progress, texts)
-}
-
-// Replay replays p under policy, writing spill files under o.SpillRoot.
-func (o Options) Replay(p *replay.Prepared, policy policy.Policy) (*replay.Run, error) {
-	var store replay.SpillStore
-	if o.SpillRoot != "" {
-		store = spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}
-	}
-	return p.Replay(policy, replay.Options{Store: store})
 }
 
 // ReplayPlanned replays p under policy as Replay does, but writes no
