@@ -171,9 +171,10 @@ func value(s *themes.Styles) lipgloss.Style { return s.Value }
 // wrote any 5-minute entries (they go first), else an hour when it wrote
 // 1-hour ones. The clock runs from the call's time in the log, when its
 // response was written: the request, and so the cache's refresh, came up
-// to the time to write its first block earlier.
+// to the time to write its first block earlier. A call the log gives no
+// time has no timer.
 func cacheLeft(l *LastCall, ttl string, now time.Time) (left, life time.Duration, ok bool) {
-	if l == nil || l.CacheRead+l.CacheWrite5m+l.CacheWrite1h == 0 {
+	if l == nil || l.Time.IsZero() || l.CacheRead+l.CacheWrite5m+l.CacheWrite1h == 0 {
 		return 0, 0, false
 	}
 	life = 5 * time.Minute

@@ -18,7 +18,8 @@ import (
 // t0 is when the hand-made sessions' first call was logged.
 var t0 = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
-// call is one response of a hand-made log: logged at t0 plus at.
+// call is one response of a hand-made log: logged at t0 plus at; an at
+// of -1ns leaves its time out.
 type call struct {
 	at        time.Duration
 	u         usage
@@ -31,6 +32,9 @@ func session(t *testing.T, calls ...call) string {
 	var b strings.Builder
 	for i, c := range calls {
 		line := assistantLine("m"+itoa(int64(i)), t0.Add(c.at).Format(time.RFC3339Nano), c.u)
+		if c.at == -1 {
+			line = strings.Replace(line, `"timestamp":"`+t0.Add(c.at).Format(time.RFC3339Nano)+`",`, "", 1)
+		}
 		if c.sidechain {
 			line = strings.Replace(line, `{"type":"assistant",`, `{"type":"assistant","isSidechain":true,`, 1)
 		}
@@ -114,6 +118,7 @@ func TestCacheTimer(t *testing.T) {
 		{"a sidechain's read refreshes nothing of the main chain", []call{{0, write5m, false}, {4 * time.Minute, readOnly, true}}, 5*time.Minute + time.Second, "cache cold for 1s"},
 		{"no cache used: no timer", []call{{0, write5m, false}, {time.Minute, noCache, false}}, 2 * time.Minute, ""},
 		{"before the call was logged", []call{{0, write5m, false}}, -30 * time.Second, "cache 5m30s left"},
+		{"a call logged without a time: no timer", []call{{-1, write5m, false}}, time.Minute, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
