@@ -155,14 +155,10 @@ func statuslineColors(stdout io.Writer, env []string, theme, color string) (io.W
 	case "always":
 		profile = colorprofile.Env(env)
 	case "auto":
-		switch {
-		case isTerminal(stdout):
-			profile = colorprofile.Detect(stdout, env)
-		case getenv("CLAUDECODE") == "1":
-			profile = colorprofile.Env(env)
-		default:
+		if !isTerminal(stdout) && getenv("CLAUDECODE") != "1" {
 			return stdout, nil, nil
 		}
+		profile = colorprofile.Env(env)
 	default:
 		return nil, nil, fmt.Errorf("--color %q: want auto, always or never", color)
 	}

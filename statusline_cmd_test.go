@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,58 @@ func TestStatuslineBadPolicy(t *testing.T) {
 	code := run([]string{"statusline", "--policy", bad}, strings.NewReader(`{"transcript_path":"x"}`), &out, &errb)
 	if code != 0 || !strings.HasPrefix(out.String(), "spillway statusline: ") || strings.ContainsAny(out.String(), "\x1b\x07") {
 		t.Errorf("exit %d, printed %q", code, out.String())
+	}
+}
+
+// TestStatuslineColors: coloured on a terminal and when Claude Code runs
+// it (it draws the line's ANSI colours), in what TERM and COLORTERM
+// allow; plain in a pipe, with NO_COLOR or --color never.
+func TestStatuslineColors(t *testing.T) {
+	saved := isTerminal
+	t.Cleanup(func() { isTerminal = saved })
+	for _, tt := range []struct {
+		name     string
+		terminal bool
+		env      []string
+		color    string
+		want     bool
+	}{
+		{"a pipe", false, []string{"TERM=xterm-256color"}, "auto", false},
+		{"Claude Code", false, []string{"TERM=xterm-256color", "CLAUDECODE=1"}, "auto", true},
+		{"Claude Code, dumb terminal", false, []string{"TERM=dumb", "CLAUDECODE=1"}, "auto", false},
+		{"Claude Code, NO_COLOR", false, []string{"TERM=xterm-256color", "CLAUDECODE=1", "NO_COLOR=1"}, "auto", false},
+		{"a terminal", true, []string{"TERM=xterm-256color"}, "auto", true},
+		{"never", true, []string{"TERM=xterm-256color"}, "never", false},
+		{"always, in a pipe", false, []string{"TERM=xterm-256color"}, "always", true},
+	} {
+		isTerminal = func(io.Writer) bool { return tt.terminal }
+		_, styles, err := statuslineColors(&bytes.Buffer{}, tt.env, "auto", tt.color)
+		if err != nil || (styles != nil) != tt.want {
+			t.Errorf("%s: coloured %v (%v), want %v", tt.name, styles != nil, err, tt.want)
+		}
+	}
+	if _, _, err := statuslineColors(&bytes.Buffer{}, nil, "auto", "sometimes"); err == nil {
+		t.Error("--color sometimes taken")
+	}
+}
+
+// TestStatuslineWidth: --width, else COLUMNS less the four columns Claude
+// Code keeps around its line when it runs it.
+func TestStatuslineWidth(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	t.Setenv("CLAUDECODE", "")
+	if got := statuslineWidth(0, &bytes.Buffer{}); got != 100 {
+		t.Errorf("COLUMNS 100: %d", got)
+	}
+	t.Setenv("CLAUDECODE", "1")
+	if got := statuslineWidth(0, &bytes.Buffer{}); got != 96 {
+		t.Errorf("COLUMNS 100 under Claude Code: %d", got)
+	}
+	if got := statuslineWidth(70, &bytes.Buffer{}); got != 70 {
+		t.Errorf("--width 70: %d", got)
+	}
+	t.Setenv("COLUMNS", "")
+	if got := statuslineWidth(0, &bytes.Buffer{}); got != 0 {
+		t.Errorf("no COLUMNS, no terminal: %d", got)
 	}
 }
