@@ -3,6 +3,7 @@ package statusline
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
@@ -386,5 +388,32 @@ func TestSubagentAppears(t *testing.T) {
 	// And 2,000 and 300 are $0.0105 more.
 	if got := draw(); got != "$0.0150" {
 		t.Errorf("with the sub-agent: %q", got)
+	}
+}
+
+// TestNoCountingOnTheLine: drawing the line, even under a policy, never
+// asks for the token counter (whose tables take half a second to build):
+// only the replay in the background counts.
+func TestNoCountingOnTheLine(t *testing.T) {
+	path := session(t, call{0, usage{input: 3, write5m: 2000, read: 10000, output: 50}, false})
+	pol, err := policy.Preset("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := false
+	opt := Options{Pipeline: app.Options{Policy: pol, Counter: func() (replay.TokenCounter, error) {
+		counted = true
+		return nil, errors.New("no counting here")
+	}}, Dir: t.TempDir(), Now: func() time.Time { return t0 }, Env: app.Env{Getenv: func(string) string { return "" }},
+		Start: func(string) error { return nil }}
+	for range 2 {
+		var out bytes.Buffer
+		Run(strings.NewReader(statusInput(t, path, nil)), &out, opt)
+		if !strings.HasPrefix(out.String(), "$0.0113 · saves … (replaying under claude-code)") {
+			t.Errorf("line %q", out.String())
+		}
+	}
+	if counted {
+		t.Error("the line asked for the token counter")
 	}
 }
