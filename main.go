@@ -11,10 +11,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"charm.land/fang/v2"
@@ -506,6 +508,12 @@ func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinNam
 		printError(stderr, err)
 		return exitUsage
 	}
+	if out != "" {
+		defer onInterrupt(func() {
+			report.Abort(w)
+			printError(stderr, fmt.Errorf("interrupted: nothing written to %s", out))
+		})()
+	}
 	problems, err := report.Generate(paths, stdin, opt, w, stderr)
 	if err != nil {
 		printError(stderr, err)
@@ -783,4 +791,29 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 func recentlyChanged(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && time.Since(info.ModTime()) < time.Minute
+}
+
+// onInterrupt runs cleanup if the process is interrupted (ctrl-C,
+// SIGTERM) before the returned stop is called, then ends it as the signal
+// would have.
+func onInterrupt(cleanup func()) (stop func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			cleanup()
+			signal.Stop(sig)
+			if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(s) == nil {
+				time.Sleep(time.Second) // the signal ends the process
+			}
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }

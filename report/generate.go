@@ -1,8 +1,10 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
@@ -36,6 +38,15 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	} else {
 		opt.Read.SizesOnly = false
 	}
+	complain := complainTo(errw)
+	if ww, ok := w.(warner); ok {
+		var mu sync.Mutex // Render runs on several goroutines
+		ww.warnTo(func(warning string) {
+			mu.Lock()
+			defer mu.Unlock()
+			complain(errors.New(warning))
+		})
+	}
 	render := func(s *app.Session) ([]byte, error) {
 		rs, err := session(s, opt)
 		if err != nil {
@@ -43,12 +54,18 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 		}
 		return w.Render(rs)
 	}
-	p, err := app.Each(resolved, stdin, opt, render, w.Write, complainTo(errw))
+	p, err := app.Each(resolved, stdin, opt, render, w.Write, complain)
 	if err != nil {
+		Abort(w)
 		return p, err
 	}
 	return p, w.End()
 }
+
+// warner is a Writer with warnings of its own about what it writes
+// (figures past what its columns hold): Generate gives it where problems
+// go. warn may be called from Render, on several goroutines at once.
+type warner interface{ warnTo(warn func(string)) }
 
 // complainTo writes each problem with an input to errw, one line each.
 func complainTo(errw io.Writer) func(error) {

@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // zone names resolve where the system has no zone files
 
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -457,7 +458,7 @@ func agentOf(s *Session) string {
 // names it from the log's start.
 func projectOf(s *Session) string {
 	cwd := ""
-	if f, err := os.Open(s.Path); err == nil {
+	if f, _, err := safefile.OpenRegular(s.Path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f) // unreadable: the folder alone names it
 		f.Close()
 	}

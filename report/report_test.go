@@ -448,6 +448,27 @@ func TestCSVFormulas(t *testing.T) {
 	}
 }
 
+// TestCSVSemicolons: a spreadsheet reading the file as ';'-separated
+// splits a cell at each ';': a formula after one is quoted as one at the
+// start is.
+func TestCSVSemicolons(t *testing.T) {
+	for in, want := range map[string]string{
+		";=1+1;":   ";'=1+1;",
+		"x;=1+1;y": "x;'=1+1;y",
+		"a; +2":    "a; '+2",
+		"=a;-b":    "'=a;'-b",
+		"a;;@c":    "a;;'@c",
+		"a;b; c;":  "a;b; c;",
+		"plain":    "plain",
+		"-1":       "'-1",
+		" +00":     " '+00",
+	} {
+		if got := csvText(in); got != want {
+			t.Errorf("csvText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestTextGolden(t *testing.T) {
@@ -579,4 +600,20 @@ func TestHostileText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCSVText: no piece of a text cell, split as a ',' or ';'-separated
+// spreadsheet splits it, starts a formula, after spaces or not.
+func FuzzCSVText(f *testing.F) {
+	for _, s := range []string{";=1+1;", "=1+1", "a; @b", "\t=x", "-2+3", "x;;+y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := csvText(s)
+		for _, piece := range strings.Split(out, ";") {
+			if p := strings.TrimLeft(piece, " "); p != "" && strings.IndexByte("=+-@\t\r", p[0]) >= 0 {
+				t.Errorf("csvText(%q) = %q: %q starts a formula", s, out, p)
+			}
+		}
+	})
 }

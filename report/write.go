@@ -196,17 +196,28 @@ func (c *csvWriter) Render(s *Session) ([]byte, error) {
 
 func (c *csvWriter) End() error { return nil }
 
-// csvText is a text cell: escaped as in the text report, and with a
-// leading quote when a spreadsheet would read it as a formula (a cell
-// starting with =, +, -, @, tab or carriage return), as spreadsheets
-// themselves mark text that merely looks like one. Number cells never go
-// through it, so a negative number stays a number.
+// csvText is a text cell: escaped as in the text report, and with a quote
+// before what a spreadsheet would read as a formula (text starting with =,
+// +, -, @, tab or carriage return, after any spaces), as spreadsheets
+// themselves mark text that merely looks like one. A spreadsheet set for
+// ';'-separated files splits an unquoted cell at each ';', so each piece
+// between them is marked so too. Number cells never go through it, so a
+// negative number stays a number.
 func csvText(s string) string {
 	s = termtext.Escape(s)
-	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
-		return "'" + s
+	pieces := strings.Split(s, ";")
+	marked := false
+	for i, p := range pieces {
+		rest := strings.TrimLeft(p, " ")
+		if rest != "" && strings.IndexByte("=+-@\t\r", rest[0]) >= 0 {
+			pieces[i] = p[:len(p)-len(rest)] + "'" + rest
+			marked = true
+		}
 	}
-	return s
+	if !marked {
+		return s
+	}
+	return strings.Join(pieces, ";")
 }
 
 func usd(v *float64) string {

@@ -291,7 +291,7 @@ func TestPager(t *testing.T) {
 	if len(args) != 3 || args[0] != "mypager" || args[1] != "-R" {
 		t.Fatalf("pager run as %q", args)
 	}
-	want := "result 0 · Bash\n\nplain\n\\x1b]52;c;ZXZpbA==\\x07 and \\x1b[31mred\n\n"
+	want := "result 0 · Bash\n\nplain\n\\x1b]52;c;ZXZpbA==\\x07 and \\x1b[31mred\n"
 	if shown != want {
 		t.Errorf("the pager shows %q, want %q", shown, want)
 	}

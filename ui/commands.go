@@ -3,6 +3,8 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -124,7 +126,7 @@ func loadCmd(o Options) tea.Cmd {
 	rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
 	// After the rows, when they come first: they must have the processor.
 	start := make(chan struct{})
-	go func() {
+	background(func() {
 		<-start
 		progress := func(d, t int64) {
 			done.Store(d)
@@ -137,7 +139,7 @@ func loadCmd(o Options) tea.Cmd {
 		}
 		s, err := app.Options{Read: opt}.Load(in, progress)
 		out <- loadedMsg{src: src.Path, session: s, err: err}
-	}()
+	})
 	full := func() (int64, int64) { return done.Load(), total.Load() }
 	if !rowsFirst {
 		close(start)
@@ -145,7 +147,7 @@ func loadCmd(o Options) tea.Cmd {
 	}
 	var rowsDone, rowsTotal atomic.Int64
 	rows := make(chan rowsMsg, 1)
-	go func() {
+	background(func() {
 		defer close(start)
 		msg, err := readRows(o, func(d, t int64) {
 			rowsDone.Store(d)
@@ -156,7 +158,7 @@ func loadCmd(o Options) tea.Cmd {
 			return
 		}
 		rows <- msg
-	}()
+	})
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		select {
@@ -234,7 +236,7 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan preparedMsg, 1)
-	go func() {
+	background(func() {
 		p, err := opt.pipeline().PrepareTexts(context.Background(), s, func(d, t int) {
 			done.Store(int64(d))
 			total.Store(int64(t))
@@ -243,7 +245,7 @@ func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Opt
 			p.CostParts() // split here, so that no Update waits for it
 		}
 		out <- preparedMsg{seq: seq, prep: p, err: err}
-	}()
+	})
 	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
 }
 
@@ -310,14 +312,11 @@ func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Opt
 
 // writePolicyCmd writes the tuned policy; unless overwrite, a file that
 // is there already is left alone and reported, for the user to confirm.
+// Nothing is written through a link (policy.Save).
 func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
 	return func() tea.Msg {
-		if !overwrite {
-			if _, err := statFile(path); err == nil {
-				return wroteMsg{path: path, exists: true}
-			}
-		}
-		return wroteMsg{path: path, err: policy.Save(path, p)}
+		err := policy.Save(path, p, overwrite)
+		return wroteMsg{path: path, exists: errors.Is(err, fs.ErrExist), err: err}
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/prompt"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
@@ -135,7 +135,7 @@ type Model struct {
 	focus   focusArea
 	overlay overlay
 
-	input     textinput.Model
+	input     prompt.Input
 	inputMode inputMode
 	query     string
 	writePath string // where w writes; the prompt offers it again
@@ -209,7 +209,7 @@ func New(opt Options) *Model {
 	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, loading: true, help: help.New(), writePath: "spillway-policy.json"}
 	m.notice, m.keepNotice = opt.Notice, opt.Notice != ""
 	m.applyTheme()
-	m.input = textinput.New()
+	m.input = prompt.New()
 	// The terminal's own cursor: no blink timer redrawing the screen.
 	m.input.SetVirtualCursor(false)
 	m.table = callTable{ctx: ctx}

@@ -114,14 +114,14 @@ func scanCmd(src SessionSource) tea.Cmd {
 	var mu sync.Mutex
 	var done, total int
 	out := make(chan fleetScannedMsg, 1)
-	go func() {
+	background(func() {
 		rows, warnings, err := src.Scan(context.Background(), func(d, t int) {
 			mu.Lock()
 			done, total = d, t
 			mu.Unlock()
 		})
 		out <- fleetScannedMsg{rows: rows, warnings: warnings, err: err}
-	}()
+	})
 	var wait tea.Cmd
 	wait = func() tea.Msg {
 		select {
@@ -205,7 +205,7 @@ func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.
 		}
 	}
 	s := newStream()
-	go func() {
+	background(func() {
 		defer s.finish()
 		var err error
 		if ceilings != nil {
@@ -216,7 +216,7 @@ func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.
 		if err != nil && ctx.Err() == nil {
 			s.push(SessionSavings{Err: err})
 		}
-	}()
+	})
 	return s.wait(gen, ceilings != nil, paths, job)
 }
 

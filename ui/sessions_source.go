@@ -19,6 +19,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -516,7 +517,7 @@ func sumKnown(costs []*float64, recorded []bool) *float64 {
 // (transcript.Project), by its last element.
 func projectOf(path string) string {
 	cwd := ""
-	if f, err := os.Open(path); err == nil {
+	if f, _, err := safefile.OpenRegular(path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f)
 		f.Close()
 	}
@@ -648,7 +649,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	jobs := make(chan *app.Session)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
-		go func() {
+		background(func() {
 			defer wg.Done()
 			for s := range jobs {
 				if ctx.Err() != nil {
@@ -663,7 +664,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 				}
 				send(out)
 			}
-		}()
+		})
 	}
 	for _, s := range held {
 		if ctx.Err() != nil {

@@ -116,12 +116,12 @@ func (a *AppSessions) Watch(ctx context.Context) (<-chan struct{}, string, error
 			stop = a.Index.Follow()
 		}
 		a.stopping.Add(1)
-		go func() {
+		background(func() {
 			defer a.stopping.Done()
 			<-ctx.Done()
 			a.watching.Add(-1)
 			_ = stop() // a failed write is told by the next scan, or at exit by Flush
-		}()
+		})
 	}
 	return ch, warning, err
 }
@@ -147,15 +147,15 @@ func watchSessions(ctx context.Context, folders []string, moved func(), wrote fu
 		for _, d := range folders {
 			fw.polled[d] = listing(d)
 		}
-		go fw.poll(ctx)
+		background(func() { fw.poll(ctx) })
 		return fw.out, fmt.Sprintf("no file-system events (%v): polling %d folders every %s", err, len(folders), pollEvery), nil
 	}
 	fw.w = w
 	for _, d := range folders {
 		fw.add(d)
 	}
-	go fw.run(ctx)
-	go fw.poll(ctx)
+	background(func() { fw.run(ctx) })
+	background(func() { fw.poll(ctx) })
 	warning := ""
 	if n := len(fw.polled); n > 0 {
 		warning = fmt.Sprintf("%d folders cannot be watched: polled every %s", n, pollEvery)

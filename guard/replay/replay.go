@@ -155,9 +155,11 @@ type SpillStore interface {
 
 // LaterStore is a SpillStore that can take a file whose content is made
 // when it is written (spill.Planned): where the texts are read on demand,
-// a replay plans its spill files so, and holds none of their texts.
+// a replay plans its spill files so, and holds none of their texts. The
+// content fails once the session's file is found changed: a text read
+// from it then is no longer the one replayed.
 type LaterStore interface {
-	WriteLater(f SpillFile, content func() string) (string, error)
+	WriteLater(f SpillFile, content func() (string, error)) (string, error)
 }
 
 // SpillFile is a file a spill writes: Locator is how the replacement names
@@ -375,9 +377,9 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	var where string
 	var err error
 	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {
-		where, err = later.WriteLater(f, func() string {
+		where, err = later.WriteLater(f, func() (string, error) {
 			_, _, f, _ := rp.spill(rp.subject(it), ceiling)
-			return f.Content
+			return f.Content, rp.Prepared.TextErr()
 		})
 	} else {
 		where, err = opt.Store.Write(f)

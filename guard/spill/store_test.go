@@ -3,6 +3,7 @@
 package spill
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,47 @@ func TestStoreFolderLink(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Errorf("wrote %d files through the link", len(ents))
+	}
+}
+
+// TestStoreRace: a folder of the store swapped for a link out of it while
+// files are written there never gets a file written outside. (The check
+// of the folder and the writes by name had a window for it, too narrow
+// for these tries to hit.)
+func TestStoreRace(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	d := Dir{Root: root, Session: "s", Policy: "p"}
+	if _, err := d.Write(harness.SpillFile{File: "x.txt", Content: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(root, "s", "p")
+	link := folder + ".link"
+	os.Symlink(outside, link)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Rename(folder, folder+".real")
+			os.Rename(link, folder) // a link out
+			os.Rename(folder, link)
+			os.Rename(folder+".real", folder)
+		}
+	}()
+	tries := 500
+	if testing.Short() {
+		tries = 100
+	}
+	for i := range tries {
+		d.Write(harness.SpillFile{File: fmt.Sprintf("f%d.txt", i), Content: "spilled"})
+	}
+	close(stop)
+	<-done
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("%d files written outside the store, %s among them", len(entries), entries[0].Name())
 	}
 }

@@ -7,15 +7,14 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -105,17 +104,12 @@ func (o Options) Load(src Source, progress func(done, total int64)) (*transcript
 	r := src.Reader
 	var total int64
 	if r == nil {
-		f, err := os.Open(src.Path)
+		f, st, err := safefile.OpenRegular(src.Path, nil)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		if st, err := f.Stat(); err == nil {
-			if st.IsDir() {
-				return nil, fmt.Errorf("%s is a directory", src.Path)
-			}
-			total = st.Size()
-		}
+		total = st.Size()
 		r = f
 	} else if sized, ok := r.(interface{ Size() int64 }); ok {
 		total = sized.Size()
