@@ -231,6 +231,17 @@ func TestFailOpen(t *testing.T) {
 			}
 		})
 	}
+	t.Run("endless input", func(t *testing.T) {
+		st := t.TempDir()
+		var out bytes.Buffer
+		Run(endless{}, &out, Options{Dir: st})
+		if got := out.String(); got != "spillway: no status input from Claude Code\n" {
+			t.Errorf("printed %q", got)
+		}
+		if log, _ := os.ReadFile(filepath.Join(st, "statusline.log")); !bytes.Contains(log, []byte("over 1 MiB")) {
+			t.Errorf("log %q", log)
+		}
+	})
 	t.Run("panic", func(t *testing.T) {
 		st := t.TempDir()
 		var out bytes.Buffer
@@ -242,6 +253,16 @@ func TestFailOpen(t *testing.T) {
 			t.Errorf("log %q", log)
 		}
 	})
+}
+
+// endless is standard input that never ends.
+type endless struct{}
+
+func (endless) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = ' '
+	}
+	return len(b), nil
 }
 
 func notTranscript(t *testing.T) string {
