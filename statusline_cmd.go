@@ -19,6 +19,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/statusline"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
@@ -127,6 +128,8 @@ func statuslineOptions(fs *flag.FlagSet, common *commonFlags) (statusline.Option
 	opt.Dir += string(os.PathSeparator) + "statusline"
 	opt.Pipeline = app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: pol,
 		Counter: app.Tokenizer(enc)}
+	opt.Pipeline.Ledger, _ = ledger.DefaultDir() // without one, no realized figures
+
 	return opt, nil
 }
 

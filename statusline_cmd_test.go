@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
@@ -190,4 +192,84 @@ func TestStatuslineWidth(t *testing.T) {
 	if got := statuslineWidth(0, &bytes.Buffer{}); got != 0 {
 		t.Errorf("no COLUMNS, no terminal: %d", got)
 	}
+}
+
+// TestStatuslineRealized: in a session spillway's hook ran in, the line
+// shows what the hook cut, from its ledger, as report prices it, and
+// whether the replay under the line's policy agrees: it says so when it
+// does, and where they part when they do not.
+func TestStatuslineRealized(t *testing.T) {
+	demo := filepath.Join("testdata", "demo.jsonl")
+	const session = "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de"
+	when := time.Date(2026, 11, 28, 14, 2, 5, 0, time.UTC)
+	ledgerOf := func(policy string, after0, after1 int64) {
+		t.Helper()
+		cache := t.TempDir()
+		t.Setenv("XDG_CACHE_HOME", cache)
+		for _, e := range []ledger.Entry{
+			{Time: when, Session: session, ToolUseID: "toolu_demo00", Tool: "Read", Action: "spill",
+				Bytes: 170_611, BytesAfter: after0, Tokens: 30_182, TokensAfter: 1_100, Encoding: "o200k_base", Policy: policy},
+			{Time: when, Session: session, ToolUseID: "toolu_demo01", Tool: "Grep", Action: "spill",
+				Bytes: 130_074, BytesAfter: after1, Tokens: 8_038, TokensAfter: 1_000, Encoding: "o200k_base", Policy: policy},
+		} {
+			if err := ledger.Append(filepath.Join(cache, "spillway", "ledger"), e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The tokens cut, priced where they were carried as report prices
+	// them (TestReportRealized): $0.2249623.
+	const saved = "hook saved $0.2250 on 2 results"
+
+	// The hook ran the line's policy, and the log holds what the ledger
+	// says it sent (the demo's Read is 70,611 bytes, its Grep 30,074):
+	// at a ceiling above every result, the replay finds nothing more.
+	predictNow(t)
+	ledgerOf("harness-rs-0.0.50+custom", 70_611, 30_074)
+	agree := []string{"--preset", "harness-rs-0.0.50", "--max-bytes", "1MiB", "--no-dedupe"}
+	statusLine(t, demo, agree...)
+	if got, want := statusLine(t, demo, agree...), " · "+saved+" · as predicted under harness-rs-0.0.50+custom · 0 hazards · "; !strings.Contains(got, want) {
+		t.Errorf("got  %q\nwant …%q…", got, want)
+	}
+
+	// The hook ran another policy, the ledger's sizes are not the log's,
+	// and the line's policy cuts results the hook left: report's 3 more,
+	// $0.0243 off its cost.
+	predictNow(t)
+	ledgerOf("harness-rs-0.0.50", 4_795, 4_740)
+	other := []string{"--preset", "harness-rs-0.0.40"}
+	statusLine(t, demo, other...)
+	cost, after, _ := reportTotals(t, demo, other...)
+	more := cost - after
+	want := fmt.Sprintf(" · %s · ≠ predicted under harness-rs-0.0.40: the replay cuts %d more (%s), 2 differ from the log, the hook ran harness-rs-0.0.50 · ",
+		saved, acted(t, demo, other...), human.Money(&more))
+	if got := statusLine(t, demo, other...); !strings.Contains(got, want) || !strings.Contains(want, "3 more ($0.0243)") {
+		t.Errorf("got  %q\nwant …%q…", got, want)
+	}
+}
+
+// acted is how many results report says the policy under args changes.
+func acted(t *testing.T, path string, args ...string) int {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(append(append([]string{"report", "--format", "json"}, args...), path), nil, &out, &errb); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	var doc struct {
+		Sessions []struct {
+			Results []struct {
+				Action string `json:"action"`
+			} `json:"results"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Sessions) != 1 {
+		t.Fatalf("report: %v", err)
+	}
+	n := 0
+	for _, r := range doc.Sessions[0].Results {
+		if r.Action != "keep" && r.Action != "exclude" {
+			n++
+		}
+	}
+	return n
 }

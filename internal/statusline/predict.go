@@ -13,6 +13,8 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/ledger"
+	"github.com/spillway-dev/spillway/report"
 )
 
 // The prediction (what the tuned policy would have saved, and the hazards
@@ -57,9 +59,27 @@ type Prediction struct {
 	Results   int                 `json:"results"`
 	Acted     int                 `json:"acted"`
 	Recorded  int                 `json:"recorded"` // calls with usage
-	Finished  time.Time           `json:"finished"`
-	Took      time.Duration       `json:"took"`
-	Err       string              `json:"error,omitempty"`
+	// Realized is what spillway's hook cut as the session ran, from its
+	// ledger; nil when it cut nothing. Results the hook shaped are left as
+	// the log holds them, so Acted counts only those it did not.
+	Realized *Realized     `json:"realized,omitempty"`
+	Finished time.Time     `json:"finished"`
+	Took     time.Duration `json:"took"`
+	Err      string        `json:"error,omitempty"`
+}
+
+// Realized is what spillway's hook cut from the session, as report sums
+// it.
+type Realized struct {
+	ledger.Totals
+	// SavedUSD is what the tokens cut would have cost over the calls that
+	// carried them; nil when none was priced.
+	SavedUSD *float64 `json:"saved_usd"`
+	// Policies are the policies the hook ran with.
+	Policies []string `json:"policies"`
+	// Differ counts the results whose size in the log is not the size the
+	// ledger says the hook sent.
+	Differ int `json:"differ"`
 }
 
 // Saved is what the policy takes off the session's cost, and the share of
@@ -146,7 +166,8 @@ func Predict(path string, opt Options) error {
 	return err
 }
 
-// replaySession fills p with the replay of the session at path.
+// replaySession fills p with the replay of the session at path: report's,
+// so that what the line shows is what report says.
 func replaySession(path string, opt app.Options, p *Prediction) error {
 	inputs, err := app.Resolve([]string{path}, app.SystemEnv())
 	if err != nil {
@@ -166,40 +187,37 @@ func replaySession(path string, opt app.Options, p *Prediction) error {
 	opt.Read.SizesOnly = false
 	opt.SpillRoot = "" // planned, as a sweep plans them: nothing is written
 	var failed error
-	unknown := false
-	_, err = app.Each(inputs, nil, opt, func(s *app.Session) (*Prediction, error) {
-		for _, prep := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
-			rp, err := prep.Replay(opt.Policy, replay.Options{})
-			if err != nil {
-				return nil, err
-			}
-			t := rp.Totals
-			p.Results += t.Results
-			p.Acted += t.Results - t.Actions[replay.Kept] - t.Actions[replay.Excluded]
-			p.Hazards = p.Hazards.Plus(t.Hazards)
-			p.Recorded += t.RecordedCalls
-			switch {
-			case t.Cost == nil && t.RecordedCalls > 0:
-				unknown = true
-			case t.Cost != nil:
-				p.Cost, p.CostAfter = addKnown(p.Cost, *t.Cost), addKnown(p.CostAfter, *t.CostAfter)
-			}
-		}
-		return p, nil
-	}, func(*Prediction) error { return nil }, func(err error) { failed = err })
+	_, err = app.Each(inputs, nil, opt, func(s *app.Session) (*report.Session, error) { return report.Of(s, opt) },
+		func(r *report.Session) error { p.fill(r); return nil }, func(err error) { failed = err })
 	if err == nil {
 		err = failed
-	}
-	if unknown {
-		p.Cost, p.CostAfter = nil, nil
 	}
 	return err
 }
 
-// addKnown adds v to a running sum that starts unknown (nil).
-func addKnown(sum *float64, v float64) *float64 {
-	if sum != nil {
-		v += *sum
+// fill takes the figures of a session's report, whose totals include its
+// sub-agents'.
+func (p *Prediction) fill(r *report.Session) {
+	t := &r.Totals
+	p.Cost, p.CostAfter, p.Hazards, p.Results = t.CostUSD, t.CostUSDAfter, t.Hazards, t.ToolResults
+	for action, n := range t.Actions {
+		if action != string(replay.Kept) && action != string(replay.Excluded) {
+			p.Acted += n
+		}
 	}
-	return &v
+	if re := t.Realized; re != nil {
+		p.Realized = &Realized{Totals: re.Totals, SavedUSD: re.SavedUSD, Policies: re.Policies}
+	}
+	for _, s := range append([]*report.Session{r}, r.Subagents...) {
+		for _, c := range s.Calls {
+			if c.Recorded != nil {
+				p.Recorded++
+			}
+		}
+		for _, res := range s.Results {
+			if e := res.Realized; e != nil && p.Realized != nil && e.BytesAfter != int64(res.Bytes) {
+				p.Realized.Differ++
+			}
+		}
+	}
 }

@@ -86,7 +86,11 @@ func (v *view) rest() []part {
 		ps = append(ps, part{prio: prioReading, long: r + " of the log", short: r, style: muted})
 	}
 	if v.Policy != "" {
-		ps = append(ps, v.savesPart())
+		if p := v.Predicted; p != nil && p.Err == "" && p.Realized != nil {
+			ps = append(ps, v.realizedParts()...)
+		} else {
+			ps = append(ps, v.savesPart())
+		}
 		if p := v.Predicted; p != nil && p.Err == "" {
 			n := p.Hazards.Total()
 			text := fmt.Sprintf("%d hazards", n)
@@ -134,6 +138,52 @@ func (v *view) savesPart() part {
 	amount := mark + human.Money(&usd)
 	return part{prio: prioSaves, long: fmt.Sprintf("saves %s (%.0f%%)%s", amount, 100*share, under), short: "saves " + amount,
 		style: func(s *themes.Styles) lipgloss.Style { return s.Saved }}
+}
+
+// realizedParts say what spillway's hook cut as the session ran, from its
+// ledger, and whether that is what the replay under the line's policy
+// predicts: the replay leaves the results the hook shaped as the log holds
+// them, so where the hook enforced the policy it finds nothing more to cut,
+// every shaped result's size in the log is the ledger's, and the hook ran
+// the same policy. Otherwise the line says where they part.
+func (v *view) realizedParts() []part {
+	p, r := v.Predicted, v.Predicted.Realized
+	mark := ""
+	if v.Stale {
+		mark = "~"
+	}
+	results := fmt.Sprintf("%d results", r.Results)
+	if r.Results == 1 {
+		results = "1 result"
+	}
+	cut := part{prio: prioSaves, style: func(s *themes.Styles) lipgloss.Style { return s.Saved }}
+	if r.SavedUSD != nil {
+		usd := mark + human.Money(r.SavedUSD)
+		cut.long, cut.short = "hook saved "+usd+" on "+results, "hook "+usd
+	} else {
+		tokens := mark + human.Compact(r.Tokens-r.TokensAfter)
+		cut.long, cut.short = "hook cut "+tokens+" tokens on "+results, "hook −"+tokens+" tok"
+	}
+	var differ []string
+	if p.Acted > 0 {
+		more := fmt.Sprintf("%d more", p.Acted)
+		if usd, _, ok := p.Saved(); ok {
+			more += " (" + human.Money(&usd) + ")"
+		}
+		differ = append(differ, "the replay cuts "+more)
+	}
+	if r.Differ > 0 {
+		differ = append(differ, fmt.Sprintf("%d differ from the log", r.Differ))
+	}
+	if len(r.Policies) != 1 || r.Policies[0] != v.Policy {
+		differ = append(differ, "the hook ran "+termtext.Escape(strings.Join(r.Policies, ", ")))
+	}
+	under := " under " + termtext.Escape(v.Policy)
+	if len(differ) == 0 {
+		return []part{cut, {prio: prioClaude, long: "as predicted" + under, short: "as predicted", style: muted}}
+	}
+	return []part{cut, {prio: prioHazards, long: "≠ predicted" + under + ": " + strings.Join(differ, ", "), short: "≠ predicted",
+		style: func(s *themes.Styles) lipgloss.Style { return s.Warning }}}
 }
 
 func (v *view) contextPart(l *LastCall) part {

@@ -22,7 +22,7 @@ type store struct{ dir string }
 
 // stateVersion changes when the files' shape does: a file of another
 // version is read afresh.
-const stateVersion = 1
+const stateVersion = 2
 
 // sessionState is what was read of one session's logs.
 type sessionState struct {
