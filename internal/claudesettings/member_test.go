@@ -19,9 +19,9 @@ var ourLine = statusLine{"command", "/opt/bin/spillway statusline --preset harne
 // was, byte for byte, whatever its shape.
 func TestSetRemoveMember(t *testing.T) {
 	for name, tc := range map[string]struct{ original, set string }{
-		"missing": {"", "{\n  \"statusLine\": {\n    \"type\": \"command\",\n    \"command\": \"/opt/bin/spillway statusline --preset harness-rs-0.0.50\"\n  }\n}\n"},
+		"missing":      {"", "{\n  \"statusLine\": {\n    \"type\": \"command\",\n    \"command\": \"/opt/bin/spillway statusline --preset harness-rs-0.0.50\"\n  }\n}\n"},
 		"empty object": {"{}", "{\n  \"statusLine\": {\n    \"type\": \"command\",\n    \"command\": \"/opt/bin/spillway statusline --preset harness-rs-0.0.50\"\n  }\n}"},
-		"one line": {`{"model":"opus"}`, `{"model":"opus","statusLine":{"type":"command","command":"/opt/bin/spillway statusline --preset harness-rs-0.0.50"}}`},
+		"one line":     {`{"model":"opus"}`, `{"model":"opus","statusLine":{"type":"command","command":"/opt/bin/spillway statusline --preset harness-rs-0.0.50"}}`},
 		"tabs": {"{\n\t\"model\": \"opus\"\n}\n",
 			"{\n\t\"model\": \"opus\",\n\t\"statusLine\": {\n\t\t\"type\": \"command\",\n\t\t\"command\": \"/opt/bin/spillway statusline --preset harness-rs-0.0.50\"\n\t}\n}\n"},
 		"crlf": {"{\r\n  \"a\": 1\r\n}\r\n", "{\r\n  \"a\": 1,\r\n  \"statusLine\": {\n    \"type\": \"command\",\n    \"command\": \"/opt/bin/spillway statusline --preset harness-rs-0.0.50\"\n  }\r\n}\r\n"},
