@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/claudesettings"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/statusline"
@@ -57,7 +60,154 @@ echo '{"transcript_path":"session.jsonl"}' | spillway statusline`,
 	cmd.Run = func(cmd *cobra.Command, _ []string) {
 		*code = runStatusline(cmd.Flags(), common, theme, color, width, predict, stdin, stdout, stderr)
 	}
+
+	var scope, settings string
+	var force bool
+	target := func(c *cobra.Command) {
+		c.Flags().StringVar(&scope, "scope", "user", "settings file: user (~/.claude), project (.claude/settings.json) or local (.claude/settings.local.json)")
+		c.Flags().StringVar(&settings, "settings", "", "this settings file instead of a scope's")
+		complete(c, "scope", []string{"user", "project", "local"})
+		_ = c.MarkFlagFilename("settings", "json")
+	}
+	installCmd := &cobra.Command{
+		Use:   "install [--scope user|project|local | --settings FILE] [--force] [policy flags]",
+		Short: "Make spillway Claude Code's status line",
+		Long: "Writes Claude Code's statusLine setting: this binary's absolute path and the policy (a --policy file is " +
+			"copied to spillway's config folder; a preset and knobs are written as flags). Give the policy spillway's " +
+			"hook runs with, and the line says whether what the hook cut is what the replay predicts. A status line " +
+			"of your own is left as it is unless --force; every other setting is left as it was, and the file is " +
+			"written atomically beside a backup (" + claudesettings.BackupSuffix + ").",
+		Example: `spillway statusline install --preset harness-rs-0.0.50 --max-bytes 20KiB
+spillway statusline install --scope project --policy spillway-policy.json`,
+		Args: cobra.NoArgs,
+	}
+	target(installCmd)
+	installCmd.Flags().BoolVar(&force, "force", false, "replace a status line that is not spillway's")
+	installFlags := &policyFlags{}
+	installFlags.register(installCmd.Flags(), policy.DefaultPreset)
+	_ = installCmd.Flags().MarkHidden("spill-dir") // the line plans spills, writes none
+	completeCommon(installCmd)
+	installCmd.Run = func(cmd *cobra.Command, _ []string) {
+		*code = runStatuslineInstall(cmd.Flags(), installFlags, scope, settings, force, stdout, stderr)
+	}
+	uninstallCmd := &cobra.Command{
+		Use:   "uninstall [--scope user|project|local | --settings FILE]",
+		Short: "Remove spillway's status line from Claude Code's settings",
+		Long:  "Removes Claude Code's statusLine setting when it runs spillway; one of your own is left as it is.",
+		Args:  cobra.NoArgs,
+	}
+	target(uninstallCmd)
+	uninstallCmd.Run = func(cmd *cobra.Command, _ []string) {
+		*code = runStatuslineUninstall(cmd.Flags(), scope, settings, stdout, stderr)
+	}
+	cmd.AddCommand(installCmd, uninstallCmd)
 	return cmd
+}
+
+// statusLineKey is Claude Code's setting of the status line.
+const statusLineKey = "statusLine"
+
+// statusLineSetting is the statusLine setting install writes.
+type statusLineSetting struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+}
+
+// installedStatusLine is the settings file's statusLine command, and
+// whether it is spillway's: a command whose program is spillway (by its
+// file's name) and whose first argument is statusline.
+func installedStatusLine(f *claudesettings.File) (command string, ours, ok bool) {
+	raw, ok := f.Member(statusLineKey)
+	if !ok {
+		return "", false, false
+	}
+	var s statusLineSetting
+	if json.Unmarshal(raw, &s) != nil {
+		return string(raw), false, true
+	}
+	words, err := shellWords(s.Command)
+	ours = err == nil && len(words) >= 2 && strings.HasPrefix(filepath.Base(words[0]), "spillway") && words[1] == "statusline"
+	return s.Command, ours, true
+}
+
+func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string, force bool, stdout, stderr io.Writer) int {
+	p, err := flags.resolve(fs)
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
+	if err != nil {
+		printError(stderr, fmt.Errorf("find spillway's own path: %w", err))
+		return 1
+	}
+	args, err := hookArgs(flags, p)
+	if err != nil {
+		printError(stderr, err)
+		return 1
+	}
+	f, code := settingsFile(fs, scope, settings, stderr)
+	if f == nil {
+		return code
+	}
+	path := termtext.Escape(f.Path)
+	if command, ours, ok := installedStatusLine(f); ok && !ours && !force {
+		printError(stderr, fmt.Errorf("%s has a status line of its own (%s): spillway leaves it as it is; --force replaces it, keeping the file as it was in %s",
+			f.Path, command, f.Path+claudesettings.BackupSuffix))
+		return 1
+	}
+	command := strings.TrimSpace(shellQuote(exe) + " statusline " + strings.Join(quoteAll(args), " "))
+	data, err := f.SetMember(statusLineKey, statusLineSetting{Type: "command", Command: command})
+	if err != nil {
+		printError(stderr, err)
+		return 1
+	}
+	if string(data) == string(f.Data) {
+		fmt.Fprintf(stdout, "spillway's status line is installed already in %s, as asked\n", path)
+		return 0
+	}
+	backup, err := f.Save(data)
+	if err != nil {
+		printError(stderr, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "installed spillway's status line in %s: policy %s\n", path, termtext.Escape(p.Name))
+	if backup != "" {
+		fmt.Fprintf(stdout, "the file as it was: %s\n", termtext.Escape(backup))
+	}
+	return 0
+}
+
+func runStatuslineUninstall(fs *flag.FlagSet, scope, settings string, stdout, stderr io.Writer) int {
+	f, code := settingsFile(fs, scope, settings, stderr)
+	if f == nil {
+		return code
+	}
+	path := termtext.Escape(f.Path)
+	command, ours, ok := installedStatusLine(f)
+	switch {
+	case !ok:
+		fmt.Fprintf(stdout, "no status line in %s\n", path)
+		return 0
+	case !ours:
+		fmt.Fprintf(stdout, "the status line in %s is not spillway's (%s): left as it is\n", path, termtext.Escape(command))
+		return 0
+	}
+	data, err := f.RemoveMember(statusLineKey)
+	if err != nil {
+		printError(stderr, err)
+		return 1
+	}
+	backup, err := f.Save(data)
+	if err != nil {
+		printError(stderr, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "removed spillway's status line from %s (the file as it was: %s)\n", path, termtext.Escape(backup))
+	return 0
 }
 
 func runStatusline(fs *flag.FlagSet, common *commonFlags, theme, color string, width int, predict string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -273,3 +273,92 @@ func acted(t *testing.T, path string, args ...string) int {
 	}
 	return n
 }
+
+// TestStatuslineInstall: install writes Claude Code's statusLine setting
+// and uninstall takes it out, leaving every other byte of the file as it
+// was (spillway's hook beside it included); a status line of the user's
+// is left unless --force; a file that is not JSON is refused naming its
+// line, and a link is not written through.
+func TestStatuslineInstall(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	exe, _ := os.Executable()
+	ourCommand := exe + " statusline --preset=harness-rs-0.0.50 --max-bytes=8KiB"
+	policy := []string{"--preset", "harness-rs-0.0.50", "--max-bytes", "8KiB"}
+	install := func(path string, more ...string) (int, string, string) {
+		return runCLI(t, "", append(append([]string{"statusline", "install", "--settings", path}, more...), policy...)...)
+	}
+	read := func(path string) string {
+		b, _ := os.ReadFile(path)
+		return string(b)
+	}
+	dir := t.TempDir()
+
+	// A file that is not there, and one that holds an empty object.
+	for name, original := range map[string]string{"missing": "", "empty object": "{}"} {
+		path := filepath.Join(dir, name+".json")
+		if original != "" {
+			os.WriteFile(path, []byte(original), 0o600)
+		}
+		if code, out, errs := install(path); code != 0 || !strings.Contains(out, "installed spillway's status line") {
+			t.Fatalf("%s: %d %s %s", name, code, out, errs)
+		}
+		var got struct{ StatusLine statusLineSetting }
+		if err := json.Unmarshal([]byte(read(path)), &got); err != nil || got.StatusLine != (statusLineSetting{"command", ourCommand}) {
+			t.Errorf("%s: %v %+v", name, err, got)
+		}
+		if code, out, _ := install(path); code != 0 || !strings.Contains(out, "installed already") {
+			t.Errorf("%s: installing again: %d %s", name, code, out)
+		}
+	}
+
+	// The user's settings with spillway's hook: the line goes in beside
+	// it and comes out leaving the file as it was.
+	const user = "{\n  \"model\": \"opus\",\n  \"env\": {\"A\": \"x \\u0026\\u0026 y\"}\n}\n"
+	path := filepath.Join(dir, "settings.json")
+	os.WriteFile(path, []byte(user), 0o600)
+	if code, _, errs := runCLI(t, "", append([]string{"hook", "install", "--settings", path}, policy...)...); code != 0 {
+		t.Fatal(errs)
+	}
+	hooked := read(path)
+	if code, _, errs := install(path); code != 0 {
+		t.Fatal(errs)
+	}
+	if got := read(path); !strings.HasPrefix(got, strings.TrimSuffix(hooked, "\n}\n")+",\n  \"statusLine\": {\n") {
+		t.Errorf("the line is not added after what was there:\n%s", got)
+	}
+	if code, out, errs := runCLI(t, "", "statusline", "uninstall", "--settings", path); code != 0 || !strings.Contains(out, "removed spillway's status line") {
+		t.Fatal(code, out, errs)
+	}
+	if got := read(path); got != hooked {
+		t.Errorf("after uninstalling:\n%s\nwant\n%s", got, hooked)
+	}
+
+	// A status line of the user's.
+	const theirs = `{"statusLine": {"type": "command", "command": "~/.claude/line.sh"}, "model": "opus"}`
+	os.WriteFile(path, []byte(theirs), 0o600)
+	if code, _, errs := install(path); code != 1 || !strings.Contains(errs, "has a status line of its own (~/.claude/line.sh): spillway leaves it as it is; --force replaces it") || read(path) != theirs {
+		t.Errorf("%d %s", code, errs)
+	}
+	if code, out, _ := runCLI(t, "", "statusline", "uninstall", "--settings", path); code != 0 || !strings.Contains(out, "is not spillway's (~/.claude/line.sh): left as it is") || read(path) != theirs {
+		t.Errorf("uninstall: %d %s", code, out)
+	}
+	if code, _, errs := install(path, "--force"); code != 0 || read(path) != `{"statusLine": {"type":"command","command":"`+ourCommand+`"}, "model": "opus"}` ||
+		read(path+".spillway.bak") != theirs {
+		t.Errorf("--force: %d %s\n%s", code, errs, read(path))
+	}
+
+	// Not JSON, and a link.
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{\n  \"model\": \"opus\",\n}\n"), 0o600)
+	if code, _, errs := install(bad); code != 1 || !strings.Contains(errs, "bad.json: line 3: not JSON") {
+		t.Errorf("not JSON: %d %s", code, errs)
+	}
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink(filepath.Join(dir, "empty object.json"), link); err != nil {
+		t.Skip(err)
+	}
+	before := read(link)
+	if code, _, errs := install(link, "--preset", "none"); code != 1 || !strings.Contains(errs, "is a link: spillway does not write through one") || read(link) != before {
+		t.Errorf("a link: %d %s", code, errs)
+	}
+}
