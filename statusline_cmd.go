@@ -73,7 +73,7 @@ echo '{"transcript_path":"session.jsonl"}' | spillway statusline`,
 		Use:   "install [--scope user|project|local | --settings FILE] [--force] [policy flags]",
 		Short: "Make spillway Claude Code's status line",
 		Long: "Writes Claude Code's statusLine setting: this binary's absolute path and the policy (a --policy file is " +
-			"copied to spillway's config folder; a preset and knobs are written as flags). Give the policy spillway's " +
+			"copied to spillway's config folder; a preset and knobs are written as flags), run again every 5 seconds. Give the policy spillway's " +
 			"hook runs with, and the line says whether what the hook cut is what the replay predicts. A status line " +
 			"of your own is left as it is unless --force; every other setting is left as it was, and the file is " +
 			"written atomically beside a backup (" + claudesettings.BackupSuffix + ").",
@@ -111,7 +111,15 @@ const statusLineKey = "statusLine"
 type statusLineSetting struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
+	// RefreshInterval has Claude Code (2.1.328 reads it) run the line
+	// every so many seconds besides when the conversation changes, so
+	// that the cache timer counts down and a replay finished in the
+	// background shows.
+	RefreshInterval int `json:"refreshInterval,omitempty"`
 }
+
+// statusLineRefresh is the refreshInterval install writes, in seconds.
+const statusLineRefresh = 5
 
 // installedStatusLine is the settings file's statusLine command, and
 // whether it is spillway's: a command whose program is spillway (by its
@@ -160,7 +168,7 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 		return 1
 	}
 	command := strings.TrimSpace(shellQuote(exe) + " statusline " + strings.Join(quoteAll(args), " "))
-	data, err := f.SetMember(statusLineKey, statusLineSetting{Type: "command", Command: command})
+	data, err := f.SetMember(statusLineKey, statusLineSetting{Type: "command", Command: command, RefreshInterval: statusLineRefresh})
 	if err != nil {
 		printError(stderr, err)
 		return 1

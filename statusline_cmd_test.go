@@ -303,7 +303,7 @@ func TestStatuslineInstall(t *testing.T) {
 			t.Fatalf("%s: %d %s %s", name, code, out, errs)
 		}
 		var got struct{ StatusLine statusLineSetting }
-		if err := json.Unmarshal([]byte(read(path)), &got); err != nil || got.StatusLine != (statusLineSetting{"command", ourCommand}) {
+		if err := json.Unmarshal([]byte(read(path)), &got); err != nil || got.StatusLine != (statusLineSetting{"command", ourCommand, 5}) {
 			t.Errorf("%s: %v %+v", name, err, got)
 		}
 		if code, out, _ := install(path); code != 0 || !strings.Contains(out, "installed already") {
@@ -342,7 +342,7 @@ func TestStatuslineInstall(t *testing.T) {
 	if code, out, _ := runCLI(t, "", "statusline", "uninstall", "--settings", path); code != 0 || !strings.Contains(out, "is not spillway's (~/.claude/line.sh): left as it is") || read(path) != theirs {
 		t.Errorf("uninstall: %d %s", code, out)
 	}
-	if code, _, errs := install(path, "--force"); code != 0 || read(path) != `{"statusLine": {"type":"command","command":"`+ourCommand+`"}, "model": "opus"}` ||
+	if code, _, errs := install(path, "--force"); code != 0 || read(path) != `{"statusLine": {"type":"command","command":"`+ourCommand+`","refreshInterval":5}, "model": "opus"}` ||
 		read(path+".spillway.bak") != theirs {
 		t.Errorf("--force: %d %s\n%s", code, errs, read(path))
 	}
