@@ -61,12 +61,7 @@ func newHookCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra
 	}
 
 	var scope, settings string
-	target := func(c *cobra.Command) {
-		c.Flags().StringVar(&scope, "scope", "user", "settings file: user (~/.claude), project (.claude/settings.json) or local (.claude/settings.local.json)")
-		c.Flags().StringVar(&settings, "settings", "", "this settings file instead of a scope's")
-		complete(c, "scope", []string{"user", "project", "local"})
-		_ = c.MarkFlagFilename("settings", "json")
-	}
+	target := func(c *cobra.Command) { settingsFlags(c, &scope, &settings) }
 	installCmd := &cobra.Command{
 		Use:   "install [--scope user|project|local | --settings FILE] [policy flags]",
 		Short: "Add spillway's PostToolUse hook to Claude Code's settings",
@@ -164,6 +159,27 @@ func hookPolicy(flags *policyFlags, fs *flag.FlagSet) (policy.Policy, error) {
 	return p, nil
 }
 
+// settingsFlags are the flags that choose Claude Code's settings file.
+func settingsFlags(c *cobra.Command, scope, settings *string) {
+	c.Flags().StringVar(scope, "scope", "user", "settings file: user (~/.claude), project (.claude/settings.json) or local (.claude/settings.local.json)")
+	c.Flags().StringVar(settings, "settings", "", "this settings file instead of a scope's")
+	complete(c, "scope", []string{"user", "project", "local"})
+	_ = c.MarkFlagFilename("settings", "json")
+}
+
+// ownPath is the absolute path of this binary, for a command Claude Code
+// runs.
+func ownPath() (string, error) {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find spillway's own path: %w", err)
+	}
+	return exe, nil
+}
+
 // settingsPath is the settings file the flags name.
 func settingsPath(scope, settings string) (string, error) {
 	if settings != "" {
@@ -192,12 +208,9 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 		printError(stderr, err)
 		return exitUsage
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.Abs(exe)
-	}
+	exe, err := ownPath()
 	if err != nil {
-		printError(stderr, fmt.Errorf("find spillway's own path: %w", err))
+		printError(stderr, err)
 		return 1
 	}
 	args, err := hookArgs(flags, p)

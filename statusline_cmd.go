@@ -39,10 +39,11 @@ func newStatuslineCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) 
 			"session's cost as spillway prices it (and Claude Code's own figure when they differ by more than a cent), " +
 			"what the policy (--preset, --policy or the policy flags) would save and the hazards it would cause, how full " +
 			"the context is and how long the prompt cache has left. It reads on from where the last call stopped, and " +
-			"replays the session under the policy in the background. Whatever goes wrong, it prints a short line, logs " +
+			"replays the session under the policy in the background; in a session spillway's hook ran in, it says what the " +
+			"hook cut and whether that is what the replay predicts. spillway statusline install puts it in Claude Code's " +
+			"settings. Whatever goes wrong, it prints a short line, logs " +
 			"why in the statusline folder of the user cache folder, and exits 0.",
-		Example: `# in ~/.claude/settings.json
-"statusLine": {"type": "command", "command": "spillway statusline --preset claude-code --max-bytes 12KiB"}
+		Example: `spillway statusline install --preset harness-rs-0.0.50 --max-bytes 8KiB
 # try it on a log
 echo '{"transcript_path":"session.jsonl"}' | spillway statusline`,
 		Args: cobra.NoArgs,
@@ -63,12 +64,7 @@ echo '{"transcript_path":"session.jsonl"}' | spillway statusline`,
 
 	var scope, settings string
 	var force bool
-	target := func(c *cobra.Command) {
-		c.Flags().StringVar(&scope, "scope", "user", "settings file: user (~/.claude), project (.claude/settings.json) or local (.claude/settings.local.json)")
-		c.Flags().StringVar(&settings, "settings", "", "this settings file instead of a scope's")
-		complete(c, "scope", []string{"user", "project", "local"})
-		_ = c.MarkFlagFilename("settings", "json")
-	}
+	target := func(c *cobra.Command) { settingsFlags(c, &scope, &settings) }
 	installCmd := &cobra.Command{
 		Use:   "install [--scope user|project|local | --settings FILE] [--force] [policy flags]",
 		Short: "Make spillway Claude Code's status line",
@@ -144,12 +140,9 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 		printError(stderr, err)
 		return exitUsage
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.Abs(exe)
-	}
+	exe, err := ownPath()
 	if err != nil {
-		printError(stderr, fmt.Errorf("find spillway's own path: %w", err))
+		printError(stderr, err)
 		return 1
 	}
 	args, err := hookArgs(flags, p)
