@@ -321,6 +321,9 @@ func runHookStatus(settings string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "installed in %s\n  tools   %s\n  command %s\n  policy  %s\n", termtext.Escape(path),
 				termtext.Escape(h.Matcher), termtext.Escape(h.Command), termtext.Escape(describeHookPolicy(h.Command)))
 		}
+		if command, ours, ok := installedStatusLine(f); ok && ours {
+			fmt.Fprintf(stdout, "spillway's status line in %s\n  command %s\n", termtext.Escape(path), termtext.Escape(command))
+		}
 	}
 	if found == 0 {
 		fmt.Fprintf(stdout, "spillway's hook is not installed (looked in %s)\n", termtext.Escape(strings.Join(paths, ", ")))

@@ -281,6 +281,7 @@ func acted(t *testing.T, path string, args ...string) int {
 // line, and a link is not written through.
 func TestStatuslineInstall(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	exe, _ := os.Executable()
 	ourCommand := exe + " statusline --preset=harness-rs-0.0.50 --max-bytes=8KiB"
 	policy := []string{"--preset", "harness-rs-0.0.50", "--max-bytes", "8KiB"}
@@ -325,6 +326,9 @@ func TestStatuslineInstall(t *testing.T) {
 	}
 	if got := read(path); !strings.HasPrefix(got, strings.TrimSuffix(hooked, "\n}\n")+",\n  \"statusLine\": {\n") {
 		t.Errorf("the line is not added after what was there:\n%s", got)
+	}
+	if code, out, _ := runCLI(t, "", "hook", "status", "--settings", path); code != 0 || !strings.Contains(out, "spillway's status line in "+path+"\n  command "+ourCommand+"\n") {
+		t.Errorf("hook status: %d\n%s", code, out)
 	}
 	if code, out, errs := runCLI(t, "", "statusline", "uninstall", "--settings", path); code != 0 || !strings.Contains(out, "removed spillway's status line") {
 		t.Fatal(code, out, errs)
