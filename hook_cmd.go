@@ -167,9 +167,9 @@ func settingsFlags(c *cobra.Command, scope, settings *string) {
 	_ = c.MarkFlagFilename("settings", "json")
 }
 
-// ownPath is the absolute path of this binary, for a command Claude Code
-// runs.
-func ownPath() (string, error) {
+// ownCommand is the shell command that runs this binary's subcommand with
+// the policy p of flags (hookArgs): what Claude Code's settings run.
+func ownCommand(subcommand string, flags *policyFlags, p policy.Policy) (string, error) {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.Abs(exe)
@@ -177,7 +177,11 @@ func ownPath() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find spillway's own path: %w", err)
 	}
-	return exe, nil
+	args, err := hookArgs(flags, p)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(shellQuote(exe) + " " + subcommand + " " + strings.Join(quoteAll(args), " ")), nil
 }
 
 // settingsPath is the settings file the flags name.
@@ -208,12 +212,7 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 		printError(stderr, err)
 		return exitUsage
 	}
-	exe, err := ownPath()
-	if err != nil {
-		printError(stderr, err)
-		return 1
-	}
-	args, err := hookArgs(flags, p)
+	command, err := ownCommand(hookCommand, flags, p)
 	if err != nil {
 		printError(stderr, err)
 		return 1
@@ -223,8 +222,7 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 		return code
 	}
 	path := f.Path
-	entry := claudesettings.Hook{Matcher: matcher, Command: shellQuote(exe) + " " + hookCommand + " " + strings.Join(quoteAll(args), " "), Timeout: hookTimeout}
-	entry.Command = strings.TrimSpace(entry.Command)
+	entry := claudesettings.Hook{Matcher: matcher, Command: command, Timeout: hookTimeout}
 	data, err := f.Install(entry, isHookCommand)
 	if err != nil {
 		printError(stderr, err)

@@ -140,12 +140,7 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 		printError(stderr, err)
 		return exitUsage
 	}
-	exe, err := ownPath()
-	if err != nil {
-		printError(stderr, err)
-		return 1
-	}
-	args, err := hookArgs(flags, p)
+	command, err := ownCommand("statusline", flags, p)
 	if err != nil {
 		printError(stderr, err)
 		return 1
@@ -155,12 +150,11 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 		return code
 	}
 	path := termtext.Escape(f.Path)
-	if command, ours, ok := installedStatusLine(f); ok && !ours && !force {
+	if theirs, ours, ok := installedStatusLine(f); ok && !ours && !force {
 		printError(stderr, fmt.Errorf("%s has a status line of its own (%s): spillway leaves it as it is; --force replaces it, keeping the file as it was in %s",
-			f.Path, command, f.Path+claudesettings.BackupSuffix))
+			f.Path, theirs, f.Path+claudesettings.BackupSuffix))
 		return 1
 	}
-	command := strings.TrimSpace(shellQuote(exe) + " statusline " + strings.Join(quoteAll(args), " "))
 	data, err := f.SetMember(statusLineKey, statusLineSetting{Type: "command", Command: command, RefreshInterval: statusLineRefresh})
 	if err != nil {
 		printError(stderr, err)
