@@ -38,13 +38,15 @@ type part struct {
 	style       func(*themes.Styles) lipgloss.Style
 }
 
-// The parts' priorities: the cost goes last, then the saving, the cache
-// timer, the context, the hazards, Claude Code's own cost and the
+// The parts' priorities: the cost goes last, then the saving (or what the
+// hook cut), the cache timer, the context, where the hook and the replay
+// part, the hazards, Claude Code's own cost (and "as predicted") and the
 // reading progress.
 const (
 	prioReading = iota + 1
 	prioClaude
 	prioHazards
+	prioDiffer
 	prioContext
 	prioCache
 	prioSaves
@@ -182,7 +184,7 @@ func (v *view) realizedParts() []part {
 	if len(differ) == 0 {
 		return []part{cut, {prio: prioClaude, long: "as predicted" + under, short: "as predicted", style: muted}}
 	}
-	return []part{cut, {prio: prioHazards, long: "≠ predicted" + under + ": " + strings.Join(differ, ", "), short: "≠ predicted",
+	return []part{cut, {prio: prioDiffer, long: "≠ predicted" + under + ": " + strings.Join(differ, ", "), short: "≠ predicted",
 		style: func(s *themes.Styles) lipgloss.Style { return s.Warning }}}
 }
 

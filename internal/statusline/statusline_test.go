@@ -14,6 +14,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
@@ -436,5 +437,50 @@ func TestNoCountingOnTheLine(t *testing.T) {
 	}
 	if counted {
 		t.Error("the line asked for the token counter")
+	}
+}
+
+// TestFitRealized: in a session spillway's hook ran in, what it cut stays
+// as long as a saving would, and whether the replay agrees goes with the
+// least of the rest (as predicted) or with the hazards (where they part).
+func TestFitRealized(t *testing.T) {
+	cost, after, saved := 4.2137, 4.1894, 1.3702
+	realized := &Realized{Totals: ledger.Totals{Results: 12, Tokens: 40_000, TokensAfter: 3_900}, SavedUSD: &saved,
+		Policies: []string{"harness-rs-0.0.50"}}
+	v := &view{Cost: cost, Recorded: 40, Reading: 1, Policy: "harness-rs-0.0.50",
+		Predicted: &Prediction{Cost: &cost, CostAfter: &cost, Realized: realized},
+		Last:      &LastCall{Time: t0, Model: "claude-sonnet-4-5", CacheRead: 140000, CacheWrite5m: 2000, Input: 3},
+		Window:    200000, Now: t0.Add(48 * time.Second)}
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{0, "$4.21 · hook saved $1.37 on 12 results · as predicted under harness-rs-0.0.50 · 0 hazards · ctx 142.0k/200.0k (71%)"},
+		{100, "$4.21 · hook saved $1.37 on 12 results · as predicted · 0 hazards · ctx 142.0k/200.0k (71%)"},
+		{60, "$4.21 · hook $1.37 · as predicted · 0 hazards · ctx 71%"},
+		{48, "$4.21 · hook $1.37 · 0 hazards · ctx 71%"},
+		{30, "$4.21 · hook $1.37 · ctx 71%"},
+	} {
+		if got := v.render(tt.width, nil); got != tt.want {
+			t.Errorf("width %d:\n got %q\nwant %q", tt.width, got, tt.want)
+		}
+	}
+	// No priced call carried what was cut: its tokens (40,000 − 3,900).
+	// The replay cuts 2 more results, $0.0243 off; the hook ran another
+	// policy.
+	realized.SavedUSD, realized.Policies = nil, []string{"harness-rs-0.0.40"}
+	v.Predicted.CostAfter, v.Predicted.Acted = &after, 2
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{0, "$4.21 · hook cut 36.1k tokens on 12 results · ≠ predicted under harness-rs-0.0.50: the replay cuts 2 more ($0.0243), the hook ran harness-rs-0.0.40 · 0 hazards · ctx 142.0k/200.0k (71%)"},
+		{80, "$4.21 · hook cut 36.1k tokens on 12 results · ≠ predicted · 0 hazards · ctx 71%"},
+		{50, "$4.21 · hook −36.1k tok · ≠ predicted · ctx 71%"},
+		{40, "$4.21 · hook −36.1k tok · ctx 71%"},
+	} {
+		if got := v.render(tt.width, nil); got != tt.want {
+			t.Errorf("width %d:\n got %q\nwant %q", tt.width, got, tt.want)
+		}
 	}
 }
