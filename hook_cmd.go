@@ -61,12 +61,7 @@ func newHookCommand(stdin io.Reader, stdout, stderr io.Writer, code *int) *cobra
 	}
 
 	var scope, settings string
-	target := func(c *cobra.Command) {
-		c.Flags().StringVar(&scope, "scope", "user", "settings file: user (~/.claude), project (.claude/settings.json) or local (.claude/settings.local.json)")
-		c.Flags().StringVar(&settings, "settings", "", "this settings file instead of a scope's")
-		complete(c, "scope", []string{"user", "project", "local"})
-		_ = c.MarkFlagFilename("settings", "json")
-	}
+	target := func(c *cobra.Command) { settingsFlags(c, &scope, &settings) }
 	installCmd := &cobra.Command{
 		Use:   "install [--scope user|project|local | --settings FILE] [policy flags]",
 		Short: "Add spillway's PostToolUse hook to Claude Code's settings",
@@ -164,6 +159,31 @@ func hookPolicy(flags *policyFlags, fs *flag.FlagSet) (policy.Policy, error) {
 	return p, nil
 }
 
+// settingsFlags are the flags that choose Claude Code's settings file.
+func settingsFlags(c *cobra.Command, scope, settings *string) {
+	c.Flags().StringVar(scope, "scope", "user", "settings file: user (~/.claude), project (.claude/settings.json) or local (.claude/settings.local.json)")
+	c.Flags().StringVar(settings, "settings", "", "this settings file instead of a scope's")
+	complete(c, "scope", []string{"user", "project", "local"})
+	_ = c.MarkFlagFilename("settings", "json")
+}
+
+// ownCommand is the shell command that runs this binary's subcommand with
+// the policy p of flags (hookArgs): what Claude Code's settings run.
+func ownCommand(subcommand string, flags *policyFlags, p policy.Policy) (string, error) {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.Abs(exe)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find spillway's own path: %w", err)
+	}
+	args, err := hookArgs(flags, p)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(shellQuote(exe) + " " + subcommand + " " + strings.Join(quoteAll(args), " ")), nil
+}
+
 // settingsPath is the settings file the flags name.
 func settingsPath(scope, settings string) (string, error) {
 	if settings != "" {
@@ -192,15 +212,7 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 		printError(stderr, err)
 		return exitUsage
 	}
-	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.Abs(exe)
-	}
-	if err != nil {
-		printError(stderr, fmt.Errorf("find spillway's own path: %w", err))
-		return 1
-	}
-	args, err := hookArgs(flags, p)
+	command, err := ownCommand(hookCommand, flags, p)
 	if err != nil {
 		printError(stderr, err)
 		return 1
@@ -210,8 +222,7 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 		return code
 	}
 	path := f.Path
-	entry := claudesettings.Hook{Matcher: matcher, Command: shellQuote(exe) + " " + hookCommand + " " + strings.Join(quoteAll(args), " "), Timeout: hookTimeout}
-	entry.Command = strings.TrimSpace(entry.Command)
+	entry := claudesettings.Hook{Matcher: matcher, Command: command, Timeout: hookTimeout}
 	data, err := f.Install(entry, isHookCommand)
 	if err != nil {
 		printError(stderr, err)
@@ -307,6 +318,9 @@ func runHookStatus(settings string, stdout, stderr io.Writer) int {
 			found++
 			fmt.Fprintf(stdout, "installed in %s\n  tools   %s\n  command %s\n  policy  %s\n", termtext.Escape(path),
 				termtext.Escape(h.Matcher), termtext.Escape(h.Command), termtext.Escape(describeHookPolicy(h.Command)))
+		}
+		if command, ours, ok := installedStatusLine(f); ok && ours {
+			fmt.Fprintf(stdout, "spillway's status line in %s\n  command %s\n", termtext.Escape(path), termtext.Escape(command))
 		}
 	}
 	if found == 0 {

@@ -280,7 +280,8 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
 	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code),
-		newHookCommand(stdin, stdout, stderr, code), newManCommand(root, stdout))
+		newHookCommand(stdin, stdout, stderr, code), newStatuslineCommand(stdin, stdout, stderr, code),
+		newManCommand(root, stdout))
 	completionCommand(root, stdout)
 	return root
 }

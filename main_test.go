@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 		runHookFast(os.Args[3:], os.Stdin, os.Stdout, os.Stderr)
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == "statusline" {
+		os.Exit(runStatuslineForTest(os.Args[1:]))
+	}
 	realharness.ServeMCPIfAsked()
 	os.Unsetenv("COLUMNS")
 	os.Exit(m.Run())

@@ -26,8 +26,9 @@ func newPolicyCommand(stdout, stderr io.Writer, code *int) *cobra.Command {
 		Long: "Prints the policy (--policy FILE as the inspector's w writes it, or --preset and the policy flags, as " +
 			"report takes them) in the configuration of HARNESS: harness-rs (a Rust ToolResultPolicy), agentscope " +
 			"(ToolResultEvictionConfig builder calls), claude-code (the environment variables it documents), codex " +
-			"(config.toml) or deepseek (the spill-policy plugin's settings). What the harness has no setting for is " +
-			"a comment line saying so.",
+			"(config.toml), deepseek (the spill-policy plugin's settings), opencode (tool_output in opencode.jsonc) or " +
+			"gemini-cli (tools.truncateToolOutputThreshold in settings.json). What the harness has no setting for is " +
+			"a comment line saying so, and the line under the first names each such knob of the policy.",
 		Example: `spillway policy export --to codex --preset codex --max-bytes 8000
 spillway policy export --to harness-rs --policy spillway-policy.json`,
 		Args: cobra.NoArgs,

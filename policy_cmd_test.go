@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/spillway-dev/spillway/guard/export"
 	"github.com/spillway-dev/spillway/guard/policy"
 )
 
@@ -56,8 +57,8 @@ func TestPolicyExportErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"policy", "export"}, "spillway: policy export needs --to: harness-rs, agentscope, claude-code, codex, deepseek\n"},
-		{[]string{"policy", "export", "--to", "openclaw\x1b]0;x\x07"}, `spillway: unknown export target "openclaw\x1b]0;x\a" (have harness-rs, agentscope, claude-code, codex, deepseek)` + "\n"},
+		{[]string{"policy", "export"}, "spillway: policy export needs --to: harness-rs, agentscope, claude-code, codex, deepseek, opencode, gemini-cli\n"},
+		{[]string{"policy", "export", "--to", "openclaw\x1b]0;x\x07"}, `spillway: unknown export target "openclaw\x1b]0;x\a" (have harness-rs, agentscope, claude-code, codex, deepseek, opencode, gemini-cli)` + "\n"},
 		{[]string{"policy", "export", "--to", "codex", "--preset", "codex", "--spill"}, "spillway: codex: Codex truncates and never spills\n"},
 		{[]string{"policy", "export", "--to", "codex", "--preset", "codex", "--policy", "x.json"}, "spillway: --preset and --policy both choose the policy: give one\n"},
 	}
@@ -85,7 +86,7 @@ func TestDocsExport(t *testing.T) {
 	_, section, _ := strings.Cut(string(policies), "\n## Taking the policy to the harness\n")
 	section, _, _ = strings.Cut(section, "\n## ")
 	blocks := regexp.MustCompile("(?s)```\n\\$ spillway (policy export [^\n]*)\n(.*?)```").FindAllStringSubmatch(section, -1)
-	if len(blocks) != 5 {
+	if len(blocks) != len(export.Targets) {
 		t.Fatalf("docs/policies.md shows %d export examples, want one per target", len(blocks))
 	}
 	for _, b := range blocks {

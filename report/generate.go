@@ -72,6 +72,10 @@ func complainTo(errw io.Writer) func(error) {
 	return func(err error) { fmt.Fprintf(errw, "spillway: %s\n", termtext.Escape(err.Error())) }
 }
 
+// Of reports one session and its sub-agents as Generate does, for a
+// caller that reads the figures rather than writing a report.
+func Of(s *app.Session, opt Options) (*Session, error) { return session(s, opt) }
+
 // session replays one session and its sub-agents under opt.Policy and
 // builds its report, whose totals include the sub-agents'. Spill files
 // are planned, and written only with opt.WriteSpills.

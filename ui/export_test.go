@@ -77,7 +77,7 @@ func TestWriteFormats(t *testing.T) {
 		}
 	}
 	press(t, m, "tab") // back to spillway's own file, at the typed path
-	if msg := writeFormatIs(0, filepath.Join(dir, "out.yml"))(m); msg != "" {
+	if msg := writeFormatIs(0, filepath.Join(dir, "out."+export.Targets[len(export.Targets)-1].Ext()))(m); msg != "" {
 		t.Fatal(msg)
 	}
 	press(t, m, "esc")

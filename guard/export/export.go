@@ -1,11 +1,12 @@
 // Package export says a tuned policy in a harness's own configuration
 // language: harness-rs's ToolResultPolicy struct, AgentScope's eviction
 // builder, the environment variables Claude Code documents, Codex's
-// config.toml key and DeepSeek Harness's spill-policy plugin settings.
+// config.toml key, DeepSeek Harness's spill-policy plugin settings,
+// OpenCode's tool_output limits and Gemini CLI's tool output threshold.
 // Every name written is the one the harness's own source (or, for Claude
 // Code, its documentation) uses, cited in a comment line. A knob the
 // harness cannot say is written as a comment line saying so, never
-// dropped.
+// dropped, and the line under the header lists every such knob by name.
 package export
 
 import (
@@ -30,10 +31,12 @@ const (
 	ClaudeCode Target = "claude-code"
 	Codex      Target = "codex"
 	DeepSeek   Target = "deepseek"
+	OpenCode   Target = "opencode"
+	Gemini     Target = "gemini-cli"
 )
 
 // Targets lists every target.
-var Targets = []Target{HarnessRS, AgentScope, ClaudeCode, Codex, DeepSeek}
+var Targets = []Target{HarnessRS, AgentScope, ClaudeCode, Codex, DeepSeek, OpenCode, Gemini}
 
 // TargetNames lists the targets' names, for help and completion.
 func TargetNames() []string {
@@ -52,7 +55,9 @@ func ParseTarget(s string) (Target, error) {
 	return "", fmt.Errorf("unknown export target %q (have %s)", s, strings.Join(TargetNames(), ", "))
 }
 
-// Ext is the file name extension of the target's configuration language.
+// Ext is the file name extension of the target's configuration language;
+// the two JSON with comments name their harness, so that neither is taken
+// for the other nor for spillway's own policy file.
 func (t Target) Ext() string {
 	switch t {
 	case HarnessRS:
@@ -65,6 +70,10 @@ func (t Target) Ext() string {
 		return "toml"
 	case DeepSeek:
 		return "yml"
+	case OpenCode:
+		return "opencode.jsonc"
+	case Gemini:
+		return "gemini.jsonc"
 	}
 	return "txt"
 }
@@ -94,10 +103,16 @@ func Render(p policy.Policy, t Target) (string, error) {
 	case DeepSeek:
 		d.comment = "#"
 		deepSeek(d)
+	case OpenCode:
+		d.comment = "//"
+		openCode(d)
+	case Gemini:
+		d.comment = "//"
+		gemini(d)
 	default:
 		return "", fmt.Errorf("unknown export target %q (have %s)", t, strings.Join(TargetNames(), ", "))
 	}
-	return d.b.String(), nil
+	return d.text(), nil
 }
 
 // doc is the text being written: code lines, and comment lines in the
@@ -106,6 +121,49 @@ type doc struct {
 	b       strings.Builder
 	comment string
 	p       *policy.Policy
+	// headerEnd is where the header ends: the line that names the knobs
+	// the harness cannot say goes there, once they are all known.
+	headerEnd int
+	lost      []knob
+}
+
+// knob names a part of a policy as the policy file and the presets name
+// it, for the line that lists what a harness cannot say.
+type knob string
+
+// The knobs a harness may have no words for.
+const (
+	knobCeiling = knob("ceiling")
+	knobPerTool = knob("per_tool")
+	knobAction  = knob("action")
+	knobPreview = knob("preview")
+	knobDedupe  = knob("dedupe")
+	knobExclude = knob("exclude")
+	knobErrors  = knob("shape_errors")
+)
+
+// knobWords say what each knob is, for the list.
+var knobWords = map[knob]string{
+	knobCeiling: "the size ceiling", knobPerTool: "per-tool ceilings",
+	knobAction: "what happens over the ceiling", knobPreview: "the spill preview", knobDedupe: "repeat suppression",
+	knobExclude: "tools left alone", knobErrors: "whether error results are shaped",
+}
+
+// text is the document, with the list of what the harness cannot say
+// under the header.
+func (d *doc) text() string {
+	s := d.b.String()
+	var line string
+	if len(d.lost) == 0 {
+		line = d.comment + " expressed whole: no knob of this policy is lost here\n"
+	} else {
+		parts := make([]string, len(d.lost))
+		for i, k := range d.lost {
+			parts[i] = string(k) + " (" + knobWords[k] + ")"
+		}
+		line = fmt.Sprintf("%s cannot express: %s; each has a \"cannot be said here\" line below\n", d.comment, strings.Join(parts, ", "))
+	}
+	return s[:d.headerEnd] + line + s[d.headerEnd:]
 }
 
 func (d *doc) line(format string, args ...any) {
@@ -120,14 +178,19 @@ func (d *doc) note(format string, args ...any) {
 	d.b.WriteString(d.comment + " " + termtext.Escape(fmt.Sprintf(format, args...)) + "\n")
 }
 
-// cannot writes a comment line for a knob the harness cannot say.
-func (d *doc) cannot(format string, args ...any) {
+// cannot writes a comment line for a knob the harness cannot say, and
+// counts the knob among those lost.
+func (d *doc) cannot(k knob, format string, args ...any) {
+	if !slices.Contains(d.lost, k) {
+		d.lost = append(d.lost, k)
+	}
 	d.note("cannot be said here: "+format, args...)
 }
 
 // header names the policy and what the lines below configure.
 func (d *doc) header(what string) {
 	d.note("spillway policy %s as %s", quote(d.p.Name), what)
+	d.headerEnd = d.b.Len()
 }
 
 // quote shows a name from a policy in a comment.
@@ -210,26 +273,26 @@ func perTool(p *policy.Policy, skip ...string) string {
 // with one ceiling for every tool has no words for.
 func (d *doc) perToolCannot(harnessName string, skip ...string) {
 	if s := perTool(d.p, skip...); s != "" {
-		d.cannot("%s has one ceiling for every tool; the per-tool ceilings (%s)", harnessName, s)
+		d.cannot(knobPerTool, "%s has one ceiling for every tool; the per-tool ceilings (%s)", harnessName, s)
 	}
 }
 
 func (d *doc) excludeCannot(harnessName string) {
 	if len(d.p.Exclude) > 0 {
-		d.cannot("%s shapes every tool; the excluded tools (%s)", harnessName, quoteAll(d.p.Exclude))
+		d.cannot(knobExclude, "%s shapes every tool; the excluded tools (%s)", harnessName, quoteAll(d.p.Exclude))
 	}
 }
 
 func (d *doc) errorsCannot(harnessName string) {
 	if !d.p.ShapeErrors && !d.p.Inert() {
-		d.cannot("%s shapes error results too; leaving them alone", harnessName)
+		d.cannot(knobErrors, "%s shapes error results too; leaving them alone", harnessName)
 	}
 }
 
 // dedupeCannot notes repeat suppression in a harness that has none.
 func (d *doc) dedupeCannot(harnessName string) {
 	if d.p.Dedupe.Enabled {
-		d.cannot("%s has no repeat suppression; suppressing repeats from the %s identical call", harnessName, human.Ordinal(d.p.Dedupe.From))
+		d.cannot(knobDedupe, "%s has no repeat suppression; suppressing repeats from the %s identical call", harnessName, human.Ordinal(d.p.Dedupe.From))
 	}
 }
 

@@ -34,8 +34,25 @@ func tuned(t *testing.T) policy.Policy {
 }
 
 // ownTuned is each target's own preset with its ceiling tuned, so that the
-// text shows what the harness can say of itself.
+// text shows what the harness can say of itself. OpenCode and Gemini CLI
+// have no preset: theirs is a policy made to do what each does.
 func ownTuned(t *testing.T, target Target) policy.Policy {
+	switch target {
+	case OpenCode:
+		// Spills over 20,000 bytes with the head that fits as its preview.
+		p := mustPreset(t, "harness-rs-0.0.50")
+		p.Name, p.Unit, p.PreviewUnit, p.PreviewHead = "opencode-like", policy.UTF8Bytes, policy.UTF8Bytes, 20000
+		p.SetCeiling(20000)
+		return p
+	case Gemini:
+		// Only the shell is cut, over 30,000 characters, previewing the
+		// first 6,000 and the last 24,000.
+		p := mustPreset(t, "harness-rs-0.0.50")
+		p.Name, p.Unit, p.PreviewUnit, p.PreviewHead, p.PreviewTail = "gemini-like", policy.UTF16Units, policy.UTF16Units, 6000, 24000
+		p.SetCeiling(0)
+		p.PerTool = map[string]int64{"run_shell_command": 30000}
+		return p
+	}
 	name, c := map[Target]string{HarnessRS: "harness-rs-0.0.50-dedupe", AgentScope: "agentscope", ClaudeCode: "claude-code",
 		Codex: "codex", DeepSeek: "deepseek"}[target], map[Target]int64{HarnessRS: 16384, AgentScope: 40000,
 		ClaudeCode: 25000, Codex: 8000, DeepSeek: 20000}[target]
@@ -73,6 +90,8 @@ var value = map[Target]*regexp.Regexp{
 	ClaudeCode: regexp.MustCompile(`(?m)^export BASH_MAX_OUTPUT_LENGTH=(\d+)$`),
 	Codex:      regexp.MustCompile(`(?m)^tool_output_token_limit = (\d+)$`),
 	DeepSeek:   regexp.MustCompile(`(?m)^    maxInlineBytes: (\d+)$`),
+	OpenCode:   regexp.MustCompile(`(?m)^    "max_bytes": (\d+)$`),
+	Gemini:     regexp.MustCompile(`(?m)^    "truncateToolOutputThreshold": (\d+)$`),
 }
 
 // TestCeilingConverted pins the number each target gets, worked out by
@@ -102,6 +121,16 @@ func TestCeilingConverted(t *testing.T) {
 		{"claude-code", Codex, "10416"},
 		{"deepseek", HarnessRS, "50000"},
 		{"agentscope", Codex, "16666"},
+		// JSON bytes taken one for one as bytes and as characters.
+		{"harness-rs-0.0.50", OpenCode, "24576"},
+		{"harness-rs-0.0.50", Gemini, "24576"},
+		// Codex's 10,000 tokens with its 1.2 allowance, at 4 bytes each.
+		{"codex", OpenCode, "48000"},
+		{"codex", Gemini, "48000"},
+		// Claude Code's Bash ceiling is not the shell's of Gemini CLI: its
+		// 50,000 characters for every other tool are.
+		{"claude-code", Gemini, "50000"},
+		{"claude-code", OpenCode, "50000"},
 	}
 	for _, tt := range tests {
 		got, err := Render(mustPreset(t, tt.preset), tt.target)
@@ -127,8 +156,11 @@ func TestCannotBeSaid(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, want := range []string{"3rd identical call", `"Grep" 4,096 JSON bytes`, `"Read"`, "error results"} {
-			if target == ClaudeCode && want == "error results" {
-				continue // whether Claude Code persists errors is not known
+			if (target == ClaudeCode || target == OpenCode || target == Gemini) && want == "error results" {
+				continue // whether these cut error results is not known
+			}
+			if target == Gemini && want == `"Read"` {
+				continue // Gemini CLI never cuts a read
 			}
 			if target == AgentScope && want == `"Read"` {
 				want = `.excludedToolNames(Set.of("Read"))` // said in code
@@ -163,6 +195,8 @@ func TestNoCeiling(t *testing.T) {
 		ClaudeCode: "# cannot be said here: no documented setting leaves Claude Code's Bash output unlimited",
 		Codex:      "# tool_output_token_limit = 10000",
 		DeepSeek:   "# no ceiling: without maxInlineBytes the plugin registers nothing",
+		OpenCode:   `// {"tool_output": {"max_lines": 2000, "max_bytes": 51200}}`,
+		Gemini:     `    "truncateToolOutputThreshold": 0` + "\n",
 	}
 	for _, target := range Targets {
 		got, err := Render(p, target)
@@ -172,8 +206,8 @@ func TestNoCeiling(t *testing.T) {
 		if !strings.Contains(got, want[target]) {
 			t.Errorf("%s: want a line %q in\n%s", target, want[target], got)
 		}
-		if v := value[target].FindString(got); v != "" {
-			t.Errorf("%s sets a ceiling without one: %q", target, v)
+		if m := value[target].FindStringSubmatch(got); m != nil && m[1] != "0" {
+			t.Errorf("%s sets a ceiling without one: %q", target, m[0])
 		}
 	}
 }
@@ -213,7 +247,55 @@ func TestParseTarget(t *testing.T) {
 		}
 	}
 	_, err := ParseTarget("openclaw")
-	if diff := cmp.Diff(`unknown export target "openclaw" (have harness-rs, agentscope, claude-code, codex, deepseek)`, err.Error()); diff != "" {
+	if diff := cmp.Diff(`unknown export target "openclaw" (have harness-rs, agentscope, claude-code, codex, deepseek, opencode, gemini-cli)`, err.Error()); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// TestLostKnobs: the line under the header names every knob a target
+// cannot say, by the names the policy file gives them, and says so when
+// there is none.
+func TestLostKnobs(t *testing.T) {
+	tests := []struct {
+		target Target
+		p      policy.Policy
+		want   string
+	}{
+		{HarnessRS, mustPreset(t, "harness-rs-0.0.50"), "// expressed whole: no knob of this policy is lost here"},
+		{Codex, mustPreset(t, "codex"), "# expressed whole: no knob of this policy is lost here"},
+		{Codex, tuned(t), `# cannot express: action (what happens over the ceiling), dedupe (repeat suppression), exclude (tools left alone); each has a "cannot be said here" line below`},
+		{DeepSeek, tuned(t), `# cannot express: preview (the spill preview), exclude (tools left alone), dedupe (repeat suppression); each has a "cannot be said here" line below`},
+		{OpenCode, ownTuned(t, OpenCode), "// expressed whole: no knob of this policy is lost here"},
+		{Gemini, ownTuned(t, Gemini), "// expressed whole: no knob of this policy is lost here"},
+		// Read is left alone by Gemini CLI anyway.
+		{Gemini, tuned(t), `// cannot express: ceiling (the size ceiling), preview (the spill preview), dedupe (repeat suppression); each has a "cannot be said here" line below`},
+		{Gemini, func() policy.Policy {
+			p := ownTuned(t, Gemini)
+			p.Exclude = []string{"run_shell_command"}
+			return p
+		}(), `// cannot express: exclude (tools left alone); each has a "cannot be said here" line below`},
+		{OpenCode, mustPreset(t, "harness-rs-0.0.40"), `// cannot express: action (what happens over the ceiling), dedupe (repeat suppression); each has a "cannot be said here" line below`},
+	}
+	for _, tt := range tests {
+		got, err := Render(tt.p, tt.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(got, "\n")
+		if lines[1] != tt.want {
+			t.Errorf("%s, %s: line 2 is\n%s\nwant\n%s", tt.target, tt.p.Name, lines[1], tt.want)
+		}
+	}
+	// Every target has the line, and as many knobs as it has lines saying
+	// what it cannot say, at most.
+	for _, target := range Targets {
+		got, _ := Render(tuned(t), target)
+		lines := strings.Split(got, "\n")
+		if !strings.Contains(lines[1], "cannot express: ") && !strings.Contains(lines[1], "expressed whole") {
+			t.Errorf("%s: no list of lost knobs under the header:\n%s", target, got)
+		}
+		if n := strings.Count(got, "cannot be said here: "); n < strings.Count(lines[1], " (") {
+			t.Errorf("%s lists more knobs than it has lines for:\n%s", target, got)
+		}
 	}
 }

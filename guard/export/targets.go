@@ -26,6 +26,14 @@ const (
 	codexApplied      = "codex-rs/models-manager/src/model_info.rs (1e020c1): with_config_overrides"
 	deepSeekSource    = "deepseek-ai/deepseek-harness packages/spill/spill-policy/src/index.ts (b150a55): Config.maxInlineBytes, lines 63-77"
 	deepSeekBundle    = "packages/bundle/base/cordis.patch.yml, line 352"
+	openCodeSource    = "anomalyco/opencode packages/opencode/src/tool/truncate.ts (0a3427d): Truncate.limits, tool_output.max_lines and tool_output.max_bytes, defaults MAX_LINES 2000 and MAX_BYTES 50 * 1024; the keys came with anomalyco/opencode#23770"
+	openCodeOutput    = "truncate.ts, Truncate.output"
+	openCodeRead      = "anomalyco/opencode#29604"
+	geminiSource      = "google-gemini/gemini-cli packages/cli/src/config/settingsSchema.ts (5411f11): tools.truncateToolOutputThreshold, lines 1751-1759; default DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD = 40_000, packages/core/src/config/config.ts line 478"
+	geminiApplied     = "packages/core/src/scheduler/tool-executor.ts (5411f11), truncateOutputIfNeeded, lines 199-296"
+	geminiPreview     = "packages/core/src/utils/fileUtils.ts (5411f11), formatTruncatedToolOutput, lines 700-726"
+	geminiShrink      = "config.ts, getTruncateToolOutputThreshold, lines 3794-3801"
+	geminiShell       = "run_shell_command"
 )
 
 // harnessRS writes a harness-rs-loop 0.0.50 ToolResultPolicy literal.
@@ -56,17 +64,17 @@ func harnessRS(d *doc) {
 	}
 	if p.Dedupe.Enabled {
 		if p.Dedupe.From > 2 {
-			d.cannot("harness-rs suppresses a repeat from the 2nd identical call or not at all; suppressing from the %s identical call (dedupe_repeats is left off: true would suppress from the 2nd)", human.Ordinal(p.Dedupe.From))
+			d.cannot(knobDedupe, "harness-rs suppresses a repeat from the 2nd identical call or not at all; suppressing from the %s identical call (dedupe_repeats is left off: true would suppress from the 2nd)", human.Ordinal(p.Dedupe.From))
 		}
 		if p.Dedupe.Key != policy.KeyToolArgs || p.Dedupe.Clear != policy.ClearAnyWrite || len(p.Dedupe.Tools) > 0 || p.Dedupe.SameContent {
-			d.cannot("harness-rs takes a call as a repeat by its tool name and arguments and forgets every call after any call that is not read-only; this policy's own rule for a repeat (key %s, cleared on %s)", p.Dedupe.Key, p.Dedupe.Clear)
+			d.cannot(knobDedupe, "harness-rs takes a call as a repeat by its tool name and arguments and forgets every call after any call that is not read-only; this policy's own rule for a repeat (key %s, cleared on %s)", p.Dedupe.Key, p.Dedupe.Clear)
 		}
 	}
 	if spill && (p.PreviewHead != harness.HarnessRSSpillPreviewBytes || previewUnit(p) != policy.UTF8Bytes || p.PreviewTail > 0) {
-		d.cannot("harness-rs's spill preview is the first 4096 bytes (SPILL_PREVIEW_BYTES, lib.rs line 178); this policy's preview (%s)", preview(p))
+		d.cannot(knobPreview, "harness-rs's spill preview is the first 4096 bytes (SPILL_PREVIEW_BYTES, lib.rs line 178); this policy's preview (%s)", preview(p))
 	}
 	if !spill && p.Action == policy.TruncateMiddle {
-		d.cannot("harness-rs keeps the head of the serialized result; cutting out the middle")
+		d.cannot(knobAction, "harness-rs keeps the head of the serialized result; cutting out the middle")
 	}
 	d.perToolCannot("harness-rs")
 	d.excludeCannot("harness-rs")
@@ -119,15 +127,15 @@ func agentScope(d *doc) {
 	}
 	switch {
 	case p.Action != policy.Spill:
-		d.cannot("AgentScope only evicts a result to a file, with a preview; truncating it (the ceiling above evicts instead, with the default 2000-character preview)")
+		d.cannot(knobAction, "AgentScope only evicts a result to a file, with a preview; truncating it (the ceiling above evicts instead, with the default 2000-character preview)")
 	case p.Style == harness.DeepSeek:
-		d.cannot("AgentScope previews a fixed number of characters at each end; this policy's preview (%s)", preview(p))
+		d.cannot(knobPreview, "AgentScope previews a fixed number of characters at each end; this policy's preview (%s)", preview(p))
 	default:
 		if pwhy != "" {
 			d.note("previewChars: %s", pwhy)
 		}
 		if p.PreviewTail != p.PreviewHead {
-			d.cannot("AgentScope previews the same number of characters at head and tail (each at most half the result); this policy's preview (%s), so previewChars takes the head", preview(p))
+			d.cannot(knobPreview, "AgentScope previews the same number of characters at head and tail (each at most half the result); this policy's preview (%s), so previewChars takes the head", preview(p))
 		}
 	}
 	d.dedupeCannot("AgentScope")
@@ -184,7 +192,7 @@ func claudeCode(d *doc) {
 		d.note("BASH_MAX_OUTPUT_LENGTH: the most characters of Bash output Claude Code keeps before it cuts them (%s); its default is 30000", claudeEnvDoc)
 		d.line("export BASH_MAX_OUTPUT_LENGTH=%d", n)
 	} else {
-		d.cannot("no documented setting leaves Claude Code's Bash output unlimited; a Bash ceiling of none")
+		d.cannot(knobCeiling, "no documented setting leaves Claude Code's Bash output unlimited; a Bash ceiling of none")
 	}
 	d.note("MAX_MCP_OUTPUT_TOKENS (%s, %s) caps MCP tool output in tokens, default 25000; this policy has no such token cap, so it stays at its default:", claudeEnvDoc, claudeMCPDoc)
 	d.line("# export MAX_MCP_OUTPUT_TOKENS=25000")
@@ -195,7 +203,7 @@ func claudeCode(d *doc) {
 		if ok {
 			size = policy.FormatSize(other, p.Unit)
 		}
-		d.cannot("Claude Code saves any other tool's result over 50000 characters to a file, a threshold with no documented setting (an MCP server can raise it for its own tools with _meta[\"anthropic/maxResultSizeChars\"], %s); this policy's ceiling for the other tools (%s)", claudeMCPDoc, size)
+		d.cannot(knobCeiling, "Claude Code saves any other tool's result over 50000 characters to a file, a threshold with no documented setting (an MCP server can raise it for its own tools with _meta[\"anthropic/maxResultSizeChars\"], %s); this policy's ceiling for the other tools (%s)", claudeMCPDoc, size)
 	}
 	skip := []string{"Bash"}
 	for tool, v := range p.PerTool {
@@ -205,9 +213,9 @@ func claudeCode(d *doc) {
 	}
 	d.perToolCannot("Claude Code (a setting for Bash alone)", skip...)
 	if p.Action != policy.Spill {
-		d.cannot("Claude Code saves a large result to a file with a 2000-character preview (from 2.1.2); truncating it")
+		d.cannot(knobAction, "Claude Code saves a large result to a file with a 2000-character preview (from 2.1.2); truncating it")
 	} else if p.Style != harness.ClaudeCode && (p.PreviewHead != harness.ClaudePreviewUnits || previewUnit(p) != policy.UTF16Units || p.PreviewTail > 0) {
-		d.cannot("Claude Code's preview is the first 2000 characters, cut at a line; this policy's preview (%s)", preview(p))
+		d.cannot(knobPreview, "Claude Code's preview is the first 2000 characters, cut at a line; this policy's preview (%s)", preview(p))
 	}
 	dd := p.Dedupe
 	switch {
@@ -218,7 +226,7 @@ func claudeCode(d *doc) {
 		if dd.Key != policy.KeyReadPath || len(dd.Tools) != 1 || dd.Tools[0] != "Read" {
 			what = "repeats of other tools"
 		}
-		d.cannot("Claude Code suppresses no repeat (it stubbed an unchanged Read's from 2.1.86 to 2.1.316, with no setting for it); suppressing %s from the %s identical call", what, human.Ordinal(dd.From))
+		d.cannot(knobDedupe, "Claude Code suppresses no repeat (it stubbed an unchanged Read's from 2.1.86 to 2.1.316, with no setting for it); suppressing %s from the %s identical call", what, human.Ordinal(dd.From))
 	}
 	d.excludeCannot("Claude Code")
 }
@@ -230,7 +238,7 @@ func codex(d *doc) {
 	d.note("key: %s; applied per model in %s", codexSource, codexApplied)
 	c, ok := ceiling(p)
 	if !ok {
-		d.cannot("Codex always limits tool output (10000 by default); no ceiling")
+		d.cannot(knobCeiling, "Codex always limits tool output (10000 by default); no ceiling")
 		d.line("# tool_output_token_limit = 10000")
 	} else {
 		n, why := convert(c, p.Unit, policy.ApproxTokens)
@@ -242,9 +250,9 @@ func codex(d *doc) {
 		d.line("tool_output_token_limit = %d", limit)
 	}
 	if p.Action == policy.Spill {
-		d.cannot("Codex never spills: an output over the limit loses its middle; spilling to a file, and its preview (%s)", preview(p))
+		d.cannot(knobAction, "Codex never spills: an output over the limit loses its middle; spilling to a file, and its preview (%s)", preview(p))
 	} else if p.Action == policy.TruncateHead {
-		d.cannot("Codex keeps the head and tail of an output over the limit; keeping the head alone")
+		d.cannot(knobAction, "Codex keeps the head and tail of an output over the limit; keeping the head alone")
 	}
 	d.dedupeCannot("Codex")
 	d.perToolCannot("Codex")
@@ -274,15 +282,15 @@ func deepSeek(d *doc) {
 		d.line("    maxInlineBytes: %d", n)
 	}
 	if p.Action != policy.Spill {
-		d.cannot("DeepSeek Harness only spills a result to a file; truncating it")
+		d.cannot(knobAction, "DeepSeek Harness only spills a result to a file; truncating it")
 	} else if p.Style != harness.DeepSeek {
-		d.cannot("DeepSeek Harness takes its preview's head and tail from what the notice leaves of maxInlineBytes; this policy's preview (%s)", preview(p))
+		d.cannot(knobPreview, "DeepSeek Harness takes its preview's head and tail from what the notice leaves of maxInlineBytes; this policy's preview (%s)", preview(p))
 	}
 	if len(p.Exclude) != 1 || p.Exclude[0] != "read" {
-		d.cannot("DeepSeek Harness leaves exactly one tool alone, read (index.ts line 197); this policy's excluded tools (%s)", orNone(quoteAll(p.Exclude)))
+		d.cannot(knobExclude, "DeepSeek Harness leaves exactly one tool alone, read (index.ts line 197); this policy's excluded tools (%s)", orNone(quoteAll(p.Exclude)))
 	}
 	if p.Dedupe.Enabled {
-		d.cannot("DeepSeek Harness has no repeat suppression (its repeat reminder only advises); suppressing repeats from the %s identical call", human.Ordinal(p.Dedupe.From))
+		d.cannot(knobDedupe, "DeepSeek Harness has no repeat suppression (its repeat reminder only advises); suppressing repeats from the %s identical call", human.Ordinal(p.Dedupe.From))
 	}
 	d.perToolCannot("DeepSeek Harness")
 	d.errorsCannot("DeepSeek Harness")
@@ -293,4 +301,99 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// openCode writes the tool_output block of an opencode.jsonc.
+func openCode(d *doc) {
+	p := d.p
+	d.header("OpenCode's tool_output limits (opencode.jsonc; opencode.json takes no comments)")
+	d.note("keys: %s", openCodeSource)
+	d.note("over either limit, OpenCode saves the whole output to a file in its truncation folder and keeps the lines of its head that fit in max_bytes, with a hint naming the file (%s)", openCodeOutput)
+	c, ok := ceiling(p)
+	if !ok {
+		d.cannot(knobCeiling, "OpenCode always cuts tool output (at 2000 lines or 51200 bytes by default); no ceiling")
+		d.line("// {\"tool_output\": {\"max_lines\": 2000, \"max_bytes\": 51200}}")
+	} else {
+		n, why := convert(c, p.Unit, policy.UTF8Bytes)
+		if why != "" {
+			d.note("max_bytes: %s", why)
+		}
+		// A text over n+1 lines holds more than n bytes, so the byte limit
+		// always acts first: the policy's ceiling alone decides.
+		d.note("max_lines: %s, one more than max_bytes, so that the byte limit alone decides (a text of more lines holds more bytes)", human.Count(n+1))
+		d.line("{")
+		d.line("  \"tool_output\": {")
+		d.line("    \"max_lines\": %d,", n+1)
+		d.line("    \"max_bytes\": %d", n)
+		d.line("  }")
+		d.line("}")
+		switch {
+		case p.Action != policy.Spill:
+			d.cannot(knobAction, "OpenCode saves the whole output to a file whenever it cuts one; %s", actionWords(p.Action))
+		case p.PreviewTail > 0 || p.Style == harness.DeepSeek || !sameBytes(p.PreviewHead, previewUnit(p), n):
+			d.cannot(knobPreview, "OpenCode's preview is the lines of the head that fit in max_bytes itself; this policy's preview (%s)", preview(p))
+		}
+	}
+	d.perToolCannot("OpenCode")
+	if len(p.Exclude) > 0 {
+		d.cannot(knobExclude, "OpenCode cuts the output of every tool that does not cut its own (its read tool keeps its own 2000 lines and 50 KiB, %s); the excluded tools (%s)", openCodeRead, quoteAll(p.Exclude))
+	}
+	d.dedupeCannot("OpenCode")
+}
+
+// gemini writes the tools block of a Gemini CLI settings.json.
+func gemini(d *doc) {
+	p := d.p
+	d.header("Gemini CLI's settings.json (~/.gemini/settings.json, or .gemini/settings.json in a project; comments allowed)")
+	d.note("key: %s", geminiSource)
+	d.note("Gemini CLI cuts %s's output and an MCP tool's single text part, and no other tool's (%s): over the threshold it saves the whole output to a file and shows its first 20%% and last 80%% of the threshold (%s); the threshold also shrinks to 4 characters for each token left in the context window (%s); with contextManagement.enabled it distils output instead and does not use it", geminiShell, geminiApplied, geminiPreview, geminiShrink)
+	shell, limited := p.CeilingFor(geminiShell)
+	var n int64
+	if limited {
+		var why string
+		if n, why = convert(shell, p.Unit, policy.UTF16Units); why != "" {
+			d.note("truncateToolOutputThreshold: %s", why)
+		}
+	} else {
+		d.note("no ceiling for %s: 0 turns the cut off", geminiShell)
+	}
+	d.line("{")
+	d.line("  \"tools\": {")
+	d.line("    \"truncateToolOutputThreshold\": %d", n)
+	d.line("  }")
+	d.line("}")
+	if other, ok := ceiling(p); ok {
+		d.cannot(knobCeiling, "Gemini CLI never cuts the output of its other tools (read_file, grep and the rest); this policy's ceiling for them (%s)", policy.FormatSize(other, p.Unit))
+	}
+	d.perToolCannot("Gemini CLI (one threshold, for the shell and MCP tools)", geminiShell)
+	if limited {
+		head, tail := n/5, n-n/5
+		switch {
+		case p.Action != policy.Spill:
+			d.cannot(knobAction, "Gemini CLI saves the whole output to a file whenever it cuts one; %s", actionWords(p.Action))
+		case p.Style == harness.DeepSeek || !sameBytes(p.PreviewHead, previewUnit(p), head) || !sameBytes(p.PreviewTail, previewUnit(p), tail):
+			d.cannot(knobPreview, "Gemini CLI previews the first 20%% and last 80%% of the threshold (%s and %s characters here); this policy's preview (%s)", human.Count(head), human.Count(tail), preview(p))
+		}
+	}
+	if slices.Contains(p.Exclude, geminiShell) {
+		d.cannot(knobExclude, "Gemini CLI cuts %s's output whenever it is over the threshold; leaving it alone (the excluded tools: %s)", geminiShell, quoteAll(p.Exclude))
+	}
+	d.dedupeCannot("Gemini CLI")
+}
+
+// actionWords says what a policy that does not spill does instead.
+func actionWords(a policy.Action) string {
+	if a == policy.TruncateMiddle {
+		return "cutting out the middle without a file"
+	}
+	return "truncating without a file"
+}
+
+// sameBytes tells whether n in unit u is want in the harness's own unit,
+// taking character-like units one for one as convert does.
+func sameBytes(n int64, u policy.Unit, want int64) bool {
+	if !byteLike(u) {
+		return false
+	}
+	return n == want
 }

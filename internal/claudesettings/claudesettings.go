@@ -1,11 +1,11 @@
-// Package claudesettings edits Claude Code's settings files for a
-// PostToolUse hook: it finds the file of a scope, adds, replaces or removes
-// one hook's entry and nothing else, leaving every other byte of the file
-// as it was, and writes the file atomically beside a backup of what it
-// held, never through a link. A settings file is the user's and untrusted:
-// one that does not parse is refused, naming its line, and an edit whose
-// outcome differs from the file in anything but that hook's entry is not
-// written.
+// Package claudesettings edits Claude Code's settings files: it finds the
+// file of a scope, adds, replaces or removes one PostToolUse hook's entry
+// or one top-level setting (the status line's) and nothing else, leaving
+// every other byte of the file as it was, and writes the file atomically
+// beside a backup of what it held, never through a link. A settings file
+// is the user's and untrusted: one that does not parse is refused, naming
+// its line, and an edit whose outcome differs from the file in anything
+// but what was asked is not written.
 package claudesettings
 
 import (
