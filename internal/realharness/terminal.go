@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -62,7 +63,20 @@ func StartClaudeTerminal(t testing.TB, bin string, script []Turn, opt ClaudeOpti
 	if out, err := exec.Command(tmux, args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
-	t.Cleanup(func() { exec.Command(tmux, "-S", term.sock, "kill-server").Run() })
+	pid := 0
+	if out, err := exec.Command(tmux, "-S", term.sock, "display-message", "-p", "#{pane_pid}").Output(); err == nil {
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() {
+		exec.Command(tmux, "-S", term.sock, "kill-server").Run()
+		// Claude Code writes in its folders until it has exited: wait
+		// for that before they are removed.
+		for deadline := time.Now().Add(15 * time.Second); pid > 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			if syscall.Kill(pid, 0) != nil {
+				break
+			}
+		}
+	})
 	return term
 }
 
