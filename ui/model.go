@@ -25,6 +25,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/themes"
@@ -58,7 +59,7 @@ type Options struct {
 	// instead of Source; SessionsName is what the header names (a folder,
 	// "3 paths"). The list follows new and changed sessions when Follow is
 	// set or, unless NoFollow, when one was written in the last minute.
-	Sessions     SessionSource
+	Sessions     sessions.Source
 	SessionsName string
 	NoFollow     bool
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -24,19 +25,16 @@ func (o listOrder) String() string {
 	return [...]string{"time, newest first", "cost, highest first", "saved, most first"}[o]
 }
 
-// liveWindow: a session written this recently is being written.
-const liveWindow = time.Minute
-
 // sessionList draws the sessions, one row each, filtered and sorted; the
 // root model feeds it rows and savings and moves its cursor.
 type sessionList struct {
 	ctx           *Context
 	width, height int
 	top0          int // screen row of its title line
-	rows          []SessionRow
+	rows          []sessions.Row
 	// savings are the rows' replays under the current policy, by path;
 	// a row without one is still being replayed.
-	savings map[string]SessionSavings
+	savings map[string]sessions.Savings
 	shown   []int // indexes into rows, filtered and sorted
 	cursor  int   // index into shown
 	offset  int
@@ -123,13 +121,13 @@ func (l *sessionList) refresh() {
 
 // searchText is what the filter looks in: the file's name, the project,
 // the agent and its version, the models.
-func searchText(r *SessionRow) string {
+func searchText(r *sessions.Row) string {
 	return strings.Join(append([]string{filepath.Base(r.Path), r.Project, r.Agent, r.Version}, r.Models...), "\x00")
 }
 
 // compare orders two rows, the first to show first; ties go by path, so
 // that the order never depends on the order of the scan.
-func (l *sessionList) compare(a, b *SessionRow) int {
+func (l *sessionList) compare(a, b *sessions.Row) int {
 	desc := func(x, y float64, okX, okY bool) int {
 		switch {
 		case okX != okY:
@@ -172,7 +170,7 @@ func (l *sessionList) compare(a, b *SessionRow) int {
 
 // lastTime is when the session was last active: its last call, else when
 // its log was written.
-func lastTime(r *SessionRow) time.Time {
+func lastTime(r *sessions.Row) time.Time {
 	if !r.Last.IsZero() {
 		return r.Last
 	}
@@ -188,7 +186,7 @@ func deref(p *float64) float64 {
 
 // after is a row's cost under the policy; ok is false while it is being
 // replayed or when it is not known.
-func (l *sessionList) after(r *SessionRow) (after float64, ok bool) {
+func (l *sessionList) after(r *sessions.Row) (after float64, ok bool) {
 	s, done := l.savings[r.Path]
 	if !done || s.CostAfter == nil || r.Cost == nil {
 		return 0, false
@@ -197,7 +195,7 @@ func (l *sessionList) after(r *SessionRow) (after float64, ok bool) {
 }
 
 // saved is the dollars a row's policy saves.
-func (l *sessionList) saved(r *SessionRow) (float64, bool) {
+func (l *sessionList) saved(r *sessions.Row) (float64, bool) {
 	after, ok := l.after(r)
 	if !ok {
 		return 0, false
@@ -323,7 +321,7 @@ type listColumn struct {
 	width    int
 	priority int
 	right    bool
-	cell     func(r *SessionRow) string
+	cell     func(r *sessions.Row) string
 }
 
 func (c listColumn) fit(s string) string {
@@ -334,7 +332,7 @@ func (c listColumn) fit(s string) string {
 }
 
 // agentName shortens the format for a column: "claude 2.1.126".
-func agentName(r *SessionRow) string {
+func agentName(r *sessions.Row) string {
 	name := strings.TrimSuffix(r.Agent, "-code")
 	if r.Version != "" {
 		name += " " + r.Version
@@ -344,7 +342,7 @@ func agentName(r *SessionRow) string {
 
 // modelName is the session's first model, "+N" for the others, in
 // width cells: the first model's name is cut, never the count.
-func modelName(r *SessionRow, width int) string {
+func modelName(r *sessions.Row, width int) string {
 	if len(r.Models) == 0 {
 		return "–"
 	}
@@ -367,19 +365,19 @@ func (l *sessionList) columns() []listColumn {
 		timeFormat, timeWidth = time.DateOnly, 10 // the year tells sessions apart more than the hour
 	}
 	all := []listColumn{
-		{title: " ", width: 1, priority: 0, cell: func(r *SessionRow) string {
+		{title: " ", width: 1, priority: 0, cell: func(r *sessions.Row) string {
 			if l.live[r.Path] {
 				return st.Live.Render("●")
 			}
 			return " "
 		}},
-		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *SessionRow) string {
+		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
 			if t := lastTime(r); !t.IsZero() {
 				return t.UTC().Format(timeFormat)
 			}
 			return "–"
 		}},
-		{title: "project", width: 10, priority: 1, cell: func(r *SessionRow) string {
+		{title: "project", width: 10, priority: 1, cell: func(r *sessions.Row) string {
 			name := termtext.Escape(r.Project)
 			if r.Project == "" {
 				name = st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
@@ -394,9 +392,9 @@ func (l *sessionList) columns() []listColumn {
 			return name
 		}},
 		{title: "agent", width: 14, priority: 6, cell: agentName},
-		{title: "model", width: modelWidth, priority: 4, cell: func(r *SessionRow) string { return modelName(r, modelWidth) }},
-		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *SessionRow) string { return human.Count(int64(r.Calls)) }},
-		{title: "cost → after", width: 17, priority: 1, right: true, cell: func(r *SessionRow) string {
+		{title: "model", width: modelWidth, priority: 4, cell: func(r *sessions.Row) string { return modelName(r, modelWidth) }},
+		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *sessions.Row) string { return human.Count(int64(r.Calls)) }},
+		{title: "cost → after", width: 17, priority: 1, right: true, cell: func(r *sessions.Row) string {
 			if r.Cost == nil {
 				return st.Muted.Render("?")
 			}
@@ -408,7 +406,7 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return human.Money(r.Cost) + "→" + after
 		}},
-		{title: "saved", width: 8, priority: 2, right: true, cell: func(r *SessionRow) string {
+		{title: "saved", width: 8, priority: 2, right: true, cell: func(r *sessions.Row) string {
 			s, ok := l.saved(r)
 			switch {
 			case !ok:
@@ -421,7 +419,7 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return st.Saved.Render(human.Money(&s))
 		}},
-		{title: "largest", width: 7, priority: 5, right: true, cell: func(r *SessionRow) string {
+		{title: "largest", width: 7, priority: 5, right: true, cell: func(r *sessions.Row) string {
 			if r.LargestResult == 0 {
 				return ""
 			}
@@ -430,7 +428,7 @@ func (l *sessionList) columns() []listColumn {
 	}
 	// Hazards have a column once a replay has found one.
 	if l.anyHazards() {
-		all = append(all, listColumn{title: "hazards", width: 7, priority: 4, right: true, cell: func(r *SessionRow) string {
+		all = append(all, listColumn{title: "hazards", width: 7, priority: 4, right: true, cell: func(r *sessions.Row) string {
 			s, ok := l.savings[r.Path]
 			if !ok || s.Hazards.Total() == 0 {
 				return ""
@@ -440,7 +438,7 @@ func (l *sessionList) columns() []listColumn {
 	}
 	if len(l.live) > 0 {
 		all = append(all,
-			listColumn{title: "burn", width: 8, priority: 3, right: true, cell: func(r *SessionRow) string {
+			listColumn{title: "burn", width: 8, priority: 3, right: true, cell: func(r *sessions.Row) string {
 				switch {
 				case !l.live[r.Path]:
 					return ""
@@ -449,7 +447,7 @@ func (l *sessionList) columns() []listColumn {
 				}
 				return st.Live.Render(burnText(r.Burn))
 			}},
-			listColumn{title: "ctx", width: 4, priority: 3, right: true, cell: func(r *SessionRow) string {
+			listColumn{title: "ctx", width: 4, priority: 3, right: true, cell: func(r *sessions.Row) string {
 				if !l.live[r.Path] {
 					return ""
 				}
@@ -472,7 +470,7 @@ func burnText(usd float64) string {
 
 // contextText is how full the last call's context was: "45%"; "?" when
 // the model's window is not known.
-func contextText(r *SessionRow) string {
+func contextText(r *sessions.Row) string {
 	if r.ContextMax <= 0 {
 		return "?"
 	}
@@ -527,7 +525,7 @@ func (l *sessionList) View() string {
 // partLine is a sub-agent's line under its session: its file, calls, cost
 // and largest result in the session's columns, no policy figures (its
 // session's include them).
-func partLine(cols []listColumn, p *SubagentRow, last bool) string {
+func partLine(cols []listColumn, p *sessions.Part, last bool) string {
 	cells := make([]string, len(cols))
 	for k, c := range cols {
 		s := ""

@@ -13,7 +13,9 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -21,7 +23,7 @@ import (
 // fleet is the session list's state in the root model: the sessions, their
 // replays under the policy in force, and the live rescans.
 type fleet struct {
-	src  SessionSource
+	src  sessions.Source
 	name string // what the header names: a folder, "3 paths"
 	list sessionList
 
@@ -69,7 +71,7 @@ type fleet struct {
 // Messages of the session list's commands.
 type (
 	fleetScannedMsg struct {
-		rows     []SessionRow
+		rows     []sessions.Row
 		warnings []string
 		err      error
 	}
@@ -81,7 +83,7 @@ type (
 	// policy generation gen since the last one.
 	fleetSavedMsg struct {
 		gen   int
-		items []SessionSavings
+		items []sessions.Savings
 		sweep bool
 		done  bool
 		// job is what the job began with: its policy's knobs and its
@@ -110,7 +112,7 @@ var clock = time.Now
 
 // scanCmd scans the sessions in the background, reporting progress every
 // 100 ms until they are in.
-func scanCmd(src SessionSource) tea.Cmd {
+func scanCmd(src sessions.Source) tea.Cmd {
 	var mu sync.Mutex
 	var done, total int
 	out := make(chan fleetScannedMsg, 1)
@@ -140,14 +142,14 @@ func scanCmd(src SessionSource) tea.Cmd {
 // for it.
 type stream struct {
 	mu     sync.Mutex
-	items  []SessionSavings
+	items  []sessions.Savings
 	done   bool
 	notify chan struct{}
 }
 
 func newStream() *stream { return &stream{notify: make(chan struct{}, 1)} }
 
-func (s *stream) push(v SessionSavings) {
+func (s *stream) push(v sessions.Savings) {
 	s.mu.Lock()
 	s.items = append(s.items, v)
 	s.mu.Unlock()
@@ -197,7 +199,7 @@ func (s *stream) wait(gen int, sweep bool, paths []string, job jobStart) tea.Cmd
 
 // replayFleetCmd replays paths under pol (or sweeps them at ceilings) in
 // the background until ctx ends; versions are the sessions' as it begins.
-func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+func replayFleetCmd(ctx context.Context, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
 	job := jobStart{knobs: knobsKey(pol), versions: map[string]int{}}
 	for _, p := range paths {
 		if v := versions[p]; v != 0 {
@@ -214,15 +216,15 @@ func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.
 			err = src.Replay(ctx, pol, paths, s.push)
 		}
 		if err != nil && ctx.Err() == nil {
-			s.push(SessionSavings{Err: err})
+			s.push(sessions.Savings{Err: err})
 		}
 	}()
 	return s.wait(gen, ceilings != nil, paths, job)
 }
 
 // newFleet starts the list over src.
-func newFleet(ctx *Context, src SessionSource, name string) *fleet {
-	return &fleet{src: src, name: name, list: sessionList{ctx: ctx, savings: map[string]SessionSavings{}},
+func newFleet(ctx *Context, src sessions.Source, name string) *fleet {
+	return &fleet{src: src, name: name, list: sessionList{ctx: ctx, savings: map[string]sessions.Savings{}},
 		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{},
 		version: map[string]int{}}
 }
@@ -292,7 +294,7 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 	first := !f.scanned
 	f.scanned = true
 	f.warnings = msg.warnings
-	old := map[string]SessionRow{}
+	old := map[string]sessions.Row{}
 	for _, r := range f.list.rows {
 		old[r.Path] = r
 	}
@@ -324,7 +326,7 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 	if first && !m.opt.NoFollow {
 		f.following = m.opt.Follow
 		for _, r := range msg.rows {
-			f.following = f.following || f.now.Sub(r.Modified) < liveWindow
+			f.following = f.following || f.now.Sub(r.Modified) < sessions.LiveWindow
 		}
 	}
 	f.list.rows = msg.rows
@@ -357,7 +359,7 @@ func (m *Model) markLive() {
 		return
 	}
 	for _, r := range f.list.rows {
-		if f.now.Sub(r.Modified) < liveWindow {
+		if f.now.Sub(r.Modified) < sessions.LiveWindow {
 			f.list.live[r.Path] = true
 		}
 	}
@@ -373,7 +375,7 @@ func (m *Model) replayFleet(paths []string, all bool) tea.Cmd {
 		}
 		f.cancels = nil
 		f.gen++
-		f.list.savings = map[string]SessionSavings{}
+		f.list.savings = map[string]sessions.Savings{}
 		f.unswept = map[string]bool{}
 		f.pending = map[string]bool{}
 		f.sweeping = false
@@ -431,7 +433,7 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 	if msg.done && !msg.sweep {
 		for _, p := range msg.paths {
 			if f.pending[p] && !stale(p) {
-				f.list.savings[p] = SessionSavings{Path: p, Err: fmt.Errorf("%s could not be replayed", p)}
+				f.list.savings[p] = sessions.Savings{Path: p, Err: fmt.Errorf("%s could not be replayed", p)}
 				delete(f.pending, p)
 			}
 		}
@@ -548,9 +550,10 @@ func (m *Model) openSession() tea.Cmd {
 	}
 	// A session the list holds read and counted opens at once.
 	if h, ok := m.fleet.src.(interface {
-		Held(path string) *replay.Prepared
+		Held(path string) *app.Session
 	}); ok {
-		if p := h.Held(path); p != nil {
+		if s := h.Held(path); s != nil {
+			p := s.Prepared
 			m.session, m.prep = p.Session, p
 			m.table.setSession(p.Session, nil)
 			return m.requestReplay()

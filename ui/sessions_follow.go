@@ -5,10 +5,12 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/internal/sessions"
 )
 
 // A followed session list rescans when its source says a log changed
-// (SessionWatcher, sessions_watch.go); a source that cannot say so is
+// (sessions.Watcher, sessions_watch.go); a source that cannot say so is
 // rescanned every rescanEvery. While nothing changes nothing runs but one
 // timer, set for when the next live mark goes out.
 
@@ -30,7 +32,7 @@ type (
 // say so, turn it off.
 var liveWatch = true
 
-func watchCmd(ctx context.Context, w SessionWatcher) tea.Cmd {
+func watchCmd(ctx context.Context, w sessions.Watcher) tea.Cmd {
 	return func() tea.Msg {
 		ch, warning, err := w.Watch(ctx)
 		return fleetWatchMsg{ctx: ctx, changes: ch, warning: warning, err: err}
@@ -55,7 +57,7 @@ func (m *Model) followLater() tea.Cmd {
 	if !f.following {
 		return nil
 	}
-	w, ok := f.src.(SessionWatcher)
+	w, ok := f.src.(sessions.Watcher)
 	if !ok || !liveWatch || f.watchFailed {
 		return m.rescanLater()
 	}
@@ -122,7 +124,7 @@ func (m *Model) expireLater() tea.Cmd {
 	}
 	var first time.Time
 	for _, r := range f.list.rows {
-		if out := r.Modified.Add(liveWindow); out.After(f.now) && (first.IsZero() || out.Before(first)) {
+		if out := r.Modified.Add(sessions.LiveWindow); out.After(f.now) && (first.IsZero() || out.Before(first)) {
 			first = out
 		}
 	}

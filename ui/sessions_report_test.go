@@ -14,6 +14,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/report"
 )
@@ -52,13 +53,13 @@ func checkListAgainstReport(t *testing.T, dir string) {
 	cache := t.TempDir()
 	sources := []struct {
 		name string
-		src  func() *AppSessions
+		src  func() *sessions.Service
 	}{
-		{"pipeline", func() *AppSessions { return NewAppSessions([]string{dir}, app.Env{}, opt) }},
-		{"index", func() *AppSessions { return indexSessions(t, []string{dir}, opt, "") }},
+		{"pipeline", func() *sessions.Service { return sessions.New([]string{dir}, app.Env{}, opt) }},
+		{"index", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, "") }},
 		// The second opens the cache the first wrote: rows from the cache.
-		{"index cache written", func() *AppSessions { return indexSessions(t, []string{dir}, opt, cache) }},
-		{"index cache read", func() *AppSessions { return indexSessions(t, []string{dir}, opt, cache) }},
+		{"index cache written", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, cache) }},
+		{"index cache read", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, cache) }},
 	}
 	var out bytes.Buffer
 	w, err := report.NewWriter("json", &out, opt.Prices.Source)
@@ -75,27 +76,27 @@ func checkListAgainstReport(t *testing.T, dir string) {
 
 // indexSessions lists paths through a session index caching in dir, or
 // none when dir is "".
-func indexSessions(t *testing.T, paths []string, opt app.Options, dir string) *AppSessions {
+func indexSessions(t *testing.T, paths []string, opt app.Options, dir string) *sessions.Service {
 	t.Helper()
 	ix, err := index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, CacheDir: dir, NoCache: dir == ""})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewIndexSessions(paths, app.Env{}, opt, ix)
+	return sessions.NewIndexed(paths, app.Env{}, opt, ix)
 }
 
-func matchReport(t *testing.T, src *AppSessions, pol policy.Policy, reportJSON []byte) {
+func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJSON []byte) {
 	rows, warnings, err := src.Scan(context.Background(), nil)
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("scan: %v %v", err, warnings)
 	}
 	var mu sync.Mutex
-	saved := map[string]SessionSavings{}
+	saved := map[string]sessions.Savings{}
 	var paths []string
 	for _, r := range rows {
 		paths = append(paths, r.Path)
 	}
-	if err := src.Replay(context.Background(), pol, paths, func(s SessionSavings) {
+	if err := src.Replay(context.Background(), pol, paths, func(s sessions.Savings) {
 		mu.Lock()
 		saved[s.Path] = s
 		mu.Unlock()
@@ -128,7 +129,7 @@ func matchReport(t *testing.T, src *AppSessions, pol policy.Policy, reportJSON [
 	if len(doc.Sessions) != len(rows) {
 		t.Fatalf("%d rows, report has %d sessions", len(rows), len(doc.Sessions))
 	}
-	byPath := map[string]SessionRow{}
+	byPath := map[string]sessions.Row{}
 	for _, r := range rows {
 		byPath[r.Path] = r
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -121,7 +122,9 @@ func newListModel(t testing.TB, paths []string, preset string, w, h int, now tim
 		o(&opt)
 	}
 	if opt.Sessions == nil {
-		opt.Sessions = NewAppSessions(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+		src := sessions.New(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+		src.Budget = listBudget
+		opt.Sessions = src
 	}
 	m := New(opt)
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
@@ -243,7 +246,7 @@ func TestSessionListNumbers(t *testing.T) {
 	}
 }
 
-func rowOf(t testing.TB, m *Model, name string) *SessionRow {
+func rowOf(t testing.TB, m *Model, name string) *sessions.Row {
 	t.Helper()
 	for i := range m.fleet.list.rows {
 		if strings.TrimSuffix(filepath.Base(m.fleet.list.rows[i].Path), ".jsonl") == name {
@@ -264,11 +267,13 @@ func TestSessionListOpen(t *testing.T) {
 	})
 }
 
+// listBudget, when set, is the budget of the lists newListModel makes.
+var listBudget *app.Budget
+
 // bound sets the list's memory bounds for one test.
 func bound(t *testing.T, full, withoutTexts int64) {
-	restore, restoreTexts := holdBytes, onDemandHoldBytes
-	holdBytes, onDemandHoldBytes = full, withoutTexts
-	t.Cleanup(func() { holdBytes, onDemandHoldBytes = restore, restoreTexts })
+	listBudget = &app.Budget{Whole: full, Lean: withoutTexts}
+	t.Cleanup(func() { listBudget = nil })
 }
 
 func testOpen(t *testing.T, held bool) {
@@ -282,7 +287,7 @@ func testOpen(t *testing.T, held bool) {
 	if !m.inSession || m.replay == nil {
 		t.Fatalf("not open: in session %v, replay %v", m.inSession, m.replay != nil)
 	}
-	if p := m.fleet.src.(*AppSessions).Held(m.fleet.list.current()); held && (p == nil || m.prep != p) || !held && p != nil {
+	if p := m.fleet.src.(*sessions.Service).Held(m.fleet.list.current()); held && (p == nil || m.prep != p.Prepared) || !held && p != nil {
 		t.Errorf("held %v: opened %p, the list holds %p", held, m.prep, p)
 	}
 	row := rowOf(t, m, "alpha")
@@ -356,16 +361,16 @@ func jobNow(m *Model) jobStart {
 
 // sweepCounter is a session source that notes the ceilings of every sweep.
 type sweepCounter struct {
-	SessionSource
+	sessions.Source
 	mu     sync.Mutex
 	sweeps [][]int64
 }
 
-func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error {
+func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) error {
 	c.mu.Lock()
 	c.sweeps = append(c.sweeps, ceilings)
 	c.mu.Unlock()
-	return c.SessionSource.Sweep(ctx, pol, paths, ceilings, emit)
+	return c.Source.Sweep(ctx, pol, paths, ceilings, emit)
 }
 
 func (c *sweepCounter) take() [][]int64 {
@@ -385,7 +390,7 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	dir := fleetFixture(t)
 	var src *sweepCounter
 	withCounter := func(o *Options) {
-		src = &sweepCounter{SessionSource: NewAppSessions([]string{dir}, app.Env{}, app.Options{Prices: o.Prices, Counter: counter})}
+		src = &sweepCounter{Source: sessions.New([]string{dir}, app.Env{}, app.Options{Prices: o.Prices, Counter: counter})}
 		o.Sessions = src
 	}
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)
@@ -423,21 +428,21 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 
 // blockingSource replays nothing until its context ends, and says so.
 type blockingSource struct {
-	rows      []SessionRow
+	rows      []sessions.Row
 	cancelled chan string
 }
 
-func (b *blockingSource) Scan(context.Context, func(int, int)) ([]SessionRow, []string, error) {
+func (b *blockingSource) Scan(context.Context, func(int, int)) ([]sessions.Row, []string, error) {
 	return b.rows, nil, nil
 }
 
-func (b *blockingSource) Replay(ctx context.Context, pol policy.Policy, _ []string, _ func(SessionSavings)) error {
+func (b *blockingSource) Replay(ctx context.Context, pol policy.Policy, _ []string, _ func(sessions.Savings)) error {
 	<-ctx.Done()
 	b.cancelled <- policy.FormatSize(pol.Ceiling, pol.Unit)
 	return ctx.Err()
 }
 
-func (b *blockingSource) Sweep(ctx context.Context, _ policy.Policy, _ []string, _ []int64, _ func(SessionSavings)) error {
+func (b *blockingSource) Sweep(ctx context.Context, _ policy.Policy, _ []string, _ []int64, _ func(sessions.Savings)) error {
 	return nil
 }
 
@@ -446,7 +451,7 @@ func (b *blockingSource) Sweep(ctx context.Context, _ policy.Policy, _ []string,
 // still sends is dropped.
 func TestSessionListNeverBlocks(t *testing.T) {
 	usd := 1.5
-	src := &blockingSource{rows: []SessionRow{{Path: "/a.jsonl", Calls: 3, Cost: &usd}}, cancelled: make(chan string, 4)}
+	src := &blockingSource{rows: []sessions.Row{{Path: "/a.jsonl", Calls: 3, Cost: &usd}}, cancelled: make(chan string, 4)}
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	m := New(Options{Policy: pol, Prices: pricing.Default(), Sessions: src, SessionsName: "fake"})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -474,11 +479,11 @@ func TestSessionListNeverBlocks(t *testing.T) {
 		t.Errorf("no progress shown:\n%s", ansi.Strip(screen(m)))
 	}
 	stale := 0.5
-	m.Update(fleetSavedMsg{gen: m.fleet.gen - 1, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}})
+	m.Update(fleetSavedMsg{gen: m.fleet.gen - 1, items: []sessions.Savings{{Path: "/a.jsonl", CostAfter: &stale}}})
 	if _, ok := m.fleet.list.savings["/a.jsonl"]; ok {
 		t.Error("a stale replay's figures were taken")
 	}
-	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true, job: jobNow(m)})
+	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []sessions.Savings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true, job: jobNow(m)})
 	if s, ok := m.fleet.list.savings["/a.jsonl"]; !ok || *s.CostAfter != 0.5 {
 		t.Error("the current replay's figures were not taken")
 	}
@@ -666,7 +671,7 @@ func TestSessionListFooterSettlesOnFailedReplay(t *testing.T) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
 	alpha := rowOf(t, m, "alpha")
-	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}, job: jobNow(m)})
+	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []sessions.Savings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}, job: jobNow(m)})
 	footer := lineWith(t, m, "4 sessions")
 	if !strings.HasPrefix(footer, "4 sessions · 7 calls · cost $0.1020 → ? · 1 not replayed") {
 		t.Errorf("footer: %s", footer)
@@ -801,7 +806,7 @@ func TestSessionListModelCount(t *testing.T) {
 		{[]string{"claude-sonnet-4-5", "claude-opus-4-6", "claude-opus-4-9"}, "claude-sonnet… +2"},
 		{[]string{"a\x1b[2Jb", "c"}, `a\x1b[2Jb +1`},
 	} {
-		if got := modelName(&SessionRow{Models: tt.models}, modelWidth); got != tt.want {
+		if got := modelName(&sessions.Row{Models: tt.models}, modelWidth); got != tt.want {
 			t.Errorf("%q: %q, want %q", tt.models, got, tt.want)
 		}
 	}
@@ -897,22 +902,6 @@ func TestSessionListHazards(t *testing.T) {
 	}
 }
 
-// TestLastElement: a project is named by the last folder of where the
-// agent worked; no folder names none, so the row falls back to its file.
-func TestLastElement(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                  "",
-		"/home/dev/shop":    "shop",
-		"/home/dev/shop/":   "shop",
-		`C:\Users\dev\shop`: "shop",
-		"shop":              "shop",
-	} {
-		if got := lastElement(in); got != want {
-			t.Errorf("lastElement(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestSessionListChartAfterChange: what a sweep begun before a session's
 // log changed says of it is not taken, whether its points come after the
 // change or its end does: the session is replayed and swept again, and
@@ -929,7 +918,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 			p := f.list.rows[0].Path
 			begun := jobNow(m) // a sweep under way, begun on the log as it was
 			f.sweeping = true
-			rows := append([]SessionRow(nil), f.list.rows...)
+			rows := append([]sessions.Row(nil), f.list.rows...)
 			rows[0].Calls++ // the rescan finds it changed
 			replayAgain := m.fleetScanned(fleetScannedMsg{rows: rows})
 			const marker = 987654321
@@ -939,7 +928,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 			}
 			msg := fleetSavedMsg{gen: f.gen, sweep: true, done: true, paths: []string{p}, job: begun}
 			if tt.withPoints {
-				msg.items = []SessionSavings{{Path: p, Points: old}}
+				msg.items = []sessions.Savings{{Path: p, Points: old}}
 			}
 			drive(t, m, m.fleetSaved(msg))
 			drive(t, m, replayAgain)

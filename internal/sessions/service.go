@@ -1,4 +1,18 @@
-package ui
+// Package sessions is the session list's data: it lists the sessions of
+// some paths (or all those discovery finds) with what their logs record,
+// replays them under a policy, and, while a list is followed, says when
+// their logs change. The inspector's list screen reads it through Source;
+// nothing here draws.
+//
+// A Service reads through the shared pipeline (app.Resolve, app.Each) or,
+// given one, the session index, and holds what it read between replays
+// within the budget app.DefaultBudget gives, so that a new policy only
+// replays: sessions of up to Budget.Whole of logs read in full, then of up
+// to Budget.Lean without their results' texts, which are read again from
+// their files when a replay needs them; the others are read again for
+// each replay. Its replays go to a Replayer, its own by default; another
+// (cached replays, a faster backend) can stand in for it.
+package sessions
 
 import (
 	"context"
@@ -6,7 +20,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -19,16 +32,17 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
 // This file is the session list's one seam to where its sessions come
-// from: SessionSource, and AppSessions, which lists them with the shared
+// from: Source, and Service, which lists them with the shared
 // pipeline (app.Resolve and app.Each) and holds what it read in memory.
 
-// SessionRow is one session of the list as its log and its sub-agents'
+// Row is one session of the list as its log and its sub-agents'
 // record it, before any policy.
-type SessionRow struct {
+type Row struct {
 	Path    string // the session's own log; its sub-agents' are counted in
 	Agent   string // the log's format
 	Version string
@@ -56,11 +70,15 @@ type SessionRow struct {
 	Modified time.Time
 	// Parts are the sub-agents' own figures, in the session's figures
 	// already: the list shows them under it.
-	Parts []SubagentRow
+	Parts []Part
 }
 
-// SubagentRow is what one sub-agent log adds to its session.
-type SubagentRow struct {
+// LiveWindow: a session whose log was written this recently is being
+// written.
+const LiveWindow = time.Minute
+
+// Part is what one sub-agent log adds to its session.
+type Part struct {
 	Path  string
 	Calls int
 	// Cost is nil when it records nothing or a model has no price.
@@ -68,9 +86,9 @@ type SubagentRow struct {
 	LargestResult int64
 }
 
-// SessionSavings is one session (with its sub-agents) replayed under a
+// Savings is one session (with its sub-agents) replayed under a
 // policy.
-type SessionSavings struct {
+type Savings struct {
 	Path string
 	// CostAfter is nil when the cost is not known.
 	CostAfter *float64
@@ -87,39 +105,53 @@ type SessionSavings struct {
 	Err    error
 }
 
-// SessionSource is where the session list comes from. Its methods are
-// called from commands, never from Update, and may run at once.
-type SessionSource interface {
+// Lister lists the sessions. Its methods are called from commands, never
+// from a UI's Update, and may run at once.
+type Lister interface {
 	// Scan lists the sessions with what their logs record; a later Scan
 	// need read again only the logs that changed. progress is told how
 	// many sessions are read of how many. Warnings name the inputs that
 	// gave no session.
-	Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error)
-	// Replay replays the sessions of paths (of the last Scan) under pol,
-	// handing each to emit as it is done, in no set order.
-	Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error
-	// Sweep does the same at each of ceilings, for the savings chart.
-	Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error
+	Scan(ctx context.Context, progress func(done, total int)) ([]Row, []string, error)
 }
 
-// AppSessions lists the sessions of Paths (those discovery finds when
-// there are none) through the shared pipeline: one sizes-only read per log
-// for the list, then, for replays, one read in full of each, whose counted
-// results it holds in memory so that a new policy only replays: past
-// holdBytes of logs, without the results' texts, of which a replay reads
-// again from the files only those it shapes.
-type AppSessions struct {
+// Replayer replays listed sessions under a policy.
+type Replayer interface {
+	// Replay replays the sessions of paths (of the last Scan) under pol,
+	// handing each to emit as it is done, in no set order.
+	Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(Savings)) error
+	// Sweep does the same at each of ceilings, for the savings chart.
+	Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(Savings)) error
+}
+
+// Source is where a session list comes from.
+type Source interface {
+	Lister
+	Replayer
+}
+
+// Service lists the sessions of Paths (those discovery finds when there
+// are none) through the shared pipeline: one sizes-only read per log for
+// the list, then, for replays, one read in full of each, whose counted
+// results it holds within Budget so that a new policy only replays.
+type Service struct {
 	Paths   []string
 	Env     app.Env
 	Options app.Options
-	// Index, when set, lists the sessions (sessions_index.go).
+	// Index, when set, lists the sessions (index.go).
 	Index *index.Index
+	// Budget bounds the sessions held between replays; nil is
+	// app.DefaultBudget().
+	Budget *app.Budget
+	// Replayer, when set, replays in the Service's stead; it is given the
+	// paths of the Service's last Scan.
+	Replayer Replayer
 
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
 	seen map[string]scanned
 	// held holds the sessions read in full, by path, until they change,
-	// of at most holdBytes of logs in all; past it, of at most
+	// of at most Budget.Whole of logs in all; past it, of at most
 	// onDemandBytes more, without their results' texts (onDemand), which
 	// texts reads again when a replay needs them.
 	held          map[string]*app.Session
@@ -127,6 +159,9 @@ type AppSessions struct {
 	onDemand      map[string]bool
 	onDemandBytes int64
 	texts         *app.FilePool
+	// paced is the pace of garbage collection asked for while sessions
+	// are held without their texts.
+	paced *memory.Demand
 	// liveRows are the burn rates and contexts of the sessions being
 	// written, by the stamp they were read at (index scans).
 	liveRows map[string]scanned
@@ -152,7 +187,7 @@ type AppSessions struct {
 type scanned struct {
 	stamp string
 	input app.Input
-	row   SessionRow
+	row   Row
 	// marks are the copies the scan found, by log and line.
 	marks map[string]map[int]string
 	// subs are the logs of its sub-agents, as the scan of all found
@@ -163,47 +198,12 @@ type scanned struct {
 	copied int   // calls the index found copies counted elsewhere
 }
 
-// holdBytes bounds the logs whose sessions are held, read and counted,
-// between replays; past it, sessions are held without their results'
-// texts, of at most onDemandLimit() of logs; the others are read again
-// for each. Tests lower them: onDemandHoldBytes, when not negative, is
-// that limit.
-var (
-	holdBytes         int64 = 512 << 20
-	onDemandHoldBytes int64 = -1
-)
-
-// onDemandLimit is onDemandHoldBytes, or, when that is negative, the
-// bound of this machine's memory, looked up the first time a list needs
-// it rather than at every start.
-func onDemandLimit() int64 {
-	if onDemandHoldBytes >= 0 {
-		return onDemandHoldBytes
+// budget is a.Budget, or this machine's.
+func (a *Service) budget() app.Budget {
+	if a.Budget != nil {
+		return *a.Budget
 	}
-	return machineOnDemand()
-}
-
-var machineOnDemand = sync.OnceValue(func() int64 { return onDemandBound(physicalMemory()) })
-
-// withinLimit is total memory, or limit when it is set and lower.
-func withinLimit(total, limit int64) int64 {
-	if limit > 0 && (total <= 0 || limit < total) {
-		return limit
-	}
-	return total
-}
-
-// onDemandBound is the logs whose sessions are held without their texts
-// on a machine of memory bytes (0: not known). Such a session holds about
-// half its logs' size (961 MB of heap for the 2 GB fleet's 1.9 GB), and
-// the process's peak is about 1.5 times its heap: half the memory in
-// logs keeps the list within two fifths of it, however many sessions
-// there are; 64 GiB at most, 8 GiB where the memory is not known.
-func onDemandBound(memory int64) int64 {
-	if memory <= 0 {
-		return 8 << 30
-	}
-	return min(memory/2, 64<<30)
+	return app.DefaultBudget()
 }
 
 // The texts of the sessions held without them are read again through a
@@ -214,7 +214,7 @@ var (
 )
 
 // drop lets a held session go; a.mu is held.
-func (a *AppSessions) drop(path string) {
+func (a *Service) drop(path string) {
 	if _, ok := a.held[path]; ok {
 		delete(a.held, path)
 		if a.onDemand[path] {
@@ -226,10 +226,10 @@ func (a *AppSessions) drop(path string) {
 	}
 }
 
-// NewAppSessions lists the sessions of paths with opt's prices, reading
+// New lists the sessions of paths with opt's prices, reading
 // and counting options.
-func NewAppSessions(paths []string, env app.Env, opt app.Options) *AppSessions {
-	return &AppSessions{Paths: paths, Env: env, Options: opt}
+func New(paths []string, env app.Env, opt app.Options) *Service {
+	return &Service{Paths: paths, Env: env, Options: opt}
 }
 
 // stamp identifies what an input's logs held when read: their sizes and
@@ -254,7 +254,7 @@ func stamp(in app.Input) (st string, newest time.Time, size int64) {
 // Scan resolves the paths again and, when a session is new or changed,
 // reads them all again (only those when they are many): a response copied
 // from one log to another is counted once, wherever it lies.
-func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
+func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]Row, []string, error) {
 	if a.Index != nil {
 		return a.scanIndex(ctx, progress)
 	}
@@ -299,7 +299,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	if len(changed) == 0 || total > rereadAllBytes {
 		read = changed
 	}
-	rows := make([]SessionRow, 0, len(all))
+	rows := make([]Row, 0, len(all))
 	reading := map[string]bool{}
 	for _, in := range read {
 		reading[in.Path] = true
@@ -399,9 +399,9 @@ func parts(s *app.Session) []*replay.Prepared {
 }
 
 // sessionRow sums what a session and its sub-agents record.
-func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (SessionRow, error) {
+func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (Row, error) {
 	main := s.Session
-	row := SessionRow{Path: main.Path, Agent: string(main.Format), Version: main.Version, Subagents: len(s.Subagents)}
+	row := Row{Path: main.Path, Agent: string(main.Format), Version: main.Version, Subagents: len(s.Subagents)}
 	type priced struct {
 		at   time.Time
 		cost float64
@@ -460,7 +460,7 @@ func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (Sess
 		}
 		recorded = append(recorded, had)
 		if p != s.Prepared {
-			part := SubagentRow{Path: ss.Path, Calls: len(ss.Calls)}
+			part := Part{Path: ss.Path, Calls: len(ss.Calls)}
 			if had {
 				part.Cost = rp.Totals.Cost
 			}
@@ -523,22 +523,22 @@ func projectOf(path string) string {
 	return lastElement(transcript.Project(path, cwd))
 }
 
-// Held is the session of path as the list holds it, read in full and
-// counted, nil when it does not (any more).
-func (a *AppSessions) Held(path string) *replay.Prepared {
+// Held is the session of path, with its sub-agents, as the Service holds
+// it, read and counted; nil when it does not (any more).
+func (a *Service) Held(path string) *app.Session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s, ok := a.held[path]; ok {
-		return s.Prepared
-	}
-	return nil
+	return a.held[path]
 }
 
 // Replay replays the sessions of paths under pol, reading those not held
 // yet (each once, on every core) and keeping them for the next.
-func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error {
-	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
-		out := SessionSavings{Path: s.Session.Path}
+func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(Savings)) error {
+	if a.Replayer != nil {
+		return a.Replayer.Replay(ctx, pol, paths, emit)
+	}
+	return a.each(ctx, paths, emit, func(s *app.Session) Savings {
+		out := Savings{Path: s.Session.Path}
 		var costs []*float64
 		var recorded []bool
 		for k, p := range parts(s) {
@@ -563,9 +563,12 @@ func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []str
 }
 
 // Sweep replays the sessions of paths at each ceiling.
-func (a *AppSessions) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error {
-	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
-		out := SessionSavings{Path: s.Session.Path}
+func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(Savings)) error {
+	if a.Replayer != nil {
+		return a.Replayer.Sweep(ctx, pol, paths, ceilings, emit)
+	}
+	return a.each(ctx, paths, emit, func(s *app.Session) Savings {
+		out := Savings{Path: s.Session.Path}
 		for k, p := range parts(s) {
 			if err := ctx.Err(); err != nil {
 				out.Err = err
@@ -615,9 +618,9 @@ func hasUsage(s *transcript.Session) bool {
 
 // each runs do on every session of paths, held ones on all cores, the
 // others read first, and hands the results to emit until ctx ends. Past
-// holdBytes, a session is read and held without its results' texts; one
+// Budget.Whole, a session is read and held without its results' texts; one
 // whose file no longer holds a text a replay asked for is read again.
-func (a *AppSessions) each(ctx context.Context, paths []string, emit func(SessionSavings), do func(*app.Session) SessionSavings) error {
+func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), do func(*app.Session) Savings) error {
 	a.mu.Lock()
 	var held []*app.Session
 	var read []app.Input
@@ -636,7 +639,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 
 	var wg sync.WaitGroup
 	var emitMu sync.Mutex
-	send := func(s SessionSavings) {
+	send := func(s Savings) {
 		emitMu.Lock()
 		defer emitMu.Unlock()
 		if ctx.Err() == nil {
@@ -690,7 +693,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		return ctx.Err()
 	}
 	a.mu.Lock()
-	// Below holdBytes of logs in all, the sessions are read and held in
+	// Below Budget.Whole of logs in all, the sessions are read and held in
 	// full; past it, without their texts, which costs a half or less of
 	// their logs: holding some in full would cost more memory than all
 	// the others, for replays that are quick either way.
@@ -698,11 +701,12 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	for _, sc := range a.seen {
 		total += sc.size
 	}
-	full, onDemand, limit := a.heldBytes, a.onDemandBytes, onDemandLimit()
+	b := a.budget()
+	full, onDemand, limit := a.heldBytes, a.onDemandBytes, b.Lean
 	for i := range read {
 		size := a.seen[read[i].Path].size
 		switch {
-		case total <= holdBytes && full+size <= holdBytes:
+		case total <= b.Whole && full+size <= b.Whole:
 			full += size
 		case onDemand+size <= limit:
 			onDemand += size
@@ -713,9 +717,9 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	opt := a.Options
 	opt.Read.SizesOnly = false
 	opt.TextFiles = a.texts
-	_, err := app.Each(read, nil, opt, func(s *app.Session) (SessionSavings, error) {
+	_, err := app.Each(read, nil, opt, func(s *app.Session) (Savings, error) {
 		if err := ctx.Err(); err != nil {
-			return SessionSavings{}, err
+			return Savings{}, err
 		}
 		a.mu.Lock()
 		if sc, ok := a.seen[s.Session.Path]; ok {
@@ -738,23 +742,22 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 				a.drop(s.Session.Path)
 			}
 			a.mu.Unlock()
-			return SessionSavings{}, err
+			return Savings{}, err
 		}
 		return out, nil
-	}, func(s SessionSavings) error {
+	}, func(s Savings) error {
 		send(s)
 		return ctx.Err()
 	}, func(err error) {
 		if !errors.Is(err, context.Canceled) {
-			send(SessionSavings{Err: err})
+			send(Savings{Err: err})
 		}
 	})
 	a.mu.Lock()
-	paced := a.onDemandBytes > 0
-	a.mu.Unlock()
-	if paced {
-		paceList()
+	if a.onDemandBytes > 0 {
+		a.pace()
 	}
+	a.mu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -768,38 +771,40 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 // replacements).
 const listHeadroom = 256 << 20
 
-// paceList collects garbage often enough that the heap stays within
-// listHeadroom, or a quarter, of what it holds after the last collection,
-// never less often than it would anyway (a lower GOGC, or a pace set
-// before for a large session, stands).
-func paceList() {
+// pace asks for garbage to be collected often enough that the heap stays
+// within listHeadroom, or a quarter, of what it holds after the last
+// collection, for as long as the Service holds sessions without their
+// texts; a.mu is held.
+func (a *Service) pace() {
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(live)
 	if live[0].Value.Kind() != metrics.KindUint64 || live[0].Value.Uint64() == 0 {
 		return
 	}
-	percent := int(max(25, min(100, 100*listHeadroom/int64(live[0].Value.Uint64()))))
-	if prev := debug.SetGCPercent(percent); prev < percent { // GOGC lower, or off
-		debug.SetGCPercent(prev)
+	percent := max(25, min(100, 100*listHeadroom/int64(live[0].Value.Uint64())))
+	if a.paced == nil {
+		a.paced = memory.Pace(int(percent))
+		return
 	}
+	a.paced.Set(percent)
 }
 
-// hold keeps s, of size bytes of logs, when it fits its bound: in full
-// below holdBytes, without its texts below onDemandLimit(); a.mu is
+// hold keeps s, of size bytes of logs, when it fits its budget; a.mu is
 // held.
-func (a *AppSessions) hold(s *app.Session, size int64) {
+func (a *Service) hold(s *app.Session, size int64) {
+	b := a.budget()
 	path := s.Session.Path
 	if _, ok := a.held[path]; ok {
 		return // a replay under way took it first
 	}
 	if !s.TextsOnDemand() {
-		if a.heldBytes+size <= holdBytes {
+		if a.heldBytes+size <= b.Whole {
 			a.held[path] = s
 			a.heldBytes += size
 		}
 		return
 	}
-	if a.onDemandBytes+size <= onDemandLimit() {
+	if a.onDemandBytes+size <= b.Lean {
 		if a.onDemand == nil {
 			a.onDemand = map[string]bool{}
 		}
@@ -807,7 +812,7 @@ func (a *AppSessions) hold(s *app.Session, size int64) {
 		a.onDemand[path] = true
 		a.onDemandBytes += size
 		if len(a.onDemand)%64 == 0 {
-			paceList() // as the list fills, not only once it is full
+			a.pace() // as the list fills, not only once it is full
 		}
 	}
 }
