@@ -42,25 +42,26 @@ func BenchmarkFirstFrame(b *testing.B) {
 	for b.Loop() {
 		m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter})
 		m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-		cmd := loadCmd(m.opt)
+		s := m.sess
+		cmd := loadCmd(s.run, s.src, m.opt)
 		var texts tea.Cmd // the texts' read, when the rows came first
 		for {
 			msg := cmd()
 			if p, ok := msg.(progressMsg); ok {
-				m.Update(p)
+				s.update(p)
 				cmd = p.next
 				continue
 			}
 			if rows, ok := msg.(rowsMsg); ok {
 				// A file this large shows its rows from a read of its
 				// sizes, priced as recorded, while its texts are read.
-				_, texts = m.Update(rows)
+				texts = s.update(rows)
 				break
 			}
-			m.Update(msg.(loadedMsg)) // starts counting in the background
+			s.update(msg.(loadedMsg)) // starts counting in the background
 			break
 		}
-		if m.session == nil || len(m.session.Calls) != 30_000 {
+		if m.sess.session == nil || len(m.sess.session.Calls) != 30_000 {
 			b.Fatal("not loaded")
 		}
 		_ = m.View()
@@ -97,17 +98,17 @@ func BenchmarkRetune(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				m.policy.SetCeiling(m.policy.Ceiling + 512) // a ceiling not used before each time
-				m.chart.points = map[string]map[int64]replay.SweepPoint{}
+				m.sess.chart.points = map[string]map[int64]replay.SweepPoint{}
 				l.send(keyMsg(retuneKeys[i%len(retuneKeys)]))
 				i++
-				l.until(func() bool { return m.replayed == m.seq })
+				l.until(func() bool { return m.sess.replayed == m.sess.seq })
 				_ = m.View()
 			}
 			b.StopTimer()
-			if m.replay == nil || m.replay.Policy.Ceiling != m.policy.Ceiling {
-				b.Fatalf("replay not applied: %v, notice %q, ceiling %d", m.replay == nil, m.notice, m.policy.Ceiling)
+			if m.sess.replay == nil || m.sess.replay.Policy.Ceiling != m.policy.Ceiling {
+				b.Fatalf("replay not applied: %v, notice %q, ceiling %d", m.sess.replay == nil, m.ctx.notice, m.policy.Ceiling)
 			}
-			l.until(func() bool { return !m.chart.busy })
+			l.until(func() bool { return !m.sess.chart.busy })
 		})
 	}
 }
@@ -125,13 +126,13 @@ func BenchmarkChart(b *testing.B) {
 				for b.Loop() {
 					m.policy.SetCeiling(m.policy.Ceiling + 512) // per-tool ceilings scale, as + scales them
 					if kind == "knobs" {
-						m.chart.points = map[string]map[int64]replay.SweepPoint{}
+						m.sess.chart.points = map[string]map[int64]replay.SweepPoint{}
 					}
 					l.send(keyMsg(retuneKeys[i%len(retuneKeys)]))
 					i++
 					l.until(func() bool {
-						_, missing := m.chart.curve(m.policy)
-						return m.replayed == m.seq && missing == 0 && !m.chart.busy
+						_, missing := m.sess.chart.curve(m.policy)
+						return m.sess.replayed == m.sess.seq && missing == 0 && !m.sess.chart.busy
 					})
 					_ = m.View()
 				}
@@ -173,8 +174,8 @@ func openMixed(b *testing.B, preset string) (*Model, *loop) {
 	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	l.run(m.Init())
 	l.until(func() bool {
-		_, missing := m.chart.curve(m.policy)
-		return m.replay != nil && missing == 0 && !m.chart.busy && m.hazardsIndexed
+		_, missing := m.sess.chart.curve(m.policy)
+		return m.sess.replay != nil && missing == 0 && !m.sess.chart.busy && m.sess.hazardsIndexed
 	})
 	return m, l
 }

@@ -77,7 +77,7 @@ func TestChartScale(t *testing.T) {
 				t.Fatalf("%d sweep ceilings %v, the test has %d", len(ceilings), ceilings, len(tt.after))
 			}
 			for i, c := range ceilings {
-				m.chart.put(knobsKey(m.policy), replay.SweepPoint{Ceiling: c, Cost: cost(1), CostAfter: cost(tt.after[i])})
+				m.sess.chart.put(knobsKey(m.policy), replay.SweepPoint{Ceiling: c, Cost: cost(1), CostAfter: cost(tt.after[i])})
 			}
 			var chart string
 			for _, l := range strings.Split(ansi.Strip(screen(m)), "\n") {

@@ -15,6 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -83,8 +84,6 @@ type (
 		err    error
 		as     string
 	}
-	// tickMsg clears transient notices.
-	noticeExpiredMsg struct{ id int }
 )
 
 // pipeline is the shared pipeline's options for these.
@@ -92,97 +91,112 @@ func (o Options) pipeline() app.Options {
 	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot}
 }
 
-// loadCmd reads the source in the background and reports progress every
-// 100 ms until the session is in. A large file is read twice: first for
-// its sizes alone, which goes several times faster and brings every call
-// with its recorded cost to the screen (rowsMsg), then with the texts the
-// replay needs (loadedMsg), which takes its place. Above
-// textsOnDemandBytes that second read keeps no result's text: each is
-// read again from the file when needed (app.FileTexts).
-func loadCmd(o Options) tea.Cmd {
-	src, opt := o.Source, o.Read
-	in := app.Source{Name: src.Name, Path: src.Path}
-	switch {
-	case src.Data != nil:
-		in.Reader = bytes.NewReader(src.Data)
-	case src.Stdin != nil:
-		in.Reader = src.Stdin
-	}
-	var done, total atomic.Int64
-	out := make(chan loadedMsg, 1)
-	var size int64
-	if src.Path != "" && in.Reader == nil {
-		if info, err := os.Stat(src.Path); err == nil {
-			size = info.Size()
-			if size >= textsOnDemandBytes {
-				limitMemory(size)
-			} else {
-				paceGC(size)
+// loadCmd reads src in the background until ctx ends, reporting progress
+// every 100 ms until the session is in; the reads start when the command
+// runs. A large file is read twice: first for its sizes alone, which goes
+// several times faster and brings every call with its recorded cost to the
+// screen (rowsMsg), then with the texts the replay needs (loadedMsg),
+// which takes its place. Above textsOnDemandBytes that second read keeps
+// no result's text: each is read again from the file when needed
+// (app.FileTexts). What the session asks of the garbage collector is given
+// back when ctx ends.
+func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
+	return func() tea.Msg {
+		opt := o.Read
+		in := app.Source{Name: src.Name, Path: src.Path}
+		switch {
+		case src.Data != nil:
+			in.Reader = bytes.NewReader(src.Data)
+		case src.Stdin != nil:
+			in.Reader = src.Stdin
+		}
+		var done, total atomic.Int64
+		out := make(chan loadedMsg, 1)
+		var size int64
+		if src.Path != "" && in.Reader == nil {
+			if info, err := os.Stat(src.Path); err == nil {
+				size = info.Size()
+				if size >= textsOnDemandBytes {
+					holdMemory(ctx, memory.Limit(sessionLimit(size)))
+				} else {
+					holdPace(ctx, size)
+				}
 			}
 		}
-	}
-	rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
-	// After the rows, when they come first: they must have the processor.
-	start := make(chan struct{})
-	go func() {
-		<-start
-		progress := func(d, t int64) {
-			done.Store(d)
-			total.Store(t)
-		}
-		if in.Reader == nil && size >= textsOnDemandBytes {
-			s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
-			out <- loadedMsg{src: src.Path, session: s, texts: texts, err: err}
-			return
-		}
-		s, err := app.Options{Read: opt}.Load(in, progress)
-		out <- loadedMsg{src: src.Path, session: s, err: err}
-	}()
-	full := func() (int64, int64) { return done.Load(), total.Load() }
-	if !rowsFirst {
-		close(start)
-		return awaitWithProgress(out, "reading", full)
-	}
-	var rowsDone, rowsTotal atomic.Int64
-	rows := make(chan rowsMsg, 1)
-	go func() {
-		defer close(start)
-		msg, err := readRows(o, func(d, t int64) {
-			rowsDone.Store(d)
-			rowsTotal.Store(t)
-		})
-		if err != nil {
-			close(rows) // the full read says what is wrong
-			return
-		}
-		rows <- msg
-	}()
-	var wait tea.Cmd
-	wait = func() tea.Msg {
-		select {
-		case msg, ok := <-rows:
-			if !ok {
-				return awaitWithProgress(out, "reading", full)()
+		rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
+		// After the rows, when they come first: they must have the processor.
+		start := make(chan struct{})
+		go func() {
+			<-start
+			progress := func(d, t int64) {
+				done.Store(d)
+				total.Store(t)
 			}
-			msg.next = awaitWithProgress(out, "reading texts", full)
-			return msg
-		case <-time.After(100 * time.Millisecond):
-			return progressMsg{phase: "reading", done: rowsDone.Load(), total: rowsTotal.Load(), next: wait}
+			if in.Reader == nil && size >= textsOnDemandBytes {
+				s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
+				out <- loadedMsg{src: src.Path, session: s, texts: texts, err: err}
+				return
+			}
+			s, err := app.Options{Read: opt}.Load(in, progress)
+			out <- loadedMsg{src: src.Path, session: s, err: err}
+		}()
+		full := func() (int64, int64) { return done.Load(), total.Load() }
+		if !rowsFirst {
+			close(start)
+			return awaitWithProgress(out, "reading", full)()
 		}
+		var rowsDone, rowsTotal atomic.Int64
+		rows := make(chan rowsMsg, 1)
+		go func() {
+			defer close(start)
+			msg, err := readRows(src, o, func(d, t int64) {
+				rowsDone.Store(d)
+				rowsTotal.Store(t)
+			})
+			if err != nil {
+				close(rows) // the full read says what is wrong
+				return
+			}
+			rows <- msg
+		}()
+		var wait tea.Cmd
+		wait = func() tea.Msg {
+			select {
+			case msg, ok := <-rows:
+				if !ok {
+					return awaitWithProgress(out, "reading", full)()
+				}
+				msg.next = awaitWithProgress(out, "reading texts", full)
+				return msg
+			case <-time.After(100 * time.Millisecond):
+				return progressMsg{phase: "reading", done: rowsDone.Load(), total: rowsTotal.Load(), next: wait}
+			}
+		}
+		return wait()
 	}
-	return wait
 }
 
-// readRows reads o's source file for its sizes alone and prices its
-// calls as recorded.
-func readRows(o Options, progress func(done, total int64)) (rowsMsg, error) {
+// holdMemory gives d back when ctx ends.
+func holdMemory(ctx context.Context, d *memory.Demand) { context.AfterFunc(ctx, d.Release) }
+
+// holdPace asks, until ctx ends, for the pace of garbage collection a
+// session of size bytes held whole needs.
+func holdPace(ctx context.Context, size int64) {
+	if p := sessionPace(size); p > 0 {
+		holdMemory(ctx, memory.Pace(p))
+	}
+}
+
+// readRows reads src's file for its sizes alone and prices its calls as
+// recorded.
+func readRows(src Source, o Options, progress func(done, total int64)) (rowsMsg, error) {
 	read := o.Read
 	read.SizesOnly = true
-	s, err := app.Options{Read: read}.Load(app.Source{Name: o.Source.Name, Path: o.Source.Path}, progress)
+	s, err := app.Options{Read: read}.Load(app.Source{Name: src.Name, Path: src.Path}, progress)
 	if err != nil {
 		return rowsMsg{}, err
 	}
-	return rowsMsg{src: o.Source.Path, session: s, recorded: priceRecorded(s, o.Prices)}, nil
+	return rowsMsg{src: src.Path, session: s, recorded: priceRecorded(s, o.Prices)}, nil
 }
 
 // textsOnDemandBytes is the smallest file whose results' texts are not
@@ -229,22 +243,29 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 	return wait
 }
 
-// prepareCmd counts the session's results, reporting progress; texts,
-// when not nil, reads those the session was read without.
-func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
-	var done, total atomic.Int64
-	out := make(chan preparedMsg, 1)
-	go func() {
-		p, err := opt.pipeline().PrepareTexts(context.Background(), s, func(d, t int) {
-			done.Store(int64(d))
-			total.Store(int64(t))
-		}, texts)
-		if err == nil {
-			p.CostParts() // split here, so that no Update waits for it
-		}
-		out <- preparedMsg{seq: seq, prep: p, err: err}
-	}()
-	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
+// prepareCmd counts the session's results until ctx ends, reporting
+// progress; texts, when not nil, reads those the session was read without.
+func prepareCmd(ctx context.Context, seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
+	return func() tea.Msg {
+		var done, total atomic.Int64
+		out := make(chan preparedMsg, 1)
+		go func() {
+			p, err := prepareTexts(ctx, opt.pipeline(), s, func(d, t int) {
+				done.Store(int64(d))
+				total.Store(int64(t))
+			}, texts)
+			if err == nil {
+				p.CostParts() // split here, so that no Update waits for it
+			}
+			out <- preparedMsg{seq: seq, prep: p, err: err}
+		}()
+		return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })()
+	}
+}
+
+// prepareTexts is app.Options.PrepareTexts; tests stand in for it.
+var prepareTexts = func(ctx context.Context, o app.Options, s *transcript.Session, progress replay.Progress, texts replay.TextSource) (*replay.Prepared, error) {
+	return o.PrepareTexts(ctx, s, progress, texts)
 }
 
 // replayCmd replays the prepared session under policy, planning its spill
@@ -301,7 +322,7 @@ var follow = transcript.Follow
 func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Options) tea.Cmd {
 	return func() tea.Msg {
 		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-			paceGC(info.Size())
+			holdPace(ctx, info.Size())
 		}
 		ch, err := follow(ctx, path, transcript.FollowOptions{Options: opt})
 		return followStartedMsg{id: id, ch: ch, err: err}
@@ -319,17 +340,6 @@ func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
 		}
 		return wroteMsg{path: path, err: policy.Save(path, p)}
 	}
-}
-
-// noticeTTL is how long a notice stays in the footer; 0 keeps it until
-// the next one (tests).
-var noticeTTL = 4 * time.Second
-
-func expireNotice(id int) tea.Cmd {
-	if noticeTTL <= 0 {
-		return nil
-	}
-	return tea.Tick(noticeTTL, func(time.Time) tea.Msg { return noticeExpiredMsg{id: id} })
 }
 
 // searchCmd finds the calls whose text, tool names, inputs or results
@@ -372,3 +382,23 @@ func indexHazardsCmd(prep *replay.Prepared) tea.Cmd {
 		return hazardsIndexedMsg{prep: prep}
 	}
 }
+
+// The messages of the session screen's commands, which the root delivers
+// to the screen that sent for them and to no other.
+func (progressMsg) fromSession()       {}
+func (rowsMsg) fromSession()           {}
+func (loadedMsg) fromSession()         {}
+func (textReadMsg) fromSession()       {}
+func (preparedMsg) fromSession()       {}
+func (replayedMsg) fromSession()       {}
+func (followMsg) fromSession()         {}
+func (followEndedMsg) fromSession()    {}
+func (followStartedMsg) fromSession()  {}
+func (searchedMsg) fromSession()       {}
+func (agentFileMsg) fromSession()      {}
+func (chartDueMsg) fromSession()       {}
+func (sweptMsg) fromSession()          {}
+func (hazardsIndexedMsg) fromSession() {}
+func (spillsWrittenMsg) fromSession()  {}
+func (pagerReadyMsg) fromSession()     {}
+func (pagerDoneMsg) fromSession()      {}

@@ -19,13 +19,13 @@ const contextAxis = 8
 // as recorded and under the policy, with the compactions marked: the
 // whole screen, each column one call (or, with more calls than columns,
 // the largest of the calls it spans).
-func (m *Model) contextScreen() []string {
-	st := m.ctx.Styles
-	w, h := m.ctx.Width, m.ctx.Height
-	k := m.ctx.Keys
+func (v *sessionScreen) contextScreen() []string {
+	st := v.ctx.Styles
+	w, h := v.ctx.Width, v.ctx.Height
+	k := v.ctx.Keys
 	head := termtext.Truncate(st.Title.Render("context over time")+
 		st.Muted.Render(fmt.Sprintf(" · prompt tokens per call · %s or %s to close", k.Context.Help().Key, k.Back.Help().Key)), w)
-	s, rp := m.session, m.replay
+	s, rp := v.session, v.replay
 	if s == nil || rp == nil {
 		return []string{head, st.Muted.Render("replaying…")}
 	}

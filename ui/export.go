@@ -69,6 +69,23 @@ func writeExport(path string, p policy.Policy, target export.Target) error {
 	return nil
 }
 
+// wrote takes a policy written, or a file that is there already, and
+// writes the spill files of the session shown.
+func (m *Model) wrote(msg wroteMsg) tea.Cmd {
+	if msg.exists {
+		m.confirm = msg.path
+		return nil
+	}
+	if msg.err != nil {
+		return m.ctx.flash(msg.err.Error()) // it says "write policy: …" itself
+	}
+	cmd := m.ctx.flash(wroteNotice(msg))
+	if s := m.sess; s != nil {
+		cmd = tea.Batch(cmd, m.toSession(s, s.writeAllSpills()))
+	}
+	return cmd
+}
+
 // wroteNotice says what was written where.
 func wroteNotice(msg wroteMsg) string {
 	if msg.as != "" {

@@ -14,25 +14,25 @@ import (
 
 // jumpHazard moves to the next call whose results have a hazard, from the
 // first again after the last.
-func (m *Model) jumpHazard() tea.Cmd {
-	if m.replay == nil {
-		return m.flash("still replaying")
+func (v *sessionScreen) jumpHazard() tea.Cmd {
+	if v.replay == nil {
+		return v.ctx.flash("still replaying")
 	}
 	calls := map[int]bool{}
-	for _, r := range m.replay.Results {
+	for _, r := range v.replay.Results {
 		if r.Hazard != nil && r.Arrival >= 0 {
 			calls[r.Arrival] = true
 		}
 	}
 	if len(calls) == 0 {
-		return m.flash("no hazard under this policy")
+		return v.ctx.flash("no hazard under this policy")
 	}
-	if m.table.seek(1, func(call int) bool { return calls[call] }) {
+	if v.table.seek(1, func(call int) bool { return calls[call] }) {
 		return nil
 	}
-	m.table.top()
-	if calls[m.currentCall()] || m.table.seek(1, func(call int) bool { return calls[call] }) {
-		return m.flash("first hazard again")
+	v.table.top()
+	if calls[v.currentCall()] || v.table.seek(1, func(call int) bool { return calls[call] }) {
+		return v.ctx.flash("first hazard again")
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func TestRowsBeforeTexts(t *testing.T) {
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark"})
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
-	rows, err := readRows(m.opt, nil)
+	rows, err := readRows(m.sess.src, m.opt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +38,9 @@ func TestRowsBeforeTexts(t *testing.T) {
 			t.Fatalf("result at line %d: the rows' read kept its text", r.Line)
 		}
 	}
-	send(t, m, rows)
-	if m.session != rows.session || m.replay != nil || m.prep != nil {
-		t.Fatalf("rows shown: session %p (want %p), replay %v, prepared %v", m.session, rows.session, m.replay != nil, m.prep != nil)
+	send(t, m, toSess(m, rows))
+	if m.sess.session != rows.session || m.sess.replay != nil || m.sess.prep != nil {
+		t.Fatalf("rows shown: session %p (want %p), replay %v, prepared %v", m.sess.session, rows.session, m.sess.replay != nil, m.sess.prep != nil)
 	}
 	before := screen(m)
 	if !strings.Contains(before, "→…") || !strings.Contains(before, "reading texts") {
@@ -52,20 +52,20 @@ func TestRowsBeforeTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, count := m.Update(loadedMsg{src: path, session: full}) // its counting not run yet
+	_, count := m.Update(toSess(m, loadedMsg{src: path, session: full})) // its counting not run yet
 	if counting := screen(m); !strings.Contains(counting, "→…") || strings.Contains(counting, "?→") {
 		t.Errorf("rows lost their recorded prices before the replay:\n%s", counting)
 	}
 
 	drive(t, m, count)
-	if m.replay == nil || m.recorded != nil || m.table.recorded != nil {
-		t.Fatalf("after the full read: replay %v, recorded still held %v", m.replay != nil, m.recorded != nil)
+	if m.sess.replay == nil || m.sess.recorded != nil || m.sess.table.recorded != nil {
+		t.Fatalf("after the full read: replay %v, recorded still held %v", m.sess.replay != nil, m.sess.recorded != nil)
 	}
-	if got, want := len(rows.session.Calls), len(m.session.Calls); got != want {
+	if got, want := len(rows.session.Calls), len(m.sess.session.Calls); got != want {
 		t.Fatalf("rows: %d calls, full read %d", got, want)
 	}
 	priced := 0
-	for i, c := range m.replay.Calls {
+	for i, c := range m.sess.replay.Calls {
 		got, want := rows.recorded.Calls[i].Cost, c.Cost
 		if (got == nil) != (want == nil) || got != nil && *got != *want {
 			t.Errorf("call %d: recorded cost from the sizes %v, from the full read %v", i, costOf(got), costOf(want))
@@ -77,7 +77,7 @@ func TestRowsBeforeTexts(t *testing.T) {
 	if priced == 0 {
 		t.Fatal("no call of the demo is priced")
 	}
-	if d := cmp.Diff(costOf(m.replay.Totals.Cost), costOf(rows.recorded.Totals.Cost)); d != "" {
+	if d := cmp.Diff(costOf(m.sess.replay.Totals.Cost), costOf(rows.recorded.Totals.Cost)); d != "" {
 		t.Errorf("total cost (-full +sizes):\n%s", d)
 	}
 	if after := screen(m); strings.Contains(after, "→…") {
@@ -102,8 +102,8 @@ func TestRowsFirstLoad(t *testing.T) {
 		return openDemo(t, path, 40)
 	}
 	once, twice := open(1<<40), open(0)
-	if twice.replay == nil || twice.recorded != nil {
-		t.Fatalf("read twice: replay %v, recorded still held %v", twice.replay != nil, twice.recorded != nil)
+	if twice.sess.replay == nil || twice.sess.recorded != nil {
+		t.Fatalf("read twice: replay %v, recorded still held %v", twice.sess.replay != nil, twice.sess.recorded != nil)
 	}
 	if d := cmp.Diff(screen(once), screen(twice)); d != "" {
 		t.Errorf("screen read once (-) and twice (+):\n%s", d)
@@ -121,20 +121,20 @@ func TestTextsOnDemandScreen(t *testing.T) {
 		return openDemo(t, path, 60)
 	}
 	held, asked := open(1<<40), open(0)
-	if held.texts != nil || asked.texts == nil || !asked.prep.TextsOnDemand() {
-		t.Fatalf("texts read on demand: held %v, asked %v", held.texts != nil, asked.texts != nil)
+	if held.sess.texts != nil || asked.sess.texts == nil || !asked.sess.prep.TextsOnDemand() {
+		t.Fatalf("texts read on demand: held %v, asked %v", held.sess.texts != nil, asked.sess.texts != nil)
 	}
 	results := 0
-	for call := range held.session.Calls {
+	for call := range held.sess.session.Calls {
 		if d := cmp.Diff(screen(held), screen(asked)); d != "" {
 			t.Fatalf("call %d: screen (-held +on demand):\n%s", call, d)
 		}
-		results += len(held.session.Calls[call].Results)
+		results += len(held.sess.session.Calls[call].Results)
 		press(t, held, "down")
 		press(t, asked, "down")
 	}
-	if results == 0 || asked.err != nil {
-		t.Fatalf("%d results shown; error %v", results, asked.err)
+	if results == 0 || asked.sess.err != nil {
+		t.Fatalf("%d results shown; error %v", results, asked.sess.err)
 	}
 }
 

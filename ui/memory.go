@@ -1,11 +1,5 @@
 package ui
 
-import (
-	"sync"
-
-	"github.com/spillway-dev/spillway/internal/memory"
-)
-
 // gcHeadroom is how much the heap may grow, past what it holds, before the
 // garbage is collected, once a session is large. The inspector holds the
 // whole session for as long as it is open, most of it the results' text;
@@ -34,37 +28,3 @@ func sessionPace(size int64) int {
 // file, and reading its texts again allocates fast, so a pace set for
 // holding the whole file would collect many times a second for nothing.
 func sessionLimit(size int64) int64 { return size - size/8 }
-
-// sessionMemory is what the open session asked of the collector, given
-// back when it is closed.
-var (
-	sessionMemoryMu sync.Mutex
-	sessionMemory   []*memory.Demand
-)
-
-func keepDemand(d *memory.Demand) {
-	sessionMemoryMu.Lock()
-	sessionMemory = append(sessionMemory, d)
-	sessionMemoryMu.Unlock()
-}
-
-func paceGC(size int64) {
-	if p := sessionPace(size); p > 0 {
-		keepDemand(memory.Pace(p))
-	}
-}
-
-func limitMemory(size int64) {
-	if size > 0 {
-		keepDemand(memory.Limit(sessionLimit(size)))
-	}
-}
-
-func unlimitMemory() {
-	sessionMemoryMu.Lock()
-	defer sessionMemoryMu.Unlock()
-	for _, d := range sessionMemory {
-		d.Release()
-	}
-	sessionMemory = nil
-}

@@ -18,8 +18,8 @@ func Run(opt Options) error {
 		}
 		return nil
 	}
-	if m.err != nil && m.session == nil {
-		return m.err
+	if s := m.sess; s != nil && s.err != nil && s.session == nil {
+		return s.err
 	}
 	return nil
 }

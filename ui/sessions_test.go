@@ -219,7 +219,7 @@ func TestSessionListNumbers(t *testing.T) {
 		t.Errorf("by cost: %s, want %s", got, want)
 	}
 	// The head says the order once its notice is gone.
-	send(t, m, noticeExpiredMsg{id: m.noticeID})
+	send(t, m, noticeExpiredMsg{id: m.ctx.noticeID})
 	if head := lineWith(t, m, "spillway"); !strings.HasSuffix(strings.TrimRight(head, " "), "4 sessions · by cost, highest first") {
 		t.Errorf("head: %s", head)
 	}
@@ -284,18 +284,18 @@ func testOpen(t *testing.T, held bool) {
 		t.Fatalf("selected %s", got)
 	}
 	press(t, m, "enter")
-	if !m.inSession || m.replay == nil {
-		t.Fatalf("not open: in session %v, replay %v", m.inSession, m.replay != nil)
+	if !(m.sess != nil) || m.sess.replay == nil {
+		t.Fatalf("not open: in session %v, replay %v", (m.sess != nil), m.sess.replay != nil)
 	}
-	if p := m.fleet.src.(*sessions.Service).Held(m.fleet.list.current()); held && (p == nil || m.prep != p.Prepared) || !held && p != nil {
-		t.Errorf("held %v: opened %p, the list holds %p", held, m.prep, p)
+	if p := m.fleet.src.(*sessions.Service).Held(m.fleet.list.current()); held && (p == nil || m.sess.prep != p.Prepared) || !held && p != nil {
+		t.Errorf("held %v: opened %p, the list holds %p", held, m.sess.prep, p)
 	}
 	row := rowOf(t, m, "alpha")
 	after, _ := m.fleet.list.after(row)
-	if c := m.replay.Totals.Cost; c == nil || math.Abs(*c-*row.Cost) > 1e-12 {
+	if c := m.sess.replay.Totals.Cost; c == nil || math.Abs(*c-*row.Cost) > 1e-12 {
 		t.Errorf("call view cost %v, row %g", c, *row.Cost)
 	}
-	if c := m.replay.Totals.CostAfter; c == nil || math.Abs(*c-after) > 1e-12 {
+	if c := m.sess.replay.Totals.CostAfter; c == nil || math.Abs(*c-after) > 1e-12 {
 		t.Errorf("call view after %v, row %g", c, after)
 	}
 	if got := lineWith(t, m, "spillway · alpha.jsonl"); !strings.Contains(got, "claude-sonnet-4-5") {
@@ -304,8 +304,8 @@ func testOpen(t *testing.T, held bool) {
 	// A policy tuned in the session is the list's too.
 	press(t, m, "+")
 	press(t, m, "esc")
-	if m.inSession || filepath.Base(m.fleet.list.current()) != "alpha.jsonl" || m.fleet.list.cursor != 2 {
-		t.Errorf("back: in session %v, cursor %d on %s", m.inSession, m.fleet.list.cursor, m.fleet.list.current())
+	if (m.sess != nil) || filepath.Base(m.fleet.list.current()) != "alpha.jsonl" || m.fleet.list.cursor != 2 {
+		t.Errorf("back: in session %v, cursor %d on %s", (m.sess != nil), m.fleet.list.cursor, m.fleet.list.current())
 	}
 	if m.policy.Ceiling != 49_152 {
 		t.Errorf("ceiling %d", m.policy.Ceiling)
@@ -920,7 +920,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 			f.sweeping = true
 			rows := append([]sessions.Row(nil), f.list.rows...)
 			rows[0].Calls++ // the rescan finds it changed
-			replayAgain := m.fleetScanned(fleetScannedMsg{rows: rows})
+			replayAgain := m.fleet.takeScan(fleetScannedMsg{rows: rows})
 			const marker = 987654321
 			var old []replay.SweepPoint
 			for _, c := range ceilings {
@@ -930,7 +930,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 			if tt.withPoints {
 				msg.items = []sessions.Savings{{Path: p, Points: old}}
 			}
-			drive(t, m, m.fleetSaved(msg))
+			drive(t, m, m.fleet.takeSaved(msg))
 			drive(t, m, replayAgain)
 			if f.unswept[p] {
 				t.Errorf("marked as not swept")
@@ -943,7 +943,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 					t.Errorf("the old log's point at %d kept", c)
 				}
 			}
-			if _, missing := m.fleetCurve(); missing != 0 {
+			if _, missing := m.fleet.fleetCurve(); missing != 0 {
 				t.Errorf("chart waits for %d sessions", missing)
 			}
 		})

@@ -22,24 +22,24 @@ type spillsWrittenMsg struct {
 
 // writeShownSpill writes the spill file of the result the viewer opens,
 // when the policy spilled it.
-func (m *Model) writeShownSpill() tea.Cmd {
-	results := callResults(m.replay, m.currentCall())
-	if m.spills == nil || len(results) == 0 {
+func (v *sessionScreen) writeShownSpill() tea.Cmd {
+	results := callResults(v.replay, v.currentCall())
+	if v.spills == nil || len(results) == 0 {
 		return nil
 	}
-	path := results[min(m.detail.result, len(results)-1)].SpillPath
+	path := results[min(v.detail.result, len(results)-1)].SpillPath
 	if path == "" {
 		return nil
 	}
-	return writeSpillsCmd(m.spills, path)
+	return writeSpillsCmd(v.spills, path)
 }
 
 // writeAllSpills writes every spill file of the replay shown.
-func (m *Model) writeAllSpills() tea.Cmd {
-	if m.spills == nil || m.spills.Len() == 0 {
+func (v *sessionScreen) writeAllSpills() tea.Cmd {
+	if v.spills == nil || v.spills.Len() == 0 {
 		return nil
 	}
-	return writeSpillsCmd(m.spills, "")
+	return writeSpillsCmd(v.spills, "")
 }
 
 // writeSpillsCmd writes the file at path of planned, or all of them.
@@ -55,14 +55,14 @@ func writeSpillsCmd(planned *spill.Planned, path string) tea.Cmd {
 
 // spillsWritten says what could not be written, and how many files were
 // when the policy was.
-func (m *Model) spillsWritten(msg spillsWrittenMsg) tea.Cmd {
+func (v *sessionScreen) spillsWritten(msg spillsWrittenMsg) tea.Cmd {
 	switch {
 	case msg.err != nil && msg.path != "":
-		return m.flash(fmt.Sprintf("spill file not written: %v", msg.err))
+		return v.ctx.flash(fmt.Sprintf("spill file not written: %v", msg.err))
 	case msg.err != nil:
-		return m.flash(fmt.Sprintf("%d spill files written; the others not: %v", msg.n, msg.err))
+		return v.ctx.flash(fmt.Sprintf("%d spill files written; the others not: %v", msg.n, msg.err))
 	case msg.path == "":
-		return m.flash(fmt.Sprintf("the policy's %d spill files written under %s", msg.n, m.opt.SpillRoot))
+		return v.ctx.flash(fmt.Sprintf("the policy's %d spill files written under %s", msg.n, v.opt.SpillRoot))
 	}
 	return nil
 }

@@ -33,13 +33,13 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 		t.Fatalf("replays wrote %v", files)
 	}
 	var spilled []*replay.Result
-	for i := range m.replay.Results {
-		if r := &m.replay.Results[i]; r.Outcome == replay.Spilled {
+	for i := range m.sess.replay.Results {
+		if r := &m.sess.replay.Results[i]; r.Outcome == replay.Spilled {
 			spilled = append(spilled, r)
 		}
 	}
-	if len(spilled) != 2 || spilled[0].Arrival != 0 || spilled[1].Arrival != 1 || m.spills.Len() != 2 {
-		t.Fatalf("spilled %d results, %d planned", len(spilled), m.spills.Len())
+	if len(spilled) != 2 || spilled[0].Arrival != 0 || spilled[1].Arrival != 1 || m.sess.spills.Len() != 2 {
+		t.Fatalf("spilled %d results, %d planned", len(spilled), m.sess.spills.Len())
 	}
 
 	press(t, m, "enter") // call 0's result in the viewer
@@ -57,8 +57,8 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 	if got := filesUnder(t, root); !slices.Equal(got, want) {
 		t.Errorf("writing the policy left %v, want %v", got, want)
 	}
-	if m.notice != "the policy's 2 spill files written under "+root {
-		t.Errorf("notice %q", m.notice)
+	if m.ctx.notice != "the policy's 2 spill files written under "+root {
+		t.Errorf("notice %q", m.ctx.notice)
 	}
 }
 

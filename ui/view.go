@@ -40,7 +40,7 @@ func chromeLines(h int) int {
 // View draws the screen.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
-	if m.inputMode != noInput && m.overlay == noOverlay && m.ctx.Height >= 6 {
+	if m.inputMode != noInput && m.overlay == noOverlay && (m.sess == nil || m.sess.overlay == noOverlay) && m.ctx.Height >= 6 {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += m.ctx.Height - 1
 			v.Cursor = c
@@ -59,33 +59,21 @@ func (m *Model) render() string {
 		return ""
 	}
 	var out []string
-	switch m.overlay {
-	case spillOverlay:
-		out = strings.Split(m.spill.View(), "\n")
-	case helpOverlay:
+	switch {
+	case m.overlay == helpOverlay:
 		out = m.helpScreen()
-	case warningsOverlay:
+	case m.overlay == warningsOverlay:
 		out = m.warningsScreen()
-	case toolsOverlay:
-		out = m.scrolled([]string{m.tools.head()}, m.toolsLines())
-	case contextOverlay:
-		out = m.contextScreen()
+	case m.sess != nil && m.sess.overlay != noOverlay:
+		out = m.sess.overlayView()
 	default:
 		out = append(out, m.header()...)
 		body := h - chromeLines(h)
-		if m.onList() {
-			out = append(out, pad(m.listLines(), body)...)
-			out = append(out, m.footer()...)
-			break
+		if m.sess != nil {
+			out = append(out, m.sess.body(body)...)
+		} else {
+			out = append(out, pad(m.fleet.listLines(), body)...)
 		}
-		tableLines := splitLines(m.table.View())
-		detailLines := splitLines(m.detail.View(m.focus == focusDetail))
-		if m.session == nil {
-			tableLines = m.loadingLines(body)
-			detailLines = nil
-		}
-		out = append(out, pad(tableLines, m.table.height)...)
-		out = append(out, pad(detailLines, body-m.table.height)...)
 		out = append(out, m.footer()...)
 	}
 	return clip(out, w, h)
@@ -125,23 +113,32 @@ func clip(lines []string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// header names the file, format, models, policy and live state.
+// header names what is shown, then the policy.
 func (m *Model) header() []string {
 	st := m.ctx.Styles
 	w := m.ctx.Width
-	if m.onList() {
-		lines := []string{termtext.Truncate(m.fleetHeader(), w)}
-		if headerLines(m.ctx.Height) > 1 {
-			lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
-		}
-		return lines
+	head := ""
+	if m.sess != nil {
+		head = m.sess.header()
+	} else {
+		head = m.fleet.header()
 	}
-	name := m.opt.Source.Name
+	lines := []string{termtext.Truncate(head, w)}
+	if headerLines(m.ctx.Height) > 1 {
+		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
+	}
+	return lines
+}
+
+// header names the file, its format, models and title, and the live state.
+func (v *sessionScreen) header() string {
+	st := v.ctx.Styles
+	name := v.src.Name
 	if name == "" {
-		name = m.opt.Source.Path
+		name = v.src.Path
 	}
 	parts := []string{st.Title.Render("spillway"), termtext.Escape(filepath.Base(name))}
-	if s := m.session; s != nil {
+	if s := v.session; s != nil {
 		f := string(s.Format)
 		if s.Version != "" {
 			f += " " + termtext.Escape(s.Version)
@@ -154,14 +151,34 @@ func (m *Model) header() []string {
 			parts = append(parts, "“"+termtext.Escape(s.Title)+"”")
 		}
 	}
-	if m.following {
+	if v.following {
 		parts = append(parts, st.Live.Render("● live"))
 	}
-	lines := []string{termtext.Truncate(strings.Join(parts, st.Muted.Render(" · ")), w)}
-	if headerLines(m.ctx.Height) > 1 {
-		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
+	return strings.Join(parts, st.Muted.Render(" · "))
+}
+
+// body is the table and the detail pane, or how the reading goes, in h
+// lines.
+func (v *sessionScreen) body(h int) []string {
+	tableLines := splitLines(v.table.View())
+	detailLines := splitLines(v.detail.View(v.focus == focusDetail))
+	if v.session == nil {
+		tableLines = v.loadingLines()
+		detailLines = nil
 	}
-	return lines
+	return append(pad(tableLines, v.table.height), pad(detailLines, h-v.table.height)...)
+}
+
+// overlayView is what covers the screen: the spill viewer, the tools or
+// the context chart.
+func (v *sessionScreen) overlayView() []string {
+	switch v.overlay {
+	case spillOverlay:
+		return strings.Split(v.spill.View(), "\n")
+	case toolsOverlay:
+		return scrolled([]string{v.tools.head()}, v.toolsLines(), v.overlayScroll, v.ctx.Height)
+	}
+	return v.contextScreen()
 }
 
 // ceilingText names the policy's ceiling, or says there is none.
@@ -191,25 +208,25 @@ func policyLine(p policy.Policy) string {
 }
 
 // loadingLines show progress while the session is read.
-func (m *Model) loadingLines(n int) []string {
-	st := m.ctx.Styles
-	if m.err != nil {
-		return []string{st.Error.Render(termtext.Truncate("spillway: "+termtext.Escape(m.err.Error()), m.ctx.Width))}
+func (v *sessionScreen) loadingLines() []string {
+	st := v.ctx.Styles
+	if v.err != nil {
+		return []string{st.Error.Render(termtext.Truncate("spillway: "+termtext.Escape(v.err.Error()), v.ctx.Width))}
 	}
-	if m.waiting && m.waitedBytes > 0 {
-		return []string{st.Muted.Render(fmt.Sprintf("the file holds no session yet: none of its %d bytes is a record of a known format; waiting for more lines", m.waitedBytes))}
+	if v.waiting && v.waitedBytes > 0 {
+		return []string{st.Muted.Render(fmt.Sprintf("the file holds no session yet: none of its %d bytes is a record of a known format; waiting for more lines", v.waitedBytes))}
 	}
-	if m.waiting {
+	if v.waiting {
 		return []string{st.Muted.Render("the file holds no session now; waiting for its first lines")}
 	}
-	return []string{st.Muted.Render(m.progressText())}
+	return []string{st.Muted.Render(v.progressText())}
 }
 
 // progressText describes loading or counting under way.
-func (m *Model) progressText() string {
-	p := m.progress
+func (v *sessionScreen) progressText() string {
+	p := v.progress
 	if p.phase == "" {
-		if m.loading {
+		if v.loading {
 			return "reading…"
 		}
 		return ""
@@ -231,12 +248,19 @@ func (m *Model) footer() []string {
 	w := m.ctx.Width
 	h := m.ctx.Height
 	var lines []string
-	lines = append(lines, termtext.Truncate(m.totalsLine(), w))
+	totals, chart := "", ""
+	if s := m.sess; s != nil {
+		totals, chart = s.totalsLine(), s.chartLine()
+	} else {
+		totals, chart = m.fleet.totalsLine(), m.fleet.chartLine()
+	}
+	lines = append(lines, termtext.Truncate(totals, w))
 	if h >= 12 {
-		lines = append(lines, termtext.Truncate(m.chartLine(), w))
+		lines = append(lines, termtext.Truncate(chart, w))
 	}
 	if h >= 6 {
 		var last string
+		s := m.sess
 		switch {
 		case m.inputMode != noInput:
 			last = m.input.View()
@@ -246,19 +270,19 @@ func (m *Model) footer() []string {
 		case m.confirm != "":
 			k := m.ctx.Keys
 			last = st.Alert.Render(termtext.Truncate(termtext.Escape(m.confirm)+" exists: overwrite it? "+k.Yes.Help().Key+" yes · "+k.No.Help().Key+" no", w))
-		case m.alert != "":
-			last = st.Alert.Render(termtext.Truncate("⚑ "+m.alert, w))
-		case m.notice != "":
-			last = st.Warning.Render(termtext.Truncate(termtext.Escape(m.notice), w))
-		case m.newBelow > 0:
+		case s != nil && s.alert != "":
+			last = st.Alert.Render(termtext.Truncate("⚑ "+s.alert, w))
+		case m.ctx.notice != "":
+			last = st.Warning.Render(termtext.Truncate(termtext.Escape(m.ctx.notice), w))
+		case s != nil && s.newBelow > 0:
 			noun := "calls"
-			if m.newBelow == 1 {
+			if s.newBelow == 1 {
 				noun = "call"
 			}
-			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", m.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
-		case m.err != nil && m.session != nil:
-			last = st.Error.Render(termtext.Truncate(termtext.Escape(m.err.Error()), w))
-		case m.onList():
+			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", s.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
+		case s != nil && s.err != nil && s.session != nil:
+			last = st.Error.Render(termtext.Truncate(termtext.Escape(s.err.Error()), w))
+		case s == nil:
 			last = m.help.ShortHelpView(m.ctx.Keys.ListShortHelp())
 		case m.fleet != nil:
 			back := m.ctx.Keys.List.Back
@@ -273,23 +297,20 @@ func (m *Model) footer() []string {
 }
 
 // totalsLine sums the session before and after.
-func (m *Model) totalsLine() string {
-	st := m.ctx.Styles
-	if m.onList() {
-		return m.fleetTotalsLine()
+func (v *sessionScreen) totalsLine() string {
+	st := v.ctx.Styles
+	if v.session == nil {
+		return v.progressText()
 	}
-	if m.session == nil {
-		return m.progressText()
-	}
-	rp := m.replay
-	if rp == nil && m.recorded != nil {
-		return m.recordedTotalsLine()
+	rp := v.replay
+	if rp == nil && v.recorded != nil {
+		return v.recordedTotalsLine()
 	}
 	if rp == nil {
-		if t := m.progressText(); t != "" {
-			return st.Muted.Render(fmt.Sprintf("%d calls · %s", len(m.session.Calls), t))
+		if t := v.progressText(); t != "" {
+			return st.Muted.Render(fmt.Sprintf("%d calls · %s", len(v.session.Calls), t))
 		}
-		return st.Muted.Render(fmt.Sprintf("%d calls · replaying…", len(m.session.Calls)))
+		return st.Muted.Render(fmt.Sprintf("%d calls · replaying…", len(v.session.Calls)))
 	}
 	t := rp.Totals
 	var parts []string
@@ -307,7 +328,7 @@ func (m *Model) totalsLine() string {
 		n := markerCount(t, mk)
 		parts = append(parts, st.Marker[mk].Render(mk.Glyph())+fmt.Sprintf("%d", n))
 	}
-	warnings := m.session.WarningCount + len(rp.Warnings)
+	warnings := v.session.WarningCount + len(rp.Warnings)
 	if warnings > 0 {
 		noun := "warnings"
 		if warnings == 1 {
@@ -315,7 +336,7 @@ func (m *Model) totalsLine() string {
 		}
 		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", warnings, noun)))
 	}
-	if p := m.progressText(); p != "" && m.session != nil {
+	if p := v.progressText(); p != "" && v.session != nil {
 		parts = append(parts, st.Muted.Render(p))
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))
@@ -323,10 +344,10 @@ func (m *Model) totalsLine() string {
 
 // recordedTotalsLine sums the session as recorded while its texts are
 // read: what the policy saves is not known until they are in.
-func (m *Model) recordedTotalsLine() string {
-	st := m.ctx.Styles
-	t := m.recorded.Totals
-	parts := []string{fmt.Sprintf("%d calls", len(m.session.Calls))}
+func (v *sessionScreen) recordedTotalsLine() string {
+	st := v.ctx.Styles
+	t := v.recorded.Totals
+	parts := []string{fmt.Sprintf("%d calls", len(v.session.Calls))}
 	if t.RecordedCalls > 0 {
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil {
@@ -334,14 +355,14 @@ func (m *Model) recordedTotalsLine() string {
 		}
 		parts = append(parts, "tokens "+human.Compact(t.Prompt)+" → …", cost)
 	}
-	if m.session.WarningCount > 0 {
+	if v.session.WarningCount > 0 {
 		noun := "warnings"
-		if m.session.WarningCount == 1 {
+		if v.session.WarningCount == 1 {
 			noun = "warning"
 		}
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", m.session.WarningCount, noun)))
+		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", v.session.WarningCount, noun)))
 	}
-	if p := m.progressText(); p != "" {
+	if p := v.progressText(); p != "" {
 		parts = append(parts, st.Muted.Render(p))
 	}
 	return strings.Join(parts, st.Muted.Render(" · "))
@@ -365,47 +386,44 @@ func markerCount(t replay.Totals, mk themes.Marker) int {
 
 // chartLine draws savings against the ceiling, the current one marked;
 // points still being computed show as a dot.
-func (m *Model) chartLine() string {
-	st := m.ctx.Styles
-	if m.onList() {
-		return m.fleetChartLine()
-	}
-	if err := m.chart.err(m.policy); err != nil {
+func (v *sessionScreen) chartLine() string {
+	st := v.ctx.Styles
+	if err := v.chart.err(v.policy); err != nil {
 		return st.Muted.Render("savings by ceiling: " + termtext.Escape(err.Error()))
 	}
-	if m.session == nil && !m.loading {
+	if v.session == nil && !v.loading {
 		return st.Muted.Render("savings by ceiling: no session to chart")
 	}
-	points, missing := m.chart.curve(m.policy)
+	points, missing := v.chart.curve(v.policy)
 	if len(points) == 0 {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
 	var prompt int64
-	if m.replay != nil {
-		prompt = m.replay.Totals.Prompt
+	if v.replay != nil {
+		prompt = v.replay.Totals.Prompt
 	}
-	return m.drawChart(points, missing, prompt)
+	return drawChart(v.ctx, v.policy, points, missing, prompt)
 }
 
-// drawChart draws points, a dot for each of missing; prompt is the
-// prompt tokens the savings are a share of when a cost is not known.
-func (m *Model) drawChart(points []replay.SweepPoint, missing int, prompt int64) string {
-	st := m.ctx.Styles
+// drawChart draws points under pol, a dot for each of missing; prompt is
+// the prompt tokens the savings are a share of when a cost is not known.
+func drawChart(ctx *Context, pol policy.Policy, points []replay.SweepPoint, missing int, prompt int64) string {
+	st := ctx.Styles
 	bars := []rune("▁▂▃▄▅▆▇█")
 	share, scale := savedShare(points, prompt)
 	parts := []string{st.Muted.Render(scale)}
 	// The marker goes on the point nearest the current ceiling.
 	nearest := 0
 	for i, p := range points {
-		if abs64(p.Ceiling-m.policy.Ceiling) < abs64(points[nearest].Ceiling-m.policy.Ceiling) {
+		if abs64(p.Ceiling-pol.Ceiling) < abs64(points[nearest].Ceiling-pol.Ceiling) {
 			nearest = i
 		}
 	}
 	for i, p := range points {
 		level := int(float64(len(bars)-1) * min(max(share(p), 0), 1))
-		label := compactCeiling(p.Ceiling, m.policy.Unit)
+		label := compactCeiling(p.Ceiling, pol.Unit)
 		cell := label + string(bars[level])
-		if i == nearest && m.policy.Ceiling > 0 {
+		if i == nearest && pol.Ceiling > 0 {
 			parts = append(parts, st.ChartCurrent.Render("▸"+cell))
 		} else {
 			parts = append(parts, st.ChartBar.Render(cell))
@@ -478,7 +496,7 @@ func compactCeiling(n int64, u policy.Unit) string {
 func (m *Model) helpScreen() []string {
 	st := m.ctx.Styles
 	head := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · j/k scroll · ? or esc to close"), ""}
-	return m.scrolled(head, m.helpLines())
+	return scrolled(head, m.helpLines(), m.overlayScroll, m.ctx.Height)
 }
 
 // helpLines are the help's lines under its head.
@@ -515,12 +533,12 @@ const (
 	warningsHead = 1
 )
 
-// scrolled is an overlay's screen: its head, then the window of lines
-// that fits under it from overlayScroll (which clampOverlay keeps within
+// scrolled is an overlay's screen, height lines: its head, then the
+// window of lines that fits under it from offset (which is kept within
 // the lines, so that scrolling back starts at once).
-func (m *Model) scrolled(head, lines []string) []string {
-	room := max(1, m.ctx.Height-len(head))
-	from := min(m.overlayScroll, len(lines))
+func scrolled(head, lines []string, offset, height int) []string {
+	room := max(1, height-len(head))
+	from := min(offset, len(lines))
 	return append(head, lines[from:min(len(lines), from+room)]...)
 }
 
@@ -532,8 +550,6 @@ func (m *Model) clampOverlay() {
 		n, head = len(m.helpLines()), helpHead
 	case warningsOverlay:
 		n, head = len(m.warningLines()), warningsHead
-	case toolsOverlay:
-		n, head = len(m.toolsLines()), 1
 	default:
 		return
 	}
@@ -552,11 +568,11 @@ func (m *Model) clampOverlay() {
 func (m *Model) warningsScreen() []string {
 	st := m.ctx.Styles
 	hint := st.Muted.Render(" · j/k select · enter goes to its call · W or esc to close")
-	if m.notice != "" {
-		hint = st.Muted.Render(" · ") + st.Warning.Render(termtext.Escape(m.notice)) // the footer is not drawn
+	if m.ctx.notice != "" {
+		hint = st.Muted.Render(" · ") + st.Warning.Render(termtext.Escape(m.ctx.notice)) // the footer is not drawn
 	}
 	head := []string{termtext.Truncate(st.Title.Render("warnings")+hint, m.ctx.Width)}
-	return m.scrolled(head, m.warningLines())
+	return scrolled(head, m.warningLines(), m.overlayScroll, m.ctx.Height)
 }
 
 // warningLines are the warnings' lines under their head.
@@ -593,13 +609,21 @@ type warningEntry struct {
 // records skipped, then the replay's warnings with their results' calls.
 func (m *Model) warningEntries() []warningEntry {
 	var all []warningEntry
-	if m.onList() {
+	if m.sess == nil {
 		for _, w := range m.fleet.warnings {
 			all = append(all, warningEntry{text: termtext.Escape(w), call: -1})
 		}
 		return all
 	}
-	if s := m.session; s != nil {
+	return append(all, m.sess.warningEntries()...)
+}
+
+// warningEntries lists the reader's warnings, each with the call its line
+// is filed under (the last call that starts at or before it), then the
+// records skipped, then the replay's warnings with their results' calls.
+func (v *sessionScreen) warningEntries() []warningEntry {
+	var all []warningEntry
+	if s := v.session; s != nil {
 		for _, w := range s.Warnings {
 			all = append(all, warningEntry{text: fmt.Sprintf("line %d: %s", w.Line, termtext.Escape(w.Message)), call: callAtLine(s, w.Line)})
 		}
@@ -615,7 +639,7 @@ func (m *Model) warningEntries() []warningEntry {
 			all = append(all, warningEntry{text: fmt.Sprintf("skipped %d %s record(s)", s.Skipped[kind], termtext.Escape(kind)), call: -1, muted: true})
 		}
 	}
-	if rp := m.replay; rp != nil {
+	if rp := v.replay; rp != nil {
 		for _, w := range rp.Warnings {
 			all = append(all, warningEntry{text: termtext.Escape(w), call: resultWarningCall(rp, w)})
 		}
