@@ -69,7 +69,7 @@ func session(s *app.Session, opt Options) (*Session, error) {
 		}
 		rs := Build(rp)
 		out.Subagents = append(out.Subagents, rs)
-		out.Totals.include(rs.Totals)
+		out.include(rs)
 	}
 	return out, nil
 }

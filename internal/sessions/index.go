@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
 )
@@ -133,12 +132,11 @@ func (a *Service) liveFigures(ctx context.Context, inputs []app.Input, set func(
 	opt := a.Options
 	opt.Read.SizesOnly = true
 	opt.Counter = nil
-	none, _ := policy.Preset("none")
 	_, _ = app.Each(inputs, nil, opt, func(s *app.Session) (Row, error) {
 		if err := ctx.Err(); err != nil {
 			return Row{}, err
 		}
-		return sessionRow(s, none, opt.Prices)
+		return sessionRow(s), nil
 	}, func(r Row) error {
 		set(r)
 		return ctx.Err()

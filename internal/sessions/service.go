@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/spillway-dev/spillway/guard/policy"
-	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
@@ -314,7 +313,6 @@ func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]R
 	opt := a.Options
 	opt.Read.SizesOnly = true
 	opt.Counter = nil
-	none, _ := policy.Preset("none")
 	done := 0
 	if progress != nil {
 		progress(0, len(read))
@@ -323,12 +321,12 @@ func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]R
 		if err := ctx.Err(); err != nil {
 			return scanned{}, err
 		}
-		row, err := sessionRow(s, none, opt.Prices)
+		row := sessionRow(s)
 		var subs []string
 		for _, sub := range s.Subagents {
 			subs = append(subs, sub.Session.Path)
 		}
-		return scanned{row: row, marks: marksOf(s), subs: subs}, err
+		return scanned{row: row, marks: marksOf(s), subs: subs}, nil
 	}, func(sc scanned) error {
 		done++
 		if progress != nil {
@@ -398,101 +396,62 @@ func parts(s *app.Session) []*replay.Prepared {
 	return append([]*replay.Prepared{s.Prepared}, s.Subagents...)
 }
 
-// sessionRow sums what a session and its sub-agents record.
-func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (Row, error) {
+// sessionRow is a session's row: a view of its tally with its
+// sub-agents', with their own figures, and the burn rate and context of
+// its last calls.
+func sessionRow(s *app.Session) Row {
 	main := s.Session
 	row := Row{Path: main.Path, Agent: string(main.Format), Version: main.Version, Subagents: len(s.Subagents)}
-	type priced struct {
-		at   time.Time
-		cost float64
+	t := app.TallyOf(main, s.Prices)
+	for _, sub := range s.Subagents {
+		st := app.TallyOf(sub.Session, sub.Prices)
+		row.Parts = append(row.Parts, Part{Path: sub.Session.Path, Calls: st.Calls, Cost: st.Cost(), LargestResult: int64(st.Largest)})
+		t.Add(st)
 	}
-	var calls []priced
-	var costs []*float64
-	var recorded []bool
+	row.Models, row.Calls, row.Cost = t.Models, t.Calls-t.Copied, t.Cost()
+	row.First, row.Last, row.LargestResult = t.First, t.Last, int64(t.Largest)
+	liveFigures(s, &row)
+	return row
+}
+
+// liveFigures sets the row's burn rate, the recorded cost per hour of the
+// calls in the burnWindow up to its last, and the prompt of its own last
+// call against its model's window.
+func liveFigures(s *app.Session, row *Row) {
 	var last *transcript.Call
 	for _, p := range parts(s) {
-		rp, err := p.Replay(none, replay.Options{})
-		if err != nil {
-			return row, err
-		}
-		costs = append(costs, rp.Totals.Cost)
-		had := false
-		ss := p.Session
-		for _, m := range ss.Models {
-			if !slices.Contains(row.Models, m) {
-				row.Models = append(row.Models, m)
-			}
-		}
-		for i := range ss.Calls {
-			if ss.Calls[i].CountedIn == "" { // a copy is counted in the log it came from
-				row.Calls++
-			}
-		}
-		for _, r := range ss.Leading.Results {
-			row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
-		}
-		for i := range ss.Calls {
-			c := &ss.Calls[i]
-			for _, r := range c.Results {
-				row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
-			}
-			if c.Usage != nil {
-				had = true
-			}
-			if !c.Time.IsZero() {
-				if row.First.IsZero() || c.Time.Before(row.First) {
-					row.First = c.Time
-				}
-				if c.Time.After(row.Last) {
-					row.Last = c.Time
-				}
-			}
+		for i := range p.Session.Calls {
+			c := &p.Session.Calls[i]
 			if c.Usage == nil || c.CountedIn != "" {
 				continue
 			}
 			if p == s.Prepared && (last == nil || !c.Time.Before(last.Time)) {
 				last = c
 			}
-			if cost := rp.Calls[i].Cost; cost != nil && !c.Time.IsZero() {
-				extra, _ := p.ExtraCost(c)
-				calls = append(calls, priced{c.Time, *cost + extra})
+			if c.Time.IsZero() || !c.Time.After(row.Last.Add(-burnWindow)) {
+				continue
 			}
-		}
-		recorded = append(recorded, had)
-		if p != s.Prepared {
-			part := Part{Path: ss.Path, Calls: len(ss.Calls)}
-			if had {
-				part.Cost = rp.Totals.Cost
+			cost, ok := p.Prices.Cost(c.Model, *c.Usage)
+			extra, _ := p.ExtraCost(c)
+			if ok {
+				row.Burn += cost + extra
 			}
-			for i := range ss.Calls {
-				for _, r := range ss.Calls[i].Results {
-					part.LargestResult = max(part.LargestResult, int64(r.Bytes()))
-				}
-			}
-			row.Parts = append(row.Parts, part)
-		}
-	}
-	row.Cost = sumKnown(costs, recorded)
-	for _, c := range calls {
-		if c.at.After(row.Last.Add(-burnWindow)) {
-			row.Burn += c.cost
 		}
 	}
 	row.Burn *= float64(time.Hour) / float64(burnWindow)
 	if last != nil {
 		row.Context = last.Usage.Prompt()
-		if m, ok := prices.Match(last.Model); ok {
+		if m, ok := s.Prices.Match(last.Model); ok {
 			row.ContextMax = int64(m.Entry.MaxInputTokens)
 		}
 	}
-	return row, nil
 }
 
 // burnWindow is how far back the burn rate looks from the last call.
 const burnWindow = 10 * time.Minute
 
-// sumKnown adds the parts' costs: unknown when a part that records usage
-// has no cost, or when none records any.
+// sumKnown adds the parts' costs after a policy: unknown when a part that
+// records usage has none, or when none records any.
 func sumKnown(costs []*float64, recorded []bool) *float64 {
 	var sum float64
 	any := false
