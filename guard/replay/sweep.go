@@ -42,6 +42,28 @@ func (h *SweepHazards) Add(o SweepHazards) {
 	h.Stale += o.Stale
 }
 
+// Plus is a's point with b's, a sub-agent's at the same ceiling, added:
+// b adds no dollars when its log records no usage (dollars false), and
+// either's unknown dollars make the sum's unknown.
+func (a SweepPoint) Plus(b SweepPoint, dollars bool) SweepPoint {
+	a.Acted += b.Acted
+	a.Suppressed += b.Suppressed
+	a.Saved += b.Saved
+	a.Hazards.Add(b.Hazards)
+	if dollars {
+		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
+	}
+	return a
+}
+
+func addCost(a, b *float64) *float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	v := *a + *b
+	return &v
+}
+
 // DedupePoint is one repeat-suppression setting's outcome over a session.
 type DedupePoint struct {
 	// From is the identical call from which repeats are suppressed; 0 is
@@ -103,8 +125,13 @@ func bytesToUnit(n int64, u policy.Unit) int64 {
 }
 
 // Sweep replays the session at each ceiling, planning spills without
-// writing them, for the figures alone (Options.CountsOnly).
+// writing them, for the figures alone (Options.CountsOnly). A policy that
+// follows the Claude Code version (policy.ForVersion) is taken as that
+// version applied it, and then at each ceiling as asked: every point is
+// at its ceiling, the version's own included.
 func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, error) {
+	pol = p.Applied(pol)
+	pol.FollowVersion = false
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
 		q := pol.Clone()

@@ -509,7 +509,7 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 			if k == 0 {
 				out.Point = rp.Point()
 			} else {
-				out.Point = addPoint(out.Point, rp.Point(), hasUsage(p.Session))
+				out.Point = out.Point.Plus(rp.Point(), hasUsage(p.Session))
 			}
 			out.Saved += rp.Totals.SavedPerCall
 			out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
@@ -543,32 +543,11 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 				continue
 			}
 			for i := range pts {
-				out.Points[i] = addPoint(out.Points[i], pts[i], hasUsage(p.Session))
+				out.Points[i] = out.Points[i].Plus(pts[i], hasUsage(p.Session))
 			}
 		}
 		return out
 	})
-}
-
-// addPoint adds a sub-agent's point to its session's; a sub-agent without
-// usage adds no dollars.
-func addPoint(a, b replay.SweepPoint, recorded bool) replay.SweepPoint {
-	a.Acted += b.Acted
-	a.Suppressed += b.Suppressed
-	a.Saved += b.Saved
-	a.Hazards.Add(b.Hazards)
-	if recorded {
-		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
-	}
-	return a
-}
-
-func addCost(a, b *float64) *float64 {
-	if a == nil || b == nil {
-		return nil
-	}
-	v := *a + *b
-	return &v
 }
 
 func hasUsage(s *transcript.Session) bool {
