@@ -88,14 +88,13 @@ func TestCostliestCalls(t *testing.T) {
 		n    int
 		want []int
 	}{{1, []int{0}}, {20, []int{19}}, {21, []int{20, 19}}, {41, []int{40, 39, 38}}} {
-		s := &transcript.Session{Calls: make([]transcript.Call, tt.n+2)}
-		rp := &replay.Run{Calls: make([]replay.Call, tt.n+2)}
+		info := make([]callInfo, tt.n+2)
 		for i := range tt.n {
-			rp.Calls[i].Cost = usd(float64(i + 1)) // call i costs $(i+1)
+			info[i].cost = usd(float64(i + 1)) // call i costs $(i+1)
 		}
-		rp.Calls[tt.n+1].Cost, s.Calls[tt.n+1].CountedIn = usd(1e6), "other.jsonl" // a copy: not counted
+		info[tt.n+1].cost, info[tt.n+1].copied = usd(1e6), true // a copy: not counted
 		var got []int
-		marked := costliestCalls(s, rp)
+		marked := costliestCalls(info)
 		for i := len(marked) - 1; i >= 0; i-- {
 			if marked[i] {
 				got = append(got, i)
@@ -356,7 +355,7 @@ func TestPauseLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pauseLine(s, 1, prep.CostParts()[1]); got != tt.want {
+		if got := pauseLine(s, 1, 0, prep.CostParts()[1]); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}

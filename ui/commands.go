@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -42,6 +43,10 @@ type (
 		session *transcript.Session
 		texts   *app.FileTexts
 		err     error
+		// subs are its sub-agents' logs, reconciled with it; subErr says
+		// which could not be read.
+		subs   []*transcript.Session
+		subErr error
 	}
 	// textReadMsg carries a result's text read again for the detail pane.
 	textReadMsg struct {
@@ -54,14 +59,18 @@ type (
 	preparedMsg struct {
 		seq  int
 		prep *replay.Prepared
+		subs []*replay.Prepared // its sub-agents' logs, in order
 		err  error
 	}
-	// replayedMsg carries a replay under the policy of request seq.
+	// replayedMsg carries a replay under the policy of request seq, of
+	// the session's own log and of each of its sub-agents'.
 	replayedMsg struct {
-		seq    int
-		replay *replay.Run
-		spills *spill.Planned // the spill files it planned, none written
-		err    error
+		seq       int
+		replay    *replay.Run
+		spills    *spill.Planned // the spill files it planned, none written
+		subs      []*replay.Run
+		subSpills []*spill.Planned
+		err       error
 	}
 	// followMsg carries a followed session's newest state.
 	followMsg struct {
@@ -132,13 +141,20 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 				done.Store(d)
 				total.Store(t)
 			}
+			var msg loadedMsg
 			if in.Reader == nil && size >= textsOnDemandBytes {
 				s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
-				out <- loadedMsg{src: src.Path, session: s, texts: texts, err: err}
-				return
+				msg = loadedMsg{src: src.Path, session: s, texts: texts, err: err}
+			} else {
+				s, err := app.Options{Read: opt}.Load(in, progress)
+				msg = loadedMsg{src: src.Path, session: s, err: err}
 			}
-			s, err := app.Options{Read: opt}.Load(in, progress)
-			out <- loadedMsg{src: src.Path, session: s, err: err}
+			if msg.err == nil {
+				full := opt
+				full.SizesOnly = false
+				msg.subs, msg.subErr = app.Options{Read: full}.LoadSubagents(msg.session, subagentsOf(src))
+			}
+			out <- msg
 		}()
 		full := func() (int64, int64) { return done.Load(), total.Load() }
 		if !rowsFirst {
@@ -173,6 +189,51 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 			}
 		}
 		return wait()
+	}
+}
+
+// subagentsOf are the logs of src's sub-agents: those the list found, or
+// those beside its file.
+func subagentsOf(src Source) []string {
+	if src.Subagents != nil || src.Path == "" {
+		return src.Subagents
+	}
+	in, err := app.Resolve([]string{src.Path}, app.SystemEnv())
+	if err != nil || len(in) != 1 || in[0].Err != nil {
+		return nil
+	}
+	return in[0].Subagents
+}
+
+// subsReadMsg carries the logs of the sub-agents of the followed file at
+// path.
+type subsReadMsg struct {
+	path string
+	subs []*transcript.Session
+	err  error
+}
+
+// readSubsCmd reads the logs of the sub-agents of src, followed: each in
+// full, reconciled with one another (the followed session is the
+// follower's, not to be changed here).
+func readSubsCmd(src Source, read transcript.Options) tea.Cmd {
+	return func() tea.Msg {
+		paths := subagentsOf(src)
+		if len(paths) == 0 {
+			return subsReadMsg{path: src.Path}
+		}
+		var subs []*transcript.Session
+		var errs []error
+		for _, p := range paths {
+			s, err := transcript.ReadFile(p, read)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			subs = append(subs, s)
+		}
+		transcript.Reconcile(subs)
+		return subsReadMsg{path: src.Path, subs: subs, err: errors.Join(errs...)}
 	}
 }
 
@@ -243,21 +304,34 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 	return wait
 }
 
-// prepareCmd counts the session's results until ctx ends, reporting
-// progress; texts, when not nil, reads those the session was read without.
-func prepareCmd(ctx context.Context, seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
+// prepareCmd counts the session's results, then each of its sub-agents',
+// until ctx ends, reporting progress; texts, when not nil, reads those the
+// session was read without.
+func prepareCmd(ctx context.Context, seq int, s *transcript.Session, subs []*transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
 	return func() tea.Msg {
 		var done, total atomic.Int64
 		out := make(chan preparedMsg, 1)
 		go func() {
-			p, err := prepareTexts(ctx, opt.pipeline(), s, func(d, t int) {
+			progress := func(d, t int) {
 				done.Store(int64(d))
 				total.Store(int64(t))
-			}, texts)
+			}
+			p, err := prepareTexts(ctx, opt.pipeline(), s, progress, texts)
+			msg := preparedMsg{seq: seq, prep: p, err: err}
 			if err == nil {
 				p.CostParts() // split here, so that no Update waits for it
 			}
-			out <- preparedMsg{seq: seq, prep: p, err: err}
+			for _, sub := range subs {
+				if msg.err != nil {
+					break
+				}
+				q, err := prepareTexts(ctx, opt.pipeline(), sub, progress, nil)
+				if err == nil {
+					q.CostParts()
+				}
+				msg.subs, msg.err = append(msg.subs, q), err
+			}
+			out <- msg
 		}()
 		return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })()
 	}
@@ -268,12 +342,24 @@ var prepareTexts = func(ctx context.Context, o app.Options, s *transcript.Sessio
 	return o.PrepareTexts(ctx, s, progress, texts)
 }
 
-// replayCmd replays the prepared session under policy, planning its spill
-// files: they are written when needed (spills.go), not at every replay.
-func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, opt Options) tea.Cmd {
+// replayCmd replays the prepared logs, the session's own first, under
+// policy, planning their spill files: they are written when needed
+// (spills.go), not at every replay.
+func replayCmd(seq int, preps []*replay.Prepared, pol policy.Policy, opt Options) tea.Cmd {
 	return func() tea.Msg {
-		rp, spills, err := opt.pipeline().ReplayPlanned(p, pol)
-		return replayedMsg{seq: seq, replay: rp, spills: spills, err: err}
+		msg := replayedMsg{seq: seq}
+		for i, p := range preps {
+			rp, spills, err := opt.pipeline().ReplayPlanned(p, pol)
+			if err != nil {
+				return replayedMsg{seq: seq, err: err}
+			}
+			if i == 0 {
+				msg.replay, msg.spills = rp, spills
+				continue
+			}
+			msg.subs, msg.subSpills = append(msg.subs, rp), append(msg.subSpills, spills)
+		}
+		return msg
 	}
 }
 
@@ -342,29 +428,34 @@ func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
 	}
 }
 
-// searchCmd finds the calls whose text, tool names, inputs or results
-// contain query, ignoring case.
-func searchCmd(s *transcript.Session, p *replay.Prepared, query string) tea.Cmd {
+// searchCmd finds the calls, of every log shown, whose text, tool names,
+// inputs or results contain query, ignoring case.
+func searchCmd(parts []logPart, query string) tea.Cmd {
 	return func() tea.Msg {
-		text := func(r *transcript.ToolResult) string { return r.Text }
-		if p != nil {
-			text = p.Text
-		}
 		q := strings.ToLower(query)
 		var calls []int
 		has := func(text string) bool { return strings.Contains(strings.ToLower(text), q) }
-		for i := range s.Calls {
-			c := &s.Calls[i]
-			found := has(c.Text)
-			for _, tc := range c.ToolCalls {
-				found = found || has(tc.Name) || has(string(tc.Input))
+		for _, p := range parts {
+			if p.session == nil {
+				continue
 			}
-			for j := range c.Results {
-				r := &c.Results[j]
-				found = found || has(r.Tool) || has(text(r))
+			text := func(r *transcript.ToolResult) string { return r.Text }
+			if p.prep != nil {
+				text = p.prep.Text
 			}
-			if found {
-				calls = append(calls, i)
+			for i := range p.session.Calls {
+				c := &p.session.Calls[i]
+				found := has(c.Text)
+				for _, tc := range c.ToolCalls {
+					found = found || has(tc.Name) || has(string(tc.Input))
+				}
+				for j := range c.Results {
+					r := &c.Results[j]
+					found = found || has(r.Tool) || has(text(r))
+				}
+				if found {
+					calls = append(calls, p.first+i)
+				}
 			}
 		}
 		return searchedMsg{query: query, calls: calls}
@@ -402,3 +493,4 @@ func (hazardsIndexedMsg) fromSession() {}
 func (spillsWrittenMsg) fromSession()  {}
 func (pagerReadyMsg) fromSession()     {}
 func (pagerDoneMsg) fromSession()      {}
+func (subsReadMsg) fromSession()       {}

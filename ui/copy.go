@@ -20,7 +20,8 @@ import (
 // selectedResult is the result the detail pane shows, nil when the call
 // has none.
 func (v *sessionScreen) selectedResult() *replay.Result {
-	results := callResults(v.replay, v.currentCall())
+	p, call := v.at(v.currentCall())
+	results := callResults(p.replay, call)
 	if len(results) == 0 {
 		return nil
 	}
@@ -35,9 +36,10 @@ func (v *sessionScreen) copyText() tea.Cmd {
 	if v.session == nil || call < 0 {
 		return v.ctx.flash("no call selected")
 	}
-	text, what := v.session.Calls[call].Text, fmt.Sprintf("call %d's text", call)
+	p, local := v.at(call)
+	text, what := p.session.Calls[local].Text, fmt.Sprintf("call %d's text", call)
 	if r := v.selectedResult(); r != nil {
-		original, read := v.detail.original(v.replay, r)
+		original, read := v.detail.original(p.replay, r)
 		if !read {
 			return v.ctx.flash(fmt.Sprintf("result %d's text is still being read from the session file: copy it again in a moment", r.Index))
 		}
@@ -75,13 +77,14 @@ func (v *sessionScreen) openPager() tea.Cmd {
 	if r == nil {
 		return v.ctx.flash("this call has no tool result to open")
 	}
-	original, read := v.detail.original(v.replay, r)
+	part, _ := v.at(v.currentCall())
+	original, read := v.detail.original(part.replay, r)
 	if !read {
 		return v.ctx.flash(fmt.Sprintf("result %d's text is still being read from the session file: open it again in a moment", r.Index))
 	}
 	src := spillview.Source{Text: original, Path: r.SpillPath}
 	if p := v.detail.agentFile; src.Path == "" && p != "" && v.agentFiles[p] {
-		src.Path, src.Roots = p, spillview.AgentRoots(v.replay.Prepared.Session.Path)
+		src.Path, src.Roots = p, spillview.AgentRoots(part.session.Path)
 	}
 	title := fmt.Sprintf("result %d · %s", r.Index, r.Source.Tool)
 	return pagerFileCmd(src, title, os.Getenv("PAGER"))

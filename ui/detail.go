@@ -29,6 +29,11 @@ type detailPane struct {
 	// lines caches the rendered content.
 	lines []string
 	key   string
+	// first and name are those of the log the call shown is of: the
+	// index of its first call among all those shown, and, for a
+	// sub-agent's, its file's name.
+	first int
+	name  string
 	// files says which agent spill files exist, as far as they were looked
 	// up; agentFile is the one the result shown names, "" when none.
 	files     map[string]bool
@@ -108,13 +113,15 @@ func callResults(rp *replay.Run, call int) []*replay.Result {
 // it after every message; View only reads. files says which agent spill
 // files exist; answers, the count of its answers so far, draws the pane
 // again when a new one may change it.
-func (d *detailPane) refresh(s *transcript.Session, rp *replay.Run, call int, files map[string]bool, answers int) {
+func (d *detailPane) refresh(p logPart, call int, files map[string]bool, answers int) {
 	if d.height <= 0 || d.width <= 0 {
 		return
 	}
+	s, rp := p.session, p.replay
 	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p/%d/%d", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles, answers, d.heldN)
 	if key != d.key {
 		d.files, d.agentFile, d.want = files, "", nil
+		d.first, d.name = p.first, p.name
 		d.lines = d.render(s, rp, call)
 		d.key = key
 	}
@@ -198,7 +205,7 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		}
 	}
 	r := results[sel]
-	for _, l := range hazardLines(st, r, len(s.Calls), w) {
+	for _, l := range hazardLines(st, r, len(s.Calls), d.first, w) {
 		add(l)
 	}
 	if r.Warning != "" {
@@ -302,7 +309,10 @@ func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) 
 	// tool calls' inputs are cut to a line each.
 	add := func(line string) { lines = append(lines, wordWrap([]string{line}, w)...) }
 	cut := func(line string) { lines = append(lines, termtext.Truncate(line, w)) }
-	head := fmt.Sprintf("call %d", call)
+	head := fmt.Sprintf("call %d", d.first+call)
+	if d.name != "" {
+		head += fmt.Sprintf(" · sub-agent %s, its call %d", termtext.Escape(d.name), call)
+	}
 	if !c.Time.IsZero() {
 		head += " · " + c.Time.UTC().Format(time.DateTime)
 	}

@@ -18,12 +18,7 @@ func (v *sessionScreen) jumpHazard() tea.Cmd {
 	if v.replay == nil {
 		return v.ctx.flash("still replaying")
 	}
-	calls := map[int]bool{}
-	for _, r := range v.replay.Results {
-		if r.Hazard != nil && r.Arrival >= 0 {
-			calls[r.Arrival] = true
-		}
-	}
+	calls := v.callsWith(func(r *replay.Result) bool { return r.Hazard != nil })
 	if len(calls) == 0 {
 		return v.ctx.flash("no hazard under this policy")
 	}
@@ -38,8 +33,9 @@ func (v *sessionScreen) jumpHazard() tea.Cmd {
 }
 
 // hazardLines say what the policy hid of r that the agent went on to use,
-// and where: the later call and the evidence from its output.
-func hazardLines(st *themes.Styles, r *replay.Result, calls, w int) []string {
+// and where: the later call (of calls in its log, the first of them shown
+// as first) and the evidence from its output.
+func hazardLines(st *themes.Styles, r *replay.Result, calls, first, w int) []string {
 	z := r.Hazard
 	if z == nil {
 		return nil
@@ -48,13 +44,13 @@ func hazardLines(st *themes.Styles, r *replay.Result, calls, w int) []string {
 	head := mark + " " + termtext.Escape(z.Why)
 	if z.Evidence == "" {
 		if z.CallIndex < calls {
-			head += fmt.Sprintf(" · call %d got the repeat's stub", z.CallIndex)
+			head += fmt.Sprintf(" · call %d got the repeat's stub", first+z.CallIndex)
 		} else {
 			head += " · no later call got the stub"
 		}
 		return []string{termtext.Truncate(head, w)}
 	}
-	head += fmt.Sprintf(" · used at call %d (%s)", z.CallIndex, termtext.Escape(z.From))
+	head += fmt.Sprintf(" · used at call %d (%s)", first+z.CallIndex, termtext.Escape(z.From))
 	if z.Retrievable {
 		head += fmt.Sprintf(" · retrievable: one more call, ~%s tok", human.Count(z.ExtraTokens))
 	}

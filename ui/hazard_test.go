@@ -24,7 +24,7 @@ func TestHazardLines(t *testing.T) {
 		st := themes.New(p)
 		var got []string
 		for _, r := range []*replay.Result{used, unseen, {}} {
-			for _, l := range hazardLines(st, r, 3, 200) {
+			for _, l := range hazardLines(st, r, 3, 0, 200) {
 				got = append(got, ansi.Strip(l))
 			}
 		}

@@ -12,7 +12,7 @@ import (
 func (v *sessionScreen) setRows(msg rowsMsg) tea.Cmd {
 	v.session, v.recorded = msg.session, msg.recorded
 	v.table.recorded = msg.recorded
-	v.table.setSession(msg.session, nil)
+	v.showParts()
 	v.detail.reset()
 	v.progress = progressMsg{phase: "reading texts"}
 	return msg.next

@@ -41,6 +41,9 @@ type Source struct {
 	Path  string    // a file, or a directory when following
 	Stdin io.Reader // standard input
 	Data  []byte    // in memory (the demo)
+	// Subagents are the logs of the session's sub-agents, when known; nil
+	// looks for them beside Path.
+	Subagents []string
 }
 
 // Options configure the inspector.
@@ -302,7 +305,11 @@ func (m *Model) openSession() tea.Cmd {
 	if path == "" {
 		return m.ctx.flash("no session to open")
 	}
-	s := m.newSession(Source{Name: path, Path: path})
+	subs := []string{} // the list knows them all: none is looked for again
+	for _, p := range l.rows[l.shown[l.cursor]].Parts {
+		subs = append(subs, p.Path)
+	}
+	s := m.newSession(Source{Name: path, Path: path, Subagents: subs})
 	m.sess = s
 	m.layout()
 	if l.live[path] {

@@ -14,6 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/sessions"
@@ -228,4 +230,80 @@ func TestLeavingCancelsPrepare(t *testing.T) {
 	if !strings.Contains(out, "cost $0.0225 → $0.0225") {
 		t.Errorf("the session opened next is not replayed:\n%s", out)
 	}
+}
+
+// subagentFixture writes TestSessionListSubagents' sessions: main (1,000
+// in + 100 out on claude-sonnet-4-5, $0.0045) with a sub-agent (2,000 in
+// + 400 out on claude-haiku-4-5, $0.004) that reads a 30,000-byte result,
+// and other; it returns the folder.
+func subagentFixture(t *testing.T) string {
+	dir := t.TempDir()
+	writeSession(t, filepath.Join(dir, "main.jsonl"), "/home/u/main", "claude-sonnet-4-5", []fleetCall{{at: "2026-03-05T10:00:00Z", input: 1000, output: 100}})
+	writeSession(t, filepath.Join(dir, "main", "subagents", "agent-a1.jsonl"), "/home/u/main", "claude-haiku-4-5", []fleetCall{{at: "2026-03-05T10:01:00Z", input: 2000, output: 400, resultBytes: 30_000}})
+	writeSession(t, filepath.Join(dir, "other.jsonl"), "/home/u/other", "gpt-5", []fleetCall{{at: "2026-03-05T09:00:00Z", input: 10_000, output: 1000}})
+	written := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
+	for _, p := range []string{"main.jsonl", "main/subagents/agent-a1.jsonl", "other.jsonl"} {
+		os.Chtimes(filepath.Join(dir, p), written, written)
+	}
+	return dir
+}
+
+// TestSessionViewSubagents: a session opened, from the list or alone,
+// shows its sub-agent's calls as rows of their own, under a line that
+// names its log, and counts them once: 2 calls and $0.0085, as its row.
+// The sub-agent's call is selected and its result opened like any other.
+func TestSessionViewSubagents(t *testing.T) {
+	dir := subagentFixture(t)
+	check := func(t *testing.T, m *Model) {
+		t.Helper()
+		out := ansi.Strip(screen(m))
+		for _, want := range []string{"2 calls · tokens 3,000 → 3,000 · cost $0.0085 → $0.0085", "── sub-agent agent-a1.jsonl: its 1 call, counted in the session"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("no %q:\n%s", want, out)
+			}
+		}
+		press(t, m, "G")
+		if got := m.sess.currentCall(); got != 1 {
+			t.Fatalf("G selects call %d, want 1", got)
+		}
+		out = ansi.Strip(screen(m))
+		if !strings.Contains(out, "call 1 · sub-agent agent-a1.jsonl, its call 0 · 2026-03-05") {
+			t.Errorf("the detail pane does not name the sub-agent's call:\n%s", out)
+		}
+		press(t, m, "enter")
+		if m.sess.overlay != spillOverlay || !strings.Contains(ansi.Strip(screen(m)), "word word") {
+			t.Errorf("the sub-agent's result is not opened:\n%s", ansi.Strip(screen(m)))
+		}
+	}
+	t.Run("from the list", func(t *testing.T) {
+		m := newListModel(t, []string{dir}, "none", 120, 40, time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC))
+		for filepath.Base(m.fleet.list.current()) != "main.jsonl" {
+			press(t, m, "j")
+		}
+		press(t, m, "enter")
+		check(t, m)
+	})
+	t.Run("followed from the list", func(t *testing.T) {
+		// Ten seconds after the logs were written: live, and followed.
+		m := newListModel(t, []string{dir}, "none", 120, 40, time.Date(2026, 3, 5, 12, 0, 10, 0, time.UTC))
+		for filepath.Base(m.fleet.list.current()) != "main.jsonl" {
+			press(t, m, "j")
+		}
+		wait := driveWait
+		driveWait = time.Second // the follower answers only when the file grows
+		t.Cleanup(func() { driveWait = wait })
+		press(t, m, "enter")
+		if !m.sess.following {
+			t.Fatal("the live session is not followed")
+		}
+		check(t, m)
+	})
+	t.Run("alone", func(t *testing.T) {
+		path := filepath.Join(dir, "main.jsonl")
+		pol, _ := policy.Preset("none")
+		m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+		drive(t, m, m.Init())
+		send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+		check(t, m)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -34,10 +35,16 @@ type sessionScreen struct {
 
 	policy policy.Policy // the policy in force, as the root set it last
 
+	// session, prep and replay are the session's own log's; subs its
+	// sub-agents' logs, each counted and replayed on its own as report
+	// does, and shown after its calls.
 	session *transcript.Session
 	prep    *replay.Prepared
 	replay  *replay.Run
-	chart   chart
+	subs    []*subLog
+	// subsOf is the followed file whose sub-agents' logs were sent for.
+	subsOf string
+	chart  chart
 
 	seq int // the replay wanted; older results are dropped
 	// replayed is the seq of the replay shown: while it lags seq, the
@@ -103,6 +110,59 @@ type sessionScreen struct {
 	textAsked *transcript.ToolResult
 }
 
+// subLog is a sub-agent's log of the session shown: read and reconciled
+// with it, counted and replayed on its own.
+type subLog struct {
+	session *transcript.Session
+	prep    *replay.Prepared
+	replay  *replay.Run
+	spills  *spill.Planned
+}
+
+// logParts are the logs shown: the session's own, then its sub-agents'.
+func (s *sessionScreen) logParts() []logPart {
+	parts := []logPart{{session: s.session, prep: s.prep, replay: s.replay}}
+	if s.session == nil {
+		return parts
+	}
+	first := len(s.session.Calls)
+	for _, sub := range s.subs {
+		parts = append(parts, logPart{name: filepath.Base(sub.session.Path), session: sub.session, prep: sub.prep, replay: sub.replay, first: first})
+		first += len(sub.session.Calls)
+	}
+	return parts
+}
+
+// at is the log of call, one of all the calls shown, and its index there.
+func (s *sessionScreen) at(call int) (logPart, int) {
+	parts := s.logParts()
+	for i := len(parts) - 1; i >= 0; i-- {
+		if call >= parts[i].first {
+			return parts[i], call - parts[i].first
+		}
+	}
+	return parts[0], call
+}
+
+// showParts shows the logs' calls, each under its replay so far.
+func (s *sessionScreen) showParts() { s.table.setParts(s.logParts()) }
+
+// preps are the logs' counts, the session's own first; nil until all are
+// counted.
+func (s *sessionScreen) preps() []*replay.Prepared {
+	if s.prep == nil {
+		return nil
+	}
+	out := []*replay.Prepared{s.prep}
+	for _, sub := range s.subs {
+		if sub.prep == nil {
+			return nil
+		}
+		out = append(out, sub.prep)
+	}
+	return out
+}
+
 // newSessionScreen is the screen of src under pol; init starts reading it.
 func newSessionScreen(ctx *Context, id int, opt Options, src Source, pol policy.Policy) *sessionScreen {
 	run, stop := context.WithCancel(context.Background())
@@ -126,7 +186,10 @@ func (s *sessionScreen) init(follow bool) tea.Cmd {
 func (s *sessionScreen) openHeld(held *app.Session) tea.Cmd {
 	s.loading = false
 	s.session, s.prep = held.Session, held.Prepared
-	s.table.setSession(held.Session, nil)
+	for _, sub := range held.Subagents {
+		s.subs = append(s.subs, &subLog{session: sub.Session, prep: sub})
+	}
+	s.showParts()
 	return s.requestReplay()
 }
 
@@ -162,7 +225,15 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		s.closeTexts()
 		s.texts = msg.texts
-		return s.setSession(msg.session)
+		s.subs = nil
+		for _, sub := range msg.subs {
+			s.subs = append(s.subs, &subLog{session: sub})
+		}
+		cmd := s.setSession(msg.session)
+		if msg.subErr != nil {
+			cmd = tea.Batch(cmd, s.ctx.flash("a sub-agent's log is left out: "+msg.subErr.Error()))
+		}
+		return cmd
 	case textReadMsg:
 		return s.textRead(msg)
 	case followStartedMsg:
@@ -183,6 +254,20 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 			return msg.next // drained until it closes
 		}
 		return tea.Batch(s.followed(msg.update), msg.next)
+	case subsReadMsg:
+		if msg.path != s.subsOf || s.session == nil {
+			return nil // read for a file no longer followed
+		}
+		s.subs = nil
+		for _, sub := range msg.subs {
+			s.subs = append(s.subs, &subLog{session: sub})
+		}
+		s.showParts()
+		cmd := s.requestPrepare()
+		if msg.err != nil {
+			cmd = tea.Batch(cmd, s.ctx.flash("a sub-agent's log is left out: "+msg.err.Error()))
+		}
+		return cmd
 	case followEndedMsg:
 		if msg.id == s.followID {
 			s.following = false
@@ -202,11 +287,16 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 			return s.ctx.flash("replay: " + msg.err.Error())
 		}
 		s.spills = msg.spills
+		for i, sub := range s.subs {
+			if i < len(msg.subs) {
+				sub.replay, sub.spills = msg.subs[i], msg.subSpills[i]
+			}
+		}
 		if err := msg.replay.Prepared.TextErr(); err != nil {
 			s.err = fmt.Errorf("%w: the figures count what could not be read as empty; open the session again", err)
 		}
 		s.setReplay(msg.replay)
-		s.chart.addReplay(msg.replay)
+		s.chart.addReplay(s.applied(), s.replays())
 		return s.sweepWhenIdle()
 	case chartDueMsg:
 		if msg.seq != s.seq {
@@ -248,7 +338,8 @@ func (s *sessionScreen) sync() tea.Cmd {
 	if s.table.atEnd() {
 		s.newBelow = 0
 	}
-	s.detail.refresh(s.session, s.replay, s.currentCall(), s.agentFiles, s.agentAnswers)
+	p, call := s.at(s.currentCall())
+	s.detail.refresh(p, call, s.agentFiles, s.agentAnswers)
 	if s.overlay == toolsOverlay {
 		s.tools.set(s.replay) // summed only while the view is open
 		s.overlayScroll = max(0, min(s.overlayScroll, len(s.toolsLines())-max(1, s.ctx.Height-1)))
@@ -274,7 +365,7 @@ func (s *sessionScreen) lookUpShownAgentFile() tea.Cmd {
 // setSession takes a newly read session and starts counting it.
 func (s *sessionScreen) setSession(session *transcript.Session) tea.Cmd {
 	s.session = session
-	s.table.setSession(session, s.replay)
+	s.showParts()
 	s.detail.reset()
 	return s.requestPrepare()
 }
@@ -289,7 +380,11 @@ func (s *sessionScreen) requestPrepare() tea.Cmd {
 	}
 	s.preparing, s.stale = true, false
 	s.prepSeq++
-	return prepareCmd(s.run, s.prepSeq, s.session, s.textSource(), s.opt)
+	var subs []*transcript.Session
+	for _, sub := range s.subs {
+		subs = append(subs, sub.session)
+	}
+	return prepareCmd(s.run, s.prepSeq, s.session, subs, s.textSource(), s.opt)
 }
 
 func (s *sessionScreen) prepared(msg preparedMsg) tea.Cmd {
@@ -303,8 +398,11 @@ func (s *sessionScreen) prepared(msg preparedMsg) tea.Cmd {
 	}
 	s.progress = progressMsg{}
 	var cmd tea.Cmd
-	if msg.prep.Session == s.session {
+	if msg.prep.Session == s.session && len(msg.subs) == len(s.subs) {
 		s.prep = msg.prep
+		for i, sub := range s.subs {
+			sub.prep = msg.subs[i]
+		}
 		cmd = tea.Batch(s.requestReplay(), indexHazardsCmd(msg.prep))
 	}
 	if s.stale {
@@ -321,11 +419,39 @@ func (s *sessionScreen) retune(p policy.Policy) tea.Cmd {
 
 // requestReplay replays under the current policy in the background.
 func (s *sessionScreen) requestReplay() tea.Cmd {
-	if s.prep == nil {
+	preps := s.preps()
+	if preps == nil {
 		return nil
 	}
 	s.seq++
-	return replayCmd(s.seq, s.prep, s.policy, s.opt)
+	return replayCmd(s.seq, preps, s.policy, s.opt)
+}
+
+// replays are the logs' replays shown, the session's own first; nil until
+// it is replayed.
+func (s *sessionScreen) replays() []*replay.Run {
+	if s.replay == nil {
+		return nil
+	}
+	out := []*replay.Run{s.replay}
+	for _, sub := range s.subs {
+		if sub.replay != nil {
+			out = append(out, sub.replay)
+		}
+	}
+	return out
+}
+
+// applied is the policy in force as the replays of this session apply
+// it: for one that follows the Claude Code version, with that version's
+// rules, which the chart and its marker then are of.
+func (s *sessionScreen) applied() policy.Policy {
+	if s.prep == nil {
+		return s.policy
+	}
+	p := s.prep.Applied(s.policy)
+	p.FollowVersion = false
+	return p
 }
 
 // chartPause is how long the keys must rest before the chart's missing
@@ -353,7 +479,7 @@ func (s *sessionScreen) requestSweep() tea.Cmd {
 	if s.replayed != s.seq {
 		return nil
 	}
-	return s.chart.next(s.prep, s.policy)
+	return s.chart.next(s.preps(), s.applied())
 }
 
 func (s *sessionScreen) setReplay(rp *replay.Run) {
@@ -361,7 +487,7 @@ func (s *sessionScreen) setReplay(rp *replay.Run) {
 	old := s.replay
 	s.replay = rp
 	s.table.recorded = nil // priced by rp now
-	s.table.setSession(s.session, rp)
+	s.showParts()
 	if s.following && atEnd {
 		s.table.bottom()
 	}
@@ -412,8 +538,8 @@ func (s *sessionScreen) followed(u transcript.Update) tea.Cmd {
 		case u.Restarted != "" && s.session != nil:
 			// The file holds no session yet (truncated to nothing, or a
 			// new file not yet written): the old rows are gone with it.
-			s.session = nil
-			s.table.setSession(nil, nil)
+			s.session, s.subs = nil, nil
+			s.showParts()
 			s.waiting, s.waitedBytes = true, 0
 		case s.session == nil && u.Offset < u.Size:
 			// The first look, before the first lines are read.
@@ -443,9 +569,20 @@ func (s *sessionScreen) followed(u transcript.Update) tea.Cmd {
 		s.newBelow += max(0, len(u.Session.Calls)-len(s.session.Calls))
 	}
 	s.session = u.Session
-	s.table.setSession(u.Session, s.replay)
+	s.showParts()
 	if atEnd {
 		s.table.bottom()
+	}
+	if path := u.Session.Path; path != "" && path != s.subsOf {
+		// Its sub-agents' logs, read once as it is first shown.
+		s.subsOf, s.subs = path, nil
+		src := Source{Path: path}
+		if path == s.src.Path {
+			src.Subagents = s.src.Subagents
+		}
+		read := s.opt.Read
+		read.SizesOnly = false
+		cmds = append(cmds, readSubsCmd(src, read))
 	}
 	return tea.Batch(append(cmds, s.requestPrepare())...)
 }
@@ -542,9 +679,11 @@ func (s *sessionScreen) detailKey(msg tea.KeyPressMsg) bool {
 	case key.Matches(msg, k.Bottom):
 		s.detail.offset = math.MaxInt // refresh keeps it within the content
 	case key.Matches(msg, k.Right):
-		s.detail.selectResult(1, len(callResults(s.replay, s.currentCall())))
+		p, call := s.at(s.currentCall())
+		s.detail.selectResult(1, len(callResults(p.replay, call)))
 	case key.Matches(msg, k.Left):
-		s.detail.selectResult(-1, len(callResults(s.replay, s.currentCall())))
+		p, call := s.at(s.currentCall())
+		s.detail.selectResult(-1, len(callResults(p.replay, call)))
 	case key.Matches(msg, k.Back):
 		s.focus = focusTable
 	default:
@@ -563,7 +702,7 @@ func (s *sessionScreen) search(query string) tea.Cmd {
 	if s.recorded != nil {
 		return s.ctx.flash("the results' texts are still being read: search again when they are in")
 	}
-	return searchCmd(s.session, s.prep, query)
+	return searchCmd(s.logParts(), query)
 }
 
 // currentCall is the call under the cursor, -1 when none.
@@ -575,25 +714,40 @@ func (s *sessionScreen) jumpEvent(dir int) tea.Cmd {
 	if s.replay == nil {
 		return s.ctx.flash("still replaying")
 	}
-	acted := map[int]bool{}
-	for _, r := range s.replay.Results {
-		if r.Outcome != replay.Kept && r.Arrival >= 0 {
-			acted[r.Arrival] = true
-		}
-	}
+	acted := s.callsWith(func(r *replay.Result) bool { return r.Outcome != replay.Kept })
 	if !s.table.seek(dir, func(call int) bool { return acted[call] }) {
 		return s.ctx.flash("no further guard action")
 	}
 	return nil
 }
 
+// callsWith are the calls shown after which a result that ok accepts
+// came back, over every log.
+func (s *sessionScreen) callsWith(ok func(*replay.Result) bool) map[int]bool {
+	calls := map[int]bool{}
+	for _, p := range s.logParts() {
+		if p.replay == nil {
+			continue
+		}
+		for i := range p.replay.Results {
+			if r := &p.replay.Results[i]; r.Arrival >= 0 && ok(r) {
+				calls[p.first+r.Arrival] = true
+			}
+		}
+	}
+	return calls
+}
+
 // costliest selects the call with the highest recorded cost.
 func (s *sessionScreen) costliest() tea.Cmd {
 	best, bestCost := -1, -1.0
-	if s.replay != nil {
-		for i, c := range s.replay.Calls {
+	for _, p := range s.logParts() {
+		if p.replay == nil {
+			continue
+		}
+		for i, c := range p.replay.Calls {
 			if c.Cost != nil && *c.Cost > bestCost {
-				best, bestCost = i, *c.Cost
+				best, bestCost = p.first+i, *c.Cost
 			}
 		}
 	}
@@ -660,7 +814,8 @@ func (s *sessionScreen) nextMatch(dir int) {
 // agent names a file it spilled the result to and that file was not found
 // yet, it is looked up first, in a command, and the answer kept.
 func (s *sessionScreen) openResult() tea.Cmd {
-	src, agentFile, ok := s.detail.source(s.replay, s.currentCall())
+	p, call := s.at(s.currentCall())
+	src, agentFile, ok := s.detail.source(p.replay, call)
 	if !ok && s.detail.want != nil {
 		return s.ctx.flash("its text is still being read from the session file: open it again in a moment")
 	}
@@ -675,10 +830,10 @@ func (s *sessionScreen) openResult() tea.Cmd {
 	// A file found opens at once; one missing is looked for again, as it
 	// may have been written since.
 	if s.agentFiles[agentFile] {
-		return s.spill.Load(withAgentFile(src, agentFile, true, s.replay.Prepared.Session.Path))
+		return s.spill.Load(withAgentFile(src, agentFile, true, p.session.Path))
 	}
 	s.spill.SetDocument(nil, src) // "opening…" while the file is looked up
-	s.opening = &pendingOpen{src: src, path: agentFile}
+	s.opening = &pendingOpen{src: src, path: agentFile, session: p.session.Path}
 	return agentFileCmd(agentFile)
 }
 
@@ -691,8 +846,9 @@ func (s *sessionScreen) goTo(call int) {
 
 // pendingOpen is a result to open once its agent's spill file is looked up.
 type pendingOpen struct {
-	src  spillview.Source
-	path string
+	src     spillview.Source
+	path    string
+	session string // the log that names it
 }
 
 // agentFileFound keeps a lookup's answer and opens what waited for it.
@@ -710,7 +866,7 @@ func (s *sessionScreen) agentFileFound(msg agentFileMsg) tea.Cmd {
 	if s.overlay != spillOverlay {
 		return nil // the viewer was closed meanwhile
 	}
-	return s.spill.Load(withAgentFile(o.src, o.path, msg.exists, s.replay.Prepared.Session.Path))
+	return s.spill.Load(withAgentFile(o.src, o.path, msg.exists, o.session))
 }
 
 // toggleFollow stops or restarts following the file.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
@@ -168,4 +169,71 @@ func fmtCost(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// TestSessionViewMatchesReport opens every session of the fixtures with
+// sub-agents and copies from the list and checks the view's totals, its
+// sub-agents' calls counted in, against the report of the same folder:
+// calls billed, cost before and after, tokens saved.
+func TestSessionViewMatchesReport(t *testing.T) {
+	for _, dir := range []string{filepath.Join("..", "testdata", "codex", "family"), filepath.Join("..", "report", "testdata", "by")} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			pol, err := policy.Preset(policy.DefaultPreset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := app.Options{Prices: pricing.Default(), Policy: pol, Counter: counter}
+			var out bytes.Buffer
+			w, err := report.NewWriter("json", &out, opt.Prices.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := report.Generate([]string{dir}, nil, opt, w, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Sessions []struct {
+					Path   string `json:"path"`
+					Totals struct {
+						APICalls  int      `json:"api_calls"`
+						Copied    int      `json:"copied_calls"`
+						Cost      *float64 `json:"cost_usd"`
+						CostAfter *float64 `json:"cost_usd_after"`
+						Saved     int64    `json:"saved_tokens"`
+					} `json:"totals"`
+				}
+			}
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			// Long after the logs were written: none is live.
+			m := newListModel(t, []string{dir}, policy.DefaultPreset, 120, 40, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+			same := func(a, b *float64) bool {
+				return (a == nil) == (b == nil) && (a == nil || math.Abs(*a-*b) < 1e-9)
+			}
+			for _, s := range doc.Sessions {
+				press(t, m, "g")
+				for m.fleet.list.current() != s.Path {
+					before := m.fleet.list.cursor
+					press(t, m, "j")
+					if m.fleet.list.cursor == before {
+						t.Fatalf("%s is not listed", s.Path)
+					}
+				}
+				press(t, m, "enter")
+				v := m.sess
+				tot := v.replay.Totals
+				for _, sub := range v.subs {
+					tot = tot.Plus(sub.replay.Totals)
+				}
+				if calls := v.table.billed(); calls != s.Totals.APICalls-s.Totals.Copied || !same(tot.Cost, s.Totals.Cost) ||
+					!same(tot.CostAfter, s.Totals.CostAfter) || tot.SavedPerCall != s.Totals.Saved {
+					t.Errorf("%s: view %d calls, cost %v → %v, saved %d; report %d, %v → %v, %d", filepath.Base(s.Path),
+						calls, fmtCost(tot.Cost), fmtCost(tot.CostAfter), tot.SavedPerCall,
+						s.Totals.APICalls-s.Totals.Copied, fmtCost(s.Totals.Cost), fmtCost(s.Totals.CostAfter), s.Totals.Saved)
+				}
+				press(t, m, "esc")
+			}
+		})
+	}
 }

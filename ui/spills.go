@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -23,33 +25,49 @@ type spillsWrittenMsg struct {
 // writeShownSpill writes the spill file of the result the viewer opens,
 // when the policy spilled it.
 func (v *sessionScreen) writeShownSpill() tea.Cmd {
-	results := callResults(v.replay, v.currentCall())
-	if v.spills == nil || len(results) == 0 {
+	p, call := v.at(v.currentCall())
+	results := callResults(p.replay, call)
+	planned := v.spills
+	if k := slices.IndexFunc(v.subs, func(s *subLog) bool { return s.session == p.session }); k >= 0 {
+		planned = v.subs[k].spills
+	}
+	if planned == nil || len(results) == 0 {
 		return nil
 	}
 	path := results[min(v.detail.result, len(results)-1)].SpillPath
 	if path == "" {
 		return nil
 	}
-	return writeSpillsCmd(v.spills, path)
+	return writeSpillsCmd([]*spill.Planned{planned}, path)
 }
 
-// writeAllSpills writes every spill file of the replay shown.
+// writeAllSpills writes every spill file of the replays shown.
 func (v *sessionScreen) writeAllSpills() tea.Cmd {
-	if v.spills == nil || v.spills.Len() == 0 {
+	all := []*spill.Planned{v.spills}
+	for _, sub := range v.subs {
+		all = append(all, sub.spills)
+	}
+	all = slices.DeleteFunc(all, func(p *spill.Planned) bool { return p == nil || p.Len() == 0 })
+	if len(all) == 0 {
 		return nil
 	}
-	return writeSpillsCmd(v.spills, "")
+	return writeSpillsCmd(all, "")
 }
 
 // writeSpillsCmd writes the file at path of planned, or all of them.
-func writeSpillsCmd(planned *spill.Planned, path string) tea.Cmd {
+func writeSpillsCmd(planned []*spill.Planned, path string) tea.Cmd {
 	return func() tea.Msg {
 		if path != "" {
-			return spillsWrittenMsg{path: path, n: 1, err: planned.WriteOne(path)}
+			return spillsWrittenMsg{path: path, n: 1, err: planned[0].WriteOne(path)}
 		}
-		n, err := planned.WriteAll()
-		return spillsWrittenMsg{n: n, err: err}
+		var n int
+		var errs []error
+		for _, p := range planned {
+			k, err := p.WriteAll()
+			n += k
+			errs = append(errs, err)
+		}
+		return spillsWrittenMsg{n: n, err: errors.Join(errs...)}
 	}
 }
 

@@ -125,7 +125,11 @@ func (m *Model) header() []string {
 	}
 	lines := []string{termtext.Truncate(head, w)}
 	if headerLines(m.ctx.Height) > 1 {
-		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
+		pol := m.policy
+		if m.sess != nil {
+			pol = m.sess.applied() // the ceiling the version applied, which the chart marks
+		}
+		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(pol), w)))
 	}
 	return lines
 }
@@ -306,14 +310,26 @@ func (v *sessionScreen) totalsLine() string {
 	if rp == nil && v.recorded != nil {
 		return v.recordedTotalsLine()
 	}
+	calls := v.table.billed()
 	if rp == nil {
 		if t := v.progressText(); t != "" {
-			return st.Muted.Render(fmt.Sprintf("%d calls · %s", len(v.session.Calls), t))
+			return st.Muted.Render(fmt.Sprintf("%d calls · %s", calls, t))
 		}
-		return st.Muted.Render(fmt.Sprintf("%d calls · replaying…", len(v.session.Calls)))
+		return st.Muted.Render(fmt.Sprintf("%d calls · replaying…", calls))
 	}
 	t := rp.Totals
-	var parts []string
+	warnings := v.session.WarningCount + len(rp.Warnings)
+	for _, sub := range v.subs {
+		if sub.replay != nil {
+			t = t.Plus(sub.replay.Totals)
+			warnings += sub.session.WarningCount + len(sub.replay.Warnings)
+		}
+	}
+	noun := "calls"
+	if calls == 1 {
+		noun = "call"
+	}
+	parts := []string{fmt.Sprintf("%s %s", human.Count(int64(calls)), noun)}
 	if t.RecordedCalls > 0 {
 		tok := fmt.Sprintf("tokens %s → %s", human.Compact(t.Prompt), human.Compact(t.PromptAfter))
 		cost := "cost ? (a model has no price)"
@@ -328,7 +344,6 @@ func (v *sessionScreen) totalsLine() string {
 		n := markerCount(t, mk)
 		parts = append(parts, st.Marker[mk].Render(mk.Glyph())+fmt.Sprintf("%d", n))
 	}
-	warnings := v.session.WarningCount + len(rp.Warnings)
 	if warnings > 0 {
 		noun := "warnings"
 		if warnings == 1 {
@@ -388,21 +403,22 @@ func markerCount(t replay.Totals, mk themes.Marker) int {
 // points still being computed show as a dot.
 func (v *sessionScreen) chartLine() string {
 	st := v.ctx.Styles
-	if err := v.chart.err(v.policy); err != nil {
+	applied := v.applied()
+	if err := v.chart.err(applied); err != nil {
 		return st.Muted.Render("savings by ceiling: " + termtext.Escape(err.Error()))
 	}
 	if v.session == nil && !v.loading {
 		return st.Muted.Render("savings by ceiling: no session to chart")
 	}
-	points, missing := v.chart.curve(v.policy)
+	points, missing := v.chart.curve(applied)
 	if len(points) == 0 {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
 	var prompt int64
-	if v.replay != nil {
-		prompt = v.replay.Totals.Prompt
+	for _, rp := range v.replays() {
+		prompt += rp.Totals.Prompt
 	}
-	return drawChart(v.ctx, v.policy, points, missing, prompt)
+	return drawChart(v.ctx, applied, points, missing, prompt)
 }
 
 // drawChart draws points under pol, a dot for each of missing; prompt is
@@ -644,7 +660,30 @@ func (v *sessionScreen) warningEntries() []warningEntry {
 			all = append(all, warningEntry{text: termtext.Escape(w), call: resultWarningCall(rp, w)})
 		}
 	}
+	// A sub-agent's, named by its log, with the calls shown.
+	for _, p := range v.logParts()[1:] {
+		name := termtext.Escape(p.name)
+		for _, w := range p.session.Warnings {
+			all = append(all, warningEntry{text: fmt.Sprintf("%s line %d: %s", name, w.Line, termtext.Escape(w.Message)), call: shownCall(p, callAtLine(p.session, w.Line))})
+		}
+		if n := p.session.WarningCount - len(p.session.Warnings); n > 0 {
+			all = append(all, warningEntry{text: fmt.Sprintf("%s: … and %d more", name, n), call: -1})
+		}
+		if p.replay != nil {
+			for _, w := range p.replay.Warnings {
+				all = append(all, warningEntry{text: name + ": " + termtext.Escape(w), call: shownCall(p, resultWarningCall(p.replay, w))})
+			}
+		}
+	}
 	return all
+}
+
+// shownCall is call of p's log among the calls shown; -1 stays -1.
+func shownCall(p logPart, call int) int {
+	if call < 0 {
+		return -1
+	}
+	return p.first + call
 }
 
 // callAtLine is the call whose rows hold transcript line: the last call
