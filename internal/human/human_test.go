@@ -73,3 +73,28 @@ func TestFormatters(t *testing.T) {
 		}
 	}
 }
+
+// TestMoneyLike: the figures of a line round alike, to the cents of its
+// largest.
+func TestMoneyLike(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	for _, tt := range []struct {
+		v, like float64
+		want    string
+	}{
+		{0.1827, 12.11, "$0.18"},
+		{11.9273, 12.11, "$11.93"},
+		{0.0023, 5, "<$0.01"},
+		{0, 5, "$0.00"},
+		{0.1827, 0.5, "$0.1827"},
+		{0.0225, 12345.678, "$0.02"},
+		{12345.678, 12345.678, "$12,346"},
+	} {
+		if got := MoneyLike(usd(tt.v), tt.like); got != tt.want {
+			t.Errorf("MoneyLike(%v, like %v) = %q, want %q", tt.v, tt.like, got, tt.want)
+		}
+	}
+	if got := MoneyLike(nil, 3); got != "?" {
+		t.Errorf("MoneyLike(nil) = %q", got)
+	}
+}

@@ -148,7 +148,7 @@ func entryRow(e *index.Entry) Row {
 	row := Row{
 		Path: e.Path, Agent: string(e.Format), Version: e.Version, Project: lastElement(e.Project),
 		First: e.First, Last: e.Last, Models: e.Models, Calls: e.APICalls - e.CopiedCalls, Subagents: len(e.Subagents),
-		Cost: e.CostUSD, LargestResult: int64(e.LargestResult), Modified: e.Modified,
+		Cost: e.CostUSD, LargestResult: int64(e.LargestResult), Modified: e.Modified, Warnings: e.Warnings,
 	}
 	for _, p := range e.SubagentParts {
 		row.Parts = append(row.Parts, Part{Path: p.Path, Calls: p.APICalls, Cost: p.CostUSD, LargestResult: int64(p.LargestResult)})

@@ -53,6 +53,8 @@ type Row struct {
 	// counted there.
 	Calls     int
 	Subagents int
+	// Warnings counts the reader's warnings of its logs.
+	Warnings int
 	// Cost is the calls' recorded cost; nil when a model has no price or
 	// no call records usage.
 	Cost *float64
@@ -409,7 +411,7 @@ func sessionRow(s *app.Session) Row {
 		t.Add(st)
 	}
 	row.Models, row.Calls, row.Cost = t.Models, t.Calls-t.Copied, t.Cost()
-	row.First, row.Last, row.LargestResult = t.First, t.Last, int64(t.Largest)
+	row.First, row.Last, row.LargestResult, row.Warnings = t.First, t.Last, int64(t.Largest), t.Warnings
 	liveFigures(s, &row)
 	return row
 }
