@@ -19,9 +19,11 @@ import (
 )
 
 // BenchmarkFirstFrame opens a generated 100 MB Claude Code transcript and
-// draws the first frame with the recorded costs (from a read of its sizes;
-// its texts are read and counted in the background); ns/op is the time to
-// that frame.
+// draws the first frame with calls and their recorded costs (those of its
+// first megabyte; the rest, then its texts, are read and counted in the
+// background); ns/op is the time from New to that frame. The program adds
+// its start and the terminal's setup: README states the figure measured
+// both ways.
 func BenchmarkFirstFrame(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "big.jsonl")
 	f, err := os.Create(path)
@@ -61,10 +63,12 @@ func BenchmarkFirstFrame(b *testing.B) {
 			s.update(msg.(loadedMsg)) // starts counting in the background
 			break
 		}
-		if m.sess.session == nil || len(m.sess.session.Calls) != 30_000 {
-			b.Fatal("not loaded")
+		if m.sess.session == nil || len(m.sess.session.Calls) == 0 || m.sess.recorded == nil || m.sess.recorded.Totals.Cost == nil {
+			b.Fatal("no calls with recorded costs on the first frame")
 		}
-		_ = m.View()
+		if out := m.View().Content; !strings.Contains(out, "so far") {
+			b.Fatalf("the first frame:\n%s", out)
+		}
 		b.StopTimer()
 		waitForTexts(b, texts) // the texts' read is not the next frame's
 		b.StartTimer()
@@ -76,6 +80,8 @@ func waitForTexts(b *testing.B, cmd tea.Cmd) {
 	for cmd != nil {
 		switch msg := cmd().(type) {
 		case progressMsg:
+			cmd = msg.next
+		case rowsMsg:
 			cmd = msg.next
 		case loadedMsg:
 			return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -34,7 +35,9 @@ type (
 		src      string
 		session  *transcript.Session
 		recorded *replay.Recorded // nil unpriced
-		next     tea.Cmd
+		// partial: the calls of the file's first part only.
+		partial bool
+		next    tea.Cmd
 	}
 	// loadedMsg carries a session read in full, or read without its
 	// results' texts, which texts then reads again when needed.
@@ -100,15 +103,18 @@ func (o Options) pipeline() app.Options {
 	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot}
 }
 
-// loadCmd reads src in the background until ctx ends, reporting progress
-// every 100 ms until the session is in; the reads start when the command
-// runs. A large file is read twice: first for its sizes alone, which goes
-// several times faster and brings every call with its recorded cost to the
-// screen (rowsMsg), then with the texts the replay needs (loadedMsg),
-// which takes its place. Above textsOnDemandBytes that second read keeps
-// no result's text: each is read again from the file when needed
-// (app.FileTexts). What the session asks of the garbage collector is given
-// back when ctx ends.
+// loadCmd reads src in the background until ctx ends, in stages, each
+// shown as it is in, with progress every 100 ms; the reads start when the
+// command runs. A file of headFirstBytes or more shows the calls of its
+// first headBytes at once, each with its recorded cost (rowsMsg, partial):
+// the first frame waits for no more of a log, however large. A file of
+// rowsFirstBytes or more is then read for its sizes alone, which goes
+// several times faster than a full read and brings every call with its
+// recorded cost. Last comes the read with the texts the replay needs
+// (loadedMsg), which takes their place; above textsOnDemandBytes it keeps
+// no result's text, each read again from the file when needed
+// (app.FileTexts). What the session asks of the garbage collector is
+// given back when ctx ends.
 func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 	return func() tea.Msg {
 		opt := o.Read
@@ -119,8 +125,6 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 		case src.Stdin != nil:
 			in.Reader = src.Stdin
 		}
-		var done, total atomic.Int64
-		out := make(chan loadedMsg, 1)
 		var size int64
 		if src.Path != "" && in.Reader == nil {
 			if info, err := os.Stat(src.Path); err == nil {
@@ -132,15 +136,28 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 				}
 			}
 		}
-		rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
-		// After the rows, when they come first: they must have the processor.
-		start := make(chan struct{})
+		fromFile := in.Reader == nil && !opt.SizesOnly
+		var done, total atomic.Int64
+		var phase atomic.Value
+		phase.Store("reading")
+		progress := func(d, t int64) {
+			done.Store(d)
+			total.Store(t)
+		}
+		msgs := make(chan tea.Msg, 3)
 		go func() {
-			<-start
-			progress := func(d, t int64) {
-				done.Store(d)
-				total.Store(t)
+			if fromFile && size >= headFirstBytes {
+				if msg, err := readHead(src, o); err == nil && msg.session != nil {
+					msgs <- msg
+				}
 			}
+			if fromFile && size >= rowsFirstBytes {
+				if msg, err := readRows(src, o, progress); err == nil { // else the full read says what is wrong
+					msgs <- msg
+					phase.Store("reading texts")
+				}
+			}
+			done.Store(0)
 			var msg loadedMsg
 			if in.Reader == nil && size >= textsOnDemandBytes {
 				s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
@@ -154,42 +171,57 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 				full.SizesOnly = false
 				msg.subs, msg.subErr = app.Options{Read: full}.LoadSubagents(msg.session, subagentsOf(src))
 			}
-			out <- msg
-		}()
-		full := func() (int64, int64) { return done.Load(), total.Load() }
-		if !rowsFirst {
-			close(start)
-			return awaitWithProgress(out, "reading", full)()
-		}
-		var rowsDone, rowsTotal atomic.Int64
-		rows := make(chan rowsMsg, 1)
-		go func() {
-			defer close(start)
-			msg, err := readRows(src, o, func(d, t int64) {
-				rowsDone.Store(d)
-				rowsTotal.Store(t)
-			})
-			if err != nil {
-				close(rows) // the full read says what is wrong
-				return
-			}
-			rows <- msg
+			msgs <- msg
 		}()
 		var wait tea.Cmd
 		wait = func() tea.Msg {
 			select {
-			case msg, ok := <-rows:
-				if !ok {
-					return awaitWithProgress(out, "reading", full)()
+			case msg := <-msgs:
+				if rows, ok := msg.(rowsMsg); ok {
+					rows.next = wait
+					return rows
 				}
-				msg.next = awaitWithProgress(out, "reading texts", full)
 				return msg
+			case <-ctx.Done():
+				return nil
 			case <-time.After(100 * time.Millisecond):
-				return progressMsg{phase: "reading", done: rowsDone.Load(), total: rowsTotal.Load(), next: wait}
+				return progressMsg{phase: phase.Load().(string), done: done.Load(), total: total.Load(), next: wait}
 			}
 		}
 		return wait()
 	}
+}
+
+// headFirstBytes is the smallest file whose first headBytes are shown
+// before the rest is read: below it the whole is read in about a frame.
+// Tests lower them.
+var (
+	headFirstBytes int64 = 4 << 20
+	headBytes      int64 = 1 << 20
+)
+
+// readHead reads src's first headBytes, to the end of the last line they
+// hold, for their sizes alone, and prices their calls as recorded: the
+// first calls of a large log, shown at once.
+func readHead(src Source, o Options) (rowsMsg, error) {
+	f, err := os.Open(src.Path)
+	if err != nil {
+		return rowsMsg{}, err
+	}
+	defer f.Close()
+	buf := make([]byte, headBytes)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return rowsMsg{}, err
+	}
+	buf = buf[:bytes.LastIndexByte(buf[:n], '\n')+1]
+	read := o.Read
+	read.SizesOnly = true
+	s, err := transcript.Read(bytes.NewReader(buf), src.Name, read)
+	if err != nil {
+		return rowsMsg{}, err
+	}
+	return rowsMsg{src: src.Path, session: s, recorded: priceRecorded(s, o.Prices), partial: true}, nil
 }
 
 // subagentsOf are the logs of src's sub-agents: those the list found, or

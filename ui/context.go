@@ -73,6 +73,10 @@ func (v *sessionScreen) contextScreen() []string {
 			switch {
 			case a > 0:
 				glyph, style = eighthGlyph(a), &st.ChartAfter
+			case b > 0 && st.Palette.Mono:
+				// Without colour the two series differ by their glyph: the
+				// recorded prompt above the policy's is shaded.
+				glyph, style = recordedShade, &st.ChartBar
 			case b > 0:
 				glyph, style = eighthGlyph(b), &st.ChartBar
 			case c.compaction:
@@ -101,7 +105,11 @@ func (v *sessionScreen) contextScreen() []string {
 	first, last := "call 0", fmt.Sprintf("call %d", len(s.Calls)-1)
 	out = append(out, st.Muted.Render(strings.Repeat(" ", contextAxis)+first+
 		strings.Repeat(" ", max(1, len(cols)-len(first)-len(last)))+last))
-	legend := st.ChartBar.Render("█") + st.Muted.Render(fmt.Sprintf(" as recorded, peak %s at call %d · ", human.Compact(series.peak), series.peakCall)) +
+	recordedGlyph := "█"
+	if st.Palette.Mono {
+		recordedGlyph = recordedShade
+	}
+	legend := st.ChartBar.Render(recordedGlyph) + st.Muted.Render(fmt.Sprintf(" as recorded, peak %s at call %d · ", human.Compact(series.peak), series.peakCall)) +
 		st.ChartAfter.Render("█") + st.Muted.Render(fmt.Sprintf(" under %s, peak %s · ", termtext.Escape(rp.Policy.Name), human.Compact(series.peakAfter))) +
 		st.ChartEvent.Render("▲") + st.Muted.Render(fmt.Sprintf(" %d compaction(s)", series.compactions))
 	var window string
@@ -119,6 +127,10 @@ func (v *sessionScreen) contextScreen() []string {
 	}
 	return append(out, termtext.Truncate(legend, w), termtext.Truncate(window, w))
 }
+
+// recordedShade draws, without colour, the prompt as recorded above what
+// the policy leaves of it.
+const recordedShade = "░"
 
 // contextWindow is a model's context window, 0 when the table gives none.
 type contextWindow struct {

@@ -79,9 +79,11 @@ func (m *Model) wrote(msg wroteMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.ctx.flash(msg.err.Error()) // it says "write policy: …" itself
 	}
-	cmd := m.ctx.flash(wroteNotice(msg))
+	note := wroteNotice(msg)
+	cmd := m.ctx.flash(note)
 	if s := m.sess; s != nil {
-		cmd = tea.Batch(cmd, m.toSession(s, s.writeAllSpills()))
+		// The spill files' notice, when there are some, says both.
+		cmd = tea.Batch(cmd, m.toSession(s, s.writeAllSpills(note)))
 	}
 	return cmd
 }

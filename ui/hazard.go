@@ -23,13 +23,28 @@ func (v *sessionScreen) jumpHazard() tea.Cmd {
 		return v.ctx.flash("no hazard under this policy")
 	}
 	if v.table.seek(1, func(call int) bool { return calls[call] }) {
+		v.showHazard()
 		return nil
 	}
 	v.table.top()
 	if calls[v.currentCall()] || v.table.seek(1, func(call int) bool { return calls[call] }) {
+		v.showHazard()
 		return v.ctx.flash("first hazard again")
 	}
 	return nil
+}
+
+// showHazard selects the call's first result with a hazard and opens the
+// detail pane at its lines, whole.
+func (v *sessionScreen) showHazard() {
+	p, call := v.at(v.currentCall())
+	for i, r := range callResults(p.replay, call) {
+		if r.Hazard != nil {
+			v.detail.result, v.detail.key = i, ""
+			v.detail.toHazard = true
+			return
+		}
+	}
 }
 
 // hazardLines say what the policy hid of r that the agent went on to use,
@@ -48,13 +63,14 @@ func hazardLines(st *themes.Styles, r *replay.Result, calls, first, w int) []str
 		} else {
 			head += " · no later call got the stub"
 		}
-		return []string{termtext.Truncate(head, w)}
+		return wordWrap([]string{head}, w)
 	}
 	head += fmt.Sprintf(" · used at call %d (%s)", first+z.CallIndex, termtext.Escape(z.From))
 	if z.Retrievable {
 		head += fmt.Sprintf(" · retrievable: one more call, ~%s tok", human.Count(z.ExtraTokens))
 	}
-	return []string{termtext.Truncate(head, w), termtext.Truncate("  “"+termtext.Escape(z.Evidence)+"”", w)}
+	// Wrapped, not cut: where it was used and the evidence are its point.
+	return wordWrap([]string{head, "  “" + termtext.Escape(z.Evidence) + "”"}, w)
 }
 
 // hazardFind is what the spill viewer searches for when it opens r: the

@@ -10,11 +10,17 @@ import (
 // recorded, while its texts are read: nothing is counted or replayed
 // until they are in.
 func (v *sessionScreen) setRows(msg rowsMsg) tea.Cmd {
-	v.session, v.recorded = msg.session, msg.recorded
+	first := v.session == nil
+	v.session, v.recorded, v.partial = msg.session, msg.recorded, msg.partial
 	v.table.recorded = msg.recorded
 	v.showParts()
-	v.detail.reset()
+	if first {
+		v.detail.reset()
+	}
 	v.progress = progressMsg{phase: "reading texts"}
+	if msg.partial {
+		v.progress = progressMsg{phase: "reading"}
+	}
 	return msg.next
 }
 

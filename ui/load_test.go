@@ -4,13 +4,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 )
 
@@ -161,4 +164,45 @@ func openDemo(t *testing.T, path string, height int) *Model {
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: height})
 	drive(t, m, m.Init())
 	return m
+}
+
+// TestFirstFrameBeforeAnyCount: a large log's first frame shows the calls
+// of its first part with their recorded costs before the rest of it is
+// read and before any token is counted.
+func TestFirstFrameBeforeAnyCount(t *testing.T) {
+	defer func(first, head int64) { headFirstBytes, headBytes = first, head }(headFirstBytes, headBytes)
+	headFirstBytes, headBytes = 1, 60<<10 // the demo's first 60 KiB
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var counted atomic.Int32
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+		Counter: func() (replay.TokenCounter, error) { counted.Add(1); return counter() }, Theme: "dark"})
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	s := m.sess
+	msg := loadCmd(s.run, s.src, m.opt)()
+	for {
+		p, ok := msg.(progressMsg)
+		if !ok {
+			break
+		}
+		msg = p.next()
+	}
+	rows, ok := msg.(rowsMsg)
+	if !ok || !rows.partial {
+		t.Fatalf("the first message is %T, not the first part's rows", msg)
+	}
+	send(t, m, toSess(m, rowsMsg{src: rows.src, session: rows.session, recorded: rows.recorded, partial: true}))
+	out := ansi.Strip(screen(m))
+	if n := len(rows.session.Calls); n == 0 || n >= 16 {
+		t.Fatalf("%d calls in the first 60 KiB of 16", n)
+	}
+	if !strings.Contains(out, "so far "+plural(len(rows.session.Calls), "call", "calls")) || !strings.Contains(out, "$0.0547→…") {
+		t.Errorf("the first frame shows no calls with their recorded costs:\n%s", out)
+	}
+	if counted.Load() != 0 {
+		t.Errorf("a token counter was made before the first frame")
+	}
 }

@@ -12,8 +12,8 @@
 package ui
 
 import (
-	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -444,6 +444,11 @@ func (m *Model) goToWarning() tea.Cmd {
 		return nil
 	}
 	e := entries[m.warningCursor]
+	if e.path != "" && m.sess == nil {
+		m.overlay = noOverlay
+		m.fleet.list.selectPath(e.path)
+		return m.openSession()
+	}
 	if e.call < 0 || m.sess == nil {
 		return m.ctx.flash("this line belongs to no call")
 	}
@@ -471,7 +476,7 @@ func (m *Model) tune(msg tea.KeyPressMsg) tea.Cmd {
 		if err := p.SetDedupe(from); err != nil {
 			return m.ctx.flash(err.Error())
 		}
-		return m.setPolicy(p, map[bool]string{true: fmt.Sprintf("repeats suppressed from call %d", from), false: "repeat suppression off"}[from > 0])
+		return m.setPolicy(p, map[bool]string{true: "repeats suppressed from the " + ordinal(from) + " identical call", false: "repeat suppression off"}[from > 0])
 	case key.Matches(msg, k.DedupeFrom):
 		p := m.policy.Clone()
 		from := 2
@@ -479,7 +484,7 @@ func (m *Model) tune(msg tea.KeyPressMsg) tea.Cmd {
 			from = 3
 		}
 		p.SetDedupe(from)
-		return m.setPolicy(p, fmt.Sprintf("repeats suppressed from identical call %d", from))
+		return m.setPolicy(p, "repeats suppressed from the "+ordinal(from)+" identical call")
 	case key.Matches(msg, k.Spill):
 		p := m.policy.Clone()
 		if err := p.SetSpill(p.Action != policy.Spill); err != nil {
@@ -523,7 +528,29 @@ func (m *Model) setPolicy(p policy.Policy, note string) tea.Cmd {
 	if !strings.HasSuffix(p.Name, "+custom") && p.Name == m.policy.Name {
 		p.Name += "+custom"
 	}
+	if preset, err := policy.Preset(strings.TrimSuffix(p.Name, "+custom")); err == nil && samePolicy(p, preset) {
+		p = preset // tuned back to the preset's own values: the preset again
+	}
 	return tea.Batch(m.retune(p), m.ctx.flash(note))
+}
+
+// samePolicy tells whether a tuned policy is the preset again: every knob
+// alike, its per-tool ceilings within the rounding that halving and
+// doubling them leaves.
+func samePolicy(tuned, preset policy.Policy) bool {
+	a, b := tuned.Clone(), preset.Clone()
+	if len(a.PerTool) != len(b.PerTool) {
+		return false
+	}
+	for tool, v := range b.PerTool {
+		w, ok := a.PerTool[tool]
+		if !ok || (v < 0) != (w < 0) || max(v-w, w-v) > 2 {
+			return false
+		}
+	}
+	a.PerTool, b.PerTool = nil, nil
+	a.Name, b.Name = "", ""
+	return reflect.DeepEqual(a, b)
 }
 
 func (m *Model) quit() tea.Cmd {

@@ -102,7 +102,9 @@ type sessionScreen struct {
 	spills *spill.Planned
 	// recorded prices the session shown as recorded while it was read for
 	// its sizes alone and its texts are still being read; nil after.
+	// partial: what is shown is of the file's first part only.
 	recorded *replay.Recorded
+	partial  bool
 	// texts reads the results' texts of a session read without them
 	// again from its file; nil when the session holds them. textAsked is
 	// the result whose text the detail pane was last sent for.
@@ -217,7 +219,7 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		s.loading = false
 		// The texts are in; the rows keep their recorded prices until the
 		// first replay gives the figures after the policy.
-		s.recorded = nil
+		s.recorded, s.partial = nil, false
 		if msg.err != nil {
 			s.table.recorded = nil
 			s.err = msg.err
@@ -311,8 +313,7 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		if len(s.matches) == 0 {
 			return s.ctx.flash(fmt.Sprintf("no call matches %q", msg.query))
 		}
-		s.nextMatch(1)
-		return nil
+		return s.nextMatch(1)
 	case spillsWrittenMsg:
 		return s.spillsWritten(msg)
 	case agentFileMsg:
@@ -643,9 +644,9 @@ func (s *sessionScreen) key(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 	case key.Matches(msg, k.Bottom):
 		s.table.bottom()
 	case key.Matches(msg, k.NextMatch):
-		s.nextMatch(1)
+		return s.nextMatch(1), true
 	case key.Matches(msg, k.PrevMatch):
-		s.nextMatch(-1)
+		return s.nextMatch(-1), true
 	case key.Matches(msg, k.Focus):
 		s.focus = 1 - s.focus
 	case key.Matches(msg, k.Layout):
@@ -790,9 +791,14 @@ func (s *sessionScreen) nextBookmark() tea.Cmd {
 	return nil
 }
 
-func (s *sessionScreen) nextMatch(dir int) {
+// nextMatch selects the next call (dir 1) or the previous (dir -1) that
+// the search found, and says which of how many it is.
+func (s *sessionScreen) nextMatch(dir int) tea.Cmd {
 	if len(s.matches) == 0 {
-		return
+		if s.query == "" {
+			return s.ctx.flash("no search yet (/ searches)")
+		}
+		return s.ctx.flash(fmt.Sprintf("no call matches %q", s.query))
 	}
 	c := s.currentCall()
 	if s.match < 0 {
@@ -808,6 +814,7 @@ func (s *sessionScreen) nextMatch(dir int) {
 	}
 	s.table.selectCall(s.matches[s.match])
 	s.detail.reset()
+	return s.ctx.flash(fmt.Sprintf("match %d of %d for %q: call %d", s.match+1, len(s.matches), s.query, s.matches[s.match]))
 }
 
 // openResult opens the selected result in the spill viewer; when the
@@ -877,7 +884,16 @@ func (s *sessionScreen) toggleFollow() tea.Cmd {
 		}
 		s.following = false
 		s.followID++ // what the stopped follower still sends is dropped
-		return s.ctx.flash("stopped following")
+		if s.session == nil || s.session.Path == "" {
+			return s.ctx.flash("stopped following")
+		}
+		// Read whole again: what following took for a line still being
+		// written (an incomplete last line) is the reader's warning now.
+		src := Source{Name: s.session.Path, Path: s.session.Path}
+		if src.Path == s.src.Path {
+			src.Subagents = s.src.Subagents
+		}
+		return tea.Batch(s.ctx.flash("stopped following: read again whole"), loadCmd(s.run, src, s.opt))
 	}
 	if s.src.Path == "" {
 		return s.ctx.flash("only a file or folder can be followed")

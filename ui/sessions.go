@@ -43,8 +43,9 @@ type sessionList struct {
 	// live marks the sessions written in the last minute, while following.
 	live map[string]bool
 	// wide is the widest cell of each figure's column over the rows
-	// shown, by title, so that no figure is cut: set by refresh.
-	wide map[string]int
+	// shown, by title, so that no figure is cut; names, the widest model
+	// and agent names: set by refresh.
+	wide, names map[string]int
 	// expanded are the sessions whose sub-agents are shown under them.
 	expanded map[string]bool
 }
@@ -76,7 +77,7 @@ func (l *sessionList) toggleParts() string {
 	if !l.expanded[p] {
 		return "sub-agents hidden"
 	}
-	return fmt.Sprintf("%d sub-agents under the session, counted in it", len(r.Parts))
+	return plural(len(r.Parts), "sub-agent", "sub-agents") + " under the session, counted in it"
 }
 
 func (l *sessionList) setSize(w, h int) {
@@ -117,6 +118,14 @@ func (l *sessionList) refresh() {
 			l.wide[c.title] = max(l.wide[c.title], termtext.Width(stripStyles(c.cell(&l.rows[i]))))
 		}
 	}
+	// The model and agent columns widen, where there is room, to their
+	// names.
+	l.names = map[string]int{}
+	for _, i := range l.shown {
+		r := &l.rows[i]
+		l.names["model"] = max(l.names["model"], termtext.Width(modelName(r, maxNameWidth)))
+		l.names["agent"] = max(l.names["agent"], termtext.Width(agentName(r)))
+	}
 }
 
 // searchText is what the filter looks in: the file's name, the project,
@@ -125,8 +134,8 @@ func searchText(r *sessions.Row) string {
 	return strings.Join(append([]string{filepath.Base(r.Path), r.Project, r.Agent, r.Version}, r.Models...), "\x00")
 }
 
-// compare orders two rows, the first to show first; ties go by path, so
-// that the order never depends on the order of the scan.
+// compare orders two rows, the first to show first; ties go by time, then
+// by path, so that the order never depends on the order of the scan.
 func (l *sessionList) compare(a, b *sessions.Row) int {
 	desc := func(x, y float64, okX, okY bool) int {
 		switch {
@@ -142,19 +151,17 @@ func (l *sessionList) compare(a, b *sessions.Row) int {
 		}
 		return 0
 	}
+	byTimeDesc := func() int {
+		return desc(float64(l.shownTime(a).UnixNano()), float64(l.shownTime(b).UnixNano()), true, true)
+	}
 	var c int
 	switch l.order {
 	case byTime:
-		// Live sessions first, the one written last on top: a session
-		// that starts appears at the top, whatever times its log holds.
-		switch la, lb := l.live[a.Path], l.live[b.Path]; {
-		case la != lb:
-			c = desc(1, 0, la, lb)
-		case la:
-			c = desc(float64(a.Modified.UnixNano()), float64(b.Modified.UnixNano()), true, true)
-		default:
-			c = desc(float64(lastTime(a).UnixNano()), float64(lastTime(b).UnixNano()), true, true)
-		}
+		// By the time the column shows, the newest first: a live session
+		// shows when it was written, so that one that starts is at the
+		// top, whatever times its log holds, and the column stays in
+		// order (a log copied in is live, and shows its copy's time).
+		c = byTimeDesc()
 	case bySessionCost:
 		c = desc(deref(a.Cost), deref(b.Cost), a.Cost != nil, b.Cost != nil)
 	case bySaved:
@@ -162,10 +169,22 @@ func (l *sessionList) compare(a, b *sessions.Row) int {
 		sb, okB := l.saved(b)
 		c = desc(sa, sb, okA, okB)
 	}
+	if c == 0 && l.order != byTime {
+		c = byTimeDesc() // ties by time, the newest first
+	}
 	if c != 0 {
 		return c
 	}
 	return strings.Compare(a.Path, b.Path)
+}
+
+// shownTime is the time the list shows of a row: when a live session's log
+// was written, else when the session was last active.
+func (l *sessionList) shownTime(r *sessions.Row) time.Time {
+	if l.live[r.Path] {
+		return r.Modified
+	}
+	return lastTime(r)
 }
 
 // lastTime is when the session was last active: its last call, else when
@@ -201,6 +220,14 @@ func (l *sessionList) saved(r *sessions.Row) (float64, bool) {
 		return 0, false
 	}
 	return *r.Cost - after, true
+}
+
+// selectPath selects the session of path, when it is shown.
+func (l *sessionList) selectPath(path string) {
+	if i := slices.IndexFunc(l.shown, func(i int) bool { return l.rows[i].Path == path }); i >= 0 {
+		l.cursor = i
+		l.clamp()
+	}
 }
 
 func (l *sessionList) cycleSort() {
@@ -271,6 +298,15 @@ func (l *sessionList) clickRow(y int) bool {
 		line -= n
 	}
 	return false
+}
+
+// sessionWarnings counts the reader's warnings of the sessions shown.
+func (l *sessionList) sessionWarnings() int {
+	n := 0
+	for _, i := range l.shown {
+		n += l.rows[i].Warnings
+	}
+	return n
 }
 
 // fleetTotals sums the sessions shown.
@@ -372,12 +408,12 @@ func (l *sessionList) columns() []listColumn {
 			return " "
 		}},
 		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
-			if t := lastTime(r); !t.IsZero() {
+			if t := l.shownTime(r); !t.IsZero() {
 				return t.UTC().Format(timeFormat)
 			}
 			return "–"
 		}},
-		{title: "project", width: 10, priority: 1, cell: func(r *sessions.Row) string {
+		{title: "project", width: projectWidth, priority: 1, cell: func(r *sessions.Row) string {
 			name := termtext.Escape(r.Project)
 			if r.Project == "" {
 				name = st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
@@ -400,7 +436,7 @@ func (l *sessionList) columns() []listColumn {
 			}
 			after := "…"
 			if a, ok := l.after(r); ok {
-				after = human.Money(&a)
+				after = human.MoneyLike(&a, *r.Cost)
 			} else if s, ok := l.savings[r.Path]; ok && (s.Err != nil || s.CostAfter == nil) {
 				after = "?"
 			}
@@ -417,7 +453,7 @@ func (l *sessionList) columns() []listColumn {
 			case s == 0:
 				return st.Muted.Render("$0")
 			}
-			return st.Saved.Render(human.Money(&s))
+			return st.Saved.Render(human.MoneyLike(&s, *r.Cost)) // to the cents of its cost
 		}},
 		{title: "largest", width: 7, priority: 5, right: true, cell: func(r *sessions.Row) string {
 			if r.LargestResult == 0 {
@@ -457,8 +493,37 @@ func (l *sessionList) columns() []listColumn {
 	for i := range all {
 		all[i].width = max(all[i].width, l.wide[all[i].title])
 	}
-	return fitColumns(all, l.width, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
+	cols := fitColumns(all, l.width, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
+	// What the project took beyond its own width goes first to the model
+	// and the agent, as far as their names need: at 200 columns no name
+	// is cut.
+	at := func(title string) int {
+		return slices.IndexFunc(cols, func(c listColumn) bool { return c.title == title })
+	}
+	if p := at("project"); p >= 0 {
+		for _, title := range []string{"model", "agent"} {
+			if k := at(title); k >= 0 {
+				give := max(0, min(l.names[title]-cols[k].width, cols[p].width-projectWidth))
+				cols[k].width += give
+				cols[p].width -= give
+			}
+		}
+	}
+	for i := range cols {
+		if cols[i].title == "model" {
+			width := cols[i].width
+			cols[i].cell = func(r *sessions.Row) string { return modelName(r, width) }
+		}
+	}
+	return cols
 }
+
+// projectWidth is the project column's least width; maxNameWidth bounds a
+// model's name in its column.
+const (
+	projectWidth = 10
+	maxNameWidth = 40
+)
 
 // burnText is dollars per hour: "$12.30/h".
 func burnText(usd float64) string {

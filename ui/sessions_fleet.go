@@ -632,6 +632,14 @@ func (f *listScreen) key(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 	case key.Matches(msg, k.Follow):
 		return f.toggleFollow(), true
 	default:
+		// A key of a session's calls says so, rather than doing nothing.
+		for _, b := range []key.Binding{k.NextHazard, k.Tools, k.Context, k.Costliest, k.NextEvent, k.PrevEvent, k.Bookmark,
+			k.NextBookmark, k.NextMatch, k.PrevMatch, k.Focus, k.Layout, k.Copy, k.Pager} {
+			if key.Matches(msg, b) {
+				return f.ctx.flash(fmt.Sprintf("%s (%s) works in a session's calls: %s opens the session selected",
+					b.Help().Key, b.Help().Desc, k.List.Open.Help().Key)), true
+			}
+		}
 		return nil, false
 	}
 	return nil, true
@@ -661,23 +669,18 @@ func (f *listScreen) rescan() tea.Cmd {
 // fleetHeader names what the list shows and the live state.
 func (f *listScreen) header() string {
 	st := f.ctx.Styles
-	n := len(f.list.rows)
-	noun := "sessions"
-	if n == 1 {
-		noun = "session"
-	}
-	parts := []string{st.Title.Render("spillway"), safe(f.name), fmt.Sprintf("%d %s", n, noun)}
+	parts := []linePart{{text: st.Title.Render("spillway"), priority: 10}, {text: safe(f.name), priority: 3},
+		{text: plural(len(f.list.rows), "session", "sessions"), priority: 8}}
 	if f.list.filter != "" {
-		parts = append(parts, fmt.Sprintf("%d shown (filter \"%s\")", len(f.list.shown), safe(f.list.filter)))
+		parts = append(parts, linePart{text: fmt.Sprintf("%d shown (filter \"%s\")", len(f.list.shown), safe(f.list.filter)), priority: 9})
 	}
 	if f.list.order != byTime { // the order by time needs no word; another outlasts its notice
-		parts = append(parts, "by "+f.list.order.String())
+		parts = append(parts, linePart{text: "by " + f.list.order.String(), priority: 7})
 	}
 	if f.following {
-		live := len(f.list.live)
-		parts = append(parts, st.Live.Render(fmt.Sprintf("● following · %d live", live)))
+		parts = append(parts, linePart{text: st.Live.Render(fmt.Sprintf("● following · %d live", len(f.list.live))), priority: 6})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	return fitLine(parts, st.Muted.Render(" · "), f.ctx.Width)
 }
 
 // listLines is the list, or how its first scan goes.
@@ -708,52 +711,46 @@ func (f *listScreen) totalsLine() string {
 		return st.Muted.Render(f.scanText())
 	}
 	t := f.list.totals()
-	noun := "sessions"
-	if t.sessions == 1 {
-		noun = "session"
-	}
-	calls := " calls"
-	if t.calls == 1 {
-		calls = " call"
-	}
-	parts := []string{fmt.Sprintf("%d %s", t.sessions, noun), human.Count(int64(t.calls)) + calls}
+	parts := []linePart{{text: plural(t.sessions, "session", "sessions"), priority: 7}, {text: plural(t.calls, "call", "calls"), priority: 4}}
 	cost := "cost " + human.Money(&t.cost) + " → "
-	tokens := "" // the least of the figures: last, the first a narrow terminal cuts
-	if t.sessions == 0 {
+	var saved, tokens string
+	switch {
+	case t.sessions == 0:
 		cost = "cost $0"
-	} else if t.unpriced == t.sessions {
+	case t.unpriced == t.sessions:
 		cost = "cost ? (no session has a price)"
-	} else if t.pending > 0 {
+	case t.pending > 0:
 		cost += "…"
-	} else if t.failed > 0 {
+	case t.failed > 0:
 		cost += "? · " + fmt.Sprintf("%d not replayed", t.failed)
-	} else {
-		cost += human.Money(&t.after) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
-		saved := t.cost - t.after
-		cost += " · saved " + st.Saved.Render(human.Money(&saved))
+	default:
+		// Every figure of the line to the cents of the largest.
+		like := t.cost
+		after, gain := t.after, t.cost-t.after
+		cost = "cost " + human.MoneyLike(&t.cost, like) + " → " + human.MoneyLike(&after, like) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
+		saved = "saved " + st.Saved.Render(human.MoneyLike(&gain, like))
 		tokens = human.Compact(t.saved) + " tokens"
 	}
-	parts = append(parts, cost)
+	parts = append(parts, linePart{text: cost, priority: 10})
+	if saved != "" {
+		parts = append(parts, linePart{text: saved, priority: 6})
+	}
 	if t.hazards > 0 {
-		parts = append(parts, st.Marker[themes.Hazard].Render(hazardsText(t.hazards)))
+		parts = append(parts, linePart{text: st.Marker[themes.Hazard].Render(hazardsText(t.hazards)), priority: 9})
 	}
 	if t.unpriced > 0 {
-		parts = append(parts, st.Muted.Render(fmt.Sprintf("%d without a price", t.unpriced)))
+		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("%d without a price", t.unpriced)), priority: 5})
 	}
 	if n := len(f.list.rows); len(f.pending) > 0 {
-		parts = append(parts, st.Muted.Render(fmt.Sprintf("replaying %d/%d", n-len(f.pending), n)))
+		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("replaying %d/%d", n-len(f.pending), n)), priority: 6})
 	}
-	if len(f.warnings) > 0 {
-		noun := "warnings"
-		if len(f.warnings) == 1 {
-			noun = "warning"
-		}
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", len(f.warnings), noun)))
+	if n := len(f.warnings) + f.list.sessionWarnings(); n > 0 {
+		parts = append(parts, linePart{text: st.Warning.Render(plural(n, "warning", "warnings") + " (W)"), priority: 9})
 	}
 	if tokens != "" {
-		parts = append(parts, tokens)
+		parts = append(parts, linePart{text: tokens, priority: 1})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	return fitLine(parts, st.Muted.Render(" · "), f.ctx.Width)
 }
 
 // fleetChartLine charts the savings of the sessions shown by ceiling.
@@ -766,7 +763,7 @@ func (f *listScreen) chartLine() string {
 	if missing > 0 || len(points) == 0 {
 		return st.Muted.Render(fmt.Sprintf("savings by ceiling: computing… %d of %d sessions to go", missing, len(f.list.shown)))
 	}
-	return drawChart(f.ctx, f.policy, points, 0, 0)
+	return drawChart(f.ctx, f.policy, points, 0, 0, f.ctx.Width)
 }
 
 // hazardsText counts the hazards of the sessions shown, with their mark.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -155,22 +156,27 @@ func lineWith(t testing.TB, m *Model, prefix string) string {
 	return ""
 }
 
-// TestSessionListGolden pins the list at 80×24 and 120×40, and following
-// with live sessions (go test ./ui -update rewrites them).
+// TestSessionListGolden pins the list at 80×24, 120×40 and 200×50, with a
+// session's sub-agent shown under it, and following with live sessions
+// (go test ./ui -update rewrites them).
 func TestSessionListGolden(t *testing.T) {
 	dir := fleetFixture(t)
 	for _, tt := range []struct {
 		name string
 		w, h int
 		keys []string
+		dir  string
 	}{
-		{"list-120x40", 120, 40, nil},
-		{"list-80x24", 80, 24, nil},
-		{"list-by-saved-80x24", 80, 24, []string{"o", "o"}},
-		{"list-filtered-120x40", 120, 40, []string{"/", "h", "a", "enter"}},
+		{"list-120x40", 120, 40, nil, dir},
+		{"list-80x24", 80, 24, nil, dir},
+		{"list-200x50", 200, 50, nil, dir},
+		{"list-by-saved-80x24", 80, 24, []string{"o", "o"}, dir},
+		{"list-filtered-120x40", 120, 40, []string{"/", "h", "a", "enter"}, dir},
+		{"list-subagent-120x40", 120, 40, []string{"a"}, subagentFixture(t)},
+		{"list-subagent-80x24", 80, 24, []string{"a"}, subagentFixture(t)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newListModel(t, []string{dir}, "harness-rs-0.0.40", tt.w, tt.h, longAgo)
+			m := newListModel(t, []string{tt.dir}, "harness-rs-0.0.40", tt.w, tt.h, longAgo)
 			press(t, m, tt.keys...)
 			out := screen(m)
 			checkSize(t, out, tt.w, tt.h)
@@ -531,6 +537,15 @@ func TestSessionListLive(t *testing.T) {
 	if got := shownNames(m); len(got) != 6 || got[0] != "fresh" || !m.fleet.list.live[fresh] {
 		t.Errorf("after a new session: %v, live %v", got, m.fleet.list.live)
 	}
+	// The time column stays in order: the log copied in shows when it was
+	// written, not its calls' old times.
+	var times []string
+	for _, l := range strings.Split(ansi.Strip(screen(m)), "\n")[3:9] {
+		times = append(times, string([]rune(l)[2:18]))
+	}
+	if !slices.IsSortedFunc(times, func(a, b string) int { return strings.Compare(b, a) }) || times[0] != "2026-03-05 11:59" {
+		t.Errorf("time column out of order: %q", times)
+	}
 	// A session removed leaves the list, and no replay waits for it.
 	os.Remove(fresh)
 	send(t, m, fleetTickMsg{})
@@ -787,7 +802,7 @@ func TestSessionListWideFigures(t *testing.T) {
 	}
 	m.fleet.list.refresh()
 	line := lineWith(t, m, "  2026-03-02 10:00 beta")
-	if !strings.Contains(line, " 12,345 ") || !strings.Contains(line, "$12,346→$0.0225") {
+	if !strings.Contains(line, " 12,345 ") || !strings.Contains(line, "$12,346→$0.02") {
 		t.Errorf("beta's row cuts its figures: %s", line)
 	}
 	checkSize(t, screen(m), 120, 40)

@@ -20,6 +20,7 @@ type spillsWrittenMsg struct {
 	path string // the one file, or "" for all of them
 	n    int
 	err  error
+	note string // what was written with them: the policy, where
 }
 
 // writeShownSpill writes the spill file of the result the viewer opens,
@@ -41,8 +42,9 @@ func (v *sessionScreen) writeShownSpill() tea.Cmd {
 	return writeSpillsCmd([]*spill.Planned{planned}, path)
 }
 
-// writeAllSpills writes every spill file of the replays shown.
-func (v *sessionScreen) writeAllSpills() tea.Cmd {
+// writeAllSpills writes every spill file of the replays shown, with the
+// policy note says was written: the notice says both.
+func (v *sessionScreen) writeAllSpills(note string) tea.Cmd {
 	all := []*spill.Planned{v.spills}
 	for _, sub := range v.subs {
 		all = append(all, sub.spills)
@@ -51,7 +53,12 @@ func (v *sessionScreen) writeAllSpills() tea.Cmd {
 	if len(all) == 0 {
 		return nil
 	}
-	return writeSpillsCmd(all, "")
+	cmd := writeSpillsCmd(all, "")
+	return func() tea.Msg {
+		msg := cmd().(spillsWrittenMsg)
+		msg.note = note
+		return msg
+	}
 }
 
 // writeSpillsCmd writes the file at path of planned, or all of them.
@@ -78,9 +85,9 @@ func (v *sessionScreen) spillsWritten(msg spillsWrittenMsg) tea.Cmd {
 	case msg.err != nil && msg.path != "":
 		return v.ctx.flash(fmt.Sprintf("spill file not written: %v", msg.err))
 	case msg.err != nil:
-		return v.ctx.flash(fmt.Sprintf("%d spill files written; the others not: %v", msg.n, msg.err))
+		return v.ctx.flash(fmt.Sprintf("%s; %d of its spill files written under %s, the others not: %v", msg.note, msg.n, v.opt.SpillRoot, msg.err))
 	case msg.path == "":
-		return v.ctx.flash(fmt.Sprintf("the policy's %d spill files written under %s", msg.n, v.opt.SpillRoot))
+		return v.ctx.flash(fmt.Sprintf("%s; its %s written under %s", msg.note, plural(msg.n, "spill file", "spill files"), v.opt.SpillRoot))
 	}
 	return nil
 }

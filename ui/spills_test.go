@@ -51,13 +51,15 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 	}
 	press(t, m, "q") // close the viewer
 
-	writeTo(t, m, filepath.Join(t.TempDir(), "policy.json"))
+	policyFile := filepath.Join(t.TempDir(), "policy.json")
+	writeTo(t, m, policyFile)
 	want := []string{spilled[0].SpillPath, spilled[1].SpillPath}
 	slices.Sort(want)
 	if got := filesUnder(t, root); !slices.Equal(got, want) {
 		t.Errorf("writing the policy left %v, want %v", got, want)
 	}
-	if m.ctx.notice != "the policy's 2 spill files written under "+root {
+	// The notice says where both went: the policy, and its spill files.
+	if m.ctx.notice != "policy written to "+policyFile+" (read it back with --policy); its 2 spill files written under "+root {
 		t.Errorf("notice %q", m.ctx.notice)
 	}
 }

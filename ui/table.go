@@ -530,8 +530,13 @@ func (t *callTable) columns() []column {
 			return causeLabel(ci.cause, wide)
 		}},
 		{title: "Δ tokens", width: 9, priority: 3, right: true, cell: func(_ int, ci *callInfo) string {
-			if ci.saved == 0 {
+			switch {
+			case ci.saved == 0:
 				return ""
+			case !ci.recorded:
+				// No usage recorded: an estimate from the results' sizes,
+				// not a prompt that shrank.
+				return st.Muted.Render("~−" + human.Compact(ci.saved))
 			}
 			return st.Saved.Render("−" + human.Compact(ci.saved))
 		}},
@@ -552,6 +557,14 @@ func (t *callTable) columns() []column {
 		}},
 		{title: "time", width: 8, priority: 8, cell: func(call int, _ *callInfo) string { return callTime(t.calls[call]) }},
 		{title: "tools", width: 7, priority: 7, cell: func(call int, _ *callInfo) string { return callTools(t.calls[call]) }},
+	}
+	// The column sorted by carries the mark of the order.
+	sorted := map[sortOrder]string{byCost: "cost → after", byDelta: "Δ tokens"}[t.order]
+	for i := range all {
+		if all[i].title == sorted {
+			all[i].title += " ▾"
+			all[i].width = max(all[i].width, termtext.Width(all[i].title))
+		}
 	}
 	return fitColumns(all, t.width, func(c *column) (*int, int, bool) { return &c.width, c.priority, c.title == "tools" })
 }

@@ -143,6 +143,11 @@ func TestGolden(t *testing.T) {
 		keys   []string
 	}{
 		{"main", "harness-rs-0.0.40", 120, 40, "dark", nil},
+		{"main-80x24", "harness-rs-0.0.40", 80, 24, "dark", nil},
+		{"main-200x50", "harness-rs-0.0.40", 200, 50, "dark", nil},
+		{"hazard-80x24", "harness-rs-0.0.40", 80, 24, "dark", []string{"H"}},
+		{"hazard-120x40", "harness-rs-0.0.40", 120, 40, "dark", []string{"H"}},
+		{"context-80-mono", "harness-rs-0.0.40", 80, 24, "mono", []string{"C"}},
 		{"main-mono", "harness-rs-0.0.40", 120, 40, "mono", nil},
 		{"main-light", "harness-rs-0.0.40", 120, 40, "light", nil},
 		{"main-high-contrast", "harness-rs-0.0.40", 120, 40, "high-contrast", nil},
@@ -359,11 +364,11 @@ func TestKeys(t *testing.T) {
 		// tokens a line). → picks the second, as far as there is one, and ←
 		// goes back.
 		{"Right", []string{"tab"}, []string{"l", "right"}, func(m *Model) string {
-			return want(m.sess.detail.result == 1 && hasLine(m.sess.detail.lines, "› result 1 · Read · 1.6K → 1.6K · 550 → 550 tok · keep (1,762 JSON bytes ≤ 24,576 JSON bytes)"),
+			return want(m.sess.detail.result == 1 && hasLine(m.sess.detail.lines, "› result 1 · Read · 1.6K → 1.6K · 550 → 550 tok counted · keep (1,762 JSON bytes ≤ 24,576 JSON bytes)"),
 				"result %d:\n%s", m.sess.detail.result, strings.Join(m.sess.detail.lines[:min(8, len(m.sess.detail.lines))], "\n"))
 		}},
 		{"Left", []string{"tab", "right"}, []string{"h"}, func(m *Model) string {
-			return want(m.sess.detail.result == 0 && hasLine(m.sess.detail.lines, "› result 0 · Read · 880B → 880B · 240 → 240 tok · keep (962 JSON bytes ≤ 24,576 JSON bytes)"),
+			return want(m.sess.detail.result == 0 && hasLine(m.sess.detail.lines, "› result 0 · Read · 880B → 880B · 240 → 240 tok counted · keep (962 JSON bytes ≤ 24,576 JSON bytes)"),
 				"result %d:\n%s", m.sess.detail.result, strings.Join(m.sess.detail.lines[:min(8, len(m.sess.detail.lines))], "\n"))
 		}},
 	} {
@@ -606,7 +611,7 @@ func TestScrollAndFocus(t *testing.T) {
 		check  func(m *Model) string
 	}{
 		{"the chart has a point at a tuned ceiling", data, "claude-code", 120, 40, []string{"-", "-"}, func(m *Model) string {
-			return want(m.policy.Ceiling == 12_500 && strings.Contains(ansi.Strip(m.sess.chartLine()), "▸12.5k"), "ceiling %d, chart %q", m.policy.Ceiling, ansi.Strip(m.sess.chartLine()))
+			return want(m.policy.Ceiling == 12_500 && strings.Contains(ansi.Strip(m.sess.chartLine()), "▸12.2K"), "ceiling %d, chart %q", m.policy.Ceiling, ansi.Strip(m.sess.chartLine()))
 		}},
 		{"tab with no room for the detail pane keeps the table's keys", data, "harness-rs-0.0.40", 60, 15, []string{"tab", "j", "j"}, func(m *Model) string {
 			return want(m.sess.focus == focusTable && m.sess.currentCall() == 2 && strings.Contains(m.ctx.notice, "no room"), "focus %v, call %d, notice %q", m.sess.focus, m.sess.currentCall(), m.ctx.notice)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -129,36 +130,43 @@ func (m *Model) header() []string {
 		if m.sess != nil {
 			pol = m.sess.applied() // the ceiling the version applied, which the chart marks
 		}
-		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(pol), w)))
+		lines = append(lines, st.Subtitle.Render(policyLine(pol, w)))
 	}
 	return lines
 }
 
-// header names the file, its format, models and title, and the live state.
+// header names the file, its format, models and title, and the live
+// state, the least of them left out first where they do not fit.
 func (v *sessionScreen) header() string {
 	st := v.ctx.Styles
 	name := v.src.Name
 	if name == "" {
 		name = v.src.Path
 	}
-	parts := []string{st.Title.Render("spillway"), termtext.Escape(filepath.Base(name))}
+	parts := []linePart{{text: st.Title.Render("spillway"), priority: 10}, {text: termtext.Escape(filepath.Base(name)), priority: 8}}
 	if s := v.session; s != nil {
 		f := string(s.Format)
 		if s.Version != "" {
 			f += " " + termtext.Escape(s.Version)
 		}
-		parts = append(parts, f)
+		parts = append(parts, linePart{text: f, priority: 7})
 		if len(s.Models) > 0 {
-			parts = append(parts, termtext.Escape(strings.Join(s.Models, ", ")))
+			parts = append(parts, linePart{text: termtext.Escape(strings.Join(s.Models, ", ")), priority: 4})
 		}
 		if s.Title != "" {
-			parts = append(parts, "“"+termtext.Escape(s.Title)+"”")
+			parts = append(parts, linePart{text: "“" + termtext.Escape(s.Title) + "”", priority: 3})
+		}
+		if len(v.subs) > 0 {
+			parts = append(parts, linePart{text: plural(len(v.subs), "sub-agent", "sub-agents"), priority: 6})
 		}
 	}
-	if v.following {
-		parts = append(parts, st.Live.Render("● live"))
+	if v.table.order != byOrder {
+		parts = append(parts, linePart{text: "sorted by " + v.table.order.String(), priority: 9})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	if v.following {
+		parts = append(parts, linePart{text: st.Live.Render("● live"), priority: 9})
+	}
+	return fitLine(parts, st.Muted.Render(" · "), v.ctx.Width)
 }
 
 // body is the table and the detail pane, or how the reading goes, in h
@@ -193,22 +201,38 @@ func ceilingText(p policy.Policy) string {
 	return "ceiling " + policy.FormatSize(p.Ceiling, p.Unit)
 }
 
-// policyLine states the policy's key knobs.
-func policyLine(p policy.Policy) string {
-	parts := []string{"policy " + termtext.Escape(p.Name), ceilingText(p)}
+// policyLine states the policy's key knobs in at most width cells, the
+// least of them left out first.
+func policyLine(p policy.Policy, width int) string {
+	parts := []linePart{{text: "policy " + termtext.Escape(p.Name), priority: 10}, {text: ceilingText(p), priority: 9}}
 	if len(p.PerTool) > 0 {
-		parts = append(parts, "per-tool ceilings")
+		parts = append(parts, linePart{text: "per-tool ceilings", priority: 5})
 	}
-	parts = append(parts, string(p.Action))
+	parts = append(parts, linePart{text: string(p.Action), priority: 7})
 	if p.Dedupe.Enabled {
-		parts = append(parts, fmt.Sprintf("dedupe from call %d", p.Dedupe.From))
+		parts = append(parts, linePart{text: "dedupe from the " + ordinal(p.Dedupe.From) + " identical call", priority: 6})
 	} else {
-		parts = append(parts, "no dedupe")
+		parts = append(parts, linePart{text: "no dedupe", priority: 6})
 	}
 	if len(p.Exclude) > 0 {
-		parts = append(parts, fmt.Sprintf("%d tools excluded", len(p.Exclude)))
+		parts = append(parts, linePart{text: fmt.Sprintf("%d tools excluded", len(p.Exclude)), priority: 4})
 	}
-	return strings.Join(parts, " · ")
+	return fitLine(parts, " · ", width)
+}
+
+// ordinal is n as an ordinal: 2nd, 3rd, 11th, 21st.
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // loadingLines show progress while the session is read.
@@ -277,7 +301,14 @@ func (m *Model) footer() []string {
 		case s != nil && s.alert != "":
 			last = st.Alert.Render(termtext.Truncate("⚑ "+s.alert, w))
 		case m.ctx.notice != "":
-			last = st.Warning.Render(termtext.Truncate(termtext.Escape(m.ctx.notice), w))
+			notice := termtext.Escape(m.ctx.notice)
+			last = st.Warning.Render(termtext.Truncate(notice, w))
+			if h >= 12 && termtext.Width(notice) > w {
+				// A long notice takes the chart's line too, to be read whole.
+				wrapped := wordWrap([]string{notice}, w)
+				lines[len(lines)-1] = st.Warning.Render(wrapped[0])
+				last = st.Warning.Render(termtext.Truncate(strings.Join(wrapped[1:], " "), w))
+			}
 		case s != nil && s.newBelow > 0:
 			noun := "calls"
 			if s.newBelow == 1 {
@@ -325,36 +356,81 @@ func (v *sessionScreen) totalsLine() string {
 			warnings += sub.session.WarningCount + len(sub.replay.Warnings)
 		}
 	}
-	noun := "calls"
-	if calls == 1 {
-		noun = "call"
-	}
-	parts := []string{fmt.Sprintf("%s %s", human.Count(int64(calls)), noun)}
+	parts := []linePart{{text: plural(calls, "call", "calls"), priority: 5}}
 	if t.RecordedCalls > 0 {
+		// The prompts as recorded, and after the policy: less what it
+		// takes out, calibrated against the recorded usage or estimated.
 		tok := fmt.Sprintf("tokens %s → %s", human.Compact(t.Prompt), human.Compact(t.PromptAfter))
+		if t.PromptAfter != t.Prompt {
+			tok += " " + rp.Calibration.Source()
+		}
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil && t.CostAfter != nil {
 			cost = fmt.Sprintf("cost %s → %s", human.Money(t.Cost), human.Money(t.CostAfter)) + " " + st.Saved.Render("−"+human.Percent(*t.Cost, *t.CostAfter))
 		}
-		parts = append(parts, tok, cost)
+		parts = append(parts, linePart{text: tok, priority: 4}, linePart{text: cost, priority: 10})
 	} else {
-		parts = append(parts, fmt.Sprintf("no usage recorded · result tokens %s → %s (%s)", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()))
+		parts = append(parts, linePart{text: fmt.Sprintf("no usage recorded · result tokens %s → %s %s", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()), priority: 10})
 	}
 	for _, mk := range themes.Markers() {
 		n := markerCount(t, mk)
-		parts = append(parts, st.Marker[mk].Render(mk.Glyph())+fmt.Sprintf("%d", n))
+		priority := 3
+		switch {
+		case n == 0:
+			priority = 1 // a count of nothing goes first
+		case mk == themes.Hazard:
+			priority = 9
+		}
+		parts = append(parts, linePart{text: st.Marker[mk].Render(mk.Glyph()) + fmt.Sprintf("%d", n), priority: priority})
 	}
 	if warnings > 0 {
-		noun := "warnings"
-		if warnings == 1 {
-			noun = "warning"
-		}
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", warnings, noun)))
+		parts = append(parts, linePart{text: st.Warning.Render(plural(warnings, "warning", "warnings") + " (W)"), priority: 9})
 	}
 	if p := v.progressText(); p != "" && v.session != nil {
-		parts = append(parts, st.Muted.Render(p))
+		parts = append(parts, linePart{text: st.Muted.Render(p), priority: 6})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	return fitLine(parts, st.Muted.Render(" · "), v.ctx.Width)
+}
+
+// plural is n and the noun for it: "1 call", "2 calls".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return human.Count(int64(n)) + " " + many
+}
+
+// linePart is a part of a header or footer line; when the line does not
+// fit, the parts of the lowest priority are left out first.
+type linePart struct {
+	text     string
+	priority int
+}
+
+// fitLine joins parts with sep in at most width cells, leaving out the
+// parts of the lowest priority (of equals, the last) until the rest fit,
+// and cutting what is left when one part alone is too wide: a line keeps
+// what matters most, wherever it stands.
+func fitLine(parts []linePart, sep string, width int) string {
+	join := func() string {
+		texts := make([]string, len(parts))
+		for i, p := range parts {
+			texts[i] = p.text
+		}
+		return strings.Join(texts, sep)
+	}
+	line := join()
+	for len(parts) > 1 && ansi.StringWidth(line) > width {
+		drop := 0
+		for i, p := range parts {
+			if p.priority <= parts[drop].priority {
+				drop = i
+			}
+		}
+		parts = slices.Delete(slices.Clone(parts), drop, drop+1)
+		line = join()
+	}
+	return termtext.Truncate(line, width)
 }
 
 // recordedTotalsLine sums the session as recorded while its texts are
@@ -362,25 +438,25 @@ func (v *sessionScreen) totalsLine() string {
 func (v *sessionScreen) recordedTotalsLine() string {
 	st := v.ctx.Styles
 	t := v.recorded.Totals
-	parts := []string{fmt.Sprintf("%d calls", len(v.session.Calls))}
+	calls := plural(len(v.session.Calls), "call", "calls")
+	if v.partial {
+		calls = "so far " + calls // of the file's first part: the rest is being read
+	}
+	parts := []linePart{{text: calls, priority: 8}}
 	if t.RecordedCalls > 0 {
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil {
 			cost = "cost " + human.Money(t.Cost) + " → …"
 		}
-		parts = append(parts, "tokens "+human.Compact(t.Prompt)+" → …", cost)
+		parts = append(parts, linePart{text: "tokens " + human.Compact(t.Prompt) + " → …", priority: 4}, linePart{text: cost, priority: 10})
 	}
-	if v.session.WarningCount > 0 {
-		noun := "warnings"
-		if v.session.WarningCount == 1 {
-			noun = "warning"
-		}
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", v.session.WarningCount, noun)))
+	if n := v.session.WarningCount; n > 0 {
+		parts = append(parts, linePart{text: st.Warning.Render(plural(n, "warning", "warnings") + " (W)"), priority: 9})
 	}
 	if p := v.progressText(); p != "" {
-		parts = append(parts, st.Muted.Render(p))
+		parts = append(parts, linePart{text: st.Muted.Render(p), priority: 9})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	return fitLine(parts, st.Muted.Render(" · "), v.ctx.Width)
 }
 
 func markerCount(t replay.Totals, mk themes.Marker) int {
@@ -418,94 +494,127 @@ func (v *sessionScreen) chartLine() string {
 	for _, rp := range v.replays() {
 		prompt += rp.Totals.Prompt
 	}
-	return drawChart(v.ctx, applied, points, missing, prompt)
+	return drawChart(v.ctx, applied, points, missing, prompt, v.ctx.Width)
 }
 
-// drawChart draws points under pol, a dot for each of missing; prompt is
-// the prompt tokens the savings are a share of when a cost is not known.
-func drawChart(ctx *Context, pol policy.Policy, points []replay.SweepPoint, missing int, prompt int64) string {
+// drawChart draws the savings at each ceiling of points, under pol, in at
+// most width cells: a bar a point scaled to the best point, whose figure
+// the head states, the one at the ceiling applied marked and its figure
+// printed, a dot for each of missing; prompt is the prompt tokens the
+// savings are a share of when a cost is not known. Every ceiling is
+// labelled alike, in K of 1,024 of the policy's unit, which the head says.
+func drawChart(ctx *Context, pol policy.Policy, points []replay.SweepPoint, missing int, prompt int64, width int) string {
 	st := ctx.Styles
 	bars := []rune("▁▂▃▄▅▆▇█")
-	share, scale := savedShare(points, prompt)
-	parts := []string{st.Muted.Render(scale)}
-	// The marker goes on the point nearest the current ceiling.
-	nearest := 0
+	share, figure, what := savedShare(points, prompt)
+	best, at := 0.0, -1
 	for i, p := range points {
-		if abs64(p.Ceiling-pol.Ceiling) < abs64(points[nearest].Ceiling-pol.Ceiling) {
-			nearest = i
+		if v := share(p); v > best {
+			best, at = v, i
 		}
 	}
+	marked := -1 // the point at the ceiling applied, or the nearest to it
+	if pol.Ceiling > 0 {
+		marked = 0
+		for i, p := range points {
+			if abs64(p.Ceiling-pol.Ceiling) < abs64(points[marked].Ceiling-pol.Ceiling) {
+				marked = i
+			}
+		}
+	}
+	cells := make([]string, 0, len(points)+1)
 	for i, p := range points {
-		level := int(float64(len(bars)-1) * min(max(share(p), 0), 1))
-		label := compactCeiling(p.Ceiling, pol.Unit)
-		cell := label + string(bars[level])
-		if i == nearest && pol.Ceiling > 0 {
-			parts = append(parts, st.ChartCurrent.Render("▸"+cell))
+		bar := " " // nothing saved
+		if v := share(p); v > 0 && best > 0 {
+			bar = string(bars[min(len(bars)-1, int(math.Ceil(v/best*float64(len(bars))))-1)])
+		}
+		cell := ceilingLabel(p.Ceiling) + bar
+		if i == marked {
+			cells = append(cells, st.ChartCurrent.Render("▸"+cell+" "+figure(p)))
 		} else {
-			parts = append(parts, st.ChartBar.Render(cell))
+			cells = append(cells, st.ChartBar.Render(cell))
 		}
 	}
 	if missing > 0 {
-		parts = append(parts, st.Muted.Render(strings.Repeat("·", missing)))
+		cells = append(cells, st.Muted.Render(strings.Repeat("·", missing)))
 	}
-	legend := make([]string, 0, 5)
+	unit := "K = " + policy.FormatSize(1024, pol.Unit)
+	heads := []string{
+		fmt.Sprintf("%s saved by ceiling, █ = best %s at %s (%s):", what, figure(pointAt(points, at)), ceilingLabel(pointAt(points, at).Ceiling), unit),
+		fmt.Sprintf("saved, █ = %s (%s):", figure(pointAt(points, at)), unit),
+		fmt.Sprintf("saved, █ = %s:", figure(pointAt(points, at))),
+	}
+	if best <= 0 {
+		heads = []string{fmt.Sprintf("%s saved by ceiling: none at any (%s):", what, unit), "saved: none (" + unit + "):", "saved: none:"}
+	}
+	body := strings.Join(cells, " ")
+	legend := make([]string, 0, 6)
 	for _, mk := range themes.Markers() {
 		legend = append(legend, st.Marker[mk].Render(mk.Glyph())+" "+mk.Name())
 	}
-	return strings.Join(parts, " ") + st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
+	tail := st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
+	for _, head := range heads {
+		if line := st.Muted.Render(head) + " " + body; ansi.StringWidth(line) <= width || head == heads[len(heads)-1] {
+			if ansi.StringWidth(line+tail) <= width {
+				return line + tail
+			}
+			return line
+		}
+	}
+	return ""
 }
 
-// savedShare says how much of the session each point saves, as a fraction
-// that a full bar is 1 of, and labels the chart with that scale.
-// A full bar is the whole cost (or, unpriced, every prompt token), never
-// the best point: a curve that saves 0.2% at best draws low bars.
-func savedShare(points []replay.SweepPoint, prompt int64) (share func(replay.SweepPoint) float64, scale string) {
+// pointAt is points[i], or none when i is out of them.
+func pointAt(points []replay.SweepPoint, i int) replay.SweepPoint {
+	if i < 0 || i >= len(points) {
+		return replay.SweepPoint{}
+	}
+	return points[i]
+}
+
+// savedShare says how much of the session each point saves, as a share
+// the bars are scaled by, with the figure printed for a point and what
+// the savings are of: the cost, when every point has one; else the prompt
+// tokens; else, with nothing to take a share of, the tokens saved.
+func savedShare(points []replay.SweepPoint, prompt int64) (share func(replay.SweepPoint) float64, figure func(replay.SweepPoint) string, what string) {
 	priced := true
 	for _, p := range points {
 		priced = priced && p.Cost != nil && p.CostAfter != nil && *p.Cost > 0
 	}
-	best := math.Inf(-1)
 	switch {
 	case priced:
-		share = func(p replay.SweepPoint) float64 { return (*p.Cost - *p.CostAfter) / *p.Cost }
-		scale = "cost saved"
-	case prompt > 0:
-		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) / float64(prompt) }
-		scale = "prompt tokens saved"
-	default:
-		// Nothing to take a share of: bars against the best point, whose
-		// figure the label states.
-		var top int64
-		for _, p := range points {
-			top = max(top, p.Saved)
-		}
 		share = func(p replay.SweepPoint) float64 {
-			if top <= 0 {
+			if p.Cost == nil || p.CostAfter == nil || *p.Cost <= 0 {
 				return 0
 			}
-			return float64(p.Saved) / float64(top)
+			return (*p.Cost - *p.CostAfter) / *p.Cost
 		}
-		return share, "tokens saved (█ " + human.Compact(top) + ")"
+		what = "cost"
+	case prompt > 0:
+		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) / float64(prompt) }
+		what = "prompt"
+	default:
+		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) }
+		return share, func(p replay.SweepPoint) string { return human.Compact(p.Saved) + " tok" }, "tokens"
 	}
-	for _, p := range points {
-		best = max(best, share(p))
-	}
-	return share, fmt.Sprintf("%s (█ 100%%, best %.1f%%)", scale, 100*best)
+	return share, func(p replay.SweepPoint) string { return pct(max(share(p), 0)) }, what
 }
 
-func compactCeiling(n int64, u policy.Unit) string {
-	if u == policy.ApproxTokens || u == policy.Tokens {
-		return human.Compact(n)
-	}
+// ceilingLabel is a chart's ceiling in K of 1,024 of its unit (M of
+// 1,024 K): 24K, 48.8K for 50,000, 512 under 1,024.
+func ceilingLabel(n int64) string {
+	const k, m = 1 << 10, 1 << 20
 	switch {
-	case n%(1<<20) == 0:
-		return fmt.Sprintf("%dM", n>>20)
-	case n%1024 == 0:
-		return fmt.Sprintf("%dK", n>>10)
-	case n%1000 == 0:
-		return fmt.Sprintf("%dk", n/1000)
+	case n >= m && n%m == 0:
+		return fmt.Sprintf("%dM", n/m)
+	case n >= m:
+		return strconv.FormatFloat(float64(n)/m, 'f', 1, 64) + "M"
+	case n >= k && n%k == 0:
+		return fmt.Sprintf("%dK", n/k)
+	case n >= k:
+		return strconv.FormatFloat(float64(n)/k, 'f', 1, 64) + "K"
 	}
-	return human.Compact(n)
+	return strconv.FormatInt(n, 10)
 }
 
 // helpScreen is the full help, from the key map.
@@ -618,6 +727,7 @@ type warningEntry struct {
 	text  string
 	call  int
 	muted bool
+	path  string // on the list, the session the warnings are of
 }
 
 // warningEntries lists the reader's warnings, each with the call its line
@@ -628,6 +738,14 @@ func (m *Model) warningEntries() []warningEntry {
 	if m.sess == nil {
 		for _, w := range m.fleet.warnings {
 			all = append(all, warningEntry{text: termtext.Escape(w), call: -1})
+		}
+		// The sessions whose logs the reader warned of: enter opens one.
+		l := &m.fleet.list
+		for _, i := range l.shown {
+			if r := &l.rows[i]; r.Warnings > 0 {
+				all = append(all, warningEntry{text: fmt.Sprintf("%s: %s of the reader (enter opens it; W there lists them)",
+					termtext.Escape(filepath.Base(r.Path)), plural(r.Warnings, "warning", "warnings")), call: -1, path: r.Path})
+			}
 		}
 		return all
 	}
