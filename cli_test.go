@@ -98,36 +98,50 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completion %s: exit %d, stderr %q, output starts %q; want %q", shell, code, stderr, stdout[:min(len(stdout), 60)], want)
 		}
 	}
+	// A shell cobra has no script for is refused, not answered with help.
+	code, stdout, stderr := runCLI(t, "", "completion", "tcsh")
+	if code == 0 || stdout != "" || stderr != "spillway: no completion script for \"tcsh\": spillway completes bash, zsh, fish or powershell\n" {
+		t.Errorf("completion tcsh: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	// The values a flag takes are offered, as the shell asks for them.
-	code, stdout, _ := runCLI(t, "", "__complete", "report", "--preset", "")
+	code, stdout, _ = runCLI(t, "", "__complete", "report", "--preset", "")
 	if code != 0 || !strings.Contains(stdout, "harness-rs-0.0.50\n") || !strings.Contains(stdout, "claude-code\n") {
 		t.Errorf("exit %d, preset completions:\n%s", code, stdout)
 	}
 }
 
-// TestManPage reads the man page fang writes to the process's stdout.
+// TestManPage checks the man page's header, which man lays out in three
+// fields (fang's put the whole description in the manual's name and the
+// day it was made in the date), and that it lists the inspector's keys.
 func TestManPage(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := make(chan []byte)
-	go func() {
-		page, _ := io.ReadAll(r)
-		read <- page
-	}()
-	stdout := os.Stdout
-	os.Stdout = w
-	code, _, stderr := runCLI(t, "", "man")
-	os.Stdout = stdout
-	w.Close()
-	page := <-read
+	code, page, stderr := runCLI(t, "", "man")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{".TH SPILLWAY 1", "report", "--max-bytes", "--follow"} {
-		if !strings.Contains(string(page), want) {
+	first, _, _ := strings.Cut(page, "\n")
+	if want := `.TH SPILLWAY 1 "" "spillway (devel)" "User Commands"`; first != want && !strings.HasPrefix(first, `.TH SPILLWAY 1 "" "spillway v`) {
+		t.Errorf("man page header %q, want %q", first, want)
+	}
+	for _, want := range []string{"\n.SH NAME\n", "report", "--max-bytes", "--follow",
+		"\n.SH KEYS\n", "\\fBT\\fP\nresults by tool\n", "\\fB+\\fP\ndouble ceiling\n", "\\fB\\-\\fP\nhalve ceiling\n"} {
+		if !strings.Contains(page, want) {
 			t.Errorf("man page lacks %q:\n%.2000s", want, page)
+		}
+	}
+}
+
+// TestHelpNotPadded checks that help written where there is no terminal
+// has no line padded with spaces (fang pads them to 120 columns).
+func TestHelpNotPadded(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"report", "--help"}, {"completion"}} {
+		code, stdout, _ := runCLI(t, "", args...)
+		if code != 0 || !strings.Contains(stdout, "USAGE") {
+			t.Fatalf("%q: exit %d, help:\n%s", args, code, stdout)
+		}
+		for i, line := range strings.Split(stdout, "\n") {
+			if strings.HasSuffix(line, " ") {
+				t.Errorf("%q: line %d ends in spaces: %q", args, i+1, line)
+			}
 		}
 	}
 }
@@ -140,8 +154,10 @@ func TestPolicyFlagDefault(t *testing.T) {
 	spill := t.TempDir()
 	// --max-bytes 8KiB over harness-rs-0.0.50 shapes 7 of the demo's results,
 	// as sweep's own row says; none's defaults, which report used to adjust,
-	// printed $0.216937.
-	const line = "  cost: $0.398306 → $0.179312 under harness-rs-0.0.50+custom (−$0.218994, 55.0%); prompt tokens 619,430 → 223,699\n"
+	// printed $0.216937. (Replayed as spillway's hook enforces it in Claude
+	// Code, the Reads' spilled contents are numbered again: $0.179312 when
+	// they were not.)
+	const line = "  cost: $0.398306 → $0.177525 under harness-rs-0.0.50+custom (−$0.220780, 55.4%); prompt tokens 619,430 → 221,561\n"
 	for _, args := range [][]string{
 		{"report", "--max-bytes", "8KiB", "--spill-dir", spill, demo},
 		{"report", "--preset", "harness-rs-0.0.50", "--max-bytes", "8KiB", "--spill-dir", spill, demo},
@@ -153,7 +169,7 @@ func TestPolicyFlagDefault(t *testing.T) {
 		}
 	}
 	code, stdout, _ := runCLI(t, "", "sweep", "--max-bytes", "8KiB", "--format", "csv", demo)
-	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,395731,0.398305500,0.179311950,0,0,0,0\n"; code != 0 || !strings.Contains(stdout, want) {
+	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,397869,0.398305500,0.177525150,0,0,0,0\n"; code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("sweep: exit %d, stdout lacks %q:\n%s", code, want, stdout)
 	}
 	code, stdout, _ = runCLI(t, "", "report", demo)
@@ -227,6 +243,9 @@ func TestHostileNames(t *testing.T) {
 	missing := at("gone" + hostile)
 	demoPath := filepath.Join("testdata", "demo.jsonl")
 	spill := t.TempDir()
+	hookSettings := write("h"+hostile+"/settings.json", "{}")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 
 	type tcase struct {
 		name     string
@@ -265,6 +284,11 @@ func TestHostileNames(t *testing.T) {
 		{name: "bad theme", args: []string{"--theme", hostile, demoPath}, code: 2},
 		{name: "presets takes no arguments", args: []string{"presets", hostile}, code: 2},
 		{name: "help on a path", args: []string{"help", hostile}},
+		{name: "hook install: settings that do not parse", args: []string{"hook", "install", "--settings", badJSON}, code: 1, shown: true},
+		{name: "hook install: --policy", args: []string{"hook", "install", "--settings", hookSettings, "--policy", badJSON}, code: 2, shown: true},
+		{name: "hook install: settings of that name", args: []string{"hook", "install", "--settings", hookSettings}},
+		{name: "hook status: settings of that name", args: []string{"hook", "status", "--settings", hookSettings}},
+		{name: "hook uninstall: settings of that name", args: []string{"hook", "uninstall", "--settings", hookSettings}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

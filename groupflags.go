@@ -66,12 +66,16 @@ func (g *groupFlags) grouping() (report.Grouping, error) {
 
 // printGroups writes a report of paths, grouped as g says, every session
 // found when paths is empty; it returns the exit status.
-func printGroups(fs *flag.FlagSet, common *commonFlags, g report.Grouping, paths []string, stdin io.Reader, format string, stdout, stderr io.Writer) int {
+func printGroups(fs *flag.FlagSet, common *commonFlags, g report.Grouping, paths []string, stdinName string, stdin io.Reader, format string, stdout, stderr io.Writer) int {
 	opt, err := common.options(fs, stderr)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
+	opt.StdinName = stdinName
+	g.Width = textWidth(stdout)
+	stdout, stderr, done := withProgress(stdout, stderr, &opt)
+	defer done()
 	if err := g.CheckFormat(format); err != nil {
 		printError(stderr, err)
 		return exitUsage

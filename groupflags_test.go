@@ -2,8 +2,12 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/spillway-dev/spillway/internal/termtext"
+	"github.com/spillway-dev/spillway/report"
 )
 
 // TestReportGroupFlags runs report's flags for many sessions as a user
@@ -74,5 +78,29 @@ func TestReportDiscovers(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "", "report", "--format", "json")
 	if n := strings.Count(stdout, `"schema":"spillway.report/v1"`); code != 0 || n != 1 || strings.Count(stdout, `"session_id":`) != 4 {
 		t.Errorf("exit %d, stderr %s: want one document of 3 sessions and a sub-agent:\n%.400s", code, stderr, stdout)
+	}
+}
+
+// TestReportWidth: the tables fit $COLUMNS, and a width the terminal
+// would not give is refused for the default.
+func TestReportWidth(t *testing.T) {
+	by := filepath.Join("report", "testdata", "by")
+	for _, columns := range []string{"80", "120", "200", "junk"} {
+		t.Setenv("COLUMNS", columns)
+		code, stdout, stderr := runCLI(t, "", "report", "-z", "UTC", by)
+		if code != 0 {
+			t.Fatalf("COLUMNS=%s: exit %d: %s", columns, code, stderr)
+		}
+		width, err := strconv.Atoi(columns)
+		if err != nil {
+			width = report.DefaultWidth
+		}
+		widest := 0
+		for _, line := range strings.Split(stdout, "\n") {
+			widest = max(widest, termtext.Width(line))
+		}
+		if widest > width || widest < width-60 {
+			t.Errorf("COLUMNS=%s: widest line %d cells:\n%s", columns, widest, stdout)
+		}
 	}
 }

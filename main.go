@@ -11,9 +11,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"charm.land/fang/v2"
@@ -33,6 +36,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
@@ -53,6 +57,12 @@ const exitUsage = 2
 var demoSession []byte
 
 func main() {
+	// Claude Code runs the hook for every tool call: it starts without the
+	// command line's machinery, and always exits 0.
+	if len(os.Args) > 2 && os.Args[1] == "hook" && os.Args[2] == "claude-code" &&
+		runHookFast(os.Args[3:], os.Stdin, os.Stdout, os.Stderr) {
+		os.Exit(0)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -62,10 +72,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newCommand(stdin, stdout, stderr, &code)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetOut(helpWriter(stdout))
 	root.SetErr(stderr)
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(version()),
+		fang.WithoutManpage(),
 		fang.WithErrorHandler(printCommandError))
 	if err != nil {
 		// The commands print their own errors and set code; what reaches
@@ -210,17 +221,19 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions
 spillway report --by day --since 2026-05-01 -z UTC`,
 		Args: cobra.ArbitraryArgs,
 	}
-	reportFlags, reportFormat, reportOut := &commonFlags{}, "text", ""
+	reportFlags, reportFormat, reportOut, reportTexts := &commonFlags{}, "text", "", false
 	reportFlags.register(reportCmd.Flags(), "none")
 	completeCommon(reportCmd)
 	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
 	complete(reportCmd, "format", report.Formats)
 	reportCmd.Flags().StringVar(&reportOut, "out", "", "folder the parquet tables (or calls.jsonl) are written into")
 	_ = reportCmd.MarkFlagDirname("out")
+	reportCmd.Flags().BoolVar(&reportTexts, "texts", false, "with --format json or jsonl, each result's text as recorded and text_after as the model would receive it (jsonl: a line per result)")
 	groupFlags := &groupFlags{}
 	groupFlags.register(reportCmd)
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
+		reportFlags.texts = reportTexts
 		*code = runReport(cmd.Flags(), reportFlags, groupFlags, args, reportFormat, reportOut, stdin, stdout, stderr)
 	}
 
@@ -267,8 +280,72 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	pricesCmd.Run = func(_ *cobra.Command, args []string) {
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code))
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code),
+		newHookCommand(stdin, stdout, stderr, code), newManCommand(root, stdout))
+	completionCommand(root, stdout)
 	return root
+}
+
+// completionShells are the shells cobra writes completion scripts for.
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+
+// completionCommand makes cobra's completion command refuse a shell it has
+// no script for, where it printed its help and exited 0. Its scripts go
+// to stdout as they are, never through the help's writer: cobra takes the
+// root's writer when the command is made.
+func completionCommand(root *cobra.Command, stdout io.Writer) {
+	root.SetOut(stdout)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Args = cobra.ArbitraryArgs
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return fmt.Errorf("no completion script for %q: spillway completes %s or %s", args[0],
+				strings.Join(completionShells[:len(completionShells)-1], ", "), completionShells[len(completionShells)-1])
+		}
+	}
+}
+
+// helpWriter is where help and --version go: stdout, with the spaces fang
+// pads each line of help with to 120 columns taken off when stdout is
+// not a terminal, where they only clutter a file or a pager.
+func helpWriter(stdout io.Writer) io.Writer {
+	if isTerminal(stdout) {
+		return stdout
+	}
+	return &trimWriter{w: stdout}
+}
+
+// trimWriter writes each line without its trailing spaces.
+type trimWriter struct {
+	w       io.Writer
+	pending []byte // spaces not yet known to end a line
+}
+
+func (t *trimWriter) Write(p []byte) (int, error) {
+	out := make([]byte, 0, len(p))
+	for _, c := range p {
+		switch c {
+		case ' ':
+			t.pending = append(t.pending, c)
+			continue
+		case '\n':
+			t.pending = t.pending[:0]
+		default:
+			out = append(out, t.pending...)
+			t.pending = t.pending[:0]
+		}
+		out = append(out, c)
+	}
+	if _, err := t.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // complete offers values as the completions of a flag's argument.
@@ -309,6 +386,7 @@ type commonFlags struct {
 	prices      string
 	maxLine     string
 	policy      policyFlags
+	texts       bool // report --texts
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
@@ -347,25 +425,29 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	if err != nil {
 		return app.Options{}, fmt.Errorf("--max-line-bytes: %w", err)
 	}
-	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy}
-	if !policy.Inert() {
+	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy, Texts: c.texts}
+	// What spillway's hook cut from the sessions it ran in.
+	opt.Ledger, _ = ledger.DefaultDir()
+	if !policy.Inert() || c.texts {
 		if opt.Counter, err = c.tokenizer(); err != nil {
 			return app.Options{}, err
 		}
 		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
 			return app.Options{}, err
 		}
+		opt.WriteSpills = c.policy.spillDir != "" // asked for: written where asked
 	}
 	return opt, nil
 }
 
-// tokenizer is the token counter the flags ask for, its ranks loaded.
+// tokenizer is the token counter the flags ask for, opened when a session
+// is first counted.
 func (c *commonFlags) tokenizer() (app.Counter, error) {
-	counter, err := c.policy.counter()
+	enc, err := c.policy.tokenEncoding()
 	if err != nil {
 		return nil, err
 	}
-	return app.Tokenizer(counter.Encoding()), nil
+	return app.Tokenizer(enc), nil
 }
 
 // parseMaxLine reads --max-line-bytes: a size such as 64MiB, at least 1.
@@ -409,8 +491,12 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 		printError(stderr, err)
 		return exitUsage
 	}
+	if common.texts && (g.By != "" || g.Cut() || (format != "json" && format != "jsonl")) {
+		printError(stderr, errors.New("--texts is for --format json and jsonl, without --by, --since or --until"))
+		return exitUsage
+	}
 	if g.By != "" || g.Cut() || format == "text" {
-		return printGroups(fs, common, g, paths, stdin, format, stdout, stderr)
+		return printGroups(fs, common, g, paths, "stdin", stdin, format, stdout, stderr)
 	}
 	if len(paths) == 0 {
 		// Every session found, as a folder of them would be.
@@ -430,10 +516,18 @@ func printReport(fs *flag.FlagSet, common *commonFlags, paths []string, stdinNam
 		return exitUsage
 	}
 	opt.StdinName = stdinName
+	stdout, stderr, done := withProgress(stdout, stderr, &opt)
+	defer done()
 	w, err := report.Open(format, out, stdout, opt.Prices.Source)
 	if err != nil {
 		printError(stderr, err)
 		return exitUsage
+	}
+	if out != "" {
+		defer onInterrupt(func() {
+			report.Abort(w)
+			printError(stderr, fmt.Errorf("interrupted: nothing written to %s", out))
+		})()
 	}
 	problems, err := report.Generate(paths, stdin, opt, w, stderr)
 	if err != nil {
@@ -459,6 +553,10 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			return 1
 		}
 	}
+	width := textWidth(stdout) // of the terminal, before the progress line wraps it
+	var done func()
+	stdout, stderr, done = withProgress(stdout, stderr, &opt)
+	defer done()
 	if common.policy.dedupe {
 		// sweep --dedupe: the repeat-suppression question rather than the
 		// ceilings. Its rows set the repeat knob, so --dedupe alone leaves
@@ -467,22 +565,24 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			opt.Policy.Name = strings.TrimSuffix(opt.Policy.Name, "+custom")
 		}
 		dd, problems, err := report.SweepDedupe(paths, stdin, opt, stderr)
+		done()
 		if err != nil {
 			printError(stderr, err)
 			return 1
 		}
-		if err := dd.Write(stdout, format); err != nil {
+		if err := dd.Write(stdout, format, width); err != nil {
 			printError(stderr, err)
 			return exitUsage
 		}
 		return problems.Status()
 	}
 	sw, problems, err := report.Sweep(paths, stdin, opt, stderr)
+	done()
 	if err != nil {
 		printError(stderr, err)
 		return 1
 	}
-	if err := sw.Write(stdout, format); err != nil {
+	if err := sw.Write(stdout, format, width); err != nil {
 		printError(stderr, err)
 		return exitUsage
 	}
@@ -510,6 +610,20 @@ var (
 	}
 	runUI = ui.Run
 )
+
+// textWidth is what the text tables are fitted to: $COLUMNS, else the
+// terminal's width, else report.DefaultWidth.
+func textWidth(stdout io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			return w
+		}
+	}
+	return report.DefaultWidth
+}
 
 // runInspect opens the inspector: on a session, the path given, else the
 // one found, else the built-in demo; on the session list when the paths,
@@ -552,7 +666,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		} else if src.Stdin != nil {
 			name = "-"
 		}
-		return printReport(fs, common, []string{name}, src.Name, in, "text", "", stdout, stderr)
+		return reportInstead(fs, common, []string{name}, src.Name, in, stdout, stderr)
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
@@ -592,6 +706,23 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 	return 0
 }
 
+// reportInstead prints, where there is no terminal to open the inspector
+// on, what spillway report prints for paths under the inspector's policy
+// (in this machine's zone, as report's text is), and says on stderr which
+// policy that is: report's own default is none.
+func reportInstead(fs *flag.FlagSet, common *commonFlags, paths []string, stdinName string, stdin io.Reader, stdout, stderr io.Writer) int {
+	g, err := (&groupFlags{}).grouping()
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	if pol, err := common.policy.resolve(fs); err == nil { // else printGroups says what is wrong
+		fmt.Fprintf(stderr, "spillway: standard output is not a terminal: printing the report under %s, as spillway report --preset %s would\n",
+			termtext.Escape(pol.Name), termtext.Escape(strings.TrimSuffix(pol.Name, "+custom")))
+	}
+	return printGroups(fs, common, g, paths, stdinName, stdin, "text", stdout, stderr)
+}
+
 // inspectorOptions completes o with the pipeline's options and the spill
 // folder.
 func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Options {
@@ -599,7 +730,7 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 	if spillRoot == "" {
 		spillRoot, _ = common.policy.spillRoot()
 	}
-	o.Read, o.Policy, o.Prices, o.SpillRoot = opt.Read, opt.Policy, opt.Prices, spillRoot
+	o.Read, o.Policy, o.Prices, o.SpillRoot, o.Ledger = opt.Read, opt.Policy, opt.Prices, spillRoot, opt.Ledger
 	o.Counter = func() (replay.TokenCounter, error) {
 		counter, err := common.tokenizer()
 		if err != nil {
@@ -642,7 +773,7 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		if len(paths) == 0 {
 			return 0, false // the newest session's report, as without a list
 		}
-		return printReport(fs, common, paths, "stdin", nil, "text", "", stdout, stderr), true
+		return reportInstead(fs, common, paths, "stdin", nil, stdout, stderr), true
 	}
 	opt, err := common.options(fs, stderr)
 	if err != nil {
@@ -675,4 +806,29 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 func recentlyChanged(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && time.Since(info.ModTime()) < time.Minute
+}
+
+// onInterrupt runs cleanup if the process is interrupted (ctrl-C,
+// SIGTERM) before the returned stop is called, then ends it as the signal
+// would have.
+func onInterrupt(cleanup func()) (stop func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			cleanup()
+			signal.Stop(sig)
+			if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(s) == nil {
+				time.Sleep(time.Second) // the signal ends the process
+			}
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(done)
+	}
 }

@@ -56,7 +56,7 @@ func TestInspectorOpensList(t *testing.T) {
 	}
 	// Without a terminal: the report of both sessions.
 	code, stdout, stderr := runCLI(t, "", one, two)
-	if code != 0 || !strings.Contains(stdout, one) || !strings.Contains(stdout, two) {
+	if code != 0 || !strings.HasPrefix(stdout, "by session · 2 sessions, 16 API calls · ") {
 		t.Errorf("exit %d, report:\n%s\n%s", code, stdout, stderr)
 	}
 	if code, _, stderr := runCLI(t, "", one, "-"); code != 2 || !strings.Contains(stderr, "standard input (-) opens alone") {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,12 +11,33 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/guard/spill"
+	"github.com/spillway-dev/spillway/internal/realharness"
 )
 
 func fixture(name string) string { return filepath.Join("testdata", "transcripts", name) }
 
+// TestMain lets the test binary be what the real Claude Code runs: the
+// hook (as spillway hook install writes it, this binary's path first) and
+// the MCP server of the tests that start one. As tests, they run with the
+// text tables at their default width, whatever the shell exports; a test
+// that wants another sets COLUMNS.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "hook" && os.Args[2] == "claude-code" {
+		runHookFast(os.Args[3:], os.Stdin, os.Stdout, os.Stderr)
+		os.Exit(0)
+	}
+	realharness.ServeMCPIfAsked()
+	os.Unsetenv("COLUMNS")
+	os.Exit(m.Run())
+}
+
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+
 	var out, errb bytes.Buffer
 	code = run(args, strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
@@ -153,7 +175,7 @@ func TestPolicyCommands(t *testing.T) {
 		stdoutHas []string
 		stderrHas string
 	}{
-		{name: "presets", args: []string{"presets"}, stdoutHas: []string{"harness-rs-0.0.40", "agentscope-pre-2026-07", "claude-code", "Bash 30,000", "Read never", "dedupe-from-3"}},
+		{name: "presets", args: []string{"presets"}, stdoutHas: []string{"harness-rs-0.0.40", "agentscope-pre-2026-07", "claude-code", "Bash 30,000", "Read never", "dedupe-from-3", "from the 3rd identical call, key tool_args"}},
 		{name: "presets as JSON", args: []string{"presets", "--format", "json"}, stdoutHas: []string{`"name": "codex"`, `"allowance": 1.2`}},
 		{name: "report under a preset", args: []string{"report", "--preset", "harness-rs-0.0.40", "--spill-dir", spill, demo},
 			stdoutHas: []string{"policy harness-rs-0.0.40", "suppress (stale)", "truncate", "under harness-rs-0.0.40"}},
@@ -170,15 +192,17 @@ func TestPolicyCommands(t *testing.T) {
 		// The figures README's sweep example and inspector example show.
 		{name: "sweep as CSV", args: []string{"sweep", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
 			stdoutHas: []string{"policy,ceiling,unit,own,shaped,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
-				"harness-rs-0.0.40,24576,json_bytes,true,2,3,236852,0.398305500,0.254151300,0,0,0,1\n"}},
+				"harness-rs-0.0.40,24576,json_bytes,true,1,3,227248,0.398305500,0.260020200,0,0,0,1\n"}},
 		// harness-rs-0.0.40 suppresses from the 2nd call: that row is the
 		// ceiling sweep's own point above.
 		{name: "sweep --dedupe", args: []string{"sweep", "--dedupe", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
 			stdoutHas: []string{"policy,dedupe_from,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
-				"harness-rs-0.0.40,2,3,236852,0.398305500,0.254151300,0,0,0,1\n", "harness-rs-0.0.40,0,0,"}},
-		// Without a ceiling only the repeats are taken out.
+				"harness-rs-0.0.40,2,3,227248,0.398305500,0.260020200,0,0,0,1\n", "harness-rs-0.0.40,0,0,"}},
+		// Without a ceiling only the repeats are taken out: their stubs,
+		// numbered by Claude Code as the Reads they stand for, cost 64
+		// tokens more than before they were.
 		{name: "a ceiling of 0 turns it off", args: []string{"report", "--preset", "harness-rs-0.0.40", "--max-bytes", "0", demo},
-			stdoutHas: []string{"prompt tokens 619,430 → 586,134", "suppress"}},
+			stdoutHas: []string{"prompt tokens 619,430 → 586,198", "suppress"}},
 		{name: "presets takes no arguments", args: []string{"presets", "extra"}, code: 2, stderrHas: "presets takes no arguments"},
 		{name: "negative preview", args: []string{"report", "--preview-head", "-5", demo}, code: 2, stderrHas: "--preview-head -5: a preview size is 0 or more"},
 		{name: "dedupe from the 1st call", args: []string{"report", "--dedupe-from", "1", demo}, code: 2, stderrHas: "--dedupe-from 1: the first call of a kind is never a repeat"},
@@ -270,6 +294,84 @@ func TestREADMEHelp(t *testing.T) {
 	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
 		if want != "…" && !lines[want] {
 			t.Errorf("README shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestReportSpillsPlanned: report under a spilling policy plans its spill
+// files in the cache folder and writes none, saying where they would go;
+// --spill-dir, asked for, writes them there and says so.
+func TestReportSpillsPlanned(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	demo := filepath.Join("testdata", "demo.jsonl")
+	code, stdout, stderr := runCLI(t, "", "report", "--preset", "harness-rs-0.0.50", "--max-bytes", "2KiB", demo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	root, err := spill.DefaultRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := " spill files planned under " + root + ", not written (--spill-dir writes them)\n"; !strings.Contains(stdout, want) {
+		t.Errorf("report does not say %q:\n%s", want, stdout)
+	}
+	countFiles := func(dir string) int {
+		n := 0
+		filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	if n := countFiles(cache); n != 0 {
+		t.Errorf("report wrote %d files under the cache folder", n)
+	}
+	dir := filepath.Join(t.TempDir(), "spills")
+	code, stdout, stderr = runCLI(t, "", "report", "--preset", "harness-rs-0.0.50", "--max-bytes", "2KiB", "--spill-dir", dir, demo)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	n := countFiles(dir)
+	if want := fmt.Sprintf("  %d spill files written under %s\n", n, dir); n == 0 || !strings.Contains(stdout, want) {
+		t.Errorf("%d files written; report does not say %q:\n%s", n, want, stdout)
+	}
+}
+
+// TestInspectorReportIsReport: without a terminal the inspector prints
+// what spillway report prints under the inspector's policy, in the same
+// zone, and says on stderr which policy that is.
+func TestInspectorReportIsReport(t *testing.T) {
+	t.Setenv("TZ", "Asia/Tokyo")
+	for _, args := range [][]string{
+		{fixture("claude.jsonl")},
+		{filepath.Join("report", "testdata", "by")},
+		{"--max-bytes", "4KiB", filepath.Join("testdata", "demo.jsonl")},
+	} {
+		code, inspector, stderr := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", args, code, stderr)
+		}
+		preset := "harness-rs-0.0.50"
+		name := preset
+		if args[0] == "--max-bytes" {
+			name += "+custom"
+		}
+		if want := "spillway: standard output is not a terminal: printing the report under " + name + ", as spillway report --preset " + preset + " would\n"; stderr != want {
+			t.Errorf("%q: stderr %q, want %q", args, stderr, want)
+		}
+		code, report, stderr := runCLI(t, "", append([]string{"report", "--preset", preset}, args...)...)
+		if code != 0 {
+			t.Fatalf("%q: report exit %d: %s", args, code, stderr)
+		}
+		if diff := cmp.Diff(report, inspector); diff != "" {
+			t.Errorf("%q: (-report +inspector)\n%s", args, diff)
+		}
+		if !strings.Contains(inspector, "Asia/Tokyo") {
+			t.Errorf("%q: times not in the machine's zone:\n%s", args, inspector)
 		}
 	}
 }

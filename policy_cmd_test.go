@@ -39,7 +39,7 @@ func TestPolicyExport(t *testing.T) {
 	}
 	p.Exclude, p.Name = []string{"Read"}, p.Name+"+custom"
 	file := filepath.Join(t.TempDir(), "spillway-policy.json")
-	if err := policy.Save(file, p); err != nil {
+	if err := policy.Save(file, p, false); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()

@@ -1,6 +1,10 @@
 package report
 
-import "github.com/spillway-dev/spillway/guard/replay"
+import (
+	"fmt"
+
+	"github.com/spillway-dev/spillway/guard/replay"
+)
 
 // CostParts is why a call cost what it did, in USD (see
 // replay.Causes): the five add up to cost_usd.
@@ -107,6 +111,14 @@ func costParts(rp *replay.Run) ([]*CostParts, []*CostDetail) {
 	return out, details
 }
 
+// carryNote says what carry costs rest on where no token was counted.
+func carryNote(r replay.ByteRate) string {
+	if r.TokensPerByte == 0 {
+		return fmt.Sprintf("carry costs unknown: no policy, no token counted, and %s of recorded prompt growth to measure a byte by (3 needed)", plural(r.Pairs, "call pair"))
+	}
+	return fmt.Sprintf("carry costs from the recorded prompts: %.3f tokens a byte of result, the median of %s whose prompt grew by the results between them (no policy: tokens not counted)", r.TokensPerByte, plural(r.Pairs, "call pair"))
+}
+
 // byTool sums the session's results by tool, the costliest to carry first.
 func byTool(rp *replay.Run) []ToolCost {
 	tools := rp.ByTool()
@@ -123,10 +135,10 @@ func byTool(rp *replay.Run) []ToolCost {
 			Shaped: t.Shaped, Suppressed: t.Suppressed}
 		if t.Tokens >= 0 {
 			c.Tokens, c.TokensAfter = &tools[i].Tokens, &tools[i].TokensAfter
-			if rp.Totals.Cost != nil {
-				c.CarryCostUSD, c.CarryCostUSDAfter = &tools[i].CarryCost, &tools[i].CarryCostAfter
-				c.CostShare, c.CostShareAfter = share(t.CarryCost, rp.Totals.Cost), share(t.CarryCostAfter, rp.Totals.CostAfter)
-			}
+		}
+		if rp.Totals.Cost != nil && rp.Prepared.CarryMeasured() {
+			c.CarryCostUSD, c.CarryCostUSDAfter = &tools[i].CarryCost, &tools[i].CarryCostAfter
+			c.CostShare, c.CostShareAfter = share(t.CarryCost, rp.Totals.Cost), share(t.CarryCostAfter, rp.Totals.CostAfter)
 		}
 		out[i] = c
 	}

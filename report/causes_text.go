@@ -28,9 +28,10 @@ func toolName(name string) string {
 }
 
 // writeByTool lists the results by tool: how many, their size, and, when
-// their tokens were counted, what carrying them cost, with the policy's
-// figures beside when one is set.
-func writeByTool(b *strings.Builder, s *Session, active bool) {
+// their tokens were counted or the recorded prompts measure them, what
+// carrying them cost, with the policy's figures beside when one is set;
+// its note is wrapped to lineWidth.
+func writeByTool(b *strings.Builder, s *Session, active bool, lineWidth int) {
 	if len(s.ByTool) == 0 {
 		return
 	}
@@ -103,4 +104,7 @@ func writeByTool(b *strings.Builder, s *Session, active bool) {
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	if s.Tokens.Carry != "" {
+		writeNote(b, s.Tokens.Carry, lineWidth, tableIndent)
+	}
 }

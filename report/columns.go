@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/layout"
 )
 
 // rightAligned lays out rows of tab-terminated cells exactly as
@@ -14,7 +16,8 @@ import (
 type rightAligned struct {
 	buf    []byte // the cells' text, back to back
 	cells  []cell
-	widths []int // per column, in runes
+	widths []int  // per column, in runes
+	drop   []bool // per column: left out by fit
 }
 
 type cell struct{ end, runes int }
@@ -53,16 +56,52 @@ func (t *rightAligned) add(row []byte) {
 	}
 }
 
+// fit leaves out columns until the rows fit width cells, those of the
+// highest priority number first (priority[i] is column i's; 0 is never
+// left out), as the other text tables give way.
+func (t *rightAligned) fit(width int, priority []int) {
+	type col struct{ i, width, priority int }
+	var cols []col
+	fixed := 0
+	for i, w := range t.widths {
+		if priority[i] == 0 {
+			fixed += w + 2
+			continue
+		}
+		cols = append(cols, col{i, w, priority[i]})
+	}
+	t.drop = make([]bool, len(t.widths))
+	for i := range t.drop {
+		t.drop[i] = priority[i] != 0
+	}
+	// Each column takes its width and the padding of 2 before it: n
+	// columns fit in room when their widths and n-1 gaps fit in room-2.
+	room := width - fixed
+	kept := layout.Fit(cols, room-2, 2, func(c *col) (*int, int, bool) { return &c.width, c.priority, false })
+	used := 0
+	for _, c := range kept {
+		used += c.width + 2
+	}
+	if used > room {
+		return // the one column Fit keeps does not fit either
+	}
+	for _, c := range kept {
+		t.drop[c.i] = false
+	}
+}
+
 // appendTo appends the laid-out rows to b.
 func (t *rightAligned) appendTo(b []byte) []byte {
 	const padding = 2
 	start := 0
 	for i, c := range t.cells {
 		col := i % len(t.widths)
-		for range t.widths[col] + padding - c.runes {
-			b = append(b, ' ')
+		if t.drop == nil || !t.drop[col] {
+			for range t.widths[col] + padding - c.runes {
+				b = append(b, ' ')
+			}
+			b = append(b, t.buf[start:c.end]...)
 		}
-		b = append(b, t.buf[start:c.end]...)
 		start = c.end
 		if col == len(t.widths)-1 {
 			b = append(b, '\n')

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
+	"strings"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
@@ -66,19 +66,15 @@ func SweepDedupe(inputs []string, stdin io.Reader, opt Options, errw io.Writer) 
 
 // dedupeSetting names a point's setting.
 func dedupeSetting(from int) string {
-	switch from {
-	case 0:
+	if from == 0 {
 		return "off"
-	case 2:
-		return "from the 2nd"
-	case 3:
-		return "from the 3rd"
 	}
-	return fmt.Sprintf("from the %dth", from)
+	return "from the " + human.Ordinal(from) + " identical call"
 }
 
-// Write writes the repeat-suppression sweep as text, JSON or CSV.
-func (d *DedupeDoc) Write(w io.Writer, format string) error {
+// Write writes the repeat-suppression sweep as text, JSON or CSV; the text
+// in width cells (0: DefaultWidth).
+func (d *DedupeDoc) Write(w io.Writer, format string, width int) error {
 	switch format {
 	case "json":
 		return writeJSON(w, d, false)
@@ -100,28 +96,34 @@ func (d *DedupeDoc) Write(w io.Writer, format string) error {
 	if d.Policy.Ceiling > 0 {
 		ceiling = "ceiling " + policy.FormatSize(d.Policy.Ceiling, d.Policy.Unit)
 	}
-	fmt.Fprintf(w, "%s (%s) with repeat suppression off and from the 2nd, 3rd and 4th identical call, over %s, %s\n",
-		termtext.Escape(d.Policy.Name), ceiling, plural(d.Sessions, "session"), plural(d.Results, "tool result"))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "repeats\tsuppressed\ttokens saved\tcost after\tsaved\tused hidden\tretrievable\tunseen repeats\tstale\t")
-	for _, pt := range d.Points {
-		saved := "–"
-		if pt.Cost != nil && pt.CostAfter != nil {
+	var b strings.Builder
+	writeNote(&b, fmt.Sprintf("%s (%s) with repeat suppression off and from the 2nd, 3rd and 4th identical call, over %s, %s",
+		termtext.Escape(d.Policy.Name), ceiling, countOf(d.Sessions, "session"), countOf(d.Results, "tool result")), width, "")
+	col := func(title string, priority int, cell func(pt *replay.DedupePoint) string) textColumn {
+		return figureColumn(d.Points, title, priority, cell)
+	}
+	writeColumns(&b, []textColumn{
+		col("repeats", 0, func(pt *replay.DedupePoint) string { return dedupeSetting(pt.From) }),
+		col("suppressed", 2, func(pt *replay.DedupePoint) string { return strconv.Itoa(pt.Suppressed) }),
+		col("tokens saved", 3, func(pt *replay.DedupePoint) string { return human.Count(pt.Saved) }),
+		col("cost after", 5, func(pt *replay.DedupePoint) string { return human.USD(pt.CostAfter) }),
+		col("saved", 1, func(pt *replay.DedupePoint) string {
+			if pt.Cost == nil || pt.CostAfter == nil {
+				return "–"
+			}
 			diff := *pt.Cost - *pt.CostAfter
-			saved = human.USD(&diff)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t\n", dedupeSetting(pt.From), pt.Suppressed, human.Count(pt.Saved),
-			human.USD(pt.CostAfter), saved, pt.Hazards.UsedHidden, pt.Hazards.Retrievable, pt.Hazards.SuppressedUnseen, pt.Hazards.Stale)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+			return human.USD(&diff)
+		}),
+		col("used hidden", 4, func(pt *replay.DedupePoint) string { return strconv.Itoa(pt.Hazards.UsedHidden) }),
+		col("retrievable", 7, func(pt *replay.DedupePoint) string { return strconv.Itoa(pt.Hazards.Retrievable) }),
+		col("unseen repeats", 4, func(pt *replay.DedupePoint) string { return strconv.Itoa(pt.Hazards.SuppressedUnseen) }),
+		col("stale", 6, func(pt *replay.DedupePoint) string { return strconv.Itoa(pt.Hazards.Stale) }),
+	}, width, nil)
 	if d.Unpriced > 0 {
-		fmt.Fprintf(w, "Dollars leave out %s with no recorded usage or no price.\n", plural(d.Unpriced, "session"))
+		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price.", plural(d.Unpriced, "session")), width, "")
 	}
-	if _, err := fmt.Fprintf(w, "Savings and hazards include the ceiling's; the rows differ by repeat suppression alone; %s.\n", assumption); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, hazardColumns)
+	writeNote(&b, fmt.Sprintf("Savings and hazards include the ceiling's; the rows differ by repeat suppression alone; %s.", assumption), width, "")
+	writeNote(&b, hazardColumns, width, "")
+	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -38,15 +38,15 @@ func TestSweepDedupe(t *testing.T) {
 	}{
 		{24576, []row{{0, 0, 0, 0, 0}, {2, 1, 1446, 0.004338, 0}, {3, 0, 0, 0, 0}, {4, 0, 0, 0, 0}}, []string{
 			"off 0 0 $0.028350 $0.000000 0 0 0 0",
-			"from the 2nd 1 1,446 $0.024012 $0.004338 0 0 0 0",
-			"from the 3rd 0 0 $0.028350 $0.000000 0 0 0 0",
-			"from the 4th 0 0 $0.028350 $0.000000 0 0 0 0",
+			"from the 2nd identical call 1 1,446 $0.024012 $0.004338 0 0 0 0",
+			"from the 3rd identical call 0 0 $0.028350 $0.000000 0 0 0 0",
+			"from the 4th identical call 0 0 $0.028350 $0.000000 0 0 0 0",
 		}},
 		{4096, []row{{0, 0, 1224, 0.003672, 0}, {2, 1, 2262, 0.006786, 1}, {3, 0, 1224, 0.003672, 0}, {4, 0, 1224, 0.003672, 0}}, []string{
 			"off 0 1,224 $0.024678 $0.003672 0 0 0 0",
-			"from the 2nd 1 2,262 $0.021564 $0.006786 0 0 1 0",
-			"from the 3rd 0 1,224 $0.024678 $0.003672 0 0 0 0",
-			"from the 4th 0 1,224 $0.024678 $0.003672 0 0 0 0",
+			"from the 2nd identical call 1 2,262 $0.021564 $0.006786 0 0 1 0",
+			"from the 3rd identical call 0 1,224 $0.024678 $0.003672 0 0 0 0",
+			"from the 4th identical call 0 1,224 $0.024678 $0.003672 0 0 0 0",
 		}},
 	}
 	for _, tt := range tests {
@@ -66,7 +66,7 @@ func TestSweepDedupe(t *testing.T) {
 			t.Errorf("ceiling %d (-want +got):\n%s", tt.ceiling, diff)
 		}
 		var text, js bytes.Buffer
-		doc.Write(&text, "text")
+		doc.Write(&text, "text", 0)
 		lines := strings.Split(text.String(), "\n")
 		var rows []string
 		for _, l := range lines[2:6] {
@@ -75,7 +75,7 @@ func TestSweepDedupe(t *testing.T) {
 		if diff := cmp.Diff(tt.text, rows); diff != "" {
 			t.Errorf("ceiling %d text (-want +got):\n%s", tt.ceiling, diff)
 		}
-		doc.Write(&js, "json")
+		doc.Write(&js, "json", 0)
 		var back struct {
 			Schema string `json:"schema"`
 			Points []struct {

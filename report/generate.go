@@ -1,9 +1,12 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"sync"
 
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
@@ -29,11 +32,20 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	}
 	// A policy that never changes a result never needs the texts, nor
 	// their tokens: reading only their sizes is faster and holds less.
-	if opt.Policy.Inert() {
+	if opt.Policy.Inert() && !opt.Texts {
 		opt.Read.SizesOnly = true
 		opt.Counter = nil
 	} else {
 		opt.Read.SizesOnly = false
+	}
+	complain := complainTo(errw)
+	if ww, ok := w.(warner); ok {
+		var mu sync.Mutex // Render runs on several goroutines
+		ww.warnTo(func(warning string) {
+			mu.Lock()
+			defer mu.Unlock()
+			complain(errors.New(warning))
+		})
 	}
 	render := func(s *app.Session) ([]byte, error) {
 		rs, err := session(s, opt)
@@ -42,12 +54,18 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 		}
 		return w.Render(rs)
 	}
-	p, err := app.Each(resolved, stdin, opt, render, w.Write, complainTo(errw))
+	p, err := app.Each(resolved, stdin, opt, render, w.Write, complain)
 	if err != nil {
+		Abort(w)
 		return p, err
 	}
 	return p, w.End()
 }
+
+// warner is a Writer with warnings of its own about what it writes
+// (figures past what its columns hold): Generate gives it where problems
+// go. warn may be called from Render, on several goroutines at once.
+type warner interface{ warnTo(warn func(string)) }
 
 // complainTo writes each problem with an input to errw, one line each.
 func complainTo(errw io.Writer) func(error) {
@@ -55,19 +73,41 @@ func complainTo(errw io.Writer) func(error) {
 }
 
 // session replays one session and its sub-agents under opt.Policy and
-// builds its report, whose totals include the sub-agents'.
+// builds its report, whose totals include the sub-agents'. Spill files
+// are planned, and written only with opt.WriteSpills.
 func session(s *app.Session, opt Options) (*Session, error) {
-	rp, err := opt.Replay(s.Prepared, opt.Policy)
+	led, err := readLedger(opt.Ledger, s.Prepared.Session.ID)
 	if err != nil {
 		return nil, err
 	}
-	out := Build(rp)
-	for _, sub := range s.Subagents {
-		rp, err := opt.Replay(sub, opt.Policy)
+	one := func(p *replay.Prepared) (*Session, error) {
+		rp, planned, err := opt.ReplayPlanned(p, opt.Policy)
 		if err != nil {
 			return nil, err
 		}
-		rs := Build(rp)
+		out := Build(rp)
+		annotate(out, rp, opt, led)
+		if planned == nil || planned.Len() == 0 {
+			return out, nil
+		}
+		out.Spills = SpillFiles{Dir: planned.Dir.Root, Planned: planned.Len()}
+		if opt.WriteSpills {
+			out.Spills.Written, err = planned.WriteAll()
+			if err != nil {
+				out.Spills.Error = err.Error()
+			}
+		}
+		return out, nil
+	}
+	out, err := one(s.Prepared)
+	if err != nil {
+		return nil, err
+	}
+	for _, sub := range s.Subagents {
+		rs, err := one(sub)
+		if err != nil {
+			return nil, err
+		}
 		out.Subagents = append(out.Subagents, rs)
 		out.include(rs)
 	}

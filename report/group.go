@@ -11,6 +11,7 @@ import (
 	_ "time/tzdata" // zone names resolve where the system has no zone files
 
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -33,6 +34,9 @@ type Grouping struct {
 	// Calls keeps each session's calls and results in the report beside
 	// the groups.
 	Calls bool
+	// Width is what the text tables are fitted to, in cells; 0 is
+	// DefaultWidth.
+	Width int
 }
 
 // Cut tells whether the grouping leaves calls out by their time.
@@ -121,6 +125,14 @@ type Group struct {
 
 	sum  groupSum
 	last time.Time // of the group's latest call
+	// session names a by-session group's session for the text table.
+	session *sessionInfo
+}
+
+// sessionInfo is what tells a session apart in the by-session table.
+type sessionInfo struct {
+	id, project, agent string
+	models             []string
 }
 
 // groupSum is what a group's costs are decided from.
@@ -133,6 +145,9 @@ type groupSum struct {
 	// copies counts usage recorded here but counted in the log it was
 	// copied from: a group of copies alone costs nothing, not unknown.
 	copies int
+	// noUsage counts the calls of sessions whose logs record no usage at
+	// all: what they cost is unknown, so the group's cost is too.
+	noUsage int
 }
 
 // add counts usage on model: rec nil when the log records none.
@@ -165,6 +180,9 @@ func (g *Group) merge(o *Group) {
 	if o.last.After(g.last) {
 		g.last = o.last
 	}
+	if g.session == nil {
+		g.session = o.session
+	}
 	g.Sessions += o.Sessions
 	g.APICalls += o.APICalls
 	g.Recorded.Input += o.Recorded.Input
@@ -175,6 +193,7 @@ func (g *Group) merge(o *Group) {
 	g.sum.priced += o.sum.priced
 	g.sum.pricedAfter += o.sum.pricedAfter
 	g.sum.copies += o.sum.copies
+	g.sum.noUsage += o.sum.noUsage
 	g.sum.afterUnknown = g.sum.afterUnknown || o.sum.afterUnknown
 	for m := range o.sum.unpriced {
 		if g.sum.unpriced == nil {
@@ -187,7 +206,7 @@ func (g *Group) merge(o *Group) {
 // settle sets the costs from the sums.
 func (g *Group) settle() {
 	g.CostUSD, g.CostUSDAfter = nil, nil
-	if g.sum.usage == 0 && g.sum.copies == 0 || len(g.sum.unpriced) > 0 {
+	if len(g.sum.unpriced) > 0 || g.sum.noUsage > 0 || g.APICalls == 0 && g.sum.usage == 0 && g.sum.copies == 0 {
 		return
 	}
 	usd := g.sum.priced
@@ -201,8 +220,9 @@ func (g *Group) settle() {
 // Unpriced lists the models of the group's usage that have no price.
 func (g *Group) Unpriced() []string { return sortedKeys(g.sum.unpriced) }
 
-// NoUsage tells whether the log records no usage for any call of the group.
-func (g *Group) NoUsage() bool { return g.sum.usage == 0 }
+// NoUsage counts the group's calls from sessions whose logs record no
+// usage at all.
+func (g *Group) NoUsage() int { return g.sum.noUsage }
 
 // Groups is a grouped report: its rows and their total.
 type Groups struct {
@@ -265,15 +285,25 @@ func (gr *grouper) split(s *Session) *part {
 	switch gr.g.By {
 	case "session":
 		fixed = s.Path
+		info := &sessionInfo{id: s.SessionID, project: projectOf(s), agent: agentOf(s), models: s.Models}
 		if !gr.g.Cut() {
-			p.group(fixed) // a session without calls is still a row
+			p.group(fixed).session = info // a session without calls is still a row
 		}
+		defer func() {
+			if g := p.keys[fixed]; g != nil {
+				g.session = info
+			}
+		}()
 	case "project":
 		fixed = projectOf(s)
 		if !gr.g.Cut() {
 			p.group(fixed) // a session without calls still has its project
 		}
 	}
+	// A session whose logs record no usage at all has an unknown cost, and
+	// so has every group with a call of it; calls without usage in a
+	// session that records some are not billed, as ccusage counts them.
+	noUsage := s.Totals.CostUSD == nil && len(s.Totals.UnpricedModels) == 0
 	for _, part := range append([]*Session{s}, s.Subagents...) {
 		for i := range part.Calls {
 			c := &part.Calls[i]
@@ -294,9 +324,12 @@ func (gr *grouper) split(s *Session) *part {
 			}
 			p.any = true
 			p.total.APICalls++
+			if noUsage {
+				p.total.sum.noUsage++
+			}
 			p.total.add(c.Model, c.Recorded, c.CostUSD, c.CostUSDAfter)
 			for _, x := range c.Extra {
-				p.total.add(x.Model, &x.Recorded, x.CostUSD, x.CostUSD)
+				p.total.add(x.Model, &x.Recorded, x.CostUSD, extraAfter(part, x))
 			}
 			key := fixed
 			switch gr.g.By {
@@ -305,11 +338,14 @@ func (gr *grouper) split(s *Session) *part {
 			case "model":
 				g := p.group(c.Model)
 				g.APICalls++
+				if noUsage {
+					g.sum.noUsage++
+				}
 				g.add(c.Model, c.Recorded, c.CostUSD, c.CostUSDAfter)
 				for _, x := range c.Extra {
 					g := p.group(x.Model)
 					g.APICalls++
-					g.add(x.Model, &x.Recorded, x.CostUSD, x.CostUSD)
+					g.add(x.Model, &x.Recorded, x.CostUSD, extraAfter(part, x))
 				}
 				continue
 			}
@@ -318,9 +354,12 @@ func (gr *grouper) split(s *Session) *part {
 				g.last = *c.Time
 			}
 			g.APICalls++
+			if noUsage {
+				g.sum.noUsage++
+			}
 			g.add(c.Model, c.Recorded, c.CostUSD, c.CostUSDAfter)
 			for _, x := range c.Extra {
-				g.add(x.Model, &x.Recorded, x.CostUSD, x.CostUSD)
+				g.add(x.Model, &x.Recorded, x.CostUSD, extraAfter(part, x))
 			}
 		}
 	}
@@ -328,6 +367,16 @@ func (gr *grouper) split(s *Session) *part {
 		p.any = true // every session read is in the report
 	}
 	return p
+}
+
+// extraAfter is what a call's usage on another model costs under s's
+// policy: what it cost, for no policy shapes it; unknown without a
+// policy, which has no after.
+func extraAfter(s *Session, x ExtraUsage) *float64 {
+	if s.Policy.Inert() {
+		return nil
+	}
+	return x.CostUSD
 }
 
 // add merges a session's part, in the order sessions are reported.
@@ -395,11 +444,21 @@ func dateKey(t *time.Time, zone *time.Location, by string) string {
 	return local.Format(time.DateOnly)
 }
 
+// agentOf names the agent that wrote a session and its version, as the
+// inspector's list does: "claude 2.1.126", "codex 0.144.1".
+func agentOf(s *Session) string {
+	name := strings.TrimSuffix(s.Format, "-code")
+	if s.Version != "" {
+		name += " " + s.Version
+	}
+	return name
+}
+
 // projectOf is the project a session worked in, as transcript.Project
 // names it from the log's start.
 func projectOf(s *Session) string {
 	cwd := ""
-	if f, err := os.Open(s.Path); err == nil {
+	if f, _, err := safefile.OpenRegular(s.Path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f) // unreadable: the folder alone names it
 		f.Close()
 	}

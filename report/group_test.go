@@ -250,11 +250,11 @@ func TestGroupsText(t *testing.T) {
 	ny, _ := time.LoadLocation("America/New_York")
 	got = text(none, Grouping{Zone: ny, ZoneName: "America/New_York"})
 	want = `by session · 3 sessions, 6 API calls · times in America/New_York · paths under testdata/by
-  session                                  last call  calls  input  output  cache write  cache read       cost
-  claude/pro…ome-dev-blog/s2.jsonl  2026-03-08 08:00      1  1,100   1,010            0           0  $0.006750
-  codex/sess…-02T10-00-00-c1.jsonl  2026-03-02 05:00      1    800     100            0         200  $0.002835
-  claude/pro…ome-dev-shop/s1.jsonl  2026-03-01 20:00      4  3,110     320            0      10,000    unknown
-  total                                                   6  5,010   1,430            0      10,200    unknown
+  project  session  last call         model                 agent          file                         calls  input  output  cache write  cache read       cost
+  blog     s2       2026-03-08 08:00  claude-haiku-4-5 +1   claude         claude/p…-dev-blog/s2.jsonl      1  1,100   1,010            0           0  $0.006750
+  shop     c1       2026-03-02 05:00  gpt-5.2               codex 0.128.0  codex/se…T10-00-00-c1.jsonl      1    800     100            0         200  $0.002835
+  shop     s1       2026-03-01 20:00  claude-sonnet-4-5 +1  claude         claude/p…-dev-shop/s1.jsonl      4  3,110     320            0      10,000    unknown
+  total                                                                                                     6  5,010   1,430            0      10,200    unknown
   cost unknown where a model has no price: claude-opus-4-9; the priced calls cost $0.026535
 `
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -266,7 +266,7 @@ func TestGroupsText(t *testing.T) {
 // escaped, and a CSV cell that a spreadsheet would run is quoted.
 func TestGroupsUntrusted(t *testing.T) {
 	dir := t.TempDir()
-	line := `{"type":"assistant","timestamp":"2026-03-02T00:00:00.000Z","sessionId":"e","cwd":"=HYPERLINK(\"x\")\u001b]52;c;aGk=\u0007","uuid":"u","requestId":"r","message":{"id":"m","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"content":[]}}` + "\n"
+	line := `{"type":"assistant","timestamp":"2026-03-02T00:00:00.000Z","sessionId":"e\u001b]0;t\u0007","cwd":"=HYPERLINK(\"x\")\u001b]52;c;aGk=\u0007","uuid":"u","requestId":"r","message":{"id":"m","model":"claude-haiku-4-5","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1},"content":[]}}` + "\n"
 	if err := os.WriteFile(filepath.Join(dir, "e.jsonl"), []byte(line), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -283,12 +283,19 @@ func TestGroupsUntrusted(t *testing.T) {
 	if strings.ContainsAny(text, "\x1b\x07") || !strings.Contains(text, `=HYPERLINK("x")\x1b]52;c;aGk=\x07`) {
 		t.Errorf("the project reaches the terminal as:\n%q", text)
 	}
+	// The session table shows the project's last part and the session id,
+	// both from the log: escaped too.
+	g.By = "session"
+	if text := run("text"); strings.ContainsAny(text, "\x1b\x07") || !strings.Contains(text, `e\x1b]0;t\x07`) {
+		t.Errorf("the session table reaches the terminal as:\n%q", text)
+	}
+	g.By = "project"
 	rows, err := csv.NewReader(strings.NewReader(run("csv"))).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 1 input and 1 output token of haiku-4-5: $0.000001 + $0.000005.
-	want := [][]string{groupHeader, {"project", `'=HYPERLINK("x")\x1b]52;c;aGk=\x07`, "1", "1", "1", "1", "0", "0", "0.000006000", "0.000006000"}}
+	want := [][]string{groupHeader, {"project", `'=HYPERLINK("x")\x1b]52;c;aGk=\x07`, "1", "1", "1", "1", "0", "0", "0.000006000", ""}} // no policy: no after
 	if diff := cmp.Diff(want, rows); diff != "" {
 		t.Errorf("CSV (-want +got)\n%s", diff)
 	}
@@ -309,9 +316,9 @@ func TestGroupProjectWithoutCalls(t *testing.T) {
 		want string
 	}{
 		// The family's two sessions (their calls, by hand in family_test.go) and the idle one, all in /w.
-		{Grouping{By: "project", Zone: time.UTC}, "project,/w,3,4,1485,330,0,165,0.007247625,0.007247625\n"},
+		{Grouping{By: "project", Zone: time.UTC}, "project,/w,3,4,1485,330,0,165,0.007247625,\n"},
 		// A cut leaves out a session without a call in it.
-		{Grouping{By: "project", Zone: time.UTC, Since: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}, "project,/w,2,4,1485,330,0,165,0.007247625,0.007247625\n"},
+		{Grouping{By: "project", Zone: time.UTC, Since: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}, "project,/w,2,4,1485,330,0,165,0.007247625,\n"},
 	} {
 		var out bytes.Buffer
 		if _, err := GenerateGroups([]string{dir, "../testdata/codex/family"}, nil, Options{Prices: pricing.Default(), Policy: none}, tt.g, "csv", &out, &bytes.Buffer{}); err != nil {
@@ -367,7 +374,7 @@ func TestGroupsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join(groupHeader, ",") + "\n" +
-		"project,/home/dev/blog,1,1,1100,1010,0,0,0.006750000,0.006750000\n" +
+		"project,/home/dev/blog,1,1,1100,1010,0,0,0.006750000,\n" +
 		"project,/home/dev/shop,2,5,3910,420,0,10200,,\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
@@ -422,7 +429,7 @@ func TestGroupNoTime(t *testing.T) {
 			t.Errorf("%+v: untimed %d, want %d", tt.g, res.Untimed, tt.untimed)
 		}
 		var b strings.Builder
-		writeGroups(&b, res)
+		writeGroups(&b, res, 0)
 		if got := strings.Contains(b.String(), "  1 call left out: the log gives no time to cut by\n"); got != tt.note {
 			t.Errorf("%+v: note %v, want %v:\n%s", tt.g, got, tt.note, b.String())
 		}
@@ -461,9 +468,8 @@ func TestParseBound(t *testing.T) {
 	}
 }
 
-// TestSessionNames pins the by-session table's first column: paths under
-// the shared folder, their middle elided to 32 cells (a third kept for the
-// start), kept whole when two would read alike, escaped before measured.
+// TestSessionNames pins the by-session table's file column: paths under
+// the shared folder, escaped (the table elides them as it has room).
 func TestSessionNames(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -473,11 +479,11 @@ func TestSessionNames(t *testing.T) {
 	}{
 		{"short stays", []string{"/p/a.jsonl", "/p/b.jsonl"}, "/p", []string{"a.jsonl", "b.jsonl"}},
 		{"claude uuid", []string{"/h/.claude/projects/-home-u-shop/0b1c2d3e-1111-2222-3333-444455556666.jsonl"}, "/h/.claude/projects",
-			[]string{"-home-u-sh…33-444455556666.jsonl"}},
+			[]string{"-home-u-shop/0b1c2d3e-1111-2222-3333-444455556666.jsonl"}},
 		{"alike kept whole", []string{"/p/aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "/p/short.jsonl"}, "/p",
 			[]string{"aaaaaaaaaaaa1bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "aaaaaaaaaaaa2bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.jsonl", "short.jsonl"}},
 		{"escaped, wide", []string{"/p/\x1b[31m漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字.jsonl"}, "",
-			[]string{`/p/\x1b[31…字漢字漢字漢字.jsonl`}},
+			[]string{`/p/\x1b[31m漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字.jsonl`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			groups := make([]Group, len(tt.keys))

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
@@ -93,7 +95,7 @@ func (t *textWriter) Groups(g *Groups) error {
 	if t.n > 0 {
 		b.WriteString("\n")
 	}
-	writeGroups(&b, g)
+	writeGroups(&b, g, t.group.Width)
 	_, err := io.WriteString(t.w, b.String())
 	return err
 }
@@ -101,12 +103,12 @@ func (t *textWriter) Groups(g *Groups) error {
 // keyNames heads the key column, per grouping.
 var keyNames = map[string]string{"session": "session", "day": "day", "week": "week (from Sunday)", "month": "month", "project": "project", "model": "model"}
 
-// writeGroups writes the text table of g: one row per group, then the
-// total, then what the unknown costs lack.
-func writeGroups(b *strings.Builder, g *Groups) {
+// writeGroups writes the text table of g in width cells: one row per
+// group, then the total, then what the unknown costs lack.
+func writeGroups(b *strings.Builder, g *Groups, width int) {
 	active := g.Policy != ""
 	t := g.Total
-	fmt.Fprintf(b, "by %s · %s, %s · times in %s", g.By, countOf(t.Sessions, "session"), countOf(t.APICalls, "API call"), termtext.Escape(g.Zone))
+	head := fmt.Sprintf("by %s · %s, %s · times in %s", g.By, countOf(t.Sessions, "session"), countOf(t.APICalls, "API call"), termtext.Escape(g.Zone))
 	var cut []string
 	if g.Since != nil {
 		cut = append(cut, "from "+boundText(*g.Since))
@@ -115,90 +117,231 @@ func writeGroups(b *strings.Builder, g *Groups) {
 		cut = append(cut, untilText(*g.Until))
 	}
 	if cut != nil {
-		fmt.Fprintf(b, " · calls %s", strings.Join(cut, " "))
+		head += " · calls " + strings.Join(cut, " ")
 	}
 	under := ""
 	if g.By == "session" {
 		under = commonDir(g.Groups)
 		if under != "" {
-			fmt.Fprintf(b, " · paths under %s", termtext.Escape(under))
+			head += " · paths under " + termtext.Escape(under)
 		}
 	}
 	if active {
-		fmt.Fprintf(b, " · after %s", termtext.Escape(g.Policy))
+		head += " · after " + termtext.Escape(g.Policy)
 	}
-	b.WriteString("\n")
-	head := []string{keyNames[g.By], "sessions", "calls", "input", "output", "cache write", "cache read", "cost"}
+	writeNote(b, head, width, "")
+	rows := append(slices.Clip(g.Groups), t)
+	last := len(rows) - 1
+	figure := func(title string, priority int, cell func(g *Group) string) textColumn {
+		return figureColumn(rows, title, priority, cell)
+	}
+	var cols []textColumn
 	if g.By == "session" {
-		head[1] = "last call" // each row is one session
+		cols = sessionColumns(g, under)
+	} else {
+		key := textColumn{title: keyNames[g.By], cells: cellsOf(rows, func(gr *Group) string { return groupKey(g.By, gr) })}
+		key.cells[last] = "total"
+		if g.By == "project" || g.By == "model" {
+			key.elide, key.min = elideMid, 20
+		}
+		cols = append(cols, key, figure("sessions", 5, func(gr *Group) string { return human.Count(int64(gr.Sessions)) }))
 	}
+	cols = append(cols,
+		figure("calls", 4, func(gr *Group) string { return human.Count(int64(gr.APICalls)) }),
+		figure("input", 6, func(gr *Group) string { return human.Count(gr.Recorded.Input) }),
+		figure("output", 7, func(gr *Group) string { return human.Count(gr.Recorded.Output) }),
+		figure("cache write", 10, func(gr *Group) string { return human.Count(gr.Recorded.CacheCreation) }),
+		figure("cache read", 9, func(gr *Group) string { return human.Count(gr.Recorded.CacheRead) }),
+		figure("cost", 0, func(gr *Group) string { return human.USD(gr.CostUSD) }))
 	if active {
-		head = append(head, "after", "saved", "share")
-	}
-	rows := [][]string{head}
-	var names []string
-	if g.By == "session" {
-		names = sessionNames(g.Groups, under)
-	}
-	for i := range g.Groups {
-		cells := groupCells(g.By, &g.Groups[i], active)
-		if g.By == "session" {
-			cells[0] = names[i]
-			cells[1] = "–"
-			if last := g.Groups[i].last; !last.IsZero() {
-				cells[1] = last.In(g.loc).Format("2006-01-02 15:04")
+		saved := func(gr *Group) *float64 {
+			if gr.CostUSD == nil || gr.CostUSDAfter == nil {
+				return nil
 			}
+			s := *gr.CostUSD - *gr.CostUSDAfter
+			return &s
 		}
-		rows = append(rows, cells)
+		cols = append(cols,
+			figure("after", 1, func(gr *Group) string { return human.USD(gr.CostUSDAfter) }),
+			figure("saved", 2, func(gr *Group) string {
+				if s := saved(gr); s != nil {
+					return human.USD(s)
+				}
+				return "–"
+			}),
+			figure("share", 5, func(gr *Group) string {
+				if s := saved(gr); s != nil && *gr.CostUSD > 0 {
+					return fmt.Sprintf("%.1f%%", 100**s / *gr.CostUSD)
+				}
+				return "–"
+			}))
 	}
-	total := groupCells(g.By, &t, active)
-	total[0] = "total"
-	if g.By == "session" {
-		total[1] = ""
+	writeColumns(b, cols, width, nil)
+	for _, note := range groupNotes(g) {
+		writeNote(b, note, width, tableIndent)
 	}
-	rows = append(rows, total)
-	writeTable(b, rows)
+	if active {
+		writeNote(b, assumption, width, tableIndent)
+	}
+}
+
+// groupNotes say what the unknown costs of g lack, and what the priced
+// part of them costs, and what the cut left out.
+func groupNotes(g *Groups) []string {
 	var unpriced []string
 	seen := map[string]bool{}
-	noUsage := 0
 	for i := range g.Groups {
-		gr := &g.Groups[i]
-		if gr.NoUsage() && gr.APICalls > 0 {
-			noUsage++
-		}
-		for _, m := range gr.Unpriced() {
+		for _, m := range g.Groups[i].Unpriced() {
 			if !seen[m] {
 				seen[m] = true
 				unpriced = append(unpriced, m)
 			}
 		}
 	}
+	var why []string
 	if len(unpriced) > 0 {
-		fmt.Fprintf(b, "  cost unknown where a model has no price: %s; the priced calls cost %s\n", unpricedNames(unpriced), human.USD(&t.sum.priced))
+		why = append(why, "a model has no price: "+unpricedNames(unpriced))
 	}
-	if noUsage > 0 {
-		fmt.Fprintf(b, "  cost unknown for %s whose log records no usage\n", plural(noUsage, "group"))
+	if n := g.Total.NoUsage(); n > 0 {
+		why = append(why, fmt.Sprintf("a log records no usage (%s)", countOf(n, "call")))
+	}
+	var notes []string
+	if why != nil {
+		notes = append(notes, fmt.Sprintf("cost unknown where %s; the priced calls cost %s", strings.Join(why, ", and where "), human.USD(&g.Total.sum.priced)))
 	}
 	if g.Untimed > 0 {
-		fmt.Fprintf(b, "  %s left out: the log gives no time to cut by\n", plural(g.Untimed, "call"))
+		notes = append(notes, fmt.Sprintf("%s left out: the log gives no time to cut by", plural(g.Untimed, "call")))
 	}
-	if active {
-		fmt.Fprintf(b, "  %s\n", assumption)
-	}
+	return notes
 }
 
-// sessionWidth bounds the by-session table's first column, so that a
-// row of figures fits 120 columns: session files are often named by a
-// long id under folders as long.
-const sessionWidth = 32
+// sessionColumns are the by-session table's columns that tell its
+// sessions apart: the project, the session's id (as much of its start
+// as tells it from the others), the time of its last call, the model,
+// the agent and the file (under the folder they share). The total row
+// has none of them.
+func sessionColumns(g *Groups, under string) []textColumn {
+	n := len(g.Groups)
+	ids := make([]string, n)
+	projects := make([]string, n)
+	for i := range g.Groups {
+		if info := g.Groups[i].session; info != nil {
+			ids[i], projects[i] = info.id, info.project
+		}
+	}
+	ids = shortIDs(ids, 8)
+	projects = shortProjects(projects)
+	files := sessionNames(g.Groups, under)
+	col := func(title string, priority int, cell func(i int, gr *Group, info *sessionInfo) string) textColumn {
+		c := textColumn{title: title, priority: priority, cells: make([]string, n+1)}
+		for i := range g.Groups {
+			gr := &g.Groups[i]
+			info := gr.session
+			if info == nil {
+				info = &sessionInfo{}
+			}
+			c.cells[i] = cell(i, gr, info)
+		}
+		return c
+	}
+	project := col("project", 1, func(i int, _ *Group, _ *sessionInfo) string { return projects[i] })
+	project.cells[n] = "total"
+	project.elide, project.min = elideMid, 14
+	session := col("session", 0, func(i int, _ *Group, _ *sessionInfo) string { return orDash(termtext.Escape(ids[i])) })
+	lastCall := col("last call", 2, func(_ int, gr *Group, _ *sessionInfo) string {
+		if gr.last.IsZero() {
+			return "–"
+		}
+		return gr.last.In(g.loc).Format("2006-01-02 15:04")
+	})
+	model := col("model", 3, func(_ int, _ *Group, info *sessionInfo) string { return modelsCell(info.models) })
+	model.elide, model.min = elideStart, 17
+	agent := col("agent", 8, func(_ int, _ *Group, info *sessionInfo) string { return termtext.Escape(info.agent) })
+	file := col("file", 11, func(i int, _ *Group, _ *sessionInfo) string { return files[i] })
+	file.elide, file.min = elideMid, 24
+	return []textColumn{project, session, lastCall, model, agent, file}
+}
 
-// sessionNames are the first cells of the by-session table: each path
-// under the folder the sessions share, escaped, its middle elided past
-// sessionWidth; a name that would read as another's is kept whole.
+// modelsCell names a session's first model, "+N" for the others.
+func modelsCell(models []string) string {
+	if len(models) == 0 {
+		return "–"
+	}
+	s := termtext.Escape(models[0])
+	if len(models) > 1 {
+		s += fmt.Sprintf(" +%d", len(models)-1)
+	}
+	return s
+}
+
+// shortIDs shortens each id to its first least bytes, or as many more as
+// tell it from every other id (as short commit hashes are); ids equal in
+// whole (a log and its sidechain's) are shortened alike.
+func shortIDs(ids []string, least int) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		n := min(len(id), least)
+		for j, other := range ids {
+			if j == i || other == id {
+				continue
+			}
+			common := 0
+			for common < len(id) && common < len(other) && id[common] == other[common] {
+				common++
+			}
+			n = max(n, min(len(id), common+1))
+		}
+		out[i] = id[:n]
+		if !utf8.ValidString(out[i]) {
+			out[i] = id // cut inside a rune: no known agent writes such an id
+		}
+	}
+	return out
+}
+
+// shortProjects names each project by the last element of its folder, or
+// as many of its last elements as tell it from the others; escaped.
+func shortProjects(projects []string) []string {
+	out := make([]string, len(projects))
+	tail := func(p string, n int) string {
+		// Windows folders too: a log keeps the cwd of the machine it ran on.
+		parts := strings.FieldsFunc(p, func(r rune) bool { return r == '/' || r == '\\' })
+		if n > len(parts) {
+			return p
+		}
+		start := len(p)
+		for range n {
+			start = strings.LastIndexAny(strings.TrimRight(p[:start], `/\`), `/\`)
+		}
+		return strings.TrimRight(p[start+1:], `/\`)
+	}
+	for i, p := range projects {
+		if p == "" {
+			out[i] = "–"
+			continue
+		}
+		for n := 1; ; n++ {
+			name := tail(p, n)
+			clash := false
+			for _, other := range projects {
+				if other != p && other != "" && tail(other, n) == name {
+					clash = true
+					break
+				}
+			}
+			if !clash || name == p {
+				out[i] = termtext.Escape(name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sessionNames are the file column's cells: each path under the folder
+// the sessions share, escaped.
 func sessionNames(groups []Group, under string) []string {
 	names := make([]string, len(groups))
-	short := make([]string, len(groups))
-	seen := map[string]int{}
 	for i := range groups {
 		name := groups[i].Key
 		if under != "" {
@@ -207,13 +350,6 @@ func sessionNames(groups []Group, under string) []string {
 			}
 		}
 		names[i] = termtext.Escape(name)
-		short[i] = elideMiddle(names[i], sessionWidth)
-		seen[short[i]]++
-	}
-	for i := range names {
-		if seen[short[i]] == 1 {
-			names[i] = short[i]
-		}
 	}
 	return names
 }
@@ -302,55 +438,16 @@ func untilText(s string) string {
 	return "before " + boundText(s)
 }
 
-// groupCells are one group's cells of the text table.
-func groupCells(by string, g *Group, active bool) []string {
-	key := termtext.Escape(g.Key)
-	if g.Key == "" {
-		switch by {
-		case "day", "week", "month":
-			key = "(no time)"
-		case "model":
-			key = "(no model)"
-		default:
-			key = "(unknown)"
-		}
+// groupKey is a group's key as the text table shows it.
+func groupKey(by string, g *Group) string {
+	if g.Key != "" {
+		return termtext.Escape(g.Key)
 	}
-	r := g.Recorded
-	cells := []string{key, human.Count(int64(g.Sessions)), human.Count(int64(g.APICalls)), human.Count(r.Input), human.Count(r.Output),
-		human.Count(r.CacheCreation), human.Count(r.CacheRead), human.USD(g.CostUSD)}
-	if active {
-		saved, share := "–", "–"
-		if g.CostUSD != nil && g.CostUSDAfter != nil {
-			s := *g.CostUSD - *g.CostUSDAfter
-			saved = human.USD(&s)
-			if *g.CostUSD > 0 {
-				share = fmt.Sprintf("%.1f%%", 100*s / *g.CostUSD)
-			}
-		}
-		cells = append(cells, human.USD(g.CostUSDAfter), saved, share)
+	switch by {
+	case "day", "week", "month":
+		return "(no time)"
+	case "model":
+		return "(no model)"
 	}
-	return cells
-}
-
-// writeTable lays out rows: the first column left-aligned, the others
-// right-aligned, two spaces apart, each line indented by two.
-func writeTable(b *strings.Builder, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, c := range row {
-			widths[i] = max(widths[i], termtext.Width(c))
-		}
-	}
-	for _, row := range rows {
-		b.WriteString("  ")
-		for i, c := range row {
-			pad := strings.Repeat(" ", widths[i]-termtext.Width(c))
-			if i == 0 {
-				b.WriteString(c + pad)
-				continue
-			}
-			b.WriteString("  " + pad + c)
-		}
-		b.WriteString("\n")
-	}
+	return "(unknown)"
 }

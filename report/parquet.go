@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -146,6 +145,15 @@ type Rows struct {
 	Sessions []SessionRow
 	Calls    []CallRow
 	Results  []ResultRow
+	// Warnings say which figures did not fit their columns; each is also
+	// counted in its session row's warnings.
+	Warnings []RowWarning
+}
+
+// RowWarning is a warning about a figure of one of the tables.
+type RowWarning struct {
+	Table string // "sessions", "calls" or "results"
+	Text  string
 }
 
 // Tables flattens s, with its sub-agents, into rows.
@@ -162,24 +170,46 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 	t := s.Totals
 	active := !s.Policy.Inert()
 	project := nonEmpty(projectOf(s))
-	sr := SessionRow{
+	var sr SessionRow
+	// money is usd in micro-dollars, or nil with a warning where that is
+	// past int64's range: as a token count past any real one is not
+	// counted, such a figure is left empty rather than wrapped around.
+	money := func(table, what string, usd *float64) *int64 {
+		if usd == nil {
+			return nil
+		}
+		v, ok := micro(*usd)
+		if !ok {
+			sr.Warnings++
+			out.Warnings = append(out.Warnings, RowWarning{table, fmt.Sprintf("%s: %s of $%.6g is past what int64 micro-dollars hold ($%.6g): left empty", s.Path, what, *usd, math.MaxInt64/1e6)})
+			return nil
+		}
+		return &v
+	}
+	sr = SessionRow{
 		SessionID: s.SessionID, Path: s.Path, SubagentOf: subagentOf, Format: s.Format, Version: s.Version,
 		Project: project, Title: s.Title, ParentID: nonEmpty(s.ParentID), Relation: s.Relation,
 		Models:   strings.Join(s.Models, ","),
 		APICalls: int64(t.APICalls), CopiedCalls: int64(t.CopiedCalls), CallsNoData: int64(t.CallsNoData),
 		Input: t.Recorded.Input, CacheCreation: t.Recorded.CacheCreation, CacheRead: t.Recorded.CacheRead, Output: t.Recorded.Output,
-		CostMicroUSD: microPtr(t.CostUSD), PricedCostMicroUSD: micro(t.PricedCostUSD), UnpricedModels: strings.Join(t.UnpricedModels, ","),
-		ToolResults: int64(t.ToolResults), ResultBytes: t.ResultBytes, Compactions: int64(t.Compactions),
+		UnpricedModels: strings.Join(t.UnpricedModels, ","),
+		ToolResults:    int64(t.ToolResults), ResultBytes: t.ResultBytes, Compactions: int64(t.Compactions),
 		LowerBoundOutputs: int64(t.LowerBoundOutputs), Warnings: int64(t.Warnings), Lines: int64(s.Lines),
 		PromptTokens: t.PromptTokens,
+	}
+	sr.CostMicroUSD = money("sessions", "its cost", t.CostUSD)
+	if v := money("sessions", "its priced cost", &t.PricedCostUSD); v != nil {
+		sr.PricedCostMicroUSD = *v
+	} else {
+		sr.PricedCostMicroUSD = math.MaxInt64 // the column has no empty: the most it holds, warned of
 	}
 	var policy *string
 	if active {
 		policy = &s.Policy.Name
 		unit := string(s.Policy.Unit)
 		sr.Policy, sr.PolicyCeiling, sr.PolicyUnit = policy, &s.Policy.Ceiling, &unit
-		sr.PromptTokensAfter, sr.SavedTokens = &t.PromptTokensAfter, &t.SavedTokens
-		sr.CostAfterMicroUSD = microPtr(t.CostUSDAfter)
+		sr.PromptTokensAfter, sr.SavedTokens = t.PromptTokensAfter, &t.SavedTokens
+		sr.CostAfterMicroUSD = money("sessions", "its cost after", t.CostUSDAfter)
 		count := func(action string) *int64 { n := int64(t.Actions[action]); return &n }
 		sr.Truncated, sr.Spilled, sr.Suppressed = count("truncate"), count("spill"), count("suppress")
 		stale := int64(t.Stale)
@@ -210,9 +240,9 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 			cr.Input, cr.CacheCreation, cr.CacheRead, cr.Output = &r.Input, &r.CacheCreation, &r.CacheRead, &r.Output
 			cr.PromptTokens = c.PromptTokens
 		}
+		what := fmt.Sprintf("call %d's cost", c.Index)
 		if c.CostUSD != nil {
-			v := before.take(*c.CostUSD, copied)
-			cr.CostMicroUSD = &v
+			cr.CostMicroUSD = before.take(*c.CostUSD, copied, func(usd float64) *int64 { return money("calls", what, &usd) })
 		}
 		extraKnown := true
 		var models []string
@@ -228,7 +258,12 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 				continue
 			}
 			// In the running sum one model at a time, as the totals sum them.
-			extra += before.take(*x.CostUSD, copied)
+			v := before.take(*x.CostUSD, copied, func(usd float64) *int64 { return money("calls", what+" for "+x.Model, &usd) })
+			if v == nil || (*v > 0 && extra > math.MaxInt64-*v) || (*v < 0 && extra < math.MinInt64-*v) {
+				extraKnown = false
+				continue
+			}
+			extra += *v
 		}
 		cr.ExtraModels = strings.Join(models, ",")
 		if extraKnown {
@@ -239,8 +274,7 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 			saved := c.SavedTokens
 			cr.SavedTokens = &saved
 			if c.CostUSDAfter != nil {
-				v := after.take(*c.CostUSDAfter, copied)
-				cr.CostAfterMicroUSD = &v
+				cr.CostAfterMicroUSD = after.take(*c.CostUSDAfter, copied, func(usd float64) *int64 { return money("calls", what+" after", &usd) })
 			}
 		}
 		out.Calls = append(out.Calls, cr)
@@ -255,7 +289,7 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 			Policy: policy, Action: r.Action, Reason: r.Reason, BytesAfter: r.BytesAfter,
 			Tokens: r.Tokens, TokensAfter: r.TokensAfter, SavedTokens: r.SavedTokens, SentAt: int64(r.SentAt),
 			SpillPath: nonEmpty(r.SpillPath), Locator: nonEmpty(r.Locator), Stale: r.Stale,
-			CarryCostMicroUSD: microPtr(r.CarryCost), CarryCalls: int64(r.CarryCalls), Warning: r.Warning,
+			CarryCostMicroUSD: money("results", fmt.Sprintf("result %d's carry cost", i), r.CarryCost), CarryCalls: int64(r.CarryCalls), Warning: r.Warning,
 		}
 		if r.RepeatOf != nil {
 			v := int64(*r.RepeatOf)
@@ -269,30 +303,35 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 type running struct {
 	sum     float64
 	rounded int64
+	past    bool // the sum went past int64 micro-dollars
 }
 
 // take adds usd and returns what the rounded sum grew by; a figure left
-// out of the session's totals (a copy) is rounded on its own.
-func (r *running) take(usd float64, alone bool) int64 {
-	if alone {
-		return micro(usd)
+// out of the session's totals (a copy), or any once the sum is past what
+// int64 micro-dollars hold, is own, usd as money rounds it on its own.
+func (r *running) take(usd float64, alone bool, own func(float64) *int64) *int64 {
+	if alone || r.past {
+		return own(usd)
 	}
 	r.sum += usd
-	now := micro(r.sum)
+	now, ok := micro(r.sum)
+	if !ok {
+		r.past = true
+		return own(usd)
+	}
 	d := now - r.rounded
 	r.rounded = now
-	return d
+	return &d
 }
 
-// micro is usd in micro-dollars, rounded to the nearest.
-func micro(usd float64) int64 { return int64(math.Round(usd * 1e6)) }
-
-func microPtr(usd *float64) *int64 {
-	if usd == nil {
-		return nil
+// micro is usd in micro-dollars, rounded to the nearest; false past
+// int64's range (about $9.2 trillion) or for no number.
+func micro(usd float64) (int64, bool) {
+	v := math.Round(usd * 1e6)
+	if !(v >= math.MinInt64 && v < math.MaxInt64) {
+		return 0, false
 	}
-	v := micro(*usd)
-	return &v
+	return int64(v), true
 }
 
 func nonEmpty(s string) *string {
@@ -303,17 +342,20 @@ func nonEmpty(s string) *string {
 }
 
 // parquetWriter writes sessions.parquet, calls.parquet and results.parquet
-// into a folder, a row group at a time: each file is written beside its
-// name and renamed over it when the report ends, so a failed run leaves
-// the folder as it was.
+// into a folder, a row group at a time: the three are put in place when
+// the report ends, all of them or none (outFiles), so a failed or
+// interrupted run leaves the folder as it was.
 type parquetWriter struct {
 	dir      string
-	files    []*os.File
+	out      outFiles
 	sessions *pqTable[SessionRow]
 	calls    *pqTable[CallRow]
 	results  *pqTable[ResultRow]
 	pending  handles[Rows]
+	warn     func(string)
 }
+
+func (p *parquetWriter) warnTo(warn func(string)) { p.warn = warn }
 
 // rowGroupRows is how many rows a row group holds, at least: rows are
 // flushed between sessions once a table has buffered this many.
@@ -325,14 +367,14 @@ func (p *parquetWriter) Begin() error {
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return fmt.Errorf("parquet output folder: %w", err)
 	}
+	p.out.dir = p.dir
 	var ws []io.Writer
 	for _, name := range parquetTables {
-		f, err := os.CreateTemp(p.dir, "."+name+"-*")
+		f, err := p.out.create(name)
 		if err != nil {
-			p.abort()
+			p.out.Abort()
 			return fmt.Errorf("parquet output: %w", err)
 		}
-		p.files = append(p.files, f)
 		ws = append(ws, f)
 	}
 	var err error
@@ -346,14 +388,8 @@ func (p *parquetWriter) Begin() error {
 	return err
 }
 
-// abort removes the files begun.
-func (p *parquetWriter) abort() {
-	for _, f := range p.files {
-		f.Close()
-		os.Remove(f.Name())
-	}
-	p.files = nil
-}
+// Abort removes the files begun; see outFiles.Abort.
+func (p *parquetWriter) Abort() { p.out.Abort() }
 
 func (p *parquetWriter) Render(s *Session) ([]byte, error) {
 	return p.pending.put(Tables(s)), nil
@@ -361,6 +397,11 @@ func (p *parquetWriter) Render(s *Session) ([]byte, error) {
 
 func (p *parquetWriter) Write(handle []byte) error {
 	rows := p.pending.take(handle)
+	for _, w := range rows.Warnings {
+		if p.warn != nil {
+			p.warn(w.Text)
+		}
+	}
 	for i := range rows.Sessions {
 		p.sessions.add(&rows.Sessions[i])
 	}
@@ -372,7 +413,7 @@ func (p *parquetWriter) Write(handle []byte) error {
 	}
 	for _, err := range []error{flushAt(p.sessions), flushAt(p.calls), flushAt(p.results)} {
 		if err != nil {
-			p.abort()
+			p.out.Abort()
 			return err
 		}
 	}
@@ -388,26 +429,12 @@ func flushAt[R any](t *pqTable[R]) error {
 
 func (p *parquetWriter) End() error {
 	for i, err := range []error{p.sessions.close(), p.calls.close(), p.results.close()} {
-		f := p.files[i]
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(f.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(f.Name(), filepath.Join(p.dir, parquetTables[i]))
-		}
 		if err != nil {
-			p.abort()
+			p.out.Abort()
 			return fmt.Errorf("write %s: %w", parquetTables[i], err)
 		}
 	}
-	p.files = nil
-	return nil
+	return p.out.commit()
 }
 
 // handles pass values from Render, which may run on several goroutines,

@@ -50,7 +50,7 @@ func TestSweepContract(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := doc.Write(&buf, "json"); err != nil {
+	if err := doc.Write(&buf, "json", 0); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]json.RawMessage

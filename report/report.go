@@ -9,6 +9,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/ledger"
 )
 
 // Schema names the JSON contract.
@@ -47,11 +48,21 @@ type Session struct {
 	Subagents []*Session `json:"subagents,omitempty"`
 	// ByTool sums this log's results by tool (a sub-agent's are in its own).
 	ByTool []ToolCost `json:"by_tool"`
+	// Spills are the spill files the replay planned, for the text report
+	// (the JSON gives each result's spill_path).
+	Spills SpillFiles `json:"-"`
 
 	// tally is what Totals' figures before the policy are a view of, the
 	// sub-agents' included; replayWarnings count the replay's warnings.
 	tally          app.Tally
 	replayWarnings int
+}
+
+// SpillFiles counts the spill files of one log's replay.
+type SpillFiles struct {
+	Dir              string // the folder they go under
+	Planned, Written int
+	Error            string // the first write that failed
 }
 
 // TokenNotes say where the token figures come from.
@@ -63,6 +74,9 @@ type TokenNotes struct {
 	Saved string `json:"saved"`
 	// Assumption states what the after figures assume.
 	Assumption string `json:"assumption"`
+	// Carry says what the carry costs rest on where tokens were not
+	// counted, for the text report; "" where they were.
+	Carry string `json:"-"`
 }
 
 // assumption is printed wherever an after figure is.
@@ -141,6 +155,13 @@ type Result struct {
 	Warning     string   `json:"warning"`
 	// Hazard is null when the policy hid nothing the agent went on to need.
 	Hazard *Hazard `json:"hazard"`
+	// Text is the result's text as recorded and TextAfter what the model
+	// would receive under the policy; both only with --texts.
+	Text      *string `json:"text,omitempty"`
+	TextAfter *string `json:"text_after,omitempty"`
+	// Realized is what spillway's hook did to this result in the session
+	// it ran in: its ledger entry; null when it did nothing.
+	Realized *ledger.Entry `json:"realized"`
 }
 
 // Hazard is the evidence that a policy hid from the agent something it
@@ -186,8 +207,9 @@ type Totals struct {
 	ByModel        []ModelCost `json:"by_model"`
 	Compactions    int         `json:"compactions"`
 	// After the policy.
-	PromptTokens      int64          `json:"prompt_tokens"`
-	PromptTokensAfter int64          `json:"prompt_tokens_after"`
+	PromptTokens int64 `json:"prompt_tokens"`
+	// PromptTokensAfter is null without a policy, as every after figure.
+	PromptTokensAfter *int64         `json:"prompt_tokens_after"`
 	CostUSDAfter      *float64       `json:"cost_usd_after"`
 	SavedTokens       int64          `json:"saved_tokens"`
 	Actions           map[string]int `json:"actions"`
@@ -196,7 +218,10 @@ type Totals struct {
 	Hazards replay.HazardCounts `json:"hazards"`
 	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
 	LowerBoundOutputs int `json:"lower_bound_outputs"`
-	Warnings          int `json:"warnings"`
+	// Realized sums what spillway's hook cut from the session's results
+	// when it ran in it, from its ledger; null when it cut nothing.
+	Realized *RealizedTotals `json:"realized"`
+	Warnings int             `json:"warnings"`
 }
 
 // ModelCost is one model's share of a session.
@@ -226,6 +251,7 @@ func Build(rp *replay.Run) *Session {
 		Tokens: TokenNotes{Encoding: p.Encoding(), Calibration: rp.Calibration, Saved: rp.Calibration.Source(), Assumption: assumption},
 	}
 	t := &out.Totals
+	active := !rp.Policy.Inert()
 	// What the calls point to is allocated once per session, not per call.
 	times := make([]time.Time, len(s.Calls))
 	recorded := make([]Tokens, len(s.Calls))
@@ -254,9 +280,12 @@ func Build(rp *replay.Run) *Session {
 			rc.Recorded = &recorded[i]
 			n := counts[3*i : 3*i+3]
 			n[0], n[1], n[2] = u.Prompt(), u.Output, after.UsageAfter.Prompt()
-			rc.PromptTokens, rc.OutputTokens, rc.PromptTokensAfter = &n[0], &n[1], &n[2]
+			rc.PromptTokens, rc.OutputTokens = &n[0], &n[1]
 			rc.OutputLowerBound = u.OutputLowerBound
-			rc.CostUSD, rc.CostUSDAfter = after.Cost, after.CostAfter
+			rc.CostUSD = after.Cost
+			if active { // without a policy there is no after, as in the Parquet tables
+				rc.PromptTokensAfter, rc.CostUSDAfter = &n[2], after.CostAfter
+			}
 		}
 		for _, x := range c.Extra {
 			e := ExtraUsage{Model: x.Model, Recorded: Tokens{Input: x.Usage.Input, CacheCreation: x.Usage.CacheCreation,
@@ -284,9 +313,9 @@ func Build(rp *replay.Run) *Session {
 		}
 		if r.Tokens >= 0 {
 			res.Tokens, res.TokensAfter = &r.Tokens, &r.TokensAfter
-			if r.CarryCalls > 0 { // else no priced call carried it: no recorded cost to give
-				res.CarryCost = &r.CarryCost
-			}
+		}
+		if r.CarryCalls > 0 { // else no priced call carried it, or its tokens are not known
+			res.CarryCost = &r.CarryCost
 		}
 		if r.RepeatOf >= 0 {
 			res.RepeatOf = &r.RepeatOf
@@ -301,6 +330,9 @@ func Build(rp *replay.Run) *Session {
 		out.Results = append(out.Results, res)
 	}
 	out.ByTool = byTool(rp)
+	if p.Counter == nil {
+		out.Tokens.Carry = carryNote(p.ByteRate)
+	}
 	for _, e := range s.Events {
 		out.Events = append(out.Events, Event{Kind: string(e.Kind), Line: e.Line, BeforeCall: e.BeforeCall, Trigger: e.Trigger, PreTokens: e.PreTokens})
 	}
@@ -312,7 +344,11 @@ func Build(rp *replay.Run) *Session {
 	}
 	out.tally, out.replayWarnings = app.TallyOf(s, p.Prices), len(rp.Warnings)
 	t.setRecorded(&out.tally, out.replayWarnings)
-	t.PromptTokens, t.PromptTokensAfter = rp.Totals.Prompt, rp.Totals.PromptAfter
+	t.PromptTokens = rp.Totals.Prompt
+	if active {
+		after := rp.Totals.PromptAfter
+		t.PromptTokensAfter = &after
+	}
 	t.SavedTokens = rp.Totals.SavedPerCall
 	t.Stale = rp.Totals.Stale
 	t.Hazards = rp.Totals.Hazards
@@ -320,7 +356,7 @@ func Build(rp *replay.Run) *Session {
 	for _, o := range replay.Outcomes {
 		t.Actions[string(o)] = rp.Totals.Actions[o]
 	}
-	if t.CostUSD != nil {
+	if t.CostUSD != nil && active {
 		t.CostUSDAfter = rp.Totals.CostAfter
 	}
 	return out
@@ -351,6 +387,7 @@ func (t *Totals) setRecorded(a *app.Tally, replayWarnings int) {
 // the figures after the policy.
 func (s *Session) include(sub *Session) {
 	t, o := &s.Totals, &sub.Totals
+	t.Realized = t.Realized.include(o.Realized)
 	recorded := t.APICalls-t.CallsNoData > 0
 	subRecorded := o.APICalls-o.CallsNoData > 0
 	after, afterKnown := t.CostUSDAfter, true
@@ -358,7 +395,10 @@ func (s *Session) include(sub *Session) {
 	s.replayWarnings += sub.replayWarnings
 	t.setRecorded(&s.tally, s.replayWarnings)
 	t.PromptTokens += o.PromptTokens
-	t.PromptTokensAfter += o.PromptTokensAfter
+	if t.PromptTokensAfter != nil && o.PromptTokensAfter != nil {
+		sum := *t.PromptTokensAfter + *o.PromptTokensAfter
+		t.PromptTokensAfter = &sum
+	}
 	t.SavedTokens += o.SavedTokens
 	for k, v := range o.Actions {
 		t.Actions[k] += v

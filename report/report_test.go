@@ -32,7 +32,12 @@ import (
 // another session.
 var subagentFixture = filepath.Join("..", "internal", "app", "testdata", "projects")
 
-var update = flag.Bool("update", false, "rewrite golden files")
+// updating tells whether -update (x/exp/golden's flag) asks for the
+// golden files to be written again.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func fixture(name string) string { return filepath.Join("..", "testdata", "transcripts", name) }
 
@@ -53,6 +58,13 @@ func buildWith(t *testing.T, s *transcript.Session, prices *pricing.Table, prese
 	if err != nil {
 		t.Fatal(err)
 	}
+	return buildPolicy(t, s, prices, pol)
+}
+
+// buildPolicy reports s replayed through pol, counting tokens with
+// o200k_base unless pol never acts.
+func buildPolicy(t *testing.T, s *transcript.Session, prices *pricing.Table, pol policy.Policy) *Session {
+	t.Helper()
 	var counter replay.TokenCounter
 	if !pol.Inert() {
 		c, err := tokens.Get(tokens.O200kBase)
@@ -394,7 +406,7 @@ func TestCSV(t *testing.T) {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
 	// Under the inert default policy the after columns repeat the recorded ones.
-	want := "sess-claude-1,../testdata/transcripts/claude.jsonl,claude-code,1,2026-01-02T10:00:04Z,claude-sonnet-4-5,5,2000,6000,50,8005,0.011190000,2,8005,0.011190000"
+	want := "sess-claude-1,../testdata/transcripts/claude.jsonl,claude-code,1,2026-01-02T10:00:04Z,claude-sonnet-4-5,5,2000,6000,50,8005,0.011190000,2,,"
 	if lines[2] != want {
 		t.Errorf("row 1 =\n%s\nwant\n%s", lines[2], want)
 	}
@@ -436,6 +448,27 @@ func TestCSVFormulas(t *testing.T) {
 	}
 }
 
+// TestCSVSemicolons: a spreadsheet reading the file as ';'-separated
+// splits a cell at each ';': a formula after one is quoted as one at the
+// start is.
+func TestCSVSemicolons(t *testing.T) {
+	for in, want := range map[string]string{
+		";=1+1;":   ";'=1+1;",
+		"x;=1+1;y": "x;'=1+1;y",
+		"a; +2":    "a; '+2",
+		"=a;-b":    "'=a;'-b",
+		"a;;@c":    "a;;'@c",
+		"a;b; c;":  "a;b; c;",
+		"plain":    "plain",
+		"-1":       "'-1",
+		" +00":     " '+00",
+	} {
+		if got := csvText(in); got != want {
+			t.Errorf("csvText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestTextGolden(t *testing.T) {
@@ -445,7 +478,7 @@ func TestTextGolden(t *testing.T) {
 		writeSession(t, w, build(t, name))
 	}
 	golden := filepath.Join("..", "testdata", "report", "fixtures.txt")
-	if *update {
+	if updating() {
 		os.MkdirAll(filepath.Dir(golden), 0o755)
 		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
@@ -567,4 +600,20 @@ func TestHostileText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCSVText: no piece of a text cell, split as a ',' or ';'-separated
+// spreadsheet splits it, starts a formula, after spaces or not.
+func FuzzCSVText(f *testing.F) {
+	for _, s := range []string{";=1+1;", "=1+1", "a; @b", "\t=x", "-2+3", "x;;+y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := csvText(s)
+		for _, piece := range strings.Split(out, ";") {
+			if p := strings.TrimLeft(piece, " "); p != "" && strings.IndexByte("=+-@\t\r", p[0]) >= 0 {
+				t.Errorf("csvText(%q) = %q: %q starts a formula", s, out, p)
+			}
+		}
+	})
 }

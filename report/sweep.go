@@ -109,8 +109,9 @@ func addKnown(a, b *float64) *float64 {
 	return &v
 }
 
-// Write writes the sweep as text or JSON.
-func (d *SweepDoc) Write(w io.Writer, format string) error {
+// Write writes the sweep as text, JSON or CSV; the text in width cells
+// (0: DefaultWidth).
+func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 	switch format {
 	case "json":
 		return writeJSON(w, d, false)
@@ -120,35 +121,49 @@ func (d *SweepDoc) Write(w io.Writer, format string) error {
 	default:
 		return fmt.Errorf("unknown sweep format %q (want text, json or csv)", format)
 	}
-	fmt.Fprintf(w, "%s over %s, %s (sizes in %s)\n", termtext.Escape(d.Policy.Name), plural(d.Sessions, "session"),
-		plural(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 "))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "ceiling\tshaped\tsuppressed\ttokens saved\tcost before\tcost after\tsaved\tshare\tused hidden\tretrievable\tunseen repeats\t")
-	for _, pt := range d.Points {
-		saved, share, own := "–", "–", ""
-		if pt.Cost != nil && pt.CostAfter != nil {
-			diff := *pt.Cost - *pt.CostAfter
-			saved = human.USD(&diff)
-			if *pt.Cost > 0 {
-				share = fmt.Sprintf("%.1f%%", 100*diff / *pt.Cost)
-			}
+	var b strings.Builder
+	writeNote(&b, fmt.Sprintf("%s over %s, %s (sizes in %s)", termtext.Escape(d.Policy.Name), countOf(d.Sessions, "session"),
+		countOf(d.Results, "tool result"), strings.TrimPrefix(policy.FormatSize(0, d.Policy.Unit), "0 ")), width, "")
+	col := func(title string, priority int, cell func(pt *replay.SweepPoint) string) textColumn {
+		return figureColumn(d.Points, title, priority, cell)
+	}
+	saved := func(pt *replay.SweepPoint) *float64 {
+		if pt.Cost == nil || pt.CostAfter == nil {
+			return nil
 		}
+		s := *pt.Cost - *pt.CostAfter
+		return &s
+	}
+	tails := make([]string, len(d.Points))
+	for i, pt := range d.Points {
 		if pt.Own {
-			own = " ← the policy's own"
+			tails[i] = " ← the policy's own"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", human.Count(pt.Ceiling), pt.Acted, pt.Suppressed, human.Count(pt.Saved),
-			human.USD(pt.Cost), human.USD(pt.CostAfter), saved, share, pt.Hazards.UsedHidden, pt.Hazards.Retrievable, pt.Hazards.SuppressedUnseen, own)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	writeColumns(&b, []textColumn{
+		col("ceiling", 0, func(pt *replay.SweepPoint) string { return human.Count(pt.Ceiling) }),
+		col("shaped", 3, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Acted) }),
+		col("suppressed", 5, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Suppressed) }),
+		col("tokens saved", 2, func(pt *replay.SweepPoint) string { return human.Count(pt.Saved) }),
+		col("cost before", 8, func(pt *replay.SweepPoint) string { return human.USD(pt.Cost) }),
+		col("cost after", 7, func(pt *replay.SweepPoint) string { return human.USD(pt.CostAfter) }),
+		col("saved", 1, func(pt *replay.SweepPoint) string { return orDash(human.USD(saved(pt))) }),
+		col("share", 2, func(pt *replay.SweepPoint) string {
+			if s := saved(pt); s != nil && *pt.Cost > 0 {
+				return fmt.Sprintf("%.1f%%", 100**s / *pt.Cost)
+			}
+			return "–"
+		}),
+		col("used hidden", 4, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.UsedHidden) }),
+		col("retrievable", 9, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.Retrievable) }),
+		col("unseen repeats", 6, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.SuppressedUnseen) }),
+	}, width, tails)
 	if d.Unpriced > 0 {
-		fmt.Fprintf(w, "Dollars leave out %s with no recorded usage or no price.\n", plural(d.Unpriced, "session"))
+		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price.", plural(d.Unpriced, "session")), width, "")
 	}
-	if _, err := fmt.Fprintf(w, "Tokens saved are summed over every call that would no longer carry them; %s.\n", assumption); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintln(w, hazardColumns)
+	writeNote(&b, fmt.Sprintf("Tokens saved are summed over every call that would no longer carry them; %s.", assumption), width, "")
+	writeNote(&b, hazardColumns, width, "")
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 
@@ -229,7 +244,7 @@ func knobs(p policy.Policy) [][2]string {
 	}
 	dedupe := "off"
 	if p.Dedupe.Enabled {
-		dedupe = fmt.Sprintf("from repeat %d, key %s, clear on %s", p.Dedupe.From, p.Dedupe.Key, p.Dedupe.Clear)
+		dedupe = fmt.Sprintf("from the %s identical call, key %s, clear on %s", human.Ordinal(p.Dedupe.From), p.Dedupe.Key, p.Dedupe.Clear)
 		if len(p.Dedupe.Tools) > 0 {
 			dedupe += ", only " + strings.Join(p.Dedupe.Tools, ", ")
 		}

@@ -187,7 +187,7 @@ func TestSweepByHand(t *testing.T) {
 			}
 			var text, js, cs bytes.Buffer
 			for format, buf := range map[string]*bytes.Buffer{"text": &text, "json": &js, "csv": &cs} {
-				if err := doc.Write(buf, format); err != nil {
+				if err := doc.Write(buf, format, 1000); err != nil { // no note wrapped
 					t.Fatal(err)
 				}
 			}
@@ -296,7 +296,7 @@ func TestSweepCSVFormula(t *testing.T) {
 	doc := SweepDoc{Policy: policy.Policy{Name: "=1+1", Unit: policy.JSONBytes},
 		Points: []replay.SweepPoint{{Ceiling: 2048, Acted: 1, Saved: -3, Cost: &cost, CostAfter: &after}}}
 	var buf bytes.Buffer
-	if err := doc.Write(&buf, "csv"); err != nil {
+	if err := doc.Write(&buf, "csv", 0); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()

@@ -196,17 +196,28 @@ func (c *csvWriter) Render(s *Session) ([]byte, error) {
 
 func (c *csvWriter) End() error { return nil }
 
-// csvText is a text cell: escaped as in the text report, and with a
-// leading quote when a spreadsheet would read it as a formula (a cell
-// starting with =, +, -, @, tab or carriage return), as spreadsheets
-// themselves mark text that merely looks like one. Number cells never go
-// through it, so a negative number stays a number.
+// csvText is a text cell: escaped as in the text report, and with a quote
+// before what a spreadsheet would read as a formula (text starting with =,
+// +, -, @, tab or carriage return, after any spaces), as spreadsheets
+// themselves mark text that merely looks like one. A spreadsheet set for
+// ';'-separated files splits an unquoted cell at each ';', so each piece
+// between them is marked so too. Number cells never go through it, so a
+// negative number stays a number.
 func csvText(s string) string {
 	s = termtext.Escape(s)
-	if s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
-		return "'" + s
+	pieces := strings.Split(s, ";")
+	marked := false
+	for i, p := range pieces {
+		rest := strings.TrimLeft(p, " ")
+		if rest != "" && strings.IndexByte("=+-@\t\r", rest[0]) >= 0 {
+			pieces[i] = p[:len(p)-len(rest)] + "'" + rest
+			marked = true
+		}
 	}
-	return s
+	if !marked {
+		return s
+	}
+	return strings.Join(pieces, ";")
 }
 
 func usd(v *float64) string {
@@ -232,7 +243,15 @@ type textWriter struct {
 }
 
 func (t *textWriter) Begin() error { return nil }
-func (t *textWriter) End() error   { return nil }
+
+// width is what the text's tables are fitted to.
+func (t *textWriter) width() int {
+	if t.group == nil || t.group.Width <= 0 {
+		return DefaultWidth
+	}
+	return t.group.Width
+}
+func (t *textWriter) End() error { return nil }
 
 func (t *textWriter) Write(data []byte) error {
 	if t.n > 0 {
@@ -287,11 +306,19 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		row = callRow(row[:0], &c, active)
 		table.add(row)
 	}
+	// Past the width the model goes first, then the tools, the cause,
+	// the time and the output; the call and its cost (and after) stay.
+	priority := []int{0, 4, 6, 2, 1, 3, 0, 0, 5, 3}
+	if !active {
+		priority = []int{0, 4, 6, 2, 3, 0, 5, 3}
+	}
+	table.fit(t.width(), priority)
 	b.Write(table.appendTo(make([]byte, 0, len(table.buf)+len(table.cells)*4)))
 	if active {
 		writeActions(&b, s)
+		writeSpills(&b, s)
 	}
-	writeByTool(&b, s, active)
+	writeByTool(&b, s, active, t.width())
 	for _, sub := range s.Subagents {
 		st := sub.Totals
 		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), plural(st.APICalls, "API call"),
@@ -330,9 +357,12 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			share = 100 * saved / *tot.CostUSD
 		}
 		fmt.Fprintf(&b, " → %s under %s (−%s, %.1f%%); prompt tokens %s → %s",
-			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(tot.PromptTokensAfter))
+			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(*tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
+	if r := tot.Realized; r != nil {
+		b.WriteString(realizedLine(r))
+	}
 	if active {
 		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, termtext.Escape(s.Tokens.Calibration.Note), s.Tokens.Assumption)
 		b.WriteString(hazardsLine(tot.Hazards))
@@ -350,6 +380,21 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, termtext.Escape(first.Message))
 	}
 	return []byte(b.String()), nil
+}
+
+// writeSpills says where the replay's spill files are: written, or only
+// planned, under which folder.
+func writeSpills(b *strings.Builder, s *Session) {
+	sp := s.Spills
+	switch {
+	case sp.Planned == 0:
+	case sp.Written == sp.Planned:
+		fmt.Fprintf(b, "  %s written under %s\n", plural(sp.Written, "spill file"), termtext.Escape(sp.Dir))
+	case sp.Error != "":
+		fmt.Fprintf(b, "  %d of %s written under %s; the first error: %s\n", sp.Written, plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir), termtext.Escape(sp.Error))
+	default:
+		fmt.Fprintf(b, "  %s planned under %s, not written (--spill-dir writes them)\n", plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir))
+	}
 }
 
 // copiedFrom names the sessions that count the copies among s's calls.
@@ -523,4 +568,16 @@ func unpricedNames(models []string) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// realizedLine says what spillway's hook cut from the session when it ran
+// in it, beside what the policy above would.
+func realizedLine(r *RealizedTotals) string {
+	saved := ""
+	if r.SavedUSD != nil {
+		saved = fmt.Sprintf(", about %s not paid", human.USD(r.SavedUSD))
+	}
+	return fmt.Sprintf("  realized by spillway's hook (%s): %s shaped, %s → %s, tokens %s → %s (−%s)%s\n",
+		termtext.Escape(strings.Join(r.Policies, ", ")), plural(r.Results, "result"), human.Bytes(r.Bytes), human.Bytes(r.BytesAfter),
+		human.Count(r.Tokens), human.Count(r.TokensAfter), human.Count(r.Tokens-r.TokensAfter), saved)
 }

@@ -11,57 +11,124 @@ import (
 	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
+// Root is a folder an agent spills results to: Dir, a path below Base,
+// the folder that agent writes in. A relative Base is the working folder;
+// Dir's first element may be a pattern ("dsh-spill-*"), standing for
+// every folder it matches.
+type Root struct {
+	Base, Dir string
+}
+
 // AgentRoots are the folders the agents spill results to, for the session
 // whose transcript is at transcript: Claude Code's
 // <project>/<session>/tool-results beside the transcript; harness-rs's
 // .harness/spill and AgentScope's large_tool_results (and, before 2026-07,
 // /large_tool_results), relative to the folder the agent worked in, which
 // is where relative paths are resolved; DeepSeek Harness's private
-// dsh-spill-* folders in the temporary folder. A root whose last element
-// holds a '*' stands for every folder it matches.
-func AgentRoots(transcript string) []string {
-	roots := []string{
-		filepath.Join(".harness", "spill"),
-		"large_tool_results",
-		string(filepath.Separator) + "large_tool_results",
-		filepath.Join(os.TempDir(), "dsh-spill-*"),
+// dsh-spill-* folders in the temporary folder.
+func AgentRoots(transcript string) []Root {
+	roots := []Root{
+		{".", filepath.Join(".harness", "spill")},
+		{".", "large_tool_results"},
+		{string(filepath.Separator), "large_tool_results"},
+		{os.TempDir(), "dsh-spill-*"},
 	}
 	if transcript != "" {
-		roots = append(roots, filepath.Join(strings.TrimSuffix(transcript, filepath.Ext(transcript)), "tool-results"))
+		session := strings.TrimSuffix(filepath.Base(transcript), filepath.Ext(transcript))
+		roots = append(roots, Root{filepath.Dir(transcript), filepath.Join(session, "tool-results")})
 	}
 	return roots
 }
 
-// Confine is the file path names, with ".." and links resolved as the
-// system would, when that is a regular file inside one of roots (resolved
-// alike; relative ones against the working folder); otherwise an error
-// says why it is not to be opened. It reads no file.
-func Confine(path string, roots []string) (string, error) {
+// OpenSpilled opens the file path names, with ".." and links resolved as
+// the system would, when that is a regular file inside one of roots, and
+// returns it with the path it resolved to; otherwise the error says why
+// it is not to be opened. A spill folder that is a link, or is reached
+// through one below its Base, is no spill folder: a transcript whose
+// tool-results or .harness/spill leads to / opens nothing through it.
+//
+// The check and the open are one: the file is opened inside its spill
+// folder, which is opened inside its Base (os.Root), so no link or folder
+// swapped in after the paths were resolved leads anywhere else.
+func OpenSpilled(path string, roots []Root) (*os.File, fs.FileInfo, string, error) {
 	real, err := resolve(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%s is not on this machine", path)
+			return nil, nil, "", fmt.Errorf("%s is not on this machine", path)
 		}
-		return "", fmt.Errorf("%s cannot be resolved: %w", path, err)
+		return nil, nil, "", fmt.Errorf("%s cannot be resolved: %w", path, err)
 	}
-	inside := false
 	for _, root := range roots {
-		if within(real, root) {
-			inside = true
-			break
+		f, info, err := root.open(real)
+		if errors.Is(err, errOutside) {
+			continue
 		}
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("%s %w", path, err)
+		}
+		return f, info, real, nil
 	}
-	if !inside {
-		return "", fmt.Errorf("%s is not in a folder the agent spills to", path)
-	}
-	info, err := os.Lstat(real)
+	return nil, nil, "", fmt.Errorf("%s is not in a folder the agent spills to", path)
+}
+
+// errOutside says a file is not in a root.
+var errOutside = errors.New("not in the folder")
+
+// open opens real, a resolved path, when it lies inside r.
+func (r Root) open(real string) (*os.File, fs.FileInfo, error) {
+	base, err := resolve(r.Base)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
+		return nil, nil, errOutside
 	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is %s, not a regular file", path, safefile.Kind(info.Mode()))
+	rel, ok := below(base, real)
+	if !ok {
+		return nil, nil, errOutside
 	}
-	return real, nil
+	dir := r.Dir
+	if first, rest, _ := strings.Cut(dir, string(filepath.Separator)); strings.ContainsAny(first, "*?[") {
+		got, _, deeper := strings.Cut(rel, string(filepath.Separator))
+		if ok, _ := filepath.Match(first, got); !ok || !deeper {
+			return nil, nil, errOutside
+		}
+		dir = filepath.Join(got, rest)
+	}
+	// real is resolved: when it lies below the spill folder's name, no
+	// link leads there; when that folder is a link, it does not.
+	lexical := filepath.Join(base, dir)
+	name, ok := below(lexical, real)
+	if !ok {
+		return nil, nil, errOutside
+	}
+	want, err := os.Lstat(lexical)
+	if err != nil || !want.IsDir() {
+		return nil, nil, fmt.Errorf("is not opened: its spill folder %s is not a folder", lexical)
+	}
+	b, err := os.OpenRoot(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer b.Close()
+	d, err := b.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("is not opened: its spill folder %s: %w", lexical, err)
+	}
+	defer d.Close()
+	// Base may be /: the folder opened must be the one looked at.
+	if got, err := d.Stat("."); err != nil || !os.SameFile(got, want) {
+		return nil, nil, fmt.Errorf("is not opened: its spill folder %s changed while it was opened", lexical)
+	}
+	f, info, err := safefile.OpenIn(d, name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said by OpenSpilled
+		}
+		if errors.Is(err, safefile.ErrNotRegular) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("is not opened: %w", err)
+	}
+	return f, info, nil
 }
 
 // resolve makes path absolute without cleaning it first, so that ".."
@@ -77,24 +144,11 @@ func resolve(path string) (string, error) {
 	return filepath.EvalSymlinks(path)
 }
 
-// within reports whether real, a resolved path, lies below root.
-func within(real, root string) bool {
-	pattern := ""
-	if base := filepath.Base(root); strings.ContainsAny(base, "*?[") {
-		root, pattern = filepath.Dir(root), base
-	}
-	dir, err := resolve(root)
-	if err != nil {
-		return false
-	}
+// below is real's path inside dir, when it lies strictly below it.
+func below(dir, real string) (string, bool) {
 	rel, err := filepath.Rel(dir, real)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return false
+		return "", false
 	}
-	if pattern == "" {
-		return true
-	}
-	first, rest, deeper := strings.Cut(rel, string(filepath.Separator))
-	ok, _ := filepath.Match(pattern, first)
-	return ok && deeper && rest != ""
+	return rel, true
 }

@@ -54,9 +54,9 @@ func agentTree(t *testing.T) (work, transcript string) {
 	return work, transcript
 }
 
-// TestConfine: an agent's spill file opens only when, with ".." and links
-// resolved, it is a regular file in a folder that agent spills to.
-func TestConfine(t *testing.T) {
+// TestOpenSpilled: an agent's spill file opens only when, with ".." and
+// links resolved, it is a regular file in a folder that agent spills to.
+func TestOpenSpilled(t *testing.T) {
 	work, transcript := agentTree(t)
 	roots := AgentRoots(transcript)
 	results := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
@@ -84,14 +84,20 @@ func TestConfine(t *testing.T) {
 		{"/dev/zero", "not in a folder the agent spills to"},
 	}
 	for _, tt := range tests {
-		got, err := Confine(tt.path, roots)
-		if err != nil {
-			got = err.Error()
-		}
-		if !strings.Contains(got, tt.want) {
-			t.Errorf("Confine(%q) = %q, want %q", tt.path, got, tt.want)
+		if got := openSpilled(tt.path, roots); !strings.Contains(got, tt.want) {
+			t.Errorf("OpenSpilled(%q) = %q, want %q", tt.path, got, tt.want)
 		}
 	}
+}
+
+// openSpilled is the path OpenSpilled opened, or its error.
+func openSpilled(path string, roots []Root) string {
+	f, _, real, err := OpenSpilled(path, roots)
+	if err != nil {
+		return err.Error()
+	}
+	f.Close()
+	return real
 }
 
 // TestOpenAgentSpill: a transcript naming a file the agent cannot have
@@ -153,4 +159,149 @@ func TestOpenFIFO(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Open blocked on a FIFO")
 	}
+}
+
+// TestSpillFolderLinkedOut: a spill folder that is itself a link to /
+// (a transcript's tool-results, .harness/spill and large_tool_results in
+// the working folder, a dsh-spill-* folder) opens nothing through it, nor
+// through a link to a folder elsewhere, whatever the path names below it.
+func TestSpillFolderLinkedOut(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, project, tmp, elsewhere := filepath.Join(base, "work"), filepath.Join(base, "projects", "-work"), filepath.Join(base, "tmp"), filepath.Join(base, "elsewhere")
+	transcript := filepath.Join(project, "sess-1.jsonl")
+	for _, d := range []string{filepath.Join(work, ".harness"), filepath.Join(project, "sess-1"), tmp, elsewhere} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(transcript, []byte("{}\n"), 0o600)
+	os.WriteFile(filepath.Join(work, "secret.txt"), []byte("secret\n"), 0o600)
+	os.WriteFile(filepath.Join(elsewhere, "x.txt"), []byte("elsewhere\n"), 0o600)
+	t.Setenv("TMPDIR", tmp)
+	results := filepath.Join(project, "sess-1", "tool-results")
+	links := map[string]string{
+		results:                                   "/",
+		filepath.Join(work, ".harness", "spill"):  "/",
+		filepath.Join(work, "large_tool_results"): elsewhere,
+		filepath.Join(tmp, "dsh-spill-Ab12Cd"):    "/",
+	}
+	for link, target := range links {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(work)
+	roots := AgentRoots(transcript)
+	var paths []string
+	for _, dir := range []string{results, ".harness/spill", filepath.Join(work, ".harness", "spill"), filepath.Join(tmp, "dsh-spill-Ab12Cd")} {
+		for _, p := range []string{"etc/shadow", "etc/passwd", "dev/zero", strings.TrimPrefix(filepath.Join(work, "secret.txt"), "/"), strings.TrimPrefix(transcript, "/")} {
+			paths = append(paths, filepath.Join(dir, p))
+		}
+	}
+	paths = append(paths, "large_tool_results/x.txt", filepath.Join(work, "large_tool_results", "x.txt"),
+		filepath.Join(results, "..", "tool-results", "etc", "shadow"))
+	for _, p := range paths {
+		got := openSpilled(p, roots)
+		if !strings.Contains(got, "not in a folder the agent spills to") && !strings.Contains(got, "not on this machine") {
+			t.Errorf("OpenSpilled(%s) = %q, want it refused", p, got)
+		}
+	}
+}
+
+// TestOpenSpilledRace: a spill file, or its folder, swapped for a link
+// out of the spill folder while it is being opened is never opened
+// through that link (the bare check and open by name, since replaced,
+// opened the link's target in about 1% of tries).
+func TestOpenSpilledRace(t *testing.T) {
+	_, transcript := agentTree(t)
+	results := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
+	secretDir := filepath.Join(filepath.Dir(filepath.Dir(transcript)), "secret")
+	os.MkdirAll(secretDir, 0o700)
+	os.WriteFile(filepath.Join(secretDir, "race.txt"), []byte("secret\n"), 0o600)
+	os.MkdirAll(filepath.Join(results, "sub"), 0o700)
+	os.WriteFile(filepath.Join(results, "sub", "race.txt"), []byte("spill\n"), 0o600)
+	roots := AgentRoots(transcript)
+	tries := 2000
+	if testing.Short() {
+		tries = 500
+	}
+	for _, swap := range []struct{ name, target string }{
+		{filepath.Join(results, "sub", "race.txt"), filepath.Join(secretDir, "race.txt")}, // the file
+		{filepath.Join(results, "sub"), secretDir},                                        // its folder
+	} {
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			real, link := swap.name+".real", swap.name+".link"
+			os.Symlink(swap.target, link)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				os.Rename(swap.name, real)
+				os.Rename(link, swap.name) // a link out
+				os.Rename(swap.name, link)
+				os.Rename(real, swap.name) // the spill file or folder again
+			}
+		}()
+		leaked := 0
+		for range tries {
+			f, _, _, err := OpenSpilled(filepath.Join(results, "sub", "race.txt"), roots)
+			if err != nil {
+				continue
+			}
+			b := make([]byte, 16)
+			n, _ := f.Read(b)
+			f.Close()
+			if string(b[:n]) == "secret\n" {
+				leaked++
+			}
+		}
+		close(stop)
+		<-done
+		if leaked > 0 {
+			t.Errorf("swapping %s: the file outside was opened %d times in %d tries", filepath.Base(swap.name), leaked, tries)
+		}
+	}
+}
+
+// FuzzOpenSpilled opens paths a transcript might name, relative to the
+// session's tool-results or to the working folder: whatever opens is a
+// spill file, inside a folder the agent spills to. Seeded with the paths
+// that led out.
+func FuzzOpenSpilled(f *testing.F) {
+	for _, p := range []string{"toolu_1.txt", "alias.txt", "passwd.txt", "up/secret.txt", "../../other/tool-results/x.txt",
+		"../tool-results/../../../work/secret.txt", "/etc/shadow", "fifo.txt", ".harness/spill/../../secret.txt", "large_tool_results/agent/c1-0123"} {
+		f.Add(p, false)
+		f.Add(p, true)
+	}
+	f.Fuzz(func(t *testing.T, p string, fromWork bool) {
+		work, transcript := agentTree(t)
+		results := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results")
+		if !fromWork && !filepath.IsAbs(p) {
+			p = filepath.Join(results, p)
+		}
+		file, _, real, err := OpenSpilled(p, AgentRoots(transcript))
+		if err != nil {
+			return
+		}
+		defer file.Close()
+		b := make([]byte, 64)
+		n, _ := file.Read(b)
+		inside := false
+		for _, dir := range []string{results, filepath.Join(work, ".harness", "spill"), filepath.Join(work, "large_tool_results"), filepath.Join(os.Getenv("TMPDIR"))} {
+			if strings.HasPrefix(real, dir+string(filepath.Separator)) {
+				inside = true
+			}
+		}
+		if !inside || !strings.Contains(string(b[:n]), "spill") || strings.Contains(string(b[:n]), "not a spill") {
+			t.Errorf("OpenSpilled(%q) opened %s, holding %q", p, real, b[:n])
+		}
+	})
 }

@@ -10,6 +10,7 @@
 package spillview
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -20,7 +21,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/safefile"
+	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
 // Range is a byte range [From, To) of the text.
@@ -36,10 +39,10 @@ type Source struct {
 	Seen []Range
 	Note string // one line shown under the title
 	// Roots, when set, mark Path as a file the agent itself spilled to,
-	// named by the transcript: it is opened only when Confine finds it in
+	// named by the transcript: it is opened only when OpenSpilled finds it in
 	// one of these folders; otherwise Text is shown, with Seen, and a note
 	// saying why the file was not opened.
-	Roots []string
+	Roots []Root
 	// Find, when set, is searched for as soon as the source is open: the
 	// string a hazard says the agent went on to use.
 	Find string
@@ -57,6 +60,10 @@ const (
 	// blocks never move once full, so a growing index copies little.
 	blockShift = 16
 )
+
+// maxLines bounds the lines shown, and so the line index, to 32 MiB: a
+// file of a billion empty lines would take 8 GB. Tests lower it.
+var maxLines = 1 << 22
 
 // Document is an opened source: a line index over the file, built by one
 // streaming pass (memory O(number of lines), not O(bytes)), read by ReadAt
@@ -106,10 +113,17 @@ func (x *lineIndex) pop() {
 //
 // A file is opened only when it is a regular file, without blocking (a
 // FIFO or device is refused, never waited on), and an agent's spill file
-// (src.Roots set) only when Confine accepts it.
+// (src.Roots set) only inside the folders it spills to (OpenSpilled).
+// Past maxLines lines the rest of the text is not shown, and the note
+// says how much was left.
 func Open(src Source) (*Document, error) {
-	if src.Path != "" && src.Roots != nil {
-		real, err := Confine(src.Path, src.Roots)
+	var f *os.File
+	var info fs.FileInfo
+	switch {
+	case src.Path != "" && src.Roots != nil:
+		var real string
+		var err error
+		f, info, real, err = OpenSpilled(src.Path, src.Roots)
 		if err != nil {
 			src.Note = fmt.Sprintf("the agent's spill file is not opened: %v; showing what the transcript holds", err)
 			src.Path = ""
@@ -118,22 +132,23 @@ func Open(src Source) (*Document, error) {
 			src.Note = "the file the agent spilled this result to"
 		}
 		src.Roots = nil
+	case src.Path != "":
+		var err error
+		if f, info, err = safefile.OpenRegular(src.Path, nil); err != nil {
+			// The *PathError would repeat the path after "open".
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
+		}
 	}
-	if src.Path == "" {
+	if f == nil {
 		d := &Document{src: src, r: strings.NewReader(src.Text), size: int64(len(src.Text))}
 		if err := d.index(); err != nil {
 			return nil, fmt.Errorf("index spilled text: %w", err)
 		}
 		return d, nil
-	}
-	f, info, err := safefile.OpenRegular(src.Path, nil)
-	if err != nil {
-		// The *PathError would repeat the path after "open".
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("open spill file %s: %w", src.Path, err)
 	}
 	d := &Document{src: src, r: f, f: f, size: info.Size()}
 	if err := d.index(); err != nil {
@@ -167,6 +182,10 @@ func (d *Document) index() error {
 			}
 			i += j + 1
 			if next := off + int64(i); next < d.size {
+				if d.starts.n == maxLines {
+					d.cut(next)
+					return nil
+				}
 				d.starts.add(next)
 			}
 		}
@@ -192,6 +211,18 @@ func (d *Document) index() error {
 		d.end--
 	}
 	return nil
+}
+
+// cut ends the text shown at off, the start of the line past maxLines,
+// and says so in the note.
+func (d *Document) cut(off int64) {
+	left := d.size - off
+	d.size, d.end = off, off-1 // the line before ends with its newline
+	note := fmt.Sprintf("only the first %s lines are shown: %s more follow", human.Count(int64(maxLines)), human.Bytes(left))
+	if d.src.Note != "" {
+		note = d.src.Note + "; " + note
+	}
+	d.src.Note = note
 }
 
 // Lines is the number of lines; a final newline does not start another.
@@ -312,3 +343,72 @@ func (d *Document) Search(query string) ([]int, error) {
 	}
 	return found, nil
 }
+
+// WriteText writes the document for a pager: title and note, then its
+// lines escaped for the terminal (termtext.Line), read a piece at a time
+// so that memory stays small however large the file. Once limit bytes are
+// written it stops, with a line saying how much of the text was left out
+// (escaping makes a control byte four).
+func (d *Document) WriteText(w io.Writer, title string, limit int64) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(termtext.Line(title) + "\n")
+	if d.src.Note != "" {
+		bw.WriteString(termtext.Line(d.src.Note) + "\n")
+	}
+	bw.WriteString("\n")
+	r := bufio.NewReaderSize(io.NewSectionReader(d.r, 0, d.size), indexChunk)
+	var written, read int64
+	var carry []byte // the start of a rune cut by a piece of a long line
+	for {
+		piece, err := r.ReadSlice('\n')
+		read += int64(len(piece))
+		if len(carry) > 0 {
+			piece = append(carry, piece...)
+			carry = nil
+		}
+		end := len(piece)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer goes out in pieces, each cut
+			// after its last whole rune.
+			for k := 1; k <= utf8.UTFMax && k <= end; k++ {
+				if i := end - k; utf8.RuneStart(piece[i]) {
+					if !utf8.FullRune(piece[i:]) {
+						end = i
+					}
+					break
+				}
+			}
+			carry = append(carry, piece[end:]...)
+		}
+		text, whole := bytes.CutSuffix(piece[:end], []byte("\n"))
+		if whole {
+			text = bytes.TrimSuffix(text, []byte("\r"))
+		}
+		out := termtext.Line(string(text))
+		if written+int64(len(out)) > limit {
+			left := d.size - read + int64(len(piece))
+			fmt.Fprintf(bw, "\n… %s more not copied here: the spill viewer (enter) shows it\n", human.Bytes(left))
+			return bw.Flush()
+		}
+		bw.WriteString(out)
+		written += int64(len(out))
+		if whole {
+			bw.WriteByte('\n')
+			written++
+		}
+		if err == nil || errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != io.EOF {
+			return err
+		}
+		break
+	}
+	if d.size > 0 && !d.endsWithNewline() {
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// endsWithNewline tells whether the text's last byte is a line break.
+func (d *Document) endsWithNewline() bool { return d.end < d.size }

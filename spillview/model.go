@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/spillway-dev/spillway/internal/prompt"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -71,7 +72,7 @@ type Model struct {
 	top int // first line shown
 	x   int // first column shown
 
-	input     textinput.Model
+	input     prompt.Input
 	help      bool   // the help is shown
 	searching bool   // the prompt is open
 	pending   string // query whose search is running
@@ -83,7 +84,7 @@ type Model struct {
 
 // New returns an empty viewer; give it a size and a document.
 func New(styles *themes.Styles, keys KeyMap) Model {
-	in := textinput.New()
+	in := prompt.New()
 	in.Prompt = "/"
 	m := Model{keys: keys, input: in}
 	m.SetStyles(styles)

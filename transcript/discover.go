@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // Roots returns the folders where agents keep their logs, in the order
@@ -40,10 +43,15 @@ type File struct {
 	Path    string
 	ModTime time.Time
 	Size    int64
+	// Err, when set, says why the file is not to be read: it is no
+	// regular file (a FIFO, which would keep a reader waiting forever, a
+	// device, a socket), nor a link to one.
+	Err error
 }
 
 // Find lists the *.jsonl files under each root, recursively, newest first.
-// Roots that do not exist are skipped.
+// Roots that do not exist are skipped. A file that is not a regular file,
+// nor a link to one, is listed with its Err set.
 func Find(roots ...string) ([]File, error) {
 	files, _, err := FindListing(roots...)
 	return files, err
@@ -80,7 +88,19 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 					if err != nil {
 						continue // removed while walking
 					}
-					mine = append(mine, File{Path: f.path, ModTime: info.ModTime(), Size: info.Size()})
+					file := File{Path: f.path, ModTime: info.ModTime(), Size: info.Size()}
+					if info.Mode()&fs.ModeSymlink != 0 {
+						if target, err := os.Stat(f.path); err == nil {
+							info = target
+							file.ModTime, file.Size = target.ModTime(), target.Size()
+						} else {
+							file.Err = err
+						}
+					}
+					if file.Err == nil && !info.Mode().IsRegular() {
+						file.Err = fmt.Errorf("%s is %s, not a regular file: skipped", f.path, safefile.Kind(info.Mode()))
+					}
+					mine = append(mine, file)
 				}
 			}
 			mu.Lock()

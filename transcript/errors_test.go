@@ -69,7 +69,7 @@ func TestEmpty(t *testing.T) {
 
 func TestDirectory(t *testing.T) {
 	_, err := ReadFile(t.TempDir(), Options{})
-	if err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if err == nil || !strings.Contains(err.Error(), "is a folder, not a regular file") {
 		t.Errorf("err = %v", err)
 	}
 }

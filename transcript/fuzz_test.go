@@ -71,6 +71,11 @@ func checkSession(t *testing.T, s *Session) {
 }
 
 func FuzzClaude(f *testing.F) {
+	// A call at the largest token counts read, whose cost overflowed
+	// int64 micro-dollars three calls on.
+	f.Add([]byte(`{"type":"assistant","uuid":"u0","sessionId":"s","timestamp":"2026-01-02T10:00:00Z","requestId":"r0",` +
+		`"message":{"id":"m0","model":"big","stop_reason":"end_turn","usage":{"input_tokens":1000000000000,"output_tokens":1000000000000,` +
+		`"cache_creation_input_tokens":1000000000000,"cache_read_input_tokens":1000000000001},"content":[{"type":"text","text":"hi"}]}}` + "\n"))
 	fuzzReader(f, FormatClaude, "claude.jsonl", "../claude/replays.jsonl",
 		"../claude/stream-logged-2.1.38.jsonl", "../claude/lines-disagree-glm-5.jsonl")
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript/lines"
 	"github.com/valyala/fastjson"
 )
@@ -91,24 +92,19 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown input format %q (want auto, claude-code, codex, antigravity or generic)", s)
 }
 
-// ReadFile reads the transcript at path.
+// ReadFile reads the transcript at path, which must be a regular file: a
+// FIFO, which could keep it waiting forever, a device such as /dev/zero,
+// which never ends, or a folder is refused at once (standard input takes
+// a pipe).
 func ReadFile(path string, opt Options) (*Session, error) {
-	f, err := os.Open(path)
+	f, st, err := safefile.OpenRegular(path, nil)
 	if err != nil {
+		if info, serr := os.Stat(path); serr == nil && info.Mode()&os.ModeDevice != 0 {
+			return nil, &NotTranscriptError{Path: path, Reason: "it is a device, not a file"}
+		}
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory, not a transcript file", path)
-	}
-	if st.Mode()&os.ModeDevice != 0 {
-		// /dev/zero and the like never end; a pipe (<(cmd)) is read.
-		return nil, &NotTranscriptError{Path: path, Reason: "it is a device, not a file"}
-	}
 	opt.size = st.Size()
 	return Read(f, path, opt)
 }
@@ -130,7 +126,15 @@ func Read(r io.Reader, name string, opt Options) (*Session, error) {
 		err = d.readAhead(r, d.maxLine, batch)
 	} else {
 		lim := lines.Limit{Max: opt.MaxLineBytes, Long: d.Skip}
+		if opt.size == 0 {
+			// A stream of no known length may never end.
+			lim.Endless = endlessLines * int64(lim.Effective())
+		}
 		err = lines.ReadAll(r, lim, func(line []byte, _ bool) error { return d.Feed(line) })
+		var endless *lines.EndlessError
+		if errors.As(err, &endless) {
+			err = d.stopAt(endless.Size)
+		}
 	}
 	if err != nil {
 		var nt *NotTranscriptError
@@ -334,6 +338,23 @@ func (d *Decoder) Skip(size int64) error {
 		d.failed = d.notTranscript()
 		return d.failed
 	}
+	return nil
+}
+
+// endlessLines bounds, in longest lines, how far a line of a stream of no
+// known length may go on without its end before reading stops: 1 GiB for
+// the default 64 MiB.
+const endlessLines = 16
+
+// stopAt ends a read at a line that went on for size bytes without its
+// end: after records, with a warning saying reading stopped there; before
+// any, the input is not a transcript.
+func (d *Decoder) stopAt(size int64) error {
+	n := d.n + 1
+	if d.records == 0 || d.b == nil {
+		return &NotTranscriptError{Path: d.name, Reason: fmt.Sprintf("line %d goes on past %d bytes without a line break", n, size)}
+	}
+	d.b.warnf(n, "line goes on past %d bytes without a line break: reading stopped there", size)
 	return nil
 }
 

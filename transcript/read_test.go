@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -324,4 +325,52 @@ func TestReadKeepsRoomOfItsCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEndlessStream: a stream without a known length (standard input)
+// whose line goes on without a line break is read no further than 16
+// longest lines of it: after records, with a warning saying reading
+// stopped there; before any, as no transcript. It was read forever.
+func TestEndlessStream(t *testing.T) {
+	claude, err := os.ReadFile(fixture("claude.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range [][]byte{nil, claude} {
+		done := make(chan struct{})
+		var s *Session
+		go func() {
+			defer close(done)
+			s, err = Read(io.MultiReader(bytes.NewReader(prefix), endless{}), "stdin", Options{MaxLineBytes: 1 << 10})
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("an endless line is still being read")
+		}
+		if prefix == nil {
+			var nt *NotTranscriptError
+			if !errors.As(err, &nt) || !strings.Contains(err.Error(), "line 1 goes on past") {
+				t.Errorf("endless input alone: %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := s.Warnings[len(s.Warnings)-1]
+		if lines := bytes.Count(claude, []byte("\n")); last.Line != lines+1 || !strings.Contains(last.Message, "without a line break: reading stopped there") || len(s.Calls) == 0 {
+			t.Errorf("after %d lines: %d calls, last warning %+v", lines, len(s.Calls), last)
+		}
+	}
+}
+
+// endless is an input of 'x' that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }

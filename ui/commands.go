@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -58,12 +60,14 @@ type (
 		text   string
 		err    error
 	}
-	// preparedMsg carries the session measured and counted.
+	// preparedMsg carries the session measured and counted, and what
+	// spillway's hook cut from it when it ran in it (nil for nothing).
 	preparedMsg struct {
-		seq  int
-		prep *replay.Prepared
-		subs []*replay.Prepared // its sub-agents' logs, in order
-		err  error
+		seq      int
+		prep     *replay.Prepared
+		subs     []*replay.Prepared // its sub-agents' logs, in order
+		realized *ledger.Totals
+		err      error
 	}
 	// replayedMsg carries a replay under the policy of request seq, of
 	// the session's own log and of each of its sub-agents'.
@@ -100,7 +104,7 @@ type (
 
 // pipeline is the shared pipeline's options for these.
 func (o Options) pipeline() app.Options {
-	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot}
+	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot, Ledger: o.Ledger}
 }
 
 // loadCmd reads src in the background until ctx ends, in stages, each
@@ -145,7 +149,7 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 			total.Store(t)
 		}
 		msgs := make(chan tea.Msg, 3)
-		go func() {
+		background(func() {
 			if fromFile && size >= headFirstBytes {
 				if msg, err := readHead(src, o); err == nil && msg.session != nil {
 					msgs <- msg
@@ -172,7 +176,7 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 				msg.subs, msg.subErr = app.Options{Read: full}.LoadSubagents(msg.session, subagentsOf(src))
 			}
 			msgs <- msg
-		}()
+		})
 		var wait tea.Cmd
 		wait = func() tea.Msg {
 			select {
@@ -343,7 +347,7 @@ func prepareCmd(ctx context.Context, seq int, s *transcript.Session, subs []*tra
 	return func() tea.Msg {
 		var done, total atomic.Int64
 		out := make(chan preparedMsg, 1)
-		go func() {
+		background(func() {
 			progress := func(d, t int) {
 				done.Store(int64(d))
 				total.Store(int64(t))
@@ -352,6 +356,7 @@ func prepareCmd(ctx context.Context, seq int, s *transcript.Session, subs []*tra
 			msg := preparedMsg{seq: seq, prep: p, err: err}
 			if err == nil {
 				p.CostParts() // split here, so that no Update waits for it
+				msg.realized = realized(opt.Ledger, s.ID)
 			}
 			for _, sub := range subs {
 				if msg.err != nil {
@@ -364,7 +369,7 @@ func prepareCmd(ctx context.Context, seq int, s *transcript.Session, subs []*tra
 				msg.subs, msg.err = append(msg.subs, q), err
 			}
 			out <- msg
-		}()
+		})
 		return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })()
 	}
 }
@@ -449,14 +454,11 @@ func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Opt
 
 // writePolicyCmd writes the tuned policy; unless overwrite, a file that
 // is there already is left alone and reported, for the user to confirm.
+// Nothing is written through a link (policy.Save).
 func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
 	return func() tea.Msg {
-		if !overwrite {
-			if _, err := statFile(path); err == nil {
-				return wroteMsg{path: path, exists: true}
-			}
-		}
-		return wroteMsg{path: path, err: policy.Save(path, p)}
+		err := policy.Save(path, p, overwrite)
+		return wroteMsg{path: path, exists: errors.Is(err, fs.ErrExist), err: err}
 	}
 }
 
@@ -526,3 +528,20 @@ func (spillsWrittenMsg) fromSession()  {}
 func (pagerReadyMsg) fromSession()     {}
 func (pagerDoneMsg) fromSession()      {}
 func (subsReadMsg) fromSession()       {}
+
+// realized sums what spillway's hook's ledger in dir holds for session:
+// nil when it holds nothing (or cannot be read).
+func realized(dir, session string) *ledger.Totals {
+	if dir == "" || session == "" {
+		return nil
+	}
+	entries, _, err := ledger.Read(dir, session)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	var t ledger.Totals
+	for _, e := range ledger.ByID(entries) {
+		t.Add(e)
+	}
+	return &t
+}

@@ -3,7 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
-	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
 )
@@ -30,7 +29,9 @@ func (v *sessionScreen) selectedResult() *replay.Result {
 
 // copyText puts the selected result's text as recorded on the clipboard
 // (OSC 52: the terminal gets it base64-encoded, never as escapes), or the
-// call's own text when no result came back after it.
+// call's own text when no result came back after it; its controls and
+// escape sequences escaped (termtext.Text), so that pasting it acts on
+// nothing.
 func (v *sessionScreen) copyText() tea.Cmd {
 	call := v.currentCall()
 	if v.session == nil || call < 0 {
@@ -48,8 +49,12 @@ func (v *sessionScreen) copyText() tea.Cmd {
 	if text == "" {
 		return v.ctx.flash(what + " is empty (or the log kept only its size): nothing copied")
 	}
-	return tea.Batch(tea.SetClipboard(text),
-		v.ctx.flash(fmt.Sprintf("copied %s, %s, to the clipboard (through the terminal: OSC 52 must be allowed)", what, human.ShortBytes(int64(len(text))))))
+	safe, escaped := termtext.Text(text), ""
+	if safe != text {
+		escaped = ", its control characters escaped"
+	}
+	return tea.Batch(tea.SetClipboard(safe),
+		v.ctx.flash(fmt.Sprintf("copied %s, %s%s, to the clipboard (through the terminal: OSC 52 must be allowed)", what, human.ShortBytes(int64(len(safe))), escaped)))
 }
 
 // pagerReadyMsg carries the file written for the pager, and the pager.
@@ -90,23 +95,27 @@ func (v *sessionScreen) openPager() tea.Cmd {
 	return pagerFileCmd(src, title, os.Getenv("PAGER"))
 }
 
-// pagerFileCmd reads src and writes its lines, escaped, to a temporary
-// file for the pager.
+// pagerFileCmd writes src's lines, escaped, to a temporary file for the
+// pager, a piece at a time and at most pagerBytes of them.
 func pagerFileCmd(src spillview.Source, title, pager string) tea.Cmd {
 	return func() tea.Msg {
 		argv := strings.Fields(pager)
 		if len(argv) == 0 {
 			argv = []string{"less"}
 		}
-		text, err := pagerText(src)
-		if err != nil {
-			return pagerReadyMsg{err: err}
+		doc, err := spillview.Open(src)
+		if errors.Is(err, fs.ErrNotExist) {
+			doc, err = spillview.Open(spillview.Source{Text: src.Text}) // as the viewer does: the transcript's text
 		}
+		if err != nil {
+			return pagerReadyMsg{err: fmt.Errorf("open in pager: %w", err)}
+		}
+		defer doc.Close()
 		f, err := os.CreateTemp("", "spillway-result-*.txt")
 		if err != nil {
 			return pagerReadyMsg{err: fmt.Errorf("open in pager: %w", err)}
 		}
-		_, err = io.WriteString(f, termtext.Escape(title)+"\n\n"+strings.Join(termtext.Lines(text), "\n")+"\n")
+		err = doc.WriteText(f, title, pagerBytes)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -118,34 +127,10 @@ func pagerFileCmd(src spillview.Source, title, pager string) tea.Cmd {
 	}
 }
 
-// pagerText is the text of src: its file's when it names one that may be
-// opened (an agent's only inside the folders it spills to), else its own.
-func pagerText(src spillview.Source) (string, error) {
-	path := src.Path
-	if path == "" {
-		return src.Text, nil
-	}
-	if src.Roots != nil {
-		real, err := spillview.Confine(path, src.Roots)
-		if err != nil {
-			return src.Text, nil // as the viewer does: the transcript's text
-		}
-		path = real
-	}
-	f, _, err := safefile.OpenRegular(path, nil)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return src.Text, nil
-		}
-		return "", fmt.Errorf("open in pager: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return "", fmt.Errorf("open in pager: read %s: %w", path, err)
-	}
-	return string(data), nil
-}
+// pagerBytes bounds the copy the pager is given of one file: a copy of a
+// spill file of gigabytes would fill the temporary folder, and take
+// minutes to escape.
+var pagerBytes int64 = 64 << 20
 
 // pagerReady runs the pager on the file; the inspector resumes when it quits.
 func (v *sessionScreen) pagerReady(msg pagerReadyMsg) tea.Cmd {

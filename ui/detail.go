@@ -474,6 +474,10 @@ func (d *detailPane) source(rp *replay.Run, call int) (src spillview.Source, age
 		}
 		src.Note = fmt.Sprintf("under %s the model would see %s of %s bytes; %s", termtext.Escape(rp.Policy.Name), human.Count(total), human.Count(r.Bytes), rest)
 	}
+	if err := rp.Prepared.TextErr(); err != nil && original == "" && r.Bytes > 0 {
+		// Read again from a file that changed: say so, not an empty text.
+		src.Note = "its text is not shown: " + termtext.Escape(err.Error())
+	}
 	src.Find = hazardFind(r, original)
 	return src, harness.AgentSpillPath(original), true
 }

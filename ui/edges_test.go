@@ -179,7 +179,7 @@ func TestFooterKeepsHazardsAndWarnings(t *testing.T) {
 	m := newModel(t, data, "harness-rs-0.0.40", 80, 24, "dark")
 	lines := strings.Split(screenText(m), "\n")
 	totals := lines[len(lines)-3]
-	for _, want := range []string{"cost $0.3983 → $0.2542", "H1", "1 warning (W)"} {
+	for _, want := range []string{"cost $0.3983 → $0.2600", "H1", "1 warning (W)"} {
 		if !strings.Contains(totals, want) {
 			t.Errorf("totals at 80 columns lack %q: %q", want, totals)
 		}

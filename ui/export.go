@@ -1,13 +1,15 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/spillway-dev/spillway/guard/export"
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // writeFormats are what w writes: spillway's own policy file (read back
@@ -49,19 +51,15 @@ func (m *Model) writeCmd(path string, overwrite bool) tea.Cmd {
 	}
 	target, p := export.Targets[m.writeFormat-1], m.policy
 	return func() tea.Msg {
-		if !overwrite {
-			if _, err := statFile(path); err == nil {
-				return wroteMsg{path: path, exists: true}
-			}
-		}
-		return wroteMsg{path: path, as: string(target), err: writeExport(path, p, target)}
+		err := writeExport(path, p, target, overwrite)
+		return wroteMsg{path: path, as: string(target), exists: errors.Is(err, fs.ErrExist), err: err}
 	}
 }
 
-func writeExport(path string, p policy.Policy, target export.Target) error {
+func writeExport(path string, p policy.Policy, target export.Target, overwrite bool) error {
 	text, err := export.Render(p, target)
 	if err == nil {
-		err = os.WriteFile(path, []byte(text), 0o644)
+		err = safefile.WriteFile(path, []byte(text), 0o644, overwrite)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s configuration: %w", target, err)

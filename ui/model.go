@@ -20,7 +20,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/prompt"
 	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
@@ -68,6 +68,9 @@ type Options struct {
 	Sessions     sessions.Source
 	SessionsName string
 	NoFollow     bool
+	// Ledger is the folder of spillway's hook ledger: the footer says
+	// what the hook cut from a session it ran in. "" reads none.
+	Ledger string
 }
 
 // Context is what every component shares, passed by pointer: the screen's
@@ -137,7 +140,7 @@ type Model struct {
 	sess   *sessionScreen
 	nextID int // of the next session screen
 
-	input     textinput.Model
+	input     prompt.Input
 	inputMode inputMode
 	writePath string // where w writes; the prompt offers it again
 	confirm   string // a file w would overwrite, waiting for y or n
@@ -161,7 +164,7 @@ func New(opt Options) *Model {
 	ctx.notice, ctx.keepNotice = opt.Notice, opt.Notice != ""
 	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, help: help.New(), writePath: "spillway-policy.json"}
 	m.applyTheme()
-	m.input = textinput.New()
+	m.input = prompt.New()
 	// The terminal's own cursor: no blink timer redrawing the screen.
 	m.input.SetVirtualCursor(false)
 	if opt.Sessions != nil {

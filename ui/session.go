@@ -15,6 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -92,6 +93,10 @@ type sessionScreen struct {
 	// newBelow counts the calls a followed session gained while the
 	// cursor was off its last row: they arrive out of view.
 	newBelow int
+
+	// realized is what spillway's hook cut from the session, from its
+	// ledger; nil when it cut nothing.
+	realized *ledger.Totals
 
 	// hazardsIndexed says the session shown has what finding hazards
 	// needs built, so no re-tuning key waits for it.
@@ -400,7 +405,7 @@ func (s *sessionScreen) prepared(msg preparedMsg) tea.Cmd {
 	s.progress = progressMsg{}
 	var cmd tea.Cmd
 	if msg.prep.Session == s.session && len(msg.subs) == len(s.subs) {
-		s.prep = msg.prep
+		s.prep, s.realized = msg.prep, msg.realized
 		for i, sub := range s.subs {
 			sub.prep = msg.subs[i]
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/layout"
 	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
@@ -493,7 +494,7 @@ func (l *sessionList) columns() []listColumn {
 	for i := range all {
 		all[i].width = max(all[i].width, l.wide[all[i].title])
 	}
-	cols := fitColumns(all, l.width, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
+	cols := layout.Fit(all, l.width, 1, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
 	// What the project took beyond its own width goes first to the model
 	// and the agent, as far as their names need: at 200 columns no name
 	// is cut.

@@ -126,14 +126,14 @@ func scanCmd(ctx context.Context, src sessions.Source) tea.Cmd {
 		var mu sync.Mutex
 		var done, total int
 		out := make(chan fleetScannedMsg, 1)
-		go func() {
+		background(func() {
 			rows, warnings, err := src.Scan(ctx, func(d, t int) {
 				mu.Lock()
 				done, total = d, t
 				mu.Unlock()
 			})
 			out <- fleetScannedMsg{rows: rows, warnings: warnings, err: err}
-		}()
+		})
 		var wait tea.Cmd
 		wait = func() tea.Msg {
 			select {
@@ -219,7 +219,7 @@ func replayFleetCmd(ctx context.Context, src sessions.Source, gen int, pol polic
 	}
 	return func() tea.Msg {
 		s := newStream()
-		go func() {
+		background(func() {
 			defer s.finish()
 			var err error
 			if ceilings != nil {
@@ -230,13 +230,16 @@ func replayFleetCmd(ctx context.Context, src sessions.Source, gen int, pol polic
 			if err != nil && ctx.Err() == nil {
 				s.push(sessions.Savings{Err: err})
 			}
-		}()
+		})
 		return s.wait(gen, ceilings != nil, paths, job)()
 	}
 }
 
 // newListScreen is the list over opt.Sessions under pol.
 func newListScreen(ctx *Context, opt Options, pol policy.Policy) *listScreen {
+	if s, ok := opt.Sessions.(*sessions.Service); ok && s.Go == nil {
+		s.Go = background // a panic in its work restores the terminal
+	}
 	run, stop := context.WithCancel(context.Background())
 	return &listScreen{ctx: ctx, opt: opt, policy: pol, run: run, stop: stop, src: opt.Sessions, name: opt.SessionsName, list: sessionList{ctx: ctx, savings: map[string]sessions.Savings{}},
 		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{},

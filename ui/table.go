@@ -8,6 +8,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/layout"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 	"github.com/spillway-dev/spillway/transcript"
@@ -566,7 +567,7 @@ func (t *callTable) columns() []column {
 			all[i].width = max(all[i].width, termtext.Width(all[i].title))
 		}
 	}
-	return fitColumns(all, t.width, func(c *column) (*int, int, bool) { return &c.width, c.priority, c.title == "tools" })
+	return layout.Fit(all, t.width, 1, func(c *column) (*int, int, bool) { return &c.width, c.priority, c.title == "tools" })
 }
 
 // View draws the title line and the visible rows.
@@ -602,35 +603,4 @@ func (t *callTable) View() string {
 		}
 	}
 	return b.String()
-}
-
-// fitColumns lays out columns a space apart in width cells: it drops the
-// column of the highest priority number until the rest fit, then gives
-// what is left over to the one that grows. spec tells a column's width,
-// priority and whether it grows.
-func fitColumns[C any](all []C, width int, spec func(*C) (w *int, priority int, grows bool)) []C {
-	used := func() int {
-		n := -1
-		for i := range all {
-			w, _, _ := spec(&all[i])
-			n += *w + 1
-		}
-		return n
-	}
-	for used() > width && len(all) > 1 {
-		worst, worstPriority := 0, -1
-		for i := range all {
-			if _, p, _ := spec(&all[i]); p > worstPriority {
-				worst, worstPriority = i, p
-			}
-		}
-		all = slices.Delete(all, worst, worst+1)
-	}
-	spare := max(0, width-used())
-	for i := range all {
-		if w, _, grows := spec(&all[i]); grows {
-			*w += spare
-		}
-	}
-	return all
 }

@@ -372,6 +372,11 @@ func (v *sessionScreen) totalsLine() string {
 	} else {
 		parts = append(parts, linePart{text: fmt.Sprintf("no usage recorded · result tokens %s → %s %s", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()), priority: 10})
 	}
+	if r := v.realized; r != nil {
+		// What the hook cut when it ran in this session, beside what the
+		// policy above would.
+		parts = append(parts, linePart{text: st.Saved.Render(fmt.Sprintf("hook cut %s → %s tokens in %d", human.Compact(r.Tokens), human.Compact(r.TokensAfter), r.Results)), priority: 7})
+	}
 	for _, mk := range themes.Markers() {
 		n := markerCount(t, mk)
 		priority := 3

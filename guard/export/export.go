@@ -226,22 +226,8 @@ func (d *doc) errorsCannot(harnessName string) {
 // dedupeCannot notes repeat suppression in a harness that has none.
 func (d *doc) dedupeCannot(harnessName string) {
 	if d.p.Dedupe.Enabled {
-		d.cannot("%s has no repeat suppression; suppressing repeats from the %s identical call", harnessName, ordinal(d.p.Dedupe.From))
+		d.cannot("%s has no repeat suppression; suppressing repeats from the %s identical call", harnessName, human.Ordinal(d.p.Dedupe.From))
 	}
-}
-
-func ordinal(n int) string {
-	suffix := "th"
-	switch {
-	case n%100 >= 11 && n%100 <= 13:
-	case n%10 == 1:
-		suffix = "st"
-	case n%10 == 2:
-		suffix = "nd"
-	case n%10 == 3:
-		suffix = "rd"
-	}
-	return fmt.Sprintf("%d%s", n, suffix)
 }
 
 // preview describes the policy's spill preview.

@@ -56,7 +56,7 @@ func harnessRS(d *doc) {
 	}
 	if p.Dedupe.Enabled {
 		if p.Dedupe.From > 2 {
-			d.cannot("harness-rs suppresses a repeat from the 2nd identical call or not at all; suppressing from the %s identical call (dedupe_repeats is left off: true would suppress from the 2nd)", ordinal(p.Dedupe.From))
+			d.cannot("harness-rs suppresses a repeat from the 2nd identical call or not at all; suppressing from the %s identical call (dedupe_repeats is left off: true would suppress from the 2nd)", human.Ordinal(p.Dedupe.From))
 		}
 		if p.Dedupe.Key != policy.KeyToolArgs || p.Dedupe.Clear != policy.ClearAnyWrite || len(p.Dedupe.Tools) > 0 || p.Dedupe.SameContent {
 			d.cannot("harness-rs takes a call as a repeat by its tool name and arguments and forgets every call after any call that is not read-only; this policy's own rule for a repeat (key %s, cleared on %s)", p.Dedupe.Key, p.Dedupe.Clear)
@@ -219,7 +219,7 @@ func claudeCode(d *doc) {
 			what = "repeats of other tools"
 		}
 		if dd.From > 2 || what != "repeats" {
-			d.cannot("Claude Code stubs a Read of an unchanged file from the 2nd identical Read, and no other tool's; suppressing %s from the %s identical call", what, ordinal(dd.From))
+			d.cannot("Claude Code stubs a Read of an unchanged file from the 2nd identical Read, and no other tool's; suppressing %s from the %s identical call", what, human.Ordinal(dd.From))
 		}
 	}
 	d.excludeCannot("Claude Code")
@@ -284,7 +284,7 @@ func deepSeek(d *doc) {
 		d.cannot("DeepSeek Harness leaves exactly one tool alone, read (index.ts line 197); this policy's excluded tools (%s)", orNone(quoteAll(p.Exclude)))
 	}
 	if p.Dedupe.Enabled {
-		d.cannot("DeepSeek Harness has no repeat suppression (its repeat reminder only advises); suppressing repeats from the %s identical call", ordinal(p.Dedupe.From))
+		d.cannot("DeepSeek Harness has no repeat suppression (its repeat reminder only advises); suppressing repeats from the %s identical call", human.Ordinal(p.Dedupe.From))
 	}
 	d.perToolCannot("DeepSeek Harness")
 	d.errorsCannot("DeepSeek Harness")

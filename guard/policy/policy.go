@@ -14,6 +14,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // Unit is how a policy measures a result.
@@ -344,13 +345,15 @@ func Load(file string) (Policy, error) {
 	return p, nil
 }
 
-// Save writes p as indented JSON that Load reads back.
-func Save(file string, p Policy) error {
+// Save writes p as indented JSON that Load reads back, whole or not at
+// all and never through a link (safefile.WriteFile): unless replace is
+// set, a file already there is left alone (fs.ErrExist).
+func Save(file string, p Policy, replace bool) error {
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(file, append(data, '\n'), 0o644); err != nil {
+	if err := safefile.WriteFile(file, append(data, '\n'), 0o644, replace); err != nil {
 		return fmt.Errorf("write policy: %w", err)
 	}
 	return nil

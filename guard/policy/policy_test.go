@@ -63,7 +63,7 @@ func TestPolicyFile(t *testing.T) {
 	p := mustPreset(t, "claude-code")
 	p.Ceiling = 12_345
 	file := filepath.Join(t.TempDir(), "policy.json")
-	if err := Save(file, p); err != nil {
+	if err := Save(file, p, false); err != nil {
 		t.Fatal(err)
 	}
 	back, err := Load(file)
@@ -88,7 +88,7 @@ func TestPolicyFile(t *testing.T) {
 // before it was kept and silently did nothing.
 func TestPolicyFileTypo(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "policy.json")
-	if err := Save(file, mustPreset(t, "claude-code")); err != nil {
+	if err := Save(file, mustPreset(t, "claude-code"), false); err != nil {
 		t.Fatal(err)
 	}
 	saved, err := os.ReadFile(file)

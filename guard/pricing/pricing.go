@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -145,12 +146,16 @@ func Load(path string) (*Table, error) {
 
 // Default returns the embedded table, its layers in the order they win.
 func Default() *Table {
-	sources := make([]string, len(embeddedLayers))
-	for i, l := range embeddedLayers {
+	layers := embedded()
+	sources := make([]string, len(layers))
+	for i, l := range layers {
 		sources[i] = l.source
 	}
-	return &Table{Source: strings.Join(sources, "; "), layers: embeddedLayers}
+	return &Table{Source: strings.Join(sources, "; "), layers: layers}
 }
+
+// embedded builds the embedded layers once, when first asked for.
+var embedded = sync.OnceValue(embeddedLayers)
 
 // Layers describes the table's sources, first layer first.
 func (t *Table) Layers() []Layer {

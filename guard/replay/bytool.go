@@ -15,7 +15,8 @@ type ToolTotals struct {
 	Results           int
 	Bytes, BytesAfter int64
 	// Tokens and TokensAfter are the estimates, -1 when tokens were not
-	// counted (then the carry costs are 0 and unknown).
+	// counted; then the carry cost rests on the recorded byte rate, and is
+	// unknown where that is (Prepared.CarryMeasured).
 	Tokens, TokensAfter int64
 	// Shaped counts the results truncated or spilled, Suppressed the
 	// repeats suppressed.
@@ -50,13 +51,14 @@ func (rp *Run) ByTool() []ToolTotals {
 		case Suppressed:
 			t.Suppressed++
 		}
+		t.CarryCost += r.CarryCost
 		if r.Tokens < 0 || t.Tokens < 0 {
 			t.Tokens, t.TokensAfter = -1, -1
+			t.CarryCostAfter = t.CarryCost // nothing shaped: no policy counts no tokens
 			continue
 		}
 		t.Tokens += r.Tokens
 		t.TokensAfter += r.TokensAfter
-		t.CarryCost += r.CarryCost
 		if tok := rp.Calibration.apply(r.Tokens); tok > 0 {
 			t.CarryCostAfter += r.CarryCost * float64(max(0, tok-r.Saved)) / float64(tok)
 		}

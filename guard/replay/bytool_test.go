@@ -1,9 +1,13 @@
 package replay
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
 )
 
 // TestByTool sums README's worked example by tool, with an MCP search
@@ -49,5 +53,71 @@ func TestMCPServer(t *testing.T) {
 		if got := mcpServer(tool); got != want {
 			t.Errorf("mcpServer(%q) = %q, want %q", tool, got, want)
 		}
+	}
+}
+
+// TestByToolRecorded prices the results' carry without counting a token:
+// a byte's tokens are measured from the recorded prompts. claude-sonnet-4-5
+// (cache write $3.75, read $0.30, output $15 per million), four calls:
+//
+//	call  prompt (read + write)  output  results after it
+//	0     0 + 2,000              100     Read 2,000 B
+//	1     2,000 + 700            100     Bash 4,000 B
+//	2     2,700 + 1,100          50      Read 3,000 B
+//	3     3,800 + 1,250          20      –
+//
+// Each pair grew by its prompt less the first call's output: 600/2,000,
+// 1,000/4,000 and 1,200/3,000 tokens a byte, 0.3, 0.25 and 0.4, median 0.3.
+// So the first Read is 600 tokens, written at call 1 and read at 2 and 3:
+// 600 × (3.75 + 2 × 0.30) = $0.002610; the Bash 1,200, written at 2 and read
+// at 3: 1,200 × 4.05 = $0.004860; the second Read 900, written at 3: $0.003375.
+func TestByToolRecorded(t *testing.T) {
+	usage := func(write, read, out int) map[string]any {
+		return map[string]any{"input_tokens": 0, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": out}
+	}
+	c0, c1, c2 := call("1", "Read", map[string]any{"file_path": "a"}), call("2", "Bash", nil), call("3", "Read", map[string]any{"file_path": "b"})
+	c0["usage"], c1["usage"], c2["usage"] = usage(2000, 0, 100), usage(700, 2000, 100), usage(1100, 2700, 50)
+	s := generic(t,
+		map[string]any{"role": "user", "content": "go"},
+		c0, result("1", strings.Repeat("r", 2000), false),
+		c1, result("2", strings.Repeat("b", 4000), false),
+		c2, result("3", strings.Repeat("r", 3000), false),
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(1250, 3800, 20)},
+	)
+	p, err := Prepare(context.Background(), s, nil, pricing.Default(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ByteRate != (ByteRate{TokensPerByte: 0.3, Pairs: 3}) || !p.CarryMeasured() {
+		t.Fatalf("byte rate %+v, measured %v; want 0.3 a byte over 3 pairs", p.ByteRate, p.CarryMeasured())
+	}
+	none, _ := policy.Preset("none")
+	rp, err := p.Replay(none, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	carry := []float64{0.002610, 0.004860, 0.003375}
+	for i, r := range rp.Results {
+		if r.Tokens != -1 || math.Abs(r.CarryCost-carry[i]) > 1e-12 {
+			t.Errorf("result %d: tokens %d, carry $%.9f; want not counted, $%.6f", i, r.Tokens, r.CarryCost, carry[i])
+		}
+	}
+	got := rp.ByTool()
+	if len(got) != 2 || got[0].Tool != "Read" || got[0].Results != 2 || got[0].Bytes != 5000 || got[0].Tokens != -1 ||
+		math.Abs(got[0].CarryCost-0.005985) > 1e-12 || got[1].Tool != "Bash" || math.Abs(got[1].CarryCost-0.004860) > 1e-12 {
+		t.Errorf("by tool: %+v", got)
+	}
+	// Two pairs measure nothing: the carry stays unknown.
+	c2["usage"] = usage(0, 3000, 50) // call 3's prompt grew less than call 2 wrote
+	s = generic(t, map[string]any{"role": "user", "content": "go"},
+		c0, result("1", strings.Repeat("r", 2000), false),
+		c1, result("2", strings.Repeat("b", 4000), false),
+		c2, result("3", strings.Repeat("r", 3000), false),
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(0, 3000, 20)})
+	if p, err = Prepare(context.Background(), s, nil, pricing.Default(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if p.ByteRate.TokensPerByte != 0 || p.CarryMeasured() {
+		t.Errorf("byte rate %+v measured from fewer than 3 pairs", p.ByteRate)
 	}
 }

@@ -81,3 +81,51 @@ func ownTokenizer(models []string) bool {
 	}
 	return true
 }
+
+// minAddedBytes is the least a call's results must weigh for the prompt
+// growth after it to measure them: below it, the call's own message and
+// per-message overhead dominate.
+const minAddedBytes = 1024
+
+// ByteRate is what a byte of tool result costs in tokens, as the recorded
+// prompts measure it: where tokens are not counted (no policy), a
+// result's carry cost rests on it.
+type ByteRate struct {
+	// TokensPerByte is the median over the pairs; 0 when fewer than three
+	// pairs measure it.
+	TokensPerByte float64
+	// Pairs counts the calls measured: each followed, in the same context
+	// and on the same model, by a call whose prompt grew by the results
+	// that came back between them.
+	Pairs int
+}
+
+// fitByteRate measures tokens per byte of result from the recorded
+// prompts: for each call k followed by call k+1 of the same context,
+// chain and model, both with usage, with at least minAddedBytes of
+// results and no user message between them, the growth of the prompt
+// less call k's recorded output (which call k+1 sends back) over the
+// results' bytes. The rate is the median over such pairs.
+func fitByteRate(s *transcript.Session) ByteRate {
+	var ratios []float64
+	for k := 0; k+1 < len(s.Calls); k++ {
+		a, b := &s.Calls[k], &s.Calls[k+1]
+		if a.Usage == nil || b.Usage == nil || a.Segment != b.Segment || a.Sidechain != b.Sidechain || a.Model != b.Model || len(a.Prompts) > 0 {
+			continue
+		}
+		var bytes int64
+		for _, r := range a.Results {
+			bytes += int64(r.Bytes())
+		}
+		added := b.Usage.Prompt() - a.Usage.Prompt() - a.Usage.Output
+		if bytes < minAddedBytes || added <= 0 {
+			continue
+		}
+		ratios = append(ratios, float64(added)/float64(bytes))
+	}
+	if len(ratios) < 3 {
+		return ByteRate{Pairs: len(ratios)}
+	}
+	slices.Sort(ratios)
+	return ByteRate{TokensPerByte: quantile(ratios, 0.5), Pairs: len(ratios)}
+}

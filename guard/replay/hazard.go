@@ -161,7 +161,7 @@ func (rp *Run) findHazards() {
 					z = &Hazard{CallIndex: r.SentAt, MatchFrom: -1, MatchTo: -1}
 				}
 				z.Kind, z.Why = SuppressedUnseen, why
-			} else if h.rp.Prepared.items[r.RepeatOf].writes == "" {
+			} else if r.RepeatOf < 0 || h.rp.Prepared.items[r.RepeatOf].writes == "" {
 				// A repeat of the agent's own write hides nothing it did
 				// not write itself.
 				z = h.used(i)
@@ -286,7 +286,10 @@ func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 		e := &h.ends[k]
 		if !e.known {
 			*e = shownEnds{-1, 0, true}
+			head, hook := h.rp.hookHead(r)
 			switch {
+			case hook:
+				e.head = head
 			case r.Outcome == Truncated:
 				// The marker's head is the first bytes_kept bytes of the
 				// result serialized: the original's bytes whose escapes

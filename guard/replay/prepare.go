@@ -28,6 +28,9 @@ type Prepared struct {
 	Counter     TokenCounter
 	Prices      *pricing.Table
 	Calibration Calibration
+	// ByteRate prices the results' carry where their tokens are not
+	// counted (no Counter).
+	ByteRate ByteRate
 
 	items []item
 	// Sizes in each unit, and the repeat keys, are measured for every item
@@ -46,6 +49,19 @@ type Prepared struct {
 	parts      []*CostParts
 	hazardOnce sync.Once
 	hazards    *hazardIndex // built by the first replay that shapes a result
+
+	// Persisted holds, by the file Claude Code would persist them to,
+	// outputs whose file is not written yet, as the model would receive
+	// them whole: spillway's hook sees an output before Claude Code
+	// persists it, and replays it as the log of the session without the
+	// hook will show it (claudehook.go).
+	Persisted map[string]string
+
+	// The session as spillway's hook in Claude Code sees its results
+	// (claudehook.go), worked out by the first replay that needs it.
+	hookOnce  sync.Once
+	hookItems []hookItem
+	hookSized [len(unitOrder)]sync.Once
 
 	// texts reads the results' texts the session was read without
 	// (PrepareTexts); nil when the session holds them. textErr is the
@@ -240,6 +256,7 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 		p.Calibration = calibrate(s, counter, p.resultTokens())
 	} else {
 		p.Calibration = Calibration{Factor: 1, Note: "tokens not counted: the policy never changes a result"}
+		p.ByteRate = fitByteRate(s)
 	}
 	p.priceRecorded()
 	return p, nil
@@ -395,34 +412,39 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 			}
 		}()
 	}
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ts := hzScan // each its own scratch
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= total {
-					return
-				}
-				it := &p.items[i]
-				text := it.r.Text
-				if p.texts != nil {
-					text = p.Text(it.r)
-					it.size = unitSizes(text)
-					it.claudeShaped = harness.ClaudeShaped(text)
-					status, output := harness.CodexExecSplit(text)
-					it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
-					it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
-					hz.items[i] = hz.scan(&ts, text)
-				}
-				it.tokens = int64(p.Counter.Count(text))
-				it.size[unitIndex(policy.Tokens)] = it.tokens
-				if n := done.Add(1); progress != nil && (n%64 == 0 || int(n) == total) {
-					progress(int(n), total)
-				}
+	work := func() {
+		ts := hzScan // each its own scratch
+		for ctx.Err() == nil {
+			i := int(next.Add(1)) - 1
+			if i >= total {
+				return
 			}
-		}()
+			it := &p.items[i]
+			text := it.r.Text
+			if p.texts != nil {
+				text = p.Text(it.r)
+				it.size = unitSizes(text)
+				it.claudeShaped = harness.ClaudeShaped(text)
+				status, output := harness.CodexExecSplit(text)
+				it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
+				it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
+				hz.items[i] = hz.scan(&ts, text)
+			}
+			it.tokens = int64(p.Counter.Count(text))
+			it.size[unitIndex(policy.Tokens)] = it.tokens
+			if n := done.Add(1); progress != nil && (n%64 == 0 || int(n) == total) {
+				progress(int(n), total)
+			}
+		}
+	}
+	// One text is counted where it is asked for (spillway's hook), so that
+	// nothing goes wrong out of its caller's sight.
+	if total <= 1 {
+		work()
+		return ctx.Err()
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(work)
 	}
 	wg.Wait()
 	return ctx.Err()
@@ -499,7 +521,7 @@ func (p *Prepared) priceRecorded() {
 	}
 	for i := range p.items {
 		it := &p.items[i]
-		tok := p.Calibration.apply(it.tokens)
+		tok := p.carriedTokens(it)
 		if tok <= 0 || it.sentAt >= n {
 			continue
 		}
@@ -513,6 +535,22 @@ func (p *Prepared) priceRecorded() {
 		}
 		it.carry = float64(tok) * rate
 	}
+}
+
+// carriedTokens is what an item weighs in the prompts that carry it: its
+// counted tokens, calibrated, or, where none were counted, its bytes at
+// the session's recorded rate; 0 when neither is known.
+func (p *Prepared) carriedTokens(it *item) int64 {
+	if it.tokens >= 0 {
+		return p.Calibration.apply(it.tokens)
+	}
+	return int64(math.Round(float64(it.r.Bytes()) * p.ByteRate.TokensPerByte))
+}
+
+// CarryMeasured tells whether the results' carry costs are known: their
+// tokens were counted, or the recorded prompts measured a byte's tokens.
+func (p *Prepared) CarryMeasured() bool {
+	return p.Counter != nil || p.ByteRate.TokensPerByte > 0
 }
 
 // entry is a model's price as the table looks it up; ok is false when

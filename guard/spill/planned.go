@@ -22,7 +22,7 @@ type Planned struct {
 	files map[string]harness.SpillFile // by path
 	order []string
 	// later makes the content of the files planned without it (WriteLater).
-	later map[string]func() string
+	later map[string]func() (string, error)
 }
 
 // Write records f and returns where it will be written.
@@ -46,8 +46,9 @@ func (p *Planned) Write(f harness.SpillFile) (string, error) {
 
 // WriteLater records f, whose content is made by content when the file is
 // written: a replay whose texts are read again when needed plans its
-// files without holding them.
-func (p *Planned) WriteLater(f harness.SpillFile, content func() string) (string, error) {
+// files without holding them. A content that fails (the session's file
+// changed since it was read) writes no file, and says why.
+func (p *Planned) WriteLater(f harness.SpillFile, content func() (string, error)) (string, error) {
 	f.Content = ""
 	path, err := p.Write(f)
 	if err != nil {
@@ -56,7 +57,7 @@ func (p *Planned) WriteLater(f harness.SpillFile, content func() string) (string
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.later == nil {
-		p.later = map[string]func() string{}
+		p.later = map[string]func() (string, error){}
 	}
 	p.later[path] = content
 	return path, nil
@@ -80,7 +81,10 @@ func (p *Planned) WriteOne(path string) error {
 		return fmt.Errorf("no spill file is planned at %s", path)
 	}
 	if content != nil {
-		f.Content = content()
+		var err error
+		if f.Content, err = content(); err != nil {
+			return err
+		}
 	}
 	_, err := p.Dir.Write(f)
 	return err

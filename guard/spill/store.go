@@ -4,6 +4,8 @@ package spill
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -38,47 +40,104 @@ func DefaultRoot() (string, error) {
 // session and policy names are escaped here. Nothing escapes the store,
 // and nothing already in it is followed or read unless it is a regular
 // file: a link, FIFO, device or folder where a folder or the file should
-// be is refused. The file is written fresh beside its name and renamed
+// be is refused. Every step is taken inside the store opened as an
+// os.Root, so a folder swapped for a link after it was looked at leads
+// nowhere else. The file is written fresh beside its name and renamed
 // over it, so a reader never sees half of it.
 func (s Dir) Write(f harness.SpillFile) (string, error) {
 	elems, err := s.elems(f)
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(s.Root, 0o700); err != nil {
+	return writeUnder(s.Root, elems, f.Content)
+}
+
+// WriteAt writes f where its locator names it, as the harness would:
+// relative to base when the locator is relative (the agent's working
+// folder). The locator must end in f.File; what it names above that is the
+// root, made 0700 when missing and never a link, and under it f.File is
+// written as Write writes it.
+func WriteAt(base string, f harness.SpillFile) (string, error) {
+	elems := strings.Split(f.File, "/")
+	for _, e := range elems {
+		if !harness.ValidName(e) {
+			return "", fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
+		}
+	}
+	loc := filepath.FromSlash(f.Locator)
+	if !filepath.IsAbs(loc) {
+		loc = filepath.Join(base, loc)
+	}
+	loc = filepath.Clean(loc)
+	suffix := string(filepath.Separator) + filepath.Join(elems...)
+	if !filepath.IsAbs(loc) || !strings.HasSuffix(loc, suffix) || len(loc) == len(suffix) {
+		return "", fmt.Errorf("spill file %q is not where its locator %q leads", f.File, f.Locator)
+	}
+	return writeUnder(strings.TrimSuffix(loc, suffix), elems, f.Content)
+}
+
+// writeUnder writes content to rootPath/elems..., making the folders
+// between; rootPath is made 0700 when missing and is never a link.
+func writeUnder(rootPath string, elems []string, content string) (string, error) {
+	if err := os.MkdirAll(rootPath, 0o700); err != nil {
 		return "", err
 	}
-	dir := s.Root
+	if info, err := os.Lstat(rootPath); err != nil {
+		return "", err
+	} else if !info.IsDir() {
+		return "", fmt.Errorf("%s is %s, not a folder", rootPath, safefile.Kind(info.Mode()))
+	}
+	root, err := os.OpenRoot(rootPath)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	dir := ""
 	for _, e := range elems[:len(elems)-1] {
 		dir = filepath.Join(dir, e)
-		if err := mkdirHere(dir); err != nil {
+		if err := mkdirHere(root, dir); err != nil {
 			return "", err
 		}
 	}
-	full := filepath.Join(dir, elems[len(elems)-1])
-	switch same, err := holds(full, f.Content); {
+	name := filepath.Join(dir, elems[len(elems)-1])
+	full := filepath.Join(rootPath, name)
+	switch same, err := holds(root, name, content); {
 	case err != nil:
 		return "", err
 	case same:
 		return full, nil
 	}
-	tmp, err := os.CreateTemp(dir, ".spill-*")
+	tmp, err := createIn(root, dir)
 	if err != nil {
 		return "", err
 	}
-	_, werr := tmp.WriteString(f.Content)
+	_, werr := tmp.WriteString(content)
 	cerr := tmp.Close()
 	if werr == nil {
 		werr = cerr
 	}
+	tmpName := filepath.Join(dir, filepath.Base(tmp.Name()))
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), full)
+		werr = root.Rename(tmpName, name)
 	}
 	if werr != nil {
-		os.Remove(tmp.Name())
+		root.Remove(tmpName)
 		return "", werr
 	}
 	return full, nil
+}
+
+// createIn makes a new temporary file in dir inside root, 0600.
+func createIn(root *os.Root, dir string) (*os.File, error) {
+	for range 100 {
+		var b [6]byte
+		rand.Read(b[:])
+		f, err := root.OpenFile(filepath.Join(dir, ".spill-"+hex.EncodeToString(b[:])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no free temporary name in %s", dir)
 }
 
 // Path is where Write stores f, without writing anything.
@@ -102,28 +161,29 @@ func (s Dir) elems(f harness.SpillFile) ([]string, error) {
 	return append(elems, parts...), nil
 }
 
-// mkdirHere makes dir, 0700, unless a real folder is there already; a link
-// there is not followed.
-func mkdirHere(dir string) error {
-	err := os.Mkdir(dir, 0o700)
+// mkdirHere makes dir inside root, 0700, unless a real folder is there
+// already; a link there is not followed.
+func mkdirHere(root *os.Root, dir string) error {
+	err := root.Mkdir(dir, 0o700)
 	if err == nil || !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	info, err := os.Lstat(dir)
+	info, err := root.Lstat(dir)
 	if err != nil {
 		return err
 	}
 	if !info.IsDir() {
-		return fmt.Errorf("%s is %s, not a folder", dir, safefile.Kind(info.Mode()))
+		return fmt.Errorf("%s is %s, not a folder", filepath.Join(root.Name(), dir), safefile.Kind(info.Mode()))
 	}
 	return nil
 }
 
-// holds reports whether path is a regular file holding exactly content; a
-// missing file does not. Anything else at path is an error: it is neither
-// read nor replaced.
-func holds(path, content string) (bool, error) {
-	info, err := os.Lstat(path)
+// holds reports whether name inside root is a regular file holding
+// exactly content; a missing file does not. Anything else there is an
+// error: it is neither read nor replaced.
+func holds(root *os.Root, name, content string) (bool, error) {
+	path := filepath.Join(root.Name(), name)
+	info, err := root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -136,11 +196,14 @@ func holds(path, content string) (bool, error) {
 	if info.Size() != int64(len(content)) {
 		return false, nil
 	}
-	f, _, err := safefile.OpenRegular(path, info)
+	f, got, err := safefile.OpenIn(root, name)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
+	if !os.SameFile(info, got) {
+		return false, nil // replaced since: written fresh
+	}
 	old, err := io.ReadAll(io.LimitReader(f, int64(len(content))+1))
 	return err == nil && bytes.Equal(old, []byte(content)), nil
 }

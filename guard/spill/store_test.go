@@ -3,6 +3,7 @@
 package spill
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,83 @@ func TestStoreFolderLink(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Errorf("wrote %d files through the link", len(ents))
+	}
+}
+
+// TestStoreRace: a folder of the store swapped for a link out of it while
+// files are written there never gets a file written outside. (The check
+// of the folder and the writes by name had a window for it, too narrow
+// for these tries to hit.)
+func TestStoreRace(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	d := Dir{Root: root, Session: "s", Policy: "p"}
+	if _, err := d.Write(harness.SpillFile{File: "x.txt", Content: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	folder := filepath.Join(root, "s", "p")
+	link := folder + ".link"
+	os.Symlink(outside, link)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Rename(folder, folder+".real")
+			os.Rename(link, folder) // a link out
+			os.Rename(folder, link)
+			os.Rename(folder+".real", folder)
+		}
+	}()
+	tries := 500
+	if testing.Short() {
+		tries = 100
+	}
+	for i := range tries {
+		d.Write(harness.SpillFile{File: fmt.Sprintf("f%d.txt", i), Content: "spilled"})
+	}
+	close(stop)
+	<-done
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Errorf("%d files written outside the store, %s among them", len(entries), entries[0].Name())
+	}
+}
+
+// WriteAt writes a spill file where its locator leads, from the agent's
+// working folder for a relative one, and nowhere else.
+func TestWriteAt(t *testing.T) {
+	work := t.TempDir()
+	f := harness.SpillFile{Locator: ".harness/spill/c1-Bash.txt", File: "spill/c1-Bash.txt", Content: "whole output"}
+	path, err := WriteAt(work, f)
+	if err != nil || path != filepath.Join(work, ".harness", "spill", "c1-Bash.txt") {
+		t.Fatal(path, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "whole output" {
+		t.Errorf("holds %q", data)
+	}
+	abs := filepath.Join(t.TempDir(), "s", "tool-results", "c1.txt")
+	if path, err := WriteAt(work, harness.SpillFile{Locator: abs, File: "tool-results/c1.txt", Content: "x"}); err != nil || path != abs {
+		t.Error(path, err)
+	}
+	for _, bad := range []harness.SpillFile{
+		{Locator: "../x/c1.txt", File: "../c1.txt"},                 // not an escaped name
+		{Locator: ".harness/spill/c~2F1.txt", File: "spill/c1.txt"}, // not where the locator leads
+		{Locator: "/c1.txt", File: "c1.txt"},                        // no folder above the file
+	} {
+		if _, err := WriteAt(work, bad); err == nil {
+			t.Errorf("wrote %+v", bad)
+		}
+	}
+	// A link where the root should be is not followed.
+	elsewhere := t.TempDir()
+	os.Symlink(elsewhere, filepath.Join(work, "linked"))
+	if _, err := WriteAt(work, harness.SpillFile{Locator: "linked/spill/c1.txt", File: "spill/c1.txt"}); err == nil {
+		t.Error("wrote through a link")
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Error("the link's target was written")
 	}
 }

@@ -7,15 +7,15 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/ledger"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -27,8 +27,13 @@ type Options struct {
 	// Counter gives the token counter of one session; nil counts nothing
 	// (a report without a policy).
 	Counter Counter
-	// SpillRoot is where spill files go; empty plans them without writing.
+	// SpillRoot is where spill files go; empty plans them without a
+	// path.
 	SpillRoot string
+	// WriteSpills writes the spill files a batch replay plans under
+	// SpillRoot; without it they are planned, their paths given, and
+	// nothing is written (the user did not ask for them).
+	WriteSpills bool
 	// Workers read and replay sessions at once; 0 is one per CPU.
 	Workers int
 	// StdinName labels the session read from "-" (default "stdin").
@@ -36,6 +41,15 @@ type Options struct {
 	// TextFiles, when set, reads again the texts of the sessions Each
 	// reads without them (Input.TextsOnDemand).
 	TextFiles *FilePool
+	// Progress, when set, is told as Each finishes each input how many
+	// of them are done, in order, and of how many.
+	Progress func(done, total int)
+	// Texts asks the report for each result's text as recorded and as
+	// the model would receive it under the policy.
+	Texts bool
+	// Ledger is the folder of spillway's hook ledger, whose entries show
+	// what the hook cut from the sessions it ran in; "" reads none.
+	Ledger string
 }
 
 // Counter returns a token counter for one session. It is called once per
@@ -97,17 +111,12 @@ func (o Options) Load(src Source, progress func(done, total int64)) (*transcript
 	r := src.Reader
 	var total int64
 	if r == nil {
-		f, err := os.Open(src.Path)
+		f, st, err := safefile.OpenRegular(src.Path, nil)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		if st, err := f.Stat(); err == nil {
-			if st.IsDir() {
-				return nil, fmt.Errorf("%s is a directory", src.Path)
-			}
-			total = st.Size()
-		}
+		total = st.Size()
 		r = f
 	} else if sized, ok := r.(interface{ Size() int64 }); ok {
 		total = sized.Size()
@@ -183,13 +192,21 @@ func (o Options) PrepareTexts(ctx context.Context, s *transcript.Session, progre
 	return replay.PrepareTexts(ctx, s, counter, o.Prices, progress, texts)
 }
 
-// Replay replays p under policy, writing spill files under o.SpillRoot.
-func (o Options) Replay(p *replay.Prepared, policy policy.Policy) (*replay.Run, error) {
-	var store replay.SpillStore
-	if o.SpillRoot != "" {
-		store = spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}
+// hookShaped tells the results of s spillway's hook shaped as it ran, from
+// its ledger; nil when it shaped none.
+func (o Options) hookShaped(s *transcript.Session) func(*transcript.ToolResult) bool {
+	if o.Ledger == "" || s.ID == "" {
+		return nil
 	}
-	return p.Replay(policy, replay.Options{Store: store})
+	entries, _, err := ledger.Read(o.Ledger, s.ID)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	byID := ledger.ByID(entries)
+	return func(r *transcript.ToolResult) bool {
+		e, ok := byID[r.CallID]
+		return ok && e.Tool == r.Tool
+	}
 }
 
 // ReplayPlanned replays p under policy as Replay does, but writes no
@@ -204,7 +221,7 @@ func (o Options) ReplayPlanned(p *replay.Prepared, policy policy.Policy) (*repla
 		planned = &spill.Planned{Dir: spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}}
 		store = planned
 	}
-	rp, err := p.Replay(policy, replay.Options{Store: store})
+	rp, err := p.Replay(policy, replay.Options{Store: store, Shaped: o.hookShaped(p.Session)})
 	return rp, planned, err
 }
 

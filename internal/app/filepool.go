@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // FilePool opens the files of the sessions whose texts are read on demand
@@ -72,11 +74,11 @@ func (p *FilePool) acquire(t *FileTexts, st os.FileInfo) (*os.File, func(), erro
 		return e.f, func() { p.release(e) }, nil
 	}
 	p.mu.Unlock()
-	f, err := os.Open(t.path)
+	f, fst, err := safefile.OpenRegular(t.path, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	if fst, err := f.Stat(); err != nil || !t.same(fst) {
+	if !t.same(fst) {
 		f.Close()
 		return nil, nil, fmt.Errorf("the file was replaced as it was opened again")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -108,11 +109,12 @@ func Discover(env Env) ([]Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	inputs := groupFiles(filePaths(files), listing)
-	if len(inputs) == 0 {
+	regular, skipped := filePaths(files)
+	inputs := groupFiles(regular, listing)
+	if len(inputs) == 0 && len(skipped) == 0 {
 		return nil, &NoSessionsError{Searched: searched}
 	}
-	return inputs, nil
+	return append(inputs, skipped...), nil
 }
 
 // Newest is the newest session discovery finds: a sub-agent log whose
@@ -122,12 +124,22 @@ func Newest(env Env) (Input, error) {
 	if err != nil {
 		return Input{}, err
 	}
-	for _, in := range inputs {
+	var first *Input
+	for i, in := range inputs {
+		if in.Err != nil {
+			continue
+		}
 		if !transcript.IsSubagent(in.Path) {
 			return in, nil
 		}
+		if first == nil {
+			first = &inputs[i]
+		}
 	}
-	return inputs[0], nil
+	if first == nil {
+		return Input{}, inputs[0].Err // nothing but files that are not to be read
+	}
+	return *first, nil
 }
 
 // Resolve turns the paths a user named into inputs, in the order named:
@@ -143,9 +155,10 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 	// Every file first, so that a sub-agent finds its parent whichever
 	// path named either; named ones keep their place.
 	type named struct {
-		path  string
-		files []string // nil for "-" and failures
-		err   error
+		path    string
+		files   []string // nil for "-" and failures
+		skipped []Input  // files found that are not to be read
+		err     error
 	}
 	all := make([]named, len(paths))
 	listing := transcript.Listing{}
@@ -160,6 +173,13 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 			continue
 		}
 		if !info.IsDir() {
+			if !info.Mode().IsRegular() {
+				// A pipe named here (<(cmd)) would be read; one found in a
+				// folder would hang. Logs are regular files: standard
+				// input takes a pipe.
+				all[i].err = fmt.Errorf("%s is %s, not a regular file: give it on standard input instead (- < %s)", p, safefile.Kind(info.Mode()), p)
+				continue
+			}
 			all[i].files = []string{p}
 			continue
 		}
@@ -173,11 +193,10 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 				listing[dir] = entries
 			}
 		}
-		if len(files) == 0 {
+		all[i].files, all[i].skipped = filePaths(files)
+		if len(all[i].files) == 0 {
 			all[i].err = fmt.Errorf("%s: no sessions found (looked for *.jsonl files, recursively)", p)
-			continue
 		}
-		all[i].files = filePaths(files)
 	}
 	var files []string
 	for _, n := range all {
@@ -197,16 +216,23 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 				out = append(out, in)
 			}
 		}
+		out = append(out, n.skipped...)
 	}
 	return out, nil
 }
 
-func filePaths(files []transcript.File) []string {
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.Path
+// filePaths are the paths of the files to read, in order, and an input
+// saying why for each file that is not to be read.
+func filePaths(files []transcript.File) (paths []string, skipped []Input) {
+	paths = make([]string, 0, len(files))
+	for _, f := range files {
+		if f.Err != nil {
+			skipped = append(skipped, Input{Path: f.Path, Err: f.Err})
+			continue
+		}
+		paths = append(paths, f.Path)
 	}
-	return out
+	return paths, skipped
 }
 
 // groupFiles is the inputs of files, in their order, sub-agents under parents.
@@ -332,17 +358,23 @@ func (d dirs) subagentsBeside(path string) []string {
 	if d.mayHold(dir, strings.TrimSuffix(filepath.Base(path), ".jsonl")) {
 		sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
 		for _, e := range d.list(sub) {
-			if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			if mayRead(e) && strings.HasSuffix(e.Name(), ".jsonl") {
 				out = append(out, filepath.Join(sub, e.Name()))
 			}
 		}
 	}
 	for _, e := range beside {
-		if name := e.Name(); !e.IsDir() && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
+		if name := e.Name(); mayRead(e) && strings.HasPrefix(name, "agent-") && strings.HasSuffix(name, ".jsonl") {
 			out = append(out, filepath.Join(dir, name))
 		}
 	}
 	return out
+}
+
+// mayRead tells whether e may be a log to read: a regular file, or a link
+// (to one, as opening it checks); never a FIFO, a device or a folder.
+func mayRead(e fs.DirEntry) bool {
+	return e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0
 }
 
 // dirs remembers what each folder holds, listed once: from the walk that
@@ -431,7 +463,7 @@ func (ids sessionIDs) of(path string) string {
 const peekLines = 16
 
 func peekSessionID(path string) string {
-	f, err := os.Open(path)
+	f, _, err := safefile.OpenRegular(path, nil)
 	if err != nil {
 		return ""
 	}

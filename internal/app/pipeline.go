@@ -237,7 +237,10 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			files[k].session = nil // nothing to count them in, when the session could not be read
 		}
 		return d
-	}, func(_ int, d outcome[T]) error {
+	}, func(i int, d outcome[T]) error {
+		if opt.Progress != nil {
+			defer opt.Progress(i+1, len(groups))
+		}
 		for _, err := range d.errs {
 			report(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -67,18 +68,9 @@ func (o Options) LoadTexts(path string, progress func(done, total int64)) (*tran
 // (its DroppedBytes set): preparing it then reads no text again, and
 // dropTexts drops them once it is prepared.
 func (o Options) readTexts(path string, progress func(done, total int64), pool *FilePool) (*transcript.Session, *FileTexts, error) {
-	f, err := os.Open(path)
+	f, st, err := safefile.OpenRegular(path, nil)
 	if err != nil {
 		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, nil, fmt.Errorf("%s is a directory", path)
 	}
 	ix := &lineStarts{r: f, starts: []int64{0}, size: st.Size()}
 	var r io.Reader = ix

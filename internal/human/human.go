@@ -155,3 +155,18 @@ func ParseSize(s string) (int64, error) {
 	}
 	return int64(f * float64(mult)), nil
 }
+
+// Ordinal writes n as an English ordinal: "2nd", "3rd", "11th", "21st".
+func Ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return fmt.Sprintf("%d%s", n, suffix)
+}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // The cache file: magic, format version (uint32), payload length (uint64),
@@ -121,13 +122,19 @@ func emptyCache(h cacheHeader) *cache {
 	return &cache{data: cacheData{Header: h, Files: map[string]*cacheRecord{}, Replays: map[string]*replayRecord{}}, dirty: true}
 }
 
+// maxCacheBytes bounds the cache file read: a record takes some hundreds
+// of bytes, so this is millions of sessions. Tests lower it.
+var maxCacheBytes int64 = 1 << 30
+
 // loadCache reads the cache file in dir. A file that is missing, or that
 // was written under another header, gives an empty cache quietly; one
 // that is not a readable cache of this format gives an empty cache and a
 // warning.
 func loadCache(dir string, h cacheHeader) (*cache, *Warning) {
 	path := cachePath(dir)
-	b, err := os.ReadFile(path)
+	// Untrusted as any file: no link followed, no FIFO waited on, no
+	// device read forever, nothing read whole past maxCacheBytes.
+	b, err := safefile.ReadFile(path, maxCacheBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return emptyCache(h), nil
 	}

@@ -2,11 +2,9 @@ package index
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -82,12 +80,7 @@ type fileModel = app.ModelTally
 
 // openFile opens a transcript for reading; tests replace it.
 var openFile = func(path string) (*os.File, os.FileInfo, error) {
-	f, info, err := safefile.OpenRegular(path, nil)
-	var pe *fs.PathError
-	if err != nil && !errors.As(err, &pe) {
-		err = fmt.Errorf("%s %w", path, err) // safefile names the file only in the open's own errors
-	}
-	return f, info, err
+	return safefile.OpenRegular(path, nil)
 }
 
 // afterStat runs between a file's stat and its read; tests change the file there.

@@ -151,7 +151,7 @@ func saving(opt app.Options, s *app.Session, e Entry) (Saving, error) {
 	var after float64
 	afterKnown := true
 	for _, p := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
-		rp, err := opt.Replay(p, opt.Policy)
+		rp, _, err := opt.ReplayPlanned(p, opt.Policy) // a saving needs no spill file
 		if err != nil {
 			return Saving{}, err
 		}

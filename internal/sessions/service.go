@@ -32,6 +32,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/memory"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -147,6 +148,9 @@ type Service struct {
 	// Replayer, when set, replays in the Service's stead; it is given the
 	// paths of the Service's last Scan.
 	Replayer Replayer
+	// Go runs a function on a new goroutine; nil is the go statement. A
+	// front end gives its own, which stops it cleanly on a panic.
+	Go func(func())
 
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
@@ -477,7 +481,7 @@ func sumKnown(costs []*float64, recorded []bool) *float64 {
 // (transcript.Project), by its last element.
 func projectOf(path string) string {
 	cwd := ""
-	if f, err := os.Open(path); err == nil {
+	if f, _, err := safefile.OpenRegular(path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f)
 		f.Close()
 	}
@@ -591,7 +595,7 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 	jobs := make(chan *app.Session)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
-		go func() {
+		a.spawn(func() {
 			defer wg.Done()
 			for s := range jobs {
 				if ctx.Err() != nil {
@@ -606,7 +610,7 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 				}
 				send(out)
 			}
-		}()
+		})
 	}
 	for _, s := range held {
 		if ctx.Err() != nil {
@@ -766,4 +770,13 @@ func textErr(s *app.Session) error {
 		}
 	}
 	return nil
+}
+
+// spawn runs f on a new goroutine, through Go when it is set.
+func (a *Service) spawn(f func()) {
+	if a.Go != nil {
+		a.Go(f)
+		return
+	}
+	go f()
 }

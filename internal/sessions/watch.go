@@ -91,12 +91,12 @@ func (a *Service) Watch(ctx context.Context) (<-chan struct{}, string, error) {
 			stop = a.Index.Follow()
 		}
 		a.stopping.Add(1)
-		go func() {
+		a.spawn(func() {
 			defer a.stopping.Done()
 			<-ctx.Done()
 			a.watching.Add(-1)
 			_ = stop() // a failed write is told by the next scan, or at exit by Flush
-		}()
+		})
 	}
 	return ch, warning, err
 }

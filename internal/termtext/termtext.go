@@ -43,6 +43,30 @@ func Escape(s string) string {
 	return b.String()
 }
 
+// Text makes s safe to paste into a terminal, as a text of many lines:
+// line breaks ("\r\n" as "\n") and tabs are kept, every other control
+// and invisible character is escaped as Escape does, so that a text put on
+// the clipboard carries no escape sequence a shell or terminal would act
+// on when pasted.
+func Text(s string) string {
+	if plain(s) {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\n' || r == '\t' {
+			b.WriteRune(r)
+		} else {
+			writeRune(&b, r, size)
+		}
+		i += size
+	}
+	return b.String()
+}
+
 // Lines splits s into display lines: tabs expanded to TabWidth stops,
 // "\r\n" and "\n" as breaks, every other control character escaped.
 func Lines(s string) []string {
@@ -85,7 +109,10 @@ func writeRune(b *strings.Builder, r rune, size int) {
 	case r == utf8.RuneError && size == 1:
 		b.WriteRune(unicode.ReplacementChar)
 	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		fmt.Fprintf(b, `\x%02x`, r)
+		const hex = "0123456789abcdef"
+		b.WriteString(`\x`)
+		b.WriteByte(hex[r>>4])
+		b.WriteByte(hex[r&0xf])
 	case bidi(r) || invisible(r):
 		if r > 0xffff {
 			fmt.Fprintf(b, `\U%08x`, r)

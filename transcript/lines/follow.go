@@ -312,7 +312,7 @@ func (f *follower) step(full bool) error {
 		}
 	}
 	if f.cur != nil {
-		if err := f.poll(); err != nil {
+		if err := f.poll(full); err != nil {
 			return err
 		}
 	}

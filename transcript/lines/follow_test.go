@@ -267,6 +267,25 @@ func TestFollowTruncate(t *testing.T) {
 			want:    []string{"f <Truncated>", "f: bbbbbbbbbb", "f: cc"},
 		},
 		{
+			// Rewritten in place, never shorter, the same last bytes: only
+			// its time and its first bytes tell.
+			name:    "rewritten in place to the same size and tail",
+			initial: "aaaaaaaaaa\n" + strings.Repeat("t", 80) + "\n",
+			first:   []string{"f: aaaaaaaaaa", "f: " + strings.Repeat("t", 80)},
+			mutate: func(t testing.TB, path string) {
+				f, err := os.OpenFile(path, os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				time.Sleep(10 * time.Millisecond) // a time of its own on coarse clocks
+				if _, err := f.WriteAt([]byte("bbbbbbbbbb"), 0); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{"f <Truncated>", "f: bbbbbbbbbb", "f: " + strings.Repeat("t", 80)},
+		},
+		{
 			name:    "drops the held partial line",
 			initial: "abc\npart",
 			first:   []string{"f: abc"},
@@ -909,4 +928,25 @@ func BenchmarkFollowLatency(b *testing.B) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "µs-median")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "µs-p99")
+}
+
+// TestFollowDeleted: a followed file still deleted at the second poll
+// tick is said to be, once; a file written at its name again is followed
+// from its start.
+func TestFollowDeleted(t *testing.T) {
+	t.Parallel()
+	forModes(t, func(t *testing.T, opt Options) {
+		opt.Poll = 20 * time.Millisecond
+		path := filepath.Join(t.TempDir(), "f")
+		writeFile(t, path, "a\n")
+		ch := follow(t, path, opt)
+		expect(t, ch, "f: a")
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		expect(t, ch, "f <Error: "+path+" was deleted or moved away: following what it held until a file comes back there>")
+		quiet(t, ch, 100*time.Millisecond)
+		writeFile(t, path, "b\n")
+		expect(t, ch, "f <Rotated>", "f: b")
+	})
 }

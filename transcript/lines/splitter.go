@@ -33,6 +33,30 @@ type Limit struct {
 	// longer than Max once its end arrives, with its length. Such a line
 	// is never held: its bytes are counted and streamed past.
 	Long func(size int64) error
+	// Endless, when above 0, is how long a line over Max may go on before
+	// its end: past it splitting stops with an *EndlessError. A stream
+	// that may never end (standard input) would otherwise be read past
+	// forever, saying nothing.
+	Endless int64
+}
+
+// EndlessError says a line went on past Limit.Endless bytes without its
+// end.
+type EndlessError struct{ Size int64 }
+
+func (e *EndlessError) Error() string {
+	return fmt.Sprintf("a line went on for %d bytes without a line break", e.Size)
+}
+
+// skipped counts n more bytes of a line over the limit.
+func (s *Splitter) skipped(n int64) error {
+	s.skip += n
+	if s.Endless > 0 && s.skip > s.Endless {
+		size := s.skip
+		s.Reset()
+		return &EndlessError{Size: size}
+	}
+	return nil
 }
 
 // Effective is the longest line delivered under l.
@@ -76,8 +100,7 @@ func (s *Splitter) Split(p []byte, fn func(line []byte) error) error {
 	case s.skip > 0:
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			s.skip += int64(len(p))
-			return nil
+			return s.skipped(int64(len(p)))
 		}
 		n := s.skip + int64(i)
 		s.skip = 0
@@ -95,8 +118,7 @@ func (s *Splitter) Split(p []byte, fn func(line []byte) error) error {
 			n := int64(len(s.pending) + end)
 			s.Reset()
 			if i < 0 {
-				s.skip = n
-				return nil
+				return s.skipped(n)
 			}
 			p = p[i+1:]
 			if err := s.long(n); err != nil {
@@ -120,10 +142,9 @@ func (s *Splitter) Split(p []byte, fn func(line []byte) error) error {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			if len(p) > max {
-				s.skip = int64(len(p))
-			} else {
-				s.pending = append(s.pending, p...)
+				return s.skipped(int64(len(p)))
 			}
+			s.pending = append(s.pending, p...)
 			return nil
 		}
 		var err error

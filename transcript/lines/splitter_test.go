@@ -417,6 +417,8 @@ func FuzzSplitter(f *testing.F) {
 	f.Add([]byte("héllo\r\nwörld\r\n日本語"), []byte{2, 5, 7, 11})
 	f.Add([]byte("{\"a\":1}\n{\"b\":\"€\"}\n{\"c\""), []byte{9, 3})
 	f.Add(bytes.Repeat([]byte("x"), 300), []byte{63, 63, 63, 63, 63})
+	// Standard input without a newline, which was read past forever.
+	f.Add(append([]byte("{}\n"), bytes.Repeat([]byte("x"), 5000)...), []byte{3, 60, 60})
 	f.Fuzz(func(t *testing.T, data, cuts []byte) {
 		wantLines, wantPending := want(string(data))
 
@@ -482,6 +484,31 @@ func FuzzSplitter(f *testing.F) {
 		if !slices.Equal(wantLimited, got) {
 			t.Fatalf("ReadAll(%q in chunks at %v, limit %d) = %v, want %v", data, cuts, max, got, wantLimited)
 		}
+
+		// With a line that may go on only so far without its end, reading
+		// stops at one past it: what came before is as without, and the
+		// line stopped at is longer than the bound.
+		endless := int64(max + len(data)%32)
+		got = got[:0]
+		lim.Endless = endless
+		err = ReadAll(&chunkReader{data, cuts}, lim, func(line []byte, complete bool) error {
+			got = append(got, readLine{string(line), complete})
+			return nil
+		})
+		var e *EndlessError
+		switch {
+		case err == nil:
+			if !slices.Equal(wantLimited, got) {
+				t.Fatalf("ReadAll(%q, limit %d, endless %d) = %v, want %v", data, max, endless, got, wantLimited)
+			}
+		case errors.As(err, &e):
+			n := len(got)
+			if n >= len(wantAll) || !slices.Equal(wantLimited[:n], got) || int64(len(wantAll[n].Line)) <= endless || e.Size <= endless {
+				t.Fatalf("ReadAll(%q, limit %d, endless %d) stopped (%v) after %v, want a prefix of %v before a line over the bound", data, max, endless, err, got, wantLimited)
+			}
+		default:
+			t.Fatal(err)
+		}
 	})
 }
 
@@ -538,4 +565,43 @@ func BenchmarkSplitter(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestEndless: a line over the limit that goes on past Limit.Endless
+// without its end stops the read, whatever the chunks; one that ends
+// before is skipped as any long line.
+func TestEndless(t *testing.T) {
+	lim := Limit{Max: 4, Endless: 10}
+	var s Splitter
+	s.Limit = lim
+	var got []string
+	fn := func(line []byte) error { got = append(got, string(line)); return nil }
+	if err := s.Split([]byte("ab\nxxxxx"), fn); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Split([]byte("xxxxx"), fn); err != nil { // 10 bytes: at the bound, not past it
+		t.Fatal(err)
+	}
+	var endless *EndlessError
+	if err := s.Split([]byte("x"), fn); !errors.As(err, &endless) || endless.Size != 11 {
+		t.Errorf("11 bytes without an end: %v", err)
+	}
+	// ReadAll over a reader that never ends.
+	err := ReadAll(endlessReader{}, Limit{Max: 1 << 10, Endless: 1 << 20}, func([]byte, bool) error { return nil })
+	if !errors.As(err, &endless) || endless.Size <= 1<<20 {
+		t.Errorf("ReadAll of an endless line: %v", err)
+	}
+	if fmt.Sprint(got) != "[ab]" {
+		t.Errorf("lines %q", got)
+	}
+}
+
+// endlessReader is an input of 'x' that never ends.
+type endlessReader struct{}
+
+func (endlessReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }

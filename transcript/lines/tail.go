@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/spillway-dev/spillway/internal/safefile"
 )
@@ -24,6 +26,14 @@ type tailer struct {
 	onLine    func([]byte) error
 	readErr   string // last error reported, to report each failure once
 	openErr   string
+	goneErr   string
+	goneLooks int // poll ticks in a row that found the path gone
+	// sum hashes the bytes read, from base to off, and mod is the file's
+	// modification time when they were: a file rewritten to the same size
+	// with the same last bytes shows by a new time and another sum.
+	sum  maphash.Hash
+	base int64
+	mod  time.Time
 }
 
 // open opens path to be read from start; restarted tells that start was
@@ -33,10 +43,6 @@ func (f *follower) open(path string, start int64) (t *tailer, restarted bool, er
 	// refused, not waited on.
 	fh, info, err := safefile.OpenRegular(path, nil)
 	if err != nil {
-		var pe *fs.PathError
-		if !errors.As(err, &pe) {
-			err = fmt.Errorf("%s: %w", path, err)
-		}
 		return nil, false, err
 	}
 	t = &tailer{path: path, f: fh, info: info}
@@ -59,21 +65,70 @@ func (f *follower) open(path string, start int64) (t *tailer, restarted bool, er
 		}
 	}
 	t.off, t.done = start, start
+	t.restart(start, info.ModTime())
 	return t, restarted, nil
+}
+
+// restart begins the sum of what is read at base.
+func (t *tailer) restart(base int64, mod time.Time) {
+	t.sum.SetSeed(sumSeed)
+	t.base, t.mod = base, mod
+}
+
+// sumSeed seeds every tailer's sum alike: sums are only compared within a
+// run.
+var sumSeed = maphash.MakeSeed()
+
+// rewritten tells whether t's file, which has no bytes past what was read,
+// was written since all the same: its time changed and what it holds from
+// base to the offset read is no longer what was read there. The file is
+// read again only when its time changed.
+func (t *tailer) rewritten(buf []byte) bool {
+	st, err := t.f.Stat()
+	if err != nil || st.Size() != t.off || st.ModTime().Equal(t.mod) {
+		return false
+	}
+	var now maphash.Hash
+	now.SetSeed(sumSeed)
+	for off := t.base; off < t.off; {
+		n, err := t.f.ReadAt(buf[:min(int64(len(buf)), t.off-off)], off)
+		now.Write(buf[:n])
+		off += int64(n)
+		if err != nil && off < t.off {
+			return true // shorter than it was: cut since the Stat
+		}
+	}
+	if now.Sum64() != t.sum.Sum64() {
+		return true
+	}
+	t.mod = st.ModTime() // written with the same bytes: nothing changed
+	return false
 }
 
 // poll reads the current file to its end, then checks whether its path now
 // names another file; if so it drains the old file and moves to the new one.
-func (f *follower) poll() error {
+// full is set on poll ticks.
+func (f *follower) poll(full bool) error {
 	t := f.cur
 	if err := f.read(t); err != nil {
 		return err
 	}
 	st, err := os.Stat(t.path)
-	if err != nil || os.SameFile(st, t.info) || !st.Mode().IsRegular() {
+	if errors.Is(err, fs.ErrNotExist) {
 		// Gone (deleted or renamed away, maybe with writers still
 		// appending to it): keep reading the open file until the path
-		// names a new one.
+		// names a new one. Said once it is still gone at a second tick,
+		// not in the moment a rotation leaves the name free.
+		if full {
+			t.goneLooks++
+		}
+		if t.goneLooks < 2 {
+			return nil
+		}
+		return f.report(&t.goneErr, t.path, fmt.Errorf("%s was deleted or moved away: following what it held until a file comes back there", t.path))
+	}
+	t.goneErr, t.goneLooks = "", 0
+	if err != nil || os.SameFile(st, t.info) || !st.Mode().IsRegular() {
 		return nil
 	}
 	// The writer may have appended to the old file after the rename.
@@ -115,12 +170,13 @@ func (f *follower) read(t *tailer) error {
 			return f.report(&t.readErr, t.path, fmt.Errorf("read %s: %w", t.path, err))
 		}
 		t.readErr = ""
-		if n < k || !bytes.Equal(f.buf[:k], t.fp) {
+		if n < k || !bytes.Equal(f.buf[:k], t.fp) || n == k && t.rewritten(f.buf) {
 			if err := f.emit(Event{Kind: Truncated, Path: t.path}); err != nil {
 				return err
 			}
 			t.off, t.done, t.fp, t.skipFirst = 0, 0, t.fp[:0], false
 			t.split.Reset()
+			t.restart(0, time.Time{})
 			continue
 		}
 		if n == k {
@@ -129,12 +185,17 @@ func (f *follower) read(t *tailer) error {
 		if err := t.split.Split(f.buf[k:n], t.onLine); err != nil {
 			return err
 		}
+		t.sum.Write(f.buf[k:n])
 		t.off += int64(n - k)
 		// The buffer holds the file from t.off-k on, so its tail is
 		// exactly the bytes before the new offset.
 		m := min(n, fingerprintLen)
 		t.fp = append(t.fp[:0], f.buf[n-m:n]...)
 		if n < len(f.buf) {
+			// At the end: the time of what was read, to tell a rewrite by.
+			if st, err := t.f.Stat(); err == nil && st.Size() == t.off {
+				t.mod = st.ModTime()
+			}
 			return nil
 		}
 	}

@@ -110,7 +110,9 @@ func render(layers []built) ([]byte, error) {
 	for i, l := range layers {
 		fmt.Fprintf(&b, "//  %d. %s: %d models%s\n", i+1, l.source, len(l.names), l.note)
 	}
-	fmt.Fprintf(&b, "\npackage pricing\n\nvar embeddedLayers = []layer{\n")
+	// A function, not a variable: the table is built when first asked
+	// for, not at the start of every run (spillway's hook needs no prices).
+	fmt.Fprintf(&b, "\npackage pricing\n\nfunc embeddedLayers() []layer {\nreturn []layer{\n")
 	for _, l := range layers {
 		fmt.Fprintf(&b, "\t{source: %q, models: map[string]Entry{\n", l.source)
 		for _, name := range l.names {
@@ -118,7 +120,7 @@ func render(layers []built) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "\t}},\n")
 	}
-	fmt.Fprintf(&b, "}\n\nfunc rate(v float64) *float64 { return &v }\n")
+	fmt.Fprintf(&b, "}\n}\n\nfunc rate(v float64) *float64 { return &v }\n")
 	return format.Source(b.Bytes())
 }
 

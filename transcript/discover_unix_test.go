@@ -1,0 +1,52 @@
+//go:build unix
+
+package transcript
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestFindNotRegular: a *.jsonl that is a FIFO, a device or a link to
+// either is found with Err saying what it is; a link to a log is found as
+// the log, with the log's size.
+func TestFindNotRegular(t *testing.T) {
+	root := t.TempDir()
+	log := filepath.Join(root, "a.jsonl")
+	os.WriteFile(log, []byte("{}\n"), 0o600)
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.jsonl"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	os.Symlink(log, filepath.Join(root, "link.jsonl"))
+	os.Symlink(filepath.Join(root, "fifo.jsonl"), filepath.Join(root, "to-fifo.jsonl"))
+	os.Symlink("/dev/null", filepath.Join(root, "null.jsonl"))
+	os.Symlink(filepath.Join(root, "gone"), filepath.Join(root, "dangling.jsonl"))
+	files, err := Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"a.jsonl": "", "link.jsonl": "",
+		"fifo.jsonl": "is a FIFO, not a regular file: skipped", "to-fifo.jsonl": "is a FIFO, not a regular file: skipped",
+		"null.jsonl": "is a device, not a regular file: skipped", "dangling.jsonl": "no such file",
+	}
+	for _, f := range files {
+		name := filepath.Base(f.Path)
+		w, ok := want[name]
+		delete(want, name)
+		switch {
+		case !ok:
+			t.Errorf("found %s", name)
+		case w == "" && (f.Err != nil || f.Size != 3):
+			t.Errorf("%s: %v, %d bytes; want a log of 3", name, f.Err, f.Size)
+		case w != "" && (f.Err == nil || !strings.Contains(f.Err.Error(), w)):
+			t.Errorf("%s: %v, want %q", name, f.Err, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not found: %v", want)
+	}
+}
