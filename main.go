@@ -241,7 +241,8 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 		Use:   "sweep [PATH ...]",
 		Short: "Savings at ceilings from 2 KiB to 256 KiB",
 		Long: "Results touched, tokens and dollars saved, and the hazards beside them, at ceilings from 2 KiB to 256 KiB (and the policy's own).\n" +
-			"With --dedupe, the same at the policy's own ceiling with repeat suppression off and from the 2nd, 3rd and 4th identical call.\n\n" + paths,
+			"With --dedupe, what each harness's rule of repeat suppression adds at the policy's own ceiling, from the 2nd or the 3rd identical call: " +
+			"how often it fired, what it saved, which repeats crossed a compaction or followed the agent's own write, and why a rule never fired.\n\n" + paths,
 		Example: `spillway sweep --preset harness-rs-0.0.40 session.jsonl`,
 		Args:    cobra.ArbitraryArgs,
 	}

@@ -118,6 +118,7 @@ type claudeLine struct {
 	typ, uuid, sessionID, version, requestID, timestamp, subtype *fastjson.Value
 	message, compactMetadata, summary, aiTitle, customTitle      *fastjson.Value
 	apiError, sidechain, compactSummary, meta, visibleOnly       *fastjson.Value
+	data                                                         *fastjson.Value
 }
 
 func (l *claudeLine) read(o *fastjson.Object, dup *bool) {
@@ -157,6 +158,8 @@ func (l *claudeLine) read(o *fastjson.Object, dup *bool) {
 			return &l.meta
 		case "isVisibleInTranscriptOnly":
 			return &l.visibleOnly
+		case "data":
+			return &l.data
 		}
 		return nil
 	})
@@ -214,6 +217,10 @@ func (p *claudeParser) recordLine(v *fastjson.Value, line int) {
 		}
 	case "custom-title":
 		p.b.s.Title = string(str(l.customTitle))
+	case "progress":
+		if !p.agentProgress(&l, line) {
+			p.b.skip("progress")
+		}
 	default:
 		if len(typ) == 0 {
 			p.b.warnf(line, "record has no type")
@@ -733,3 +740,39 @@ func joinBlocks(blocks []*fastjson.Value, textType, imageType string, dup *bool)
 func (p *claudeParser) snapshot() *Session { return snapshotOf(p.b) }
 
 func (p *claudeParser) finish() *Session { return p.b.session() }
+
+// agentProgress reads the sub-agent's call an agent_progress line copies:
+// Claude Code 2.1.38 and 2.1.39 record in the parent's log each line its
+// sub-agent logs, under data.message, whose assistant lines are calls
+// billed as the sub-agent's own log's are (ccusage's daily counts them
+// from there). The lines of one response make one call, a sidechain's,
+// marked AgentCopy: no result or prompt of the log is filed after it. It
+// reports whether the line held one.
+func (p *claudeParser) agentProgress(l *claudeLine, line int) bool {
+	if string(str(lastOf(l.data, "type", &p.dup))) != "agent_progress" {
+		return false
+	}
+	copied := lastOf(l.data, "message", &p.dup)
+	if copied == nil || copied.Type() != fastjson.TypeObject {
+		return false
+	}
+	var c claudeLine
+	c.read(copied.GetObject(), &p.dup)
+	if string(str(c.typ)) != "assistant" || c.message == nil || c.message.Type() != fastjson.TypeObject || isTrue(c.apiError) {
+		return false
+	}
+	var msg claudeMessage
+	msg.read(c.message.GetObject(), &p.dup)
+	if msg.usage == nil || msg.usage.Type() != fastjson.TypeObject || string(str(msg.model)) == "<synthetic>" {
+		return false
+	}
+	usage, rank := claudeUsage(msg.usage, line, p.b, nil, &p.dup)
+	n := len(p.b.s.Calls)
+	idx, _ := p.call(str(msg.id), str(c.requestID), str(l.sessionID), str(msg.model), true, str(c.timestamp), line)
+	if idx >= n {
+		p.b.s.Calls[idx].AgentCopy = true
+	}
+	ended := msg.stopReason != nil && msg.stopReason.Type() == fastjson.TypeString
+	p.noteUsage(idx, line, ended, &usage, rank, true, str(c.requestID), nil)
+	return true
+}

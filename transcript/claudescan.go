@@ -143,6 +143,10 @@ func (l *claudeReader) read(line []byte) (text string, ok bool) {
 		}
 	case "", "summary", "ai-title", "custom-title":
 		return "", false
+	case "progress":
+		if bytes.Contains(line, []byte(`"agent_progress"`)) {
+			return "", false // may copy a sub-agent's call: agentProgress
+		}
 	}
 	if string(typ) == "user" {
 		return l.promptText(f)

@@ -139,7 +139,7 @@ func Load(path string) (*Table, error) {
 
 // The embedded table is regenerated from a JSON dump of the
 // @pydantic/genai-prices npm package named by $GENAI_PRICES_JSON (see
-// README, "Where the data comes from"); the ccusage snapshot layer is kept
+// docs/policies.md, "Prices"); the ccusage snapshot layer is kept
 // as it is.
 //
 //go:generate go run ./internal/genprices -measured internal/genprices/ccusage-measured.json -measured-source "glm-5 and glm-5.1 as ccusage 20.0.24 priced real sessions, 2026-12-01" -out table_gen.go

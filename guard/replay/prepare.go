@@ -224,7 +224,11 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 	p.items = make([]item, 0, n) // never grown: an item is not to be copied
 	ids := make(map[string]int, n)
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
-		p.items = append(p.items, item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1})
+		sentAt := arrival + 1
+		for sentAt < len(s.Calls) && s.Calls[sentAt].AgentCopy {
+			sentAt++ // a sub-agent's call a parent log copied sends none of the log's results
+		}
+		p.items = append(p.items, item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: sentAt})
 		it := &p.items[len(p.items)-1]
 		it.repeat = ids[r.CallID]
 		status, output := harness.CodexExecSplit(r.Text)

@@ -32,6 +32,10 @@ type deduper struct {
 	batch   string
 	pending []repeatEvent
 	order   uint64 // of registrations, for eviction
+	// ever holds every key seen, cleared or not; identical and cleared
+	// are RepeatCounts'.
+	ever               map[uint64]bool
+	identical, cleared int
 }
 
 type seenKey struct {
@@ -54,7 +58,9 @@ type repeatEvent struct {
 	written  bool   // seen is the written file's whole-read key
 }
 
-func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[uint64]*seenKey{}} }
+func newDeduper(p *policy.Policy) *deduper {
+	return &deduper{pol: p, seen: map[uint64]*seenKey{}, ever: map[uint64]bool{}}
+}
 
 // begin starts batch b: what the batch before it changed takes effect.
 func (d *deduper) begin(b string) {
@@ -95,14 +101,22 @@ func (d *deduper) flush() {
 	d.pending = d.pending[:0]
 }
 
+// pendingSeen says whether the batch being judged saw key already.
+func (d *deduper) pendingSeen(key uint64) bool {
+	for _, e := range d.pending {
+		if e.key == key && !e.clearAll && e.clear == 0 && !e.written {
+			return true
+		}
+	}
+	return false
+}
+
 // register notes that key was seen as k, unless the batch saw it already.
 func (d *deduper) register(key uint64, k seenKey) {
 	d.order++
 	k.order = d.order
-	for _, e := range d.pending {
-		if e.key == key && !e.clearAll && e.clear == 0 && !e.written {
-			return
-		}
+	if d.pendingSeen(key) {
+		return
 	}
 	d.pending = append(d.pending, repeatEvent{key: key, seen: k})
 }
@@ -137,7 +151,14 @@ func (d *deduper) suppress(i int, it *item, r *Result, p *Prepared, batch string
 		fresh.sum = p.hookSum(i)
 	}
 	k, ok := d.seen[id]
+	if ok || d.ever[id] {
+		d.identical++
+	}
 	if !ok {
+		if d.ever[id] && !d.pendingSeen(id) {
+			d.cleared++
+		}
+		d.ever[id] = true
 		d.register(id, fresh)
 		return false
 	}
@@ -206,7 +227,9 @@ func (d *deduper) clear(i int, it *item, p *Prepared) {
 		if d.pol.Dedupe.WritesCount {
 			// Claude Code keeps what the model wrote as content it has.
 			d.order++
-			d.pending = append(d.pending, repeatEvent{key: textSum(harness.WholeReadKey(it.writes)), written: true,
+			key := textSum(harness.WholeReadKey(it.writes))
+			d.ever[key] = true
+			d.pending = append(d.pending, repeatEvent{key: key, written: true,
 				seen: seenKey{count: 1, shown: i, path: path, written: true, order: d.order}})
 		}
 	}

@@ -148,6 +148,21 @@ type Totals struct {
 	SpillFailures int                 `json:"spill_failures"`
 	Hazards       HazardCounts        `json:"hazards"`
 	ByTool        map[string]ToolStat `json:"-"`
+	// Repeats counts what repeat suppression met, when it is on.
+	Repeats RepeatCounts `json:"-"`
+}
+
+// RepeatCounts are what repeat suppression met in a replay.
+type RepeatCounts struct {
+	// Identical counts the calls that repeated an earlier one the rule
+	// takes for the same (its key; a file the agent wrote, where its write
+	// counts as a read), Cleared those of them a call that clears the
+	// record came before: the rule could not suppress them.
+	Identical, Cleared int
+	// AcrossCompaction counts the repeats suppressed whose copy had left
+	// the context at a compaction; AfterWrite those whose copy was the
+	// agent's own write of the file.
+	AcrossCompaction, AfterWrite int
 }
 
 // Plus is t with o, a sub-agent's replay, added as report adds them: the
@@ -224,9 +239,11 @@ type Options struct {
 	// CountsOnly replays for the figures alone (a sweep, with no Store):
 	// a spill's replacement is rendered where it is counted, as a
 	// truncation's is, and every replacement text is let go once
-	// counted, so a low ceiling on a large session never holds a
-	// replacement of every result at once. Shaped results' Text is then
-	// empty; their sizes and tokens are kept.
+	// counted (or, for a result holding a string of the agent's output,
+	// once the hazards are found, which are those of a full replay), so
+	// a low ceiling on a large session never holds a replacement of every
+	// result at once. Shaped results' Text is then empty; their sizes and
+	// tokens are kept.
 	CountsOnly bool
 	// NoHazards skips looking for hazards (Result.Hazard stays nil).
 	NoHazards bool
@@ -322,25 +339,41 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	if opt.Repeats != nil {
 		d.save(opt.Repeats, p)
 	}
-	rp.countAfter()
+	hazards := !pol.Inert() && !opt.NoHazards
+	rp.countAfter(hazards)
 	for i := range p.items {
 		rp.finish(&p.items[i], &rp.Results[i])
 	}
-	if !pol.Inert() && !opt.NoHazards {
+	rp.Totals.Repeats.Identical, rp.Totals.Repeats.Cleared = d.identical, d.cleared
+	if hazards {
 		rp.findHazards()
+	}
+	if rp.countsOnly {
+		for i := range rp.Results {
+			if r := &rp.Results[i]; r.Outcome != Kept && r.Outcome != Excluded {
+				r.Text = ""
+			}
+		}
 	}
 	rp.price()
 	return rp, nil
 }
 
 // countAfter renders the pending truncations and counts the tokens of
-// every replacement text, on all CPUs.
-func (rp *Run) countAfter() {
+// every replacement text, on all CPUs. Counting only, it lets each text go
+// once counted, but those the hazard pass will read when hazards are
+// looked for: the replacements of results that hold a string the agent
+// wrote, the only ones whose shown part it asks about.
+func (rp *Run) countAfter(hazards bool) {
 	var acted []int
 	for i := range rp.Results {
 		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
 		}
+	}
+	var ix *hazardIndex
+	if rp.countsOnly && hazards && len(acted) > 0 {
+		ix = rp.Prepared.hazardIndex()
 	}
 	counter := rp.Prepared.Counter
 	parted, _ := counter.(interface{ CountParts(...tokens.Part) int })
@@ -379,7 +412,7 @@ func (rp *Run) countAfter() {
 			}
 			r.parts = nil
 			r.afterBytes = int64(len(r.Text))
-			if rp.countsOnly {
+			if rp.countsOnly && (ix == nil || len(ix.items[r.Index]) == 0) {
 				r.Text = ""
 			}
 		}
@@ -652,6 +685,15 @@ func (rp *Run) finish(it *item, r *Result) {
 	t.TokensAfter += r.TokensAfter
 	if r.Stale {
 		t.Stale++
+	}
+	if r.Outcome == Suppressed && r.RepeatOf >= 0 { // -1: sent before the hook's batch
+		copied := &rp.Prepared.items[r.RepeatOf]
+		if copied.writes != "" {
+			t.Repeats.AfterWrite++
+		}
+		if rp.Prepared.contextOf(r) != copied.segment {
+			t.Repeats.AcrossCompaction++
+		}
 	}
 	st := t.ByTool[it.r.Tool]
 	st.Results++

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/slowtest"
 )
 
 const mib = 1 << 20
@@ -76,6 +78,7 @@ func TestRunPeriods(t *testing.T) {
 // TestGeneratedMegabytes compares a MiB of base64 and of minified code,
 // whose pieces are short enough for tiktoken-go to count in under a second.
 func TestGeneratedMegabytes(t *testing.T) {
+	slowtest.OptIn(t, "counts 4 MiB with the reference tokenizer too")
 	for _, enc := range encodings {
 		for _, kind := range []string{"base64", "minified"} {
 			t.Run(string(enc)+"/"+kind, func(t *testing.T) {
@@ -97,6 +100,7 @@ func TestGeneratedMegabytes(t *testing.T) {
 // TestWorstCasesAreLinear times a MiB of inputs that make long pieces or
 // long backtracking in a regular-expression split.
 func TestWorstCasesAreLinear(t *testing.T) {
+	slowtest.OptIn(t, "counts 30 MiB of worst cases")
 	cases := map[string]string{
 		"newlines":       strings.Repeat("\n", mib),
 		"crlf":           strings.Repeat("\r\n", mib/2),

@@ -31,7 +31,7 @@ func main() {
 	if *dataset == "" {
 		// go generate ./... also rebuilds the demo session: without the
 		// dataset, the price table is kept as it is.
-		fmt.Fprintln(os.Stderr, "genprices: price table kept; to rebuild it, npm pack @pydantic/genai-prices, dump it with scripts/genai-prices-json.mjs and set GENAI_PRICES_JSON to the file (see README)")
+		fmt.Fprintln(os.Stderr, "genprices: price table kept; to rebuild it, npm pack @pydantic/genai-prices, dump it with scripts/genai-prices-json.mjs and set GENAI_PRICES_JSON to the file (see docs/policies.md, \"Prices\")")
 		return
 	}
 	if *base != "" && *baseSource == "" || *measured != "" && *measuredSource == "" {
