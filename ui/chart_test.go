@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"bytes"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -144,6 +145,35 @@ func TestSubagentSessionGolden(t *testing.T) {
 			out := screen(m)
 			checkSize(t, out, size[0], size[1])
 			golden.RequireEqual(t, []byte(out))
+		})
+	}
+}
+
+// TestChartByClaudeVersion: under --preset claude-code, the chart of a
+// session an older Claude Code recorded completes, every point in, and
+// marks the ceiling its version applied, which the policy line states:
+// 100,000 UTF-16 units for 2.1.22 (it asked again forever for a point at
+// 50,000, which the version's rules turned into 100,000), none for 1.0.17.
+func TestChartByClaudeVersion(t *testing.T) {
+	for _, tt := range []struct {
+		version, ceiling, marker string
+	}{
+		{"2.1.22", "ceiling 100,000 UTF-16 units", "▸97.7K"},
+		{"1.0.17", "no ceiling", ""},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			data := bytes.ReplaceAll(demoData(t), []byte(`"version":"2.1.126"`), []byte(`"version":"`+tt.version+`"`))
+			m := newModel(t, data, "claude-code", 160, 40, "dark")
+			chart := ansi.Strip(m.sess.chartLine())
+			if strings.Contains(chart, "·") && !strings.Contains(chart, "  ·  ") || strings.Contains(chart, "computing") {
+				t.Errorf("the chart is not complete: %q", chart)
+			}
+			if tt.marker != "" && !strings.Contains(chart, tt.marker) || tt.marker == "" && strings.Contains(chart, "▸") {
+				t.Errorf("chart %q, want the marker %q", chart, tt.marker)
+			}
+			if out := ansi.Strip(screen(m)); !strings.Contains(out, "policy claude-code · "+tt.ceiling) {
+				t.Errorf("the policy line does not say %q:\n%s", tt.ceiling, out)
+			}
 		})
 	}
 }
