@@ -34,8 +34,9 @@ type detailPane struct {
 	// sub-agent's, its file's name.
 	first int
 	name  string
-	// hazardAt is the first line of the selected result when it has a
-	// hazard (its summary, then the hazard), -1 for none;
+	// hazardAt is the first line to show of the selected result when it
+	// has a hazard (its summary if the hazard's lines fit below it, else
+	// the hazard's first), -1 for none;
 	// toHazard, set by H, scrolls there once the pane is drawn.
 	hazardAt int
 	toHazard bool
@@ -217,11 +218,14 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		}
 	}
 	r := results[sel]
-	if r.Hazard != nil {
-		d.hazardAt = selAt // its summary, then the hazard's lines
-	}
+	hazardFrom := len(lines)
 	for _, l := range hazardLines(st, r, len(s.Calls), d.first, w) {
 		add(l)
+	}
+	if r.Hazard != nil {
+		// From its summary, as far as the hazard's last line lets: the
+		// other results' summaries may stand between them.
+		d.hazardAt = max(min(selAt, hazardFrom), min(hazardFrom, len(lines)-(d.height-1)))
 	}
 	if r.Warning != "" {
 		add(st.Warning.Render(termtext.Truncate("warning: "+termtext.Escape(r.Warning), w)))
