@@ -37,6 +37,8 @@ import (
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/ledger"
+	"github.com/spillway-dev/spillway/internal/memory"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
@@ -356,11 +358,7 @@ func complete(c *cobra.Command, name string, values []string) {
 // batchGC trades memory for speed in the batch commands: they hold a few
 // sessions at a time, so collecting less often costs tens of megabytes and
 // saves a fifth of the time. GOGC, when set, still decides.
-func batchGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-}
+func batchGC() { memory.SetBaseline(400) }
 
 // completeCommon offers the values of the flags commonFlags registers.
 func completeCommon(c *cobra.Command) {
@@ -791,9 +789,9 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 		printError(stderr, err)
 		return exitUsage, true
 	}
-	sessions := ui.NewIndexSessions(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
-	sessions.Resolved = inputs
-	o.Sessions = sessions
+	list := sessions.NewIndexed(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
+	list.Resolved = inputs
+	o.Sessions = list
 	err = runUI(o)
 	if ferr := ix.Flush(); ferr != nil { // what a followed list left unwritten
 		printError(stderr, ferr)

@@ -113,7 +113,7 @@ func session(s *app.Session, opt Options) (*Session, error) {
 			return nil, err
 		}
 		out.Subagents = append(out.Subagents, rs)
-		out.Totals.include(rs.Totals)
+		out.include(rs)
 	}
 	out.Totals.harnessCost(s.Prepared.Session.HarnessCost)
 	return out, nil

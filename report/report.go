@@ -8,8 +8,8 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/ledger"
-	"github.com/spillway-dev/spillway/transcript"
 )
 
 // Schema names the JSON contract.
@@ -51,6 +51,11 @@ type Session struct {
 	// Spills are the spill files the replay planned, for the text report
 	// (the JSON gives each result's spill_path).
 	Spills SpillFiles `json:"-"`
+
+	// tally is what Totals' figures before the policy are a view of, the
+	// sub-agents' included; replayWarnings count the replay's warnings.
+	tally          app.Tally
+	replayWarnings int
 }
 
 // SpillFiles counts the spill files of one log's replay.
@@ -121,13 +126,6 @@ type Tokens struct {
 	CacheCreation int64 `json:"cache_creation"`
 	CacheRead     int64 `json:"cache_read"`
 	Output        int64 `json:"output"`
-}
-
-func (t *Tokens) add(u transcript.Usage) {
-	t.Input += u.Input
-	t.CacheCreation += u.CacheCreation
-	t.CacheRead += u.CacheRead
-	t.Output += u.Output
 }
 
 // Result is one tool result.
@@ -260,9 +258,6 @@ func Build(rp *replay.Run) *Session {
 	}
 	t := &out.Totals
 	active := !rp.Policy.Inert()
-	byModel := map[string]*ModelCost{}
-	unpriced := map[string]bool{}
-	var recordedCalls int
 	// What the calls point to is allocated once per session, not per call.
 	times := make([]time.Time, len(s.Calls))
 	recorded := make([]Tokens, len(s.Calls))
@@ -285,26 +280,6 @@ func Build(rp *replay.Run) *Session {
 			rc.CountedIn = &c.CountedIn
 			t.CopiedCalls++
 		}
-		// model adds usage on one model to the totals, unless the call is a copy.
-		model := func(name string, u transcript.Usage, cost *float64) {
-			if copied {
-				return
-			}
-			t.Recorded.add(u)
-			m := byModel[name]
-			if m == nil {
-				m = &ModelCost{Model: name}
-				byModel[name] = m
-			}
-			m.APICalls++
-			m.Recorded.add(u)
-			if cost != nil {
-				t.PricedCostUSD += *cost
-				m.CostUSD = addPtr(m.CostUSD, *cost)
-			} else {
-				unpriced[name] = true
-			}
-		}
 		if c.Usage != nil {
 			u := *c.Usage
 			recorded[i] = Tokens{Input: u.Input, CacheCreation: u.CacheCreation, CacheRead: u.CacheRead, Output: u.Output}
@@ -317,15 +292,6 @@ func Build(rp *replay.Run) *Session {
 			if active { // without a policy there is no after, as in the Parquet tables
 				rc.PromptTokensAfter, rc.CostUSDAfter = &n[2], after.CostAfter
 			}
-			recordedCalls++ // copies too: a session of copies costs $0 here, not an unknown sum
-			if !copied {
-				if u.OutputLowerBound {
-					t.LowerBoundOutputs++
-				}
-			}
-			model(c.Model, u, after.Cost)
-		} else if !copied {
-			t.CallsNoData++
 		}
 		for _, x := range c.Extra {
 			e := ExtraUsage{Model: x.Model, Recorded: Tokens{Input: x.Usage.Input, CacheCreation: x.Usage.CacheCreation,
@@ -334,7 +300,6 @@ func Build(rp *replay.Run) *Session {
 				e.CostUSD = &usd
 			}
 			rc.Extra = append(rc.Extra, e)
-			model(x.Model, x.Usage, e.CostUSD)
 		}
 		if rc.Extra == nil {
 			rc.Extra = []ExtraUsage{}
@@ -369,7 +334,6 @@ func Build(rp *replay.Run) *Session {
 			}
 		}
 		out.Results = append(out.Results, res)
-		t.ResultBytes += int64(src.Bytes())
 	}
 	out.ByTool = byTool(rp)
 	if p.Counter == nil {
@@ -377,9 +341,6 @@ func Build(rp *replay.Run) *Session {
 	}
 	for _, e := range s.Events {
 		out.Events = append(out.Events, Event{Kind: string(e.Kind), Line: e.Line, BeforeCall: e.BeforeCall, Trigger: e.Trigger, PreTokens: e.PreTokens})
-		if e.Kind == transcript.EventCompaction {
-			t.Compactions++
-		}
 	}
 	for _, w := range s.Warnings {
 		out.Warnings = append(out.Warnings, Warning{Line: w.Line, Message: w.Message})
@@ -387,10 +348,8 @@ func Build(rp *replay.Run) *Session {
 	for _, w := range rp.Warnings {
 		out.Warnings = append(out.Warnings, Warning{Message: w})
 	}
-	t.APICalls = len(s.Calls)
-	t.ToolResults = len(out.Results)
-	t.Warnings = s.WarningCount + len(rp.Warnings)
-	t.UnpricedModels = sortedKeys(unpriced)
+	out.tally, out.replayWarnings = app.TallyOf(s, p.Prices), len(rp.Warnings)
+	t.setRecorded(&out.tally, out.replayWarnings)
 	t.PromptTokens = rp.Totals.Prompt
 	if active {
 		after := rp.Totals.PromptAfter
@@ -403,65 +362,44 @@ func Build(rp *replay.Run) *Session {
 	for _, o := range replay.Outcomes {
 		t.Actions[string(o)] = rp.Totals.Actions[o]
 	}
-	if recordedCalls > 0 && len(unpriced) == 0 {
-		usd := t.PricedCostUSD
-		t.CostUSD = &usd
-		if active {
-			t.CostUSDAfter = rp.Totals.CostAfter
-		}
-	}
-	for _, name := range sortedKeys(byModel) {
-		t.ByModel = append(t.ByModel, *byModel[name])
-	}
-	if t.ByModel == nil {
-		t.ByModel = []ModelCost{}
+	if t.CostUSD != nil && active {
+		t.CostUSDAfter = rp.Totals.CostAfter
 	}
 	return out
 }
 
-// include adds a sub-agent's totals to its session's.
-func (t *Totals) include(o Totals) {
+// setRecorded sets t's figures before the policy from the tally they are
+// a view of, and the replay's warnings.
+func (t *Totals) setRecorded(a *app.Tally, replayWarnings int) {
+	t.APICalls, t.CopiedCalls, t.CallsNoData = a.Calls, a.Copied, a.NoUsage
+	t.Recorded = Tokens(a.Recorded)
+	t.ToolResults, t.ResultBytes = a.Results, a.ResultBytes
+	t.PricedCostUSD, t.CostUSD = a.Priced, a.Cost()
+	t.UnpricedModels = nonNil(a.Unpriced)
+	t.ByModel = make([]ModelCost, 0, len(a.ByModel))
+	for _, m := range a.ByModel {
+		mc := ModelCost{Model: m.Model, APICalls: m.APICalls, Recorded: Tokens(m.Recorded)}
+		if m.Priced {
+			usd := m.CostUSD
+			mc.CostUSD = &usd
+		}
+		t.ByModel = append(t.ByModel, mc)
+	}
+	t.Compactions, t.LowerBoundOutputs = a.Compactions, a.LowerBound
+	t.Warnings = a.Warnings + replayWarnings
+}
+
+// include adds a sub-agent's report to its session's: the tallies, and
+// the figures after the policy.
+func (s *Session) include(sub *Session) {
+	t, o := &s.Totals, &sub.Totals
 	t.Realized = t.Realized.include(o.Realized)
 	recorded := t.APICalls-t.CallsNoData > 0
 	subRecorded := o.APICalls-o.CallsNoData > 0
-	t.APICalls += o.APICalls
-	t.CopiedCalls += o.CopiedCalls
-	t.Recorded.Input += o.Recorded.Input
-	t.Recorded.CacheCreation += o.Recorded.CacheCreation
-	t.Recorded.CacheRead += o.Recorded.CacheRead
-	t.Recorded.Output += o.Recorded.Output
-	t.CallsNoData += o.CallsNoData
-	t.ToolResults += o.ToolResults
-	t.ResultBytes += o.ResultBytes
-	t.PricedCostUSD += o.PricedCostUSD
-	unpriced := map[string]bool{}
-	for _, m := range append(t.UnpricedModels, o.UnpricedModels...) {
-		unpriced[m] = true
-	}
-	t.UnpricedModels = sortedKeys(unpriced)
-	byModel := map[string]*ModelCost{}
-	for _, list := range [][]ModelCost{t.ByModel, o.ByModel} {
-		for _, m := range list {
-			sum := byModel[m.Model]
-			if sum == nil {
-				sum = &ModelCost{Model: m.Model}
-				byModel[m.Model] = sum
-			}
-			sum.APICalls += m.APICalls
-			sum.Recorded.Input += m.Recorded.Input
-			sum.Recorded.CacheCreation += m.Recorded.CacheCreation
-			sum.Recorded.CacheRead += m.Recorded.CacheRead
-			sum.Recorded.Output += m.Recorded.Output
-			if m.CostUSD != nil {
-				sum.CostUSD = addPtr(sum.CostUSD, *m.CostUSD)
-			}
-		}
-	}
-	t.ByModel = t.ByModel[:0:0]
-	for _, name := range sortedKeys(byModel) {
-		t.ByModel = append(t.ByModel, *byModel[name])
-	}
-	t.Compactions += o.Compactions
+	after, afterKnown := t.CostUSDAfter, true
+	s.tally.Add(sub.tally)
+	s.replayWarnings += sub.replayWarnings
+	t.setRecorded(&s.tally, s.replayWarnings)
 	t.PromptTokens += o.PromptTokens
 	if t.PromptTokensAfter != nil && o.PromptTokensAfter != nil {
 		sum := *t.PromptTokensAfter + *o.PromptTokensAfter
@@ -473,10 +411,8 @@ func (t *Totals) include(o Totals) {
 	}
 	t.Stale += o.Stale
 	t.Hazards = t.Hazards.Plus(o.Hazards)
-	t.LowerBoundOutputs += o.LowerBoundOutputs
-	t.Warnings += o.Warnings
-	// Dollars are known when every part with recorded usage is priced.
-	after := func(own *float64, has bool) (float64, bool) {
+	// The cost after is known when every part with recorded usage has one.
+	part := func(own *float64, has bool) (float64, bool) {
 		if !has {
 			return 0, true
 		}
@@ -485,16 +421,13 @@ func (t *Totals) include(o Totals) {
 		}
 		return *own, true
 	}
-	a, okA := after(t.CostUSDAfter, recorded)
-	b, okB := after(o.CostUSDAfter, subRecorded)
-	t.CostUSD, t.CostUSDAfter = nil, nil
-	if (recorded || subRecorded) && len(t.UnpricedModels) == 0 {
-		usd := t.PricedCostUSD
-		t.CostUSD = &usd
-		if okA && okB {
-			sum := a + b
-			t.CostUSDAfter = &sum
-		}
+	a, okA := part(after, recorded)
+	b, okB := part(o.CostUSDAfter, subRecorded)
+	afterKnown = okA && okB
+	t.CostUSDAfter = nil
+	if t.CostUSD != nil && afterKnown {
+		sum := a + b
+		t.CostUSDAfter = &sum
 	}
 }
 

@@ -336,11 +336,14 @@ func (m *Model) revealMatch() {
 		return // past what is read of the line
 	}
 	before, _ := convert(raw[:spans[0][0]], nil, math.MaxInt)
-	col, tw := piecesWidth(before), m.textWidth()
-	if col >= m.x && col+termtext.Width(m.query) <= m.x+tw {
+	col, tw, qw := piecesWidth(before), m.textWidth(), termtext.Width(m.query)
+	if col >= m.x && col+qw <= m.x+tw {
 		return
 	}
-	m.x = max(0, col-tw/4)
+	// No further than the match needs: its end at the right edge (or its
+	// start at the left, when it is wider than the pane), so that the
+	// lines around it, most of them shorter, are not scrolled out of view.
+	m.x = max(0, min(col, col+qw-tw))
 }
 
 // reveal scrolls line to the top unless it is already on screen.

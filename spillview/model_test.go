@@ -462,3 +462,34 @@ func TestSearchRevealsMatchSideways(t *testing.T) {
 		t.Errorf("back to the first match: match %d, x %d; want 0, 0", m.cur, m.x)
 	}
 }
+
+// TestFindScrollsNoFurtherThanNeeded: opened on a string past the right
+// edge of a long line, the viewer scrolls sideways only until the string
+// ends at the edge, so that the shorter lines around it stay in view.
+func TestFindScrollsNoFurtherThanNeeded(t *testing.T) {
+	short := "export PORT=8080 # the port the server listens on"
+	long := strings.Repeat("x", 60) + " DATABASE_URL=postgres://db:5432/orders"
+	text := short + "\n" + long + "\n" + short + "\n"
+	src := Source{Text: text, Find: "postgres://db:5432/orders"}
+	d, err := Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(themes.New(themes.Mono), DefaultKeyMap())
+	m.SetSize(80, 10)
+	m, cmd := m.Update(OpenedMsg{Doc: d, Src: src})
+	t.Cleanup(func() { d.Close() })
+	for cmd != nil {
+		m, cmd = m.Update(cmd())
+	}
+	if m.x == 0 {
+		t.Fatal("the viewer did not scroll to the string")
+	}
+	rows := strings.Join(plainRows(m), "\n")
+	if !strings.Contains(rows, "postgres://db:5432/orders") {
+		t.Errorf("the string is not shown:\n%s", rows)
+	}
+	if !strings.Contains(rows, "listens on") {
+		t.Errorf("the short lines are scrolled out of view (x=%d):\n%s", m.x, rows)
+	}
+}

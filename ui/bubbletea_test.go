@@ -67,7 +67,7 @@ func TestFollowStartsInBackground(t *testing.T) {
 	}
 	close(release)
 	<-done
-	if m.session == nil || len(m.session.Calls) != 16 {
+	if m.sess.session == nil || len(m.sess.session.Calls) != 16 {
 		t.Fatalf("the followed session never arrived")
 	}
 }
@@ -132,7 +132,7 @@ func TestAgentSpillFileLookedUpInCommand(t *testing.T) {
 	if out := ansi.Strip(screen(m)); !strings.Contains(out, "the whole listing, from the file") || !strings.Contains(out, "the file the agent spilled this result to") {
 		t.Errorf("the file is not shown:\n%s", out)
 	}
-	if exists, known := m.agentFiles[path]; !known || !exists {
+	if exists, known := m.sess.agentFiles[path]; !known || !exists {
 		t.Errorf("the lookup's answer is not kept: %v, %v", exists, known)
 	}
 }
@@ -144,7 +144,7 @@ func TestAgentSpillFileMissing(t *testing.T) {
 	m, path := spilledSession(t)
 	send(t, m, tea.WindowSizeMsg{Width: 400, Height: 30}) // room for the whole line
 	line := func() string {
-		for _, l := range m.detail.lines {
+		for _, l := range m.sess.detail.lines {
 			if l := ansi.Strip(l); strings.HasPrefix(l, "the agent spilled this itself: ") {
 				return l
 			}
@@ -154,7 +154,7 @@ func TestAgentSpillFileMissing(t *testing.T) {
 	if got, want := line(), "the agent spilled this itself: "+path+", missing here (enter shows what the transcript holds)"; got != want {
 		t.Errorf("detail line %q, want %q", got, want)
 	}
-	if exists, known := m.agentFiles[path]; !known || exists {
+	if exists, known := m.sess.agentFiles[path]; !known || exists {
 		t.Errorf("lookup's answer %v, known %v; want it known missing", exists, known)
 	}
 	if err := os.WriteFile(path, []byte("written since\n"), 0o600); err != nil {
@@ -189,8 +189,8 @@ func TestSpillOpenError(t *testing.T) {
 // so drawing a frame leaves the model as it was.
 func TestViewChangesNothing(t *testing.T) {
 	state := func(m *Model) string {
-		return fmt.Sprintf("detail offset %d key %q lines %d · overlay scroll %d · table offset %d cursor %d",
-			m.detail.offset, m.detail.key, len(m.detail.lines), m.overlayScroll, m.table.offset, m.table.cursor)
+		return fmt.Sprintf("detail offset %d key %q lines %d · overlay scroll %d, %d · table offset %d cursor %d",
+			m.sess.detail.offset, m.sess.detail.key, len(m.sess.detail.lines), m.overlayScroll, m.sess.overlayScroll, m.sess.table.offset, m.sess.table.cursor)
 	}
 	tests := []struct {
 		name string
@@ -199,9 +199,9 @@ func TestViewChangesNothing(t *testing.T) {
 		ok   func(m *Model) bool
 	}{
 		{"detail pane scrolled to its end", 120, 40, []string{"tab", "G", "j", "j"}, func(m *Model) bool {
-			return m.detail.offset > 0 && m.detail.offset == len(m.detail.lines)-(m.detail.height-1)
+			return m.sess.detail.offset > 0 && m.sess.detail.offset == len(m.sess.detail.lines)-(m.sess.detail.height-1)
 		}},
-		{"detail pane of another call", 120, 40, []string{"tab", "G", "esc", "j"}, func(m *Model) bool { return m.detail.offset == 0 }},
+		{"detail pane of another call", 120, 40, []string{"tab", "G", "esc", "j"}, func(m *Model) bool { return m.sess.detail.offset == 0 }},
 		{"help scrolled past its end", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown", "pgdown"}, func(m *Model) bool {
 			return m.overlayScroll == len(m.helpLines())-(15-helpHead)
 		}},
@@ -209,9 +209,9 @@ func TestViewChangesNothing(t *testing.T) {
 			return m.overlayScroll == max(0, len(m.warningLines())-(8-warningsHead))
 		}},
 		{"tools scrolled past their end", 80, 8, []string{"T", "pgdown", "pgdown", "pgdown"}, func(m *Model) bool {
-			return m.overlayScroll > 0 && m.overlayScroll == len(m.toolsLines())-(8-1)
+			return m.sess.overlayScroll > 0 && m.sess.overlayScroll == len(m.sess.toolsLines())-(8-1)
 		}},
-		{"the context chart does not scroll", 80, 24, []string{"C", "pgdown", "j"}, func(m *Model) bool { return m.overlayScroll == 0 }},
+		{"the context chart does not scroll", 80, 24, []string{"C", "pgdown", "j"}, func(m *Model) bool { return m.sess.overlayScroll == 0 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,12 +238,12 @@ func TestCallColumnFitsLargestIndex(t *testing.T) {
 	}
 	m := newModel(t, []byte(b.String()), "harness-rs-0.0.40", 120, 40, "dark")
 	press(t, m, "G")
-	last := len(m.session.Calls) - 1
+	last := len(m.sess.session.Calls) - 1
 	if last != 10_000 {
 		t.Fatalf("%d calls, want 10,001", last+1)
 	}
 	lines := strings.Split(ansi.Strip(screen(m)), "\n")
-	row := lines[m.table.top0+1+m.table.cursor-m.table.offset]
+	row := lines[m.sess.table.top0+1+m.sess.table.cursor-m.sess.table.offset]
 	if !strings.HasPrefix(row, fmt.Sprintf(" %d ", last)) {
 		t.Errorf("the last call's row does not start with its index %d: %q", last, row)
 	}
@@ -316,7 +316,7 @@ func TestStatesEnd(t *testing.T) {
 		}
 	}
 	m := newModel(t, demoData(t), "harness-rs-0.0.50", 100, 30, "dark")
-	send(t, m, followMsg{id: m.followID, update: transcript.Update{Path: "demo.jsonl", Restarted: transcript.RestartTruncated}})
+	send(t, m, toSess(m, followMsg{id: m.sess.followID, update: transcript.Update{Path: "demo.jsonl", Restarted: transcript.RestartTruncated}}))
 	out := ansi.Strip(screen(m))
 	if strings.Contains(out, "replaying…") || strings.Contains(out, "Read") || !strings.Contains(out, "the file holds no session now; waiting for its first lines") {
 		t.Errorf("a file truncated to nothing keeps its old rows:\n%s", out)
@@ -337,7 +337,7 @@ func TestFollowedFolderNamesItsFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	send(t, m, followMsg{id: m.followID, update: transcript.Update{Path: s.Path, Session: s}})
+	send(t, m, toSess(m, followMsg{id: m.sess.followID, update: transcript.Update{Path: s.Path, Session: s}}))
 	if out := ansi.Strip(screen(m)); !strings.HasPrefix(out, "spillway · sess.jsonl") {
 		t.Errorf("the header does not name the followed file:\n%s", out)
 	}
@@ -367,12 +367,12 @@ func TestToolsColumnAt80(t *testing.T) {
 	})
 	m := newModel(t, data, "claude-code", 80, 24, "dark")
 	lines := strings.Split(ansi.Strip(screen(m)), "\n")
-	head := lines[m.table.top0]
+	head := lines[m.sess.table.top0]
 	if !strings.HasSuffix(strings.TrimRight(head, " "), " results tools") || strings.Contains(head, "time") || !strings.Contains(head, " cause ") {
 		t.Errorf("title line %q, want it to end in the results and tools columns, without the time, with the cause", head)
 	}
 	var tools column
-	for _, c := range m.table.columns() {
+	for _, c := range m.sess.table.columns() {
 		if c.title == "tools" {
 			tools = c
 		}
@@ -381,7 +381,7 @@ func TestToolsColumnAt80(t *testing.T) {
 	if tools.width != 7 {
 		t.Errorf("tools column %d cells wide, want 7", tools.width)
 	}
-	if row := lines[m.table.top0+1]; !strings.HasSuffix(row, " Read,G…") {
+	if row := lines[m.sess.table.top0+1]; !strings.HasSuffix(row, " Read,G…") {
 		t.Errorf("call 0's row %q, want it to end in its tools", row)
 	}
 }
@@ -402,12 +402,12 @@ func TestCompactionAfterLastCall(t *testing.T) {
 		"compactMetadata": map[string]any{"trigger": "auto", "preTokens": 155_000}})
 	m := newModel(t, jsonLines(lines), "claude-code", 80, 24, "dark")
 	press(t, m, "G")
-	rows := strings.Split(ansi.Strip(m.table.View()), "\n")
+	rows := strings.Split(ansi.Strip(m.sess.table.View()), "\n")
 	if n := len(rows); n < 3 || !strings.HasPrefix(rows[n-2], "   39 ") || !strings.HasPrefix(rows[n-1], "── compaction (auto) · 155,000 tokens before · earlier results leave the") {
 		t.Errorf("the table's last rows are not call 39 and the compaction after it:\n%s", strings.Join(rows, "\n"))
 	}
-	if m.currentCall() != 39 {
-		t.Errorf("call %d selected, want 39", m.currentCall())
+	if m.sess.currentCall() != 39 {
+		t.Errorf("call %d selected, want 39", m.sess.currentCall())
 	}
 }
 
@@ -437,12 +437,12 @@ func TestEnterOnWarning(t *testing.T) {
 		t.Fatalf("warnings %+v, want line 5's under call 1, then the skipped record's under none", entries)
 	}
 	press(t, m, "W", "j", "enter")
-	if head := strings.Split(ansi.Strip(screen(m)), "\n")[0]; m.overlay != warningsOverlay || m.currentCall() != 0 || head != "warnings · this line belongs to no call" {
-		t.Errorf("enter on the skipped records: overlay %v, call %d, head %q; want the list open saying why, call 0 still", m.overlay, m.currentCall(), head)
+	if head := strings.Split(ansi.Strip(screen(m)), "\n")[0]; m.overlay != warningsOverlay || m.sess.currentCall() != 0 || head != "warnings · this line belongs to no call" {
+		t.Errorf("enter on the skipped records: overlay %v, call %d, head %q; want the list open saying why, call 0 still", m.overlay, m.sess.currentCall(), head)
 	}
 	press(t, m, "k", "enter")
-	if m.overlay != noOverlay || m.currentCall() != 1 {
-		t.Errorf("enter on line 5's warning: overlay %v, call %d; want the list closed, call 1", m.overlay, m.currentCall())
+	if m.overlay != noOverlay || m.sess.currentCall() != 1 {
+		t.Errorf("enter on line 5's warning: overlay %v, call %d; want the list closed, call 1", m.overlay, m.sess.currentCall())
 	}
 }
 
@@ -475,7 +475,7 @@ func TestResultWarningCall(t *testing.T) {
 func TestWarningsHeadAfterNotice(t *testing.T) {
 	m := newModel(t, demoData(t), "harness-rs-0.0.50", 100, 30, "dark")
 	press(t, m, "o")
-	if m.notice == "" {
+	if m.ctx.notice == "" {
 		t.Fatal("sorting left no notice to test with")
 	}
 	press(t, m, "W")
@@ -507,7 +507,7 @@ func TestFollowedStatesEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := New(Options{Source: Source{Name: "new.jsonl", Path: "new.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
 			send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
-			send(t, m, followMsg{id: m.followID, update: tt.update})
+			send(t, m, toSess(m, followMsg{id: m.sess.followID, update: tt.update}))
 			out := ansi.Strip(screen(m))
 			if !strings.Contains(out, tt.want) {
 				t.Errorf("the screen does not say %q:\n%s", tt.want, out)

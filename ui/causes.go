@@ -19,20 +19,18 @@ import (
 // costliest: the ⌈n/20⌉ of them that cost most.
 const costliestShare = 20
 
-// costliestCalls marks the ⌈n/20⌉ costliest of the n priced calls that
-// this session counts (copies of another session's responses are not).
-func costliestCalls(s *transcript.Session, rp *replay.Run) []bool {
-	if rp == nil {
-		return nil
-	}
+// costliestCalls marks the ⌈n/20⌉ costliest of the n priced calls shown
+// that the session counts (copies of another session's responses are
+// not).
+func costliestCalls(info []callInfo) []bool {
 	var priced []int
-	for i, c := range rp.Calls {
-		if c.Cost != nil && i < len(s.Calls) && s.Calls[i].CountedIn == "" {
+	for i, c := range info {
+		if c.cost != nil && !c.copied {
 			priced = append(priced, i)
 		}
 	}
-	slices.SortStableFunc(priced, func(a, b int) int { return cmp.Compare(*rp.Calls[b].Cost, *rp.Calls[a].Cost) })
-	marked := make([]bool, len(rp.Calls))
+	slices.SortStableFunc(priced, func(a, b int) int { return cmp.Compare(*info[b].cost, *info[a].cost) })
+	marked := make([]bool, len(info))
 	for _, i := range priced[:(len(priced)+costliestShare-1)/costliestShare] {
 		marked[i] = true
 	}
@@ -122,7 +120,7 @@ func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, 
 		notes = append(notes, fmt.Sprintf("tool results %s: %s tokens sent new, %s carried",
 			human.USD(&p.ToolResults), human.Count(p.NewResultTokens), human.Count(p.CarriedResultTokens)))
 	}
-	if gap := pauseLine(s, call, p); gap != "" {
+	if gap := pauseLine(s, call, d.first, p); gap != "" {
 		notes = append(notes, gap)
 	}
 	if compact {
@@ -152,8 +150,8 @@ func causeUSD(p *replay.CostParts, cause string) float64 {
 // pauseLine says how long after the previous call of its chain call ran,
 // whether it starts a new context (after a compaction or on another
 // model) and, when it wrote its cache again (replay.Rewrite), how many
-// tokens, what they cost and why.
-func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
+// tokens, what they cost and why. The calls of s are shown from first.
+func pauseLine(s *transcript.Session, call, first int, p *replay.CostParts) string {
 	c := &s.Calls[call]
 	prev := -1
 	for i := call - 1; i >= 0; i-- {
@@ -167,9 +165,9 @@ func pauseLine(s *transcript.Session, call int, p *replay.CostParts) string {
 	}
 	pc := &s.Calls[prev]
 	timed := !c.Time.IsZero() && !pc.Time.IsZero() && !c.Time.Before(pc.Time)
-	line := fmt.Sprintf("after call %d", prev)
+	line := fmt.Sprintf("after call %d", first+prev)
 	if timed {
-		line = fmt.Sprintf("%s after call %d", c.Time.Sub(pc.Time).Round(time.Second), prev)
+		line = fmt.Sprintf("%s after call %d", c.Time.Sub(pc.Time).Round(time.Second), first+prev)
 	}
 	if p.Causes.After < 0 {
 		why := "a compaction came between"

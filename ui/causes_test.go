@@ -52,7 +52,7 @@ func TestDetailCostParts(t *testing.T) {
 	for _, w := range []int{120, 80} {
 		m := newModel(t, oneRead(), "harness-rs-0.0.40", w, 40, "dark")
 		press(t, m, "j")
-		got := ansi.Strip(strings.Join(m.detail.lines, "\n"))
+		got := ansi.Strip(strings.Join(m.sess.detail.lines, "\n"))
 		wants := []string{
 			"why $0.022584: cache rewrite, 83.0% of it", // 0.01875 / 0.022584
 			"new context 1,000 $0.003750 16.6%",
@@ -74,7 +74,7 @@ func TestDetailCostParts(t *testing.T) {
 			}
 		}
 		// The cause column: the one costliest call of two (⌈2/20⌉) is marked.
-		if ci := m.table.info; ci[0].cause != replay.CauseNewContext || ci[1].cause != replay.CauseCacheRewrite || ci[0].costly || !ci[1].costly {
+		if ci := m.sess.table.info; ci[0].cause != replay.CauseNewContext || ci[1].cause != replay.CauseCacheRewrite || ci[0].costly || !ci[1].costly {
 			t.Errorf("%d columns: causes %q %q, costly %v %v", w, ci[0].cause, ci[1].cause, ci[0].costly, ci[1].costly)
 		}
 	}
@@ -88,14 +88,13 @@ func TestCostliestCalls(t *testing.T) {
 		n    int
 		want []int
 	}{{1, []int{0}}, {20, []int{19}}, {21, []int{20, 19}}, {41, []int{40, 39, 38}}} {
-		s := &transcript.Session{Calls: make([]transcript.Call, tt.n+2)}
-		rp := &replay.Run{Calls: make([]replay.Call, tt.n+2)}
+		info := make([]callInfo, tt.n+2)
 		for i := range tt.n {
-			rp.Calls[i].Cost = usd(float64(i + 1)) // call i costs $(i+1)
+			info[i].cost = usd(float64(i + 1)) // call i costs $(i+1)
 		}
-		rp.Calls[tt.n+1].Cost, s.Calls[tt.n+1].CountedIn = usd(1e6), "other.jsonl" // a copy: not counted
+		info[tt.n+1].cost, info[tt.n+1].copied = usd(1e6), true // a copy: not counted
 		var got []int
-		marked := costliestCalls(s, rp)
+		marked := costliestCalls(info)
 		for i := len(marked) - 1; i >= 0; i-- {
 			if marked[i] {
 				got = append(got, i)
@@ -123,8 +122,8 @@ func TestToolsView(t *testing.T) {
 		}
 	}
 	press(t, m, "T")
-	if m.overlay != noOverlay {
-		t.Errorf("T again leaves overlay %v", m.overlay)
+	if m.sess.overlay != noOverlay {
+		t.Errorf("T again leaves overlay %v", m.sess.overlay)
 	}
 }
 
@@ -229,8 +228,8 @@ func TestContextChart(t *testing.T) {
 	}
 	checkSize(t, screen(m), 120, 40)
 	press(t, m, "esc")
-	if m.overlay != noOverlay {
-		t.Errorf("esc leaves overlay %v", m.overlay)
+	if m.sess.overlay != noOverlay {
+		t.Errorf("esc leaves overlay %v", m.sess.overlay)
 	}
 }
 
@@ -242,8 +241,8 @@ func TestCopy(t *testing.T) {
 	if !yields(cmd, want) {
 		t.Errorf("y does not set the clipboard to the result's text")
 	}
-	if !strings.HasPrefix(m.notice, "copied result 0's text as recorded, 880B, to the clipboard") {
-		t.Errorf("notice %q", m.notice)
+	if !strings.HasPrefix(m.ctx.notice, "copied result 0's text as recorded, 880B, to the clipboard") {
+		t.Errorf("notice %q", m.ctx.notice)
 	}
 }
 
@@ -356,7 +355,7 @@ func TestPauseLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pauseLine(s, 1, prep.CostParts()[1]); got != tt.want {
+		if got := pauseLine(s, 1, 0, prep.CostParts()[1]); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}

@@ -9,14 +9,17 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // chart holds the savings curve's points, computed one at a time in the
 // background after the totals are in, and kept by the knobs they depend
 // on: a new ceiling needs no new point but its own, which is the replay
-// already shown, so + and - never wait for the curve.
+// already shown, so + and - never wait for the curve. A point is the
+// session's own log's with its sub-agents' added, under the policy as the
+// session's replays apply it (sessionScreen.applied).
 type chart struct {
-	prep *replay.Prepared
+	prep *replay.Prepared // the session's own log's, whose points these are
 	// points holds every point computed for prep, by knobsKey and ceiling.
 	points map[string]map[int64]replay.SweepPoint
 	// failed holds the knobs whose curve could not be computed, and why.
@@ -41,7 +44,7 @@ type sweptMsg struct {
 // few in 100,000, which moves no point of the curve that can be seen.
 func knobsKey(p policy.Policy) string {
 	p = p.Clone()
-	p.Name, p.Description = "", ""
+	p.Name, p.Description, p.FollowVersion = "", "", false
 	if p.Ceiling > 0 {
 		for tool, v := range p.PerTool {
 			if v > 0 {
@@ -68,13 +71,18 @@ func (c *chart) put(knobs string, pt replay.SweepPoint) {
 	c.points[knobs][pt.Ceiling] = pt
 }
 
-// addReplay keeps the replay shown as the curve's point at its ceiling.
-func (c *chart) addReplay(rp *replay.Run) {
-	c.reset(rp.Prepared)
-	if rp.Policy.Ceiling <= 0 {
+// addReplay keeps the replays shown, the session's own first, under
+// applied, as the curve's point at its ceiling.
+func (c *chart) addReplay(applied policy.Policy, runs []*replay.Run) {
+	c.reset(runs[0].Prepared)
+	if applied.Ceiling <= 0 {
 		return
 	}
-	c.put(knobsKey(rp.Policy), rp.Point())
+	pt := runs[0].Point()
+	for _, rp := range runs[1:] {
+		pt = pt.Plus(rp.Point(), rp.Totals.RecordedCalls > 0)
+	}
+	c.put(knobsKey(applied), pt)
 }
 
 // curve is the points known for policy at its sweep ceilings, in order,
@@ -92,12 +100,13 @@ func (c *chart) curve(policy policy.Policy) (points []replay.SweepPoint, missing
 	return points, missing
 }
 
-// next starts computing the first point policy's curve lacks, unless one
-// is being computed already.
-func (c *chart) next(prep *replay.Prepared, policy policy.Policy) tea.Cmd {
-	if prep == nil || c.busy {
+// next starts computing the first point policy's curve lacks over preps,
+// the session's own log first, unless one is being computed already.
+func (c *chart) next(preps []*replay.Prepared, policy policy.Policy) tea.Cmd {
+	if len(preps) == 0 || c.busy {
 		return nil
 	}
+	prep := preps[0]
 	c.reset(prep)
 	knobs := knobsKey(policy)
 	if c.failed[knobs] != nil {
@@ -114,11 +123,19 @@ func (c *chart) next(prep *replay.Prepared, policy policy.Policy) tea.Cmd {
 	ceiling := replay.SweepCeilings(policy)[i]
 	c.busy = true
 	return func() tea.Msg {
-		pts, err := prep.Sweep(policy, []int64{ceiling})
-		if err != nil {
-			return sweptMsg{prep: prep, knobs: knobs, err: err}
+		var point replay.SweepPoint
+		for i, p := range preps {
+			pts, err := p.Sweep(policy, []int64{ceiling})
+			if err != nil {
+				return sweptMsg{prep: prep, knobs: knobs, err: err}
+			}
+			if i == 0 {
+				point = pts[0]
+				continue
+			}
+			point = point.Plus(pts[0], slices.ContainsFunc(p.Session.Calls, func(c transcript.Call) bool { return c.Usage != nil }))
 		}
-		return sweptMsg{prep: prep, knobs: knobs, point: pts[0]}
+		return sweptMsg{prep: prep, knobs: knobs, point: point}
 	}
 }
 

@@ -1,10 +1,15 @@
 package ui
 
 import (
+	"bytes"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
@@ -52,41 +57,122 @@ func TestKnobsKey(t *testing.T) {
 	}
 }
 
-// TestChartScale: bars are the share of the session's cost saved, a full
-// bar the whole cost, so that a curve whose best point saves 0.2% draws
-// its lowest bars where one scaled to its best point drew full ones.
+// TestChartScale: bars are scaled to the best point, which the head
+// names, so that a curve whose best point saves 6.3% draws it full and
+// 11% and nothing draw apart; the point at the ceiling applied prints
+// its figure; every ceiling is labelled in K of 1,024.
 func TestChartScale(t *testing.T) {
 	cost := func(v float64) *float64 { return &v }
 	tests := []struct {
 		name  string
 		after []float64 // the cost after, of $1, at each sweep ceiling in turn
+		width int
 		want  string
 	}{
-		// 0.2% of $1 at best: every bar is ▁, 7 × 0.002 being below 1.
-		{"best 0.2%", []float64{0.998, 0.998, 0.9985, 0.999, 0.999, 0.9995, 1, 1, 1},
-			"cost saved (█ 100%, best 0.2%) 2K▁ 4K▁ 8K▁ 16K▁ ▸24K▁ 32K▁ 64K▁ 128K▁ 256K▁"},
-		// 65% is level ⌊7 × 0.65⌋ = 4, ▅; 100% is █; 30% is ⌊2.1⌋ = 2, ▃.
-		{"best 100%", []float64{0, 0.35, 0.7, 1, 1, 1, 1, 1, 1},
-			"cost saved (█ 100%, best 100.0%) 2K█ 4K▅ 8K▃ 16K▁ ▸24K▁ 32K▁ 64K▁ 128K▁ 256K▁"},
+		// 6.3% is █; 3.15% is half of it, ⌈4⌉ = ▄; 0.1% the least, ▁;
+		// nothing saved, no bar.
+		{"best 6.3%", []float64{0.937, 0.9685, 0.999, 1, 1, 1, 1, 1, 1}, 200,
+			"cost saved by ceiling, █ = best 6.3% at 2K (K = 1,024 JSON bytes): 2K█ 4K▄ 8K▁ 16K  ▸24K  0.0% 32K  64K  128K  256K"},
+		// 11% beside nothing: █ beside no bar.
+		{"11% and none", []float64{1, 0.89, 1, 1, 1, 1, 1, 1, 1}, 200,
+			"cost saved by ceiling, █ = best 11.0% at 4K (K = 1,024 JSON bytes): 2K  4K█ 8K  16K  ▸24K  0.0% 32K  64K  128K  256K"},
+		// At 80 columns the head is cut short before any point is.
+		{"narrow", []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1, 1, 1, 1}, 80,
+			"saved, █ = 50.0%: 2K█ 4K▇ 8K▅ 16K▄ ▸24K▂ 10.0% 32K  64K  128K  256K"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newModel(t, demoData(t), "harness-rs-0.0.40", 120, 40, "dark")
+			m := newModel(t, demoData(t), "harness-rs-0.0.40", tt.width, 40, "dark")
 			ceilings := replay.SweepCeilings(m.policy)
 			if len(ceilings) != len(tt.after) {
 				t.Fatalf("%d sweep ceilings %v, the test has %d", len(ceilings), ceilings, len(tt.after))
 			}
 			for i, c := range ceilings {
-				m.chart.put(knobsKey(m.policy), replay.SweepPoint{Ceiling: c, Cost: cost(1), CostAfter: cost(tt.after[i])})
+				m.sess.chart.put(knobsKey(m.policy), replay.SweepPoint{Ceiling: c, Cost: cost(1), CostAfter: cost(tt.after[i])})
 			}
 			var chart string
 			for _, l := range strings.Split(ansi.Strip(screen(m)), "\n") {
-				if strings.HasPrefix(l, "cost saved") {
+				if strings.Contains(l, "saved") && strings.Contains(l, "2K") {
 					chart = l
 				}
 			}
 			if !strings.HasPrefix(chart, tt.want) {
 				t.Errorf("chart line\n%q\nwant it to start\n%q", chart, tt.want)
+			}
+		})
+	}
+}
+
+// TestCeilingLabel: one style for every ceiling, in K and M of 1,024.
+func TestCeilingLabel(t *testing.T) {
+	for n, want := range map[int64]string{512: "512", 1024: "1K", 1536: "1.5K", 24 << 10: "24K", 50_000: "48.8K",
+		100_000: "97.7K", 256 << 10: "256K", 1 << 20: "1M", 1536 << 10: "1.5M"} {
+		if got := ceilingLabel(n); got != want {
+			t.Errorf("ceilingLabel(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestChartGolden pins the chart at a small best point, 6.3% of the cost,
+// at 80×24 and 120×40: the best bar full, the marker's own figure printed.
+func TestChartGolden(t *testing.T) {
+	cost := func(v float64) *float64 { return &v }
+	after := []float64{0.937, 0.9685, 0.98, 0.99, 0.999, 1, 1, 1, 1}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("small-best-%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := newModel(t, demoData(t), "harness-rs-0.0.40", size[0], size[1], "dark")
+			for i, c := range replay.SweepCeilings(m.policy) {
+				m.sess.chart.put(knobsKey(m.policy), replay.SweepPoint{Ceiling: c, Cost: cost(1), CostAfter: cost(after[i])})
+			}
+			out := screen(m)
+			checkSize(t, out, size[0], size[1])
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
+}
+
+// TestSubagentSessionGolden pins a session with a sub-agent, opened from
+// the list, at 120×40 and 80×24, its sub-agent's call selected.
+func TestSubagentSessionGolden(t *testing.T) {
+	dir := subagentFixture(t)
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := newListModel(t, []string{dir}, "harness-rs-0.0.40", size[0], size[1], time.Date(2026, 3, 6, 0, 0, 0, 0, time.UTC))
+			for filepath.Base(m.fleet.list.current()) != "main.jsonl" {
+				press(t, m, "j")
+			}
+			press(t, m, "enter", "G")
+			out := screen(m)
+			checkSize(t, out, size[0], size[1])
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
+}
+
+// TestChartByClaudeVersion: under --preset claude-code, the chart of a
+// session an older Claude Code recorded completes, every point in, and
+// marks the ceiling its version applied, which the policy line states:
+// 100,000 UTF-16 units for 2.1.22 (it asked again forever for a point at
+// 50,000, which the version's rules turned into 100,000), none for 1.0.17.
+func TestChartByClaudeVersion(t *testing.T) {
+	for _, tt := range []struct {
+		version, ceiling, marker string
+	}{
+		{"2.1.22", "ceiling 100,000 UTF-16 units", "▸97.7K"},
+		{"1.0.17", "no ceiling", ""},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			data := bytes.ReplaceAll(demoData(t), []byte(`"version":"2.1.126"`), []byte(`"version":"`+tt.version+`"`))
+			m := newModel(t, data, "claude-code", 160, 40, "dark")
+			chart := ansi.Strip(m.sess.chartLine())
+			if strings.Contains(chart, "·") && !strings.Contains(chart, "  ·  ") || strings.Contains(chart, "computing") {
+				t.Errorf("the chart is not complete: %q", chart)
+			}
+			if tt.marker != "" && !strings.Contains(chart, tt.marker) || tt.marker == "" && strings.Contains(chart, "▸") {
+				t.Errorf("chart %q, want the marker %q", chart, tt.marker)
+			}
+			if out := ansi.Strip(screen(m)); !strings.Contains(out, "policy claude-code · "+tt.ceiling) {
+				t.Errorf("the policy line does not say %q:\n%s", tt.ceiling, out)
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/ledger"
+	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -36,7 +38,9 @@ type (
 		src      string
 		session  *transcript.Session
 		recorded *replay.Recorded // nil unpriced
-		next     tea.Cmd
+		// partial: the calls of the file's first part only.
+		partial bool
+		next    tea.Cmd
 	}
 	// loadedMsg carries a session read in full, or read without its
 	// results' texts, which texts then reads again when needed.
@@ -45,6 +49,10 @@ type (
 		session *transcript.Session
 		texts   *app.FileTexts
 		err     error
+		// subs are its sub-agents' logs, reconciled with it; subErr says
+		// which could not be read.
+		subs   []*transcript.Session
+		subErr error
 	}
 	// textReadMsg carries a result's text read again for the detail pane.
 	textReadMsg struct {
@@ -58,15 +66,19 @@ type (
 	preparedMsg struct {
 		seq      int
 		prep     *replay.Prepared
+		subs     []*replay.Prepared // its sub-agents' logs, in order
 		realized *ledger.Totals
 		err      error
 	}
-	// replayedMsg carries a replay under the policy of request seq.
+	// replayedMsg carries a replay under the policy of request seq, of
+	// the session's own log and of each of its sub-agents'.
 	replayedMsg struct {
-		seq    int
-		replay *replay.Run
-		spills *spill.Planned // the spill files it planned, none written
-		err    error
+		seq       int
+		replay    *replay.Run
+		spills    *spill.Planned // the spill files it planned, none written
+		subs      []*replay.Run
+		subSpills []*spill.Planned
+		err       error
 	}
 	// followMsg carries a followed session's newest state.
 	followMsg struct {
@@ -89,8 +101,6 @@ type (
 		err    error
 		as     string
 	}
-	// tickMsg clears transient notices.
-	noticeExpiredMsg struct{ id int }
 )
 
 // pipeline is the shared pipeline's options for these.
@@ -98,97 +108,193 @@ func (o Options) pipeline() app.Options {
 	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot, Ledger: o.Ledger}
 }
 
-// loadCmd reads the source in the background and reports progress every
-// 100 ms until the session is in. A large file is read twice: first for
-// its sizes alone, which goes several times faster and brings every call
-// with its recorded cost to the screen (rowsMsg), then with the texts the
-// replay needs (loadedMsg), which takes its place. Above
-// textsOnDemandBytes that second read keeps no result's text: each is
-// read again from the file when needed (app.FileTexts).
-func loadCmd(o Options) tea.Cmd {
-	src, opt := o.Source, o.Read
-	in := app.Source{Name: src.Name, Path: src.Path}
-	switch {
-	case src.Data != nil:
-		in.Reader = bytes.NewReader(src.Data)
-	case src.Stdin != nil:
-		in.Reader = src.Stdin
-	}
-	var done, total atomic.Int64
-	out := make(chan loadedMsg, 1)
-	var size int64
-	if src.Path != "" && in.Reader == nil {
-		if info, err := os.Stat(src.Path); err == nil {
-			size = info.Size()
-			if size >= textsOnDemandBytes {
-				limitMemory(size)
-			} else {
-				paceGC(size)
+// loadCmd reads src in the background until ctx ends, in stages, each
+// shown as it is in, with progress every 100 ms; the reads start when the
+// command runs. A file of headFirstBytes or more shows the calls of its
+// first headBytes at once, each with its recorded cost (rowsMsg, partial):
+// the first frame waits for no more of a log, however large. A file of
+// rowsFirstBytes or more is then read for its sizes alone, which goes
+// several times faster than a full read and brings every call with its
+// recorded cost. Last comes the read with the texts the replay needs
+// (loadedMsg), which takes their place; above textsOnDemandBytes it keeps
+// no result's text, each read again from the file when needed
+// (app.FileTexts). What the session asks of the garbage collector is
+// given back when ctx ends.
+func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
+	return func() tea.Msg {
+		opt := o.Read
+		in := app.Source{Name: src.Name, Path: src.Path}
+		switch {
+		case src.Data != nil:
+			in.Reader = bytes.NewReader(src.Data)
+		case src.Stdin != nil:
+			in.Reader = src.Stdin
+		}
+		var size int64
+		if src.Path != "" && in.Reader == nil {
+			if info, err := os.Stat(src.Path); err == nil {
+				size = info.Size()
+				if size >= textsOnDemandBytes {
+					holdMemory(ctx, memory.Limit(sessionLimit(size)))
+				} else {
+					holdPace(ctx, size)
+				}
 			}
 		}
-	}
-	rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
-	// After the rows, when they come first: they must have the processor.
-	start := make(chan struct{})
-	crash.Go(func() {
-		<-start
+		fromFile := in.Reader == nil && !opt.SizesOnly
+		var done, total atomic.Int64
+		var phase atomic.Value
+		phase.Store("reading")
 		progress := func(d, t int64) {
 			done.Store(d)
 			total.Store(t)
 		}
-		if in.Reader == nil && size >= textsOnDemandBytes {
-			s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
-			out <- loadedMsg{src: src.Path, session: s, texts: texts, err: err}
-			return
-		}
-		s, err := app.Options{Read: opt}.Load(in, progress)
-		out <- loadedMsg{src: src.Path, session: s, err: err}
-	})
-	full := func() (int64, int64) { return done.Load(), total.Load() }
-	if !rowsFirst {
-		close(start)
-		return awaitWithProgress(out, "reading", full)
-	}
-	var rowsDone, rowsTotal atomic.Int64
-	rows := make(chan rowsMsg, 1)
-	crash.Go(func() {
-		defer close(start)
-		msg, err := readRows(o, func(d, t int64) {
-			rowsDone.Store(d)
-			rowsTotal.Store(t)
-		})
-		if err != nil {
-			close(rows) // the full read says what is wrong
-			return
-		}
-		rows <- msg
-	})
-	var wait tea.Cmd
-	wait = func() tea.Msg {
-		select {
-		case msg, ok := <-rows:
-			if !ok {
-				return awaitWithProgress(out, "reading", full)()
+		msgs := make(chan tea.Msg, 3)
+		crash.Go(func() {
+			if fromFile && size >= headFirstBytes {
+				if msg, err := readHead(src, o); err == nil && msg.session != nil {
+					msgs <- msg
+				}
 			}
-			msg.next = awaitWithProgress(out, "reading texts", full)
-			return msg
-		case <-time.After(100 * time.Millisecond):
-			return progressMsg{phase: "reading", done: rowsDone.Load(), total: rowsTotal.Load(), next: wait}
+			if fromFile && size >= rowsFirstBytes {
+				if msg, err := readRows(src, o, progress); err == nil { // else the full read says what is wrong
+					msgs <- msg
+					phase.Store("reading texts")
+				}
+			}
+			done.Store(0)
+			var msg loadedMsg
+			if in.Reader == nil && size >= textsOnDemandBytes {
+				s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
+				msg = loadedMsg{src: src.Path, session: s, texts: texts, err: err}
+			} else {
+				s, err := app.Options{Read: opt}.Load(in, progress)
+				msg = loadedMsg{src: src.Path, session: s, err: err}
+			}
+			if msg.err == nil {
+				full := opt
+				full.SizesOnly = false
+				msg.subs, msg.subErr = app.Options{Read: full}.LoadSubagents(msg.session, subagentsOf(src))
+			}
+			msgs <- msg
+		})
+		var wait tea.Cmd
+		wait = func() tea.Msg {
+			select {
+			case msg := <-msgs:
+				if rows, ok := msg.(rowsMsg); ok {
+					rows.next = wait
+					return rows
+				}
+				return msg
+			case <-ctx.Done():
+				return nil
+			case <-time.After(100 * time.Millisecond):
+				return progressMsg{phase: phase.Load().(string), done: done.Load(), total: total.Load(), next: wait}
+			}
 		}
+		return wait()
 	}
-	return wait
 }
 
-// readRows reads o's source file for its sizes alone and prices its
-// calls as recorded.
-func readRows(o Options, progress func(done, total int64)) (rowsMsg, error) {
-	read := o.Read
-	read.SizesOnly = true
-	s, err := app.Options{Read: read}.Load(app.Source{Name: o.Source.Name, Path: o.Source.Path}, progress)
+// headFirstBytes is the smallest file whose first headBytes are shown
+// before the rest is read: below it the whole is read in about a frame.
+// Tests lower them.
+var (
+	headFirstBytes int64 = 4 << 20
+	headBytes      int64 = 1 << 20
+)
+
+// readHead reads src's first headBytes, to the end of the last line they
+// hold, for their sizes alone, and prices their calls as recorded: the
+// first calls of a large log, shown at once.
+func readHead(src Source, o Options) (rowsMsg, error) {
+	f, err := os.Open(src.Path)
 	if err != nil {
 		return rowsMsg{}, err
 	}
-	return rowsMsg{src: o.Source.Path, session: s, recorded: priceRecorded(s, o.Prices)}, nil
+	defer f.Close()
+	buf := make([]byte, headBytes)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return rowsMsg{}, err
+	}
+	buf = buf[:bytes.LastIndexByte(buf[:n], '\n')+1]
+	read := o.Read
+	read.SizesOnly = true
+	s, err := transcript.Read(bytes.NewReader(buf), src.Name, read)
+	if err != nil {
+		return rowsMsg{}, err
+	}
+	return rowsMsg{src: src.Path, session: s, recorded: priceRecorded(s, o.Prices), partial: true}, nil
+}
+
+// subagentsOf are the logs of src's sub-agents: those the list found, or
+// those beside its file.
+func subagentsOf(src Source) []string {
+	if src.Subagents != nil || src.Path == "" {
+		return src.Subagents
+	}
+	in, err := app.Resolve([]string{src.Path}, app.SystemEnv())
+	if err != nil || len(in) != 1 || in[0].Err != nil {
+		return nil
+	}
+	return in[0].Subagents
+}
+
+// subsReadMsg carries the logs of the sub-agents of the followed file at
+// path.
+type subsReadMsg struct {
+	path string
+	subs []*transcript.Session
+	err  error
+}
+
+// readSubsCmd reads the logs of the sub-agents of src, followed: each in
+// full, reconciled with one another (the followed session is the
+// follower's, not to be changed here).
+func readSubsCmd(src Source, read transcript.Options) tea.Cmd {
+	return func() tea.Msg {
+		paths := subagentsOf(src)
+		if len(paths) == 0 {
+			return subsReadMsg{path: src.Path}
+		}
+		var subs []*transcript.Session
+		var errs []error
+		for _, p := range paths {
+			s, err := transcript.ReadFile(p, read)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			subs = append(subs, s)
+		}
+		transcript.Reconcile(subs)
+		return subsReadMsg{path: src.Path, subs: subs, err: errors.Join(errs...)}
+	}
+}
+
+// holdMemory gives d back when ctx ends.
+func holdMemory(ctx context.Context, d *memory.Demand) { context.AfterFunc(ctx, d.Release) }
+
+// holdPace asks, until ctx ends, for the pace of garbage collection a
+// session of size bytes held whole needs.
+func holdPace(ctx context.Context, size int64) {
+	if p := sessionPace(size); p > 0 {
+		holdMemory(ctx, memory.Pace(p))
+	}
+}
+
+// readRows reads src's file for its sizes alone and prices its calls as
+// recorded.
+func readRows(src Source, o Options, progress func(done, total int64)) (rowsMsg, error) {
+	read := o.Read
+	read.SizesOnly = true
+	s, err := app.Options{Read: read}.Load(app.Source{Name: src.Name, Path: src.Path}, progress)
+	if err != nil {
+		return rowsMsg{}, err
+	}
+	return rowsMsg{src: src.Path, session: s, recorded: priceRecorded(s, o.Prices)}, nil
 }
 
 // textsOnDemandBytes is the smallest file whose results' texts are not
@@ -235,32 +341,63 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 	return wait
 }
 
-// prepareCmd counts the session's results, reporting progress; texts,
-// when not nil, reads those the session was read without.
-func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
-	var done, total atomic.Int64
-	out := make(chan preparedMsg, 1)
-	crash.Go(func() {
-		p, err := opt.pipeline().PrepareTexts(context.Background(), s, func(d, t int) {
-			done.Store(int64(d))
-			total.Store(int64(t))
-		}, texts)
-		msg := preparedMsg{seq: seq, prep: p, err: err}
-		if err == nil {
-			p.CostParts() // split here, so that no Update waits for it
-			msg.realized = realized(opt.Ledger, s.ID)
-		}
-		out <- msg
-	})
-	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
+// prepareCmd counts the session's results, then each of its sub-agents',
+// until ctx ends, reporting progress; texts, when not nil, reads those the
+// session was read without.
+func prepareCmd(ctx context.Context, seq int, s *transcript.Session, subs []*transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
+	return func() tea.Msg {
+		var done, total atomic.Int64
+		out := make(chan preparedMsg, 1)
+		crash.Go(func() {
+			progress := func(d, t int) {
+				done.Store(int64(d))
+				total.Store(int64(t))
+			}
+			p, err := prepareTexts(ctx, opt.pipeline(), s, progress, texts)
+			msg := preparedMsg{seq: seq, prep: p, err: err}
+			if err == nil {
+				p.CostParts() // split here, so that no Update waits for it
+				msg.realized = realized(opt.Ledger, s.ID)
+			}
+			for _, sub := range subs {
+				if msg.err != nil {
+					break
+				}
+				q, err := prepareTexts(ctx, opt.pipeline(), sub, progress, nil)
+				if err == nil {
+					q.CostParts()
+				}
+				msg.subs, msg.err = append(msg.subs, q), err
+			}
+			out <- msg
+		})
+		return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })()
+	}
 }
 
-// replayCmd replays the prepared session under policy, planning its spill
-// files: they are written when needed (spills.go), not at every replay.
-func replayCmd(seq int, p *replay.Prepared, pol policy.Policy, opt Options) tea.Cmd {
+// prepareTexts is app.Options.PrepareTexts; tests stand in for it.
+var prepareTexts = func(ctx context.Context, o app.Options, s *transcript.Session, progress replay.Progress, texts replay.TextSource) (*replay.Prepared, error) {
+	return o.PrepareTexts(ctx, s, progress, texts)
+}
+
+// replayCmd replays the prepared logs, the session's own first, under
+// policy, planning their spill files: they are written when needed
+// (spills.go), not at every replay.
+func replayCmd(seq int, preps []*replay.Prepared, pol policy.Policy, opt Options) tea.Cmd {
 	return func() tea.Msg {
-		rp, spills, err := opt.pipeline().ReplayPlanned(p, pol)
-		return replayedMsg{seq: seq, replay: rp, spills: spills, err: err}
+		msg := replayedMsg{seq: seq}
+		for i, p := range preps {
+			rp, spills, err := opt.pipeline().ReplayPlanned(p, pol)
+			if err != nil {
+				return replayedMsg{seq: seq, err: err}
+			}
+			if i == 0 {
+				msg.replay, msg.spills = rp, spills
+				continue
+			}
+			msg.subs, msg.subSpills = append(msg.subs, rp), append(msg.subSpills, spills)
+		}
+		return msg
 	}
 }
 
@@ -309,7 +446,7 @@ var follow = transcript.Follow
 func startFollowCmd(ctx context.Context, id int, path string, opt transcript.Options) tea.Cmd {
 	return func() tea.Msg {
 		if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-			paceGC(info.Size())
+			holdPace(ctx, info.Size())
 		}
 		ch, err := follow(ctx, path, transcript.FollowOptions{Options: opt})
 		return followStartedMsg{id: id, ch: ch, err: err}
@@ -326,40 +463,34 @@ func writePolicyCmd(path string, p policy.Policy, overwrite bool) tea.Cmd {
 	}
 }
 
-// noticeTTL is how long a notice stays in the footer; 0 keeps it until
-// the next one (tests).
-var noticeTTL = 4 * time.Second
-
-func expireNotice(id int) tea.Cmd {
-	if noticeTTL <= 0 {
-		return nil
-	}
-	return tea.Tick(noticeTTL, func(time.Time) tea.Msg { return noticeExpiredMsg{id: id} })
-}
-
-// searchCmd finds the calls whose text, tool names, inputs or results
-// contain query, ignoring case.
-func searchCmd(s *transcript.Session, p *replay.Prepared, query string) tea.Cmd {
+// searchCmd finds the calls, of every log shown, whose text, tool names,
+// inputs or results contain query, ignoring case.
+func searchCmd(parts []logPart, query string) tea.Cmd {
 	return func() tea.Msg {
-		text := func(r *transcript.ToolResult) string { return r.Text }
-		if p != nil {
-			text = p.Text
-		}
 		q := strings.ToLower(query)
 		var calls []int
 		has := func(text string) bool { return strings.Contains(strings.ToLower(text), q) }
-		for i := range s.Calls {
-			c := &s.Calls[i]
-			found := has(c.Text)
-			for _, tc := range c.ToolCalls {
-				found = found || has(tc.Name) || has(string(tc.Input))
+		for _, p := range parts {
+			if p.session == nil {
+				continue
 			}
-			for j := range c.Results {
-				r := &c.Results[j]
-				found = found || has(r.Tool) || has(text(r))
+			text := func(r *transcript.ToolResult) string { return r.Text }
+			if p.prep != nil {
+				text = p.prep.Text
 			}
-			if found {
-				calls = append(calls, i)
+			for i := range p.session.Calls {
+				c := &p.session.Calls[i]
+				found := has(c.Text)
+				for _, tc := range c.ToolCalls {
+					found = found || has(tc.Name) || has(string(tc.Input))
+				}
+				for j := range c.Results {
+					r := &c.Results[j]
+					found = found || has(r.Tool) || has(text(r))
+				}
+				if found {
+					calls = append(calls, p.first+i)
+				}
 			}
 		}
 		return searchedMsg{query: query, calls: calls}
@@ -377,6 +508,27 @@ func indexHazardsCmd(prep *replay.Prepared) tea.Cmd {
 		return hazardsIndexedMsg{prep: prep}
 	}
 }
+
+// The messages of the session screen's commands, which the root delivers
+// to the screen that sent for them and to no other.
+func (progressMsg) fromSession()       {}
+func (rowsMsg) fromSession()           {}
+func (loadedMsg) fromSession()         {}
+func (textReadMsg) fromSession()       {}
+func (preparedMsg) fromSession()       {}
+func (replayedMsg) fromSession()       {}
+func (followMsg) fromSession()         {}
+func (followEndedMsg) fromSession()    {}
+func (followStartedMsg) fromSession()  {}
+func (searchedMsg) fromSession()       {}
+func (agentFileMsg) fromSession()      {}
+func (chartDueMsg) fromSession()       {}
+func (sweptMsg) fromSession()          {}
+func (hazardsIndexedMsg) fromSession() {}
+func (spillsWrittenMsg) fromSession()  {}
+func (pagerReadyMsg) fromSession()     {}
+func (pagerDoneMsg) fromSession()      {}
+func (subsReadMsg) fromSession()       {}
 
 // realized sums what spillway's hook's ledger in dir holds for session:
 // nil when it holds nothing (or cannot be read).

@@ -19,13 +19,13 @@ const contextAxis = 8
 // as recorded and under the policy, with the compactions marked: the
 // whole screen, each column one call (or, with more calls than columns,
 // the largest of the calls it spans).
-func (m *Model) contextScreen() []string {
-	st := m.ctx.Styles
-	w, h := m.ctx.Width, m.ctx.Height
-	k := m.ctx.Keys
+func (v *sessionScreen) contextScreen() []string {
+	st := v.ctx.Styles
+	w, h := v.ctx.Width, v.ctx.Height
+	k := v.ctx.Keys
 	head := termtext.Truncate(st.Title.Render("context over time")+
 		st.Muted.Render(fmt.Sprintf(" · prompt tokens per call · %s or %s to close", k.Context.Help().Key, k.Back.Help().Key)), w)
-	s, rp := m.session, m.replay
+	s, rp := v.session, v.replay
 	if s == nil || rp == nil {
 		return []string{head, st.Muted.Render("replaying…")}
 	}
@@ -73,6 +73,10 @@ func (m *Model) contextScreen() []string {
 			switch {
 			case a > 0:
 				glyph, style = eighthGlyph(a), &st.ChartAfter
+			case b > 0 && st.Palette.Mono:
+				// Without colour the two series differ by their glyph: the
+				// recorded prompt above the policy's is shaded.
+				glyph, style = recordedShade, &st.ChartBar
 			case b > 0:
 				glyph, style = eighthGlyph(b), &st.ChartBar
 			case c.compaction:
@@ -101,7 +105,11 @@ func (m *Model) contextScreen() []string {
 	first, last := "call 0", fmt.Sprintf("call %d", len(s.Calls)-1)
 	out = append(out, st.Muted.Render(strings.Repeat(" ", contextAxis)+first+
 		strings.Repeat(" ", max(1, len(cols)-len(first)-len(last)))+last))
-	legend := st.ChartBar.Render("█") + st.Muted.Render(fmt.Sprintf(" as recorded, peak %s at call %d · ", human.Compact(series.peak), series.peakCall)) +
+	recordedGlyph := "█"
+	if st.Palette.Mono {
+		recordedGlyph = recordedShade
+	}
+	legend := st.ChartBar.Render(recordedGlyph) + st.Muted.Render(fmt.Sprintf(" as recorded, peak %s at call %d · ", human.Compact(series.peak), series.peakCall)) +
 		st.ChartAfter.Render("█") + st.Muted.Render(fmt.Sprintf(" under %s, peak %s · ", termtext.Escape(rp.Policy.Name), human.Compact(series.peakAfter))) +
 		st.ChartEvent.Render("▲") + st.Muted.Render(fmt.Sprintf(" %d compaction(s)", series.compactions))
 	var window string
@@ -119,6 +127,10 @@ func (m *Model) contextScreen() []string {
 	}
 	return append(out, termtext.Truncate(legend, w), termtext.Truncate(window, w))
 }
+
+// recordedShade draws, without colour, the prompt as recorded above what
+// the policy leaves of it.
+const recordedShade = "░"
 
 // contextWindow is a model's context window, 0 when the table gives none.
 type contextWindow struct {

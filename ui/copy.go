@@ -18,12 +18,13 @@ import (
 
 // selectedResult is the result the detail pane shows, nil when the call
 // has none.
-func (m *Model) selectedResult() *replay.Result {
-	results := callResults(m.replay, m.currentCall())
+func (v *sessionScreen) selectedResult() *replay.Result {
+	p, call := v.at(v.currentCall())
+	results := callResults(p.replay, call)
 	if len(results) == 0 {
 		return nil
 	}
-	return results[min(m.detail.result, len(results)-1)]
+	return results[min(v.detail.result, len(results)-1)]
 }
 
 // copyText puts the selected result's text as recorded on the clipboard
@@ -31,28 +32,29 @@ func (m *Model) selectedResult() *replay.Result {
 // call's own text when no result came back after it; its controls and
 // escape sequences escaped (termtext.Text), so that pasting it acts on
 // nothing.
-func (m *Model) copyText() tea.Cmd {
-	call := m.currentCall()
-	if m.session == nil || call < 0 {
-		return m.flash("no call selected")
+func (v *sessionScreen) copyText() tea.Cmd {
+	call := v.currentCall()
+	if v.session == nil || call < 0 {
+		return v.ctx.flash("no call selected")
 	}
-	text, what := m.session.Calls[call].Text, fmt.Sprintf("call %d's text", call)
-	if r := m.selectedResult(); r != nil {
-		original, read := m.detail.original(m.replay, r)
+	p, local := v.at(call)
+	text, what := p.session.Calls[local].Text, fmt.Sprintf("call %d's text", call)
+	if r := v.selectedResult(); r != nil {
+		original, read := v.detail.original(p.replay, r)
 		if !read {
-			return m.flash(fmt.Sprintf("result %d's text is still being read from the session file: copy it again in a moment", r.Index))
+			return v.ctx.flash(fmt.Sprintf("result %d's text is still being read from the session file: copy it again in a moment", r.Index))
 		}
 		text, what = original, fmt.Sprintf("result %d's text as recorded", r.Index)
 	}
 	if text == "" {
-		return m.flash(what + " is empty (or the log kept only its size): nothing copied")
+		return v.ctx.flash(what + " is empty (or the log kept only its size): nothing copied")
 	}
 	safe, escaped := termtext.Text(text), ""
 	if safe != text {
 		escaped = ", its control characters escaped"
 	}
 	return tea.Batch(tea.SetClipboard(safe),
-		m.flash(fmt.Sprintf("copied %s, %s%s, to the clipboard (through the terminal: OSC 52 must be allowed)", what, human.ShortBytes(int64(len(safe))), escaped)))
+		v.ctx.flash(fmt.Sprintf("copied %s, %s%s, to the clipboard (through the terminal: OSC 52 must be allowed)", what, human.ShortBytes(int64(len(safe))), escaped)))
 }
 
 // pagerReadyMsg carries the file written for the pager, and the pager.
@@ -75,18 +77,19 @@ var execProcess = tea.ExecProcess
 // temporary file in a command and opens it in $PAGER ("less" when unset):
 // the file spillway spilled it to, or the one its agent did when that is
 // here and where the agent spills, else the transcript's text.
-func (m *Model) openPager() tea.Cmd {
-	r := m.selectedResult()
+func (v *sessionScreen) openPager() tea.Cmd {
+	r := v.selectedResult()
 	if r == nil {
-		return m.flash("this call has no tool result to open")
+		return v.ctx.flash("this call has no tool result to open")
 	}
-	original, read := m.detail.original(m.replay, r)
+	part, _ := v.at(v.currentCall())
+	original, read := v.detail.original(part.replay, r)
 	if !read {
-		return m.flash(fmt.Sprintf("result %d's text is still being read from the session file: open it again in a moment", r.Index))
+		return v.ctx.flash(fmt.Sprintf("result %d's text is still being read from the session file: open it again in a moment", r.Index))
 	}
 	src := spillview.Source{Text: original, Path: r.SpillPath}
-	if p := m.detail.agentFile; src.Path == "" && p != "" && m.agentFiles[p] {
-		src.Path, src.Roots = p, spillview.AgentRoots(m.replay.Prepared.Session.Path)
+	if p := v.detail.agentFile; src.Path == "" && p != "" && v.agentFiles[p] {
+		src.Path, src.Roots = p, spillview.AgentRoots(part.session.Path)
 	}
 	title := fmt.Sprintf("result %d · %s", r.Index, r.Source.Tool)
 	return pagerFileCmd(src, title, os.Getenv("PAGER"))
@@ -130,22 +133,22 @@ func pagerFileCmd(src spillview.Source, title, pager string) tea.Cmd {
 var pagerBytes int64 = 64 << 20
 
 // pagerReady runs the pager on the file; the inspector resumes when it quits.
-func (m *Model) pagerReady(msg pagerReadyMsg) tea.Cmd {
+func (v *sessionScreen) pagerReady(msg pagerReadyMsg) tea.Cmd {
 	if msg.err != nil {
-		return m.flash(msg.err.Error())
+		return v.ctx.flash(msg.err.Error())
 	}
 	c := exec.Command(msg.pager[0], append(msg.pager[1:], msg.path)...)
 	return execProcess(c, func(err error) tea.Msg { return pagerDoneMsg{path: msg.path, err: err} })
 }
 
 // pagerDone removes the file, in a command, and says when the pager failed.
-func (m *Model) pagerDone(msg pagerDoneMsg) tea.Cmd {
+func (v *sessionScreen) pagerDone(msg pagerDoneMsg) tea.Cmd {
 	remove := func() tea.Msg {
 		os.Remove(msg.path)
 		return nil
 	}
 	if msg.err != nil {
-		return tea.Batch(remove, m.flash("pager: "+msg.err.Error()))
+		return tea.Batch(remove, v.ctx.flash("pager: "+msg.err.Error()))
 	}
 	return remove
 }

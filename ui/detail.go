@@ -29,6 +29,17 @@ type detailPane struct {
 	// lines caches the rendered content.
 	lines []string
 	key   string
+	// first and name are those of the log the call shown is of: the
+	// index of its first call among all those shown, and, for a
+	// sub-agent's, its file's name.
+	first int
+	name  string
+	// hazardAt is the first line to show of the selected result when it
+	// has a hazard (its summary if the hazard's lines fit below it, else
+	// the hazard's first), -1 for none;
+	// toHazard, set by H, scrolls there once the pane is drawn.
+	hazardAt int
+	toHazard bool
 	// files says which agent spill files exist, as far as they were looked
 	// up; agentFile is the one the result shown names, "" when none.
 	files     map[string]bool
@@ -74,7 +85,7 @@ func (d *detailPane) setSize(w, h int) {
 
 func (d *detailPane) reset() {
 	d.offset, d.result = 0, 0
-	d.key = ""
+	d.key, d.toHazard = "", false
 }
 
 // scroll moves the window; refresh keeps it within the content.
@@ -108,15 +119,22 @@ func callResults(rp *replay.Run, call int) []*replay.Result {
 // it after every message; View only reads. files says which agent spill
 // files exist; answers, the count of its answers so far, draws the pane
 // again when a new one may change it.
-func (d *detailPane) refresh(s *transcript.Session, rp *replay.Run, call int, files map[string]bool, answers int) {
+func (d *detailPane) refresh(p logPart, call int, files map[string]bool, answers int) {
 	if d.height <= 0 || d.width <= 0 {
 		return
 	}
+	s, rp := p.session, p.replay
 	key := fmt.Sprintf("%p/%p/%d/%d/%v/%d/%p/%d/%d", s, rp, call, d.result, d.stacked, d.width, d.ctx.Styles, answers, d.heldN)
 	if key != d.key {
 		d.files, d.agentFile, d.want = files, "", nil
+		d.first, d.name = p.first, p.name
+		d.hazardAt = -1
 		d.lines = d.render(s, rp, call)
 		d.key = key
+	}
+	if d.toHazard && d.hazardAt >= 0 {
+		d.offset = d.hazardAt
+		d.toHazard = false
 	}
 	d.offset = max(0, min(d.offset, len(d.lines)-(d.height-1)))
 }
@@ -184,13 +202,15 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		return lines
 	}
 	sel := min(d.result, len(results)-1)
+	selAt := 0 // the first line of the selected result's summary
 	for i, r := range results {
 		prefix := "  "
 		if i == sel {
 			prefix = "› "
+			selAt = len(lines)
 		}
 		// Wrapped, not cut: the carry cost and a repeat's reason come last.
-		for j, l := range wordWrap([]string{d.resultLine(r, len(s.Calls))}, w-2) {
+		for j, l := range wordWrap([]string{d.resultLine(r, len(s.Calls), rp.Calibration.Source())}, w-2) {
 			if j > 0 {
 				prefix = "  "
 			}
@@ -198,8 +218,14 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 		}
 	}
 	r := results[sel]
-	for _, l := range hazardLines(st, r, len(s.Calls), w) {
+	hazardFrom := len(lines)
+	for _, l := range hazardLines(st, r, len(s.Calls), d.first, w) {
 		add(l)
+	}
+	if r.Hazard != nil {
+		// From its summary, as far as the hazard's last line lets: the
+		// other results' summaries may stand between them.
+		d.hazardAt = max(min(selAt, hazardFrom), min(hazardFrom, len(lines)-(d.height-1)))
 	}
 	if r.Warning != "" {
 		add(st.Warning.Render(termtext.Truncate("warning: "+termtext.Escape(r.Warning), w)))
@@ -302,7 +328,10 @@ func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) 
 	// tool calls' inputs are cut to a line each.
 	add := func(line string) { lines = append(lines, wordWrap([]string{line}, w)...) }
 	cut := func(line string) { lines = append(lines, termtext.Truncate(line, w)) }
-	head := fmt.Sprintf("call %d", call)
+	head := fmt.Sprintf("call %d", d.first+call)
+	if d.name != "" {
+		head += fmt.Sprintf(" · sub-agent %s, its call %d", termtext.Escape(d.name), call)
+	}
 	if !c.Time.IsZero() {
 		head += " · " + c.Time.UTC().Format(time.DateTime)
 	}
@@ -330,14 +359,21 @@ func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) 
 			if rc.UsageAfter != nil {
 				after = *rc.UsageAfter
 			}
-			add(st.Value.Render(fmt.Sprintf("prompt %s → %s tokens · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()), human.USD(rc.Cost), human.USD(rc.CostAfter))))
+			add(st.Value.Render(fmt.Sprintf("prompt %s → %s tokens (recorded → %s) · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()),
+				rp.Calibration.Source(), human.USD(rc.Cost), human.USD(rc.CostAfter))))
 			if saved := rc.Saved(); saved > 0 {
 				cached := u.CacheRead - after.CacheRead
 				add(st.Saved.Render(fmt.Sprintf("−%s tokens: %s fewer new, %s fewer cached", human.Count(saved), human.Count(saved-cached), human.Count(cached))))
 			}
 		}
 	} else {
-		add(st.Muted.Render("no usage recorded for this call"))
+		note := "no usage recorded for this call"
+		if rp != nil && call < len(rp.Calls) {
+			if saved := rp.Calls[call].Saved(); saved > 0 {
+				note += fmt.Sprintf("; the policy would take out about %s tokens, estimated from its results (~ in the table)", human.Count(saved))
+			}
+		}
+		add(st.Muted.Render(note))
 	}
 	if t := strings.TrimSpace(c.Text); t != "" {
 		cut(st.Muted.Render("“" + termtext.Escape(t) + "”"))
@@ -348,8 +384,10 @@ func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) 
 	return lines
 }
 
-// resultLine summarizes one result on one line.
-func (d *detailPane) resultLine(r *replay.Result, calls int) string {
+// resultLine summarizes one result on one line: its tokens as the
+// tokenizer counts them, and what the policy saves as source says
+// (calibrated against the recorded usage, or estimated).
+func (d *detailPane) resultLine(r *replay.Result, calls int, source string) string {
 	st := d.ctx.Styles
 	action := string(r.Outcome)
 	switch r.Outcome {
@@ -367,11 +405,11 @@ func (d *detailPane) resultLine(r *replay.Result, calls int) string {
 	}
 	line := fmt.Sprintf("result %d · %s · %s → %s", r.Index, termtext.Escape(r.Source.Tool), human.ShortBytes(r.Bytes), human.ShortBytes(r.BytesAfter))
 	if r.Tokens >= 0 {
-		line += fmt.Sprintf(" · %s → %s tok", human.Count(r.Tokens), human.Count(r.TokensAfter))
+		line += fmt.Sprintf(" · %s → %s tok counted", human.Count(r.Tokens), human.Count(r.TokensAfter))
 	}
 	line += " · " + action + " (" + termtext.Escape(r.Reason) + ")"
 	if r.Saved > 0 {
-		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok", human.Count(r.Saved)))
+		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok %s", human.Count(r.Saved), source))
 	}
 	switch {
 	case r.CarryCalls > 0:
@@ -379,7 +417,7 @@ func (d *detailPane) resultLine(r *replay.Result, calls int) string {
 		if r.CarryCalls == 1 {
 			noun = "call"
 		}
-		line += fmt.Sprintf(" · carried by %d %s, $%.4f as recorded", r.CarryCalls, noun, r.CarryCost)
+		line += fmt.Sprintf(" · carried by %d %s, %s as recorded", r.CarryCalls, noun, human.USD(&r.CarryCost))
 	case r.SentAt >= calls:
 		line += " · never sent on: the session compacted or ended first"
 	}

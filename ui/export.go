@@ -67,6 +67,25 @@ func writeExport(path string, p policy.Policy, target export.Target, overwrite b
 	return nil
 }
 
+// wrote takes a policy written, or a file that is there already, and
+// writes the spill files of the session shown.
+func (m *Model) wrote(msg wroteMsg) tea.Cmd {
+	if msg.exists {
+		m.confirm = msg.path
+		return nil
+	}
+	if msg.err != nil {
+		return m.ctx.flash(msg.err.Error()) // it says "write policy: …" itself
+	}
+	note := wroteNotice(msg)
+	cmd := m.ctx.flash(note)
+	if s := m.sess; s != nil {
+		// The spill files' notice, when there are some, says both.
+		cmd = tea.Batch(cmd, m.toSession(s, s.writeAllSpills(note)))
+	}
+	return cmd
+}
+
 // wroteNotice says what was written where.
 func wroteNotice(msg wroteMsg) string {
 	if msg.as != "" {

@@ -64,8 +64,8 @@ func TestWriteFormats(t *testing.T) {
 		if diff := cmp.Diff(wantText, string(got)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", target, diff)
 		}
-		if want := "policy written to " + path + " as " + string(target) + " configuration"; m.notice != want {
-			t.Errorf("notice %q, want %q", m.notice, want)
+		if want := "policy written to " + path + " as " + string(target) + " configuration"; m.ctx.notice != want {
+			t.Errorf("notice %q, want %q", m.ctx.notice, want)
 		}
 		if !strings.Contains(string(got), "max_bytes: Some(12288)") && target == export.HarnessRS {
 			t.Errorf("harness-rs text lacks the tuned ceiling:\n%s", got)

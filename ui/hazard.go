@@ -14,32 +14,43 @@ import (
 
 // jumpHazard moves to the next call whose results have a hazard, from the
 // first again after the last.
-func (m *Model) jumpHazard() tea.Cmd {
-	if m.replay == nil {
-		return m.flash("still replaying")
+func (v *sessionScreen) jumpHazard() tea.Cmd {
+	if v.replay == nil {
+		return v.ctx.flash("still replaying")
 	}
-	calls := map[int]bool{}
-	for _, r := range m.replay.Results {
-		if r.Hazard != nil && r.Arrival >= 0 {
-			calls[r.Arrival] = true
-		}
-	}
+	calls := v.callsWith(func(r *replay.Result) bool { return r.Hazard != nil })
 	if len(calls) == 0 {
-		return m.flash("no hazard under this policy")
+		return v.ctx.flash("no hazard under this policy")
 	}
-	if m.table.seek(1, func(call int) bool { return calls[call] }) {
+	if v.table.seek(1, func(call int) bool { return calls[call] }) {
+		v.showHazard()
 		return nil
 	}
-	m.table.top()
-	if calls[m.currentCall()] || m.table.seek(1, func(call int) bool { return calls[call] }) {
-		return m.flash("first hazard again")
+	v.table.top()
+	if calls[v.currentCall()] || v.table.seek(1, func(call int) bool { return calls[call] }) {
+		v.showHazard()
+		return v.ctx.flash("first hazard again")
 	}
 	return nil
 }
 
+// showHazard selects the call's first result with a hazard and opens the
+// detail pane at its lines, whole.
+func (v *sessionScreen) showHazard() {
+	p, call := v.at(v.currentCall())
+	for i, r := range callResults(p.replay, call) {
+		if r.Hazard != nil {
+			v.detail.result, v.detail.key = i, ""
+			v.detail.toHazard = true
+			return
+		}
+	}
+}
+
 // hazardLines say what the policy hid of r that the agent went on to use,
-// and where: the later call and the evidence from its output.
-func hazardLines(st *themes.Styles, r *replay.Result, calls, w int) []string {
+// and where: the later call (of calls in its log, the first of them shown
+// as first) and the evidence from its output.
+func hazardLines(st *themes.Styles, r *replay.Result, calls, first, w int) []string {
 	z := r.Hazard
 	if z == nil {
 		return nil
@@ -48,17 +59,18 @@ func hazardLines(st *themes.Styles, r *replay.Result, calls, w int) []string {
 	head := mark + " " + termtext.Escape(z.Why)
 	if z.Evidence == "" {
 		if z.CallIndex < calls {
-			head += fmt.Sprintf(" · call %d got the repeat's stub", z.CallIndex)
+			head += fmt.Sprintf(" · call %d got the repeat's stub", first+z.CallIndex)
 		} else {
 			head += " · no later call got the stub"
 		}
-		return []string{termtext.Truncate(head, w)}
+		return wordWrap([]string{head}, w)
 	}
-	head += fmt.Sprintf(" · used at call %d (%s)", z.CallIndex, termtext.Escape(z.From))
+	head += fmt.Sprintf(" · used at call %d (%s)", first+z.CallIndex, termtext.Escape(z.From))
 	if z.Retrievable {
 		head += fmt.Sprintf(" · retrievable: one more call, ~%s tok", human.Count(z.ExtraTokens))
 	}
-	return []string{termtext.Truncate(head, w), termtext.Truncate("  “"+termtext.Escape(z.Evidence)+"”", w)}
+	// Wrapped, not cut: where it was used and the evidence are its point.
+	return wordWrap([]string{head, "  “" + termtext.Escape(z.Evidence) + "”"}, w)
 }
 
 // hazardFind is what the spill viewer searches for when it opens r: the

@@ -24,7 +24,7 @@ func TestHazardLines(t *testing.T) {
 		st := themes.New(p)
 		var got []string
 		for _, r := range []*replay.Result{used, unseen, {}} {
-			for _, l := range hazardLines(st, r, 3, 200) {
+			for _, l := range hazardLines(st, r, 3, 0, 200) {
 				got = append(got, ansi.Strip(l))
 			}
 		}
@@ -60,19 +60,19 @@ func TestHazardInViewer(t *testing.T) {
 	}
 	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "mono")
 	press(t, m, "-", "-", "-")
-	if m.policy.Ceiling != 3072 || m.replay == nil || m.replay.Totals.Hazards.UsedHidden != 1 {
-		t.Fatalf("ceiling %d, replay %v", m.policy.Ceiling, m.replay != nil)
+	if m.policy.Ceiling != 3072 || m.sess.replay == nil || m.sess.replay.Totals.Hazards.UsedHidden != 1 {
+		t.Fatalf("ceiling %d, replay %v", m.policy.Ceiling, m.sess.replay != nil)
 	}
 	press(t, m, "G", "H")
-	if m.currentCall() != 0 {
-		t.Fatalf("H went to call %d, want 0", m.currentCall())
+	if m.sess.currentCall() != 0 {
+		t.Fatalf("H went to call %d, want 0", m.sess.currentCall())
 	}
 	if !strings.Contains(ansi.Strip(screen(m)), "H used_hidden used a string of the part cut off · used at call 1 (Bash input)") {
 		t.Errorf("the detail pane lacks the hazard:\n%s", ansi.Strip(screen(m)))
 	}
 	press(t, m, "enter")
 	const dsn = "postgres://orders_app:Tr0ub4dor@db-7.internal:5432/orders"
-	if q := m.spill.Query(); q != dsn {
+	if q := m.sess.spill.Query(); q != dsn {
 		t.Errorf("viewer searched %q, want %q", q, dsn)
 	}
 	if !strings.Contains(ansi.Strip(screen(m)), "DATABASE_URL="+dsn) {

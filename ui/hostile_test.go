@@ -168,7 +168,7 @@ func TestWriteNeverThroughLink(t *testing.T) {
 		m.writeFormat = format
 		for _, path := range []string{link, dangling} {
 			writeTo(t, m, path)
-			asked, notice := m.confirm, m.notice
+			asked, notice := m.confirm, m.ctx.notice
 			if asked != "" {
 				press(t, m, "y") // as a user asked would
 			}
@@ -186,11 +186,11 @@ func TestWriteNeverThroughLink(t *testing.T) {
 		os.WriteFile(regular, []byte("old"), 0o600)
 		writeTo(t, m, regular)
 		if m.confirm != regular {
-			t.Errorf("format %d: a file there was not asked about: notice %q", format, m.notice)
+			t.Errorf("format %d: a file there was not asked about: notice %q", format, m.ctx.notice)
 		}
 		press(t, m, "y")
 		if b, _ := os.ReadFile(regular); string(b) == "old" {
-			t.Errorf("format %d: y did not replace the file: %q", format, m.notice)
+			t.Errorf("format %d: y did not replace the file: %q", format, m.ctx.notice)
 		}
 	}
 }
@@ -212,7 +212,7 @@ func TestCutWhileOpen(t *testing.T) {
 		Counter: counter, Theme: "dark", SpillRoot: t.TempDir()})
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	drive(t, m, m.Init())
-	if m.texts == nil {
+	if m.sess.texts == nil {
 		t.Fatal("texts held, not read again from the file")
 	}
 	if err := os.Truncate(path, 100); err != nil { // the first result's line gone
@@ -220,8 +220,8 @@ func TestCutWhileOpen(t *testing.T) {
 	}
 	press(t, m, "enter")
 	want := fmt.Sprintf("spill file not written: the session file changed since it was read (cut from %d to 100 bytes)", len(data))
-	if !strings.Contains(m.notice, want) {
-		t.Errorf("notice %q, want %q", m.notice, want)
+	if !strings.Contains(m.ctx.notice, want) {
+		t.Errorf("notice %q, want %q", m.ctx.notice, want)
 	}
 	// A result whose text was not read before the cut: the viewer says
 	// why it shows none.
@@ -245,8 +245,8 @@ func TestCopyEscapes(t *testing.T) {
 		t.Errorf("y does not set the clipboard to %q", want)
 	}
 	// 9 + 16 + 11 + 6 + 1 bytes.
-	if !strings.HasPrefix(m.notice, "copied result 0's text as recorded, 43B, its control characters escaped, to the clipboard") {
-		t.Errorf("notice %q", m.notice)
+	if !strings.HasPrefix(m.ctx.notice, "copied result 0's text as recorded, 43B, its control characters escaped, to the clipboard") {
+		t.Errorf("notice %q", m.ctx.notice)
 	}
 }
 

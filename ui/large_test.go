@@ -48,17 +48,17 @@ func TestLargeSessionTimes(t *testing.T) {
 	l.until(func() bool {
 		_ = m.View()
 		now := time.Since(start)
-		if first == 0 && (m.progress.phase != "" || m.session != nil) {
+		if first == 0 && (m.sess.progress.phase != "" || m.sess.session != nil) {
 			first = now // the first frame that shows the session coming
 		}
-		if rows == 0 && m.session != nil {
+		if rows == 0 && m.sess.session != nil {
 			rows, rowsCPU = now, cpuTime(t)
 		}
-		if replayed == 0 && m.replay != nil {
+		if replayed == 0 && m.sess.replay != nil {
 			replayed, replayedCPU = now, cpuTime(t)
 		}
-		_, missing := m.chart.curve(m.policy)
-		return m.replay != nil && missing == 0 && !m.chart.busy
+		_, missing := m.sess.chart.curve(m.policy)
+		return m.sess.replay != nil && missing == 0 && !m.sess.chart.busy
 	})
 	finished := time.Since(start)
 	if out := os.Getenv("SPILLWAY_LARGE_HEAP"); out != "" {
@@ -80,7 +80,7 @@ func TestLargeSessionTimes(t *testing.T) {
 		return nil
 	})
 	t.Logf("%d calls, %d results: first frame %.2f s, all rows %.2f s, replayed %.2f s, chart done %.2f s; %d spill files, %d bytes",
-		len(m.session.Calls), len(m.replay.Results), first.Seconds(), rows.Seconds(), replayed.Seconds(), finished.Seconds(), files, bytes)
+		len(m.sess.session.Calls), len(m.sess.replay.Results), first.Seconds(), rows.Seconds(), replayed.Seconds(), finished.Seconds(), files, bytes)
 	t.Logf("processor time (user + system, all threads) by all rows %.2f s, replayed %.2f s, chart done %.2f s",
 		rowsCPU.Seconds(), replayedCPU.Seconds(), cpuTime(t).Seconds())
 }

@@ -4,13 +4,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 )
 
@@ -29,7 +32,7 @@ func TestRowsBeforeTexts(t *testing.T) {
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark"})
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
-	rows, err := readRows(m.opt, nil)
+	rows, err := readRows(m.sess.src, m.opt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +41,9 @@ func TestRowsBeforeTexts(t *testing.T) {
 			t.Fatalf("result at line %d: the rows' read kept its text", r.Line)
 		}
 	}
-	send(t, m, rows)
-	if m.session != rows.session || m.replay != nil || m.prep != nil {
-		t.Fatalf("rows shown: session %p (want %p), replay %v, prepared %v", m.session, rows.session, m.replay != nil, m.prep != nil)
+	send(t, m, toSess(m, rows))
+	if m.sess.session != rows.session || m.sess.replay != nil || m.sess.prep != nil {
+		t.Fatalf("rows shown: session %p (want %p), replay %v, prepared %v", m.sess.session, rows.session, m.sess.replay != nil, m.sess.prep != nil)
 	}
 	before := screen(m)
 	if !strings.Contains(before, "→…") || !strings.Contains(before, "reading texts") {
@@ -52,20 +55,20 @@ func TestRowsBeforeTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, count := m.Update(loadedMsg{src: path, session: full}) // its counting not run yet
+	_, count := m.Update(toSess(m, loadedMsg{src: path, session: full})) // its counting not run yet
 	if counting := screen(m); !strings.Contains(counting, "→…") || strings.Contains(counting, "?→") {
 		t.Errorf("rows lost their recorded prices before the replay:\n%s", counting)
 	}
 
 	drive(t, m, count)
-	if m.replay == nil || m.recorded != nil || m.table.recorded != nil {
-		t.Fatalf("after the full read: replay %v, recorded still held %v", m.replay != nil, m.recorded != nil)
+	if m.sess.replay == nil || m.sess.recorded != nil || m.sess.table.recorded != nil {
+		t.Fatalf("after the full read: replay %v, recorded still held %v", m.sess.replay != nil, m.sess.recorded != nil)
 	}
-	if got, want := len(rows.session.Calls), len(m.session.Calls); got != want {
+	if got, want := len(rows.session.Calls), len(m.sess.session.Calls); got != want {
 		t.Fatalf("rows: %d calls, full read %d", got, want)
 	}
 	priced := 0
-	for i, c := range m.replay.Calls {
+	for i, c := range m.sess.replay.Calls {
 		got, want := rows.recorded.Calls[i].Cost, c.Cost
 		if (got == nil) != (want == nil) || got != nil && *got != *want {
 			t.Errorf("call %d: recorded cost from the sizes %v, from the full read %v", i, costOf(got), costOf(want))
@@ -77,7 +80,7 @@ func TestRowsBeforeTexts(t *testing.T) {
 	if priced == 0 {
 		t.Fatal("no call of the demo is priced")
 	}
-	if d := cmp.Diff(costOf(m.replay.Totals.Cost), costOf(rows.recorded.Totals.Cost)); d != "" {
+	if d := cmp.Diff(costOf(m.sess.replay.Totals.Cost), costOf(rows.recorded.Totals.Cost)); d != "" {
 		t.Errorf("total cost (-full +sizes):\n%s", d)
 	}
 	if after := screen(m); strings.Contains(after, "→…") {
@@ -102,8 +105,8 @@ func TestRowsFirstLoad(t *testing.T) {
 		return openDemo(t, path, 40)
 	}
 	once, twice := open(1<<40), open(0)
-	if twice.replay == nil || twice.recorded != nil {
-		t.Fatalf("read twice: replay %v, recorded still held %v", twice.replay != nil, twice.recorded != nil)
+	if twice.sess.replay == nil || twice.sess.recorded != nil {
+		t.Fatalf("read twice: replay %v, recorded still held %v", twice.sess.replay != nil, twice.sess.recorded != nil)
 	}
 	if d := cmp.Diff(screen(once), screen(twice)); d != "" {
 		t.Errorf("screen read once (-) and twice (+):\n%s", d)
@@ -121,20 +124,20 @@ func TestTextsOnDemandScreen(t *testing.T) {
 		return openDemo(t, path, 60)
 	}
 	held, asked := open(1<<40), open(0)
-	if held.texts != nil || asked.texts == nil || !asked.prep.TextsOnDemand() {
-		t.Fatalf("texts read on demand: held %v, asked %v", held.texts != nil, asked.texts != nil)
+	if held.sess.texts != nil || asked.sess.texts == nil || !asked.sess.prep.TextsOnDemand() {
+		t.Fatalf("texts read on demand: held %v, asked %v", held.sess.texts != nil, asked.sess.texts != nil)
 	}
 	results := 0
-	for call := range held.session.Calls {
+	for call := range held.sess.session.Calls {
 		if d := cmp.Diff(screen(held), screen(asked)); d != "" {
 			t.Fatalf("call %d: screen (-held +on demand):\n%s", call, d)
 		}
-		results += len(held.session.Calls[call].Results)
+		results += len(held.sess.session.Calls[call].Results)
 		press(t, held, "down")
 		press(t, asked, "down")
 	}
-	if results == 0 || asked.err != nil {
-		t.Fatalf("%d results shown; error %v", results, asked.err)
+	if results == 0 || asked.sess.err != nil {
+		t.Fatalf("%d results shown; error %v", results, asked.sess.err)
 	}
 }
 
@@ -161,4 +164,45 @@ func openDemo(t *testing.T, path string, height int) *Model {
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: height})
 	drive(t, m, m.Init())
 	return m
+}
+
+// TestFirstFrameBeforeAnyCount: a large log's first frame shows the calls
+// of its first part with their recorded costs before the rest of it is
+// read and before any token is counted.
+func TestFirstFrameBeforeAnyCount(t *testing.T) {
+	defer func(first, head int64) { headFirstBytes, headBytes = first, head }(headFirstBytes, headBytes)
+	headFirstBytes, headBytes = 1, 60<<10 // the demo's first 60 KiB
+	path := filepath.Join(t.TempDir(), "demo.jsonl")
+	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var counted atomic.Int32
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+		Counter: func() (replay.TokenCounter, error) { counted.Add(1); return counter() }, Theme: "dark"})
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	s := m.sess
+	msg := loadCmd(s.run, s.src, m.opt)()
+	for {
+		p, ok := msg.(progressMsg)
+		if !ok {
+			break
+		}
+		msg = p.next()
+	}
+	rows, ok := msg.(rowsMsg)
+	if !ok || !rows.partial {
+		t.Fatalf("the first message is %T, not the first part's rows", msg)
+	}
+	send(t, m, toSess(m, rowsMsg{src: rows.src, session: rows.session, recorded: rows.recorded, partial: true}))
+	out := ansi.Strip(screen(m))
+	if n := len(rows.session.Calls); n == 0 || n >= 16 {
+		t.Fatalf("%d calls in the first 60 KiB of 16", n)
+	}
+	if !strings.Contains(out, "so far "+plural(len(rows.session.Calls), "call", "calls")) || !strings.Contains(out, "$0.0547→…") {
+		t.Errorf("the first frame shows no calls with their recorded costs:\n%s", out)
+	}
+	if counted.Load() != 0 {
+		t.Errorf("a token counter was made before the first frame")
+	}
 }

@@ -22,16 +22,16 @@ func TestPolicyLineEra(t *testing.T) {
 		{"1.0.17", "policy claude-code · no ceiling · per-tool ceilings · truncate_head · no dedupe"},
 		{"2.1.2", "policy claude-code · no ceiling · per-tool ceilings · spill · no dedupe"},
 		{"2.1.22", "policy claude-code · ceiling 100,000 UTF-16 units · per-tool ceilings · spill · no dedupe"},
-		{"2.1.112", "policy claude-code · ceiling 50,000 UTF-16 units · per-tool ceilings · spill · dedupe from call 2"},
-		{"2.1.316", "policy claude-code · ceiling 50,000 UTF-16 units · per-tool ceilings · spill · dedupe from call 2"},
+		{"2.1.112", "policy claude-code · ceiling 50,000 UTF-16 units · per-tool ceilings · spill · dedupe from the 2nd identical call"},
+		{"2.1.316", "policy claude-code · ceiling 50,000 UTF-16 units · per-tool ceilings · spill · dedupe from the 2nd identical call"},
 		{"2.1.328", "policy claude-code · ceiling 50,000 UTF-16 units · per-tool ceilings · spill · no dedupe"},
 	} {
 		s := &transcript.Session{Format: transcript.FormatClaude, Version: tt.version}
-		if got := policyLine(replay.ForSession(pol, s)); got != tt.want {
+		if got := policyLine(replay.ForSession(pol, s), 200); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.version, got, tt.want)
 		}
 	}
-	if got, want := policyLine(pol), "policy claude-code · as the version that recorded each session did"; got != want {
+	if got, want := policyLine(pol, 200), "policy claude-code · as the version that recorded each session did"; got != want {
 		t.Errorf("no session: %q, want %q", got, want)
 	}
 }

@@ -35,8 +35,8 @@ func run(opt Options, terminal ...tea.ProgramOption) error {
 		}
 		return nil
 	}
-	if m.err != nil && m.session == nil {
-		return m.err
+	if s := m.sess; s != nil && s.err != nil && s.session == nil {
+		return s.err
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/layout"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -25,19 +26,16 @@ func (o listOrder) String() string {
 	return [...]string{"time, newest first", "cost, highest first", "saved, most first"}[o]
 }
 
-// liveWindow: a session written this recently is being written.
-const liveWindow = time.Minute
-
 // sessionList draws the sessions, one row each, filtered and sorted; the
 // root model feeds it rows and savings and moves its cursor.
 type sessionList struct {
 	ctx           *Context
 	width, height int
 	top0          int // screen row of its title line
-	rows          []SessionRow
+	rows          []sessions.Row
 	// savings are the rows' replays under the current policy, by path;
 	// a row without one is still being replayed.
-	savings map[string]SessionSavings
+	savings map[string]sessions.Savings
 	shown   []int // indexes into rows, filtered and sorted
 	cursor  int   // index into shown
 	offset  int
@@ -46,8 +44,9 @@ type sessionList struct {
 	// live marks the sessions written in the last minute, while following.
 	live map[string]bool
 	// wide is the widest cell of each figure's column over the rows
-	// shown, by title, so that no figure is cut: set by refresh.
-	wide map[string]int
+	// shown, by title, so that no figure is cut; names, the widest model
+	// and agent names: set by refresh.
+	wide, names map[string]int
 	// expanded are the sessions whose sub-agents are shown under them.
 	expanded map[string]bool
 }
@@ -79,7 +78,7 @@ func (l *sessionList) toggleParts() string {
 	if !l.expanded[p] {
 		return "sub-agents hidden"
 	}
-	return fmt.Sprintf("%d sub-agents under the session, counted in it", len(r.Parts))
+	return plural(len(r.Parts), "sub-agent", "sub-agents") + " under the session, counted in it"
 }
 
 func (l *sessionList) setSize(w, h int) {
@@ -120,17 +119,25 @@ func (l *sessionList) refresh() {
 			l.wide[c.title] = max(l.wide[c.title], termtext.Width(stripStyles(c.cell(&l.rows[i]))))
 		}
 	}
+	// The model and agent columns widen, where there is room, to their
+	// names.
+	l.names = map[string]int{}
+	for _, i := range l.shown {
+		r := &l.rows[i]
+		l.names["model"] = max(l.names["model"], termtext.Width(modelName(r, maxNameWidth)))
+		l.names["agent"] = max(l.names["agent"], termtext.Width(agentName(r)))
+	}
 }
 
 // searchText is what the filter looks in: the file's name, the project,
 // the agent and its version, the models.
-func searchText(r *SessionRow) string {
+func searchText(r *sessions.Row) string {
 	return strings.Join(append([]string{filepath.Base(r.Path), r.Project, r.Agent, r.Version}, r.Models...), "\x00")
 }
 
-// compare orders two rows, the first to show first; ties go by path, so
-// that the order never depends on the order of the scan.
-func (l *sessionList) compare(a, b *SessionRow) int {
+// compare orders two rows, the first to show first; ties go by time, then
+// by path, so that the order never depends on the order of the scan.
+func (l *sessionList) compare(a, b *sessions.Row) int {
 	desc := func(x, y float64, okX, okY bool) int {
 		switch {
 		case okX != okY:
@@ -145,19 +152,17 @@ func (l *sessionList) compare(a, b *SessionRow) int {
 		}
 		return 0
 	}
+	byTimeDesc := func() int {
+		return desc(float64(l.shownTime(a).UnixNano()), float64(l.shownTime(b).UnixNano()), true, true)
+	}
 	var c int
 	switch l.order {
 	case byTime:
-		// Live sessions first, the one written last on top: a session
-		// that starts appears at the top, whatever times its log holds.
-		switch la, lb := l.live[a.Path], l.live[b.Path]; {
-		case la != lb:
-			c = desc(1, 0, la, lb)
-		case la:
-			c = desc(float64(a.Modified.UnixNano()), float64(b.Modified.UnixNano()), true, true)
-		default:
-			c = desc(float64(lastTime(a).UnixNano()), float64(lastTime(b).UnixNano()), true, true)
-		}
+		// By the time the column shows, the newest first: a live session
+		// shows when it was written, so that one that starts is at the
+		// top, whatever times its log holds, and the column stays in
+		// order (a log copied in is live, and shows its copy's time).
+		c = byTimeDesc()
 	case bySessionCost:
 		c = desc(deref(a.Cost), deref(b.Cost), a.Cost != nil, b.Cost != nil)
 	case bySaved:
@@ -165,15 +170,27 @@ func (l *sessionList) compare(a, b *SessionRow) int {
 		sb, okB := l.saved(b)
 		c = desc(sa, sb, okA, okB)
 	}
+	if c == 0 && l.order != byTime {
+		c = byTimeDesc() // ties by time, the newest first
+	}
 	if c != 0 {
 		return c
 	}
 	return strings.Compare(a.Path, b.Path)
 }
 
+// shownTime is the time the list shows of a row: when a live session's log
+// was written, else when the session was last active.
+func (l *sessionList) shownTime(r *sessions.Row) time.Time {
+	if l.live[r.Path] {
+		return r.Modified
+	}
+	return lastTime(r)
+}
+
 // lastTime is when the session was last active: its last call, else when
 // its log was written.
-func lastTime(r *SessionRow) time.Time {
+func lastTime(r *sessions.Row) time.Time {
 	if !r.Last.IsZero() {
 		return r.Last
 	}
@@ -189,7 +206,7 @@ func deref(p *float64) float64 {
 
 // after is a row's cost under the policy; ok is false while it is being
 // replayed or when it is not known.
-func (l *sessionList) after(r *SessionRow) (after float64, ok bool) {
+func (l *sessionList) after(r *sessions.Row) (after float64, ok bool) {
 	s, done := l.savings[r.Path]
 	if !done || s.CostAfter == nil || r.Cost == nil {
 		return 0, false
@@ -198,12 +215,20 @@ func (l *sessionList) after(r *SessionRow) (after float64, ok bool) {
 }
 
 // saved is the dollars a row's policy saves.
-func (l *sessionList) saved(r *SessionRow) (float64, bool) {
+func (l *sessionList) saved(r *sessions.Row) (float64, bool) {
 	after, ok := l.after(r)
 	if !ok {
 		return 0, false
 	}
 	return *r.Cost - after, true
+}
+
+// selectPath selects the session of path, when it is shown.
+func (l *sessionList) selectPath(path string) {
+	if i := slices.IndexFunc(l.shown, func(i int) bool { return l.rows[i].Path == path }); i >= 0 {
+		l.cursor = i
+		l.clamp()
+	}
 }
 
 func (l *sessionList) cycleSort() {
@@ -276,6 +301,15 @@ func (l *sessionList) clickRow(y int) bool {
 	return false
 }
 
+// sessionWarnings counts the reader's warnings of the sessions shown.
+func (l *sessionList) sessionWarnings() int {
+	n := 0
+	for _, i := range l.shown {
+		n += l.rows[i].Warnings
+	}
+	return n
+}
+
 // fleetTotals sums the sessions shown.
 type fleetTotals struct {
 	sessions, calls int
@@ -324,7 +358,7 @@ type listColumn struct {
 	width    int
 	priority int
 	right    bool
-	cell     func(r *SessionRow) string
+	cell     func(r *sessions.Row) string
 }
 
 func (c listColumn) fit(s string) string {
@@ -335,7 +369,7 @@ func (c listColumn) fit(s string) string {
 }
 
 // agentName shortens the format for a column: "claude 2.1.126".
-func agentName(r *SessionRow) string {
+func agentName(r *sessions.Row) string {
 	name := strings.TrimSuffix(r.Agent, "-code")
 	if r.Version != "" {
 		name += " " + r.Version
@@ -345,7 +379,7 @@ func agentName(r *SessionRow) string {
 
 // modelName is the session's first model, "+N" for the others, in
 // width cells: the first model's name is cut, never the count.
-func modelName(r *SessionRow, width int) string {
+func modelName(r *sessions.Row, width int) string {
 	if len(r.Models) == 0 {
 		return "–"
 	}
@@ -368,19 +402,19 @@ func (l *sessionList) columns() []listColumn {
 		timeFormat, timeWidth = time.DateOnly, 10 // the year tells sessions apart more than the hour
 	}
 	all := []listColumn{
-		{title: " ", width: 1, priority: 0, cell: func(r *SessionRow) string {
+		{title: " ", width: 1, priority: 0, cell: func(r *sessions.Row) string {
 			if l.live[r.Path] {
 				return st.Live.Render("●")
 			}
 			return " "
 		}},
-		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *SessionRow) string {
-			if t := lastTime(r); !t.IsZero() {
+		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
+			if t := l.shownTime(r); !t.IsZero() {
 				return t.UTC().Format(timeFormat)
 			}
 			return "–"
 		}},
-		{title: "project", width: 10, priority: 1, cell: func(r *SessionRow) string {
+		{title: "project", width: projectWidth, priority: 1, cell: func(r *sessions.Row) string {
 			name := termtext.Escape(r.Project)
 			if r.Project == "" {
 				name = st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
@@ -395,21 +429,21 @@ func (l *sessionList) columns() []listColumn {
 			return name
 		}},
 		{title: "agent", width: 14, priority: 6, cell: agentName},
-		{title: "model", width: modelWidth, priority: 4, cell: func(r *SessionRow) string { return modelName(r, modelWidth) }},
-		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *SessionRow) string { return human.Count(int64(r.Calls)) }},
-		{title: "cost → after", width: 17, priority: 1, right: true, cell: func(r *SessionRow) string {
+		{title: "model", width: modelWidth, priority: 4, cell: func(r *sessions.Row) string { return modelName(r, modelWidth) }},
+		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *sessions.Row) string { return human.Count(int64(r.Calls)) }},
+		{title: "cost → after", width: 17, priority: 1, right: true, cell: func(r *sessions.Row) string {
 			if r.Cost == nil {
 				return st.Muted.Render("?")
 			}
 			after := "…"
 			if a, ok := l.after(r); ok {
-				after = human.Money(&a)
+				after = human.MoneyLike(&a, *r.Cost)
 			} else if s, ok := l.savings[r.Path]; ok && (s.Err != nil || s.CostAfter == nil) {
 				after = "?"
 			}
 			return human.Money(r.Cost) + "→" + after
 		}},
-		{title: "saved", width: 8, priority: 2, right: true, cell: func(r *SessionRow) string {
+		{title: "saved", width: 8, priority: 2, right: true, cell: func(r *sessions.Row) string {
 			s, ok := l.saved(r)
 			switch {
 			case !ok:
@@ -420,9 +454,9 @@ func (l *sessionList) columns() []listColumn {
 			case s == 0:
 				return st.Muted.Render("$0")
 			}
-			return st.Saved.Render(human.Money(&s))
+			return st.Saved.Render(human.MoneyLike(&s, *r.Cost)) // to the cents of its cost
 		}},
-		{title: "largest", width: 7, priority: 5, right: true, cell: func(r *SessionRow) string {
+		{title: "largest", width: 7, priority: 5, right: true, cell: func(r *sessions.Row) string {
 			if r.LargestResult == 0 {
 				return ""
 			}
@@ -431,7 +465,7 @@ func (l *sessionList) columns() []listColumn {
 	}
 	// Hazards have a column once a replay has found one.
 	if l.anyHazards() {
-		all = append(all, listColumn{title: "hazards", width: 7, priority: 4, right: true, cell: func(r *SessionRow) string {
+		all = append(all, listColumn{title: "hazards", width: 7, priority: 4, right: true, cell: func(r *sessions.Row) string {
 			s, ok := l.savings[r.Path]
 			if !ok || s.Hazards.Total() == 0 {
 				return ""
@@ -441,7 +475,7 @@ func (l *sessionList) columns() []listColumn {
 	}
 	if len(l.live) > 0 {
 		all = append(all,
-			listColumn{title: "burn", width: 8, priority: 3, right: true, cell: func(r *SessionRow) string {
+			listColumn{title: "burn", width: 8, priority: 3, right: true, cell: func(r *sessions.Row) string {
 				switch {
 				case !l.live[r.Path]:
 					return ""
@@ -450,7 +484,7 @@ func (l *sessionList) columns() []listColumn {
 				}
 				return st.Live.Render(burnText(r.Burn))
 			}},
-			listColumn{title: "ctx", width: 4, priority: 3, right: true, cell: func(r *SessionRow) string {
+			listColumn{title: "ctx", width: 4, priority: 3, right: true, cell: func(r *sessions.Row) string {
 				if !l.live[r.Path] {
 					return ""
 				}
@@ -460,8 +494,37 @@ func (l *sessionList) columns() []listColumn {
 	for i := range all {
 		all[i].width = max(all[i].width, l.wide[all[i].title])
 	}
-	return layout.Fit(all, l.width, 1, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
+	cols := layout.Fit(all, l.width, 1, func(c *listColumn) (*int, int, bool) { return &c.width, c.priority, c.title == "project" })
+	// What the project took beyond its own width goes first to the model
+	// and the agent, as far as their names need: at 200 columns no name
+	// is cut.
+	at := func(title string) int {
+		return slices.IndexFunc(cols, func(c listColumn) bool { return c.title == title })
+	}
+	if p := at("project"); p >= 0 {
+		for _, title := range []string{"model", "agent"} {
+			if k := at(title); k >= 0 {
+				give := max(0, min(l.names[title]-cols[k].width, cols[p].width-projectWidth))
+				cols[k].width += give
+				cols[p].width -= give
+			}
+		}
+	}
+	for i := range cols {
+		if cols[i].title == "model" {
+			width := cols[i].width
+			cols[i].cell = func(r *sessions.Row) string { return modelName(r, width) }
+		}
+	}
+	return cols
 }
+
+// projectWidth is the project column's least width; maxNameWidth bounds a
+// model's name in its column.
+const (
+	projectWidth = 10
+	maxNameWidth = 40
+)
 
 // burnText is dollars per hour: "$12.30/h".
 func burnText(usd float64) string {
@@ -473,7 +536,7 @@ func burnText(usd float64) string {
 
 // contextText is how full the last call's context was: "45%"; "?" when
 // the model's window is not known.
-func contextText(r *SessionRow) string {
+func contextText(r *sessions.Row) string {
 	if r.ContextMax <= 0 {
 		return "?"
 	}
@@ -528,7 +591,7 @@ func (l *sessionList) View() string {
 // partLine is a sub-agent's line under its session: its file, calls, cost
 // and largest result in the session's columns, no policy figures (its
 // session's include them).
-func partLine(cols []listColumn, p *SubagentRow, last bool) string {
+func partLine(cols []listColumn, p *sessions.Part, last bool) string {
 	cells := make([]string, len(cols))
 	for k, c := range cols {
 		s := ""

@@ -15,14 +15,24 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
 
-// fleet is the session list's state in the root model: the sessions, their
-// replays under the policy in force, and the live rescans.
-type fleet struct {
-	src  SessionSource
+// listScreen is the session list: the sessions, their replays under the
+// policy in force, and the live rescans. It lasts as long as the program:
+// a session opened from it is a screen of its own, and esc comes back to
+// the list as it was.
+type listScreen struct {
+	ctx    *Context
+	opt    Options
+	policy policy.Policy // in force, as the root set it last
+	// run ends when the program quits: every job of the list stops.
+	run  context.Context
+	stop context.CancelFunc
+
+	src  sessions.Source
 	name string // what the header names: a folder, "3 paths"
 	list sessionList
 
@@ -70,7 +80,7 @@ type fleet struct {
 // Messages of the session list's commands.
 type (
 	fleetScannedMsg struct {
-		rows     []SessionRow
+		rows     []sessions.Row
 		warnings []string
 		err      error
 	}
@@ -82,7 +92,7 @@ type (
 	// policy generation gen since the last one.
 	fleetSavedMsg struct {
 		gen   int
-		items []SessionSavings
+		items []sessions.Savings
 		sweep bool
 		done  bool
 		// job is what the job began with: its policy's knobs and its
@@ -109,46 +119,49 @@ var rescanEvery = 2 * time.Second
 // clock is time.Now; tests stand in for it.
 var clock = time.Now
 
-// scanCmd scans the sessions in the background, reporting progress every
-// 100 ms until they are in.
-func scanCmd(src SessionSource) tea.Cmd {
-	var mu sync.Mutex
-	var done, total int
-	out := make(chan fleetScannedMsg, 1)
-	crash.Go(func() {
-		rows, warnings, err := src.Scan(context.Background(), func(d, t int) {
-			mu.Lock()
-			done, total = d, t
-			mu.Unlock()
+// scanCmd scans the sessions in the background until ctx ends, reporting
+// progress every 100 ms until they are in. The scan starts when the
+// command runs, not when Update makes it.
+func scanCmd(ctx context.Context, src sessions.Source) tea.Cmd {
+	return func() tea.Msg {
+		var mu sync.Mutex
+		var done, total int
+		out := make(chan fleetScannedMsg, 1)
+		crash.Go(func() {
+			rows, warnings, err := src.Scan(ctx, func(d, t int) {
+				mu.Lock()
+				done, total = d, t
+				mu.Unlock()
+			})
+			out <- fleetScannedMsg{rows: rows, warnings: warnings, err: err}
 		})
-		out <- fleetScannedMsg{rows: rows, warnings: warnings, err: err}
-	})
-	var wait tea.Cmd
-	wait = func() tea.Msg {
-		select {
-		case msg := <-out:
-			return msg
-		case <-time.After(100 * time.Millisecond):
-			mu.Lock()
-			defer mu.Unlock()
-			return fleetProgressMsg{done: done, total: total, next: wait}
+		var wait tea.Cmd
+		wait = func() tea.Msg {
+			select {
+			case msg := <-out:
+				return msg
+			case <-time.After(100 * time.Millisecond):
+				mu.Lock()
+				defer mu.Unlock()
+				return fleetProgressMsg{done: done, total: total, next: wait}
+			}
 		}
+		return wait()
 	}
-	return wait
 }
 
 // stream gathers what a background job emits for the command that waits
 // for it.
 type stream struct {
 	mu     sync.Mutex
-	items  []SessionSavings
+	items  []sessions.Savings
 	done   bool
 	notify chan struct{}
 }
 
 func newStream() *stream { return &stream{notify: make(chan struct{}, 1)} }
 
-func (s *stream) push(v SessionSavings) {
+func (s *stream) push(v sessions.Savings) {
 	s.mu.Lock()
 	s.items = append(s.items, v)
 	s.mu.Unlock()
@@ -198,34 +211,99 @@ func (s *stream) wait(gen int, sweep bool, paths []string, job jobStart) tea.Cmd
 
 // replayFleetCmd replays paths under pol (or sweeps them at ceilings) in
 // the background until ctx ends; versions are the sessions' as it begins.
-func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+func replayFleetCmd(ctx context.Context, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
 	job := jobStart{knobs: knobsKey(pol), versions: map[string]int{}}
 	for _, p := range paths {
 		if v := versions[p]; v != 0 {
 			job.versions[p] = v
 		}
 	}
-	s := newStream()
-	crash.Go(func() {
-		defer s.finish()
-		var err error
-		if ceilings != nil {
-			err = src.Sweep(ctx, pol, paths, ceilings, s.push)
-		} else {
-			err = src.Replay(ctx, pol, paths, s.push)
-		}
-		if err != nil && ctx.Err() == nil {
-			s.push(SessionSavings{Err: err})
-		}
-	})
-	return s.wait(gen, ceilings != nil, paths, job)
+	return func() tea.Msg {
+		s := newStream()
+		crash.Go(func() {
+			defer s.finish()
+			var err error
+			if ceilings != nil {
+				err = src.Sweep(ctx, pol, paths, ceilings, s.push)
+			} else {
+				err = src.Replay(ctx, pol, paths, s.push)
+			}
+			if err != nil && ctx.Err() == nil {
+				s.push(sessions.Savings{Err: err})
+			}
+		})
+		return s.wait(gen, ceilings != nil, paths, job)()
+	}
 }
 
-// newFleet starts the list over src.
-func newFleet(ctx *Context, src SessionSource, name string) *fleet {
-	return &fleet{src: src, name: name, list: sessionList{ctx: ctx, savings: map[string]SessionSavings{}},
+// newListScreen is the list over opt.Sessions under pol.
+func newListScreen(ctx *Context, opt Options, pol policy.Policy) *listScreen {
+	run, stop := context.WithCancel(context.Background())
+	return &listScreen{ctx: ctx, opt: opt, policy: pol, run: run, stop: stop, src: opt.Sessions, name: opt.SessionsName, list: sessionList{ctx: ctx, savings: map[string]sessions.Savings{}},
 		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{},
 		version: map[string]int{}}
+}
+
+// fromList marks the messages of the list's commands.
+type fromList interface{ fromList() }
+
+func (fleetScannedMsg) fromList()  {}
+func (fleetProgressMsg) fromList() {}
+func (fleetSavedMsg) fromList()    {}
+func (fleetTickMsg) fromList()     {}
+func (fleetWatchMsg) fromList()    {}
+func (fleetChangedMsg) fromList()  {}
+func (fleetExpireMsg) fromList()   {}
+
+// init starts the first scan.
+func (f *listScreen) init() tea.Cmd { return f.rescan() }
+
+// leave stops every job of the list, when the program quits.
+func (f *listScreen) leave() {
+	f.stopWatch()
+	f.stop()
+}
+
+// update takes one of the list's own messages.
+func (f *listScreen) update(msg fromList) tea.Cmd {
+	switch msg := msg.(type) {
+	case fleetScannedMsg:
+		return f.takeScan(msg)
+	case fleetProgressMsg:
+		f.scanDone, f.scanTotal = msg.done, msg.total
+		return msg.next
+	case fleetSavedMsg:
+		return f.takeSaved(msg)
+	case fleetWatchMsg:
+		return f.watching(msg)
+	case fleetChangedMsg:
+		return f.changed(msg)
+	case fleetExpireMsg:
+		return f.expired()
+	case fleetTickMsg:
+		f.ticking = false
+		if !f.following {
+			return nil
+		}
+		return f.rescan()
+	}
+	return nil
+}
+
+// retune takes a new policy and replays every session under it.
+func (f *listScreen) retune(p policy.Policy) tea.Cmd {
+	f.policy = p
+	return f.replayAll()
+}
+
+// replayAll replays every session of the list under the policy in force,
+// in the background, cancelling the replays of the policy before.
+func (f *listScreen) replayAll() tea.Cmd {
+	paths := make([]string, len(f.list.rows))
+	for i, r := range f.list.rows {
+		paths[i] = r.Path
+	}
+	return f.replayFleet(paths, true)
 }
 
 // keptKnobs is how many policies' chart points the list keeps (apart
@@ -233,7 +311,7 @@ func newFleet(ctx *Context, src SessionSource, name string) *fleet {
 const keptKnobs = 8
 
 // putPoint keeps pt as path's point under knobs.
-func (f *fleet) putPoint(path, knobs string, pt replay.SweepPoint) {
+func (f *listScreen) putPoint(path, knobs string, pt replay.SweepPoint) {
 	if pt.Ceiling <= 0 {
 		return
 	}
@@ -261,7 +339,7 @@ func (f *fleet) putPoint(path, knobs string, pt replay.SweepPoint) {
 
 // missingCeilings are the ceilings of ceilings that path has no point at
 // under knobs.
-func (f *fleet) missingCeilings(path, knobs string, ceilings []int64) []int64 {
+func (f *listScreen) missingCeilings(path, knobs string, ceilings []int64) []int64 {
 	have := f.points[path][knobs]
 	var out []int64
 	for _, c := range ceilings {
@@ -272,13 +350,9 @@ func (f *fleet) missingCeilings(path, knobs string, ceilings []int64) []int64 {
 	return out
 }
 
-// onList tells whether the session list is on screen.
-func (m *Model) onList() bool { return m.fleet != nil && !m.inSession }
-
 // fleetScanned takes a scan: rows new or changed are replayed under the
 // policy in force, and a followed list looks again in a while.
-func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
-	f := m.fleet
+func (f *listScreen) takeScan(msg fleetScannedMsg) tea.Cmd {
 	f.scanning = false
 	f.now = clock()
 	var cmds []tea.Cmd
@@ -287,13 +361,13 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 		if !f.scanned {
 			return nil
 		}
-		return tea.Batch(m.flash("rescan: "+msg.err.Error()), m.followLater())
+		return tea.Batch(f.ctx.flash("rescan: "+msg.err.Error()), f.followLater())
 	}
 	f.err = nil
 	first := !f.scanned
 	f.scanned = true
 	f.warnings = msg.warnings
-	old := map[string]SessionRow{}
+	old := map[string]sessions.Row{}
 	for _, r := range f.list.rows {
 		old[r.Path] = r
 	}
@@ -322,43 +396,42 @@ func (m *Model) fleetScanned(msg fleetScannedMsg) tea.Cmd {
 			f.version[p]++ // kept: a job begun before it went is stale
 		}
 	}
-	if first && !m.opt.NoFollow {
-		f.following = m.opt.Follow
+	if first && !f.opt.NoFollow {
+		f.following = f.opt.Follow
 		for _, r := range msg.rows {
-			f.following = f.following || f.now.Sub(r.Modified) < liveWindow
+			f.following = f.following || f.now.Sub(r.Modified) < sessions.LiveWindow
 		}
 	}
 	f.list.rows = msg.rows
-	m.markLive()
+	f.markLive()
 	f.list.refresh()
 	if len(changed) > 0 {
-		cmds = append(cmds, m.replayFleet(changed, false))
+		cmds = append(cmds, f.replayFleet(changed, false))
 	}
 	if f.dirty {
 		f.dirty = false
-		cmds = append(cmds, m.rescan())
+		cmds = append(cmds, f.rescan())
 	}
-	return tea.Batch(append(cmds, m.followLater())...)
+	return tea.Batch(append(cmds, f.followLater())...)
 }
 
 // rescanLater asks a followed list to look again in a while.
-func (m *Model) rescanLater() tea.Cmd {
-	if !m.fleet.following || rescanEvery <= 0 || m.fleet.ticking {
+func (f *listScreen) rescanLater() tea.Cmd {
+	if !f.following || rescanEvery <= 0 || f.ticking {
 		return nil
 	}
-	m.fleet.ticking = true
+	f.ticking = true
 	return tea.Tick(rescanEvery, func(time.Time) tea.Msg { return fleetTickMsg{} })
 }
 
 // markLive marks the sessions written in the last minute, while following.
-func (m *Model) markLive() {
-	f := m.fleet
+func (f *listScreen) markLive() {
 	f.list.live = map[string]bool{}
 	if !f.following {
 		return
 	}
 	for _, r := range f.list.rows {
-		if f.now.Sub(r.Modified) < liveWindow {
+		if f.now.Sub(r.Modified) < sessions.LiveWindow {
 			f.list.live[r.Path] = true
 		}
 	}
@@ -366,15 +439,14 @@ func (m *Model) markLive() {
 
 // replayFleet replays paths under the policy in force; all starts a new
 // generation, cancelling the replays of the last.
-func (m *Model) replayFleet(paths []string, all bool) tea.Cmd {
-	f := m.fleet
+func (f *listScreen) replayFleet(paths []string, all bool) tea.Cmd {
 	if all {
 		for _, cancel := range f.cancels {
 			cancel()
 		}
 		f.cancels = nil
 		f.gen++
-		f.list.savings = map[string]SessionSavings{}
+		f.list.savings = map[string]sessions.Savings{}
 		f.unswept = map[string]bool{}
 		f.pending = map[string]bool{}
 		f.sweeping = false
@@ -386,15 +458,14 @@ func (m *Model) replayFleet(paths []string, all bool) tea.Cmd {
 	if len(paths) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(f.run)
 	f.cancels = append(f.cancels, cancel)
-	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, nil, f.version)
+	return replayFleetCmd(ctx, f.src, f.gen, f.policy, paths, nil, f.version)
 }
 
 // fleetSaved takes replays done under the policy in force; once every
 // session is in, the chart's points are computed.
-func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
-	f := m.fleet
+func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 	if msg.gen != f.gen {
 		return nil // the job was cancelled; what it sent is stale
 	}
@@ -432,7 +503,7 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 	if msg.done && !msg.sweep {
 		for _, p := range msg.paths {
 			if f.pending[p] && !stale(p) {
-				f.list.savings[p] = SessionSavings{Path: p, Err: fmt.Errorf("%s could not be replayed", p)}
+				f.list.savings[p] = sessions.Savings{Path: p, Err: fmt.Errorf("%s could not be replayed", p)}
 				delete(f.pending, p)
 			}
 		}
@@ -442,29 +513,28 @@ func (m *Model) fleetSaved(msg fleetSavedMsg) tea.Cmd {
 	}
 	cmds := []tea.Cmd{msg.next}
 	if len(errs) > 0 {
-		cmds = append(cmds, m.flash(strings.Join(errs, "; ")))
+		cmds = append(cmds, f.ctx.flash(strings.Join(errs, "; ")))
 	}
 	if msg.done && msg.sweep {
 		f.sweeping = false
-		ceilings := replay.SweepCeilings(m.policy)
+		ceilings := replay.SweepCeilings(f.policy)
 		for _, p := range msg.paths {
 			if !stale(p) && len(f.missingCeilings(p, knobs, ceilings)) > 0 {
 				f.unswept[p] = true // could not be swept: charted without it
 			}
 		}
 	}
-	cmds = append(cmds, m.sweepFleet())
+	cmds = append(cmds, f.sweepFleet())
 	return tea.Batch(cmds...)
 }
 
 // sweepFleet computes the chart's points for the sessions that lack them,
 // once every session is replayed.
-func (m *Model) sweepFleet() tea.Cmd {
-	f := m.fleet
+func (f *listScreen) sweepFleet() tea.Cmd {
 	if len(f.pending) > 0 || f.sweeping {
 		return nil
 	}
-	knobs, all := knobsKey(m.policy), replay.SweepCeilings(m.policy)
+	knobs, all := knobsKey(f.policy), replay.SweepCeilings(f.policy)
 	var paths []string
 	var ceilings []int64
 	for _, r := range f.list.rows {
@@ -485,17 +555,16 @@ func (m *Model) sweepFleet() tea.Cmd {
 	}
 	slices.Sort(ceilings)
 	f.sweeping = true
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(f.run)
 	f.cancels = append(f.cancels, cancel)
-	return replayFleetCmd(ctx, f.src, f.gen, m.policy, paths, ceilings, f.version)
+	return replayFleetCmd(ctx, f.src, f.gen, f.policy, paths, ceilings, f.version)
 }
 
 // fleetCurve sums the chart's points over the sessions shown; missing
 // counts the sessions whose points are not in yet.
-func (m *Model) fleetCurve() (points []replay.SweepPoint, missing int) {
-	f := m.fleet
+func (f *listScreen) fleetCurve() (points []replay.SweepPoint, missing int) {
 	l := &f.list
-	knobs, ceilings := knobsKey(m.policy), replay.SweepCeilings(m.policy)
+	knobs, ceilings := knobsKey(f.policy), replay.SweepCeilings(f.policy)
 	pts := make([]replay.SweepPoint, len(ceilings))
 	for _, i := range l.shown {
 		path := l.rows[i].Path
@@ -505,7 +574,7 @@ func (m *Model) fleetCurve() (points []replay.SweepPoint, missing int) {
 			pt, ok := have[c]
 			complete = complete && ok
 			pts[k] = pt
-			pts[k].Own = c == m.policy.Ceiling
+			pts[k].Own = c == f.policy.Ceiling
 		}
 		if !complete {
 			if s, done := l.savings[path]; (!done || s.Err == nil) && !f.unswept[path] {
@@ -533,74 +602,12 @@ func (m *Model) fleetCurve() (points []replay.SweepPoint, missing int) {
 	return points, missing
 }
 
-// openSession leaves the list for a session's calls; a live one is
-// followed as it is written.
-func (m *Model) openSession() tea.Cmd {
-	path := m.fleet.list.current()
-	if path == "" {
-		return m.flash("no session to open")
-	}
-	m.resetSession()
-	m.inSession = true
-	m.opt.Source = Source{Name: path, Path: path}
-	if m.fleet.list.live[path] {
-		m.loading = true
-		return m.startFollow()
-	}
-	// A session the list holds read and counted opens at once.
-	if h, ok := m.fleet.src.(interface {
-		Held(path string) *replay.Prepared
-	}); ok {
-		if p := h.Held(path); p != nil {
-			m.session, m.prep = p.Session, p
-			m.table.setSession(p.Session, nil)
-			return m.requestReplay()
-		}
-	}
-	m.loading = true
-	return loadCmd(m.opt)
-}
-
-// backToList closes the session; the list's cursor is where it was.
-func (m *Model) backToList() tea.Cmd {
-	if m.cancelFollow != nil {
-		m.cancelFollow()
-	}
-	m.following = false
-	m.followID++
-	m.resetSession()
-	m.inSession = false
-	return nil
-}
-
-// resetSession forgets the open session and all that hangs on it.
-func (m *Model) resetSession() {
-	m.session, m.prep, m.replay, m.recorded = nil, nil, nil, nil
-	m.closeTexts()
-	unlimitMemory()
-	m.seq++ // its replays still under way are dropped
-	m.replayed = m.seq
-	m.chart = chart{}
-	m.progress, m.loading, m.err, m.waiting, m.waitedBytes = progressMsg{}, false, nil, false, 0
-	m.table = callTable{ctx: m.ctx}
-	m.detail = detailPane{ctx: m.ctx}
-	m.focus, m.overlay = focusTable, noOverlay
-	m.matches, m.match, m.query, m.bookmarks = nil, 0, "", nil
-	m.opening, m.alert, m.newBelow = nil, "", 0
-	m.layout()
-}
-
-// listKey handles a key on the session list.
-func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := &m.ctx.Keys
-	l := &m.fleet.list
+// key handles a key of the list's own; ok is false for the others, which
+// the root takes (quit, help, filter, open, tuning).
+func (f *listScreen) key(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
+	k := &f.ctx.Keys
+	l := &f.list
 	switch {
-	case key.Matches(msg, k.Quit):
-		return m.quit()
-	case key.Matches(msg, k.Help):
-		m.overlay, m.overlayScroll = helpOverlay, 0
-	case key.Matches(msg, k.Warnings):
-		m.overlay, m.overlayScroll, m.warningCursor, m.notice = warningsOverlay, 0, 0, ""
 	case key.Matches(msg, k.Up):
 		l.move(-1)
 	case key.Matches(msg, k.Down):
@@ -614,93 +621,83 @@ func (m *Model) listKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Bottom):
 		l.bottom()
 	case key.Matches(msg, k.List.Subagents):
-		return m.flash(l.toggleParts())
+		return f.ctx.flash(l.toggleParts()), true
 	case key.Matches(msg, k.List.Sort):
 		l.cycleSort()
-		return m.flash("sessions sorted by " + l.order.String())
-	case key.Matches(msg, k.List.Filter):
-		m.filterBefore = l.filter
-		cmd := m.openInput(filterInput, "filter: ", "project, file, agent or model")
-		m.input.SetValue(l.filter)
-		m.input.CursorEnd()
-		return cmd
-	case key.Matches(msg, k.List.Open):
-		return m.openSession()
+		return f.ctx.flash("sessions sorted by " + l.order.String()), true
 	case key.Matches(msg, k.List.Back):
 		if l.filter != "" {
 			l.setFilter("")
-			return m.flash("filter cleared")
+			return f.ctx.flash("filter cleared"), true
 		}
 	case key.Matches(msg, k.Follow):
-		return m.toggleFleetFollow()
+		return f.toggleFollow(), true
 	default:
-		return m.tuneKey(msg)
+		// A key of a session's calls says so, rather than doing nothing.
+		for _, b := range []key.Binding{k.NextHazard, k.Tools, k.Context, k.Costliest, k.NextEvent, k.PrevEvent, k.Bookmark,
+			k.NextBookmark, k.NextMatch, k.PrevMatch, k.Focus, k.Layout, k.Copy, k.Pager} {
+			if key.Matches(msg, b) {
+				return f.ctx.flash(fmt.Sprintf("%s (%s) works in a session's calls: %s opens the session selected",
+					b.Help().Key, b.Help().Desc, k.List.Open.Help().Key)), true
+			}
+		}
+		return nil, false
 	}
-	return nil
+	return nil, true
 }
 
 // toggleFleetFollow stops or starts looking for new and changed sessions.
-func (m *Model) toggleFleetFollow() tea.Cmd {
-	f := m.fleet
+func (f *listScreen) toggleFollow() tea.Cmd {
 	f.following = !f.following
-	m.markLive()
+	f.markLive()
 	f.list.refresh()
 	if !f.following {
-		m.stopWatch()
-		return m.flash("stopped following the sessions")
+		f.stopWatch()
+		return f.ctx.flash("stopped following the sessions")
 	}
-	return tea.Batch(m.flash("following the sessions: new ones appear at the top"), m.rescan())
+	return tea.Batch(f.ctx.flash("following the sessions: new ones appear at the top"), f.rescan())
 }
 
 // rescan scans again unless a scan is under way.
-func (m *Model) rescan() tea.Cmd {
-	f := m.fleet
+func (f *listScreen) rescan() tea.Cmd {
 	if f.scanning {
 		return nil
 	}
 	f.scanning = true
-	return scanCmd(f.src)
+	return scanCmd(f.run, f.src)
 }
 
 // fleetHeader names what the list shows and the live state.
-func (m *Model) fleetHeader() string {
-	f := m.fleet
-	st := m.ctx.Styles
-	n := len(f.list.rows)
-	noun := "sessions"
-	if n == 1 {
-		noun = "session"
-	}
-	parts := []string{st.Title.Render("spillway"), safe(f.name), fmt.Sprintf("%d %s", n, noun)}
+func (f *listScreen) header() string {
+	st := f.ctx.Styles
+	parts := []linePart{{text: st.Title.Render("spillway"), priority: 10}, {text: safe(f.name), priority: 3},
+		{text: plural(len(f.list.rows), "session", "sessions"), priority: 8}}
 	if f.list.filter != "" {
-		parts = append(parts, fmt.Sprintf("%d shown (filter \"%s\")", len(f.list.shown), safe(f.list.filter)))
+		parts = append(parts, linePart{text: fmt.Sprintf("%d shown (filter \"%s\")", len(f.list.shown), safe(f.list.filter)), priority: 9})
 	}
 	if f.list.order != byTime { // the order by time needs no word; another outlasts its notice
-		parts = append(parts, "by "+f.list.order.String())
+		parts = append(parts, linePart{text: "by " + f.list.order.String(), priority: 7})
 	}
 	if f.following {
-		live := len(f.list.live)
-		parts = append(parts, st.Live.Render(fmt.Sprintf("● following · %d live", live)))
+		parts = append(parts, linePart{text: st.Live.Render(fmt.Sprintf("● following · %d live", len(f.list.live))), priority: 6})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	return fitLine(parts, st.Muted.Render(" · "), f.ctx.Width)
 }
 
 // listLines is the list, or how its first scan goes.
-func (m *Model) listLines() []string {
-	f := m.fleet
-	st := m.ctx.Styles
+func (f *listScreen) listLines() []string {
+	st := f.ctx.Styles
 	if !f.scanned {
 		if f.err != nil {
-			return []string{st.Error.Render(termtext.Truncate("spillway: "+safe(f.err.Error()), m.ctx.Width))}
+			return []string{st.Error.Render(termtext.Truncate("spillway: "+safe(f.err.Error()), f.ctx.Width))}
 		}
-		return []string{st.Muted.Render(m.scanText())}
+		return []string{st.Muted.Render(f.scanText())}
 	}
 	return splitLines(f.list.View())
 }
 
 // scanText says how far the scan is.
-func (m *Model) scanText() string {
-	f := m.fleet
+func (f *listScreen) scanText() string {
 	if f.scanTotal <= 0 {
 		return "looking for sessions…"
 	}
@@ -709,72 +706,65 @@ func (m *Model) scanText() string {
 
 // fleetTotalsLine sums the sessions shown: calls, cost before and after
 // the policy, what it saves, and how far the replays are.
-func (m *Model) fleetTotalsLine() string {
-	f := m.fleet
-	st := m.ctx.Styles
+func (f *listScreen) totalsLine() string {
+	st := f.ctx.Styles
 	if !f.scanned {
-		return st.Muted.Render(m.scanText())
+		return st.Muted.Render(f.scanText())
 	}
 	t := f.list.totals()
-	noun := "sessions"
-	if t.sessions == 1 {
-		noun = "session"
-	}
-	calls := " calls"
-	if t.calls == 1 {
-		calls = " call"
-	}
-	parts := []string{fmt.Sprintf("%d %s", t.sessions, noun), human.Count(int64(t.calls)) + calls}
+	parts := []linePart{{text: plural(t.sessions, "session", "sessions"), priority: 7}, {text: plural(t.calls, "call", "calls"), priority: 4}}
 	cost := "cost " + human.Money(&t.cost) + " → "
-	tokens := "" // the least of the figures: last, the first a narrow terminal cuts
-	if t.sessions == 0 {
+	var saved, tokens string
+	switch {
+	case t.sessions == 0:
 		cost = "cost $0"
-	} else if t.unpriced == t.sessions {
+	case t.unpriced == t.sessions:
 		cost = "cost ? (no session has a price)"
-	} else if t.pending > 0 {
+	case t.pending > 0:
 		cost += "…"
-	} else if t.failed > 0 {
+	case t.failed > 0:
 		cost += "? · " + fmt.Sprintf("%d not replayed", t.failed)
-	} else {
-		cost += human.Money(&t.after) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
-		saved := t.cost - t.after
-		cost += " · saved " + st.Saved.Render(human.Money(&saved))
+	default:
+		// Every figure of the line to the cents of the largest.
+		like := t.cost
+		after, gain := t.after, t.cost-t.after
+		cost = "cost " + human.MoneyLike(&t.cost, like) + " → " + human.MoneyLike(&after, like) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
+		saved = "saved " + st.Saved.Render(human.MoneyLike(&gain, like))
 		tokens = human.Compact(t.saved) + " tokens"
 	}
-	parts = append(parts, cost)
+	parts = append(parts, linePart{text: cost, priority: 10})
+	if saved != "" {
+		parts = append(parts, linePart{text: saved, priority: 6})
+	}
 	if t.hazards > 0 {
-		parts = append(parts, st.Marker[themes.Hazard].Render(hazardsText(t.hazards)))
+		parts = append(parts, linePart{text: st.Marker[themes.Hazard].Render(hazardsText(t.hazards)), priority: 9})
 	}
 	if t.unpriced > 0 {
-		parts = append(parts, st.Muted.Render(fmt.Sprintf("%d without a price", t.unpriced)))
+		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("%d without a price", t.unpriced)), priority: 5})
 	}
 	if n := len(f.list.rows); len(f.pending) > 0 {
-		parts = append(parts, st.Muted.Render(fmt.Sprintf("replaying %d/%d", n-len(f.pending), n)))
+		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("replaying %d/%d", n-len(f.pending), n)), priority: 6})
 	}
-	if len(f.warnings) > 0 {
-		noun := "warnings"
-		if len(f.warnings) == 1 {
-			noun = "warning"
-		}
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", len(f.warnings), noun)))
+	if n := len(f.warnings) + f.list.sessionWarnings(); n > 0 {
+		parts = append(parts, linePart{text: st.Warning.Render(plural(n, "warning", "warnings") + " (W)"), priority: 9})
 	}
 	if tokens != "" {
-		parts = append(parts, tokens)
+		parts = append(parts, linePart{text: tokens, priority: 1})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	return fitLine(parts, st.Muted.Render(" · "), f.ctx.Width)
 }
 
 // fleetChartLine charts the savings of the sessions shown by ceiling.
-func (m *Model) fleetChartLine() string {
-	st := m.ctx.Styles
-	if len(m.fleet.list.shown) == 0 {
+func (f *listScreen) chartLine() string {
+	st := f.ctx.Styles
+	if len(f.list.shown) == 0 {
 		return st.Muted.Render("savings by ceiling: no session to chart")
 	}
-	points, missing := m.fleetCurve()
+	points, missing := f.fleetCurve()
 	if missing > 0 || len(points) == 0 {
-		return st.Muted.Render(fmt.Sprintf("savings by ceiling: computing… %d of %d sessions to go", missing, len(m.fleet.list.shown)))
+		return st.Muted.Render(fmt.Sprintf("savings by ceiling: computing… %d of %d sessions to go", missing, len(f.list.shown)))
 	}
-	return m.drawChart(points, 0, 0)
+	return drawChart(f.ctx, f.policy, points, 0, 0, f.ctx.Width)
 }
 
 // hazardsText counts the hazards of the sessions shown, with their mark.

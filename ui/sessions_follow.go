@@ -5,10 +5,12 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/internal/sessions"
 )
 
 // A followed session list rescans when its source says a log changed
-// (SessionWatcher, sessions_watch.go); a source that cannot say so is
+// (sessions.Watcher, sessions_watch.go); a source that cannot say so is
 // rescanned every rescanEvery. While nothing changes nothing runs but one
 // timer, set for when the next live mark goes out.
 
@@ -30,7 +32,7 @@ type (
 // say so, turn it off.
 var liveWatch = true
 
-func watchCmd(ctx context.Context, w SessionWatcher) tea.Cmd {
+func watchCmd(ctx context.Context, w sessions.Watcher) tea.Cmd {
 	return func() tea.Msg {
 		ch, warning, err := w.Watch(ctx)
 		return fleetWatchMsg{ctx: ctx, changes: ch, warning: warning, err: err}
@@ -50,26 +52,24 @@ func waitChangeCmd(ctx context.Context, ch <-chan struct{}) tea.Cmd {
 
 // followLater keeps a followed list looking: through the watch, started
 // once, or by polling when there is none.
-func (m *Model) followLater() tea.Cmd {
-	f := m.fleet
+func (f *listScreen) followLater() tea.Cmd {
 	if !f.following {
 		return nil
 	}
-	w, ok := f.src.(SessionWatcher)
+	w, ok := f.src.(sessions.Watcher)
 	if !ok || !liveWatch || f.watchFailed {
-		return m.rescanLater()
+		return f.rescanLater()
 	}
 	if f.watchCancel == nil {
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(f.run)
 		f.watchCtx, f.watchCancel = ctx, cancel
 		return watchCmd(ctx, w)
 	}
-	return m.expireLater()
+	return f.expireLater()
 }
 
 // stopWatch ends the watch, when following stops.
-func (m *Model) stopWatch() {
-	f := m.fleet
+func (f *listScreen) stopWatch() {
 	if f.watchCancel != nil {
 		f.watchCancel()
 	}
@@ -77,32 +77,30 @@ func (m *Model) stopWatch() {
 }
 
 // fleetWatching takes the watch's setup.
-func (m *Model) fleetWatching(msg fleetWatchMsg) tea.Cmd {
-	f := m.fleet
+func (f *listScreen) watching(msg fleetWatchMsg) tea.Cmd {
 	if msg.ctx != f.watchCtx {
 		return nil // a watch stopped before it started
 	}
 	if msg.err != nil {
 		f.watchFailed = true
-		return tea.Batch(m.flash("no file-system events: "+msg.err.Error()+"; polling"), m.rescanLater())
+		return tea.Batch(f.ctx.flash("no file-system events: "+msg.err.Error()+"; polling"), f.rescanLater())
 	}
 	f.changes = msg.changes
-	cmds := []tea.Cmd{waitChangeCmd(msg.ctx, msg.changes), m.expireLater()}
+	cmds := []tea.Cmd{waitChangeCmd(msg.ctx, msg.changes), f.expireLater()}
 	if msg.warning != "" {
-		cmds = append(cmds, m.flash(msg.warning))
+		cmds = append(cmds, f.ctx.flash(msg.warning))
 	}
 	// What changed while the watch was set up is in the next scan.
 	if f.scanning {
 		f.dirty = true
 	} else {
-		cmds = append(cmds, m.rescan())
+		cmds = append(cmds, f.rescan())
 	}
 	return tea.Batch(cmds...)
 }
 
 // fleetChanged rescans after a change, or after the scan under way.
-func (m *Model) fleetChanged(msg fleetChangedMsg) tea.Cmd {
-	f := m.fleet
+func (f *listScreen) changed(msg fleetChangedMsg) tea.Cmd {
 	if msg.ctx != f.watchCtx || !f.following {
 		return nil
 	}
@@ -111,18 +109,17 @@ func (m *Model) fleetChanged(msg fleetChangedMsg) tea.Cmd {
 		f.dirty = true
 		return next
 	}
-	return tea.Batch(next, m.rescan())
+	return tea.Batch(next, f.rescan())
 }
 
 // expireLater sets the timer for when the first live mark goes out.
-func (m *Model) expireLater() tea.Cmd {
-	f := m.fleet
+func (f *listScreen) expireLater() tea.Cmd {
 	if f.expiring || f.watchCancel == nil {
 		return nil
 	}
 	var first time.Time
 	for _, r := range f.list.rows {
-		if out := r.Modified.Add(liveWindow); out.After(f.now) && (first.IsZero() || out.Before(first)) {
+		if out := r.Modified.Add(sessions.LiveWindow); out.After(f.now) && (first.IsZero() || out.Before(first)) {
 			first = out
 		}
 	}
@@ -134,11 +131,10 @@ func (m *Model) expireLater() tea.Cmd {
 }
 
 // fleetExpired takes live marks out of sessions no longer written.
-func (m *Model) fleetExpired() tea.Cmd {
-	f := m.fleet
+func (f *listScreen) expired() tea.Cmd {
 	f.expiring = false
 	f.now = clock()
-	m.markLive()
+	f.markLive()
 	f.list.refresh()
-	return m.expireLater()
+	return f.expireLater()
 }

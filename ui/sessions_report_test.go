@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/internal/slowtest"
 	"github.com/spillway-dev/spillway/report"
@@ -51,13 +53,13 @@ func checkListAgainstReport(t *testing.T, dir string) {
 	cache := t.TempDir()
 	sources := []struct {
 		name string
-		src  func() *AppSessions
+		src  func() *sessions.Service
 	}{
-		{"pipeline", func() *AppSessions { return NewAppSessions([]string{dir}, app.Env{}, opt) }},
-		{"index", func() *AppSessions { return indexSessions(t, []string{dir}, opt, "") }},
+		{"pipeline", func() *sessions.Service { return sessions.New([]string{dir}, app.Env{}, opt) }},
+		{"index", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, "") }},
 		// The second opens the cache the first wrote: rows from the cache.
-		{"index cache written", func() *AppSessions { return indexSessions(t, []string{dir}, opt, cache) }},
-		{"index cache read", func() *AppSessions { return indexSessions(t, []string{dir}, opt, cache) }},
+		{"index cache written", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, cache) }},
+		{"index cache read", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, cache) }},
 	}
 	var out bytes.Buffer
 	w, err := report.NewWriter("json", &out, opt.Prices.Source)
@@ -74,27 +76,27 @@ func checkListAgainstReport(t *testing.T, dir string) {
 
 // indexSessions lists paths through a session index caching in dir, or
 // none when dir is "".
-func indexSessions(t *testing.T, paths []string, opt app.Options, dir string) *AppSessions {
+func indexSessions(t *testing.T, paths []string, opt app.Options, dir string) *sessions.Service {
 	t.Helper()
 	ix, err := index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, CacheDir: dir, NoCache: dir == ""})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewIndexSessions(paths, app.Env{}, opt, ix)
+	return sessions.NewIndexed(paths, app.Env{}, opt, ix)
 }
 
-func matchReport(t *testing.T, src *AppSessions, pol policy.Policy, reportJSON []byte) {
+func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJSON []byte) {
 	rows, warnings, err := src.Scan(context.Background(), nil)
 	if err != nil || len(warnings) > 0 {
 		t.Fatalf("scan: %v %v", err, warnings)
 	}
 	var mu sync.Mutex
-	saved := map[string]SessionSavings{}
+	saved := map[string]sessions.Savings{}
 	var paths []string
 	for _, r := range rows {
 		paths = append(paths, r.Path)
 	}
-	if err := src.Replay(context.Background(), pol, paths, func(s SessionSavings) {
+	if err := src.Replay(context.Background(), pol, paths, func(s sessions.Savings) {
 		mu.Lock()
 		saved[s.Path] = s
 		mu.Unlock()
@@ -127,7 +129,7 @@ func matchReport(t *testing.T, src *AppSessions, pol policy.Policy, reportJSON [
 	if len(doc.Sessions) != len(rows) {
 		t.Fatalf("%d rows, report has %d sessions", len(rows), len(doc.Sessions))
 	}
-	byPath := map[string]SessionRow{}
+	byPath := map[string]sessions.Row{}
 	for _, r := range rows {
 		byPath[r.Path] = r
 	}
@@ -166,4 +168,71 @@ func fmtCost(p *float64) any {
 		return nil
 	}
 	return *p
+}
+
+// TestSessionViewMatchesReport opens every session of the fixtures with
+// sub-agents and copies from the list and checks the view's totals, its
+// sub-agents' calls counted in, against the report of the same folder:
+// calls billed, cost before and after, tokens saved.
+func TestSessionViewMatchesReport(t *testing.T) {
+	for _, dir := range []string{filepath.Join("..", "testdata", "codex", "family"), filepath.Join("..", "report", "testdata", "by")} {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			pol, err := policy.Preset(policy.DefaultPreset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := app.Options{Prices: pricing.Default(), Policy: pol, Counter: counter}
+			var out bytes.Buffer
+			w, err := report.NewWriter("json", &out, opt.Prices.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := report.Generate([]string{dir}, nil, opt, w, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Sessions []struct {
+					Path   string `json:"path"`
+					Totals struct {
+						APICalls  int      `json:"api_calls"`
+						Copied    int      `json:"copied_calls"`
+						Cost      *float64 `json:"cost_usd"`
+						CostAfter *float64 `json:"cost_usd_after"`
+						Saved     int64    `json:"saved_tokens"`
+					} `json:"totals"`
+				}
+			}
+			if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+				t.Fatal(err)
+			}
+			// Long after the logs were written: none is live.
+			m := newListModel(t, []string{dir}, policy.DefaultPreset, 120, 40, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC))
+			same := func(a, b *float64) bool {
+				return (a == nil) == (b == nil) && (a == nil || math.Abs(*a-*b) < 1e-9)
+			}
+			for _, s := range doc.Sessions {
+				press(t, m, "g")
+				for m.fleet.list.current() != s.Path {
+					before := m.fleet.list.cursor
+					press(t, m, "j")
+					if m.fleet.list.cursor == before {
+						t.Fatalf("%s is not listed", s.Path)
+					}
+				}
+				press(t, m, "enter")
+				v := m.sess
+				tot := v.replay.Totals
+				for _, sub := range v.subs {
+					tot = tot.Plus(sub.replay.Totals)
+				}
+				if calls := v.table.billed(); calls != s.Totals.APICalls-s.Totals.Copied || !same(tot.Cost, s.Totals.Cost) ||
+					!same(tot.CostAfter, s.Totals.CostAfter) || tot.SavedPerCall != s.Totals.Saved {
+					t.Errorf("%s: view %d calls, cost %v → %v, saved %d; report %d, %v → %v, %d", filepath.Base(s.Path),
+						calls, fmtCost(tot.Cost), fmtCost(tot.CostAfter), tot.SavedPerCall,
+						s.Totals.APICalls-s.Totals.Copied, fmtCost(s.Totals.Cost), fmtCost(s.Totals.CostAfter), s.Totals.Saved)
+				}
+				press(t, m, "esc")
+			}
+		})
+	}
 }

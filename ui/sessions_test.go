@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/sessions"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -121,7 +123,9 @@ func newListModel(t testing.TB, paths []string, preset string, w, h int, now tim
 		o(&opt)
 	}
 	if opt.Sessions == nil {
-		opt.Sessions = NewAppSessions(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+		src := sessions.New(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+		src.Budget = listBudget
+		opt.Sessions = src
 	}
 	m := New(opt)
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
@@ -152,22 +156,27 @@ func lineWith(t testing.TB, m *Model, prefix string) string {
 	return ""
 }
 
-// TestSessionListGolden pins the list at 80×24 and 120×40, and following
-// with live sessions (go test ./ui -update rewrites them).
+// TestSessionListGolden pins the list at 80×24, 120×40 and 200×50, with a
+// session's sub-agent shown under it, and following with live sessions
+// (go test ./ui -update rewrites them).
 func TestSessionListGolden(t *testing.T) {
 	dir := fleetFixture(t)
 	for _, tt := range []struct {
 		name string
 		w, h int
 		keys []string
+		dir  string
 	}{
-		{"list-120x40", 120, 40, nil},
-		{"list-80x24", 80, 24, nil},
-		{"list-by-saved-80x24", 80, 24, []string{"o", "o"}},
-		{"list-filtered-120x40", 120, 40, []string{"/", "h", "a", "enter"}},
+		{"list-120x40", 120, 40, nil, dir},
+		{"list-80x24", 80, 24, nil, dir},
+		{"list-200x50", 200, 50, nil, dir},
+		{"list-by-saved-80x24", 80, 24, []string{"o", "o"}, dir},
+		{"list-filtered-120x40", 120, 40, []string{"/", "h", "a", "enter"}, dir},
+		{"list-subagent-120x40", 120, 40, []string{"a"}, subagentFixture(t)},
+		{"list-subagent-80x24", 80, 24, []string{"a"}, subagentFixture(t)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newListModel(t, []string{dir}, "harness-rs-0.0.40", tt.w, tt.h, longAgo)
+			m := newListModel(t, []string{tt.dir}, "harness-rs-0.0.40", tt.w, tt.h, longAgo)
 			press(t, m, tt.keys...)
 			out := screen(m)
 			checkSize(t, out, tt.w, tt.h)
@@ -216,7 +225,7 @@ func TestSessionListNumbers(t *testing.T) {
 		t.Errorf("by cost: %s, want %s", got, want)
 	}
 	// The head says the order once its notice is gone.
-	send(t, m, noticeExpiredMsg{id: m.noticeID})
+	send(t, m, noticeExpiredMsg{id: m.ctx.noticeID})
 	if head := lineWith(t, m, "spillway"); !strings.HasSuffix(strings.TrimRight(head, " "), "4 sessions · by cost, highest first") {
 		t.Errorf("head: %s", head)
 	}
@@ -243,7 +252,7 @@ func TestSessionListNumbers(t *testing.T) {
 	}
 }
 
-func rowOf(t testing.TB, m *Model, name string) *SessionRow {
+func rowOf(t testing.TB, m *Model, name string) *sessions.Row {
 	t.Helper()
 	for i := range m.fleet.list.rows {
 		if strings.TrimSuffix(filepath.Base(m.fleet.list.rows[i].Path), ".jsonl") == name {
@@ -264,11 +273,13 @@ func TestSessionListOpen(t *testing.T) {
 	})
 }
 
+// listBudget, when set, is the budget of the lists newListModel makes.
+var listBudget *app.Budget
+
 // bound sets the list's memory bounds for one test.
 func bound(t *testing.T, full, withoutTexts int64) {
-	restore, restoreTexts := holdBytes, onDemandHoldBytes
-	holdBytes, onDemandHoldBytes = full, withoutTexts
-	t.Cleanup(func() { holdBytes, onDemandHoldBytes = restore, restoreTexts })
+	listBudget = &app.Budget{Whole: full, Lean: withoutTexts}
+	t.Cleanup(func() { listBudget = nil })
 }
 
 func testOpen(t *testing.T, held bool) {
@@ -279,18 +290,18 @@ func testOpen(t *testing.T, held bool) {
 		t.Fatalf("selected %s", got)
 	}
 	press(t, m, "enter")
-	if !m.inSession || m.replay == nil {
-		t.Fatalf("not open: in session %v, replay %v", m.inSession, m.replay != nil)
+	if !(m.sess != nil) || m.sess.replay == nil {
+		t.Fatalf("not open: in session %v, replay %v", (m.sess != nil), m.sess.replay != nil)
 	}
-	if p := m.fleet.src.(*AppSessions).Held(m.fleet.list.current()); held && (p == nil || m.prep != p) || !held && p != nil {
-		t.Errorf("held %v: opened %p, the list holds %p", held, m.prep, p)
+	if p := m.fleet.src.(*sessions.Service).Held(m.fleet.list.current()); held && (p == nil || m.sess.prep != p.Prepared) || !held && p != nil {
+		t.Errorf("held %v: opened %p, the list holds %p", held, m.sess.prep, p)
 	}
 	row := rowOf(t, m, "alpha")
 	after, _ := m.fleet.list.after(row)
-	if c := m.replay.Totals.Cost; c == nil || math.Abs(*c-*row.Cost) > 1e-12 {
+	if c := m.sess.replay.Totals.Cost; c == nil || math.Abs(*c-*row.Cost) > 1e-12 {
 		t.Errorf("call view cost %v, row %g", c, *row.Cost)
 	}
-	if c := m.replay.Totals.CostAfter; c == nil || math.Abs(*c-after) > 1e-12 {
+	if c := m.sess.replay.Totals.CostAfter; c == nil || math.Abs(*c-after) > 1e-12 {
 		t.Errorf("call view after %v, row %g", c, after)
 	}
 	if got := lineWith(t, m, "spillway · alpha.jsonl"); !strings.Contains(got, "claude-sonnet-4-5") {
@@ -299,8 +310,8 @@ func testOpen(t *testing.T, held bool) {
 	// A policy tuned in the session is the list's too.
 	press(t, m, "+")
 	press(t, m, "esc")
-	if m.inSession || filepath.Base(m.fleet.list.current()) != "alpha.jsonl" || m.fleet.list.cursor != 2 {
-		t.Errorf("back: in session %v, cursor %d on %s", m.inSession, m.fleet.list.cursor, m.fleet.list.current())
+	if (m.sess != nil) || filepath.Base(m.fleet.list.current()) != "alpha.jsonl" || m.fleet.list.cursor != 2 {
+		t.Errorf("back: in session %v, cursor %d on %s", (m.sess != nil), m.fleet.list.cursor, m.fleet.list.current())
 	}
 	if m.policy.Ceiling != 49_152 {
 		t.Errorf("ceiling %d", m.policy.Ceiling)
@@ -356,16 +367,16 @@ func jobNow(m *Model) jobStart {
 
 // sweepCounter is a session source that notes the ceilings of every sweep.
 type sweepCounter struct {
-	SessionSource
+	sessions.Source
 	mu     sync.Mutex
 	sweeps [][]int64
 }
 
-func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error {
+func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) error {
 	c.mu.Lock()
 	c.sweeps = append(c.sweeps, ceilings)
 	c.mu.Unlock()
-	return c.SessionSource.Sweep(ctx, pol, paths, ceilings, emit)
+	return c.Source.Sweep(ctx, pol, paths, ceilings, emit)
 }
 
 func (c *sweepCounter) take() [][]int64 {
@@ -385,7 +396,7 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	dir := fleetFixture(t)
 	var src *sweepCounter
 	withCounter := func(o *Options) {
-		src = &sweepCounter{SessionSource: NewAppSessions([]string{dir}, app.Env{}, app.Options{Prices: o.Prices, Counter: counter})}
+		src = &sweepCounter{Source: sessions.New([]string{dir}, app.Env{}, app.Options{Prices: o.Prices, Counter: counter})}
 		o.Sessions = src
 	}
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)
@@ -423,21 +434,21 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 
 // blockingSource replays nothing until its context ends, and says so.
 type blockingSource struct {
-	rows      []SessionRow
+	rows      []sessions.Row
 	cancelled chan string
 }
 
-func (b *blockingSource) Scan(context.Context, func(int, int)) ([]SessionRow, []string, error) {
+func (b *blockingSource) Scan(context.Context, func(int, int)) ([]sessions.Row, []string, error) {
 	return b.rows, nil, nil
 }
 
-func (b *blockingSource) Replay(ctx context.Context, pol policy.Policy, _ []string, _ func(SessionSavings)) error {
+func (b *blockingSource) Replay(ctx context.Context, pol policy.Policy, _ []string, _ func(sessions.Savings)) error {
 	<-ctx.Done()
 	b.cancelled <- policy.FormatSize(pol.Ceiling, pol.Unit)
 	return ctx.Err()
 }
 
-func (b *blockingSource) Sweep(ctx context.Context, _ policy.Policy, _ []string, _ []int64, _ func(SessionSavings)) error {
+func (b *blockingSource) Sweep(ctx context.Context, _ policy.Policy, _ []string, _ []int64, _ func(sessions.Savings)) error {
 	return nil
 }
 
@@ -446,7 +457,7 @@ func (b *blockingSource) Sweep(ctx context.Context, _ policy.Policy, _ []string,
 // still sends is dropped.
 func TestSessionListNeverBlocks(t *testing.T) {
 	usd := 1.5
-	src := &blockingSource{rows: []SessionRow{{Path: "/a.jsonl", Calls: 3, Cost: &usd}}, cancelled: make(chan string, 4)}
+	src := &blockingSource{rows: []sessions.Row{{Path: "/a.jsonl", Calls: 3, Cost: &usd}}, cancelled: make(chan string, 4)}
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	m := New(Options{Policy: pol, Prices: pricing.Default(), Sessions: src, SessionsName: "fake"})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
@@ -474,11 +485,11 @@ func TestSessionListNeverBlocks(t *testing.T) {
 		t.Errorf("no progress shown:\n%s", ansi.Strip(screen(m)))
 	}
 	stale := 0.5
-	m.Update(fleetSavedMsg{gen: m.fleet.gen - 1, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}})
+	m.Update(fleetSavedMsg{gen: m.fleet.gen - 1, items: []sessions.Savings{{Path: "/a.jsonl", CostAfter: &stale}}})
 	if _, ok := m.fleet.list.savings["/a.jsonl"]; ok {
 		t.Error("a stale replay's figures were taken")
 	}
-	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true, job: jobNow(m)})
+	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []sessions.Savings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true, job: jobNow(m)})
 	if s, ok := m.fleet.list.savings["/a.jsonl"]; !ok || *s.CostAfter != 0.5 {
 		t.Error("the current replay's figures were not taken")
 	}
@@ -525,6 +536,15 @@ func TestSessionListLive(t *testing.T) {
 	send(t, m, fleetTickMsg{})
 	if got := shownNames(m); len(got) != 6 || got[0] != "fresh" || !m.fleet.list.live[fresh] {
 		t.Errorf("after a new session: %v, live %v", got, m.fleet.list.live)
+	}
+	// The time column stays in order: the log copied in shows when it was
+	// written, not its calls' old times.
+	var times []string
+	for _, l := range strings.Split(ansi.Strip(screen(m)), "\n")[3:9] {
+		times = append(times, string([]rune(l)[2:18]))
+	}
+	if !slices.IsSortedFunc(times, func(a, b string) int { return strings.Compare(b, a) }) || times[0] != "2026-03-05 11:59" {
+		t.Errorf("time column out of order: %q", times)
 	}
 	// A session removed leaves the list, and no replay waits for it.
 	os.Remove(fresh)
@@ -666,7 +686,7 @@ func TestSessionListFooterSettlesOnFailedReplay(t *testing.T) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
 	alpha := rowOf(t, m, "alpha")
-	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []SessionSavings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}, job: jobNow(m)})
+	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []sessions.Savings{{Path: alpha.Path, Err: fmt.Errorf("alpha.jsonl: gone")}}, done: true, paths: []string{alpha.Path}, job: jobNow(m)})
 	footer := lineWith(t, m, "4 sessions")
 	if !strings.HasPrefix(footer, "4 sessions · 7 calls · cost $0.1020 → ? · 1 not replayed") {
 		t.Errorf("footer: %s", footer)
@@ -782,7 +802,7 @@ func TestSessionListWideFigures(t *testing.T) {
 	}
 	m.fleet.list.refresh()
 	line := lineWith(t, m, "  2026-03-02 10:00 beta")
-	if !strings.Contains(line, " 12,345 ") || !strings.Contains(line, "$12,346→$0.0225") {
+	if !strings.Contains(line, " 12,345 ") || !strings.Contains(line, "$12,346→$0.02") {
 		t.Errorf("beta's row cuts its figures: %s", line)
 	}
 	checkSize(t, screen(m), 120, 40)
@@ -801,7 +821,7 @@ func TestSessionListModelCount(t *testing.T) {
 		{[]string{"claude-sonnet-4-5", "claude-opus-4-6", "claude-opus-4-9"}, "claude-sonnet… +2"},
 		{[]string{"a\x1b[2Jb", "c"}, `a\x1b[2Jb +1`},
 	} {
-		if got := modelName(&SessionRow{Models: tt.models}, modelWidth); got != tt.want {
+		if got := modelName(&sessions.Row{Models: tt.models}, modelWidth); got != tt.want {
 			t.Errorf("%q: %q, want %q", tt.models, got, tt.want)
 		}
 	}
@@ -897,22 +917,6 @@ func TestSessionListHazards(t *testing.T) {
 	}
 }
 
-// TestLastElement: a project is named by the last folder of where the
-// agent worked; no folder names none, so the row falls back to its file.
-func TestLastElement(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                  "",
-		"/home/dev/shop":    "shop",
-		"/home/dev/shop/":   "shop",
-		`C:\Users\dev\shop`: "shop",
-		"shop":              "shop",
-	} {
-		if got := lastElement(in); got != want {
-			t.Errorf("lastElement(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestSessionListChartAfterChange: what a sweep begun before a session's
 // log changed says of it is not taken, whether its points come after the
 // change or its end does: the session is replayed and swept again, and
@@ -929,9 +933,9 @@ func TestSessionListChartAfterChange(t *testing.T) {
 			p := f.list.rows[0].Path
 			begun := jobNow(m) // a sweep under way, begun on the log as it was
 			f.sweeping = true
-			rows := append([]SessionRow(nil), f.list.rows...)
+			rows := append([]sessions.Row(nil), f.list.rows...)
 			rows[0].Calls++ // the rescan finds it changed
-			replayAgain := m.fleetScanned(fleetScannedMsg{rows: rows})
+			replayAgain := m.fleet.takeScan(fleetScannedMsg{rows: rows})
 			const marker = 987654321
 			var old []replay.SweepPoint
 			for _, c := range ceilings {
@@ -939,9 +943,9 @@ func TestSessionListChartAfterChange(t *testing.T) {
 			}
 			msg := fleetSavedMsg{gen: f.gen, sweep: true, done: true, paths: []string{p}, job: begun}
 			if tt.withPoints {
-				msg.items = []SessionSavings{{Path: p, Points: old}}
+				msg.items = []sessions.Savings{{Path: p, Points: old}}
 			}
-			drive(t, m, m.fleetSaved(msg))
+			drive(t, m, m.fleet.takeSaved(msg))
 			drive(t, m, replayAgain)
 			if f.unswept[p] {
 				t.Errorf("marked as not swept")
@@ -954,7 +958,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 					t.Errorf("the old log's point at %d kept", c)
 				}
 			}
-			if _, missing := m.fleetCurve(); missing != 0 {
+			if _, missing := m.fleet.fleetCurve(); missing != 0 {
 				t.Errorf("chart waits for %d sessions", missing)
 			}
 		})

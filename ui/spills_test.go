@@ -38,13 +38,13 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 		t.Fatalf("replays wrote %v", files)
 	}
 	var spilled []*replay.Result
-	for i := range m.replay.Results {
-		if r := &m.replay.Results[i]; r.Outcome == replay.Spilled {
+	for i := range m.sess.replay.Results {
+		if r := &m.sess.replay.Results[i]; r.Outcome == replay.Spilled {
 			spilled = append(spilled, r)
 		}
 	}
-	if len(spilled) != 2 || spilled[0].Arrival != 0 || spilled[1].Arrival != 1 || m.spills.Len() != 2 {
-		t.Fatalf("spilled %d results, %d planned", len(spilled), m.spills.Len())
+	if len(spilled) != 2 || spilled[0].Arrival != 0 || spilled[1].Arrival != 1 || m.sess.spills.Len() != 2 {
+		t.Fatalf("spilled %d results, %d planned", len(spilled), m.sess.spills.Len())
 	}
 
 	press(t, m, "enter") // call 0's result in the viewer
@@ -59,14 +59,16 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 	}
 	press(t, m, "q") // close the viewer
 
-	writeTo(t, m, filepath.Join(t.TempDir(), "policy.json"))
+	policyFile := filepath.Join(t.TempDir(), "policy.json")
+	writeTo(t, m, policyFile)
 	want := []string{spilled[0].SpillPath, spilled[1].SpillPath}
 	slices.Sort(want)
 	if got := filesUnder(t, root); !slices.Equal(got, want) {
 		t.Errorf("writing the policy left %v, want %v", got, want)
 	}
-	if m.notice != "the policy's 2 spill files written under "+root {
-		t.Errorf("notice %q", m.notice)
+	// The notice says where both went: the policy, and its spill files.
+	if m.ctx.notice != "policy written to "+policyFile+" (read it back with --policy); its 2 spill files written under "+root {
+		t.Errorf("notice %q", m.ctx.notice)
 	}
 }
 

@@ -52,8 +52,21 @@ type callInfo struct {
 	pending bool
 }
 
+// logPart is one log of the session shown, as the table and the detail
+// pane read it: the session's own, or a sub-agent's, each read, counted
+// and replayed on its own as report does, its calls shown after those of
+// the logs before it.
+type logPart struct {
+	name    string // the sub-agent log's file name; "" for the session's own
+	session *transcript.Session
+	prep    *replay.Prepared // nil until counted
+	replay  *replay.Run      // nil until replayed
+	first   int              // its first call's index among all the calls shown
+}
+
 // callTable draws the calls: one row each, columns dropped by priority
-// when the terminal is narrow.
+// when the terminal is narrow; a session's sub-agents' calls come after
+// its own, each log under a line that names it.
 type callTable struct {
 	ctx           *Context
 	width, height int
@@ -64,7 +77,8 @@ type callTable struct {
 	offset        int
 	order         sortOrder
 	bookmarks     []int
-	session       *transcript.Session
+	parts         []logPart
+	calls         []*transcript.Call // every call shown, by its index
 	// costly marks the costliest calls of costlyOf: recorded costs do not
 	// change with the policy, so they are ranked once per prepared session.
 	costly   []bool
@@ -79,24 +93,50 @@ func (t *callTable) setSize(w, h int) {
 	t.clamp()
 }
 
-// setSession rebuilds the rows, keeping the selected call.
-func (t *callTable) setSession(s *transcript.Session, rp *replay.Run) {
+// setParts rebuilds the rows of the logs shown, keeping the selected call.
+func (t *callTable) setParts(parts []logPart) {
 	selected := t.current()
-	t.session = s
-	if rp != nil && rp.Prepared != t.costlyOf {
-		t.costly, t.costlyOf = costliestCalls(s, rp), rp.Prepared
+	t.parts = parts
+	t.calls = t.calls[:0]
+	t.info = t.info[:0]
+	for _, p := range parts {
+		if p.session == nil {
+			continue
+		}
+		for i := range p.session.Calls {
+			t.calls = append(t.calls, &p.session.Calls[i])
+		}
+		t.info = append(t.info, buildInfo(p.session, p.replay)...)
 	}
-	t.info = buildInfo(s, rp, t.costly)
-	if rp == nil && t.recorded != nil {
+	if len(parts) > 0 && parts[0].replay != nil && parts[0].replay.Prepared != t.costlyOf {
+		t.costly, t.costlyOf = costliestCalls(t.info), parts[0].replay.Prepared
+	}
+	for i := range t.info {
+		t.info[i].costly = i < len(t.costly) && t.costly[i]
+	}
+	if len(parts) > 0 && parts[0].replay == nil && t.recorded != nil {
 		pricedAsRecorded(t.info, t.recorded)
 	}
-	t.rebuild(s)
-	if selected >= 0 {
+	t.rebuild()
+	if selected >= 0 && selected < len(t.calls) {
 		t.selectCall(selected)
 	} else {
 		t.cursor = t.firstCallRow()
 	}
 	t.clamp()
+}
+
+// billed counts the calls shown that the session bills: all but the
+// copies of responses another session counts, as its row in the list and
+// report count them.
+func (t *callTable) billed() int {
+	n := 0
+	for i := range t.info {
+		if !t.info[i].copied {
+			n++
+		}
+	}
+	return n
 }
 
 // pricedAsRecorded fills in each call's recorded cost from rec and marks
@@ -110,7 +150,9 @@ func pricedAsRecorded(info []callInfo, rec *replay.Recorded) {
 	}
 }
 
-func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo {
+// buildInfo is what the rows of one log show of its calls under its replay
+// (nil: not replayed yet).
+func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 	if s == nil {
 		return nil
 	}
@@ -142,7 +184,6 @@ func buildInfo(s *transcript.Session, rp *replay.Run, costly []bool) []callInfo 
 			if i < len(parts) && parts[i] != nil {
 				info[i].cause = parts[i].Cause()
 			}
-			info[i].costly = i < len(costly) && costly[i]
 		}
 		for _, r := range rp.Results {
 			if r.Arrival < 0 || r.Arrival >= len(info) {
@@ -189,27 +230,38 @@ func callTools(c *transcript.Call) string {
 	return termtext.Escape(strings.Join(names, ","))
 }
 
-// rebuild orders the rows.
-func (t *callTable) rebuild(s *transcript.Session) {
+// rebuild orders the rows: in call order, each log's calls with its
+// compactions and sidechains between them, a sub-agent's under a line
+// that names it; sorted, every call by the order's key.
+func (t *callTable) rebuild() {
 	t.rows = t.rows[:0]
-	if s == nil {
+	if len(t.calls) == 0 {
 		return
 	}
-	t.rows = slices.Grow(t.rows, len(s.Calls)+len(s.Events))
 	if t.order == byOrder {
-		ev := 0
-		for i := range s.Calls {
-			for ; ev < len(s.Events) && s.Events[ev].BeforeCall <= i; ev++ {
+		for k, p := range t.parts {
+			if p.session == nil {
+				continue
+			}
+			s := p.session
+			t.rows = slices.Grow(t.rows, len(s.Calls)+len(s.Events)+1)
+			if k > 0 {
+				t.rows = append(t.rows, tableRow{call: -1, sep: subagentLabel(p)})
+			}
+			ev := 0
+			for i := range s.Calls {
+				for ; ev < len(s.Events) && s.Events[ev].BeforeCall <= i; ev++ {
+					t.rows = append(t.rows, tableRow{call: -1, sep: eventLabel(s.Events[ev])})
+				}
+				t.rows = append(t.rows, tableRow{call: p.first + i})
+			}
+			for ; ev < len(s.Events); ev++ {
 				t.rows = append(t.rows, tableRow{call: -1, sep: eventLabel(s.Events[ev])})
 			}
-			t.rows = append(t.rows, tableRow{call: i})
-		}
-		for ; ev < len(s.Events); ev++ {
-			t.rows = append(t.rows, tableRow{call: -1, sep: eventLabel(s.Events[ev])})
 		}
 		return
 	}
-	for i := range s.Calls {
+	for i := range t.calls {
 		t.rows = append(t.rows, tableRow{call: i})
 	}
 	key := func(i int) float64 {
@@ -230,8 +282,17 @@ func (t *callTable) rebuild(s *transcript.Session) {
 		case ka < kb:
 			return 1
 		}
-		return 0
+		return a.call - b.call // ties in call order
 	})
+}
+
+// subagentLabel heads a sub-agent's calls.
+func subagentLabel(p logPart) string {
+	noun := "calls"
+	if len(p.session.Calls) == 1 {
+		noun = "call"
+	}
+	return fmt.Sprintf("sub-agent %s: its %d %s, counted in the session", termtext.Escape(p.name), len(p.session.Calls), noun)
 }
 
 func eventLabel(e transcript.Event) string {
@@ -259,7 +320,7 @@ func eventLabel(e transcript.Event) string {
 func (t *callTable) cycleSort() {
 	selected := t.current()
 	t.order = (t.order + 1) % 3
-	t.rebuild(t.session)
+	t.rebuild()
 	if t.order == byOrder {
 		t.selectCall(selected)
 		return
@@ -420,8 +481,8 @@ func (t *callTable) columns() []column {
 	st := t.ctx.Styles
 	// The call column holds a bookmark mark and the largest index.
 	callWidth := 5
-	if t.session != nil {
-		callWidth = max(callWidth, 1+len(fmt.Sprint(len(t.session.Calls)-1)))
+	if len(t.calls) > 0 {
+		callWidth = max(callWidth, 1+len(fmt.Sprint(len(t.calls)-1)))
 	}
 	// The cause in full where there is room, else in six cells.
 	wide := t.width >= 100
@@ -470,8 +531,13 @@ func (t *callTable) columns() []column {
 			return causeLabel(ci.cause, wide)
 		}},
 		{title: "Δ tokens", width: 9, priority: 3, right: true, cell: func(_ int, ci *callInfo) string {
-			if ci.saved == 0 {
+			switch {
+			case ci.saved == 0:
 				return ""
+			case !ci.recorded:
+				// No usage recorded: an estimate from the results' sizes,
+				// not a prompt that shrank.
+				return st.Muted.Render("~−" + human.Compact(ci.saved))
 			}
 			return st.Saved.Render("−" + human.Compact(ci.saved))
 		}},
@@ -490,8 +556,16 @@ func (t *callTable) columns() []column {
 			}
 			return human.ShortBytes(ci.resultBytes)
 		}},
-		{title: "time", width: 8, priority: 8, cell: func(call int, _ *callInfo) string { return callTime(&t.session.Calls[call]) }},
-		{title: "tools", width: 7, priority: 7, cell: func(call int, _ *callInfo) string { return callTools(&t.session.Calls[call]) }},
+		{title: "time", width: 8, priority: 8, cell: func(call int, _ *callInfo) string { return callTime(t.calls[call]) }},
+		{title: "tools", width: 7, priority: 7, cell: func(call int, _ *callInfo) string { return callTools(t.calls[call]) }},
+	}
+	// The column sorted by carries the mark of the order.
+	sorted := map[sortOrder]string{byCost: "cost → after", byDelta: "Δ tokens"}[t.order]
+	for i := range all {
+		if all[i].title == sorted {
+			all[i].title += " ▾"
+			all[i].width = max(all[i].width, termtext.Width(all[i].title))
+		}
 	}
 	return layout.Fit(all, t.width, 1, func(c *column) (*int, int, bool) { return &c.width, c.priority, c.title == "tools" })
 }

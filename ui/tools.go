@@ -184,34 +184,34 @@ func (v *toolsView) lines() []string {
 }
 
 // toolsLines are the tools view's lines, wrapped to the screen.
-func (m *Model) toolsLines() []string { return wordWrap(m.tools.lines(), m.ctx.Width) }
+func (v *sessionScreen) toolsLines() []string { return wordWrap(v.tools.lines(), v.ctx.Width) }
 
 // viewKey handles a key in the tools view or the context chart: the tools
 // scroll (the chart fits the screen), and their own key, esc or q close
 // them.
-func (m *Model) viewKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := &m.ctx.Keys
-	scrolls := m.overlay == toolsOverlay
+func (v *sessionScreen) viewKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &v.ctx.Keys
+	scrolls := v.overlay == toolsOverlay
 	switch {
 	case !scrolls && key.Matches(msg, k.Down, k.Up, k.PageDown, k.PageUp):
 	case key.Matches(msg, k.Down):
-		m.overlayScroll++
+		v.overlayScroll++
 	case key.Matches(msg, k.Up):
-		m.overlayScroll = max(0, m.overlayScroll-1)
+		v.overlayScroll = max(0, v.overlayScroll-1)
 	case key.Matches(msg, k.PageDown):
-		m.overlayScroll += max(1, m.ctx.Height-2)
+		v.overlayScroll += max(1, v.ctx.Height-2)
 	case key.Matches(msg, k.PageUp):
-		m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
+		v.overlayScroll = max(0, v.overlayScroll-max(1, v.ctx.Height-2))
 	case key.Matches(msg, k.Quit, k.Back):
-		m.overlay = noOverlay
-	case m.overlay == toolsOverlay && key.Matches(msg, k.Tools):
-		m.overlay = noOverlay
-	case m.overlay == contextOverlay && key.Matches(msg, k.Context):
-		m.overlay = noOverlay
+		v.overlay = noOverlay
+	case v.overlay == toolsOverlay && key.Matches(msg, k.Tools):
+		v.overlay = noOverlay
+	case v.overlay == contextOverlay && key.Matches(msg, k.Context):
+		v.overlay = noOverlay
 	case key.Matches(msg, k.Tools):
-		m.overlay, m.overlayScroll = toolsOverlay, 0
+		v.overlay, v.overlayScroll = toolsOverlay, 0
 	case key.Matches(msg, k.Context):
-		m.overlay, m.overlayScroll = contextOverlay, 0
+		v.overlay, v.overlayScroll = contextOverlay, 0
 	}
 	return nil
 }

@@ -143,6 +143,11 @@ func TestGolden(t *testing.T) {
 		keys   []string
 	}{
 		{"main", "harness-rs-0.0.40", 120, 40, "dark", nil},
+		{"main-80x24", "harness-rs-0.0.40", 80, 24, "dark", nil},
+		{"main-200x50", "harness-rs-0.0.40", 200, 50, "dark", nil},
+		{"hazard-80x24", "harness-rs-0.0.40", 80, 24, "dark", []string{"H"}},
+		{"hazard-120x40", "harness-rs-0.0.40", 120, 40, "dark", []string{"H"}},
+		{"context-80-mono", "harness-rs-0.0.40", 80, 24, "mono", []string{"C"}},
 		{"main-mono", "harness-rs-0.0.40", 120, 40, "mono", nil},
 		{"main-light", "harness-rs-0.0.40", 120, 40, "light", nil},
 		{"main-high-contrast", "harness-rs-0.0.40", 120, 40, "high-contrast", nil},
@@ -223,8 +228,8 @@ func TestKeys(t *testing.T) {
 	}{
 		{"Down", nil, []string{"j"}, callIs(1)},
 		{"Up", []string{"j", "j"}, []string{"k"}, callIs(1)},
-		{"PageDown", nil, []string{"pgdown"}, func(m *Model) string { return want(m.currentCall() > 5, "call %d", m.currentCall()) }},
-		{"PageUp", []string{"G"}, []string{"pgup"}, func(m *Model) string { return want(m.currentCall() < 12, "call %d", m.currentCall()) }},
+		{"PageDown", nil, []string{"pgdown"}, func(m *Model) string { return want(m.sess.currentCall() > 5, "call %d", m.sess.currentCall()) }},
+		{"PageUp", []string{"G"}, []string{"pgup"}, func(m *Model) string { return want(m.sess.currentCall() < 12, "call %d", m.sess.currentCall()) }},
 		{"Bottom", nil, []string{"G"}, callIs(15)},
 		{"Top", []string{"G"}, []string{"g"}, callIs(0)},
 		// The 30 KB Grep is left as it is: cut to 24 KiB, it would still be
@@ -236,30 +241,30 @@ func TestKeys(t *testing.T) {
 		// from there the key comes round to it again.
 		{"NextHazard", nil, []string{"H"}, callIs(12)},
 		{"Bookmark", []string{"j", "j"}, []string{"m"}, func(m *Model) string {
-			return want(len(m.bookmarks) == 1 && m.bookmarks[0] == 2, "bookmarks %v", m.bookmarks)
+			return want(len(m.sess.bookmarks) == 1 && m.sess.bookmarks[0] == 2, "bookmarks %v", m.sess.bookmarks)
 		}},
 		{"NextBookmark", []string{"j", "j", "m", "G"}, []string{"'"}, callIs(2)},
 		// From the last call, sorting by cost shows the top of the new order.
 		{"Sort", []string{"G"}, []string{"o"}, func(m *Model) string {
-			return want(m.table.order == byCost && m.table.rows[0].call == 1 && m.currentCall() == 1 && m.table.offset == 0,
-				"order %v, first row %+v, call %d, offset %d", m.table.order, m.table.rows[0], m.currentCall(), m.table.offset)
+			return want(m.sess.table.order == byCost && m.sess.table.rows[0].call == 1 && m.sess.currentCall() == 1 && m.sess.table.offset == 0,
+				"order %v, first row %+v, call %d, offset %d", m.sess.table.order, m.sess.table.rows[0], m.sess.currentCall(), m.sess.table.offset)
 		}},
 		{"Search", nil, []string{"/", "p", "a", "c", "k", "a", "g", "e", ".", "j", "s", "o", "n", "enter"}, func(m *Model) string {
-			return want(len(m.matches) == 2 && m.currentCall() == 10, "matches %v, call %d", m.matches, m.currentCall())
+			return want(len(m.sess.matches) == 2 && m.sess.currentCall() == 10, "matches %v, call %d", m.sess.matches, m.sess.currentCall())
 		}},
 		{"NextMatch", []string{"/", "m", "e", "r", "g", "e", ".", "j", "s", "enter"}, []string{"n"}, func(m *Model) string {
-			return want(len(m.matches) > 2 && m.currentCall() == m.matches[1], "matches %v, call %d", m.matches, m.currentCall())
+			return want(len(m.sess.matches) > 2 && m.sess.currentCall() == m.sess.matches[1], "matches %v, call %d", m.sess.matches, m.sess.currentCall())
 		}},
 		{"PrevMatch", []string{"/", "m", "e", "r", "g", "e", ".", "j", "s", "enter"}, []string{"N"}, func(m *Model) string {
-			return want(m.currentCall() == m.matches[len(m.matches)-1], "matches %v, call %d", m.matches, m.currentCall())
+			return want(m.sess.currentCall() == m.sess.matches[len(m.sess.matches)-1], "matches %v, call %d", m.sess.matches, m.sess.currentCall())
 		}},
 		{"Focus", nil, []string{"tab", "j"}, func(m *Model) string {
-			return want(m.focus == focusDetail && m.currentCall() == 0 && m.detail.offset == 1, "focus %v, call %d, detail offset %d", m.focus, m.currentCall(), m.detail.offset)
+			return want(m.sess.focus == focusDetail && m.sess.currentCall() == 0 && m.sess.detail.offset == 1, "focus %v, call %d, detail offset %d", m.sess.focus, m.sess.currentCall(), m.sess.detail.offset)
 		}},
-		{"Layout", nil, []string{"v"}, func(m *Model) string { return want(m.detail.stacked, "not stacked") }},
+		{"Layout", nil, []string{"v"}, func(m *Model) string { return want(m.sess.detail.stacked, "not stacked") }},
 		// 24,576 serialized bytes, less the opening quote, hold 23,013 bytes of the text once escaped.
 		{"Open", nil, []string{"enter"}, func(m *Model) string {
-			return want(m.overlay == spillOverlay && strings.Contains(screen(m), "under harness-rs-0.0.40 the model would see 26,841 of 70,611 bytes; the rest was cut off"), "overlay %v:\n%s", m.overlay, ansi.Strip(screen(m)))
+			return want(m.sess.overlay == spillOverlay && strings.Contains(screen(m), "under harness-rs-0.0.40 the model would see 26,841 of 70,611 bytes; the rest was cut off"), "overlay %v:\n%s", m.sess.overlay, ansi.Strip(screen(m)))
 		}},
 		{"Raise", nil, []string{"+"}, ceilingIs(49_152)},
 		{"Lower", nil, []string{"-"}, ceilingIs(12_288)},
@@ -267,7 +272,7 @@ func TestKeys(t *testing.T) {
 		{"Dedupe", nil, []string{"d"}, func(m *Model) string { return want(!m.policy.Dedupe.Enabled, "dedupe still on") }},
 		{"DedupeFrom", nil, []string{"D"}, func(m *Model) string { return want(m.policy.Dedupe.From == 3, "from %d", m.policy.Dedupe.From) }},
 		{"Spill", nil, []string{"s"}, func(m *Model) string {
-			return want(m.policy.Action == policy.Spill && m.replay.Totals.Actions[replay.Spilled] == 2, "action %s, %v", m.policy.Action, m.replay.Totals.Actions)
+			return want(m.policy.Action == policy.Spill && m.sess.replay.Totals.Actions[replay.Spilled] == 2, "action %s, %v", m.policy.Action, m.sess.replay.Totals.Actions)
 		}},
 		{"Preset", nil, []string{"p"}, func(m *Model) string { return want(m.policy.Name == "harness-rs-0.0.50", "preset %s", m.policy.Name) }},
 		{"Undo", []string{"+", "+"}, []string{"u"}, ceilingIs(49_152)},
@@ -280,7 +285,7 @@ func TestKeys(t *testing.T) {
 		{"WriteFormat", []string{"w"}, []string{"tab"}, writeFormatIs(1, "spillway-policy.rs")},
 		{"Warnings", nil, []string{"W"}, func(m *Model) string { return want(m.overlay == warningsOverlay, "overlay %v", m.overlay) }},
 		{"Follow", nil, []string{"f"}, func(m *Model) string {
-			return want(!m.following && strings.Contains(m.notice, "only a file"), "following %v, notice %q", m.following, m.notice)
+			return want(!m.sess.following && strings.Contains(m.ctx.notice, "only a file"), "following %v, notice %q", m.sess.following, m.ctx.notice)
 		}},
 		{"Help", nil, []string{"?"}, func(m *Model) string { return want(m.overlay == helpOverlay, "overlay %v", m.overlay) }},
 		// w on a file that is there asks first: y overwrites, n keeps it.
@@ -301,25 +306,25 @@ func TestKeys(t *testing.T) {
 			writeTo(t, m, path)
 			press(t, m, "n")
 			p, err := policy.Load(path)
-			return want(err == nil && p.Ceiling == 24_576 && m.confirm == "" && m.notice == path+" left as it was",
-				"read back %v ceiling %d, notice %q", err, p.Ceiling, m.notice)
+			return want(err == nil && p.Ceiling == 24_576 && m.confirm == "" && m.ctx.notice == path+" left as it was",
+				"read back %v ceiling %d, notice %q", err, p.Ceiling, m.ctx.notice)
 		}},
-		{"Back", []string{"tab"}, []string{"esc"}, func(m *Model) string { return want(m.focus == focusTable, "focus %v", m.focus) }},
+		{"Back", []string{"tab"}, []string{"esc"}, func(m *Model) string { return want(m.sess.focus == focusTable, "focus %v", m.sess.focus) }},
 		{"Interrupt", []string{"/", "a"}, nil, func(m *Model) string {
 			_, cmd := m.Update(keyMsg("ctrl+c"))
 			return want(cmd != nil && cmd() == tea.Quit(), "ctrl+c in a prompt does not quit")
 		}},
 		{"Prompt.Submit", nil, []string{"/", "G", "r", "e", "p", "enter"}, func(m *Model) string {
-			return want(m.inputMode == noInput && m.query == "Grep", "prompt %v, query %q", m.inputMode, m.query)
+			return want(m.inputMode == noInput && m.sess.query == "Grep", "prompt %v, query %q", m.inputMode, m.sess.query)
 		}},
 		{"Prompt.Cancel", []string{"/", "x"}, []string{"esc"}, func(m *Model) string {
-			return want(m.inputMode == noInput && m.query == "", "prompt %v, query %q", m.inputMode, m.query)
+			return want(m.inputMode == noInput && m.sess.query == "", "prompt %v, query %q", m.inputMode, m.sess.query)
 		}},
 		{"Prompt.Clear", []string{"e"}, []string{"ctrl+u", "8", "K", "i", "B", "enter"}, ceilingIs(8192)},
-		{"Tools", nil, []string{"T"}, func(m *Model) string { return want(m.overlay == toolsOverlay, "overlay %v", m.overlay) }},
-		{"Context", nil, []string{"C"}, func(m *Model) string { return want(m.overlay == contextOverlay, "overlay %v", m.overlay) }},
+		{"Tools", nil, []string{"T"}, func(m *Model) string { return want(m.sess.overlay == toolsOverlay, "overlay %v", m.sess.overlay) }},
+		{"Context", nil, []string{"C"}, func(m *Model) string { return want(m.sess.overlay == contextOverlay, "overlay %v", m.sess.overlay) }},
 		{"Copy", nil, []string{"y"}, func(m *Model) string {
-			return want(strings.HasPrefix(m.notice, "copied result 0's text as recorded, 70.6K"), "notice %q", m.notice)
+			return want(strings.HasPrefix(m.ctx.notice, "copied result 0's text as recorded, 70.6K"), "notice %q", m.ctx.notice)
 		}},
 		{"Pager", nil, nil, func(m *Model) string {
 			var ran []string
@@ -361,12 +366,12 @@ func TestKeys(t *testing.T) {
 		// tokens a line). → picks the second, as far as there is one, and ←
 		// goes back.
 		{"Right", []string{"tab"}, []string{"l", "right"}, func(m *Model) string {
-			return want(m.detail.result == 1 && hasLine(m.detail.lines, "› result 1 · Read · 1.6K → 1.6K · 550 → 550 tok · keep (1,762 JSON bytes ≤ 24,576 JSON bytes)"),
-				"result %d:\n%s", m.detail.result, strings.Join(m.detail.lines[:min(8, len(m.detail.lines))], "\n"))
+			return want(m.sess.detail.result == 1 && hasLine(m.sess.detail.lines, "› result 1 · Read · 1.6K → 1.6K · 550 → 550 tok counted · keep (1,762 JSON bytes ≤ 24,576 JSON bytes)"),
+				"result %d:\n%s", m.sess.detail.result, strings.Join(m.sess.detail.lines[:min(8, len(m.sess.detail.lines))], "\n"))
 		}},
 		{"Left", []string{"tab", "right"}, []string{"h"}, func(m *Model) string {
-			return want(m.detail.result == 0 && hasLine(m.detail.lines, "› result 0 · Read · 880B → 880B · 240 → 240 tok · keep (962 JSON bytes ≤ 24,576 JSON bytes)"),
-				"result %d:\n%s", m.detail.result, strings.Join(m.detail.lines[:min(8, len(m.detail.lines))], "\n"))
+			return want(m.sess.detail.result == 0 && hasLine(m.sess.detail.lines, "› result 0 · Read · 880B → 880B · 240 → 240 tok counted · keep (962 JSON bytes ≤ 24,576 JSON bytes)"),
+				"result %d:\n%s", m.sess.detail.result, strings.Join(m.sess.detail.lines[:min(8, len(m.sess.detail.lines))], "\n"))
 		}},
 	} {
 		covered[tt.binding] = true
@@ -468,12 +473,14 @@ func want(ok bool, format string, args ...any) string {
 }
 
 func callIs(call int) func(*Model) string {
-	return func(m *Model) string { return want(m.currentCall() == call, "call %d, want %d", m.currentCall(), call) }
+	return func(m *Model) string {
+		return want(m.sess.currentCall() == call, "call %d, want %d", m.sess.currentCall(), call)
+	}
 }
 
 func ceilingIs(c int64) func(*Model) string {
 	return func(m *Model) string {
-		return want(m.policy.Ceiling == c && m.replay.Policy.Ceiling == c, "ceiling %d (replayed %d), want %d", m.policy.Ceiling, m.replay.Policy.Ceiling, c)
+		return want(m.policy.Ceiling == c && m.sess.replay.Policy.Ceiling == c, "ceiling %d (replayed %d), want %d", m.policy.Ceiling, m.sess.replay.Policy.Ceiling, c)
 	}
 }
 
@@ -559,27 +566,27 @@ func TestFollowedUpdates(t *testing.T) {
 	m, snapshot := followedDemo(t)
 	// The lock-file read and its result, and the next call's first line:
 	// a followed session opens on its last call.
-	send(t, m, followMsg{update: transcript.Update{Session: snapshot(5), Path: "live.jsonl"}})
-	if c := m.currentCall(); c != 1 {
+	send(t, m, toSess(m, followMsg{update: transcript.Update{Session: snapshot(5), Path: "live.jsonl"}}))
+	if c := m.sess.currentCall(); c != 1 {
 		t.Fatalf("call %d, want 1", c)
 	}
 	// Three more calls, the grep among them: the cursor was on the last row, so it follows.
-	send(t, m, followMsg{update: transcript.Update{Session: snapshot(11), Path: "live.jsonl"}})
-	if c, n := m.currentCall(), len(m.session.Calls); c != n-1 || n < 3 {
+	send(t, m, toSess(m, followMsg{update: transcript.Update{Session: snapshot(11), Path: "live.jsonl"}}))
+	if c, n := m.sess.currentCall(), len(m.sess.session.Calls); c != n-1 || n < 3 {
 		t.Errorf("cursor on call %d of %d, want the last", c, n)
 	}
-	if !strings.Contains(m.alert, "Grep result over the ceiling") {
-		t.Errorf("alert %q", m.alert)
+	if !strings.Contains(m.sess.alert, "Grep result over the ceiling") {
+		t.Errorf("alert %q", m.sess.alert)
 	}
 	// Moved up, the cursor stays put when more arrive.
 	press(t, m, "g")
-	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "live.jsonl"}})
-	if c := m.currentCall(); c != 0 {
+	send(t, m, toSess(m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "live.jsonl"}}))
+	if c := m.sess.currentCall(); c != 0 {
 		t.Errorf("cursor moved to %d while reading earlier calls", c)
 	}
-	send(t, m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: transcript.RestartSwitched}})
-	if !strings.Contains(m.notice, "switched to a newer session") || m.alert != "" {
-		t.Errorf("notice %q, alert %q: the switch must show, the old alert must go", m.notice, m.alert)
+	send(t, m, toSess(m, followMsg{update: transcript.Update{Session: snapshot(20), Path: "other.jsonl", Restarted: transcript.RestartSwitched}}))
+	if !strings.Contains(m.ctx.notice, "switched to a newer session") || m.sess.alert != "" {
+		t.Errorf("notice %q, alert %q: the switch must show, the old alert must go", m.ctx.notice, m.sess.alert)
 	}
 }
 
@@ -606,29 +613,29 @@ func TestScrollAndFocus(t *testing.T) {
 		check  func(m *Model) string
 	}{
 		{"the chart has a point at a tuned ceiling", data, "claude-code", 120, 40, []string{"-", "-"}, func(m *Model) string {
-			return want(m.policy.Ceiling == 12_500 && strings.Contains(ansi.Strip(m.chartLine()), "▸12.5k"), "ceiling %d, chart %q", m.policy.Ceiling, ansi.Strip(m.chartLine()))
+			return want(m.policy.Ceiling == 12_500 && strings.Contains(ansi.Strip(m.sess.chartLine()), "▸12.2K"), "ceiling %d, chart %q", m.policy.Ceiling, ansi.Strip(m.sess.chartLine()))
 		}},
 		{"tab with no room for the detail pane keeps the table's keys", data, "harness-rs-0.0.40", 60, 15, []string{"tab", "j", "j"}, func(m *Model) string {
-			return want(m.focus == focusTable && m.currentCall() == 2 && strings.Contains(m.notice, "no room"), "focus %v, call %d, notice %q", m.focus, m.currentCall(), m.notice)
+			return want(m.sess.focus == focusTable && m.sess.currentCall() == 2 && strings.Contains(m.ctx.notice, "no room"), "focus %v, call %d, notice %q", m.sess.focus, m.sess.currentCall(), m.ctx.notice)
 		}},
 		{"G in the detail pane scrolls it to its last page", data, "harness-rs-0.0.40", 120, 40, []string{"tab", "G"}, func(m *Model) string {
 			m.View()
-			return want(m.focus == focusDetail && m.currentCall() == 0 && m.detail.offset > 0 && m.detail.offset == len(m.detail.lines)-(m.detail.height-1),
-				"focus %v, call %d, offset %d of %d lines in %d", m.focus, m.currentCall(), m.detail.offset, len(m.detail.lines), m.detail.height)
+			return want(m.sess.focus == focusDetail && m.sess.currentCall() == 0 && m.sess.detail.offset > 0 && m.sess.detail.offset == len(m.sess.detail.lines)-(m.sess.detail.height-1),
+				"focus %v, call %d, offset %d of %d lines in %d", m.sess.focus, m.sess.currentCall(), m.sess.detail.offset, len(m.sess.detail.lines), m.sess.detail.height)
 		}},
 		{"the help scrolls to its end on a short terminal", data, "harness-rs-0.0.40", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown"}, func(m *Model) string {
 			return want(strings.HasPrefix(lastLine(m), "After figures assume"), "last line %q", lastLine(m))
 		}},
 		{"+ from no ceiling goes to the preset's own", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter", "+"}, func(m *Model) string {
-			return want(m.policy.Ceiling == 80_000 && m.undo[len(m.undo)-1].Ceiling == 0 && m.notice == "ceiling 80,000 UTF-16 units",
-				"ceiling %d after %d, notice %q; want agentscope's 80,000 after none", m.policy.Ceiling, m.undo[len(m.undo)-1].Ceiling, m.notice)
+			return want(m.policy.Ceiling == 80_000 && m.undo[len(m.undo)-1].Ceiling == 0 && m.ctx.notice == "ceiling 80,000 UTF-16 units",
+				"ceiling %d after %d, notice %q; want agentscope's 80,000 after none", m.policy.Ceiling, m.undo[len(m.undo)-1].Ceiling, m.ctx.notice)
 		}},
 		{"a prompt opens empty, the previous value in its place, its keys shown", data, "harness-rs-0.0.40", 120, 40, []string{"/", "G", "r", "e", "p", "enter", "/"}, func(m *Model) string {
 			return want(m.input.Value() == "" && m.input.Placeholder == "Grep" && strings.Contains(lastLine(m), "/Grep") && strings.HasSuffix(lastLine(m), "enter done · esc cancel · ctrl+u clear"),
 				"value %q, placeholder %q, line %q", m.input.Value(), m.input.Placeholder, lastLine(m))
 		}},
 		{"enter alone in the search prompt searches again", data, "harness-rs-0.0.40", 120, 40, []string{"/", "G", "r", "e", "p", "enter", "g", "/", "enter"}, func(m *Model) string {
-			return want(m.query == "Grep" && len(m.matches) > 0 && m.currentCall() == m.matches[0], "query %q, matches %v, call %d", m.query, m.matches, m.currentCall())
+			return want(m.sess.query == "Grep" && len(m.sess.matches) > 0 && m.sess.currentCall() == m.sess.matches[0], "query %q, matches %v, call %d", m.sess.query, m.sess.matches, m.sess.currentCall())
 		}},
 		{"the ceiling prompt shows the ceiling, and enter alone keeps it", data, "harness-rs-0.0.40", 120, 40, []string{"e"}, func(m *Model) string {
 			shown := m.input.Placeholder
@@ -636,10 +643,10 @@ func TestScrollAndFocus(t *testing.T) {
 			return want(shown == "24,576 JSON bytes (24KiB, 80000, 50kB)" && len(m.undo) == 0, "placeholder %q, undo %d", shown, len(m.undo))
 		}},
 		{"p says a tuned ceiling is not kept", data, "harness-rs-0.0.40", 120, 40, []string{"+", "p"}, func(m *Model) string {
-			return want(m.notice == "preset harness-rs-0.0.50: ceiling 24,576 JSON bytes; nothing of the tuned harness-rs-0.0.40 (ceiling 49,152 JSON bytes) is kept, u brings it back", "notice %q", m.notice)
+			return want(m.ctx.notice == "preset harness-rs-0.0.50: ceiling 24,576 JSON bytes; nothing of the tuned harness-rs-0.0.40 (ceiling 49,152 JSON bytes) is kept, u brings it back", "notice %q", m.ctx.notice)
 		}},
 		{"a ceiling of 0 is no ceiling", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter"}, func(m *Model) string {
-			return want(m.policy.Ceiling == 0 && m.notice == "no ceiling", "ceiling %d, notice %q", m.policy.Ceiling, m.notice)
+			return want(m.policy.Ceiling == 0 && m.ctx.notice == "no ceiling", "ceiling %d, notice %q", m.policy.Ceiling, m.ctx.notice)
 		}},
 		{"the warnings' selection stops at the last and moves back at once", []byte(noisy.String()), "harness-rs-0.0.40", 100, 12,
 			append(append([]string{"W"}, strings.Split(strings.Repeat("j", 60), "")...), "k"), func(m *Model) string {
@@ -681,7 +688,7 @@ func TestFollowedStaleAlert(t *testing.T) {
 	all := strings.SplitAfter(string(demoData(t)), "\n")
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	m := New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
-	m.following = true
+	m.sess.following = true
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	var alerts []string
 	for n := 1; n <= len(all); n++ {
@@ -689,10 +696,10 @@ func TestFollowedStaleAlert(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.alert = ""
-		send(t, m, followMsg{update: transcript.Update{Session: s, Path: "live.jsonl"}})
-		if strings.Contains(m.alert, "suppressed") {
-			alerts = append(alerts, m.alert)
+		m.sess.alert = ""
+		send(t, m, toSess(m, followMsg{update: transcript.Update{Session: s, Path: "live.jsonl"}}))
+		if strings.Contains(m.sess.alert, "suppressed") {
+			alerts = append(alerts, m.sess.alert)
 		}
 	}
 	// Results 2 and 10 are reads; the file read at 10 changed before call 12.
@@ -715,8 +722,8 @@ func TestNewCallsBelow(t *testing.T) {
 		return lines[len(lines)-1]
 	}
 	follow := func(n int) {
-		send(t, m, followMsg{update: transcript.Update{Session: snapshot(n), Path: "live.jsonl"}})
-		m.alert = "" // an alert would hide the count
+		send(t, m, toSess(m, followMsg{update: transcript.Update{Session: snapshot(n), Path: "live.jsonl"}}))
+		m.sess.alert = "" // an alert would hide the count
 	}
 	follow(5) // calls 0 and 1
 	press(t, m, "g")
@@ -781,7 +788,7 @@ func followedDemo(t *testing.T) (m *Model, snapshot func(n int) *transcript.Sess
 	}
 	pol, _ := policy.Preset("harness-rs-0.0.50")
 	m = New(Options{Source: Source{Name: "live.jsonl", Path: "live.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter})
-	m.following = true
+	m.sess.following = true
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m, snapshot
 }

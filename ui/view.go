@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -40,7 +41,7 @@ func chromeLines(h int) int {
 // View draws the screen.
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
-	if m.inputMode != noInput && m.overlay == noOverlay && m.ctx.Height >= 6 {
+	if m.inputMode != noInput && m.overlay == noOverlay && (m.sess == nil || m.sess.overlay == noOverlay) && m.ctx.Height >= 6 {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += m.ctx.Height - 1
 			v.Cursor = c
@@ -59,33 +60,21 @@ func (m *Model) render() string {
 		return ""
 	}
 	var out []string
-	switch m.overlay {
-	case spillOverlay:
-		out = strings.Split(m.spill.View(), "\n")
-	case helpOverlay:
+	switch {
+	case m.overlay == helpOverlay:
 		out = m.helpScreen()
-	case warningsOverlay:
+	case m.overlay == warningsOverlay:
 		out = m.warningsScreen()
-	case toolsOverlay:
-		out = m.scrolled([]string{m.tools.head()}, m.toolsLines())
-	case contextOverlay:
-		out = m.contextScreen()
+	case m.sess != nil && m.sess.overlay != noOverlay:
+		out = m.sess.overlayView()
 	default:
 		out = append(out, m.header()...)
 		body := h - chromeLines(h)
-		if m.onList() {
-			out = append(out, pad(m.listLines(), body)...)
-			out = append(out, m.footer()...)
-			break
+		if m.sess != nil {
+			out = append(out, m.sess.body(body)...)
+		} else {
+			out = append(out, pad(m.fleet.listLines(), body)...)
 		}
-		tableLines := splitLines(m.table.View())
-		detailLines := splitLines(m.detail.View(m.focus == focusDetail))
-		if m.session == nil {
-			tableLines = m.loadingLines(body)
-			detailLines = nil
-		}
-		out = append(out, pad(tableLines, m.table.height)...)
-		out = append(out, pad(detailLines, body-m.table.height)...)
 		out = append(out, m.footer()...)
 	}
 	return clip(out, w, h)
@@ -125,47 +114,83 @@ func clip(lines []string, w, h int) string {
 	return strings.Join(lines, "\n")
 }
 
-// header names the file, format, models, policy and live state.
+// header names what is shown, then the policy.
 func (m *Model) header() []string {
 	st := m.ctx.Styles
 	w := m.ctx.Width
-	if m.onList() {
-		lines := []string{termtext.Truncate(m.fleetHeader(), w)}
-		if headerLines(m.ctx.Height) > 1 {
-			lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(m.policy), w)))
+	head := ""
+	if m.sess != nil {
+		head = m.sess.header()
+	} else {
+		head = m.fleet.header()
+	}
+	lines := []string{termtext.Truncate(head, w)}
+	if headerLines(m.ctx.Height) > 1 {
+		pol := m.policy
+		if m.sess != nil {
+			pol = m.sess.applied() // the ceiling the version applied, which the chart marks
 		}
-		return lines
+		lines = append(lines, st.Subtitle.Render(policyLine(pol, w)))
 	}
-	name := m.opt.Source.Name
+	return lines
+}
+
+// header names the file, its format, models and title, and the live
+// state, the least of them left out first where they do not fit.
+func (v *sessionScreen) header() string {
+	st := v.ctx.Styles
+	name := v.src.Name
 	if name == "" {
-		name = m.opt.Source.Path
+		name = v.src.Path
 	}
-	parts := []string{st.Title.Render("spillway"), termtext.Escape(filepath.Base(name))}
-	if s := m.session; s != nil {
+	parts := []linePart{{text: st.Title.Render("spillway"), priority: 10}, {text: termtext.Escape(filepath.Base(name)), priority: 8}}
+	if s := v.session; s != nil {
 		f := string(s.Format)
 		if s.Version != "" {
 			f += " " + termtext.Escape(s.Version)
 		}
-		parts = append(parts, f)
+		parts = append(parts, linePart{text: f, priority: 7})
 		if len(s.Models) > 0 {
-			parts = append(parts, termtext.Escape(strings.Join(s.Models, ", ")))
+			parts = append(parts, linePart{text: termtext.Escape(strings.Join(s.Models, ", ")), priority: 4})
 		}
 		if s.Title != "" {
-			parts = append(parts, "“"+termtext.Escape(s.Title)+"”")
+			parts = append(parts, linePart{text: "“" + termtext.Escape(s.Title) + "”", priority: 3})
+		}
+		if len(v.subs) > 0 {
+			parts = append(parts, linePart{text: plural(len(v.subs), "sub-agent", "sub-agents"), priority: 6})
 		}
 	}
-	if m.following {
-		parts = append(parts, st.Live.Render("● live"))
+	if v.table.order != byOrder {
+		parts = append(parts, linePart{text: "sorted by " + v.table.order.String(), priority: 9})
 	}
-	lines := []string{termtext.Truncate(strings.Join(parts, st.Muted.Render(" · ")), w)}
-	if headerLines(m.ctx.Height) > 1 {
-		p := m.policy
-		if m.session != nil {
-			p = replay.ForSession(p, m.session) // the rules of the session's version
-		}
-		lines = append(lines, st.Subtitle.Render(termtext.Truncate(policyLine(p), w)))
+	if v.following {
+		parts = append(parts, linePart{text: st.Live.Render("● live"), priority: 9})
 	}
-	return lines
+	return fitLine(parts, st.Muted.Render(" · "), v.ctx.Width)
+}
+
+// body is the table and the detail pane, or how the reading goes, in h
+// lines.
+func (v *sessionScreen) body(h int) []string {
+	tableLines := splitLines(v.table.View())
+	detailLines := splitLines(v.detail.View(v.focus == focusDetail))
+	if v.session == nil {
+		tableLines = v.loadingLines()
+		detailLines = nil
+	}
+	return append(pad(tableLines, v.table.height), pad(detailLines, h-v.table.height)...)
+}
+
+// overlayView is what covers the screen: the spill viewer, the tools or
+// the context chart.
+func (v *sessionScreen) overlayView() []string {
+	switch v.overlay {
+	case spillOverlay:
+		return strings.Split(v.spill.View(), "\n")
+	case toolsOverlay:
+		return scrolled([]string{v.tools.head()}, v.toolsLines(), v.overlayScroll, v.ctx.Height)
+	}
+	return v.contextScreen()
 }
 
 // ceilingText names the policy's ceiling, or says there is none.
@@ -176,48 +201,48 @@ func ceilingText(p policy.Policy) string {
 	return "ceiling " + policy.FormatSize(p.Ceiling, p.Unit)
 }
 
-// policyLine states the policy's key knobs; those of a policy that
-// follows each session's harness version only as a session applies them.
-func policyLine(p policy.Policy) string {
+// policyLine states the policy's key knobs in at most width cells, the
+// least of them left out first.
+func policyLine(p policy.Policy, width int) string {
 	if p.FollowVersion {
-		return "policy " + termtext.Escape(p.Name) + " · as the version that recorded each session did"
+		return termtext.Truncate("policy "+termtext.Escape(p.Name)+" · as the version that recorded each session did", width)
 	}
-	parts := []string{"policy " + termtext.Escape(p.Name), ceilingText(p)}
+	parts := []linePart{{text: "policy " + termtext.Escape(p.Name), priority: 10}, {text: ceilingText(p), priority: 9}}
 	if len(p.PerTool) > 0 {
-		parts = append(parts, "per-tool ceilings")
+		parts = append(parts, linePart{text: "per-tool ceilings", priority: 5})
 	}
-	parts = append(parts, string(p.Action))
+	parts = append(parts, linePart{text: string(p.Action), priority: 7})
 	if p.Dedupe.Enabled {
-		parts = append(parts, fmt.Sprintf("dedupe from call %d", p.Dedupe.From))
+		parts = append(parts, linePart{text: "dedupe from the " + human.Ordinal(p.Dedupe.From) + " identical call", priority: 6})
 	} else {
-		parts = append(parts, "no dedupe")
+		parts = append(parts, linePart{text: "no dedupe", priority: 6})
 	}
 	if len(p.Exclude) > 0 {
-		parts = append(parts, fmt.Sprintf("%d tools excluded", len(p.Exclude)))
+		parts = append(parts, linePart{text: fmt.Sprintf("%d tools excluded", len(p.Exclude)), priority: 4})
 	}
-	return strings.Join(parts, " · ")
+	return fitLine(parts, " · ", width)
 }
 
 // loadingLines show progress while the session is read.
-func (m *Model) loadingLines(n int) []string {
-	st := m.ctx.Styles
-	if m.err != nil {
-		return []string{st.Error.Render(termtext.Truncate("spillway: "+termtext.Escape(m.err.Error()), m.ctx.Width))}
+func (v *sessionScreen) loadingLines() []string {
+	st := v.ctx.Styles
+	if v.err != nil {
+		return []string{st.Error.Render(termtext.Truncate("spillway: "+termtext.Escape(v.err.Error()), v.ctx.Width))}
 	}
-	if m.waiting && m.waitedBytes > 0 {
-		return []string{st.Muted.Render(fmt.Sprintf("the file holds no session yet: none of its %d bytes is a record of a known format; waiting for more lines", m.waitedBytes))}
+	if v.waiting && v.waitedBytes > 0 {
+		return []string{st.Muted.Render(fmt.Sprintf("the file holds no session yet: none of its %d bytes is a record of a known format; waiting for more lines", v.waitedBytes))}
 	}
-	if m.waiting {
+	if v.waiting {
 		return []string{st.Muted.Render("the file holds no session now; waiting for its first lines")}
 	}
-	return []string{st.Muted.Render(m.progressText())}
+	return []string{st.Muted.Render(v.progressText())}
 }
 
 // progressText describes loading or counting under way.
-func (m *Model) progressText() string {
-	p := m.progress
+func (v *sessionScreen) progressText() string {
+	p := v.progress
 	if p.phase == "" {
-		if m.loading {
+		if v.loading {
 			return "reading…"
 		}
 		return ""
@@ -239,12 +264,19 @@ func (m *Model) footer() []string {
 	w := m.ctx.Width
 	h := m.ctx.Height
 	var lines []string
-	lines = append(lines, termtext.Truncate(m.totalsLine(), w))
+	totals, chart := "", ""
+	if s := m.sess; s != nil {
+		totals, chart = s.totalsLine(), s.chartLine()
+	} else {
+		totals, chart = m.fleet.totalsLine(), m.fleet.chartLine()
+	}
+	lines = append(lines, termtext.Truncate(totals, w))
 	if h >= 12 {
-		lines = append(lines, termtext.Truncate(m.chartLine(), w))
+		lines = append(lines, termtext.Truncate(chart, w))
 	}
 	if h >= 6 {
 		var last string
+		s := m.sess
 		switch {
 		case m.inputMode != noInput:
 			last = m.input.View()
@@ -254,19 +286,26 @@ func (m *Model) footer() []string {
 		case m.confirm != "":
 			k := m.ctx.Keys
 			last = st.Alert.Render(termtext.Truncate(termtext.Escape(m.confirm)+" exists: overwrite it? "+k.Yes.Help().Key+" yes · "+k.No.Help().Key+" no", w))
-		case m.alert != "":
-			last = st.Alert.Render(termtext.Truncate("⚑ "+m.alert, w))
-		case m.notice != "":
-			last = st.Warning.Render(termtext.Truncate(termtext.Escape(m.notice), w))
-		case m.newBelow > 0:
+		case s != nil && s.alert != "":
+			last = st.Alert.Render(termtext.Truncate("⚑ "+s.alert, w))
+		case m.ctx.notice != "":
+			notice := termtext.Escape(m.ctx.notice)
+			last = st.Warning.Render(termtext.Truncate(notice, w))
+			if h >= 12 && termtext.Width(notice) > w {
+				// A long notice takes the chart's line too, to be read whole.
+				wrapped := wordWrap([]string{notice}, w)
+				lines[len(lines)-1] = st.Warning.Render(wrapped[0])
+				last = st.Warning.Render(termtext.Truncate(strings.Join(wrapped[1:], " "), w))
+			}
+		case s != nil && s.newBelow > 0:
 			noun := "calls"
-			if m.newBelow == 1 {
+			if s.newBelow == 1 {
 				noun = "call"
 			}
-			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", m.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
-		case m.err != nil && m.session != nil:
-			last = st.Error.Render(termtext.Truncate(termtext.Escape(m.err.Error()), w))
-		case m.onList():
+			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", s.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
+		case s != nil && s.err != nil && s.session != nil:
+			last = st.Error.Render(termtext.Truncate(termtext.Escape(s.err.Error()), w))
+		case s == nil:
 			last = m.help.ShortHelpView(m.ctx.Keys.ListShortHelp())
 		case m.fleet != nil:
 			back := m.ctx.Keys.List.Back
@@ -281,83 +320,136 @@ func (m *Model) footer() []string {
 }
 
 // totalsLine sums the session before and after.
-func (m *Model) totalsLine() string {
-	st := m.ctx.Styles
-	if m.onList() {
-		return m.fleetTotalsLine()
+func (v *sessionScreen) totalsLine() string {
+	st := v.ctx.Styles
+	if v.session == nil {
+		return v.progressText()
 	}
-	if m.session == nil {
-		return m.progressText()
+	rp := v.replay
+	if rp == nil && v.recorded != nil {
+		return v.recordedTotalsLine()
 	}
-	rp := m.replay
-	if rp == nil && m.recorded != nil {
-		return m.recordedTotalsLine()
-	}
+	calls := v.table.billed()
 	if rp == nil {
-		if t := m.progressText(); t != "" {
-			return st.Muted.Render(fmt.Sprintf("%d calls · %s", len(m.session.Calls), t))
+		if t := v.progressText(); t != "" {
+			return st.Muted.Render(fmt.Sprintf("%d calls · %s", calls, t))
 		}
-		return st.Muted.Render(fmt.Sprintf("%d calls · replaying…", len(m.session.Calls)))
+		return st.Muted.Render(fmt.Sprintf("%d calls · replaying…", calls))
 	}
 	t := rp.Totals
-	var parts []string
+	warnings := v.session.WarningCount + len(rp.Warnings)
+	for _, sub := range v.subs {
+		if sub.replay != nil {
+			t = t.Plus(sub.replay.Totals)
+			warnings += sub.session.WarningCount + len(sub.replay.Warnings)
+		}
+	}
+	parts := []linePart{{text: plural(calls, "call", "calls"), priority: 5}}
 	if t.RecordedCalls > 0 {
+		// The prompts as recorded, and after the policy: less what it
+		// takes out, calibrated against the recorded usage or estimated.
 		tok := fmt.Sprintf("tokens %s → %s", human.Compact(t.Prompt), human.Compact(t.PromptAfter))
+		if t.PromptAfter != t.Prompt {
+			tok += " " + rp.Calibration.Source()
+		}
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil && t.CostAfter != nil {
 			cost = fmt.Sprintf("cost %s → %s", human.Money(t.Cost), human.Money(t.CostAfter)) + " " + st.Saved.Render("−"+human.Percent(*t.Cost, *t.CostAfter))
 		}
-		parts = append(parts, tok, cost)
+		parts = append(parts, linePart{text: tok, priority: 4}, linePart{text: cost, priority: 10})
 	} else {
-		parts = append(parts, fmt.Sprintf("no usage recorded · result tokens %s → %s (%s)", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()))
+		parts = append(parts, linePart{text: fmt.Sprintf("no usage recorded · result tokens %s → %s %s", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()), priority: 10})
 	}
-	if r := m.realized; r != nil {
+	if r := v.realized; r != nil {
 		// What the hook cut when it ran in this session, beside what the
 		// policy above would.
-		parts = append(parts, st.Saved.Render(fmt.Sprintf("hook cut %s → %s tokens in %d", human.Compact(r.Tokens), human.Compact(r.TokensAfter), r.Results)))
+		parts = append(parts, linePart{text: st.Saved.Render(fmt.Sprintf("hook cut %s → %s tokens in %d", human.Compact(r.Tokens), human.Compact(r.TokensAfter), r.Results)), priority: 7})
 	}
 	for _, mk := range themes.Markers() {
 		n := markerCount(t, mk)
-		parts = append(parts, st.Marker[mk].Render(mk.Glyph())+fmt.Sprintf("%d", n))
-	}
-	warnings := m.session.WarningCount + len(rp.Warnings)
-	if warnings > 0 {
-		noun := "warnings"
-		if warnings == 1 {
-			noun = "warning"
+		priority := 3
+		switch {
+		case n == 0:
+			priority = 1 // a count of nothing goes first
+		case mk == themes.Hazard:
+			priority = 9
 		}
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", warnings, noun)))
+		parts = append(parts, linePart{text: st.Marker[mk].Render(mk.Glyph()) + fmt.Sprintf("%d", n), priority: priority})
 	}
-	if p := m.progressText(); p != "" && m.session != nil {
-		parts = append(parts, st.Muted.Render(p))
+	if warnings > 0 {
+		parts = append(parts, linePart{text: st.Warning.Render(plural(warnings, "warning", "warnings") + " (W)"), priority: 9})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	if p := v.progressText(); p != "" && v.session != nil {
+		parts = append(parts, linePart{text: st.Muted.Render(p), priority: 6})
+	}
+	return fitLine(parts, st.Muted.Render(" · "), v.ctx.Width)
+}
+
+// plural is n and the noun for it: "1 call", "2 calls".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return human.Count(int64(n)) + " " + many
+}
+
+// linePart is a part of a header or footer line; when the line does not
+// fit, the parts of the lowest priority are left out first.
+type linePart struct {
+	text     string
+	priority int
+}
+
+// fitLine joins parts with sep in at most width cells, leaving out the
+// parts of the lowest priority (of equals, the last) until the rest fit,
+// and cutting what is left when one part alone is too wide: a line keeps
+// what matters most, wherever it stands.
+func fitLine(parts []linePart, sep string, width int) string {
+	join := func() string {
+		texts := make([]string, len(parts))
+		for i, p := range parts {
+			texts[i] = p.text
+		}
+		return strings.Join(texts, sep)
+	}
+	line := join()
+	for len(parts) > 1 && ansi.StringWidth(line) > width {
+		drop := 0
+		for i, p := range parts {
+			if p.priority <= parts[drop].priority {
+				drop = i
+			}
+		}
+		parts = slices.Delete(slices.Clone(parts), drop, drop+1)
+		line = join()
+	}
+	return termtext.Truncate(line, width)
 }
 
 // recordedTotalsLine sums the session as recorded while its texts are
 // read: what the policy saves is not known until they are in.
-func (m *Model) recordedTotalsLine() string {
-	st := m.ctx.Styles
-	t := m.recorded.Totals
-	parts := []string{fmt.Sprintf("%d calls", len(m.session.Calls))}
+func (v *sessionScreen) recordedTotalsLine() string {
+	st := v.ctx.Styles
+	t := v.recorded.Totals
+	calls := plural(len(v.session.Calls), "call", "calls")
+	if v.partial {
+		calls = "so far " + calls // of the file's first part: the rest is being read
+	}
+	parts := []linePart{{text: calls, priority: 8}}
 	if t.RecordedCalls > 0 {
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil {
 			cost = "cost " + human.Money(t.Cost) + " → …"
 		}
-		parts = append(parts, "tokens "+human.Compact(t.Prompt)+" → …", cost)
+		parts = append(parts, linePart{text: "tokens " + human.Compact(t.Prompt) + " → …", priority: 4}, linePart{text: cost, priority: 10})
 	}
-	if m.session.WarningCount > 0 {
-		noun := "warnings"
-		if m.session.WarningCount == 1 {
-			noun = "warning"
-		}
-		parts = append(parts, st.Warning.Render(fmt.Sprintf("%d %s (W)", m.session.WarningCount, noun)))
+	if n := v.session.WarningCount; n > 0 {
+		parts = append(parts, linePart{text: st.Warning.Render(plural(n, "warning", "warnings") + " (W)"), priority: 9})
 	}
-	if p := m.progressText(); p != "" {
-		parts = append(parts, st.Muted.Render(p))
+	if p := v.progressText(); p != "" {
+		parts = append(parts, linePart{text: st.Muted.Render(p), priority: 9})
 	}
-	return strings.Join(parts, st.Muted.Render(" · "))
+	return fitLine(parts, st.Muted.Render(" · "), v.ctx.Width)
 }
 
 func markerCount(t replay.Totals, mk themes.Marker) int {
@@ -378,120 +470,151 @@ func markerCount(t replay.Totals, mk themes.Marker) int {
 
 // chartLine draws savings against the ceiling, the current one marked;
 // points still being computed show as a dot.
-func (m *Model) chartLine() string {
-	st := m.ctx.Styles
-	if m.onList() {
-		return m.fleetChartLine()
-	}
-	if err := m.chart.err(m.policy); err != nil {
+func (v *sessionScreen) chartLine() string {
+	st := v.ctx.Styles
+	applied := v.applied()
+	if err := v.chart.err(applied); err != nil {
 		return st.Muted.Render("savings by ceiling: " + termtext.Escape(err.Error()))
 	}
-	if m.session == nil && !m.loading {
+	if v.session == nil && !v.loading {
 		return st.Muted.Render("savings by ceiling: no session to chart")
 	}
-	points, missing := m.chart.curve(m.policy)
+	points, missing := v.chart.curve(applied)
 	if len(points) == 0 {
 		return st.Muted.Render("savings by ceiling: computing…")
 	}
 	var prompt int64
-	if m.replay != nil {
-		prompt = m.replay.Totals.Prompt
+	for _, rp := range v.replays() {
+		prompt += rp.Totals.Prompt
 	}
-	return m.drawChart(points, missing, prompt)
+	return drawChart(v.ctx, applied, points, missing, prompt, v.ctx.Width)
 }
 
-// drawChart draws points, a dot for each of missing; prompt is the
-// prompt tokens the savings are a share of when a cost is not known.
-func (m *Model) drawChart(points []replay.SweepPoint, missing int, prompt int64) string {
-	st := m.ctx.Styles
+// drawChart draws the savings at each ceiling of points, under pol, in at
+// most width cells: a bar a point scaled to the best point, whose figure
+// the head states, the one at the ceiling applied marked and its figure
+// printed, a dot for each of missing; prompt is the prompt tokens the
+// savings are a share of when a cost is not known. Every ceiling is
+// labelled alike, in K of 1,024 of the policy's unit, which the head says.
+func drawChart(ctx *Context, pol policy.Policy, points []replay.SweepPoint, missing int, prompt int64, width int) string {
+	st := ctx.Styles
 	bars := []rune("▁▂▃▄▅▆▇█")
-	share, scale := savedShare(points, prompt)
-	parts := []string{st.Muted.Render(scale)}
-	// The marker goes on the point nearest the current ceiling.
-	nearest := 0
+	share, figure, what := savedShare(points, prompt)
+	best, at := 0.0, -1
 	for i, p := range points {
-		if abs64(p.Ceiling-m.policy.Ceiling) < abs64(points[nearest].Ceiling-m.policy.Ceiling) {
-			nearest = i
+		if v := share(p); v > best {
+			best, at = v, i
 		}
 	}
+	marked := -1 // the point at the ceiling applied, or the nearest to it
+	if pol.Ceiling > 0 {
+		marked = 0
+		for i, p := range points {
+			if abs64(p.Ceiling-pol.Ceiling) < abs64(points[marked].Ceiling-pol.Ceiling) {
+				marked = i
+			}
+		}
+	}
+	cells := make([]string, 0, len(points)+1)
 	for i, p := range points {
-		level := int(float64(len(bars)-1) * min(max(share(p), 0), 1))
-		label := compactCeiling(p.Ceiling, m.policy.Unit)
-		cell := label + string(bars[level])
-		if i == nearest && m.policy.Ceiling > 0 {
-			parts = append(parts, st.ChartCurrent.Render("▸"+cell))
+		bar := " " // nothing saved
+		if v := share(p); v > 0 && best > 0 {
+			bar = string(bars[min(len(bars)-1, int(math.Ceil(v/best*float64(len(bars))))-1)])
+		}
+		cell := ceilingLabel(p.Ceiling) + bar
+		if i == marked {
+			cells = append(cells, st.ChartCurrent.Render("▸"+cell+" "+figure(p)))
 		} else {
-			parts = append(parts, st.ChartBar.Render(cell))
+			cells = append(cells, st.ChartBar.Render(cell))
 		}
 	}
 	if missing > 0 {
-		parts = append(parts, st.Muted.Render(strings.Repeat("·", missing)))
+		cells = append(cells, st.Muted.Render(strings.Repeat("·", missing)))
 	}
-	legend := make([]string, 0, 5)
+	unit := "K = " + policy.FormatSize(1024, pol.Unit)
+	heads := []string{
+		fmt.Sprintf("%s saved by ceiling, █ = best %s at %s (%s):", what, figure(pointAt(points, at)), ceilingLabel(pointAt(points, at).Ceiling), unit),
+		fmt.Sprintf("saved, █ = %s (%s):", figure(pointAt(points, at)), unit),
+		fmt.Sprintf("saved, █ = %s:", figure(pointAt(points, at))),
+	}
+	if best <= 0 {
+		heads = []string{fmt.Sprintf("%s saved by ceiling: none at any (%s):", what, unit), "saved: none (" + unit + "):", "saved: none:"}
+	}
+	body := strings.Join(cells, " ")
+	legend := make([]string, 0, 6)
 	for _, mk := range themes.Markers() {
 		legend = append(legend, st.Marker[mk].Render(mk.Glyph())+" "+mk.Name())
 	}
-	return strings.Join(parts, " ") + st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
+	tail := st.Muted.Render("  ·  ") + strings.Join(legend, st.Muted.Render(", "))
+	for _, head := range heads {
+		if line := st.Muted.Render(head) + " " + body; ansi.StringWidth(line) <= width || head == heads[len(heads)-1] {
+			if ansi.StringWidth(line+tail) <= width {
+				return line + tail
+			}
+			return line
+		}
+	}
+	return ""
 }
 
-// savedShare says how much of the session each point saves, as a fraction
-// that a full bar is 1 of, and labels the chart with that scale.
-// A full bar is the whole cost (or, unpriced, every prompt token), never
-// the best point: a curve that saves 0.2% at best draws low bars.
-func savedShare(points []replay.SweepPoint, prompt int64) (share func(replay.SweepPoint) float64, scale string) {
+// pointAt is points[i], or none when i is out of them.
+func pointAt(points []replay.SweepPoint, i int) replay.SweepPoint {
+	if i < 0 || i >= len(points) {
+		return replay.SweepPoint{}
+	}
+	return points[i]
+}
+
+// savedShare says how much of the session each point saves, as a share
+// the bars are scaled by, with the figure printed for a point and what
+// the savings are of: the cost, when every point has one; else the prompt
+// tokens; else, with nothing to take a share of, the tokens saved.
+func savedShare(points []replay.SweepPoint, prompt int64) (share func(replay.SweepPoint) float64, figure func(replay.SweepPoint) string, what string) {
 	priced := true
 	for _, p := range points {
 		priced = priced && p.Cost != nil && p.CostAfter != nil && *p.Cost > 0
 	}
-	best := math.Inf(-1)
 	switch {
 	case priced:
-		share = func(p replay.SweepPoint) float64 { return (*p.Cost - *p.CostAfter) / *p.Cost }
-		scale = "cost saved"
-	case prompt > 0:
-		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) / float64(prompt) }
-		scale = "prompt tokens saved"
-	default:
-		// Nothing to take a share of: bars against the best point, whose
-		// figure the label states.
-		var top int64
-		for _, p := range points {
-			top = max(top, p.Saved)
-		}
 		share = func(p replay.SweepPoint) float64 {
-			if top <= 0 {
+			if p.Cost == nil || p.CostAfter == nil || *p.Cost <= 0 {
 				return 0
 			}
-			return float64(p.Saved) / float64(top)
+			return (*p.Cost - *p.CostAfter) / *p.Cost
 		}
-		return share, "tokens saved (█ " + human.Compact(top) + ")"
+		what = "cost"
+	case prompt > 0:
+		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) / float64(prompt) }
+		what = "prompt"
+	default:
+		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) }
+		return share, func(p replay.SweepPoint) string { return human.Compact(p.Saved) + " tok" }, "tokens"
 	}
-	for _, p := range points {
-		best = max(best, share(p))
-	}
-	return share, fmt.Sprintf("%s (█ 100%%, best %.1f%%)", scale, 100*best)
+	return share, func(p replay.SweepPoint) string { return pct(max(share(p), 0)) }, what
 }
 
-func compactCeiling(n int64, u policy.Unit) string {
-	if u == policy.ApproxTokens || u == policy.Tokens {
-		return human.Compact(n)
-	}
+// ceilingLabel is a chart's ceiling in K of 1,024 of its unit (M of
+// 1,024 K): 24K, 48.8K for 50,000, 512 under 1,024.
+func ceilingLabel(n int64) string {
+	const k, m = 1 << 10, 1 << 20
 	switch {
-	case n%(1<<20) == 0:
-		return fmt.Sprintf("%dM", n>>20)
-	case n%1024 == 0:
-		return fmt.Sprintf("%dK", n>>10)
-	case n%1000 == 0:
-		return fmt.Sprintf("%dk", n/1000)
+	case n >= m && n%m == 0:
+		return fmt.Sprintf("%dM", n/m)
+	case n >= m:
+		return strconv.FormatFloat(float64(n)/m, 'f', 1, 64) + "M"
+	case n >= k && n%k == 0:
+		return fmt.Sprintf("%dK", n/k)
+	case n >= k:
+		return strconv.FormatFloat(float64(n)/k, 'f', 1, 64) + "K"
 	}
-	return human.Compact(n)
+	return strconv.FormatInt(n, 10)
 }
 
 // helpScreen is the full help, from the key map.
 func (m *Model) helpScreen() []string {
 	st := m.ctx.Styles
 	head := []string{st.Title.Render("spillway keys") + st.Muted.Render(" · j/k scroll · ? or esc to close"), ""}
-	return m.scrolled(head, m.helpLines())
+	return scrolled(head, m.helpLines(), m.overlayScroll, m.ctx.Height)
 }
 
 // helpLines are the help's lines under its head.
@@ -528,12 +651,12 @@ const (
 	warningsHead = 1
 )
 
-// scrolled is an overlay's screen: its head, then the window of lines
-// that fits under it from overlayScroll (which clampOverlay keeps within
+// scrolled is an overlay's screen, height lines: its head, then the
+// window of lines that fits under it from offset (which is kept within
 // the lines, so that scrolling back starts at once).
-func (m *Model) scrolled(head, lines []string) []string {
-	room := max(1, m.ctx.Height-len(head))
-	from := min(m.overlayScroll, len(lines))
+func scrolled(head, lines []string, offset, height int) []string {
+	room := max(1, height-len(head))
+	from := min(offset, len(lines))
 	return append(head, lines[from:min(len(lines), from+room)]...)
 }
 
@@ -545,8 +668,6 @@ func (m *Model) clampOverlay() {
 		n, head = len(m.helpLines()), helpHead
 	case warningsOverlay:
 		n, head = len(m.warningLines()), warningsHead
-	case toolsOverlay:
-		n, head = len(m.toolsLines()), 1
 	default:
 		return
 	}
@@ -565,11 +686,11 @@ func (m *Model) clampOverlay() {
 func (m *Model) warningsScreen() []string {
 	st := m.ctx.Styles
 	hint := st.Muted.Render(" · j/k select · enter goes to its call · W or esc to close")
-	if m.notice != "" {
-		hint = st.Muted.Render(" · ") + st.Warning.Render(termtext.Escape(m.notice)) // the footer is not drawn
+	if m.ctx.notice != "" {
+		hint = st.Muted.Render(" · ") + st.Warning.Render(termtext.Escape(m.ctx.notice)) // the footer is not drawn
 	}
 	head := []string{termtext.Truncate(st.Title.Render("warnings")+hint, m.ctx.Width)}
-	return m.scrolled(head, m.warningLines())
+	return scrolled(head, m.warningLines(), m.overlayScroll, m.ctx.Height)
 }
 
 // warningLines are the warnings' lines under their head.
@@ -599,6 +720,7 @@ type warningEntry struct {
 	text  string
 	call  int
 	muted bool
+	path  string // on the list, the session the warnings are of
 }
 
 // warningEntries lists the reader's warnings, each with the call its line
@@ -606,13 +728,29 @@ type warningEntry struct {
 // records skipped, then the replay's warnings with their results' calls.
 func (m *Model) warningEntries() []warningEntry {
 	var all []warningEntry
-	if m.onList() {
+	if m.sess == nil {
 		for _, w := range m.fleet.warnings {
 			all = append(all, warningEntry{text: termtext.Escape(w), call: -1})
 		}
+		// The sessions whose logs the reader warned of: enter opens one.
+		l := &m.fleet.list
+		for _, i := range l.shown {
+			if r := &l.rows[i]; r.Warnings > 0 {
+				all = append(all, warningEntry{text: fmt.Sprintf("%s: %s of the reader (enter opens it; W there lists them)",
+					termtext.Escape(filepath.Base(r.Path)), plural(r.Warnings, "warning", "warnings")), call: -1, path: r.Path})
+			}
+		}
 		return all
 	}
-	if s := m.session; s != nil {
+	return append(all, m.sess.warningEntries()...)
+}
+
+// warningEntries lists the reader's warnings, each with the call its line
+// is filed under (the last call that starts at or before it), then the
+// records skipped, then the replay's warnings with their results' calls.
+func (v *sessionScreen) warningEntries() []warningEntry {
+	var all []warningEntry
+	if s := v.session; s != nil {
 		for _, w := range s.Warnings {
 			all = append(all, warningEntry{text: fmt.Sprintf("line %d: %s", w.Line, termtext.Escape(w.Message)), call: callAtLine(s, w.Line)})
 		}
@@ -628,12 +766,35 @@ func (m *Model) warningEntries() []warningEntry {
 			all = append(all, warningEntry{text: fmt.Sprintf("skipped %d %s record(s)", s.Skipped[kind], termtext.Escape(kind)), call: -1, muted: true})
 		}
 	}
-	if rp := m.replay; rp != nil {
+	if rp := v.replay; rp != nil {
 		for _, w := range rp.Warnings {
 			all = append(all, warningEntry{text: termtext.Escape(w), call: resultWarningCall(rp, w)})
 		}
 	}
+	// A sub-agent's, named by its log, with the calls shown.
+	for _, p := range v.logParts()[1:] {
+		name := termtext.Escape(p.name)
+		for _, w := range p.session.Warnings {
+			all = append(all, warningEntry{text: fmt.Sprintf("%s line %d: %s", name, w.Line, termtext.Escape(w.Message)), call: shownCall(p, callAtLine(p.session, w.Line))})
+		}
+		if n := p.session.WarningCount - len(p.session.Warnings); n > 0 {
+			all = append(all, warningEntry{text: fmt.Sprintf("%s: … and %d more", name, n), call: -1})
+		}
+		if p.replay != nil {
+			for _, w := range p.replay.Warnings {
+				all = append(all, warningEntry{text: name + ": " + termtext.Escape(w), call: shownCall(p, resultWarningCall(p.replay, w))})
+			}
+		}
+	}
 	return all
+}
+
+// shownCall is call of p's log among the calls shown; -1 stays -1.
+func shownCall(p logPart, call int) int {
+	if call < 0 {
+		return -1
+	}
+	return p.first + call
 }
 
 // callAtLine is the call whose rows hold transcript line: the last call

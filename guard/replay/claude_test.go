@@ -144,6 +144,51 @@ func TestClaudeByVersion(t *testing.T) {
 	}
 }
 
+// TestSweepByVersion: under a policy that follows the Claude Code
+// version, every point of a sweep is at the ceiling asked for, the
+// latest version's 50,000 among them, which a 2.1.22 session's rules
+// (100,000) and a 1.0.17 session's (none) once turned into a point at
+// another ceiling, so that a chart waiting for 50,000 never completed.
+func TestSweepByVersion(t *testing.T) {
+	big := strings.Repeat("0123456789\n", 6000) // 66,000 characters
+	asked := []int64{32 << 10, 50_000, 100_000, 256 << 10}
+	for _, tt := range []struct {
+		version string
+		applied int64 // the ceiling the version applied
+		spilled []int // at each ceiling asked
+	}{
+		{"2.1.22", 100_000, []int{1, 1, 0, 0}},
+		{"1.0.17", 0, []int{1, 1, 0, 0}},
+		{"2.1.158", 50_000, []int{1, 1, 0, 0}},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			s := generic(t, call("1", "WebFetch", nil), result("1", big, false))
+			s.Format, s.Version = transcript.FormatClaude, tt.version
+			p := prepared(t, s)
+			pol := mustPreset(t, "claude-code")
+			if got := p.Applied(pol).Ceiling; got != tt.applied {
+				t.Errorf("applied ceiling %d, want %d", got, tt.applied)
+			}
+			pts, err := p.Sweep(pol, asked)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ceilings []int64
+			var acted []int
+			for _, pt := range pts {
+				ceilings = append(ceilings, pt.Ceiling)
+				acted = append(acted, pt.Acted)
+			}
+			if diff := cmp.Diff(asked, ceilings); diff != "" {
+				t.Errorf("points' ceilings (-asked +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.spilled, acted); diff != "" {
+				t.Errorf("results shaped (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestAgentCopiesSendNothing: in a 2.1.38 parent log that copies its
 // sub-agent's two calls (testdata/claude/agent-progress-2.1.38.jsonl), the
 // Task's result is first sent by the log's next own call (3), not by a

@@ -170,6 +170,50 @@ type RepeatCounts struct {
 	AcrossCompaction, AfterWrite int
 }
 
+// Plus is t with o, a sub-agent's replay, added as report adds them: the
+// dollars are known when every part that records usage has them.
+func (t Totals) Plus(o Totals) Totals {
+	switch {
+	case o.RecordedCalls == 0:
+	case t.RecordedCalls == 0:
+		t.Cost, t.CostAfter = o.Cost, o.CostAfter
+	default:
+		t.Cost, t.CostAfter = addCost(t.Cost, o.Cost), addCost(t.CostAfter, o.CostAfter)
+	}
+	t.Results += o.Results
+	actions := make(map[Outcome]int, len(t.Actions))
+	for k, v := range t.Actions {
+		actions[k] = v
+	}
+	for k, v := range o.Actions {
+		actions[k] += v
+	}
+	t.Actions = actions
+	t.Bytes += o.Bytes
+	t.BytesAfter += o.BytesAfter
+	t.Tokens += o.Tokens
+	t.TokensAfter += o.TokensAfter
+	t.SavedPerCall += o.SavedPerCall
+	t.Prompt += o.Prompt
+	t.PromptAfter += o.PromptAfter
+	t.RecordedCalls += o.RecordedCalls
+	t.Stale += o.Stale
+	t.SpillFailures += o.SpillFailures
+	t.Hazards = t.Hazards.Plus(o.Hazards)
+	byTool := make(map[string]ToolStat, len(t.ByTool))
+	for k, v := range t.ByTool {
+		byTool[k] = v
+	}
+	for k, v := range o.ByTool {
+		b := byTool[k]
+		b.Results += v.Results
+		b.Acted += v.Acted
+		byTool[k] = b
+	}
+	t.ByTool = byTool
+	return t
+}
+
 // ToolStat sums one tool's results.
 type ToolStat struct{ Results, Acted int }
 
@@ -220,10 +264,15 @@ type Options struct {
 	Shaped func(*transcript.ToolResult) bool
 }
 
+// Applied is pol as a replay of this session applies it (ForSession).
+func (p *Prepared) Applied(pol policy.Policy) policy.Policy {
+	return ForSession(pol, p.Session)
+}
+
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
 func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
-	pol = ForSession(pol, p.Session)
+	pol = p.Applied(pol)
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}

@@ -43,6 +43,28 @@ func (h *SweepHazards) Add(o SweepHazards) {
 	h.Stale += o.Stale
 }
 
+// Plus is a's point with b's, a sub-agent's at the same ceiling, added:
+// b adds no dollars when its log records no usage (dollars false), and
+// either's unknown dollars make the sum's unknown.
+func (a SweepPoint) Plus(b SweepPoint, dollars bool) SweepPoint {
+	a.Acted += b.Acted
+	a.Suppressed += b.Suppressed
+	a.Saved += b.Saved
+	a.Hazards.Add(b.Hazards)
+	if dollars {
+		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
+	}
+	return a
+}
+
+func addCost(a, b *float64) *float64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	v := *a + *b
+	return &v
+}
+
 // DedupePoint is one repeat-suppression setting's outcome over a session.
 type DedupePoint struct {
 	// From is the identical call from which repeats are suppressed; 0 is
@@ -124,7 +146,7 @@ var DedupeFroms = []int{2, 3}
 // then under each rule from each of froms, everything else as pol has it
 // (for the Claude Code version that recorded the session), counting only.
 func (p *Prepared) SweepDedupe(pol policy.Policy, rules []DedupeRule, froms []int) (*DedupeSweep, error) {
-	base := ForSession(pol, p.Session)
+	base := p.Applied(pol)
 	base.FollowVersion = false // resolved: the rule's knobs stay as given
 	point := func(q policy.Policy, from int) (DedupePoint, RepeatCounts, error) {
 		rp, err := p.Replay(q, Options{CountsOnly: true})
@@ -186,8 +208,13 @@ func bytesToUnit(n int64, u policy.Unit) int64 {
 }
 
 // Sweep replays the session at each ceiling, planning spills without
-// writing them, for the figures alone (Options.CountsOnly).
+// writing them, for the figures alone (Options.CountsOnly). A policy that
+// follows the Claude Code version (policy.ForVersion) is taken as that
+// version applied it, and then at each ceiling as asked: every point is
+// at its ceiling, the version's own included.
 func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, error) {
+	pol = p.Applied(pol)
+	pol.FollowVersion = false
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
 		q := pol.Clone()

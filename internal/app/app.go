@@ -150,6 +150,28 @@ func (p *progressReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// LoadSubagents reads the logs of main's sub-agents at paths, each in
+// full as o.Read says, and reconciles them with main, as Each reconciles
+// a session with its sub-agents, so that a response in more than one of
+// them counts once. A log that cannot be read is left out; the errors of
+// all those are returned together.
+func (o Options) LoadSubagents(main *transcript.Session, paths []string) ([]*transcript.Session, error) {
+	var subs []*transcript.Session
+	var errs []error
+	for _, p := range paths {
+		s, err := transcript.ReadFile(p, o.Read)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		subs = append(subs, s)
+	}
+	if len(subs) > 0 {
+		reconcile(append([]*transcript.Session{main}, subs...))
+	}
+	return subs, errors.Join(errs...)
+}
+
 // Prepare measures and counts s for replays, with a counter of its own
 // when o.Counter is set.
 func (o Options) Prepare(ctx context.Context, s *transcript.Session, progress replay.Progress) (*replay.Prepared, error) {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/crash"
+	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -473,28 +473,20 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 // garbage at Go's default pace, not a batch command's.
 const slowResults = 32 << 20
 
-// gcPace sets garbage collection to Go's default pace, or slower as set,
-// while much is held, and back.
-type gcPace struct {
-	gc     int
-	slowed bool
-}
+// gcPace asks for Go's default pace of garbage collection, or a lower one
+// in force, while much is held, and gives it back: a batch command's
+// slower pace would let the heap grow to several times what is held.
+type gcPace struct{ demand *memory.Demand }
 
 func (p *gcPace) slow() {
-	if p.slowed {
-		return
-	}
-	p.gc, p.slowed = debug.SetGCPercent(100), true
-	if p.gc >= 0 && p.gc < 100 {
-		debug.SetGCPercent(p.gc)
+	if p.demand == nil {
+		p.demand = memory.Pace(100)
 	}
 }
 
 func (p *gcPace) restore() {
-	if p.slowed {
-		debug.SetGCPercent(p.gc)
-		p.slowed = false
-	}
+	p.demand.Release()
+	p.demand = nil
 }
 
 // file is one transcript of the run and what its first read gave.

@@ -509,3 +509,20 @@ func TestEachResultRoom(t *testing.T) {
 		t.Errorf("reconciled %d times, the last %q; want s0 and s1 held, s2, s3 and s4 read again", len(*seen), again)
 	}
 }
+
+// TestLeanBound: the logs held without their texts are half the
+// machine's memory, within 64 GiB, and 8 GiB where it is not known.
+func TestLeanBound(t *testing.T) {
+	for _, tt := range []struct{ memory, want int64 }{
+		{0, 8 << 30},
+		{-1, 8 << 30},
+		{8 << 30, 4 << 30},
+		{24 << 30, 12 << 30},
+		{128 << 30, 64 << 30},
+		{1 << 40, 64 << 30},
+	} {
+		if got := leanBound(tt.memory); got != tt.want {
+			t.Errorf("leanBound(%d) = %d, want %d", tt.memory, got, tt.want)
+		}
+	}
+}

@@ -71,6 +71,21 @@ func Money(v *float64) string {
 	}
 }
 
+// MoneyLike writes v to the cents Money writes like to, so that the
+// figures of one line, written like its largest, round alike: $12.11 →
+// $11.92, saved $0.19, not $0.1827. A figure that would show as zero but
+// is not shows as under a cent; one of a thousand dollars or more as
+// Money writes it.
+func MoneyLike(v *float64, like float64) string {
+	if v == nil || like < 1 || math.Abs(*v) >= 1000 {
+		return Money(v)
+	}
+	if x := *v; x != 0 && math.Abs(x) < 0.005 {
+		return "<$0.01"
+	}
+	return fmt.Sprintf("$%.2f", *v)
+}
+
 // Percent writes the share of before that after saves: "36.2%".
 func Percent(before, after float64) string {
 	if before <= 0 {

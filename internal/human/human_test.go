@@ -74,6 +74,31 @@ func TestFormatters(t *testing.T) {
 	}
 }
 
+// TestMoneyLike: the figures of a line round alike, to the cents of its
+// largest.
+func TestMoneyLike(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	for _, tt := range []struct {
+		v, like float64
+		want    string
+	}{
+		{0.1827, 12.11, "$0.18"},
+		{11.9273, 12.11, "$11.93"},
+		{0.0023, 5, "<$0.01"},
+		{0, 5, "$0.00"},
+		{0.1827, 0.5, "$0.1827"},
+		{0.0225, 12345.678, "$0.02"},
+		{12345.678, 12345.678, "$12,346"},
+	} {
+		if got := MoneyLike(usd(tt.v), tt.like); got != tt.want {
+			t.Errorf("MoneyLike(%v, like %v) = %q, want %q", tt.v, tt.like, got, tt.want)
+		}
+	}
+	if got := MoneyLike(nil, 3); got != "?" {
+		t.Errorf("MoneyLike(nil) = %q", got)
+	}
+}
+
 func TestOrdinal(t *testing.T) {
 	for n, want := range map[int]string{1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd", 101: "101st", 111: "111th"} {
 		if got := Ordinal(n); got != want {

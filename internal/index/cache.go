@@ -21,8 +21,8 @@ import (
 // little-endian.
 const (
 	cacheMagic   = "spillway session index\n"
-	cacheVersion = 1
-	cacheName    = "index-v1.bin"
+	cacheVersion = 2
+	cacheName    = "index-v2.bin"
 )
 
 func cachePath(dir string) string { return filepath.Join(dir, cacheName) }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/spillway-dev/spillway/internal/app"
 )
 
 // fleetCache is a cache of n sessions shaped like the generated fleet's:
@@ -18,11 +20,12 @@ func fleetCache(n int) *cacheData {
 	d := &cacheData{Header: cacheHeader{Spillway: "v1", Prices: 1, Read: " 0"}, Files: map[string]*cacheRecord{}, Replays: map[string]*replayRecord{}}
 	for i := range n {
 		sum := &fileSum{Format: "claude-code", Version: "2.1.126", ID: fmt.Sprintf("c0ffee00-0000-4000-8000-%012d", i), Project: "/home/dev/src/project07",
-			First: time.Unix(int64(i)*1000, 0).UTC(), Last: time.Unix(int64(i)*1000+900, 0).UTC(), Models: []string{"claude-sonnet-4-6"},
-			Calls: 300, RecordedCalls: 300, Recorded: Tokens{900, 200_000, 30_000_000, 60_000}, Priced: 12.5,
-			ByModel: []fileModel{{Model: "claude-sonnet-4-6", APICalls: 300, Recorded: Tokens{900, 200_000, 30_000_000, 60_000}, CostUSD: 12.5, Priced: true}}}
+			Tally: app.Tally{First: time.Unix(int64(i)*1000, 0).UTC(), Last: time.Unix(int64(i)*1000+900, 0).UTC(), Models: []string{"claude-sonnet-4-6"},
+				Calls: 300, RecordedCalls: 300, NoUsage: 2, LowerBound: 5, Recorded: Tokens{Input: 900, CacheCreation: 200_000, CacheRead: 30_000_000, Output: 60_000}, Priced: 12.5,
+				ByModel: []fileModel{{Model: "claude-sonnet-4-6", APICalls: 300, Recorded: Tokens{Input: 900, CacheCreation: 200_000, CacheRead: 30_000_000, Output: 60_000}, CostUSD: 12.5, Priced: true}}}}
 		for k := range 300 {
 			sum.ResultSizes = append(sum.ResultSizes, 500+k*13)
+			sum.Results, sum.Largest = k+1, 500+k*13
 			sum.Keys = append(sum.Keys, uint64(i)<<32|uint64(k)*0x9e3779b97f4a7c15)
 		}
 		path := fmt.Sprintf("/home/dev/.claude/projects/-home-dev-src-project07/%s.jsonl", sum.ID)
@@ -86,7 +89,8 @@ func TestCodecRoundTrip(t *testing.T) {
 	d := fleetCache(3)
 	usd := 1.5
 	d.Files["/x"] = &cacheRecord{Key: recordKey{Size: -1}, Own: &fileSum{Format: "codex"}, Comp: 7,
-		Final: &fileSum{Relation: "subagent", ParentID: "p", Unpriced: []string{"m"}, First: time.Unix(5, 6).UTC(), ResultSizes: []int{0, 0, 127, 255, 256, 100_000, 1 << 40}}}
+		Final: &fileSum{Relation: "subagent", ParentID: "p", Tally: app.Tally{Unpriced: []string{"m"}, First: time.Unix(5, 6).UTC(), Results: 7, Largest: 1 << 40},
+			ResultSizes: []int{0, 0, 127, 255, 256, 100_000, 1 << 40}}}
 	d.Replays["pol"] = &replayRecord{Sessions: map[string]savedRecord{"/x": {Sig: 9, Saving: Saving{Path: "/x", SavedTokens: -3, CostUSD: &usd, Acted: 2}}}}
 	got, err := decodePayload(encodePayload(d))
 	if err != nil {

@@ -270,7 +270,7 @@ func TestCacheRebuilt(t *testing.T) {
 		"garbage":   {[]byte("\x00\x01garbage"), "not a spillway session index"},
 		"foreign":   {[]byte(`{"sessions": []}`), "not a spillway session index"},
 		"truncated": {good[:len(good)-9], "truncated"},
-		"future":    {future, "format version 2, this spillway reads version 1"},
+		"future":    {future, "format version 3, this spillway reads version 2"},
 		"flipped":   {flipped, "checksum does not match"},
 		"empty":     {nil, "not a spillway session index"},
 	} {

@@ -271,6 +271,8 @@ func (w *wbuf) sum(f *fileSum) {
 	w.i(f.ResultBytes)
 	w.n(f.Compactions)
 	w.n(f.Warnings)
+	w.n(f.NoUsage)
+	w.n(f.LowerBound)
 	if f.Keys == nil && f.packedKeys != nil {
 		w.u(uint64(len(f.packedKeys) / 8))
 		w.b = append(w.b, f.packedKeys...)
@@ -305,9 +307,11 @@ func (r *rbuf) sum() *fileSum {
 	}
 	if n := r.count(); n > 0 {
 		f.ResultSizes = r.deltas(n)
+		f.Results, f.Largest = n, f.ResultSizes[n-1]
 	}
 	f.ResultBytes = r.i()
 	f.Compactions, f.Warnings = r.n(), r.n()
+	f.NoUsage, f.LowerBound = r.n(), r.n()
 	if n := r.count(); n > 0 {
 		if len(r.b) < 8*n {
 			r.fail(errShort)

@@ -26,7 +26,7 @@
 //
 // # The cache
 //
-// One file, index-v1.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
+// One file, index-v2.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
 // os.UserCacheDir()/spillway), holds one record per transcript keyed by
 // path, size, modification time, inode and a hash of its first 4 KiB. A
 // file whose key still matches is not read; one that changed or grew is
@@ -204,26 +204,7 @@ func DefaultCacheDir() (string, error) {
 }
 
 // Tokens are recorded token counts; the four kinds add up to what was billed.
-type Tokens struct {
-	Input, CacheCreation, CacheRead, Output int64
-}
-
-// Total is every token of the four kinds.
-func (t Tokens) Total() int64 { return t.Input + t.CacheCreation + t.CacheRead + t.Output }
-
-func (t *Tokens) add(u transcript.Usage) {
-	t.Input += u.Input
-	t.CacheCreation += u.CacheCreation
-	t.CacheRead += u.CacheRead
-	t.Output += u.Output
-}
-
-func (t *Tokens) addTokens(o Tokens) {
-	t.Input += o.Input
-	t.CacheCreation += o.CacheCreation
-	t.CacheRead += o.CacheRead
-	t.Output += o.Output
-}
+type Tokens = app.Tokens
 
 // ModelTotals are one model's share of a session.
 type ModelTotals struct {

@@ -8,11 +8,10 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -49,25 +48,16 @@ func (k fileKey) same(o fileKey) bool {
 }
 
 // fileSum is what the index keeps of one file: its totals as one session
-// (with the marks reconciling gave it, when it has any) and the keys by
-// which reconciling links it to other files.
+// (app.Tally, with the marks reconciling gave it, when it has any), its
+// results' sizes, and the keys by which reconciling links it to other
+// files.
 type fileSum struct {
+	app.Tally
 	Format                      transcript.Format
 	Version, ID, Title, Project string
 	ParentID                    string
 	Relation                    transcript.Relation
-	First, Last                 time.Time
-	Models                      []string
-	Calls, Copied               int
-	RecordedCalls               int // calls with usage, copies too
-	Recorded                    Tokens
-	Priced                      float64 // the priced calls' cost, in call order
-	Unpriced                    []string
-	ByModel                     []fileModel
 	ResultSizes                 []int // ascending
-	ResultBytes                 int64
-	Compactions                 int
-	Warnings                    int
 	// Keys are hashes of what transcript.Reconcile links files by, sorted.
 	// From the cache they stay packed (8 bytes each, little-endian) until
 	// asked for: reopening the same files never needs them.
@@ -86,13 +76,7 @@ func (f *fileSum) keys() []uint64 {
 	return f.Keys
 }
 
-type fileModel struct {
-	Model    string
-	APICalls int
-	Recorded Tokens
-	CostUSD  float64
-	Priced   bool
-}
+type fileModel = app.ModelTally
 
 // openFile opens a transcript for reading; tests replace it.
 var openFile = func(path string) (*os.File, os.FileInfo, error) {
@@ -269,123 +253,29 @@ func (s *sizedReader) folder() string {
 
 func (s *sizedReader) Size() int64 { return s.size }
 
-// summarize totals one session as report.Build does: copies count in no
-// total, a call is priced as replay.Prepare prices it, and each model on
-// which usage was billed (a call's own and its extra usage) gets its share.
+// summarize totals one session as every front end does (app.TallyOf),
+// and keeps its results' sizes and reconcile keys.
 func summarize(s *transcript.Session, prices *pricing.Table) *fileSum {
 	f := &fileSum{
+		Tally:  app.TallyOf(s, prices),
 		Format: s.Format, Version: s.Version, ID: s.ID, Title: s.Title, ParentID: s.ParentID, Relation: s.Relation,
-		Models: slices.Clone(s.Models), Calls: len(s.Calls), Warnings: s.WarningCount,
-	}
-	type price struct {
-		e  pricing.Entry
-		ok bool
-	}
-	lookups := map[string]price{}
-	lookup := func(model string) (pricing.Entry, bool) {
-		p, seen := lookups[model]
-		if !seen {
-			e, _, ok := prices.Lookup(model)
-			p = price{e, ok}
-			lookups[model] = p
-		}
-		return p.e, p.ok
-	}
-	byModel := map[string]*fileModel{}
-	unpriced := map[string]bool{}
-	// The model of the call before, its totals and its price: calls mostly
-	// name the model the one before them did.
-	var last struct {
-		name  string
-		m     *fileModel
-		e     pricing.Entry
-		ok    bool
-		valid bool
-	}
-	for i := range s.Calls {
-		c := &s.Calls[i]
-		if !c.Time.IsZero() {
-			t := zeroTime(c.Time)
-			if f.First.IsZero() || t.Before(f.First) {
-				f.First = t
-			}
-			if t.After(f.Last) {
-				f.Last = t
-			}
-		}
-		copied := c.CountedIn != ""
-		if copied {
-			f.Copied++
-		}
-		model := func(name string, u transcript.Usage) {
-			if copied {
-				return
-			}
-			f.Recorded.add(u)
-			if !last.valid || name != last.name {
-				m := byModel[name]
-				if m == nil {
-					m = &fileModel{Model: name}
-					byModel[name] = m
-				}
-				e, ok := lookup(name)
-				last.name, last.m, last.e, last.ok, last.valid = name, m, e, ok, true
-			}
-			m := last.m
-			m.APICalls++
-			m.Recorded.add(u)
-			if e, ok := last.e, last.ok; ok {
-				usd := e.Cost(u)
-				f.Priced += usd
-				m.CostUSD += usd
-				m.Priced = true
-			} else {
-				unpriced[name] = true
-			}
-		}
-		if c.Usage != nil {
-			f.RecordedCalls++
-			model(c.Model, *c.Usage)
-		}
-		for _, x := range c.Extra {
-			model(x.Model, x.Usage)
-		}
 	}
 	f.Keys = transcript.ReconcileKeys(s)
-	results := len(s.Leading.Results)
-	for i := range s.Calls {
-		results += len(s.Calls[i].Results)
-	}
-	if results > 0 {
-		f.ResultSizes = make([]int, 0, results)
+	if f.Results > 0 {
+		f.ResultSizes = make([]int, 0, f.Results)
 	}
 	f.addResults(s.Leading.Results)
 	for i := range s.Calls {
 		f.addResults(s.Calls[i].Results)
 	}
 	slices.Sort(f.ResultSizes)
-	for _, e := range s.Events {
-		if e.Kind == transcript.EventCompaction {
-			f.Compactions++
-		}
-	}
-	for m := range unpriced {
-		f.Unpriced = append(f.Unpriced, m)
-	}
-	slices.Sort(f.Unpriced)
-	for _, m := range byModel {
-		f.ByModel = append(f.ByModel, *m)
-	}
-	slices.SortFunc(f.ByModel, func(a, b fileModel) int { return strings.Compare(a.Model, b.Model) })
 	return f
 }
 
-// addResults counts the sizes of results.
+// addResults keeps the sizes of results.
 func (f *fileSum) addResults(results []transcript.ToolResult) {
 	for i := range results {
-		n := results[i].Bytes()
-		f.ResultSizes = append(f.ResultSizes, n)
-		f.ResultBytes += int64(n)
+		f.ResultSizes = append(f.ResultSizes, results[i].Bytes())
 	}
 }
 

@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -473,14 +470,12 @@ func (m *summed) same(s *scan, g group) bool {
 	return true
 }
 
-// building is an Entry being summed, with what its totals are made from.
+// building is an Entry being summed, with the tally its totals are a view
+// of.
 type building struct {
 	Entry
-	recordedCalls int
-	priced        float64
-	unpriced      []string      // a session has a few models: slices, not maps
-	byModel       []ModelTotals // in order of first use
-	sizes         [][]int       // each file's ResultSizes
+	tally app.Tally
+	sizes [][]int // each file's ResultSizes
 }
 
 func entryOf(path string, f *fileSum) *building {
@@ -501,11 +496,7 @@ func (b *building) touched(k fileKey) {
 
 func (b *building) include(path string, f *fileSum) {
 	b.Subagents = append(b.Subagents, path)
-	part := Part{Path: path, APICalls: f.Calls}
-	if f.RecordedCalls > 0 && len(f.Unpriced) == 0 {
-		usd := f.Priced
-		part.CostUSD = &usd
-	}
+	part := Part{Path: path, APICalls: f.Calls, CostUSD: f.Cost()}
 	if n := len(f.ResultSizes); n > 0 {
 		part.LargestResult = f.ResultSizes[n-1]
 	}
@@ -515,62 +506,32 @@ func (b *building) include(path string, f *fileSum) {
 
 // add sums f in, in report's order: each file's priced cost, then the next's.
 func (b *building) add(f *fileSum) {
-	e := &b.Entry
-	if !f.First.IsZero() && (e.First.IsZero() || f.First.Before(e.First)) {
-		e.First = f.First
-	}
-	if f.Last.After(e.Last) {
-		e.Last = f.Last
-	}
-	for _, m := range f.Models {
-		if !slices.Contains(e.Models, m) {
-			e.Models = append(e.Models, m)
-		}
-	}
-	e.APICalls += f.Calls
-	e.CopiedCalls += f.Copied
-	e.Recorded.addTokens(f.Recorded)
-	b.recordedCalls += f.RecordedCalls
-	b.priced += f.Priced
-	for _, m := range f.Unpriced {
-		if !slices.Contains(b.unpriced, m) {
-			b.unpriced = append(b.unpriced, m)
-		}
-	}
-	for _, m := range f.ByModel {
-		k := slices.IndexFunc(b.byModel, func(t ModelTotals) bool { return t.Model == m.Model })
-		if k < 0 {
-			k = len(b.byModel)
-			b.byModel = append(b.byModel, ModelTotals{Model: m.Model})
-		}
-		sum := &b.byModel[k]
-		sum.APICalls += m.APICalls
-		sum.Recorded.addTokens(m.Recorded)
-		if m.Priced {
-			sum.CostUSD = addPtr(sum.CostUSD, m.CostUSD)
-		}
-	}
-	e.Results += len(f.ResultSizes)
-	e.ResultBytes += f.ResultBytes
+	b.tally.Add(f.Tally)
 	b.sizes = append(b.sizes, f.ResultSizes)
-	e.Compactions += f.Compactions
-	e.Warnings += f.Warnings
 }
 
+// finish sets the Entry's totals from its tally.
 func (b *building) finish() {
-	e := &b.Entry
+	e, t := &b.Entry, &b.tally
+	e.First, e.Last, e.Models = t.First, t.Last, t.Models
+	e.APICalls, e.CopiedCalls, e.Recorded = t.Calls, t.Copied, t.Recorded
+	e.Results, e.ResultBytes = t.Results, t.ResultBytes
+	e.Compactions, e.Warnings = t.Compactions, t.Warnings
 	e.ResultSizes = mergeSorted(b.sizes, e.Results)
 	if n := len(e.ResultSizes); n > 0 {
 		e.LargestResult = e.ResultSizes[n-1]
 	}
-	e.UnpricedModels = b.unpriced
-	sort.Strings(e.UnpricedModels)
-	if b.recordedCalls > 0 && len(e.UnpricedModels) == 0 {
-		usd := b.priced
-		e.CostUSD = &usd
+	e.UnpricedModels = t.Unpriced
+	e.CostUSD = t.Cost()
+	e.ByModel = nil
+	for _, m := range t.ByModel {
+		mt := ModelTotals{Model: m.Model, APICalls: m.APICalls, Recorded: m.Recorded}
+		if m.Priced {
+			usd := m.CostUSD
+			mt.CostUSD = &usd
+		}
+		e.ByModel = append(e.ByModel, mt)
 	}
-	e.ByModel = b.byModel
-	slices.SortFunc(e.ByModel, func(a, b ModelTotals) int { return strings.Compare(a.Model, b.Model) })
 }
 
 func addPtr(p *float64, v float64) *float64 {

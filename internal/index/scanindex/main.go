@@ -12,12 +12,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/memory"
 )
 
 type session struct {
@@ -38,14 +38,10 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the scan to this file")
 	memProfile := flag.String("memprofile", "", "write a profile of what the scan allocated to this file")
 	flag.Parse()
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400) // as spillway's batch commands do
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// GOGC 400 lets the heap grow to five times what is live; past
-		// this the collector runs as often as it must instead.
-		debug.SetMemoryLimit(150 << 20)
-	}
+	memory.SetBaseline(400) // as spillway's batch commands do
+	// GOGC 400 lets the heap grow to five times what is live; past this
+	// the collector runs as often as it must instead.
+	memory.Limit(150 << 20)
 	if *profile != "" {
 		f, err := os.Create(*profile)
 		if err == nil {

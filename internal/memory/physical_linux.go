@@ -1,4 +1,4 @@
-package ui
+package memory
 
 import (
 	"os"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// physicalMemory is the machine's memory in bytes, or its control group's
+// Physical is the machine's memory in bytes, or its control group's
 // limit when lower (a container's memory is its limit, not its host's);
 // 0 when it cannot be told.
-func physicalMemory() int64 { return withinLimit(systemMemory(), cgroupLimit()) }
+func Physical() int64 { return withinLimit(systemMemory(), cgroupLimit()) }
 
 // systemMemory is the memory the kernel reports, 0 when it does not.
 func systemMemory() int64 {

@@ -1,6 +1,6 @@
 //go:build darwin || ios || freebsd || netbsd || openbsd || dragonfly
 
-package ui
+package memory
 
 import (
 	"runtime"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// physicalMemory is the machine's memory in bytes, 0 when it cannot be
+// Physical is the machine's memory in bytes, 0 when it cannot be
 // told.
-func physicalMemory() int64 {
+func Physical() int64 {
 	name := "hw.physmem" // a 64-bit count on FreeBSD and DragonFly; OpenBSD's x/sys maps it to HW_PHYSMEM64
 	switch runtime.GOOS {
 	case "darwin", "ios":

@@ -1,4 +1,4 @@
-package ui
+package sessions
 
 import (
 	"bufio"
@@ -28,14 +28,16 @@ func TestRetuneFolder(t *testing.T) {
 	if dir == "" {
 		t.Skip("SPILLWAY_RETUNE_DIR names no folder to re-tune")
 	}
-	overrideFromEnv(t, "SPILLWAY_RETUNE_HOLD", &holdBytes)
+	budget := app.DefaultBudget()
+	overrideFromEnv(t, "SPILLWAY_RETUNE_HOLD", &budget.Whole)
 	overrideFromEnv(t, "SPILLWAY_RETUNE_KEEP", &textsKeptBytes)
 	prices := pricing.Default()
 	ix, err := index.Open(index.Options{Prices: prices, NoCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: prices, Counter: counter}, ix)
+	src := NewIndexed([]string{dir}, app.Env{}, app.Options{Prices: prices, Counter: counter}, ix)
+	src.Budget = &budget
 	ctx := context.Background()
 	start := time.Now()
 	rows, _, err := src.Scan(ctx, nil)
@@ -46,7 +48,7 @@ func TestRetuneFolder(t *testing.T) {
 	for i, r := range rows {
 		paths[i] = r.Path
 	}
-	t.Logf("scan: %d sessions in %.1f s; %s", len(rows), time.Since(start).Seconds(), memory())
+	t.Logf("scan: %d sessions in %.1f s; %s", len(rows), time.Since(start).Seconds(), memoryUse())
 	pol, _ := policy.Preset(policy.DefaultPreset)
 	steps := []struct {
 		name string
@@ -69,7 +71,7 @@ func TestRetuneFolder(t *testing.T) {
 		var saved int64
 		var dollars float64
 		n, failed := 0, 0
-		err := src.Replay(ctx, pol, paths, func(s SessionSavings) {
+		err := src.Replay(ctx, pol, paths, func(s Savings) {
 			n++
 			if s.Err != nil {
 				failed++
@@ -88,7 +90,7 @@ func TestRetuneFolder(t *testing.T) {
 			reread = src.texts.ReadBytes() - readBefore
 		}
 		t.Logf("%-12s ceiling %6d: %.1f s, %d sessions (%d failed), %d tokens saved, $%.6f after; %.1f MB of lines read again; %s",
-			st.name, pol.Ceiling, time.Since(start).Seconds(), n, failed, saved, dollars, float64(reread)/1e6, memory())
+			st.name, pol.Ceiling, time.Since(start).Seconds(), n, failed, saved, dollars, float64(reread)/1e6, memoryUse())
 	}
 	runtime.GC()
 	var ms runtime.MemStats
@@ -107,8 +109,8 @@ func TestRetuneFolder(t *testing.T) {
 	runtime.KeepAlive(src)
 }
 
-// memory is this process's peak and current RSS, as the kernel counts it.
-func memory() string {
+// memoryUse is this process's peak and current RSS, as the kernel counts it.
+func memoryUse() string {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return "RSS unknown"

@@ -1,4 +1,4 @@
-package ui
+package memory
 
 import (
 	"os"

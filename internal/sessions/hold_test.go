@@ -1,4 +1,4 @@
-package ui
+package sessions
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 // holding says how a list holds its sessions between replays.
 type holding struct {
 	name                 string
-	full, withoutTexts   int64 // holdBytes, onDemandHoldBytes
+	full, withoutTexts   int64 // Budget.Whole, Budget.Lean
 	wantFull, wantNoText bool  // some session held so
 }
 
@@ -69,20 +69,19 @@ func retunings(t *testing.T) []policy.Policy {
 // and sweeps them, with the list holding them as h says, and returns
 // every session's savings by policy and path. It runs each policy twice:
 // the second replays what the first held.
-func listFigures(t *testing.T, paths []string, useIndex bool, h holding, pols []policy.Policy) map[string]SessionSavings {
+func listFigures(t *testing.T, paths []string, useIndex bool, h holding, pols []policy.Policy) map[string]Savings {
 	t.Helper()
-	defer func(full, none int64) { holdBytes, onDemandHoldBytes = full, none }(holdBytes, onDemandHoldBytes)
-	holdBytes, onDemandHoldBytes = h.full, h.withoutTexts
 	prices := pricing.Default()
 	opt := app.Options{Prices: prices, Counter: counter}
-	src := NewAppSessions(paths, app.Env{}, opt)
+	src := New(paths, app.Env{}, opt)
 	if useIndex {
 		ix, err := index.Open(index.Options{Prices: prices, NoCache: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		src = NewIndexSessions(paths, app.Env{}, opt, ix)
+		src = NewIndexed(paths, app.Env{}, opt, ix)
 	}
+	src.Budget = &app.Budget{Whole: h.full, Lean: h.withoutTexts}
 	ctx := context.Background()
 	rows, warnings, err := src.Scan(ctx, nil)
 	if err != nil || len(warnings) > 0 {
@@ -92,10 +91,10 @@ func listFigures(t *testing.T, paths []string, useIndex bool, h holding, pols []
 	for _, r := range rows {
 		listed = append(listed, r.Path)
 	}
-	got := map[string]SessionSavings{}
+	got := map[string]Savings{}
 	for k, pol := range pols {
 		for pass := range 2 {
-			err := src.Replay(ctx, pol, listed, func(s SessionSavings) {
+			err := src.Replay(ctx, pol, listed, func(s Savings) {
 				if s.Err != nil {
 					t.Errorf("%s: %s: %v", pol.Name, s.Path, s.Err)
 				}
@@ -108,7 +107,7 @@ func listFigures(t *testing.T, paths []string, useIndex bool, h holding, pols []
 				continue
 			}
 			ceilings := replay.SweepCeilings(pol)
-			err = src.Sweep(ctx, pol, listed, ceilings, func(s SessionSavings) {
+			err = src.Sweep(ctx, pol, listed, ceilings, func(s Savings) {
 				if s.Err != nil {
 					t.Errorf("%s sweep: %s: %v", pol.Name, s.Path, s.Err)
 				}
@@ -211,8 +210,6 @@ func sharedLogs(t *testing.T) []string {
 // file is then replaced is read again when a replay needs one of them,
 // and replays to the figures of what the file now holds, never a mix.
 func TestHeldWithoutTextsChanged(t *testing.T) {
-	defer func(full, none int64) { holdBytes, onDemandHoldBytes = full, none }(holdBytes, onDemandHoldBytes)
-	holdBytes, onDemandHoldBytes = 0, 1<<40
 	dir := t.TempDir()
 	write := func(path string, seed uint64) {
 		var buf bytes.Buffer
@@ -234,9 +231,9 @@ func TestHeldWithoutTextsChanged(t *testing.T) {
 	}
 	pol, _ := policy.Preset(policy.DefaultPreset)
 	pol.SetCeiling(1024)
-	replayAll := func(src *AppSessions) map[string]SessionSavings {
-		got := map[string]SessionSavings{}
-		err := src.Replay(context.Background(), pol, paths, func(s SessionSavings) {
+	replayAll := func(src *Service) map[string]Savings {
+		got := map[string]Savings{}
+		err := src.Replay(context.Background(), pol, paths, func(s Savings) {
 			if s.Err != nil {
 				t.Errorf("%s: %v", s.Path, s.Err)
 			}
@@ -248,7 +245,8 @@ func TestHeldWithoutTextsChanged(t *testing.T) {
 		return got
 	}
 	opt := app.Options{Prices: pricing.Default(), Counter: counter}
-	src := NewAppSessions([]string{dir}, app.Env{}, opt)
+	src := New([]string{dir}, app.Env{}, opt)
+	src.Budget = &app.Budget{Lean: 1 << 40}
 	if _, _, err := src.Scan(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +258,7 @@ func TestHeldWithoutTextsChanged(t *testing.T) {
 	write(paths[0], 9) // another session under the same name, before any rescan
 	got := replayAll(src)
 
-	fresh := NewAppSessions([]string{dir}, app.Env{}, opt)
+	fresh := New([]string{dir}, app.Env{}, opt)
 	if _, _, err := fresh.Scan(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ui
+package sessions
 
 import (
 	"context"
@@ -8,22 +8,21 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
 )
 
-// NewIndexSessions lists the sessions of paths through the session index
+// NewIndexed lists the sessions of paths through the session index
 // ix: reopening the same logs takes their rows from its cache, and a
 // rescan reads only the logs that changed (a session being written, only
-// what was appended). Replays are AppSessions', which hold the sessions
+// what was appended). Replays are Service', which hold the sessions
 // read in full between policies.
-func NewIndexSessions(paths []string, env app.Env, opt app.Options, ix *index.Index) *AppSessions {
-	return &AppSessions{Paths: paths, Env: env, Options: opt, Index: ix}
+func NewIndexed(paths []string, env app.Env, opt app.Options, ix *index.Index) *Service {
+	return &Service{Paths: paths, Env: env, Options: opt, Index: ix}
 }
 
 // scanIndex is Scan through a.Index.
-func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
+func (a *Service) scanIndex(ctx context.Context, progress func(done, total int)) ([]Row, []string, error) {
 	a.mu.Lock()
 	resolved, given := a.resolved, a.Resolved
 	a.Resolved = nil
@@ -65,7 +64,7 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 		a.relist.Store(true) // the logs written meanwhile were not all looked at
 		return nil, warnings, err
 	}
-	rows := make([]SessionRow, len(entries))
+	rows := make([]Row, len(entries))
 	var live []app.Input
 	liveAt := map[string]int{}
 	a.mu.Lock()
@@ -93,7 +92,7 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 			a.drop(e.Path)
 		}
 		a.seen[e.Path] = sc
-		if time.Since(e.Modified) < liveWindow {
+		if time.Since(e.Modified) < LiveWindow {
 			if lf, ok := a.liveRows[e.Path]; ok && lf.stamp == sc.stamp {
 				rows[i].Burn, rows[i].Context, rows[i].ContextMax = lf.row.Burn, lf.row.Context, lf.row.ContextMax
 			} else {
@@ -111,7 +110,7 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 	}
 	a.mu.Unlock()
 	if len(live) > 0 {
-		a.liveFigures(ctx, live, func(r SessionRow) {
+		a.liveFigures(ctx, live, func(r Row) {
 			i := liveAt[r.Path]
 			rows[i].Burn, rows[i].Context, rows[i].ContextMax = r.Burn, r.Context, r.ContextMax
 			a.mu.Lock()
@@ -129,31 +128,30 @@ func (a *AppSessions) scanIndex(ctx context.Context, progress func(done, total i
 // for what the index does not keep: the burn rate and the last prompt.
 // Read apart from the others, a copied response may count in a burn rate
 // twice; the list's costs are the index's.
-func (a *AppSessions) liveFigures(ctx context.Context, inputs []app.Input, set func(SessionRow)) {
+func (a *Service) liveFigures(ctx context.Context, inputs []app.Input, set func(Row)) {
 	opt := a.Options
 	opt.Read.SizesOnly = true
 	opt.Counter = nil
-	none, _ := policy.Preset("none")
-	_, _ = app.Each(inputs, nil, opt, func(s *app.Session) (SessionRow, error) {
+	_, _ = app.Each(inputs, nil, opt, func(s *app.Session) (Row, error) {
 		if err := ctx.Err(); err != nil {
-			return SessionRow{}, err
+			return Row{}, err
 		}
-		return sessionRow(s, none, opt.Prices)
-	}, func(r SessionRow) error {
+		return sessionRow(s), nil
+	}, func(r Row) error {
 		set(r)
 		return ctx.Err()
 	}, nil)
 }
 
 // entryRow is the list's row of an index entry.
-func entryRow(e *index.Entry) SessionRow {
-	row := SessionRow{
+func entryRow(e *index.Entry) Row {
+	row := Row{
 		Path: e.Path, Agent: string(e.Format), Version: e.Version, Project: lastElement(e.Project),
 		First: e.First, Last: e.Last, Models: e.Models, Calls: e.APICalls - e.CopiedCalls, Subagents: len(e.Subagents),
-		Cost: e.CostUSD, LargestResult: int64(e.LargestResult), Modified: e.Modified,
+		Cost: e.CostUSD, LargestResult: int64(e.LargestResult), Modified: e.Modified, Warnings: e.Warnings,
 	}
 	for _, p := range e.SubagentParts {
-		row.Parts = append(row.Parts, SubagentRow{Path: p.Path, Calls: p.APICalls, Cost: p.CostUSD, LargestResult: int64(p.LargestResult)})
+		row.Parts = append(row.Parts, Part{Path: p.Path, Calls: p.APICalls, Cost: p.CostUSD, LargestResult: int64(p.LargestResult)})
 	}
 	return row
 }

@@ -1,4 +1,4 @@
-package ui
+package sessions
 
 import (
 	"bufio"
@@ -44,7 +44,7 @@ func TestFollowedFleetLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	src := NewIndexed([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() {
 		cancel()
@@ -203,7 +203,7 @@ func BenchmarkFollowedAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	src := NewIndexed([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer func() {
 		cancel()
@@ -265,18 +265,18 @@ func TestFollowedIndexSeesEveryWrite(t *testing.T) {
 	if _, err := corpus.WriteFleet(dir, shape); err != nil {
 		t.Fatal(err)
 	}
-	open := func(noCache bool) *AppSessions {
+	open := func(noCache bool) *Service {
 		ix, err := index.Open(index.Options{Prices: pricing.Default(), CacheDir: t.TempDir(), NoCache: noCache})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+		return NewIndexed([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
 	}
 	type figures struct {
 		Calls int
 		Cost  float64
 	}
-	list := func(src *AppSessions) map[string]figures {
+	list := func(src *Service) map[string]figures {
 		t.Helper()
 		rows, warnings, err := src.Scan(context.Background(), nil)
 		if err != nil || len(warnings) > 0 {
@@ -384,7 +384,7 @@ func TestFirstScanTakesResolvedInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := NewIndexSessions([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
+	src := NewIndexed([]string{dir}, app.Env{}, app.Options{Prices: pricing.Default()}, ix)
 	src.Resolved = all[:2]
 	for i, want := range []int{2, 3} {
 		rows, warnings, err := src.Scan(context.Background(), nil)

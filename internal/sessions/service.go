@@ -1,4 +1,18 @@
-package ui
+// Package sessions is the session list's data: it lists the sessions of
+// some paths (or all those discovery finds) with what their logs record,
+// replays them under a policy, and, while a list is followed, says when
+// their logs change. The inspector's list screen reads it through Source;
+// nothing here draws.
+//
+// A Service reads through the shared pipeline (app.Resolve, app.Each) or,
+// given one, the session index, and holds what it read between replays
+// within the budget app.DefaultBudget gives, so that a new policy only
+// replays: sessions of up to Budget.Whole of logs read in full, then of up
+// to Budget.Lean without their results' texts, which are read again from
+// their files when a replay needs them; the others are read again for
+// each replay. Its replays go to a Replayer, its own by default; another
+// (cached replays, a faster backend) can stand in for it.
+package sessions
 
 import (
 	"context"
@@ -6,7 +20,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -15,22 +28,22 @@ import (
 	"time"
 
 	"github.com/spillway-dev/spillway/guard/policy"
-	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
 // This file is the session list's one seam to where its sessions come
-// from: SessionSource, and AppSessions, which lists them with the shared
+// from: Source, and Service, which lists them with the shared
 // pipeline (app.Resolve and app.Each) and holds what it read in memory.
 
-// SessionRow is one session of the list as its log and its sub-agents'
+// Row is one session of the list as its log and its sub-agents'
 // record it, before any policy.
-type SessionRow struct {
+type Row struct {
 	Path    string // the session's own log; its sub-agents' are counted in
 	Agent   string // the log's format
 	Version string
@@ -42,6 +55,8 @@ type SessionRow struct {
 	// counted there.
 	Calls     int
 	Subagents int
+	// Warnings counts the reader's warnings of its logs.
+	Warnings int
 	// Cost is the calls' recorded cost; nil when a model has no price or
 	// no call records usage.
 	Cost *float64
@@ -58,11 +73,15 @@ type SessionRow struct {
 	Modified time.Time
 	// Parts are the sub-agents' own figures, in the session's figures
 	// already: the list shows them under it.
-	Parts []SubagentRow
+	Parts []Part
 }
 
-// SubagentRow is what one sub-agent log adds to its session.
-type SubagentRow struct {
+// LiveWindow: a session whose log was written this recently is being
+// written.
+const LiveWindow = time.Minute
+
+// Part is what one sub-agent log adds to its session.
+type Part struct {
 	Path  string
 	Calls int
 	// Cost is nil when it records nothing or a model has no price.
@@ -70,9 +89,9 @@ type SubagentRow struct {
 	LargestResult int64
 }
 
-// SessionSavings is one session (with its sub-agents) replayed under a
+// Savings is one session (with its sub-agents) replayed under a
 // policy.
-type SessionSavings struct {
+type Savings struct {
 	Path string
 	// CostAfter is nil when the cost is not known.
 	CostAfter *float64
@@ -89,39 +108,53 @@ type SessionSavings struct {
 	Err    error
 }
 
-// SessionSource is where the session list comes from. Its methods are
-// called from commands, never from Update, and may run at once.
-type SessionSource interface {
+// Lister lists the sessions. Its methods are called from commands, never
+// from a UI's Update, and may run at once.
+type Lister interface {
 	// Scan lists the sessions with what their logs record; a later Scan
 	// need read again only the logs that changed. progress is told how
 	// many sessions are read of how many. Warnings name the inputs that
 	// gave no session.
-	Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error)
-	// Replay replays the sessions of paths (of the last Scan) under pol,
-	// handing each to emit as it is done, in no set order.
-	Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error
-	// Sweep does the same at each of ceilings, for the savings chart.
-	Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error
+	Scan(ctx context.Context, progress func(done, total int)) ([]Row, []string, error)
 }
 
-// AppSessions lists the sessions of Paths (those discovery finds when
-// there are none) through the shared pipeline: one sizes-only read per log
-// for the list, then, for replays, one read in full of each, whose counted
-// results it holds in memory so that a new policy only replays: past
-// holdBytes of logs, without the results' texts, of which a replay reads
-// again from the files only those it shapes.
-type AppSessions struct {
+// Replayer replays listed sessions under a policy.
+type Replayer interface {
+	// Replay replays the sessions of paths (of the last Scan) under pol,
+	// handing each to emit as it is done, in no set order.
+	Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(Savings)) error
+	// Sweep does the same at each of ceilings, for the savings chart.
+	Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(Savings)) error
+}
+
+// Source is where a session list comes from.
+type Source interface {
+	Lister
+	Replayer
+}
+
+// Service lists the sessions of Paths (those discovery finds when there
+// are none) through the shared pipeline: one sizes-only read per log for
+// the list, then, for replays, one read in full of each, whose counted
+// results it holds within Budget so that a new policy only replays.
+type Service struct {
 	Paths   []string
 	Env     app.Env
 	Options app.Options
-	// Index, when set, lists the sessions (sessions_index.go).
+	// Index, when set, lists the sessions (index.go).
 	Index *index.Index
+	// Budget bounds the sessions held between replays; nil is
+	// app.DefaultBudget().
+	Budget *app.Budget
+	// Replayer, when set, replays in the Service's stead; it is given the
+	// paths of the Service's last Scan.
+	Replayer Replayer
 
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
 	seen map[string]scanned
 	// held holds the sessions read in full, by path, until they change,
-	// of at most holdBytes of logs in all; past it, of at most
+	// of at most Budget.Whole of logs in all; past it, of at most
 	// onDemandBytes more, without their results' texts (onDemand), which
 	// texts reads again when a replay needs them.
 	held          map[string]*app.Session
@@ -129,6 +162,9 @@ type AppSessions struct {
 	onDemand      map[string]bool
 	onDemandBytes int64
 	texts         *app.FilePool
+	// paced is the pace of garbage collection asked for while sessions
+	// are held without their texts.
+	paced *memory.Demand
 	// liveRows are the burn rates and contexts of the sessions being
 	// written, by the stamp they were read at (index scans).
 	liveRows map[string]scanned
@@ -154,7 +190,7 @@ type AppSessions struct {
 type scanned struct {
 	stamp string
 	input app.Input
-	row   SessionRow
+	row   Row
 	// marks are the copies the scan found, by log and line.
 	marks map[string]map[int]string
 	// subs are the logs of its sub-agents, as the scan of all found
@@ -165,47 +201,12 @@ type scanned struct {
 	copied int   // calls the index found copies counted elsewhere
 }
 
-// holdBytes bounds the logs whose sessions are held, read and counted,
-// between replays; past it, sessions are held without their results'
-// texts, of at most onDemandLimit() of logs; the others are read again
-// for each. Tests lower them: onDemandHoldBytes, when not negative, is
-// that limit.
-var (
-	holdBytes         int64 = 512 << 20
-	onDemandHoldBytes int64 = -1
-)
-
-// onDemandLimit is onDemandHoldBytes, or, when that is negative, the
-// bound of this machine's memory, looked up the first time a list needs
-// it rather than at every start.
-func onDemandLimit() int64 {
-	if onDemandHoldBytes >= 0 {
-		return onDemandHoldBytes
+// budget is a.Budget, or this machine's.
+func (a *Service) budget() app.Budget {
+	if a.Budget != nil {
+		return *a.Budget
 	}
-	return machineOnDemand()
-}
-
-var machineOnDemand = sync.OnceValue(func() int64 { return onDemandBound(physicalMemory()) })
-
-// withinLimit is total memory, or limit when it is set and lower.
-func withinLimit(total, limit int64) int64 {
-	if limit > 0 && (total <= 0 || limit < total) {
-		return limit
-	}
-	return total
-}
-
-// onDemandBound is the logs whose sessions are held without their texts
-// on a machine of memory bytes (0: not known). Such a session holds about
-// half its logs' size (961 MB of heap for the 2 GB fleet's 1.9 GB), and
-// the process's peak is about 1.5 times its heap: half the memory in
-// logs keeps the list within two fifths of it, however many sessions
-// there are; 64 GiB at most, 8 GiB where the memory is not known.
-func onDemandBound(memory int64) int64 {
-	if memory <= 0 {
-		return 8 << 30
-	}
-	return min(memory/2, 64<<30)
+	return app.DefaultBudget()
 }
 
 // The texts of the sessions held without them are read again through a
@@ -216,7 +217,7 @@ var (
 )
 
 // drop lets a held session go; a.mu is held.
-func (a *AppSessions) drop(path string) {
+func (a *Service) drop(path string) {
 	if _, ok := a.held[path]; ok {
 		delete(a.held, path)
 		if a.onDemand[path] {
@@ -228,10 +229,10 @@ func (a *AppSessions) drop(path string) {
 	}
 }
 
-// NewAppSessions lists the sessions of paths with opt's prices, reading
+// New lists the sessions of paths with opt's prices, reading
 // and counting options.
-func NewAppSessions(paths []string, env app.Env, opt app.Options) *AppSessions {
-	return &AppSessions{Paths: paths, Env: env, Options: opt}
+func New(paths []string, env app.Env, opt app.Options) *Service {
+	return &Service{Paths: paths, Env: env, Options: opt}
 }
 
 // stamp identifies what an input's logs held when read: their sizes and
@@ -256,7 +257,7 @@ func stamp(in app.Input) (st string, newest time.Time, size int64) {
 // Scan resolves the paths again and, when a session is new or changed,
 // reads them all again (only those when they are many): a response copied
 // from one log to another is counted once, wherever it lies.
-func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) ([]SessionRow, []string, error) {
+func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]Row, []string, error) {
 	if a.Index != nil {
 		return a.scanIndex(ctx, progress)
 	}
@@ -301,7 +302,7 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	if len(changed) == 0 || total > rereadAllBytes {
 		read = changed
 	}
-	rows := make([]SessionRow, 0, len(all))
+	rows := make([]Row, 0, len(all))
 	reading := map[string]bool{}
 	for _, in := range read {
 		reading[in.Path] = true
@@ -316,7 +317,6 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 	opt := a.Options
 	opt.Read.SizesOnly = true
 	opt.Counter = nil
-	none, _ := policy.Preset("none")
 	done := 0
 	if progress != nil {
 		progress(0, len(read))
@@ -325,12 +325,12 @@ func (a *AppSessions) Scan(ctx context.Context, progress func(done, total int)) 
 		if err := ctx.Err(); err != nil {
 			return scanned{}, err
 		}
-		row, err := sessionRow(s, none, opt.Prices)
+		row := sessionRow(s)
 		var subs []string
 		for _, sub := range s.Subagents {
 			subs = append(subs, sub.Session.Path)
 		}
-		return scanned{row: row, marks: marksOf(s), subs: subs}, err
+		return scanned{row: row, marks: marksOf(s), subs: subs}, nil
 	}, func(sc scanned) error {
 		done++
 		if progress != nil {
@@ -400,101 +400,62 @@ func parts(s *app.Session) []*replay.Prepared {
 	return append([]*replay.Prepared{s.Prepared}, s.Subagents...)
 }
 
-// sessionRow sums what a session and its sub-agents record.
-func sessionRow(s *app.Session, none policy.Policy, prices *pricing.Table) (SessionRow, error) {
+// sessionRow is a session's row: a view of its tally with its
+// sub-agents', with their own figures, and the burn rate and context of
+// its last calls.
+func sessionRow(s *app.Session) Row {
 	main := s.Session
-	row := SessionRow{Path: main.Path, Agent: string(main.Format), Version: main.Version, Subagents: len(s.Subagents)}
-	type priced struct {
-		at   time.Time
-		cost float64
+	row := Row{Path: main.Path, Agent: string(main.Format), Version: main.Version, Subagents: len(s.Subagents)}
+	t := app.TallyOf(main, s.Prices)
+	for _, sub := range s.Subagents {
+		st := app.TallyOf(sub.Session, sub.Prices)
+		row.Parts = append(row.Parts, Part{Path: sub.Session.Path, Calls: st.Calls, Cost: st.Cost(), LargestResult: int64(st.Largest)})
+		t.Add(st)
 	}
-	var calls []priced
-	var costs []*float64
-	var recorded []bool
+	row.Models, row.Calls, row.Cost = t.Models, t.Calls-t.Copied, t.Cost()
+	row.First, row.Last, row.LargestResult, row.Warnings = t.First, t.Last, int64(t.Largest), t.Warnings
+	liveFigures(s, &row)
+	return row
+}
+
+// liveFigures sets the row's burn rate, the recorded cost per hour of the
+// calls in the burnWindow up to its last, and the prompt of its own last
+// call against its model's window.
+func liveFigures(s *app.Session, row *Row) {
 	var last *transcript.Call
 	for _, p := range parts(s) {
-		rp, err := p.Replay(none, replay.Options{})
-		if err != nil {
-			return row, err
-		}
-		costs = append(costs, rp.Totals.Cost)
-		had := false
-		ss := p.Session
-		for _, m := range ss.Models {
-			if !slices.Contains(row.Models, m) {
-				row.Models = append(row.Models, m)
-			}
-		}
-		for i := range ss.Calls {
-			if ss.Calls[i].CountedIn == "" { // a copy is counted in the log it came from
-				row.Calls++
-			}
-		}
-		for _, r := range ss.Leading.Results {
-			row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
-		}
-		for i := range ss.Calls {
-			c := &ss.Calls[i]
-			for _, r := range c.Results {
-				row.LargestResult = max(row.LargestResult, int64(r.Bytes()))
-			}
-			if c.Usage != nil {
-				had = true
-			}
-			if !c.Time.IsZero() {
-				if row.First.IsZero() || c.Time.Before(row.First) {
-					row.First = c.Time
-				}
-				if c.Time.After(row.Last) {
-					row.Last = c.Time
-				}
-			}
+		for i := range p.Session.Calls {
+			c := &p.Session.Calls[i]
 			if c.Usage == nil || c.CountedIn != "" {
 				continue
 			}
 			if p == s.Prepared && (last == nil || !c.Time.Before(last.Time)) {
 				last = c
 			}
-			if cost := rp.Calls[i].Cost; cost != nil && !c.Time.IsZero() {
-				extra, _ := p.ExtraCost(c)
-				calls = append(calls, priced{c.Time, *cost + extra})
+			if c.Time.IsZero() || !c.Time.After(row.Last.Add(-burnWindow)) {
+				continue
 			}
-		}
-		recorded = append(recorded, had)
-		if p != s.Prepared {
-			part := SubagentRow{Path: ss.Path, Calls: len(ss.Calls)}
-			if had {
-				part.Cost = rp.Totals.Cost
+			cost, ok := p.Prices.Cost(c.Model, *c.Usage)
+			extra, _ := p.ExtraCost(c)
+			if ok {
+				row.Burn += cost + extra
 			}
-			for i := range ss.Calls {
-				for _, r := range ss.Calls[i].Results {
-					part.LargestResult = max(part.LargestResult, int64(r.Bytes()))
-				}
-			}
-			row.Parts = append(row.Parts, part)
-		}
-	}
-	row.Cost = sumKnown(costs, recorded)
-	for _, c := range calls {
-		if c.at.After(row.Last.Add(-burnWindow)) {
-			row.Burn += c.cost
 		}
 	}
 	row.Burn *= float64(time.Hour) / float64(burnWindow)
 	if last != nil {
 		row.Context = last.Usage.Prompt()
-		if m, ok := prices.Match(last.Model); ok {
+		if m, ok := s.Prices.Match(last.Model); ok {
 			row.ContextMax = int64(m.Entry.MaxInputTokens)
 		}
 	}
-	return row, nil
 }
 
 // burnWindow is how far back the burn rate looks from the last call.
 const burnWindow = 10 * time.Minute
 
-// sumKnown adds the parts' costs: unknown when a part that records usage
-// has no cost, or when none records any.
+// sumKnown adds the parts' costs after a policy: unknown when a part that
+// records usage has none, or when none records any.
 func sumKnown(costs []*float64, recorded []bool) *float64 {
 	var sum float64
 	any := false
@@ -525,22 +486,22 @@ func projectOf(path string) string {
 	return lastElement(transcript.Project(path, cwd))
 }
 
-// Held is the session of path as the list holds it, read in full and
-// counted, nil when it does not (any more).
-func (a *AppSessions) Held(path string) *replay.Prepared {
+// Held is the session of path, with its sub-agents, as the Service holds
+// it, read and counted; nil when it does not (any more).
+func (a *Service) Held(path string) *app.Session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s, ok := a.held[path]; ok {
-		return s.Prepared
-	}
-	return nil
+	return a.held[path]
 }
 
 // Replay replays the sessions of paths under pol, reading those not held
 // yet (each once, on every core) and keeping them for the next.
-func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(SessionSavings)) error {
-	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
-		out := SessionSavings{Path: s.Session.Path}
+func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(Savings)) error {
+	if a.Replayer != nil {
+		return a.Replayer.Replay(ctx, pol, paths, emit)
+	}
+	return a.each(ctx, paths, emit, func(s *app.Session) Savings {
+		out := Savings{Path: s.Session.Path}
 		var costs []*float64
 		var recorded []bool
 		for k, p := range parts(s) {
@@ -552,7 +513,7 @@ func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []str
 			if k == 0 {
 				out.Point = rp.Point()
 			} else {
-				out.Point = addPoint(out.Point, rp.Point(), hasUsage(p.Session))
+				out.Point = out.Point.Plus(rp.Point(), hasUsage(p.Session))
 			}
 			out.Saved += rp.Totals.SavedPerCall
 			out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
@@ -565,9 +526,12 @@ func (a *AppSessions) Replay(ctx context.Context, pol policy.Policy, paths []str
 }
 
 // Sweep replays the sessions of paths at each ceiling.
-func (a *AppSessions) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(SessionSavings)) error {
-	return a.each(ctx, paths, emit, func(s *app.Session) SessionSavings {
-		out := SessionSavings{Path: s.Session.Path}
+func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(Savings)) error {
+	if a.Replayer != nil {
+		return a.Replayer.Sweep(ctx, pol, paths, ceilings, emit)
+	}
+	return a.each(ctx, paths, emit, func(s *app.Session) Savings {
+		out := Savings{Path: s.Session.Path}
 		for k, p := range parts(s) {
 			if err := ctx.Err(); err != nil {
 				out.Err = err
@@ -583,32 +547,11 @@ func (a *AppSessions) Sweep(ctx context.Context, pol policy.Policy, paths []stri
 				continue
 			}
 			for i := range pts {
-				out.Points[i] = addPoint(out.Points[i], pts[i], hasUsage(p.Session))
+				out.Points[i] = out.Points[i].Plus(pts[i], hasUsage(p.Session))
 			}
 		}
 		return out
 	})
-}
-
-// addPoint adds a sub-agent's point to its session's; a sub-agent without
-// usage adds no dollars.
-func addPoint(a, b replay.SweepPoint, recorded bool) replay.SweepPoint {
-	a.Acted += b.Acted
-	a.Suppressed += b.Suppressed
-	a.Saved += b.Saved
-	a.Hazards.Add(b.Hazards)
-	if recorded {
-		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
-	}
-	return a
-}
-
-func addCost(a, b *float64) *float64 {
-	if a == nil || b == nil {
-		return nil
-	}
-	v := *a + *b
-	return &v
 }
 
 func hasUsage(s *transcript.Session) bool {
@@ -617,9 +560,9 @@ func hasUsage(s *transcript.Session) bool {
 
 // each runs do on every session of paths, held ones on all cores, the
 // others read first, and hands the results to emit until ctx ends. Past
-// holdBytes, a session is read and held without its results' texts; one
+// Budget.Whole, a session is read and held without its results' texts; one
 // whose file no longer holds a text a replay asked for is read again.
-func (a *AppSessions) each(ctx context.Context, paths []string, emit func(SessionSavings), do func(*app.Session) SessionSavings) error {
+func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), do func(*app.Session) Savings) error {
 	a.mu.Lock()
 	var held []*app.Session
 	var read []app.Input
@@ -638,7 +581,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 
 	var wg sync.WaitGroup
 	var emitMu sync.Mutex
-	send := func(s SessionSavings) {
+	send := func(s Savings) {
 		emitMu.Lock()
 		defer emitMu.Unlock()
 		if ctx.Err() == nil {
@@ -692,7 +635,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 		return ctx.Err()
 	}
 	a.mu.Lock()
-	// Below holdBytes of logs in all, the sessions are read and held in
+	// Below Budget.Whole of logs in all, the sessions are read and held in
 	// full; past it, without their texts, which costs a half or less of
 	// their logs: holding some in full would cost more memory than all
 	// the others, for replays that are quick either way.
@@ -700,11 +643,12 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	for _, sc := range a.seen {
 		total += sc.size
 	}
-	full, onDemand, limit := a.heldBytes, a.onDemandBytes, onDemandLimit()
+	b := a.budget()
+	full, onDemand, limit := a.heldBytes, a.onDemandBytes, b.Lean
 	for i := range read {
 		size := a.seen[read[i].Path].size
 		switch {
-		case total <= holdBytes && full+size <= holdBytes:
+		case total <= b.Whole && full+size <= b.Whole:
 			full += size
 		case onDemand+size <= limit:
 			onDemand += size
@@ -715,9 +659,9 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	opt := a.Options
 	opt.Read.SizesOnly = false
 	opt.TextFiles = a.texts
-	_, err := app.Each(read, nil, opt, func(s *app.Session) (SessionSavings, error) {
+	_, err := app.Each(read, nil, opt, func(s *app.Session) (Savings, error) {
 		if err := ctx.Err(); err != nil {
-			return SessionSavings{}, err
+			return Savings{}, err
 		}
 		a.mu.Lock()
 		if sc, ok := a.seen[s.Session.Path]; ok {
@@ -740,23 +684,22 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 				a.drop(s.Session.Path)
 			}
 			a.mu.Unlock()
-			return SessionSavings{}, err
+			return Savings{}, err
 		}
 		return out, nil
-	}, func(s SessionSavings) error {
+	}, func(s Savings) error {
 		send(s)
 		return ctx.Err()
 	}, func(err error) {
 		if !errors.Is(err, context.Canceled) {
-			send(SessionSavings{Err: err})
+			send(Savings{Err: err})
 		}
 	})
 	a.mu.Lock()
-	paced := a.onDemandBytes > 0
-	a.mu.Unlock()
-	if paced {
-		paceList()
+	if a.onDemandBytes > 0 {
+		a.pace()
 	}
+	a.mu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -770,38 +713,40 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 // replacements).
 const listHeadroom = 256 << 20
 
-// paceList collects garbage often enough that the heap stays within
-// listHeadroom, or a quarter, of what it holds after the last collection,
-// never less often than it would anyway (a lower GOGC, or a pace set
-// before for a large session, stands).
-func paceList() {
+// pace asks for garbage to be collected often enough that the heap stays
+// within listHeadroom, or a quarter, of what it holds after the last
+// collection, for as long as the Service holds sessions without their
+// texts; a.mu is held.
+func (a *Service) pace() {
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(live)
 	if live[0].Value.Kind() != metrics.KindUint64 || live[0].Value.Uint64() == 0 {
 		return
 	}
-	percent := int(max(25, min(100, 100*listHeadroom/int64(live[0].Value.Uint64()))))
-	if prev := debug.SetGCPercent(percent); prev < percent { // GOGC lower, or off
-		debug.SetGCPercent(prev)
+	percent := max(25, min(100, 100*listHeadroom/int64(live[0].Value.Uint64())))
+	if a.paced == nil {
+		a.paced = memory.Pace(int(percent))
+		return
 	}
+	a.paced.Set(percent)
 }
 
-// hold keeps s, of size bytes of logs, when it fits its bound: in full
-// below holdBytes, without its texts below onDemandLimit(); a.mu is
+// hold keeps s, of size bytes of logs, when it fits its budget; a.mu is
 // held.
-func (a *AppSessions) hold(s *app.Session, size int64) {
+func (a *Service) hold(s *app.Session, size int64) {
+	b := a.budget()
 	path := s.Session.Path
 	if _, ok := a.held[path]; ok {
 		return // a replay under way took it first
 	}
 	if !s.TextsOnDemand() {
-		if a.heldBytes+size <= holdBytes {
+		if a.heldBytes+size <= b.Whole {
 			a.held[path] = s
 			a.heldBytes += size
 		}
 		return
 	}
-	if a.onDemandBytes+size <= onDemandLimit() {
+	if a.onDemandBytes+size <= b.Lean {
 		if a.onDemand == nil {
 			a.onDemand = map[string]bool{}
 		}
@@ -809,7 +754,7 @@ func (a *AppSessions) hold(s *app.Session, size int64) {
 		a.onDemand[path] = true
 		a.onDemandBytes += size
 		if len(a.onDemand)%64 == 0 {
-			paceList() // as the list fills, not only once it is full
+			a.pace() // as the list fills, not only once it is full
 		}
 	}
 }

@@ -1,0 +1,144 @@
+// Package memory is the one place that sets the garbage collector's pace
+// and the soft memory limit of the program, and that knows how much memory
+// the machine has.
+//
+// A part of the program that holds much for a while (a large session, a
+// list of sessions held between replays, a batch read) asks for a pace or
+// a limit with Pace or Limit, and gives it back with Release when it lets
+// go. The pace in force is the lowest asked for, never above the baseline
+// (Go's 100, or what SetBaseline set for the batch commands); the limit in
+// force is the lowest asked for. GOGC and GOMEMLIMIT, when set, stand:
+// nothing here raises the pace or the limit past them. As every request
+// is one of a set, giving one back never undoes another's.
+package memory
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"sync"
+)
+
+// Demand is one request for a pace or a limit, in force until Release.
+type Demand struct {
+	limit bool
+	value int64
+}
+
+var (
+	mu       sync.Mutex
+	started  bool
+	envPace  int   // GOGC's pace, -1 off; 0 when not set
+	envLimit int64 // GOMEMLIMIT's limit; 0 when not set
+	baseline = 100
+	demands  = map[*Demand]bool{}
+)
+
+// start reads what the environment set, once; mu is held.
+func start() {
+	if started {
+		return
+	}
+	started = true
+	if os.Getenv("GOGC") != "" {
+		envPace = debug.SetGCPercent(100)
+		debug.SetGCPercent(envPace)
+		if envPace < 0 {
+			envPace = -1
+		}
+	}
+	if os.Getenv("GOMEMLIMIT") != "" {
+		envLimit = debug.SetMemoryLimit(-1)
+	}
+}
+
+// SetBaseline sets the pace when nothing asks for a lower one: the batch
+// commands, which hold a few sessions at a time, collect less often
+// (400) for speed. GOGC, when set, decides instead.
+func SetBaseline(percent int) {
+	mu.Lock()
+	defer mu.Unlock()
+	start()
+	baseline = percent
+	apply()
+}
+
+// Pace asks that garbage be collected when the heap has grown percent
+// past what it held, or sooner, until Release.
+func Pace(percent int) *Demand { return ask(&Demand{value: int64(percent)}) }
+
+// Limit asks for a soft memory limit of bytes, or lower, until Release.
+// bytes of 0 or less asks for nothing.
+func Limit(bytes int64) *Demand { return ask(&Demand{limit: true, value: bytes}) }
+
+func ask(d *Demand) *Demand {
+	mu.Lock()
+	defer mu.Unlock()
+	start()
+	demands[d] = true
+	apply()
+	return d
+}
+
+// Set changes what d asks for.
+func (d *Demand) Set(value int64) {
+	if d == nil {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	d.value = value
+	if demands[d] {
+		apply()
+	}
+}
+
+// Release gives d back; releasing twice, or a nil Demand, does nothing.
+func (d *Demand) Release() {
+	if d == nil {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if demands[d] {
+		delete(demands, d)
+		apply()
+	}
+}
+
+// apply sets the pace and the limit the demands make; mu is held.
+func apply() {
+	pace, limit := int64(baseline), int64(math.MaxInt64)
+	if envPace != 0 {
+		pace = int64(envPace)
+	}
+	if envLimit != 0 {
+		limit = envLimit
+	}
+	for d := range demands {
+		switch {
+		case d.value <= 0:
+		case d.limit:
+			limit = min(limit, d.value)
+		case pace >= 0: // GOGC=off stands
+			pace = min(pace, d.value)
+		}
+	}
+	debug.SetGCPercent(int(pace))
+	debug.SetMemoryLimit(limit)
+}
+
+// Now is the pace and the limit in force, for tests and diagnostics.
+func Now() (pace int, limit int64) {
+	pace = debug.SetGCPercent(100)
+	debug.SetGCPercent(pace)
+	return pace, debug.SetMemoryLimit(-1)
+}
+
+// withinLimit is total memory, or limit when it is set and lower.
+func withinLimit(total, limit int64) int64 {
+	if limit > 0 && (total <= 0 || limit < total) {
+		return limit
+	}
+	return total
+}

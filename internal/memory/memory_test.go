@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"math"
+	"runtime/debug"
+	"testing"
+)
+
+// reset forgets every demand and the environment read, and puts back the
+// pace and limit the test found.
+func reset(t *testing.T) {
+	pace, limit := Now()
+	clear := func() {
+		mu.Lock()
+		demands, started, envPace, envLimit, baseline = map[*Demand]bool{}, false, 0, 0, 100
+		mu.Unlock()
+	}
+	clear()
+	t.Cleanup(func() {
+		clear()
+		debug.SetGCPercent(pace)
+		debug.SetMemoryLimit(limit)
+	})
+}
+
+func check(t *testing.T, step string, wantPace int, wantLimit int64) {
+	t.Helper()
+	if pace, limit := Now(); pace != wantPace || limit != wantLimit {
+		t.Errorf("%s: pace %d, limit %d; want %d, %d", step, pace, limit, wantPace, wantLimit)
+	}
+}
+
+// TestDemandsDoNotUndoEachOther: the lowest pace and limit asked for are
+// in force, and giving one back leaves the others'.
+func TestDemandsDoNotUndoEachOther(t *testing.T) {
+	reset(t)
+	const none = math.MaxInt64
+	SetBaseline(400)
+	check(t, "batch baseline", 400, none)
+	batch := Pace(100) // a batch read holding much
+	check(t, "batch read", 100, none)
+	list := Pace(25) // a list of sessions held
+	check(t, "list", 25, none)
+	batch.Release() // the read ends: the list's pace stays
+	check(t, "batch read done", 25, none)
+	list.Set(50)
+	check(t, "list paced again", 50, none)
+	large := Limit(7 << 27)
+	other := Limit(1 << 30)
+	check(t, "two limits", 50, 7<<27)
+	large.Release()
+	check(t, "one limit", 50, 1<<30)
+	other.Release()
+	list.Release()
+	list.Release() // twice: nothing
+	check(t, "nothing asked", 400, none)
+	var nothing *Demand
+	nothing.Release()
+	nothing.Set(3)
+}
+
+// TestEnvironmentStands: GOGC and GOMEMLIMIT bound what is asked for,
+// and GOGC=off is never turned on.
+func TestEnvironmentStands(t *testing.T) {
+	reset(t)
+	t.Setenv("GOGC", "50")
+	t.Setenv("GOMEMLIMIT", "512MiB")
+	debug.SetGCPercent(50)
+	debug.SetMemoryLimit(512 << 20)
+	SetBaseline(400)
+	check(t, "baseline under GOGC", 50, 512<<20)
+	d := Pace(80)
+	l := Limit(1 << 30)
+	check(t, "above the environment", 50, 512<<20)
+	d.Set(10)
+	l.Set(256 << 20)
+	check(t, "below it", 10, 256<<20)
+	d.Release()
+	l.Release()
+	check(t, "given back", 50, 512<<20)
+
+	reset(t)
+	t.Setenv("GOGC", "off")
+	debug.SetGCPercent(-1)
+	Pace(10)
+	check(t, "GOGC=off", -1, 512<<20)
+}
+
+// TestWithinLimit: a control group's limit stands for the machine's
+// memory when it is lower, or the memory is not known.
+func TestWithinLimit(t *testing.T) {
+	for _, tt := range []struct{ total, limit, want int64 }{
+		{16 << 30, 0, 16 << 30},
+		{16 << 30, 4 << 30, 4 << 30},
+		{16 << 30, 32 << 30, 16 << 30},
+		{0, 4 << 30, 4 << 30},
+		{0, 0, 0},
+	} {
+		if got := withinLimit(tt.total, tt.limit); got != tt.want {
+			t.Errorf("withinLimit(%d, %d) = %d, want %d", tt.total, tt.limit, got, tt.want)
+		}
+	}
+}
