@@ -154,8 +154,10 @@ func TestPolicyFlagDefault(t *testing.T) {
 	spill := t.TempDir()
 	// --max-bytes 8KiB over harness-rs-0.0.50 shapes 7 of the demo's results,
 	// as sweep's own row says; none's defaults, which report used to adjust,
-	// printed $0.216937.
-	const line = "  cost: $0.398306 → $0.179312 under harness-rs-0.0.50+custom (−$0.218994, 55.0%); prompt tokens 619,430 → 223,699\n"
+	// printed $0.216937. (Replayed as spillway's hook enforces it in Claude
+	// Code, the Reads' spilled contents are numbered again: $0.179312 when
+	// they were not.)
+	const line = "  cost: $0.398306 → $0.177525 under harness-rs-0.0.50+custom (−$0.220780, 55.4%); prompt tokens 619,430 → 221,561\n"
 	for _, args := range [][]string{
 		{"report", "--max-bytes", "8KiB", "--spill-dir", spill, demo},
 		{"report", "--preset", "harness-rs-0.0.50", "--max-bytes", "8KiB", "--spill-dir", spill, demo},
@@ -167,7 +169,7 @@ func TestPolicyFlagDefault(t *testing.T) {
 		}
 	}
 	code, stdout, _ := runCLI(t, "", "sweep", "--max-bytes", "8KiB", "--format", "csv", demo)
-	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,395731,0.398305500,0.179311950,0,0,0,0\n"; code != 0 || !strings.Contains(stdout, want) {
+	if want := "harness-rs-0.0.50+custom,8192,json_bytes,true,7,0,397869,0.398305500,0.177525150,0,0,0,0\n"; code != 0 || !strings.Contains(stdout, want) {
 		t.Errorf("sweep: exit %d, stdout lacks %q:\n%s", code, want, stdout)
 	}
 	code, stdout, _ = runCLI(t, "", "report", demo)
@@ -241,6 +243,9 @@ func TestHostileNames(t *testing.T) {
 	missing := at("gone" + hostile)
 	demoPath := filepath.Join("testdata", "demo.jsonl")
 	spill := t.TempDir()
+	hookSettings := write("h"+hostile+"/settings.json", "{}")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 
 	type tcase struct {
 		name     string
@@ -279,6 +284,11 @@ func TestHostileNames(t *testing.T) {
 		{name: "bad theme", args: []string{"--theme", hostile, demoPath}, code: 2},
 		{name: "presets takes no arguments", args: []string{"presets", hostile}, code: 2},
 		{name: "help on a path", args: []string{"help", hostile}},
+		{name: "hook install: settings that do not parse", args: []string{"hook", "install", "--settings", badJSON}, code: 1, shown: true},
+		{name: "hook install: --policy", args: []string{"hook", "install", "--settings", hookSettings, "--policy", badJSON}, code: 2, shown: true},
+		{name: "hook install: settings of that name", args: []string{"hook", "install", "--settings", hookSettings}},
+		{name: "hook status: settings of that name", args: []string{"hook", "status", "--settings", hookSettings}},
+		{name: "hook uninstall: settings of that name", args: []string{"hook", "uninstall", "--settings", hookSettings}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

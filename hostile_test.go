@@ -56,7 +56,8 @@ func TestFIFOLogs(t *testing.T) {
 		{[]string{"report", "--format", "json"}, skipped, `"session_id":"sess-claude-1"`, 1},
 		{[]string{"sweep", project}, skipped, "over 1 session", 1},
 		{[]string{"report", "--format", "json", fifo}, []string{"fifo.jsonl is a FIFO, not a regular file: give it on standard input instead"}, "", 1},
-		{[]string{}, nil, "sess-claude-1", 0}, // the newest session, not a FIFO
+		// The newest session, not a FIFO, printed as the report it would be.
+		{[]string{}, []string{"standard output is not a terminal: printing the report under harness-rs-0.0.50"}, "sess-claude-1", 0},
 	} {
 		done := make(chan struct{})
 		var code int

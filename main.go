@@ -36,6 +36,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/report"
 	"github.com/spillway-dev/spillway/themes"
@@ -54,6 +55,12 @@ const exitUsage = 2
 var demoSession []byte
 
 func main() {
+	// Claude Code runs the hook for every tool call: it starts without the
+	// command line's machinery, and always exits 0.
+	if len(os.Args) > 2 && os.Args[1] == "hook" && os.Args[2] == "claude-code" &&
+		runHookFast(os.Args[3:], os.Stdin, os.Stdout, os.Stderr) {
+		os.Exit(0)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -212,17 +219,19 @@ spillway report --max-bytes 8KiB --format json ~/.codex/sessions
 spillway report --by day --since 2026-05-01 -z UTC`,
 		Args: cobra.ArbitraryArgs,
 	}
-	reportFlags, reportFormat, reportOut := &commonFlags{}, "text", ""
+	reportFlags, reportFormat, reportOut, reportTexts := &commonFlags{}, "text", "", false
 	reportFlags.register(reportCmd.Flags(), "none")
 	completeCommon(reportCmd)
 	reportCmd.Flags().StringVar(&reportFormat, "format", reportFormat, "output format: "+strings.Join(report.Formats, ", "))
 	complete(reportCmd, "format", report.Formats)
 	reportCmd.Flags().StringVar(&reportOut, "out", "", "folder the parquet tables (or calls.jsonl) are written into")
 	_ = reportCmd.MarkFlagDirname("out")
+	reportCmd.Flags().BoolVar(&reportTexts, "texts", false, "with --format json or jsonl, each result's text as recorded and text_after as the model would receive it (jsonl: a line per result)")
 	groupFlags := &groupFlags{}
 	groupFlags.register(reportCmd)
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
 		batchGC()
+		reportFlags.texts = reportTexts
 		*code = runReport(cmd.Flags(), reportFlags, groupFlags, args, reportFormat, reportOut, stdin, stdout, stderr)
 	}
 
@@ -230,7 +239,8 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 		Use:   "sweep [PATH ...]",
 		Short: "Savings at ceilings from 2 KiB to 256 KiB",
 		Long: "Results touched, tokens and dollars saved, and the hazards beside them, at ceilings from 2 KiB to 256 KiB (and the policy's own).\n" +
-			"With --dedupe, the same at the policy's own ceiling with repeat suppression off and from the 2nd, 3rd and 4th identical call.\n\n" + paths,
+			"With --dedupe, what each harness's rule of repeat suppression adds at the policy's own ceiling, from the 2nd or the 3rd identical call: " +
+			"how often it fired, what it saved, which repeats crossed a compaction or followed the agent's own write, and why a rule never fired.\n\n" + paths,
 		Example: `spillway sweep --preset harness-rs-0.0.40 session.jsonl`,
 		Args:    cobra.ArbitraryArgs,
 	}
@@ -269,7 +279,8 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	pricesCmd.Run = func(_ *cobra.Command, args []string) {
 		*code = runPrices(args, pricesFormat, pricesFile, stdout, stderr)
 	}
-	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code), newManCommand(root, stdout))
+	root.AddCommand(reportCmd, sweepCmd, presetsCmd, pricesCmd, newPolicyCommand(stdout, stderr, code),
+		newHookCommand(stdin, stdout, stderr, code), newManCommand(root, stdout))
 	completionCommand(root, stdout)
 	return root
 }
@@ -378,6 +389,7 @@ type commonFlags struct {
 	prices      string
 	maxLine     string
 	policy      policyFlags
+	texts       bool // report --texts
 }
 
 func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
@@ -416,8 +428,10 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	if err != nil {
 		return app.Options{}, fmt.Errorf("--max-line-bytes: %w", err)
 	}
-	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy}
-	if !policy.Inert() {
+	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy, Texts: c.texts}
+	// What spillway's hook cut from the sessions it ran in.
+	opt.Ledger, _ = ledger.DefaultDir()
+	if !policy.Inert() || c.texts {
 		if opt.Counter, err = c.tokenizer(); err != nil {
 			return app.Options{}, err
 		}
@@ -429,13 +443,14 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	return opt, nil
 }
 
-// tokenizer is the token counter the flags ask for, its ranks loaded.
+// tokenizer is the token counter the flags ask for, opened when a session
+// is first counted.
 func (c *commonFlags) tokenizer() (app.Counter, error) {
-	counter, err := c.policy.counter()
+	enc, err := c.policy.tokenEncoding()
 	if err != nil {
 		return nil, err
 	}
-	return app.Tokenizer(counter.Encoding()), nil
+	return app.Tokenizer(enc), nil
 }
 
 // parseMaxLine reads --max-line-bytes: a size such as 64MiB, at least 1.
@@ -477,6 +492,10 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 	g, err := gf.grouping()
 	if err != nil {
 		printError(stderr, err)
+		return exitUsage
+	}
+	if common.texts && (g.By != "" || g.Cut() || (format != "json" && format != "jsonl")) {
+		printError(stderr, errors.New("--texts is for --format json and jsonl, without --by, --since or --until"))
 		return exitUsage
 	}
 	if g.By != "" || g.Cut() || format == "text" {
@@ -714,7 +733,7 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 	if spillRoot == "" {
 		spillRoot, _ = common.policy.spillRoot()
 	}
-	o.Read, o.Policy, o.Prices, o.SpillRoot = opt.Read, opt.Policy, opt.Prices, spillRoot
+	o.Read, o.Policy, o.Prices, o.SpillRoot, o.Ledger = opt.Read, opt.Policy, opt.Prices, spillRoot, opt.Ledger
 	o.Counter = func() (replay.TokenCounter, error) {
 		counter, err := common.tokenizer()
 		if err != nil {

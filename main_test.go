@@ -15,13 +15,22 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/guard/spill"
+	"github.com/spillway-dev/spillway/internal/realharness"
 )
 
 func fixture(name string) string { return filepath.Join("testdata", "transcripts", name) }
 
-// TestMain runs the tests with the text tables at their default width,
-// whatever the shell exports; a test that wants another sets COLUMNS.
+// TestMain lets the test binary be what the real Claude Code runs: the
+// hook (as spillway hook install writes it, this binary's path first) and
+// the MCP server of the tests that start one. As tests, they run with the
+// text tables at their default width, whatever the shell exports; a test
+// that wants another sets COLUMNS.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "hook" && os.Args[2] == "claude-code" {
+		runHookFast(os.Args[3:], os.Stdin, os.Stdout, os.Stderr)
+		os.Exit(0)
+	}
+	realharness.ServeMCPIfAsked()
 	os.Unsetenv("COLUMNS")
 	os.Exit(m.Run())
 }
@@ -183,15 +192,17 @@ func TestPolicyCommands(t *testing.T) {
 		// The figures README's sweep example and inspector example show.
 		{name: "sweep as CSV", args: []string{"sweep", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
 			stdoutHas: []string{"policy,ceiling,unit,own,shaped,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
-				"harness-rs-0.0.40,24576,json_bytes,true,2,3,236852,0.398305500,0.254151300,0,0,0,1\n"}},
-		// harness-rs-0.0.40 suppresses from the 2nd call: that row is the
-		// ceiling sweep's own point above.
+				"harness-rs-0.0.40,24576,json_bytes,true,1,3,227248,0.398305500,0.260020200,0,0,0,1\n"}},
+		// harness-rs-0.0.40 suppresses from the 2nd call: harness-rs's rule
+		// from the 2nd is the ceiling sweep's own point above.
 		{name: "sweep --dedupe", args: []string{"sweep", "--dedupe", "--preset", "harness-rs-0.0.40", "--format", "csv", demo},
-			stdoutHas: []string{"policy,dedupe_from,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale\n",
-				"harness-rs-0.0.40,2,3,236852,0.398305500,0.254151300,0,0,0,1\n", "harness-rs-0.0.40,0,0,"}},
-		// Without a ceiling only the repeats are taken out.
+			stdoutHas: []string{"policy,rule,dedupe_from,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale,across_compaction,after_own_write\n",
+				"harness-rs-0.0.40,harness-rs,2,3,227248,0.398305500,0.260020200,0,0,0,1,0,0\n", "harness-rs-0.0.40,,0,0,194016,"}},
+		// Without a ceiling only the repeats are taken out: their stubs,
+		// numbered by Claude Code as the Reads they stand for, cost 64
+		// tokens more than before they were.
 		{name: "a ceiling of 0 turns it off", args: []string{"report", "--preset", "harness-rs-0.0.40", "--max-bytes", "0", demo},
-			stdoutHas: []string{"prompt tokens 619,430 → 586,134", "suppress"}},
+			stdoutHas: []string{"prompt tokens 619,430 → 586,198", "suppress"}},
 		{name: "presets takes no arguments", args: []string{"presets", "extra"}, code: 2, stderrHas: "presets takes no arguments"},
 		{name: "negative preview", args: []string{"report", "--preview-head", "-5", demo}, code: 2, stderrHas: "--preview-head -5: a preview size is 0 or more"},
 		{name: "dedupe from the 1st call", args: []string{"report", "--dedupe-from", "1", demo}, code: 2, stderrHas: "--dedupe-from 1: the first call of a kind is never a repeat"},
@@ -258,19 +269,19 @@ func TestREADMESweep(t *testing.T) {
 	}
 }
 
-// TestREADMEHelp checks that each line of the help README quotes is a line
-// of the help (fang pads lines with spaces to the block's width).
-func TestREADMEHelp(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// TestDocsHelp checks that each line of the help docs/usage.md quotes is a
+// line of the help (fang pads lines with spaces to the block's width).
+func TestDocsHelp(t *testing.T) {
+	usage, err := os.ReadFile(filepath.Join("docs", "usage.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	const prompt = "$ go run . report --help\n"
-	i := strings.Index(string(readme), prompt)
+	i := strings.Index(string(usage), prompt)
 	if i < 0 {
-		t.Fatal("README no longer shows report's help")
+		t.Fatal("docs/usage.md no longer shows report's help")
 	}
-	block := string(readme[i+len(prompt):])
+	block := string(usage[i+len(prompt):])
 	block = block[:strings.Index(block, "```")]
 	code, stdout, stderr := runCLI(t, "", "report", "--help")
 	if code != 0 {
@@ -282,7 +293,7 @@ func TestREADMEHelp(t *testing.T) {
 	}
 	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
 		if want != "…" && !lines[want] {
-			t.Errorf("README shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
+			t.Errorf("docs/usage.md shows a line the help does not print:\n%q\noutput:\n%s", want, stdout)
 		}
 	}
 }

@@ -75,18 +75,18 @@ func TestPolicyExportErrors(t *testing.T) {
 	}
 }
 
-// TestREADMEExport runs each spillway policy export README shows and
-// checks that it prints what README says, line for line.
-func TestREADMEExport(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+// TestDocsExport runs each spillway policy export docs/policies.md shows
+// and checks that it prints what the page says, line for line.
+func TestDocsExport(t *testing.T) {
+	policies, err := os.ReadFile(filepath.Join("docs", "policies.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(readme), "\n### Taking the policy to the harness\n")
+	_, section, _ := strings.Cut(string(policies), "\n## Taking the policy to the harness\n")
 	section, _, _ = strings.Cut(section, "\n## ")
 	blocks := regexp.MustCompile("(?s)```\n\\$ spillway (policy export [^\n]*)\n(.*?)```").FindAllStringSubmatch(section, -1)
 	if len(blocks) != 5 {
-		t.Fatalf("README shows %d export examples, want one per target", len(blocks))
+		t.Fatalf("docs/policies.md shows %d export examples, want one per target", len(blocks))
 	}
 	for _, b := range blocks {
 		var out, errb bytes.Buffer
@@ -94,7 +94,7 @@ func TestREADMEExport(t *testing.T) {
 			t.Fatalf("%s: exit %d, stderr %q", b[1], code, errb.String())
 		}
 		if diff := cmp.Diff(b[2], out.String()); diff != "" {
-			t.Errorf("README's %s (-README +printed):\n%s", b[1], diff)
+			t.Errorf("docs/policies.md's %s (-docs +printed):\n%s", b[1], diff)
 		}
 	}
 }

@@ -146,13 +146,9 @@ func (f *policyFlags) resolve(fs *flag.FlagSet) (policy.Policy, error) {
 	return p, p.Validate()
 }
 
-// counter returns the tokenizer the flags ask for.
-func (f *policyFlags) counter() (*tokens.Counter, error) {
-	enc, err := tokens.ParseEncoding(f.encoding)
-	if err != nil {
-		return nil, err
-	}
-	return tokens.Get(enc)
+// tokenEncoding returns the encoding the flags ask for.
+func (f *policyFlags) tokenEncoding() (tokens.Encoding, error) {
+	return tokens.ParseEncoding(f.encoding)
 }
 
 // spillRoot is where spill files go: --spill-dir, else the cache folder.

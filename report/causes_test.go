@@ -19,8 +19,8 @@ type words struct{}
 
 func (words) Count(s string) int { return len(strings.Fields(s)) }
 
-// workedExample is README's worked example in the generic format, with an
-// MCP search after call 1: claude-sonnet-4-5 (input 3e-6, cache write
+// workedExample is the worked example of docs/policies.md in the generic
+// format, with an MCP search after call 1: claude-sonnet-4-5 (input 3e-6, cache write
 // 3.75e-6, cache read 3e-7, output 1.5e-5), replayed through Codex's cut
 // at 100 bytes, which keeps 52 of the first result's 500 tokens.
 func workedExample(t *testing.T) *Session {

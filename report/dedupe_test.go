@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,80 +15,133 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 )
 
-// TestSweepDedupe pins the repeat-suppression sweep over session a of
-// sweepSessions (two identical Reads of /a, 6,000 bytes, 1,500 tokens,
-// and no write between) under harness-rs-0.0.40: its repeat, suppressed
-// from the 2nd call, saves 1,500 − 54 = 1,446 tokens of call 2's uncached
-// input, $0.004338; from the 3rd call on it is the 2nd, so nothing is
-// suppressed. At a 4,096 ceiling each Read is cut, saving 408 tokens at
-// every call that carries it: 3 × 408 = 1,224 ($0.003672) without
-// suppression; with it from the 2nd call, 2 × 408 + 1,446 = 2,262
-// ($0.006786), and the repeat of a cut Read is suppressed_unseen.
+// TestSweepDedupe pins the repeat-suppression sweep over
+// testdata/dedupe/repeats.jsonl under harness-rs-0.0.40, whose ceiling
+// shapes nothing there. Its calls: Read /a (4,000 bytes, 1,000 tokens
+// counted a quarter of a token a byte) three times, Bash, Read /a, Edit /b,
+// Read /b (500 tokens), Bash, a compaction, Read /a, a last call. The
+// recorded prompts grow by exactly what was added, so the counts are
+// applied as they are, and a suppressed Read saves 1,000 − 54 (the stub)
+// = 946 tokens of uncached input ($3 a million) at every later call of
+// its context: 6, 5, 3 and 1 calls for the Reads of /a after calls 1, 2,
+// 4 and 8, 1 call (446 tokens) for the Read of /b. The session costs
+// $0.086235 as recorded (28,245 input tokens, 100 output at $15).
+//
+//   - harness-rs forgets at every call that is not read-only: from the 2nd
+//     call it suppresses the 2nd and 3rd Reads (11 × 946 = 10,406); the
+//     Reads after Bash and after the Edit are repeats it had forgotten.
+//     From the 3rd, the 3rd Read alone (5 × 946).
+//   - claude-code-2.1.86 forgets a file when it is written, and takes the
+//     agent's write of /b for a read of it: from the 2nd call every Read
+//     but the first is suppressed (15 × 946 + 446 = 14,636), the Read of
+//     /b after the agent's own write, the last Read of /a across the
+//     compaction, its copy gone: an unseen repeat. From the 3rd, the 3rd,
+//     4th and 5th Reads of /a (9 × 946).
+//   - claude-code-2.1.147 does not count the write: the same without the
+//     Read of /b.
 func TestSweepDedupe(t *testing.T) {
-	a, _ := sweepSessions(t)
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	opt := Options{Prices: pricing.Default(), Policy: pol,
+		Counter: func() (replay.TokenCounter, error) { return quarterCounter{}, nil }}
+	doc, p, err := SweepDedupe([]string{filepath.Join("..", "testdata", "dedupe", "repeats.jsonl")}, nil, opt, io.Discard)
+	if err != nil || p != (Problems{}) {
+		t.Fatalf("%v %+v", err, p)
+	}
 	type row struct {
-		from, suppressed int
-		saved            int64
-		usd              float64
-		unseen           int
+		rule                      string
+		from, fired               int
+		saved                     int64
+		usd                       float64
+		across, afterWrite        int
+		unseen, identical, forgot int
 	}
-	tests := []struct {
-		ceiling int64
-		rows    []row
-		text    []string
-	}{
-		{24576, []row{{0, 0, 0, 0, 0}, {2, 1, 1446, 0.004338, 0}, {3, 0, 0, 0, 0}, {4, 0, 0, 0, 0}}, []string{
-			"off 0 0 $0.028350 $0.000000 0 0 0 0",
-			"from the 2nd identical call 1 1,446 $0.024012 $0.004338 0 0 0 0",
-			"from the 3rd identical call 0 0 $0.028350 $0.000000 0 0 0 0",
-			"from the 4th identical call 0 0 $0.028350 $0.000000 0 0 0 0",
-		}},
-		{4096, []row{{0, 0, 1224, 0.003672, 0}, {2, 1, 2262, 0.006786, 1}, {3, 0, 1224, 0.003672, 0}, {4, 0, 1224, 0.003672, 0}}, []string{
-			"off 0 1,224 $0.024678 $0.003672 0 0 0 0",
-			"from the 2nd identical call 1 2,262 $0.021564 $0.006786 0 0 1 0",
-			"from the 3rd identical call 0 1,224 $0.024678 $0.003672 0 0 0 0",
-			"from the 4th identical call 0 1,224 $0.024678 $0.003672 0 0 0 0",
-		}},
+	want := []row{
+		{"harness-rs", 2, 2, 10406, 0.031218, 0, 0, 0, 4, 2},
+		{"harness-rs", 3, 1, 4730, 0.014190, 0, 0, 0, 4, 2},
+		{"claude-code-2.1.86", 2, 5, 14636, 0.043908, 1, 1, 1, 5, 0},
+		{"claude-code-2.1.86", 3, 3, 8514, 0.025542, 1, 0, 1, 5, 0},
+		{"claude-code-2.1.147", 2, 4, 14190, 0.042570, 1, 0, 1, 4, 0},
+		{"claude-code-2.1.147", 3, 3, 8514, 0.025542, 1, 0, 1, 4, 0},
 	}
-	for _, tt := range tests {
-		pol, _ := policy.Preset("harness-rs-0.0.40")
-		pol.SetCeiling(tt.ceiling)
-		opt := Options{Prices: pricing.Default(), Policy: pol,
-			Counter: func() (replay.TokenCounter, error) { return quarterCounter{}, nil }}
-		doc, p, err := SweepDedupe([]string{a}, nil, opt, io.Discard)
-		if err != nil || p != (Problems{}) {
-			t.Fatalf("%v %+v", err, p)
+	var got []row
+	for _, r := range doc.Rules {
+		for _, pt := range r.Points {
+			got = append(got, row{r.Name, pt.From, pt.Suppressed, pt.Saved - doc.Alone.Saved, *pt.Cost - *pt.CostAfter,
+				pt.AcrossCompaction, pt.AfterWrite, pt.Hazards.SuppressedUnseen, r.Identical, r.Cleared})
 		}
-		var got []row
-		for _, pt := range doc.Points {
-			got = append(got, row{pt.From, pt.Suppressed, pt.Saved, *pt.Cost - *pt.CostAfter, pt.Hazards.SuppressedUnseen})
-		}
-		if diff := cmp.Diff(tt.rows, got, cmp.AllowUnexported(row{}), cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
-			t.Errorf("ceiling %d (-want +got):\n%s", tt.ceiling, diff)
-		}
-		var text, js bytes.Buffer
-		doc.Write(&text, "text", 0)
-		lines := strings.Split(text.String(), "\n")
-		var rows []string
-		for _, l := range lines[2:6] {
-			rows = append(rows, strings.Join(strings.Fields(l), " "))
-		}
-		if diff := cmp.Diff(tt.text, rows); diff != "" {
-			t.Errorf("ceiling %d text (-want +got):\n%s", tt.ceiling, diff)
-		}
-		doc.Write(&js, "json", 0)
-		var back struct {
-			Schema string `json:"schema"`
-			Points []struct {
-				From    int `json:"from"`
-				Hazards struct {
-					SuppressedUnseen int `json:"suppressed_unseen"`
-				} `json:"hazards"`
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(row{}), cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	if doc.Alone.Saved != 0 || doc.Alone.Suppressed != 0 {
+		t.Errorf("the ceiling alone saves %d tokens, suppresses %d", doc.Alone.Saved, doc.Alone.Suppressed)
+	}
+
+	var text bytes.Buffer
+	if err := doc.Write(&text, "text", 1000); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSuffix(text.String(), "\n"), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	wantText := []string{
+		"Repeat suppression on top of harness-rs-0.0.40 (ceiling 24,576 JSON bytes), over 1 session, 9 tool results. Without it the policy saves 0 tokens, $0.000000; each rule's figures are what it adds.",
+		"rule suppressing fired tokens saved saved across a compaction after own write unseen repeats stale used hidden",
+		"harness-rs from the 2nd identical call 2 10,406 $0.031218 0 0 0 0 0",
+		"from the 3rd identical call 1 4,730 $0.014190 0 0 0 0 0",
+		"claude-code-2.1.86 from the 2nd identical call 5 14,636 $0.043908 1 1 1 0 0",
+		"from the 3rd identical call 3 8,514 $0.025542 1 0 1 0 0",
+		"claude-code-2.1.147 from the 2nd identical call 4 14,190 $0.042570 1 0 1 0 0",
+		"from the 3rd identical call 3 8,514 $0.025542 1 0 1 0 0",
+		"harness-rs: the same read-only call with the same arguments, forgotten at any call that is not read-only. 4 calls repeated an earlier one it takes for the same, 2 of them after a call that clears what it remembers.",
+		"claude-code-2.1.86: a Read of the same file and range, its result unchanged, forgotten when the file is written; the agent's own write of a file counts as reading it. 5 calls repeated an earlier one it takes for the same.",
+		"claude-code-2.1.147: a Read of the same file and range, its result unchanged, forgotten when the file is written. 4 calls repeated an earlier one it takes for the same.",
+	}
+	if len(lines) < len(wantText) {
+		t.Fatalf("text:\n%s", text.String())
+	}
+	if diff := cmp.Diff(wantText, lines[:len(wantText)]); diff != "" {
+		t.Errorf("text (-want +got):\n%s", diff)
+	}
+
+	var js bytes.Buffer
+	if err := doc.Write(&js, "json", 0); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Schema string `json:"schema"`
+		Alone  struct {
+			From int `json:"from"`
+		} `json:"ceiling_alone"`
+		Rules []struct {
+			Name      string `json:"name"`
+			Identical int    `json:"identical_repeats"`
+			Cleared   int    `json:"cleared"`
+			Points    []struct {
+				From             int   `json:"from"`
+				Suppressed       int   `json:"suppressed"`
+				Saved            int64 `json:"saved_tokens"`
+				AcrossCompaction int   `json:"across_compaction"`
+				AfterWrite       int   `json:"after_own_write"`
 			} `json:"points"`
-		}
-		if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Schema != "spillway.sweep-dedupe/v1" || len(back.Points) != 4 ||
-			back.Points[1].From != 2 || back.Points[1].Hazards.SuppressedUnseen != tt.rows[1].unseen {
-			t.Errorf("JSON %v: %s", err, js.String())
-		}
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Schema != "spillway.sweep-dedupe/v2" || len(back.Rules) != 3 ||
+		back.Rules[1].Name != "claude-code-2.1.86" || back.Rules[1].Identical != 5 || back.Rules[0].Cleared != 2 ||
+		back.Rules[1].Points[0].From != 2 || back.Rules[1].Points[0].Saved != 14636 || back.Rules[1].Points[0].AfterWrite != 1 ||
+		back.Rules[1].Points[1].AcrossCompaction != 1 {
+		t.Errorf("JSON %v: %s", err, js.String())
+	}
+
+	var cs bytes.Buffer
+	if err := doc.Write(&cs, "csv", 0); err != nil {
+		t.Fatal(err)
+	}
+	wantCSV := "policy,rule,dedupe_from,suppressed,saved_tokens,cost_usd,cost_usd_after,used_hidden,used_hidden_retrievable,suppressed_unseen,stale,across_compaction,after_own_write\n" +
+		"harness-rs-0.0.40,,0,0,0,0.086235000,0.086235000,0,0,0,0,0,0\n"
+	if !strings.HasPrefix(cs.String(), wantCSV) || strings.Count(cs.String(), "\n") != 8 ||
+		!strings.Contains(cs.String(), "harness-rs-0.0.40,claude-code-2.1.86,2,5,14636,0.086235000,0.042327000,0,0,1,0,1,1\n") {
+		t.Errorf("CSV:\n%s", cs.String())
 	}
 }

@@ -32,7 +32,7 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	}
 	// A policy that never changes a result never needs the texts, nor
 	// their tokens: reading only their sizes is faster and holds less.
-	if opt.Policy.Inert() {
+	if opt.Policy.Inert() && !opt.Texts {
 		opt.Read.SizesOnly = true
 		opt.Counter = nil
 	} else {
@@ -76,12 +76,17 @@ func complainTo(errw io.Writer) func(error) {
 // builds its report, whose totals include the sub-agents'. Spill files
 // are planned, and written only with opt.WriteSpills.
 func session(s *app.Session, opt Options) (*Session, error) {
+	led, err := readLedger(opt.Ledger, s.Prepared.Session.ID)
+	if err != nil {
+		return nil, err
+	}
 	one := func(p *replay.Prepared) (*Session, error) {
 		rp, planned, err := opt.ReplayPlanned(p, opt.Policy)
 		if err != nil {
 			return nil, err
 		}
 		out := Build(rp)
+		annotate(out, rp, opt, led)
 		if planned == nil || planned.Len() == 0 {
 			return out, nil
 		}

@@ -15,16 +15,17 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 )
 
-// TestReadmeGroups runs the grouped reports README shows, on the fixture
-// they name, and compares them line for line; and checks the keys of the
-// JSON groups against README's schema.
+// TestReadmeGroups runs the grouped reports README (the text) and
+// docs/report-formats.md (the JSON) show, on the fixture they name, and
+// compares them line for line; and checks the keys of the JSON groups
+// against the schema in docs/report-formats.md.
 func TestReadmeGroups(t *testing.T) {
-	md := string(readme(t))
-	block := func(prompt string) string {
+	readmeMD, md := string(readme(t)), docs(t, "report-formats.md")
+	block := func(file, md, prompt string) string {
 		t.Helper()
 		m := regexp.MustCompile("(?s)```\n\\$ " + regexp.QuoteMeta(prompt) + "\n(.*?)```").FindStringSubmatch(md)
 		if m == nil {
-			t.Fatalf("README no longer shows %q", prompt)
+			t.Fatalf("%s no longer shows %q", file, prompt)
 		}
 		return m[1]
 	}
@@ -38,7 +39,7 @@ func TestReadmeGroups(t *testing.T) {
 		return out.String()
 	}
 	text := run(Grouping{By: "day", Zone: time.UTC, ZoneName: "UTC"}, "text")
-	if diff := cmp.Diff(block("go run . report --by day -z UTC report/testdata/by"), text); diff != "" {
+	if diff := cmp.Diff(block("README.md", readmeMD, "go run . report --by day -z UTC report/testdata/by"), text); diff != "" {
 		t.Errorf("README's text example (-README +report)\n%s", diff)
 	}
 
@@ -55,13 +56,13 @@ func TestReadmeGroups(t *testing.T) {
 		return b.String()
 	}
 	got := compact(doc.Groups[0]) + "\n" + compact(doc.Total) + "\n"
-	if diff := cmp.Diff(block("go run . report --by model -z UTC --format json report/testdata/by | jq -c '.groups[0], .total'"), got); diff != "" {
-		t.Errorf("README's JSON example (-README +report)\n%s", diff)
+	if diff := cmp.Diff(block("docs/report-formats.md", md, "go run . report --by model -z UTC --format json report/testdata/by | jq -c '.groups[0], .total'"), got); diff != "" {
+		t.Errorf("the JSON example (-docs +report)\n%s", diff)
 	}
 
 	schema := regexp.MustCompile(`"groups":\[\{(.*?)\}\],`).FindStringSubmatch(strings.ReplaceAll(md, "\n", " "))
 	if schema == nil {
-		t.Fatal(`README has no "groups" schema`)
+		t.Fatal(`docs/report-formats.md has no "groups" schema`)
 	}
 	var group map[string]json.RawMessage
 	json.Unmarshal(doc.Groups[0], &group)
@@ -71,6 +72,6 @@ func TestReadmeGroups(t *testing.T) {
 	}
 	want := quotedKeys(regexp.MustCompile(`\{[^}]*\}`).ReplaceAllString(schema[1], ""))
 	if diff := cmp.Diff(want, keys, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
-		t.Errorf("group keys (-README +JSON)\n%s", diff)
+		t.Errorf("group keys (-docs +JSON)\n%s", diff)
 	}
 }

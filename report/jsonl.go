@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/spillway-dev/spillway/internal/ledger"
 )
 
 // jsonlWriter writes one JSON object per API call, flat, with the columns
@@ -21,6 +23,9 @@ func (j *jsonlWriter) End() error   { return nil }
 
 func (j *jsonlWriter) Render(s *Session) ([]byte, error) {
 	var buf bytes.Buffer
+	if len(s.Results) > 0 && s.Results[0].Text != nil {
+		return renderTexts(s)
+	}
 	rows := Tables(s)
 	for _, w := range rows.Warnings {
 		if j.warn != nil && w.Table == "calls" {
@@ -86,4 +91,38 @@ func Open(format, out string, w io.Writer, prices string) (Writer, error) {
 		return nil, fmt.Errorf("--out is for --format parquet and jsonl; %s goes to standard output", format)
 	}
 	return NewWriter(format, w, prices)
+}
+
+// textRow is a row of results.parquet with the result's texts: what
+// report --texts --format jsonl writes, a line per result.
+type textRow struct {
+	ResultRow
+	Text      string        `json:"text"`
+	TextAfter string        `json:"text_after"`
+	Realized  *ledger.Entry `json:"realized"`
+}
+
+// renderTexts writes a line per result of s and its sub-agents, in the
+// order Tables makes their rows.
+func renderTexts(s *Session) ([]byte, error) {
+	var buf bytes.Buffer
+	rows := Tables(s).Results
+	k := 0
+	for _, part := range append([]*Session{s}, s.Subagents...) {
+		for i := range part.Results {
+			r := &part.Results[i]
+			row := textRow{ResultRow: rows[k], Realized: r.Realized}
+			k++
+			if r.Text != nil {
+				row.Text, row.TextAfter = *r.Text, *r.TextAfter
+			}
+			line, err := encodeJSON(&row, false)
+			if err != nil {
+				return nil, fmt.Errorf("encode a result of %s: %w", s.Path, err)
+			}
+			buf.Write(line)
+			buf.WriteByte('\n')
+		}
+	}
+	return buf.Bytes(), nil
 }

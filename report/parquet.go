@@ -14,7 +14,8 @@ import (
 // The tables `report --format parquet` writes and `--format jsonl` streams:
 // one row per session log, per API call and per tool result, flat, keyed so
 // that they join (path and session_id; call_index; result_index), with
-// money in integer micro-dollars and times in UTC. README lists the columns.
+// money in integer micro-dollars and times in UTC. docs/report-formats.md
+// lists the columns, generated from these types (TestFormatsDoc).
 
 // SessionRow is a row of sessions.parquet: one per session log, sub-agents'
 // included. A session's row sums its sub-agents as its JSON totals do; a

@@ -349,12 +349,12 @@ func TestParquetFixtures(t *testing.T) {
 }
 
 // TestParquetDemo pins the demo's rows by hand: its recorded cost, the
-// sweep table's $0.398306, and under harness-rs-0.0.40 $0.254151.
+// sweep table's $0.398306, and under harness-rs-0.0.40 $0.260020.
 func TestParquetDemo(t *testing.T) {
 	demo := []string{filepath.Join("..", "testdata", "demo.jsonl")}
 	e := export(t, demo, "harness-rs-0.0.40")
 	s := e.sessions[0]
-	if len(e.sessions) != 1 || *s.CostMicroUSD != 398_306 || *s.CostAfterMicroUSD != 254_151 ||
+	if len(e.sessions) != 1 || *s.CostMicroUSD != 398_306 || *s.CostAfterMicroUSD != 260_020 ||
 		*s.Policy != "harness-rs-0.0.40" || *s.PolicyCeiling != 24_576 || *s.PolicyUnit != "json_bytes" {
 		t.Errorf("session row %+v", s)
 	}
@@ -365,7 +365,7 @@ func TestParquetDemo(t *testing.T) {
 	}
 	// Call 0: 3 input, 14,197 cache write, 96 output on claude-sonnet-4-5
 	// ($3, $3.75, $15 per million): 9 + 53,238.75 + 1,440 = 54,687.75 µ$.
-	if c := e.calls[0]; sum != 398_306 || after != 254_151 || *c.CostMicroUSD != 54_688 || c.Time.Format(time.RFC3339) != "2026-11-28T14:02:04Z" {
+	if c := e.calls[0]; sum != 398_306 || after != 260_020 || *c.CostMicroUSD != 54_688 || c.Time.Format(time.RFC3339) != "2026-11-28T14:02:04Z" {
 		t.Errorf("calls add up to %d → %d µ$; call 0 %d µ$ at %v", sum, after, *c.CostMicroUSD, c.Time)
 	}
 	if len(e.results) != 15 {

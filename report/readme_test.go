@@ -29,16 +29,17 @@ func readme(t *testing.T) []byte {
 	return data
 }
 
-// TestSweepContract checks the sweep's JSON against README's schema block.
+// TestSweepContract checks the sweep's JSON against the schema block of
+// docs/report-formats.md.
 func TestSweepContract(t *testing.T) {
-	block := regexp.MustCompile("(?s)```\n(\\{\"schema\":\"spillway.sweep/v1\".*?)```").FindSubmatch(readme(t))
+	block := regexp.MustCompile("(?s)```\n(\\{\"schema\":\"spillway.sweep/v1\".*?)```").FindStringSubmatch(docs(t, "report-formats.md"))
 	if block == nil {
-		t.Fatal("README has no spillway.sweep/v1 schema block")
+		t.Fatal("docs/report-formats.md has no spillway.sweep/v1 schema block")
 	}
 	schema := string(block[1])
 	points := regexp.MustCompile(`"points":\[\{([^}]*)\}\]`).FindStringSubmatch(schema)
 	if points == nil {
-		t.Fatal(`README's sweep schema has no "points" part`)
+		t.Fatal(`the sweep schema has no "points" part`)
 	}
 	schema = strings.Replace(schema, points[0], `"points"`, 1)
 	schema = strings.Replace(schema, `{every knob}`, "", 1)
@@ -71,24 +72,24 @@ func TestSweepContract(t *testing.T) {
 	}
 	sorted := cmpopts.SortSlices(func(a, b string) bool { return a < b })
 	if diff := cmp.Diff(append([]string{"schema"}, top...), keys(got), sorted); diff != "" {
-		t.Errorf("top-level keys (-README +JSON)\n%s", diff)
+		t.Errorf("top-level keys (-docs +JSON)\n%s", diff)
 	}
 	want := quotedKeys(points[1])
 	for i, pt := range gotPoints {
 		if diff := cmp.Diff(want, keys(pt), sorted); diff != "" {
-			t.Errorf("point %d keys (-README +JSON)\n%s", i, diff)
+			t.Errorf("point %d keys (-docs +JSON)\n%s", i, diff)
 		}
 	}
 }
 
-// TestReadmeGenericExample reads README's example of the generic format as
-// printed: one call of 100 + 0 + 900 + 40 tokens of claude-sonnet-4-5
-// ($0.000300 + $0.000270 + $0.000600), one result, one compaction, and
-// no warning.
-func TestReadmeGenericExample(t *testing.T) {
-	block := regexp.MustCompile("(?s)One JSON object per line, in the order the messages happened:\n\n```\n(.*?)```").FindSubmatch(readme(t))
+// TestDocsGenericExample reads the example of the generic format in
+// docs/formats.md as printed: one call of 100 + 0 + 900 + 40 tokens of
+// claude-sonnet-4-5 ($0.000300 + $0.000270 + $0.000600), one result, one
+// compaction, and no warning.
+func TestDocsGenericExample(t *testing.T) {
+	block := regexp.MustCompile("(?s)One JSON object per line, in the order the messages happened:\n\n```\n(.*?)```").FindSubmatch([]byte(docs(t, "formats.md")))
 	if block == nil {
-		t.Fatal("README has no example of the generic format")
+		t.Fatal("docs/formats.md has no example of the generic format")
 	}
 	path := filepath.Join(t.TempDir(), "example.jsonl")
 	if err := os.WriteFile(path, block[1], 0o600); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -156,6 +157,13 @@ type Result struct {
 	Warning     string   `json:"warning"`
 	// Hazard is null when the policy hid nothing the agent went on to need.
 	Hazard *Hazard `json:"hazard"`
+	// Text is the result's text as recorded and TextAfter what the model
+	// would receive under the policy; both only with --texts.
+	Text      *string `json:"text,omitempty"`
+	TextAfter *string `json:"text_after,omitempty"`
+	// Realized is what spillway's hook did to this result in the session
+	// it ran in: its ledger entry; null when it did nothing.
+	Realized *ledger.Entry `json:"realized"`
 }
 
 // Hazard is the evidence that a policy hid from the agent something it
@@ -212,7 +220,10 @@ type Totals struct {
 	Hazards replay.HazardCounts `json:"hazards"`
 	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
 	LowerBoundOutputs int `json:"lower_bound_outputs"`
-	Warnings          int `json:"warnings"`
+	// Realized sums what spillway's hook cut from the session's results
+	// when it ran in it, from its ledger; null when it cut nothing.
+	Realized *RealizedTotals `json:"realized"`
+	Warnings int             `json:"warnings"`
 }
 
 // ModelCost is one model's share of a session.
@@ -404,6 +415,7 @@ func Build(rp *replay.Run) *Session {
 
 // include adds a sub-agent's totals to its session's.
 func (t *Totals) include(o Totals) {
+	t.Realized = t.Realized.include(o.Realized)
 	recorded := t.APICalls-t.CallsNoData > 0
 	subRecorded := o.APICalls-o.CallsNoData > 0
 	t.APICalls += o.APICalls

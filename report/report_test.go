@@ -174,17 +174,13 @@ func TestBuildNoUsage(t *testing.T) {
 	}
 }
 
-// TestJSONContract checks the JSON report against README's schema: every
-// key README lists is in every object of its kind, whether or not it has a
-// value, so that scripts can rely on it.
+// TestJSONContract checks the JSON report against the schema in
+// docs/report-formats.md: every key it lists is in every object of its
+// kind, whether or not it has a value, so that scripts can rely on it.
 func TestJSONContract(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := regexp.MustCompile("(?s)```\n(\\{\"schema\":\"spillway.report/v1\".*?)```").FindSubmatch(readme)
+	block := regexp.MustCompile("(?s)```\n(\\{\"schema\":\"spillway.report/v1\".*?)```").FindStringSubmatch(docs(t, "report-formats.md"))
 	if block == nil {
-		t.Fatal("README has no spillway.report/v1 schema block")
+		t.Fatal("docs/report-formats.md has no spillway.report/v1 schema block")
 	}
 	// The block's parts: "name":[{keys}] for lists, "name":{keys} for
 	// objects; what is left are the session's own keys.
@@ -192,7 +188,7 @@ func TestJSONContract(t *testing.T) {
 	part := func(name string) []string {
 		m := regexp.MustCompile(`"` + name + `":\[?\{([^}]*)\}`).FindStringSubmatch(schema)
 		if m == nil {
-			t.Fatalf("README's schema has no %q part", name)
+			t.Fatalf("the schema has no %q part", name)
 		}
 		schema = strings.Replace(schema, m[0], `"`+name+`"`, 1)
 		return quotedKeys(m[1])
@@ -215,7 +211,7 @@ func TestJSONContract(t *testing.T) {
 	// A sub-agent's object has every key of a session but "subagents",
 	// and a session has "subagents" only when it ran any.
 	if !strings.Contains(schema, `"subagents":[{every key of a session but "subagents"}]`) {
-		t.Fatal(`README's schema does not say what "subagents" holds`)
+		t.Fatal(`the schema does not say what "subagents" holds`)
 	}
 	schema = strings.Replace(schema, `"subagents":[{every key of a session but "subagents"}]`, "", 1)
 	sessions := quotedKeys(schema[strings.Index(schema, `"sessions":[{`)+len(`"sessions":[{`):])
@@ -371,7 +367,7 @@ func TestJSONContract(t *testing.T) {
 	}
 }
 
-// quotedKeys lists the "keys" in a part of README's schema, skipping
+// quotedKeys lists the "keys" in a part of a schema block, skipping
 // values written as strings ("kind":"compaction"|…).
 func quotedKeys(s string) []string {
 	var keys []string

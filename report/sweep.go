@@ -157,6 +157,7 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 		col("used hidden", 4, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.UsedHidden) }),
 		col("retrievable", 9, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.Retrievable) }),
 		col("unseen repeats", 6, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.SuppressedUnseen) }),
+		col("stale", 6, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.Stale) }),
 	}, width, tails)
 	if d.Unpriced > 0 {
 		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price.", plural(d.Unpriced, "session")), width, "")
@@ -169,7 +170,8 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 
 // hazardColumns says what the hazard columns count.
 const hazardColumns = "Used hidden: results the agent's later output quotes from the part the policy hid (retrievable: the part was in a spill file); " +
-	"unseen repeats: repeats suppressed while the copy they point back to was cut, spilled or compacted away."
+	"unseen repeats: repeats suppressed while the copy they point back to was cut, spilled or compacted away; " +
+	"stale: repeats suppressed whose real result had changed."
 
 // writeCSV writes one row per ceiling; dollar cells are empty when no
 // session could be priced.

@@ -205,9 +205,9 @@ const ownCeiling = 24 * 1024 // harness-rs-0.0.40's
 func checkSweepText(t *testing.T, out string, sessions, results int, rows []sweepRow) {
 	t.Helper()
 	want := []string{fmt.Sprintf("harness-rs-0.0.40 over %s, %s (sizes in JSON bytes)", plural(sessions, "session"), plural(results, "tool result")),
-		"ceiling shaped suppressed tokens saved cost before cost after saved share used hidden retrievable unseen repeats"}
+		"ceiling shaped suppressed tokens saved cost before cost after saved share used hidden retrievable unseen repeats stale"}
 	for _, r := range rows {
-		line := fmt.Sprintf("%s 0 0 %d", r.text, r.unseen)
+		line := fmt.Sprintf("%s 0 0 %d 0", r.text, r.unseen)
 		if r.ceiling == ownCeiling {
 			line += " ← the policy's own"
 		}
@@ -223,7 +223,7 @@ func checkSweepText(t *testing.T, out string, sessions, results int, rows []swee
 	}
 }
 
-// checkSweepJSON reads the document by README's spillway.sweep/v1 keys.
+// checkSweepJSON reads the document by the spillway.sweep/v1 keys of docs/report-formats.md.
 func checkSweepJSON(t *testing.T, out []byte, sessions, results int, rows []sweepRow) {
 	t.Helper()
 	type point struct {

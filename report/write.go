@@ -360,6 +360,9 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(*tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
+	if r := tot.Realized; r != nil {
+		b.WriteString(realizedLine(r))
+	}
 	if active {
 		fmt.Fprintf(&b, "  tokens saved are %s (%s); %s\n", s.Tokens.Saved, termtext.Escape(s.Tokens.Calibration.Note), s.Tokens.Assumption)
 		b.WriteString(hazardsLine(tot.Hazards))
@@ -565,4 +568,16 @@ func unpricedNames(models []string) string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// realizedLine says what spillway's hook cut from the session when it ran
+// in it, beside what the policy above would.
+func realizedLine(r *RealizedTotals) string {
+	saved := ""
+	if r.SavedUSD != nil {
+		saved = fmt.Sprintf(", about %s not paid", human.USD(r.SavedUSD))
+	}
+	return fmt.Sprintf("  realized by spillway's hook (%s): %s shaped, %s → %s, tokens %s → %s (−%s)%s\n",
+		termtext.Escape(strings.Join(r.Policies, ", ")), plural(r.Results, "result"), human.Bytes(r.Bytes), human.Bytes(r.BytesAfter),
+		human.Count(r.Tokens), human.Count(r.TokensAfter), human.Count(r.Tokens-r.TokensAfter), saved)
 }

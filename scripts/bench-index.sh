@@ -11,7 +11,8 @@
 # and CCUSAGE is not set; the comparisons use python3. The figures are
 # wall time (median of RUNS, fastest-slowest), CPU time and peak RSS from
 # /usr/bin/time, with the load average before and after: on a shared
-# machine, compare the ratios of tools run in turns, not the seconds.
+# machine, compare the ratios of tools run in turns, not the seconds. The
+# table is written into docs/speed.md (block scripts/bench-index.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-"${TMPDIR:-/tmp}/spillway-bench-index"}
@@ -58,7 +59,7 @@ row() { # label, what: one line of figures for label's runs
     printf "| %s | %.2f s (median of %d, %.2f-%.2f s) | %.2f s | %d MB |\n", what, w[int((NR+1)/2)], NR, w[1], w[NR], c[int((NR+1)/2)], m/1024}'
 }
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+load_before=$(scripts/doc-block.sh --load)
 mapfile -t claude_paths < <(find "$corpus/claude/projects" -name '*.jsonl' -not -path '*/subagents/*' | sort)
 rm -f "$work"/*.time
 for _ in $(seq "$runs"); do
@@ -72,7 +73,7 @@ for _ in $(seq "$runs"); do
   run index-write "$work/scanindex" -cache-dir "$work/cache" "$corpus"
   run index-reopen "$work/scanindex" -cache-dir "$work/cache" "$corpus"
 done
-load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+load_after=$(scripts/doc-block.sh --load)
 
 status=0
 python3 - "$work" "${native:+yes}" <<'PY' || status=$?
@@ -115,7 +116,9 @@ sys.exit(1 if bad else 0)
 PY
 
 echo
-echo "Corpus: $files files, $corpus_mb MB; $(nproc) cores; load average $load_before before, $load_after after."
+{
+echo "The generated fleet: $files files, $corpus_mb MB; $runs runs of each, in turns."
+echo
 echo "| run | wall | CPU (user+sys) | peak RSS |"
 echo "|---|---|---|---|"
 [ -n "$native" ] && row ccusage "ccusage 20.0.24 \`claude session --json --offline\` (the Claude Code sessions)"
@@ -125,6 +128,8 @@ row index-all "index, no cache, all $files files"
 row index-write "index, writing the cache, all files"
 row index-reopen "index, reopened with the cache, all files"
 if [ -n "$native" ]; then
-  awk -v a="$(median index-claude)" -v b="$(median ccusage)" 'BEGIN {printf "index / ccusage wall time: %.2fx\n", a/b}'
+  echo
+  awk -v a="$(median index-claude)" -v b="$(median ccusage)" 'BEGIN {printf "The index, no cache, on the Claude Code folder takes %.2fx the wall time of ccusage.\n", a/b}'
 fi
+} | tee /dev/stderr | scripts/doc-block.sh scripts/bench-index.sh docs/speed.md "$load_before" "$load_after"
 exit "$status"

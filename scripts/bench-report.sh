@@ -6,9 +6,9 @@
 #   [RUNS=5] scripts/bench-report.sh [WORKDIR]   (default: a folder under $TMPDIR)
 #
 # Needs Go; ccusage is installed from the npm registry when npm is present,
-# and the comparison of totals uses python3 when present. It ends with
-# README's speed-table rows for the three commands; scripts/speed-table.sh
-# prints the others.
+# and the comparison of totals uses python3 when present. It ends with the
+# table of the three commands, which it writes into docs/speed.md (block
+# scripts/bench-report.sh); scripts/speed-table.sh measures the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-"${TMPDIR:-/tmp}/spillway-bench-report"}
@@ -33,7 +33,7 @@ run() { # label, command...: one timed run appended to $work/label.time
     return 1
   fi
 }
-row() { # label, what: README's speed-table row for label's runs
+row() { # label, what: the table's row for label's runs
   sort -n "$work/$1.time" | awk -v what="$2" '{w[NR]=$1; if ($2>m) m=$2} END {
     printf "| %s | %.2f s (median of %d runs, %.2f-%.2f s); %d MB peak RSS |\n", what, w[int((NR+1)/2)], NR, w[1], w[NR], m/1024}'
 }
@@ -51,6 +51,7 @@ else
 fi
 
 rm -f "$work"/*.time
+load_before=$(scripts/doc-block.sh --load)
 for _ in $(seq "$runs"); do
   run spillway-json "$work/spillway" report --format json "$corpus"
   run spillway-text "$work/spillway" report "$corpus"
@@ -58,6 +59,7 @@ for _ in $(seq "$runs"); do
     run ccusage env CLAUDE_CONFIG_DIR="$work/claude" "$native" claude session --json --offline --mode calculate -z UTC
   fi
 done
+load_after=$(scripts/doc-block.sh --load)
 verdict=""
 if [ -n "$native" ] && command -v python3 >/dev/null; then
   status=0
@@ -84,9 +86,13 @@ fi
 
 corpus_mb=$(du -sm "$corpus" | cut -f1)
 json_mb=$(( $(wc -c <"$work/spillway-json.out") / 1000000 ))
+{
+echo "| what | figure |"
+echo "|---|---|"
 row spillway-text "\`spillway report\` (the text table) over the generated corpus: 200 Claude Code sessions × 1,000 calls, 2 KB results, two lines per request, $corpus_mb MB (\`RUNS=$runs scripts/bench-report.sh\`: the three commands in turns, $runs runs each)"
 row spillway-json "\`spillway report --format json\` over the same corpus, $json_mb MB of JSON out"
 if [ -n "$native" ]; then
   row ccusage "ccusage 20.0.24 (native build, \`claude session --json --offline\`) on the same files${verdict:+, $verdict}"
 fi
+} | tee /dev/stderr | scripts/doc-block.sh scripts/bench-report.sh docs/speed.md "$load_before" "$load_after"
 exit "${status:-0}"

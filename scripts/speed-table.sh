@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every benchmark of README's speed table that needs nothing but Go and
-# prints the table's rows for them, in README's order. The rows comparing
-# with ccusage come from scripts/bench-report.sh.
+# Runs every benchmark of the speed table in docs/speed.md that needs
+# nothing but Go, prints the table and writes it into docs/speed.md (its
+# block scripts/speed-table.sh, and with LARGE=1 also
+# scripts/speed-table.sh-large). The rows comparing with ccusage come from
+# scripts/bench-report.sh.
 #
 #   [COUNT=3] [LARGE=1] scripts/speed-table.sh
 #
@@ -20,7 +22,8 @@ cd "$(dirname "$0")/.."
 count=${COUNT:-3}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
+load_before=$(scripts/doc-block.sh --load)
+echo "load average before: $load_before" >&2
 
 # bench OUT PKG PATTERN BENCHTIME [go test flags...]: runs the benchmarks
 # into $dir/OUT.
@@ -46,7 +49,8 @@ if [ "${LARGE:-}" = 1 ]; then
   SPILLWAY_LARGE_SESSION="$dir/large.jsonl" /usr/bin/time -v "$dir/ui.test" -test.run '^TestLargeSessionTimes$' -test.v >"$dir/large" 2>&1
   rm -f "$dir/large.jsonl"
 fi
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
+load_after=$(scripts/doc-block.sh --load)
+echo "load average after: $load_after" >&2
 
 # fig OUT NAME UNIT SCALE FORMAT: the median over the runs of benchmark NAME
 # (its full name, without the -GOMAXPROCS suffix) in UNIT (ns/op, MB/s),
@@ -107,6 +111,9 @@ knobs=$(rows Chart | awk '$1 ~ /\/knobs$/ { sub("/knobs$", "", $1); print }' | c
 follow="$(fig follow FollowLatency ns/op 1e6 '%.2f') ms"
 spill="$(fig spill Open50MB ns/op 1e6 '%.0f') ms / $(fig spill ViewLargeFile/plain ns/op 1e6 '%.2f') ms"
 
+{
+echo "| what | figure |"
+echo "|---|---|"
 echo "| \`report\` over 20 of those sessions in memory-cached files, per format (\`go test -bench Generate ./report\`) | $generate |"
 echo "| reading one generated 3.4 MB session (\`go test -bench ReadClaude -cpu 1 ./transcript\`), keeping texts / sizes only | $read_claude |"
 echo "| first frame of the inspector on a 107 MB transcript, recorded costs shown (\`go test -bench FirstFrame ./ui\`) | $frame |"
@@ -118,6 +125,7 @@ echo "| the same key to the savings chart drawn in full: a new ceiling, the char
 echo "| the chart after a change of the other knobs (\`d\`, \`s\`, \`p\`), every point new (\`knobs\`) | $knobs |"
 echo "| an appended line reaching a followed session's state (\`go test -bench FollowLatency ./transcript\`) | $follow |"
 echo "| opening a 50 MB spill file in the viewer / drawing a frame of a 48k-line file (\`go test -bench Open50MB ./spillview\`, \`-bench ViewLargeFile/plain\`) | $spill |"
+} | tee /dev/stderr | scripts/doc-block.sh scripts/speed-table.sh docs/speed.md "$load_before" "$load_after"
 if [ "${LARGE:-}" = 1 ]; then
   # Wall times, then the processor time used by each point (all threads).
   large=$(awk '
@@ -126,5 +134,9 @@ if [ "${LARGE:-}" = 1 ]; then
     /processor time/ { rc = after("rows"); pc = after("replayed"); dc = after("done") }
     /Maximum resident/ { m = $NF / 1024 }
     END { printf "first frame %s s, all rows %s s (%s s of processor time), replayed %s s (%s s), chart %s s (%s s); %.0f MB peak RSS; no spill file written", f, r, rc, p, pc, d, dc, m }' "$dir/large")
-  echo "| the inspector on a generated single session of 1 GiB (184,497 results, 5,808 of them spilled; \`LARGE=1 scripts/speed-table.sh\`: \`go test -run LargeSession ./ui\` under \`/usr/bin/time -v\`), harness-rs-0.0.50 | $large |"
+  {
+    echo "| what | figure |"
+    echo "|---|---|"
+    echo "| the inspector on a generated single session of 1 GiB (184,497 results, 5,808 of them spilled; \`LARGE=1 scripts/speed-table.sh\`: \`go test -run LargeSession ./ui\` under \`/usr/bin/time -v\`), harness-rs-0.0.50 | $large |"
+  } | tee /dev/stderr | scripts/doc-block.sh scripts/speed-table.sh-large docs/speed.md "$load_before" "$load_after"
 fi

@@ -257,12 +257,17 @@ func (b *builder) noteModel(model string) {
 	b.s.Models = append(b.s.Models, model)
 }
 
-// last is the call that new results and prompts belong after.
+// last is the call that new results and prompts belong after: the latest
+// of the log's own, not a copy of a sub-agent's (AgentCopy).
 func (b *builder) last() *Call {
-	if len(b.s.Calls) == 0 {
+	i := len(b.s.Calls) - 1
+	for i >= 0 && b.s.Calls[i].AgentCopy {
+		i--
+	}
+	if i < 0 {
 		return &b.leading
 	}
-	return &b.s.Calls[len(b.s.Calls)-1]
+	return &b.s.Calls[i]
 }
 
 // addToolCall records a tool call on the given call. An id the same call

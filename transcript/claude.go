@@ -44,8 +44,9 @@ type claudeParser struct {
 	advisors []claudeAdvisor
 	texts    []*claudeText
 
-	// reader reads each line into a record (claudeline.go).
-	reader claudeReader
+	// reader reads each line into a record (claudeline.go), and copies
+	// the copy of a sub-agent's line a progress line holds.
+	reader, copies claudeReader
 }
 
 type claudeCall struct {
@@ -79,7 +80,7 @@ type claudeAdvisor struct {
 
 func newClaudeParser(b *builder) *claudeParser {
 	return &claudeParser{b: b, groups: newHashTable(b.lines / 3), uuids: newHashTable(b.lines),
-		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed(), reader: claudeReader{keep: !b.sizesOnly}}
+		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed(), reader: claudeReader{keep: !b.sizesOnly}, copies: claudeReader{copies: true}}
 }
 
 // release gives the parser's tables to the spares, once it is done.
@@ -160,6 +161,10 @@ func (p *claudeParser) applyRecord(r *claudeRecord, line int, dup *bool) {
 		}
 	case "custom-title":
 		p.b.s.Title = string(r.customTitle)
+	case "progress":
+		if !p.agentProgress(r, line, dup) {
+			p.b.skip("progress")
+		}
 	default:
 		if len(typ) == 0 {
 			p.b.warnf(line, "record has no type")
@@ -567,3 +572,41 @@ func (p *claudeParser) toolResult(b *claudeBlock, line int, t time.Time) {
 func (p *claudeParser) snapshot() *Session { return snapshotOf(p.b) }
 
 func (p *claudeParser) finish() *Session { return p.b.session() }
+
+// agentProgress reads the sub-agent's call an agent_progress line copies:
+// Claude Code 2.1.38 and 2.1.39 record in the parent's log each line its
+// sub-agent logs, under data.message, whose assistant lines are calls
+// billed as the sub-agent's own log's are (ccusage's daily counts them
+// from there). The lines of one response make one call, a sidechain's,
+// marked AgentCopy: no result or prompt of the log is filed after it. It
+// reports whether the line held one.
+func (p *claudeParser) agentProgress(r *claudeRecord, line int, dup *bool) bool {
+	*dup = *dup || r.dataTypeDup
+	if string(r.dataType) != "agent_progress" {
+		return false
+	}
+	*dup = *dup || r.dataMsgDup
+	if r.dataMessage == nil {
+		return false
+	}
+	p.copies.read(r.dataMessage) // an object the scanner read whole
+	c := &p.copies.rec
+	*dup = *dup || c.dup
+	if string(c.typ) != "assistant" || c.message != '{' || c.apiError {
+		return false
+	}
+	m := &c.msg
+	*dup = *dup || m.dup
+	if m.usage != '{' || string(m.model) == "<synthetic>" {
+		return false
+	}
+	*dup = *dup || m.usageDup
+	usage, rank := p.b.usage(&m.counts, line)
+	n := len(p.b.s.Calls)
+	idx, _ := p.call(m.id, c.requestID, r.sessionID, m.model, true, c.timestamp, line)
+	if idx >= n {
+		p.b.s.Calls[idx].AgentCopy = true
+	}
+	p.noteUsage(idx, line, m.ended, &usage, rank, true, c.requestID, nil)
+	return true
+}

@@ -28,6 +28,11 @@ type claudeRecord struct {
 	trigger    []byte
 	preTokens  int64
 	compactDup bool
+	// data's type and message, the message as written where it is an
+	// object (a progress line's copy of a sub-agent's line), and whether
+	// each repeats.
+	dataType, dataMessage   []byte
+	dataTypeDup, dataMsgDup bool
 	// dup: one of the record's own keys repeats.
 	dup bool
 }
@@ -121,11 +126,14 @@ type claudeResult struct {
 	images, other int
 }
 
-// claudeReader reads lines into records; keep tells it to keep texts.
+// claudeReader reads lines into records; keep tells it to keep texts,
+// and copies that it reads the copies of a sub-agent's lines that
+// progress lines hold, whose advisor usage is not read.
 type claudeReader struct {
-	scan scanner
-	rec  claudeRecord
-	keep bool
+	scan   scanner
+	rec    claudeRecord
+	keep   bool
+	copies bool
 	// buf is scratch space for texts unescaped to be measured.
 	buf []byte
 	// lastUsage is the message.usage read last, as written, and what was
@@ -221,6 +229,9 @@ func (l *claudeReader) readRecord(r *claudeRecord) {
 		case "customTitle":
 			once(&seen, 1<<16, &r.dup)
 			r.customTitle = l.str()
+		case "data":
+			once(&seen, 1<<17, &r.dup)
+			l.readData(r)
 		default:
 			s.skip()
 		}
@@ -247,6 +258,36 @@ func (l *claudeReader) readCompactMetadata(r *claudeRecord) {
 		case "preTokens":
 			once(&seen, 1<<1, &r.compactDup)
 			r.preTokens = intOf(s.skip())
+		default:
+			s.skip()
+		}
+	}
+}
+
+// readData reads a progress line's data: its type, and its message
+// where that is an object, left as written for agentProgress to read.
+func (l *claudeReader) readData(r *claudeRecord) {
+	s := &l.scan
+	r.dataType, r.dataMessage, r.dataTypeDup, r.dataMsgDup = nil, nil, false, false
+	if s.kind() != '{' {
+		s.skip()
+		return
+	}
+	var seen uint32
+	s.enter('{')
+	for key, ok := s.member(); ok; key, ok = s.member() {
+		switch string(key) {
+		case "type":
+			once(&seen, 1<<0, &r.dataTypeDup)
+			r.dataType = l.str()
+		case "message":
+			once(&seen, 1<<1, &r.dataMsgDup)
+			r.dataMessage = nil
+			if s.kind() == '{' {
+				r.dataMessage = s.skip()
+			} else {
+				s.skip()
+			}
 		default:
 			s.skip()
 		}
@@ -302,7 +343,11 @@ func (l *claudeReader) readUsageOnce(m *claudeMessage) {
 		return
 	}
 	start, depth := s.pos, s.depth
-	m.usageDup = readUsage(s, &m.counts, &m.advisors, nil)
+	advisors := &m.advisors
+	if l.copies {
+		advisors = nil
+	}
+	m.usageDup = readUsage(s, &m.counts, advisors, nil)
 	last.raw = last.raw[:0]
 	if !s.bad && len(m.advisors) == 0 {
 		last.raw = append(last.raw, s.buf[start:s.pos]...)

@@ -77,7 +77,7 @@ func FuzzClaude(f *testing.F) {
 		`"message":{"id":"m0","model":"big","stop_reason":"end_turn","usage":{"input_tokens":1000000000000,"output_tokens":1000000000000,` +
 		`"cache_creation_input_tokens":1000000000000,"cache_read_input_tokens":1000000000001},"content":[{"type":"text","text":"hi"}]}}` + "\n"))
 	fuzzReader(f, FormatClaude, "claude.jsonl", "../claude/replays.jsonl",
-		"../claude/stream-logged-2.1.38.jsonl", "../claude/lines-disagree-glm-5.jsonl")
+		"../claude/stream-logged-2.1.38.jsonl", "../claude/lines-disagree-glm-5.jsonl", "../claude/agent-progress-2.1.38.jsonl")
 }
 func FuzzCodex(f *testing.F)       { fuzzReader(f, FormatCodex, "codex.jsonl") }
 func FuzzAntigravity(f *testing.F) { fuzzReader(f, FormatAntigravity, "antigravity.jsonl") }

@@ -92,6 +92,12 @@ type Call struct {
 	// it, "session " and the parent's id. The usage is shown here but added
 	// to no total.
 	CountedIn string
+	// AgentCopy marks a copy of a sub-agent's call that a Claude Code
+	// 2.1.38-2.1.39 parent log holds in an agent_progress line: it counts
+	// unless a log read with it holds the call itself (Reconcile). Such a
+	// call has no results or prompts: those after it belong to the log's
+	// own call before it.
+	AgentCopy bool
 	// MessageID and RequestID identify the response where the log names
 	// it (Claude Code's message.id and requestId), and SessionID is the
 	// session the log says the call belongs to (Claude Code's sessionId);
@@ -106,9 +112,11 @@ type Call struct {
 	// Text is what the model wrote (text blocks only; thinking excluded).
 	Text      string
 	ToolCalls []ToolCall
-	// Results came back after this call and before the next one, in order.
+	// Results came back after this call and before the next one, in order
+	// (the next of the log's own: a copy of a sub-agent's call takes none).
 	Results []ToolResult
-	// Prompts are user messages that arrived after this call, before the next.
+	// Prompts are user messages that arrived after this call, before the
+	// next (of the log's own, as results).
 	Prompts []Prompt
 }
 

@@ -358,3 +358,60 @@ func TestOutputLowerBound(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentProgressCopies: a Claude Code 2.1.38 parent log copies each line
+// its sub-agent logs into an agent_progress line (data.message); the
+// assistant ones are the sub-agent's calls, billed as its own log's are.
+// testdata/claude/agent-progress-2.1.38.jsonl copies a sub-agent of two
+// calls, the first streamed over two lines (12, then 240 output tokens);
+// -agent.jsonl is that sub-agent's own log. Read alone, the parent counts
+// its two calls and the two copied, where they were logged, as sidechain
+// calls that take no result (the Task's result stays its call's): what
+// ccusage's daily counts for these logs. Read with the sub-agent's log, the copies count there
+// and not in the parent, whichever is read first: every call once.
+func TestAgentProgressCopies(t *testing.T) {
+	parentData, err := os.ReadFile("../testdata/claude/agent-progress-2.1.38.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := readQuirk(t, string(parentData), FormatClaude)
+	type call struct {
+		Model            string
+		Sidechain, Copy  bool
+		Usage            Usage
+		Results, Prompts int
+	}
+	var got []call
+	for _, c := range parent.Calls {
+		got = append(got, call{c.Model, c.Sidechain, c.AgentCopy, *c.Usage, len(c.Results), len(c.Prompts)})
+	}
+	want := []call{
+		{"claude-opus-4-6", false, false, Usage{Input: 3, CacheCreation: 2000, CacheRead: 10000, Output: 120, OutputLowerBound: true}, 1, 0},
+		{"claude-haiku-4-5-20251001", true, true, Usage{Input: 5, CacheCreation: 800, Output: 240}, 0, 0},
+		{"claude-haiku-4-5-20251001", true, true, Usage{Input: 8, CacheCreation: 300, CacheRead: 800, Output: 90, OutputLowerBound: true}, 0, 0},
+		{"claude-opus-4-6", false, false, Usage{Input: 4, CacheCreation: 500, CacheRead: 12000, Output: 60, OutputLowerBound: true}, 0, 0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if n := parent.Skipped["progress"]; n != 2 {
+		t.Errorf("%d progress lines skipped, want the 2 that copy the sub-agent's user lines", n)
+	}
+
+	agent, err := ReadFile("../testdata/claude/agent-progress-2.1.38-agent.jsonl", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, order := range [][]*Session{{parent, agent}, {agent, parent}} {
+		Reconcile(order)
+		var marks []string
+		for _, s := range []*Session{parent, agent} {
+			for _, c := range s.Calls {
+				marks = append(marks, c.CountedIn)
+			}
+		}
+		if diff := cmp.Diff([]string{"", agent.Path, agent.Path, "", "", ""}, marks); diff != "" {
+			t.Errorf("counted in (-want +got):\n%s", diff)
+		}
+	}
+}

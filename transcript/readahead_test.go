@@ -11,6 +11,8 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/internal/slowtest"
 )
 
 // TestReadAhead checks that a log read ahead reads as line by line where
@@ -103,6 +105,7 @@ func TestReadAheadFails(t *testing.T) {
 // such line take in megabytes of the next, which must be carried whole to
 // the batch it ends in, and read as line by line.
 func TestReadAheadHugeLines(t *testing.T) {
+	slowtest.OptIn(t, "reads three 40 MiB lines in batches of two sizes")
 	var b strings.Builder
 	for i := range 3 {
 		fmt.Fprintf(&b, `{"type":"assistant","uuid":"u%d","sessionId":"s","timestamp":"2026-03-01T09:00:00Z","requestId":"r%d","message":{"id":"m%d","model":"claude-sonnet-4-6","usage":{"input_tokens":3,"output_tokens":7},"content":[{"type":"tool_use","id":"t%d","name":"Read","input":{}}]}}`+"\n", i, i, i, i)

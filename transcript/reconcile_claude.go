@@ -25,8 +25,9 @@ import (
 //     sidechain's: the /btw aside replays its parent's message under a new
 //     request id (ccusage #913), as the reader handles within one file.
 //
-// Of the copies of a response, the one that counts is the one ccusage keeps:
-// a main-chain copy before a sidechain's, then the larger token total; among
+// Of the copies of a response, the one that counts is the one ccusage keeps,
+// but that a sub-agent's log counts its calls before a parent log's copies
+// of them (AgentCopy): a main-chain copy before a sidechain's, then the larger token total; among
 // equals, the one that came first, by the call's time (calls without one
 // last), then the one in the file named after the session id it records
 // (Claude Code's own name for a session's log, so a copy made under
@@ -134,7 +135,9 @@ func reconcileClaude(sessions []*Session) {
 		}
 		best := g[0]
 		for _, r := range g[1:] {
-			if copyRanks(call(best)).less(copyRanks(call(r))) {
+			// A parent log's copy of a sub-agent's call counts only where
+			// no log holds the call itself.
+			if b, c := call(best), call(r); b.AgentCopy != c.AgentCopy && b.AgentCopy || b.AgentCopy == c.AgentCopy && copyRanks(b).less(copyRanks(c)) {
 				best = r
 			}
 		}

@@ -214,12 +214,12 @@ func TestContextWindow(t *testing.T) {
 }
 
 // TestContextChart: the demo's peak is call 12's recorded prompt, 54,774
-// tokens (3 + 1,849 + 52,922), 33,586 under the policy; one compaction.
+// tokens (3 + 1,849 + 52,922), 34,452 under the policy; one compaction.
 func TestContextChart(t *testing.T) {
 	m := newModel(t, demoData(t), "harness-rs-0.0.40", 120, 40, "dark")
 	press(t, m, "C")
 	out := ansi.Strip(screen(m))
-	if !strings.Contains(out, "as recorded, peak 54.8k at call 12 · █ under harness-rs-0.0.40, peak 33.6k · ▲ 1 compaction(s)") {
+	if !strings.Contains(out, "as recorded, peak 54.8k at call 12 · █ under harness-rs-0.0.40, peak 34.5k · ▲ 1 compaction(s)") {
 		t.Errorf("legend missing:\n%s", out)
 	}
 	// claude-sonnet-4-5's window of 1,000,000 is 18.3 times the peak:

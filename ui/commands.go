@@ -17,6 +17,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -51,11 +52,13 @@ type (
 		text   string
 		err    error
 	}
-	// preparedMsg carries the session measured and counted.
+	// preparedMsg carries the session measured and counted, and what
+	// spillway's hook cut from it when it ran in it (nil for nothing).
 	preparedMsg struct {
-		seq  int
-		prep *replay.Prepared
-		err  error
+		seq      int
+		prep     *replay.Prepared
+		realized *ledger.Totals
+		err      error
 	}
 	// replayedMsg carries a replay under the policy of request seq.
 	replayedMsg struct {
@@ -91,7 +94,7 @@ type (
 
 // pipeline is the shared pipeline's options for these.
 func (o Options) pipeline() app.Options {
-	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot}
+	return app.Options{Prices: o.Prices, Read: o.Read, Policy: o.Policy, Counter: o.Counter, SpillRoot: o.SpillRoot, Ledger: o.Ledger}
 }
 
 // loadCmd reads the source in the background and reports progress every
@@ -241,10 +244,12 @@ func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Opt
 			done.Store(int64(d))
 			total.Store(int64(t))
 		}, texts)
+		msg := preparedMsg{seq: seq, prep: p, err: err}
 		if err == nil {
 			p.CostParts() // split here, so that no Update waits for it
+			msg.realized = realized(opt.Ledger, s.ID)
 		}
-		out <- preparedMsg{seq: seq, prep: p, err: err}
+		out <- msg
 	})
 	return awaitWithProgress(out, "counting tokens", func() (int64, int64) { return done.Load(), total.Load() })
 }
@@ -370,4 +375,21 @@ func indexHazardsCmd(prep *replay.Prepared) tea.Cmd {
 		prep.IndexHazards()
 		return hazardsIndexedMsg{prep: prep}
 	}
+}
+
+// realized sums what spillway's hook's ledger in dir holds for session:
+// nil when it holds nothing (or cannot be read).
+func realized(dir, session string) *ledger.Totals {
+	if dir == "" || session == "" {
+		return nil
+	}
+	entries, _, err := ledger.Read(dir, session)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	var t ledger.Totals
+	for _, e := range ledger.ByID(entries) {
+		t.Add(e)
+	}
+	return &t
 }

@@ -13,6 +13,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/spillway-dev/spillway/internal/slowtest"
+
 	"github.com/spillway-dev/spillway/internal/keytest"
 )
 
@@ -153,9 +155,7 @@ func TestRandomKeys(t *testing.T) {
 
 // TestRandomKeysLong is TestRandomKeys at 20,000 keys for each model.
 func TestRandomKeysLong(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: 40,000 random keys, about a minute of processor time")
-	}
+	slowtest.OptIn(t, "40,000 random keys, about a minute of processor time")
 	data := demoData(t)
 	fleet := fleetFixture(t)
 	t.Chdir(t.TempDir())

@@ -24,6 +24,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/prompt"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/spillview"
@@ -61,6 +62,9 @@ type Options struct {
 	Sessions     SessionSource
 	SessionsName string
 	NoFollow     bool
+	// Ledger is the folder of spillway's hook ledger: the footer says
+	// what the hook cut from a session it ran in. "" reads none.
+	Ledger string
 }
 
 // Context is what every component shares, passed by pointer.
@@ -111,6 +115,9 @@ type Model struct {
 	prep    *replay.Prepared
 	replay  *replay.Run
 	chart   chart
+	// realized is what spillway's hook cut from the session, from its
+	// ledger; nil when it cut nothing.
+	realized *ledger.Totals
 
 	policy policy.Policy
 	undo   []policy.Policy
@@ -472,7 +479,7 @@ func (m *Model) prepared(msg preparedMsg) tea.Cmd {
 	m.progress = progressMsg{}
 	var cmd tea.Cmd
 	if msg.prep.Session == m.session {
-		m.prep = msg.prep
+		m.prep, m.realized = msg.prep, msg.realized
 		cmd = tea.Batch(m.requestReplay(), indexHazardsCmd(msg.prep))
 	}
 	if m.stale {

@@ -19,6 +19,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/internal/slowtest"
 )
 
 // holding says how a list holds its sessions between replays.
@@ -144,6 +145,7 @@ func policyKey(p policy.Policy) string {
 // read again in full for every replay: on generated Claude Code and Codex
 // sessions (sub-agents and resumed copies among them) and on the real logs.
 func TestHeldWithoutTexts(t *testing.T) {
+	slowtest.OptIn(t, "replays a fleet under 13 policies, held three ways")
 	dir := t.TempDir()
 	shape := corpus.Fleet{Claude: 4, Codex: 3, MeanCalls: 24, ResultBytes: 8192, SubagentEvery: 2, ResumeEvery: 2, Projects: 2}
 	if _, err := corpus.WriteFleet(dir, shape); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/internal/slowtest"
 	"github.com/spillway-dev/spillway/report"
 )
 
@@ -27,9 +28,7 @@ func TestSessionListMatchesReport(t *testing.T) {
 		dir  func(t *testing.T) string
 	}{
 		{"shared", func(t *testing.T) string {
-			if testing.Short() {
-				t.Skip("reads and counts every shared transcript twice")
-			}
+			slowtest.OptIn(t, "reads and counts every shared transcript twice")
 			return filepath.Join(sharedtest.Dir(t), "transcripts")
 		}},
 		// A Codex parent, its fork and its sub-agent, known as one only when

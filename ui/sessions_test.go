@@ -598,9 +598,9 @@ func TestSessionListCopies(t *testing.T) {
 	}
 	os.Chtimes(first, longAgo.Add(-time.Hour), longAgo.Add(-time.Hour))
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
-	// The demo: $0.398306 as recorded, $0.254151 under harness-rs-0.0.40
+	// The demo: $0.398306 as recorded, $0.260020 under harness-rs-0.0.40
 	// (README's sweep).
-	want := "1 session · 16 calls · cost $0.3983 → $0.2542 −36.2%"
+	want := "1 session · 16 calls · cost $0.3983 → $0.2600 −34.7%"
 	if got := lineWith(t, m, "1 session"); !strings.HasPrefix(got, want) {
 		t.Errorf("footer %s, want %s", got, want)
 	}
@@ -614,7 +614,7 @@ func TestSessionListCopies(t *testing.T) {
 	press(t, m, "f")
 	// The copy's 16 calls are the first's, counted there once, as report
 	// --by session counts them.
-	want = "2 sessions · 16 calls · cost $0.3983 → $0.2542 −36.2%"
+	want = "2 sessions · 16 calls · cost $0.3983 → $0.2600 −34.7%"
 	if got := lineWith(t, m, "2 sessions"); !strings.HasPrefix(got, want) {
 		t.Errorf("footer %s, want %s", got, want)
 	}

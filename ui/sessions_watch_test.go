@@ -20,6 +20,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/slowtest"
 )
 
 // TestFollowedFleetLatency follows 2,000 generated sessions (or, with
@@ -27,11 +28,9 @@ import (
 // call to some of them one at a time, and times each from the write to a
 // scan that lists it: the watch says which folder changed and the index
 // reads only what was appended. The bound is generous, for shared
-// machines; README gives the figures measured.
+// machines; docs/speed.md gives the figures measured.
 func TestFollowedFleetLatency(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes 2,000 sessions")
-	}
+	slowtest.OptIn(t, "writes and follows 2,000 sessions")
 	dir := os.Getenv("SPILLWAY_FLEET_DIR")
 	if dir == "" {
 		dir = t.TempDir()

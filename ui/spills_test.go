@@ -7,11 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/ledger"
 )
 
 // TestSpillsWrittenWhenNeeded: replays write no spill file; opening a
@@ -46,8 +51,11 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 	if got := filesUnder(t, root); !slices.Equal(got, []string{spilled[0].SpillPath}) {
 		t.Fatalf("opening call 0's result wrote %v, want %s", got, spilled[0].SpillPath)
 	}
-	if data, _ := os.ReadFile(spilled[0].SpillPath); string(data) != spilled[0].Source.Text {
-		t.Errorf("the spill file holds %d bytes, not the result's %d", len(data), len(spilled[0].Source.Text))
+	// The Read's content, as spillway's hook spills it in Claude Code:
+	// without the line numbers Claude Code puts before its lines.
+	content, _, _ := harness.UnnumberRead(spilled[0].Source.Text)
+	if data, _ := os.ReadFile(spilled[0].SpillPath); string(data) != content || len(data) != 60_107 {
+		t.Errorf("the spill file holds %d bytes, not the Read's content's %d", len(data), len(content))
 	}
 	press(t, m, "q") // close the viewer
 
@@ -77,4 +85,28 @@ func filesUnder(t *testing.T, root string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// The footer says what spillway's hook cut from a session it ran in, from
+// its ledger, beside what the policy would: 38,220 → 2,100 tokens in 2
+// results. Those two are left as the log holds them; the policy takes out
+// the repeats alone, as at a ceiling of 0 ($0.374005, report's figure).
+func TestFooterRealized(t *testing.T) {
+	dir := t.TempDir()
+	for _, e := range []ledger.Entry{
+		{Session: "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de", ToolUseID: "toolu_demo00", Tool: "Read", Tokens: 30_182, TokensAfter: 1_100},
+		{Session: "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de", ToolUseID: "toolu_demo01", Tool: "Grep", Tokens: 8_038, TokensAfter: 1_000},
+	} {
+		if err := ledger.Append(dir, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	m := New(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(),
+		Counter: counter, Theme: "dark", Ledger: dir})
+	drive(t, m, m.Init())
+	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "cost $0.3983 → $0.3740 −6.1% · hook cut 38.2k → 2,100 tokens in 2 · T0") {
+		t.Errorf("footer:\n%s", out)
+	}
 }

@@ -303,6 +303,11 @@ func (m *Model) totalsLine() string {
 	} else {
 		parts = append(parts, fmt.Sprintf("no usage recorded · result tokens %s → %s (%s)", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()))
 	}
+	if r := m.realized; r != nil {
+		// What the hook cut when it ran in this session, beside what the
+		// policy above would.
+		parts = append(parts, st.Saved.Render(fmt.Sprintf("hook cut %s → %s tokens in %d", human.Compact(r.Tokens), human.Compact(r.TokensAfter), r.Results)))
+	}
 	for _, mk := range themes.Markers() {
 		n := markerCount(t, mk)
 		parts = append(parts, st.Marker[mk].Render(mk.Glyph())+fmt.Sprintf("%d", n))

@@ -394,32 +394,8 @@ const ClaudePreviewUnits = 2000
 // ClaudeSpill persists the result and inlines a head preview cut back to
 // the last newline when that is past half of it.
 func ClaudeSpill(s Subject, previewUnits int64, lineAligned bool) (string, SpillFile) {
-	n := s.units()
-	preview, more := s.Text, false
-	if n > previewUnits {
-		preview, more = headUnits(s.Text, previewUnits), true
-		if lineAligned {
-			// The last newline of the preview, in code units, is past half
-			// of it when the text before it is longer than half.
-			if nl := strings.LastIndexByte(preview, '\n'); nl >= 0 && UTF16Len(preview[:nl]) > previewUnits/2 {
-				preview = preview[:nl]
-			}
-		}
-	}
 	f := s.spillFile(map[string]string{"transcript_dir": s.Dir, "session": s.Session, "call_id": s.CallID}, s.Text)
-	locator := f.Locator
-	var b strings.Builder
-	b.WriteString("<persisted-output>\n")
-	fmt.Fprintf(&b, "Output too large (%s). Full output saved to: %s\n\n", fileSize(n), locator)
-	fmt.Fprintf(&b, "Preview (first %s):\n", fileSize(previewUnits))
-	b.WriteString(preview)
-	if more {
-		b.WriteString("\n...\n")
-	} else {
-		b.WriteString("\n")
-	}
-	b.WriteString("</persisted-output>")
-	return b.String(), f
+	return ClaudePersisted(s.units(), f.Locator, s.Text, previewUnits, lineAligned), f
 }
 
 // headUnits is the first n UTF-16 code units of s; a cut through a

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -138,19 +139,23 @@ func Load(path string) (*Table, error) {
 
 // The embedded table is regenerated from a JSON dump of the
 // @pydantic/genai-prices npm package named by $GENAI_PRICES_JSON (see
-// README, "Where the data comes from"); the ccusage snapshot layer is kept
+// docs/policies.md, "Prices"); the ccusage snapshot layer is kept
 // as it is.
 //
 //go:generate go run ./internal/genprices -measured internal/genprices/ccusage-measured.json -measured-source "glm-5 and glm-5.1 as ccusage 20.0.24 priced real sessions, 2026-12-01" -out table_gen.go
 
 // Default returns the embedded table, its layers in the order they win.
 func Default() *Table {
-	sources := make([]string, len(embeddedLayers))
-	for i, l := range embeddedLayers {
+	layers := embedded()
+	sources := make([]string, len(layers))
+	for i, l := range layers {
 		sources[i] = l.source
 	}
-	return &Table{Source: strings.Join(sources, "; "), layers: embeddedLayers}
+	return &Table{Source: strings.Join(sources, "; "), layers: layers}
 }
+
+// embedded builds the embedded layers once, when first asked for.
+var embedded = sync.OnceValue(embeddedLayers)
 
 // Layers describes the table's sources, first layer first.
 func (t *Table) Layers() []Layer {

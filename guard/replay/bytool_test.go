@@ -10,7 +10,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 )
 
-// TestByTool sums README's worked example by tool, with an MCP search
+// TestByTool sums the worked example of docs/policies.md by tool, with an MCP search
 // added after call 1: one token a word, claude-sonnet-4-5.
 func TestByTool(t *testing.T) {
 	usage := func(in, write, read, out int) map[string]any {

@@ -27,7 +27,7 @@ func TestCauses(t *testing.T) {
 		why   RewriteCause
 	}{
 		{
-			// README's call: one-hour writes on claude-opus-4-5 (write 1e-5,
+			// The call of docs/policies.md: one-hour writes on claude-opus-4-5 (write 1e-5,
 			// read 5e-7, output 2.5e-5), a minute after a call whose prompt
 			// was 7,603 tokens smaller: 7,603 of the 112,915 written are new,
 			// 105,312 written again.

@@ -98,3 +98,37 @@ func TestClaudeByVersion(t *testing.T) {
 		t.Errorf("Claude Code's own cut: %s (%s)", r.Outcome, r.Reason)
 	}
 }
+
+// TestAgentCopiesSendNothing: in a 2.1.38 parent log that copies its
+// sub-agent's two calls (testdata/claude/agent-progress-2.1.38.jsonl), the
+// Task's result is first sent by the log's next own call (3), not by a
+// copied call of the sub-agent's, which carries none of the log's results:
+// what a policy takes out of the result is taken from call 3 and after.
+func TestAgentCopiesSendNothing(t *testing.T) {
+	s, err := transcript.ReadFile("../../testdata/claude/agent-progress-2.1.38.jsonl", transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replayed as another harness's log: through Claude Code's hook a
+	// Task's output is left as it is, and this is about where a cut counts.
+	s.Format = transcript.FormatCodex
+	pol := mustPreset(t, "harness-rs-0.0.40")
+	pol.SetCeiling(16)
+	rp, err := prepared(t, s).Replay(pol, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rp.Results[0]
+	if r.Outcome != Truncated || r.SentAt != 3 {
+		t.Fatalf("the Task's result: %s, sent at call %d; want truncated, sent at call 3", r.Outcome, r.SentAt)
+	}
+	for i, c := range rp.Calls {
+		want := int64(0)
+		if i == 3 {
+			want = r.Saved
+		}
+		if got := c.Saved(); got != want || r.Saved <= 0 {
+			t.Errorf("call %d saves %d tokens, want %d (the result saves %d)", i, got, want, r.Saved)
+		}
+	}
+}

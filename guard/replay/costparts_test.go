@@ -10,7 +10,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 )
 
-// TestCostParts splits README's worked example by hand, one token a word,
+// TestCostParts splits the worked example of docs/policies.md by hand, one token a word,
 // on claude-sonnet-4-5 (input 3e-6, cache write 3.75e-6, cache read 3e-7,
 // output 1.5e-5): the 500-word result after call 0 is new at call 1 (in
 // its cache writes) and carried at call 2 (in its cache reads).

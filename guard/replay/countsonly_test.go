@@ -11,6 +11,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/slowtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -19,6 +20,7 @@ import (
 // replay, and the same totals, under every preset at every sweep ceiling;
 // it keeps no replacement text.
 func TestCountsOnly(t *testing.T) {
+	slowtest.OptIn(t, "replays 1,500 results under every preset at every sweep ceiling, two ways")
 	var buf bytes.Buffer
 	if err := corpus.WriteMixed(&buf, 7, 1500); err != nil {
 		t.Fatal(err)

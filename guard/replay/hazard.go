@@ -161,7 +161,7 @@ func (rp *Run) findHazards() {
 					z = &Hazard{CallIndex: r.SentAt, MatchFrom: -1, MatchTo: -1}
 				}
 				z.Kind, z.Why = SuppressedUnseen, why
-			} else if h.rp.Prepared.items[r.RepeatOf].writes == "" {
+			} else if r.RepeatOf < 0 || h.rp.Prepared.items[r.RepeatOf].writes == "" {
 				// A repeat of the agent's own write hides nothing it did
 				// not write itself.
 				z = h.used(i)
@@ -191,14 +191,19 @@ func (h *hazardPass) unseen(r *Result) string {
 		return fmt.Sprintf("repeat of result %d, which was spilled", k)
 	}
 	p := h.rp.Prepared
-	seg := p.items[r.Index].segment
-	if r.SentAt < len(p.Session.Calls) {
-		seg = p.Session.Calls[r.SentAt].Segment
-	}
-	if p.items[k].segment != seg {
+	if p.items[k].segment != p.contextOf(r) {
 		return fmt.Sprintf("repeat of result %d, which a compaction had taken out of the context", k)
 	}
 	return ""
+}
+
+// contextOf is the context r is sent in: the segment of the call that
+// carries it first, its own when none does.
+func (p *Prepared) contextOf(r *Result) int {
+	if r.SentAt < len(p.Session.Calls) {
+		return p.Session.Calls[r.SentAt].Segment
+	}
+	return p.items[r.Index].segment
 }
 
 // used finds the earliest later output that holds a distinctive string of
@@ -240,14 +245,20 @@ func (h *hazardPass) used(i int) *Hazard {
 // known tells whether the model had string ref, first output at call,
 // from what it saw: the shown part of result self, or any other result
 // that came back before call and since the last compaction, as the
-// policy showed them.
+// policy showed them. A compaction summary (output at the call after it)
+// was written from the context the compaction ended, and is judged
+// against that one.
 func (h *hazardPass) known(ref int32, self, call int) bool {
 	items := h.rp.Prepared.items
 	key := h.ix.refs[ref].key
 	calls := h.rp.Prepared.Session.Calls
-	segment := -1 // the context the call sees; results of another left it at a compaction
-	if call < len(calls) {
-		segment = calls[call].Segment
+	writer := call // the call whose context the output was written in
+	if h.ix.refs[ref].pos%2 == 0 {
+		writer-- // a summary's: the last call before the compaction
+	}
+	segment := -1 // that context; results of another left it at a compaction
+	if writer >= 0 && writer < len(calls) {
+		segment = calls[writer].Segment
 	}
 	// What costs a search of a replacement comes after what does not.
 	for _, search := range []bool{false, true} {
@@ -286,7 +297,10 @@ func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 		e := &h.ends[k]
 		if !e.known {
 			*e = shownEnds{-1, 0, true}
+			head, hook := h.rp.hookHead(r)
 			switch {
+			case hook:
+				e.head = head
 			case r.Outcome == Truncated:
 				// The marker's head is the first bytes_kept bytes of the
 				// result serialized: the original's bytes whose escapes

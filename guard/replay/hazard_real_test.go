@@ -92,3 +92,83 @@ func TestHazardsRealLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestWellKnownRealLogs pins the flags that strings every program of the
+// platform holds gave on the shared logs, each read by hand and false:
+// under harness-rs-0.0.40 at 1 and 2 KiB the Antigravity log's view of an
+// SVG (result 51) flagged by the new SVG the agent wrote with a
+// linearGradient of its own, and two views of files the agent had written
+// itself (the logger cut its writes) flagged by the CSS property names
+// maskComposite (143) and backgroundClip (193). A standard name is no
+// evidence; the other hazards of those sessions stand, some now shown by
+// another string (requestAnimationFrame gave way to a translate3d run the
+// agent's edit quotes).
+func TestWellKnownRealLogs(t *testing.T) {
+	checkHazardsReal(t, []hazardReal{
+		{"antigravity_*.jsonl", 2048, 51, ""},
+		{"antigravity_*.jsonl", 2048, 143, ""},
+		{"antigravity_*.jsonl", 1024, 193, ""},
+		{"antigravity_*.jsonl", 1024, 451, "translate3d(${-offsetRef.current}px, 0, 0)"},
+	})
+}
+
+// hazardReal is a result of a shared log replayed under harness-rs-0.0.40
+// at a ceiling, and the string its hazard's evidence must be ("": none).
+type hazardReal struct {
+	pattern string
+	ceiling int64
+	result  int
+	match   string
+}
+
+func checkHazardsReal(t *testing.T, cases []hazardReal) {
+	t.Helper()
+	c, err := tokens.Get(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	preps := map[string]*Prepared{}
+	for _, tt := range cases {
+		p := preps[tt.pattern]
+		if p == nil {
+			s, err := transcript.ReadFile(sharedtest.Transcripts(t, tt.pattern)[0], transcript.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, err = Prepare(context.Background(), s, tokens.NewCache(c), pricing.Default(), nil); err != nil {
+				t.Fatal(err)
+			}
+			preps[tt.pattern] = p
+		}
+		pol, _ := policy.Preset("harness-rs-0.0.40")
+		pol.SetCeiling(tt.ceiling)
+		rp, err := p.Replay(pol, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if z := rp.Results[tt.result].Hazard; z != nil {
+			got = z.Match
+		}
+		if got != tt.match {
+			t.Errorf("%s at %d: result %d's hazard is shown by %q, want %q", tt.pattern, tt.ceiling, tt.result, got, tt.match)
+		}
+	}
+}
+
+// TestBoilerplateRealLogs pins the flags that runs made of keywords and
+// everyday names gave on the shared logs, each read by hand and false:
+// under harness-rs-0.0.40 the Antigravity log's view of an API route
+// (result 499, at 1 and 2 KiB) flagged by a new route the agent wrote with
+// the TypeScript idiom "error instanceof Error ? error.message :", and
+// will-it-rain's Read of its forecast module (75, at 1 KiB) flagged by a
+// run that joins two lines the agent had written itself (calls 22 and
+// 60). The view of another route (653) keeps its hazard, shown by the
+// project's own name.
+func TestBoilerplateRealLogs(t *testing.T) {
+	checkHazardsReal(t, []hazardReal{
+		{"antigravity_*.jsonl", 2048, 499, ""},
+		{"antigravity_*.jsonl", 2048, 653, "transferSOLTool"},
+		{"claude-code_will-it-rain_*.jsonl", 1024, 75, ""},
+	})
+}

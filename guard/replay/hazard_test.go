@@ -1,7 +1,10 @@
 package replay
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,5 +117,55 @@ func TestHazardAfterCompaction(t *testing.T) {
 		Why: "repeat of result 0, which a compaction had taken out of the context"}
 	if diff := cmp.Diff(want, rp.Results[1].Hazard); diff != "" {
 		t.Errorf("hazard (-want +got):\n%s", diff)
+	}
+}
+
+// TestHazardInCompactionSummary: a compaction summary is the model's own
+// output, written from the context before the compaction, and is judged
+// against that context. The connection string is in the tail of a Read
+// the policy cuts at 4,096 (the fixtures' file), and, whole, in a small
+// result before the compaction: the summary that quotes it had it from
+// there, and the model after the compaction from the summary. Only without
+// that result is the summary's quote a use of the hidden tail.
+func TestHazardInCompactionSummary(t *testing.T) {
+	var file strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&file, "option %03d = off\n", i)
+	}
+	dsn := "postgres://orders_app:Tr0ub4dor@db-7.internal:5432/orders"
+	file.WriteString("DATABASE_URL=" + dsn + "\n")
+	summary := "The service reads its settings from app.conf and connects to " + dsn + "; every option is off."
+	read := []map[string]any{call("r1", "Read", map[string]any{"file_path": "app.conf"}), result("r1", file.String(), false)}
+	env := []map[string]any{call("b1", "Bash", map[string]any{"command": "cat .env"}), result("b1", "DATABASE_URL="+dsn+"\n", false)}
+	after := []map[string]any{
+		{"role": "system", "compaction": true, "content": summary},
+		{"role": "assistant", "model": "claude-sonnet-4-5", "content": "Connecting to " + dsn + " next."},
+	}
+	tests := []struct {
+		name     string
+		msgs     []map[string]any
+		outcomes []string
+		want     *Hazard
+	}{
+		{"the .env shown before the compaction", slices.Concat(read, env, after), []string{"truncate", "keep"}, nil},
+		{"the cut Read alone", slices.Concat(read, after), []string{"truncate"}, &Hazard{Kind: UsedHidden, CallIndex: 1,
+			From: "compaction summary", Match: dsn, Evidence: "…eads its settings from app.conf and connects to " + dsn + "; every option is off.",
+			MatchFrom: 5113, MatchTo: 5170, Why: "used a string of the part cut off"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pol := mustPreset(t, "harness-rs-0.0.40")
+			pol.SetCeiling(4096)
+			rp, err := prepared(t, generic(t, tt.msgs...)).Replay(pol, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.outcomes, outcomes(rp)); diff != "" {
+				t.Fatalf("outcomes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, rp.Results[0].Hazard); diff != "" {
+				t.Errorf("hazard (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

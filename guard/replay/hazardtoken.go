@@ -12,7 +12,7 @@ import (
 // The distinctive strings of a text: what an agent could not guess, so
 // that finding one of a result's hidden strings in the agent's own later
 // output is evidence it used the hidden part. The thresholds were tuned
-// on real logs (README, "Hazards"): shorter ones flag common identifiers,
+// on real logs (docs/policies.md, "Hazards"): shorter ones flag common identifiers,
 // boilerplate and prose.
 const (
 	minTokenLen  = 12  // identifiers, paths, URLs and quoted strings
@@ -198,7 +198,7 @@ func (ts *tokenScanner) word(text string, i, j int, emit func(string, int, int))
 		for m < to && isWordByte(text[m]) {
 			m++
 		}
-		if part := text[k:m]; m-k >= minDigits && ts.may(part) && distinctivePart(part) {
+		if part := text[k:m]; m-k >= minDigits && ts.may(part) && distinctivePart(part) && !wellKnown[part] {
 			emit(part, k, m)
 		}
 		k = m
@@ -296,7 +296,7 @@ func quoted(text string, emit func(string, int, int)) {
 			continue
 		}
 		content := text[i+1 : j]
-		if len(content) >= minTokenLen && len(content) <= maxQuotedLen && hasLetter(content) && strings.TrimSpace(content) == content {
+		if len(content) >= minTokenLen && len(content) <= maxQuotedLen && hasLetter(content) && strings.TrimSpace(content) == content && !wellKnown[content] {
 			emit(content, i+1, j)
 		}
 		i = j
@@ -386,6 +386,10 @@ func (ts *tokenScanner) runs(text string, emit func(string, int, int)) {
 		if letters < minRunLetter || !wholeRunes(buf) {
 			continue
 		}
+		end := int(at[(n-1)&63]) + 1
+		if boilerplate(buf, end < len(text) && wordBytes[c] && wordBytes[text[end]]) {
+			continue
+		}
 		window := unsafe.String(&buf[0], runLen)
 		if ts.runsOnly == nil {
 			window = string(buf) // kept by the caller
@@ -393,6 +397,35 @@ func (ts *tokenScanner) runs(text string, emit func(string, int, int)) {
 		emit(window, int(at[start&63]), int(at[(n-1)&63])+1)
 	}
 }
+
+// boilerplate tells whether a run says nothing an agent could not write
+// without having read it: every word of it, of minCodeWord bytes or more,
+// is well known. A number is no such word; the last word, when cut, is
+// not weighed.
+func boilerplate(run []byte, cut bool) bool {
+	words := 0
+	for i := 0; i < len(run); {
+		if !wordBytes[run[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(run) && wordBytes[run[j]] {
+			j++
+		}
+		if j-i >= minCodeWord && !(j == len(run) && cut) {
+			if !wellKnown[string(run[i:j])] {
+				return false
+			}
+			words++
+		}
+		i = j
+	}
+	return words > 0
+}
+
+// minCodeWord is the length of the shortest word boilerplate weighs.
+const minCodeWord = 3
 
 // The rolling hash of runs: h = sum of byte i times runBase^(runLen-1-i).
 const runBase = 1099511628211

@@ -1,13 +1,14 @@
 package replay
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 // TestDistinctive pins which strings of a text the hazard rule finds
-// distinctive (README, "The rule, exactly").
+// distinctive (docs/policies.md, "The rule, exactly").
 func TestDistinctive(t *testing.T) {
 	tests := []struct {
 		text string
@@ -22,6 +23,9 @@ func TestDistinctive(t *testing.T) {
 		{"implementation waitUntilReady to_string prepare_documents turn5search7", []string{"waitUntilReady", "prepare_documents", "turn5search7"}},
 		// Numbers of 6 digits, not round ones; hex of 12 with a digit.
 		{"ids 12345 123456 1000000 777777 deadbeefcafe 0123456789ab", []string{"123456", "0123456789ab"}},
+		// Names of the platform's standard library are no evidence,
+		// written in code or quoted.
+		{`requestAnimationFrame(tick); new Date().toLocaleTimeString(); on("DOMContentLoaded") setActiveFileName`, []string{"setActiveFileName"}},
 		// Quoted strings of 12 bytes or more; an apostrophe is not a quote.
 		{`say "connection refused" and 'short' or don't it's fine`, []string{"connection refused"}},
 	}
@@ -61,5 +65,23 @@ func TestRuns(t *testing.T) {
 	}
 	if a[0] != `if err := load(cfg); err != nil { return` {
 		t.Errorf("first run %q", a[0])
+	}
+	// An idiom of keywords and names every program uses is no run; a
+	// window that holds a word of the project's is.
+	if got := collect("const msg = error instanceof Error ? error.message : String(error);"); got != nil {
+		t.Errorf("the idiom gives runs %q", got)
+	}
+	if got := collect("const msg = error instanceof Error ? error.message : describeOrderFailure(error);"); len(got) == 0 || !strings.Contains(got[len(got)-1], "describeOrderFailure") {
+		t.Errorf("a project's call gives runs %q", got)
+	}
+}
+
+// TestWellKnownNames: every standard name listed is one the rule would
+// otherwise take for distinctive, so the list holds none to no purpose.
+func TestWellKnownNames(t *testing.T) {
+	for _, name := range strings.Fields(standardNames) {
+		if !distinctivePart(name) {
+			t.Errorf("%s is not distinctive anyway", name)
+		}
 	}
 }

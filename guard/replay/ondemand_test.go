@@ -15,6 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/slowtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -39,6 +40,7 @@ func (h *heldTexts) Text(r *transcript.ToolResult) (string, error) {
 // the session read in full does: the same outcomes, reasons, sizes,
 // tokens, replacement texts, hazards and costs.
 func TestTextsOnDemand(t *testing.T) {
+	slowtest.OptIn(t, "replays 1,500 results under every preset at every sweep ceiling, two ways")
 	var buf bytes.Buffer
 	if err := corpus.WriteMixed(&buf, 7, 1500); err != nil {
 		t.Fatal(err)

@@ -50,6 +50,19 @@ type Prepared struct {
 	hazardOnce sync.Once
 	hazards    *hazardIndex // built by the first replay that shapes a result
 
+	// Persisted holds, by the file Claude Code would persist them to,
+	// outputs whose file is not written yet, as the model would receive
+	// them whole: spillway's hook sees an output before Claude Code
+	// persists it, and replays it as the log of the session without the
+	// hook will show it (claudehook.go).
+	Persisted map[string]string
+
+	// The session as spillway's hook in Claude Code sees its results
+	// (claudehook.go), worked out by the first replay that needs it.
+	hookOnce  sync.Once
+	hookItems []hookItem
+	hookSized [len(unitOrder)]sync.Once
+
 	// texts reads the results' texts the session was read without
 	// (PrepareTexts); nil when the session holds them. textErr is the
 	// first read that failed.
@@ -211,7 +224,11 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 	p.items = make([]item, 0, n) // never grown: an item is not to be copied
 	ids := make(map[string]int, n)
 	add := func(r *transcript.ToolResult, arrival, segment int, sidechain bool) {
-		p.items = append(p.items, item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: arrival + 1})
+		sentAt := arrival + 1
+		for sentAt < len(s.Calls) && s.Calls[sentAt].AgentCopy {
+			sentAt++ // a sub-agent's call a parent log copied sends none of the log's results
+		}
+		p.items = append(p.items, item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: sentAt})
 		it := &p.items[len(p.items)-1]
 		it.repeat = ids[r.CallID]
 		status, output := harness.CodexExecSplit(r.Text)
@@ -399,34 +416,39 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 			}
 		}()
 	}
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ts := hzScan // each its own scratch
-			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= total {
-					return
-				}
-				it := &p.items[i]
-				text := it.r.Text
-				if p.texts != nil {
-					text = p.Text(it.r)
-					it.size = unitSizes(text)
-					it.claudeShaped = harness.ClaudeShaped(text)
-					status, output := harness.CodexExecSplit(text)
-					it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
-					it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
-					hz.items[i] = hz.scan(&ts, text)
-				}
-				it.tokens = int64(p.Counter.Count(text))
-				it.size[unitIndex(policy.Tokens)] = it.tokens
-				if n := done.Add(1); progress != nil && (n%64 == 0 || int(n) == total) {
-					progress(int(n), total)
-				}
+	work := func() {
+		ts := hzScan // each its own scratch
+		for ctx.Err() == nil {
+			i := int(next.Add(1)) - 1
+			if i >= total {
+				return
 			}
-		}()
+			it := &p.items[i]
+			text := it.r.Text
+			if p.texts != nil {
+				text = p.Text(it.r)
+				it.size = unitSizes(text)
+				it.claudeShaped = harness.ClaudeShaped(text)
+				status, output := harness.CodexExecSplit(text)
+				it.execHead, it.execCut = int32(len(status)), strings.HasPrefix(output, harness.CodexExecWarning)
+				it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
+				hz.items[i] = hz.scan(&ts, text)
+			}
+			it.tokens = int64(p.Counter.Count(text))
+			it.size[unitIndex(policy.Tokens)] = it.tokens
+			if n := done.Add(1); progress != nil && (n%64 == 0 || int(n) == total) {
+				progress(int(n), total)
+			}
+		}
+	}
+	// One text is counted where it is asked for (spillway's hook), so that
+	// nothing goes wrong out of its caller's sight.
+	if total <= 1 {
+		work()
+		return ctx.Err()
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(work)
 	}
 	wg.Wait()
 	return ctx.Err()

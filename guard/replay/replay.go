@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"runtime"
-	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -52,10 +52,15 @@ type Result struct {
 	// result: the estimate difference, calibrated.
 	Saved int64
 	// Text is what the model would see under the policy.
-	Text      string
-	Locator   string // how Text names the spill file
-	SpillPath string // where spillway wrote it
-	RepeatOf  int    // Index of the result a suppressed repeat points back to; -1
+	Text string
+	// Replacement is, for a Claude Code session replayed as spillway's
+	// hook enforces the policy (claudehook.go), what the hook hands Claude
+	// Code in place of the tool's output; Text is what the model receives
+	// of it. Empty otherwise.
+	Replacement string
+	Locator     string // how Text names the spill file
+	SpillPath   string // where spillway wrote it
+	RepeatOf    int    // Index of the result a suppressed repeat points back to; -1
 	// Stale marks a suppressed repeat whose real result differed from the
 	// one it points back to: the harness would have shown outdated content.
 	Stale bool
@@ -116,6 +121,7 @@ type Run struct {
 	spillFiles map[string]spillWrite
 	spillSeed  maphash.Seed
 	countsOnly bool // Options.CountsOnly
+	hook       bool // replayed as spillway's hook in Claude Code enforces it
 	// ceilingText and reasonBuf build the size reasons (sizeReason).
 	ceilingText map[int64]string
 	reasonBuf   []byte
@@ -142,6 +148,21 @@ type Totals struct {
 	SpillFailures int                 `json:"spill_failures"`
 	Hazards       HazardCounts        `json:"hazards"`
 	ByTool        map[string]ToolStat `json:"-"`
+	// Repeats counts what repeat suppression met, when it is on.
+	Repeats RepeatCounts `json:"-"`
+}
+
+// RepeatCounts are what repeat suppression met in a replay.
+type RepeatCounts struct {
+	// Identical counts the calls that repeated an earlier one the rule
+	// takes for the same (its key; a file the agent wrote, where its write
+	// counts as a read), Cleared those of them a call that clears the
+	// record came before: the rule could not suppress them.
+	Identical, Cleared int
+	// AcrossCompaction counts the repeats suppressed whose copy had left
+	// the context at a compaction; AfterWrite those whose copy was the
+	// agent's own write of the file.
+	AcrossCompaction, AfterWrite int
 }
 
 // ToolStat sums one tool's results.
@@ -174,22 +195,30 @@ type Options struct {
 	// CountsOnly replays for the figures alone (a sweep, with no Store):
 	// a spill's replacement is rendered where it is counted, as a
 	// truncation's is, and every replacement text is let go once
-	// counted, so a low ceiling on a large session never holds a
-	// replacement of every result at once. Shaped results' Text is then
-	// empty; their sizes and tokens are kept.
+	// counted (or, for a result holding a string of the agent's output,
+	// once the hazards are found, which are those of a full replay), so
+	// a low ceiling on a large session never holds a replacement of every
+	// result at once. Shaped results' Text is then empty; their sizes and
+	// tokens are kept.
 	CountsOnly bool
 	// NoHazards skips looking for hazards (Result.Hazard stays nil).
 	NoHazards bool
+	// Repeats is what repeat suppression knew before the results replayed,
+	// all of the model response Batch: spillway's hook replays one result
+	// at a time and keeps it between calls. Replay leaves in it what the
+	// results changed. Nil replays a whole session from nothing.
+	Repeats *Repeats
+	Batch   string
+	// Shaped tells the results a hook shaped as the session ran: the log
+	// holds what it made of them, which the policy leaves as it is and
+	// repeat suppression does not see.
+	Shaped func(*transcript.ToolResult) bool
 }
 
 // Replay runs every result of the prepared session through policy, in
 // transcript order, and prices every call before and after.
 func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
-	claudeVersion := "" // the version of another agent's log says nothing of Claude Code's
-	if p.Session.Format == transcript.FormatClaude {
-		claudeVersion = p.Session.Version
-	}
-	pol = policy.ForVersion(pol, claudeVersion)
+	pol = p.forVersion(pol)
 	if err := pol.Validate(); err != nil {
 		return nil, err
 	}
@@ -200,20 +229,34 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", pol.Name)
 	}
 	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items)),
-		countsOnly: opt.CountsOnly && opt.Store == nil}
+		countsOnly: opt.CountsOnly && opt.Store == nil, hook: hookMode(p, &pol)}
 	if !pol.Inert() {
-		p.measure(pol.Unit)
+		units := []policy.Unit{pol.Unit}
 		switch pol.Style {
 		case harness.HarnessRS:
-			p.measure(policy.JSONBytes)
+			units = append(units, policy.JSONBytes)
 		case harness.AgentScope, harness.ClaudeCode:
-			p.measure(policy.UTF16Units)
+			units = append(units, policy.UTF16Units)
+		}
+		for _, u := range units {
+			p.measure(u)
+			if rp.hook {
+				p.measureHook(u)
+			}
 		}
 	}
 	if pol.Dedupe.Enabled {
 		p.keys()
 	}
 	d := newDeduper(&pol)
+	d.hook = rp.hook
+	if opt.Repeats != nil {
+		d.load(opt.Repeats)
+	}
+	var hooks []hookItem
+	if rp.hook {
+		hooks = p.hookView()
+	}
 	for i := range p.items {
 		it := &p.items[i]
 		r := &rp.Results[i]
@@ -223,75 +266,120 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 			Size: it.size[unitIndex(pol.Unit)], Bytes: int64(it.r.Bytes()), Tokens: it.tokens,
 			Text: it.r.Text, CarryCost: it.carry, CarryCalls: it.carryN,
 		}
+		batch := ""
+		if rp.hook {
+			r.Size = hooks[i].size[unitIndex(pol.Unit)]
+			batch = batchOf(it, opt)
+		}
 		switch {
 		case pol.Excluded(it.r.Tool):
 			r.Outcome, r.Reason = Excluded, "excluded tool"
-		case d.suppress(i, it, r, p.items):
+		case opt.Shaped != nil && opt.Shaped(it.r):
+			r.Reason = "shaped by spillway's hook as the session ran"
+		case d.suppress(i, it, r, p, batch):
 		default:
 			rp.shape(it, r, opt)
 		}
 	}
-	rp.countAfter()
+	if opt.Repeats != nil {
+		d.save(opt.Repeats, p)
+	}
+	hazards := !pol.Inert() && !opt.NoHazards
+	rp.countAfter(hazards)
 	for i := range p.items {
 		rp.finish(&p.items[i], &rp.Results[i])
 	}
-	if !pol.Inert() && !opt.NoHazards {
+	rp.Totals.Repeats.Identical, rp.Totals.Repeats.Cleared = d.identical, d.cleared
+	if hazards {
 		rp.findHazards()
+	}
+	if rp.countsOnly {
+		for i := range rp.Results {
+			if r := &rp.Results[i]; r.Outcome != Kept && r.Outcome != Excluded {
+				r.Text = ""
+			}
+		}
 	}
 	rp.price()
 	return rp, nil
 }
 
+// forVersion is pol as the Claude Code version that recorded the session
+// applied it (policy.ForVersion): the version of another agent's log says
+// nothing of Claude Code's.
+func (p *Prepared) forVersion(pol policy.Policy) policy.Policy {
+	version := ""
+	if p.Session.Format == transcript.FormatClaude {
+		version = p.Session.Version
+	}
+	return policy.ForVersion(pol, version)
+}
+
 // countAfter renders the pending truncations and counts the tokens of
-// every replacement text, on all CPUs.
-func (rp *Run) countAfter() {
+// every replacement text, on all CPUs. Counting only, it lets each text go
+// once counted, but those the hazard pass will read when hazards are
+// looked for: the replacements of results that hold a string the agent
+// wrote, the only ones whose shown part it asks about.
+func (rp *Run) countAfter(hazards bool) {
 	var acted []int
 	for i := range rp.Results {
 		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
 		}
 	}
+	var ix *hazardIndex
+	if rp.countsOnly && hazards && len(acted) > 0 {
+		ix = rp.Prepared.hazardIndex()
+	}
 	counter := rp.Prepared.Counter
 	parted, _ := counter.(interface{ CountParts(...tokens.Part) int })
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(acted)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= len(acted) {
-					return
-				}
-				r := &rp.Results[acted[k]]
-				if r.pending {
-					it := &rp.Prepared.items[r.Index]
-					ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
-					r.pending = false
-					if r.Outcome == Spilled {
-						text, parts, f, ok := rp.spill(rp.subject(it), ceiling)
-						if !ok {
-							r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
-							continue
-						}
-						r.Text, r.parts, r.Locator = text, parts, f.Locator
-					} else {
-						r.Text, r.parts = rp.truncate(it, rp.subject(it), ceiling)
+	work := func() {
+		for {
+			k := int(next.Add(1)) - 1
+			if k >= len(acted) {
+				return
+			}
+			r := &rp.Results[acted[k]]
+			it := &rp.Prepared.items[r.Index]
+			if r.pending {
+				ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
+				r.pending = false
+				if r.Outcome == Spilled {
+					text, parts, f, ok := rp.spill(rp.subject(r.Index), ceiling)
+					if !ok {
+						r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
+						continue
 					}
-				}
-				if r.parts != nil && parted != nil {
-					r.TokensAfter = int64(parted.CountParts(r.parts...))
+					r.Text, r.parts, r.Locator = text, parts, f.Locator
 				} else {
-					r.TokensAfter = int64(counter.Count(r.Text))
-				}
-				r.parts = nil
-				r.afterBytes = int64(len(r.Text))
-				if rp.countsOnly {
-					r.Text = ""
+					r.Text, r.parts = rp.truncate(it, rp.subject(r.Index), ceiling)
 				}
 			}
-		}()
+			if rp.hook {
+				if rp.hookAfter(it, r); r.Outcome == Kept {
+					continue
+				}
+			}
+			if r.parts != nil && parted != nil {
+				r.TokensAfter = int64(parted.CountParts(r.parts...))
+			} else {
+				r.TokensAfter = int64(counter.Count(r.Text))
+			}
+			r.parts = nil
+			r.afterBytes = int64(len(r.Text))
+			if rp.countsOnly && (ix == nil || len(ix.items[r.Index]) == 0) {
+				r.Text = ""
+			}
+		}
+	}
+	if len(acted) <= 1 {
+		work() // where it is asked for, as Prepare counts one text
+		return
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(acted)) {
+		wg.Go(work)
 	}
 	wg.Wait()
 }
@@ -305,6 +393,9 @@ func (rp *Run) Seen(r *Result) []harness.Range {
 		return nil
 	case Suppressed:
 		return []harness.Range{}
+	}
+	if rs, ok := rp.hookSeen(r); ok {
+		return rs
 	}
 	return harness.SeenRanges(rp.Policy.Style, rp.Prepared.Text(r.Source), r.Text)
 }
@@ -346,7 +437,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
 	}
-	s := rp.subject(it)
+	s := rp.subject(r.Index)
 	if pol.Style == harness.HarnessRS {
 		// What the harness itself could not write, it never spilled.
 		if why := harness.HarnessRSUnwritable(it.r.Tool, it.r.CallID); why != "" {
@@ -378,7 +469,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	var err error
 	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {
 		where, err = later.WriteLater(f, func() (string, error) {
-			_, _, f, _ := rp.spill(rp.subject(it), ceiling)
+			_, _, f, _ := rp.spill(rp.subject(r.Index), ceiling)
 			return f.Content, rp.Prepared.TextErr()
 		})
 	} else {
@@ -432,8 +523,21 @@ type spillWrite struct {
 	sum    uint64
 }
 
-// subject is it as the styles render it.
-func (rp *Run) subject(it *item) harness.Subject {
+// subject is result i as the styles render it.
+func (rp *Run) subject(i int) harness.Subject {
+	it := &rp.Prepared.items[i]
+	if rp.hook {
+		if h := &rp.Prepared.hookView()[i]; !h.own {
+			// A text of the hook's own: its sizes measured when needed
+			// (a persisted output's known), its tokens counted whole.
+			s := harness.Subject{Text: rp.Prepared.hookSubject(i), Tool: it.r.Tool, CallID: it.r.CallID,
+				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: it.repeat}
+			if h.persisted != "" {
+				s.JSONLen, s.UTF16Len = h.size[unitIndex(policy.JSONBytes)], h.size[unitIndex(policy.UTF16Units)]
+			}
+			return s
+		}
+	}
 	c := it.cache()
 	text := rp.Prepared.Text(it.r)
 	digest := ""
@@ -537,6 +641,15 @@ func (rp *Run) finish(it *item, r *Result) {
 	t.TokensAfter += r.TokensAfter
 	if r.Stale {
 		t.Stale++
+	}
+	if r.Outcome == Suppressed && r.RepeatOf >= 0 { // -1: sent before the hook's batch
+		copied := &rp.Prepared.items[r.RepeatOf]
+		if copied.writes != "" {
+			t.Repeats.AfterWrite++
+		}
+		if rp.Prepared.contextOf(r) != copied.segment {
+			t.Repeats.AcrossCompaction++
+		}
 	}
 	st := t.ByTool[it.r.Tool]
 	st.Results++
@@ -652,118 +765,17 @@ func b2i(b bool) int {
 	return 0
 }
 
-// deduper decides repeat suppression.
-type deduper struct {
-	pol  *policy.Policy
-	seen map[string]*seenKey
-}
-
-type seenKey struct {
-	count int // occurrences since the key was last cleared
-	shown int // index of the latest occurrence the model saw in full
-	path  string
-	// written: the model wrote the file itself (shown is the write), so
-	// what it holds is not a Read's text to compare.
-	written bool
-}
-
-func newDeduper(p *policy.Policy) *deduper { return &deduper{pol: p, seen: map[string]*seenKey{}} }
-
-// suppress decides whether result i is a repeat to suppress and, for any
-// successful result, applies the policy's clearing rule. It reports
-// whether it replaced the result.
-func (d *deduper) suppress(i int, it *item, r *Result, items []item) bool {
-	dd := &d.pol.Dedupe
-	if !dd.Enabled || it.r.IsError {
-		return false
+// batchOf is the model response whose tool calls it answers, for repeat
+// suppression in the hook's replay: the batch the hook replays, else the
+// call that made the tool call ("" for none: a batch of its own).
+func batchOf(it *item, opt Options) string {
+	if opt.Repeats != nil {
+		return opt.Batch
 	}
-	eligible := r.Risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
-	if !eligible {
-		d.clear(i, it)
-		return false
-	}
-	key := it.argsKey
-	if dd.Key == policy.KeyReadPath {
-		key = it.readKey
-	}
-	if key == "" {
-		return false
-	}
-	k, ok := d.seen[key]
-	if !ok {
-		d.seen[key] = &seenKey{count: 1, shown: i, path: pathOf(key, dd.Key)}
-		return false
-	}
-	earlier := &items[k.shown]
-	if k.written {
-		earlier = it // unchanged since the model's own write, as far as the log tells
-	}
-	same := sameText(earlier, it)
-	if dd.SameContent && !same {
-		k.count, k.shown = 1, i // the file changed: Claude Code reads it again
-		return false
-	}
-	k.count++
-	if k.count < dd.From {
-		k.shown = i
-		return false
-	}
-	r.Outcome, r.RepeatOf, r.Stale = Suppressed, k.shown, !same
-	r.Reason = fmt.Sprintf("repeat %d of result %d", k.count, k.shown)
-	if d.pol.Style == harness.ClaudeCode {
-		r.Text = dd.Stub
-		if r.Text == "" {
-			r.Text = harness.ClaudeReadStub
-		}
-	} else {
-		r.Text = harness.HarnessRSRepeat(it.r.Tool)
-	}
-	return true
-}
-
-// sameText says whether two results' texts are the same: by the hashes
-// taken as they were counted where the texts are read on demand.
-func sameText(a, b *item) bool {
-	if a.r.DroppedBytes > 0 || b.r.DroppedBytes > 0 {
-		return a.sum == b.sum
-	}
-	return a.r.Text == b.r.Text
-}
-
-// clear forgets what a successful non-read-only call may have changed.
-func (d *deduper) clear(i int, it *item) {
-	switch d.pol.Dedupe.Clear {
-	case policy.ClearAnyWrite:
-		// harness-rs clears on every risk but ReadOnly
-		// (crates/harness-loop/src/lib.rs): a tool it has no risk for is
-		// not read-only, so question and plan tools clear too.
-		clear(d.seen)
-	case policy.ClearSamePath:
-		if it.writes == "" {
-			return
-		}
-		for key, k := range d.seen {
-			if k.path == it.writes {
-				delete(d.seen, key)
-			}
-		}
-		if d.pol.Dedupe.WritesCount {
-			// Claude Code keeps what the model wrote as content it has.
-			d.seen[harness.WholeReadKey(it.writes)] = &seenKey{count: 1, shown: i, path: it.writes, written: true}
-		}
-	}
-}
-
-func pathOf(key string, kind policy.DedupeKey) string {
-	if kind != policy.KeyReadPath {
+	if it.r.CallIndex < 0 {
 		return ""
 	}
-	for i := 0; i < len(key); i++ {
-		if key[i] == 0 {
-			return key[:i]
-		}
-	}
-	return key
+	return strconv.Itoa(it.r.CallIndex)
 }
 
 // sizeReason says how a result's size compares with its ceiling, "6,197

@@ -637,7 +637,7 @@ func cut448Policy(t *testing.T) policy.Policy {
 	return pol
 }
 
-// costAfterSession is README's worked example on claude-sonnet-4-5: three
+// costAfterSession is the worked example of docs/policies.md on claude-sonnet-4-5: three
 // calls recording (input, cache write, cache read, output) 10, 2,000, 0,
 // 100; 10, 600, 2,010, 20; and 10, 50, 2,610, 30, the first followed by a
 // 500-word result.

@@ -3,6 +3,7 @@ package replay
 import (
 	"slices"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 )
 
@@ -53,30 +54,112 @@ type DedupePoint struct {
 	Cost      *float64     `json:"cost_usd"`
 	CostAfter *float64     `json:"cost_usd_after"`
 	Hazards   SweepHazards `json:"hazards"`
+	// AcrossCompaction and AfterWrite are RepeatCounts'.
+	AcrossCompaction int `json:"across_compaction"`
+	AfterWrite       int `json:"after_own_write"`
 }
 
-// DedupeFroms are the settings a repeat-suppression sweep tries: off, then
-// from the 2nd, 3rd and 4th identical call.
-var DedupeFroms = []int{0, 2, 3, 4}
+// DedupeRule is a rule of repeat suppression a sweep tries.
+type DedupeRule struct {
+	Name   string        `json:"name"`
+	Dedupe policy.Dedupe `json:"dedupe"`
+}
 
-// SweepDedupe replays the session with repeat suppression at each setting
-// of froms (0: off), everything else as pol has it, planning spills
-// without writing them.
-func (p *Prepared) SweepDedupe(pol policy.Policy, froms []int) ([]DedupePoint, error) {
-	out := make([]DedupePoint, 0, len(froms))
-	for _, from := range froms {
-		q := pol.Clone()
-		if err := q.SetDedupe(from); err != nil {
-			return nil, err
+// DedupeRules are the harnesses' rules: harness-rs's (an identical
+// read-only call, forgotten at every call that is not read-only) and each
+// of Claude Code's (the same Read of an unchanged file, forgotten when the
+// file is written; in some versions the agent's own write counts as a
+// read), and pol's own where it has another.
+func DedupeRules(pol policy.Policy) []DedupeRule {
+	var out []DedupeRule
+	add := func(name string, d policy.Dedupe) {
+		for _, r := range out {
+			if sameRule(r.Dedupe, d) {
+				return
+			}
 		}
-		rp, err := p.Replay(q, Options{})
+		out = append(out, DedupeRule{name, d})
+	}
+	for _, p := range policy.Presets() {
+		switch {
+		case p.Style == harness.HarnessRS && p.Dedupe.Enabled:
+			add("harness-rs", p.Dedupe)
+		case p.Style == harness.ClaudeCode && !p.FollowVersion && p.Dedupe.Enabled:
+			add(p.Name, p.Dedupe)
+		}
+	}
+	if pol.Dedupe.Key != "" {
+		add(pol.Name, pol.Dedupe)
+	}
+	return out
+}
+
+// sameRule tells whether two rules suppress the same repeats.
+func sameRule(a, b policy.Dedupe) bool {
+	return a.Key == b.Key && a.Clear == b.Clear && slices.Equal(a.Tools, b.Tools) && a.SameContent == b.SameContent && a.WritesCount == b.WritesCount
+}
+
+// DedupeSweep is a repeat-suppression sweep's outcome over a session: the
+// policy with suppression off, what its ceiling alone does, and each rule
+// from each identical call tried.
+type DedupeSweep struct {
+	Alone DedupePoint     `json:"ceiling_alone"`
+	Rules []DedupeRuleRun `json:"rules"`
+}
+
+// DedupeRuleRun is one rule's part of a sweep. Identical and Cleared are
+// RepeatCounts', which do not depend on where suppression starts.
+type DedupeRuleRun struct {
+	DedupeRule
+	Identical int           `json:"identical_repeats"`
+	Cleared   int           `json:"cleared"`
+	Points    []DedupePoint `json:"points"`
+}
+
+// DedupeFroms are the identical calls a repeat-suppression sweep starts
+// suppressing from: the 2nd or the 3rd.
+var DedupeFroms = []int{2, 3}
+
+// SweepDedupe replays the session under pol with repeat suppression off,
+// then under each rule from each of froms, everything else as pol has it
+// (for the Claude Code version that recorded the session), counting only.
+func (p *Prepared) SweepDedupe(pol policy.Policy, rules []DedupeRule, froms []int) (*DedupeSweep, error) {
+	base := p.forVersion(pol)
+	base.FollowVersion = false // resolved: the rule's knobs stay as given
+	point := func(q policy.Policy, from int) (DedupePoint, RepeatCounts, error) {
+		rp, err := p.Replay(q, Options{CountsOnly: true})
 		if err != nil {
-			return nil, err
+			return DedupePoint{}, RepeatCounts{}, err
 		}
-		out = append(out, DedupePoint{
-			From: from, Suppressed: rp.Totals.Actions[Suppressed], Saved: rp.Totals.SavedPerCall,
-			Cost: rp.Totals.Cost, CostAfter: rp.Totals.CostAfter, Hazards: sweepHazards(rp.Totals.Hazards),
-		})
+		t := &rp.Totals
+		return DedupePoint{
+			From: from, Suppressed: t.Actions[Suppressed], Saved: t.SavedPerCall,
+			Cost: t.Cost, CostAfter: t.CostAfter, Hazards: sweepHazards(t.Hazards),
+			AcrossCompaction: t.Repeats.AcrossCompaction, AfterWrite: t.Repeats.AfterWrite,
+		}, t.Repeats, nil
+	}
+	alone := base.Clone()
+	alone.Dedupe.Enabled = false
+	out := &DedupeSweep{}
+	var err error
+	if out.Alone, _, err = point(alone, 0); err != nil {
+		return nil, err
+	}
+	for _, rule := range rules {
+		run := DedupeRuleRun{DedupeRule: rule}
+		for _, from := range froms {
+			q := base.Clone()
+			q.Dedupe = rule.Dedupe
+			q.Dedupe.Tools = slices.Clone(rule.Dedupe.Tools)
+			q.Dedupe.Enabled, q.Dedupe.From = true, from
+			pt, counts, err := point(q, from)
+			if err != nil {
+				return nil, err
+			}
+			run.Identical, run.Cleared = counts.Identical, counts.Cleared
+			run.Points = append(run.Points, pt)
+		}
+		out.Rules = append(out.Rules, run)
 	}
 	return out, nil
 }

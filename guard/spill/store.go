@@ -49,10 +49,45 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(s.Root, 0o700); err != nil {
+	return writeUnder(s.Root, elems, f.Content)
+}
+
+// WriteAt writes f where its locator names it, as the harness would:
+// relative to base when the locator is relative (the agent's working
+// folder). The locator must end in f.File; what it names above that is the
+// root, made 0700 when missing and never a link, and under it f.File is
+// written as Write writes it.
+func WriteAt(base string, f harness.SpillFile) (string, error) {
+	elems := strings.Split(f.File, "/")
+	for _, e := range elems {
+		if !harness.ValidName(e) {
+			return "", fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
+		}
+	}
+	loc := filepath.FromSlash(f.Locator)
+	if !filepath.IsAbs(loc) {
+		loc = filepath.Join(base, loc)
+	}
+	loc = filepath.Clean(loc)
+	suffix := string(filepath.Separator) + filepath.Join(elems...)
+	if !filepath.IsAbs(loc) || !strings.HasSuffix(loc, suffix) || len(loc) == len(suffix) {
+		return "", fmt.Errorf("spill file %q is not where its locator %q leads", f.File, f.Locator)
+	}
+	return writeUnder(strings.TrimSuffix(loc, suffix), elems, f.Content)
+}
+
+// writeUnder writes content to rootPath/elems..., making the folders
+// between; rootPath is made 0700 when missing and is never a link.
+func writeUnder(rootPath string, elems []string, content string) (string, error) {
+	if err := os.MkdirAll(rootPath, 0o700); err != nil {
 		return "", err
 	}
-	root, err := os.OpenRoot(s.Root)
+	if info, err := os.Lstat(rootPath); err != nil {
+		return "", err
+	} else if !info.IsDir() {
+		return "", fmt.Errorf("%s is %s, not a folder", rootPath, safefile.Kind(info.Mode()))
+	}
+	root, err := os.OpenRoot(rootPath)
 	if err != nil {
 		return "", err
 	}
@@ -65,8 +100,8 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 		}
 	}
 	name := filepath.Join(dir, elems[len(elems)-1])
-	full := filepath.Join(s.Root, name)
-	switch same, err := holds(root, name, f.Content); {
+	full := filepath.Join(rootPath, name)
+	switch same, err := holds(root, name, content); {
 	case err != nil:
 		return "", err
 	case same:
@@ -76,7 +111,7 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, werr := tmp.WriteString(f.Content)
+	_, werr := tmp.WriteString(content)
 	cerr := tmp.Close()
 	if werr == nil {
 		werr = cerr

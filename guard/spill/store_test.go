@@ -145,3 +145,39 @@ func TestStoreRace(t *testing.T) {
 		t.Errorf("%d files written outside the store, %s among them", len(entries), entries[0].Name())
 	}
 }
+
+// WriteAt writes a spill file where its locator leads, from the agent's
+// working folder for a relative one, and nowhere else.
+func TestWriteAt(t *testing.T) {
+	work := t.TempDir()
+	f := harness.SpillFile{Locator: ".harness/spill/c1-Bash.txt", File: "spill/c1-Bash.txt", Content: "whole output"}
+	path, err := WriteAt(work, f)
+	if err != nil || path != filepath.Join(work, ".harness", "spill", "c1-Bash.txt") {
+		t.Fatal(path, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "whole output" {
+		t.Errorf("holds %q", data)
+	}
+	abs := filepath.Join(t.TempDir(), "s", "tool-results", "c1.txt")
+	if path, err := WriteAt(work, harness.SpillFile{Locator: abs, File: "tool-results/c1.txt", Content: "x"}); err != nil || path != abs {
+		t.Error(path, err)
+	}
+	for _, bad := range []harness.SpillFile{
+		{Locator: "../x/c1.txt", File: "../c1.txt"},                 // not an escaped name
+		{Locator: ".harness/spill/c~2F1.txt", File: "spill/c1.txt"}, // not where the locator leads
+		{Locator: "/c1.txt", File: "c1.txt"},                        // no folder above the file
+	} {
+		if _, err := WriteAt(work, bad); err == nil {
+			t.Errorf("wrote %+v", bad)
+		}
+	}
+	// A link where the root should be is not followed.
+	elsewhere := t.TempDir()
+	os.Symlink(elsewhere, filepath.Join(work, "linked"))
+	if _, err := WriteAt(work, harness.SpillFile{Locator: "linked/spill/c1.txt", File: "spill/c1.txt"}); err == nil {
+		t.Error("wrote through a link")
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Error("the link's target was written")
+	}
+}

@@ -1,6 +1,9 @@
 package tokens
 
-import "math"
+import (
+	"math/bits"
+	"sync"
+)
 
 // smallPiece is the longest piece merged with the quadratic scan, which is
 // faster than the heap for short pieces.
@@ -12,12 +15,14 @@ func (c *Counter) countPiece(piece string) int {
 	case len(piece) == 1:
 		return 1
 	case len(piece) == 2:
-		if c.t.pairByte[uint16(piece[0])<<8|uint16(piece[1])] != noRank {
+		if c.t.pairOfBytes(piece[0], piece[1]) != noRank {
 			return 1
 		}
 		return 2
 	case c.t.isToken(piece):
 		return 1
+	case len(piece) > c.window:
+		return c.t.countLong(piece, c.window)
 	case len(piece) < minCachedPiece || len(piece) > maxCachedPiece:
 		return c.t.merge(piece)
 	}
@@ -37,10 +42,12 @@ func (v *vocab) merge(piece string) int {
 	switch {
 	case len(piece) <= smallPiece:
 		return v.mergeSmall(piece)
-	case len(piece) <= math.MaxInt32:
-		return mergeLarge[int32](v, piece)
+	case len(piece) <= window:
+		m := getMerger()
+		defer putMerger(m)
+		return m.merge(v, piece)
 	}
-	return mergeLarge[int](v, piece)
+	return v.countLong(piece, window)
 }
 
 func (v *vocab) mergeSmall(piece string) int {
@@ -51,7 +58,7 @@ func (v *vocab) mergeSmall(piece string) int {
 		tok[i] = v.byteRank[piece[i]]
 	}
 	for i := 0; i < m-1; i++ {
-		rank[i] = v.pairByte[uint16(piece[i])<<8|uint16(piece[i+1])]
+		rank[i] = v.pairOfBytes(piece[i], piece[i+1])
 	}
 	for m > 1 {
 		best, bi := uint32(noRank), -1
@@ -79,28 +86,49 @@ func (v *vocab) mergeSmall(piece string) int {
 	return m
 }
 
-// mergeLarge does the same merges in O(n log n), and in O(n) when merges
-// sweep the piece in order, as in long runs of one byte, with a linked list
-// of parts and a queue of pairs keyed by rank, then position. P holds
-// positions in the piece.
-func mergeLarge[P int32 | int](v *vocab, piece string) int {
-	n := len(piece)
+// merger does the same merges in O(n log n), and in O(n) when merges sweep
+// the piece in order, as in long runs of one byte, with a linked list of
+// parts and a queue of pairs keyed by rank, then position. P holds
+// positions in the piece. Its arrays are kept for the next piece.
+type merger[P int32 | int] struct {
 	// Parts are named by their start offset. next[i] is the start of the
 	// part after part i, prev[i] of the one before; tok[i] is part i;
 	// rank[i] is the rank of part i with the next one, noRank when there is
 	// none or part i was merged into the one before.
-	next := make([]P, n)
-	prev := make([]P, n)
-	tok := make([]uint32, n)
-	rank := make([]uint32, n)
-	q := newPairQueue[P]()
+	next, prev []P
+	tok, rank  []uint32
+	q          pairQueue[P]
+	starts     []int32 // partStarts's
+}
+
+// mergers keeps the mergers of windows, so that counting allocates
+// nothing per piece once warm.
+var mergers = sync.Pool{New: func() any { return new(merger[int32]) }}
+
+func getMerger() *merger[int32] { return mergers.Get().(*merger[int32]) }
+
+func putMerger(m *merger[int32]) {
+	if cap(m.next) <= window {
+		mergers.Put(m)
+	}
+}
+
+// merge merges piece, leaving its parts linked from 0 by m.next, and
+// returns their number.
+func (m *merger[P]) merge(v *vocab, piece string) int {
+	n := len(piece)
+	next, prev := resize(m.next, n), resize(m.prev, n)
+	tok, rank := resize(m.tok, n), resize(m.rank, n)
+	m.next, m.prev, m.tok, m.rank = next, prev, tok, rank
+	q := &m.q
+	q.reset()
 	for i := 0; i < n; i++ {
 		next[i] = P(i + 1)
 		prev[i] = P(i - 1)
 		tok[i] = v.byteRank[piece[i]]
 		rank[i] = noRank
 		if i+1 < n {
-			rank[i] = v.pairByte[uint16(piece[i])<<8|uint16(piece[i+1])]
+			rank[i] = v.pairOfBytes(piece[i], piece[i+1])
 			if rank[i] != noRank {
 				q.push(rank[i], P(i))
 			}
@@ -137,11 +165,19 @@ func mergeLarge[P int32 | int](v *vocab, piece string) int {
 	return parts
 }
 
+// resize returns s with length n, reusing its array when large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
 // pairQueue yields pairs by rank, then position. Pairs of one rank pushed
 // in increasing position, the usual case, wait in a plain list; the others
 // go to a heap.
 type pairQueue[P int32 | int] struct {
-	index  map[uint32]int // rank -> lists
+	index  rankIndex // rank -> lists
 	lists  []rankList[P]
 	active pairHeap // pairKey(rank, list index), for each non-empty list
 	late   pairHeap // pairKey(rank, position)
@@ -152,16 +188,23 @@ type rankList[P int32 | int] struct {
 	head int
 }
 
-func newPairQueue[P int32 | int]() *pairQueue[P] {
-	return &pairQueue[P]{index: map[uint32]int{}}
+// reset empties the queue, keeping its arrays.
+func (q *pairQueue[P]) reset() {
+	q.index.reset()
+	q.lists, q.active, q.late = q.lists[:0], q.active[:0], q.late[:0]
 }
 
 func (q *pairQueue[P]) push(rank uint32, pos P) {
-	li, ok := q.index[rank]
+	li, ok := q.index.get(rank)
 	if !ok {
 		li = len(q.lists)
-		q.lists = append(q.lists, rankList[P]{})
-		q.index[rank] = li
+		if li < cap(q.lists) {
+			q.lists = q.lists[:li+1]
+			q.lists[li].pos, q.lists[li].head = q.lists[li].pos[:0], 0
+		} else {
+			q.lists = append(q.lists, rankList[P]{})
+		}
+		q.index.put(rank, li)
 	}
 	l := &q.lists[li]
 	switch {
@@ -195,6 +238,74 @@ func (q *pairQueue[P]) pop() (rank uint32, pos P, ok bool) {
 		q.active.pop()
 	}
 	return rank, pos, true
+}
+
+// rankIndex maps ranks to small numbers, an open-addressing table whose
+// slots belong to the generation that wrote them: emptying it is a new
+// generation, whatever it held before, which a queue reused for piece
+// after piece needs (a map takes time to clear in proportion to the most
+// it ever held).
+type rankIndex struct {
+	slots []rankSlot // a power of two of them
+	shift uint       // 64 - log2(len(slots))
+	gen   uint32
+	n     int
+}
+
+type rankSlot struct{ rank, gen, val uint32 }
+
+func (x *rankIndex) reset() {
+	if x.gen++; x.gen == 0 {
+		clear(x.slots)
+		x.gen = 1
+	}
+	x.n = 0
+}
+
+func (x *rankIndex) home(rank uint32) int {
+	return int((uint64(rank) * 0x9E3779B97F4A7C15) >> x.shift)
+}
+
+func (x *rankIndex) get(rank uint32) (int, bool) {
+	if len(x.slots) == 0 {
+		return 0, false
+	}
+	mask := len(x.slots) - 1
+	for i := x.home(rank); ; i = (i + 1) & mask {
+		sl := &x.slots[i]
+		if sl.gen != x.gen {
+			return 0, false
+		}
+		if sl.rank == rank {
+			return int(sl.val), true
+		}
+	}
+}
+
+// put adds rank, which get does not find, keeping the table at most half
+// full.
+func (x *rankIndex) put(rank uint32, val int) {
+	if 2*(x.n+1) > len(x.slots) {
+		old := x.slots
+		x.slots = make([]rankSlot, max(64, 2*len(old)))
+		x.shift = uint(64 - bits.Len(uint(len(x.slots)-1)))
+		for _, sl := range old {
+			if sl.gen == x.gen {
+				x.insert(sl.rank, sl.val)
+			}
+		}
+	}
+	x.insert(rank, uint32(val))
+	x.n++
+}
+
+func (x *rankIndex) insert(rank, val uint32) {
+	mask := len(x.slots) - 1
+	i := x.home(rank)
+	for x.slots[i].gen == x.gen {
+		i = (i + 1) & mask
+	}
+	x.slots[i] = rankSlot{rank, x.gen, val}
 }
 
 // A pair key orders by rank, then position: rank<<posBits | position.

@@ -117,17 +117,14 @@ func TestMergeWithArbitraryVocab(t *testing.T) {
 				ranks[tok] = perm[next]
 			}
 		}
-		var v vocab
-		if err := v.build(ranks); err != nil {
-			t.Fatal(err)
-		}
+		v := testVocab(t, ranks)
 		for j := 0; j < 20; j++ {
 			piece := randomString(2 + r.IntN(300))
-			want := quadraticMerge(&v, piece)
+			want := quadraticMerge(v, piece)
 			if got := v.merge(piece); got != want {
 				t.Fatalf("vocab %d: merge(%q) = %d, want %d", k, piece, got, want)
 			}
-			if got := mergeLarge[int32](&v, piece); got != want {
+			if got := mergeLarge[int32](v, piece); got != want {
 				t.Fatalf("vocab %d: mergeLarge(%q) = %d, want %d", k, piece, got, want)
 			}
 		}
@@ -135,15 +132,22 @@ func TestMergeWithArbitraryVocab(t *testing.T) {
 }
 
 // TestPairQueue checks that the queue yields its keys in order whatever the
-// order of pushes; merging rarely pushes a rank's pairs out of order.
+// order of pushes; merging rarely pushes a rank's pairs out of order. One
+// queue serves every round, emptied in between, as a merger's does, some
+// rounds leaving keys behind and some using many ranks.
 func TestPairQueue(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
+	q := &pairQueue[int32]{}
 	for k := 0; k < 200; k++ {
-		q := newPairQueue[int32]()
+		q.reset()
+		ranks := 6
+		if k%10 == 9 {
+			ranks = 500
+		}
 		var pending []uint64
 		for step := 0; step < 300; step++ {
 			if r.IntN(2) > 0 || len(pending) == 0 {
-				rank, pos := uint32(r.IntN(6)), int32(r.IntN(50))
+				rank, pos := uint32(r.IntN(ranks)), int32(r.IntN(50))
 				q.push(rank, pos)
 				pending = append(pending, pairKey(rank, int(pos)))
 				continue
@@ -155,11 +159,20 @@ func TestPairQueue(t *testing.T) {
 			}
 			pending = pending[1:]
 		}
-		for range pending {
-			q.pop()
+		if k%3 == 0 {
+			q.reset() // keys left behind are forgotten
+		} else {
+			for range pending {
+				q.pop()
+			}
 		}
 		if _, _, ok := q.pop(); ok {
 			t.Fatal("pop from an empty queue succeeded")
 		}
 	}
+}
+
+// mergeLarge merges piece with a new merger.
+func mergeLarge[P int32 | int](v *vocab, piece string) int {
+	return new(merger[P]).merge(v, piece)
 }

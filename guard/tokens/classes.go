@@ -1,7 +1,9 @@
 package tokens
 
 import (
-	"sync"
+	_ "embed"
+	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -20,67 +22,47 @@ const (
 
 const blockBits = 7
 
-var (
-	asciiClass [utf8.RuneSelf]uint8
+// The classes of every rune, built ahead of time (TestEmbeddedTables): the
+// first classBlocks bytes name the block of each 1<<blockBits runes, the
+// rest are the blocks, identical blocks stored once.
+//
+//go:embed tables/classes.bin
+var classTable string
 
-	// classOf(r) = classBlocks[classIndex[r>>blockBits]<<blockBits | r&mask],
-	// identical blocks stored once.
-	classIndex  []uint16
-	classBlocks []uint8
-	classOnce   sync.Once
+const classBlocks = (unicode.MaxRune + 1) >> blockBits
+
+var (
+	classIndex, blocks, classErr = openClasses(classTable)
+	asciiClass                   = [utf8.RuneSelf]uint8([]byte(blocks[int(classIndex[0])<<blockBits:][:utf8.RuneSelf]))
 )
 
-func buildClasses() {
-	flat := make([]uint8, unicode.MaxRune+1)
-	mark := func(t *unicode.RangeTable, bits uint8) {
-		for _, r := range t.R16 {
-			for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
-				flat[c] |= bits
-			}
-		}
-		for _, r := range t.R32 {
-			for c := int(r.Lo); c <= int(r.Hi); c += int(r.Stride) {
-				flat[c] |= bits
-			}
+// openClasses splits the class table, checking that every block it names
+// is there. A damaged table gives an error, which Get returns, and a table
+// of no classes, so that nothing reads out of bounds.
+func openClasses(data string) (index, blocks string, err error) {
+	if len(data) > classBlocks {
+		index, blocks = data[:classBlocks], data[classBlocks:]
+		if len(blocks)%(1<<blockBits) == 0 && maxByte(index) < len(blocks)>>blockBits {
+			return index, blocks, nil
 		}
 	}
-	mark(unicode.L, cLetter)
-	mark(unicode.N, cNumber)
-	mark(unicode.White_Space, cSpace) // unicode.IsSpace, for every rune
-	for _, t := range []*unicode.RangeTable{unicode.Lu, unicode.Lt, unicode.Lm, unicode.Lo, unicode.M} {
-		mark(t, cUpper)
-	}
-	for _, t := range []*unicode.RangeTable{unicode.Ll, unicode.Lm, unicode.Lo, unicode.M} {
-		mark(t, cLower)
-	}
-	flat['\r'] |= cNewline
-	flat['\n'] |= cNewline
+	return strings.Repeat("\x00", classBlocks), strings.Repeat("\x00", 1<<blockBits), fmt.Errorf("rune class table of %d bytes is damaged", len(data))
+}
 
-	const size = 1 << blockBits
-	seen := map[[size]uint8]uint16{}
-	index := make([]uint16, len(flat)>>blockBits)
-	var blocks []uint8
-	for i := range index {
-		var blk [size]uint8
-		copy(blk[:], flat[i<<blockBits:])
-		id, ok := seen[blk]
-		if !ok {
-			id = uint16(len(blocks) >> blockBits)
-			seen[blk] = id
-			blocks = append(blocks, blk[:]...)
-		}
-		index[i] = id
+func maxByte(s string) int {
+	m := 0
+	for i := 0; i < len(s); i++ {
+		m = max(m, int(s[i]))
 	}
-	copy(asciiClass[:], flat)
-	classIndex, classBlocks = index, blocks
+	return m
 }
 
 // classAt returns the class and byte width of the rune starting at s[i].
-// s must be valid UTF-8 and the classes built.
+// A byte of invalid UTF-8 is a rune of U+FFFD's class, one byte wide.
 func classAt(s string, i int) (uint8, int) {
 	if b := s[i]; b < utf8.RuneSelf {
 		return asciiClass[b], 1
 	}
 	r, w := utf8.DecodeRuneInString(s[i:])
-	return classBlocks[int(classIndex[r>>blockBits])<<blockBits|int(r)&(1<<blockBits-1)], w
+	return blocks[int(classIndex[r>>blockBits])<<blockBits|int(r)&(1<<blockBits-1)], w
 }

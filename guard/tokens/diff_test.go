@@ -2,9 +2,14 @@ package tokens
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // trickyInputs are edge cases of the split patterns and of the reference's
@@ -133,4 +138,36 @@ func checkAgainstReference(t *testing.T, c *Counter, r *reference, text string) 
 		ok = false
 	}
 	return ok
+}
+
+// TestCountMatchesReferenceOnSharedTranscripts counts lines of the real
+// transcripts, JSON as written, against tiktoken-go: the first 64 KB of
+// lines of each, or with SPILLWAY_TOKENS_TRANSCRIPTS=all every line (12 MB,
+// half a minute of tiktoken-go per encoding).
+func TestCountMatchesReferenceOnSharedTranscripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("counts with tiktoken-go: skipped under -short")
+	}
+	budget := 64 << 10
+	if os.Getenv("SPILLWAY_TOKENS_TRANSCRIPTS") == "all" {
+		budget = math.MaxInt
+	}
+	for _, path := range sharedtest.Transcripts(t, "*.jsonl") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, enc := range encodings {
+			c, r := counter(t, enc), ref(t, enc)
+			counted := 0
+			for i, line := range strings.Split(string(data), "\n") {
+				if counted += len(line); counted > budget {
+					break
+				}
+				if got, want := c.Count(line), r.count(line); got != want {
+					t.Errorf("%s: %s line %d: Count = %d, tiktoken-go %d", filepath.Base(path), enc, i+1, got, want)
+				}
+			}
+		}
+	}
 }

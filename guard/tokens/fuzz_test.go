@@ -2,11 +2,27 @@ package tokens
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
+// fuzzWindow is the window of the fuzzers' second counter, short so that
+// short texts are merged in many windows.
+const fuzzWindow = 64
+
+// addRuns adds runs of runUnits whose lengths are around multiples of
+// fuzzWindow, where windows are glued.
+func addRuns(f *testing.F) {
+	for _, unit := range runUnits {
+		for _, n := range []int{fuzzWindow - 1, fuzzWindow + 1, 2*fuzzWindow + 3, 5*fuzzWindow - 2, 17 * fuzzWindow} {
+			f.Add(strings.Repeat(unit, max(1, n/len(unit))))
+		}
+	}
+}
+
 // FuzzCount compares the split and the count of arbitrary text with
-// tiktoken-go's, in both encodings.
+// tiktoken-go's, in both encodings, counting long pieces in the usual
+// windows and in windows of fuzzWindow bytes.
 func FuzzCount(f *testing.F) {
 	for _, tc := range trickyInputs {
 		f.Add(tc.text)
@@ -14,9 +30,12 @@ func FuzzCount(f *testing.F) {
 	for _, kind := range []string{"prose", "code", "lock", "mixed", "tricky"} {
 		f.Add(generate(kind, 300, 1))
 	}
+	addRuns(f)
 	counters := map[Encoding]*Counter{}
+	small := map[Encoding]*Counter{}
 	for _, enc := range encodings {
 		counters[enc] = counter(f, enc)
+		small[enc] = withWindow(f, enc, fuzzWindow)
 		ref(f, enc)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -28,16 +47,22 @@ func FuzzCount(f *testing.F) {
 			if got, want := c.split(text), r.pieces(text); !slices.Equal(got, want) {
 				t.Fatalf("%s: split of %q = %q, want %q", enc, text, got, want)
 			}
-			if got, want := c.Count(text), r.count(text); got != want {
+			want := r.count(text)
+			if got := c.Count(text); got != want {
 				t.Fatalf("%s: Count(%q) = %d, want %d", enc, text, got, want)
+			}
+			if got := small[enc].Count(text); got != want {
+				t.Fatalf("%s: Count(%q) in windows of %d = %d, want %d", enc, text, fuzzWindow, got, want)
 			}
 		}
 	})
 }
 
 // FuzzMerge compares the merges with tiktoken's quadratic algorithm on
-// arbitrary byte strings, long ones included.
+// arbitrary byte strings, long ones included, merged whole and in windows
+// of fuzzWindow bytes.
 func FuzzMerge(f *testing.F) {
+	addRuns(f)
 	f.Add("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
 	f.Add("                                                                                ")
 	f.Add("中文的中文的中文的中文的中文的中文的中文的中文的中文的中文的中文的中文的")
@@ -58,6 +83,11 @@ func FuzzMerge(f *testing.F) {
 			}
 			if got := mergeLarge[int32](v, piece); got != want {
 				t.Fatalf("%s: mergeLarge(%q) = %d, want %d", enc, piece, got, want)
+			}
+			if len(piece) > fuzzWindow {
+				if got := v.countLong(piece, fuzzWindow); got != want {
+					t.Fatalf("%s: countLong(%q, %d) = %d, want %d", enc, piece, fuzzWindow, got, want)
+				}
 			}
 		}
 	})

@@ -1,9 +1,13 @@
 package tokens
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/slowtest"
 )
 
 const mib = 1 << 20
@@ -74,6 +78,7 @@ func TestRunPeriods(t *testing.T) {
 // TestGeneratedMegabytes compares a MiB of base64 and of minified code,
 // whose pieces are short enough for tiktoken-go to count in under a second.
 func TestGeneratedMegabytes(t *testing.T) {
+	slowtest.OptIn(t, "counts 4 MiB with the reference tokenizer too")
 	for _, enc := range encodings {
 		for _, kind := range []string{"base64", "minified"} {
 			t.Run(string(enc)+"/"+kind, func(t *testing.T) {
@@ -95,6 +100,7 @@ func TestGeneratedMegabytes(t *testing.T) {
 // TestWorstCasesAreLinear times a MiB of inputs that make long pieces or
 // long backtracking in a regular-expression split.
 func TestWorstCasesAreLinear(t *testing.T) {
+	slowtest.OptIn(t, "counts 30 MiB of worst cases")
 	cases := map[string]string{
 		"newlines":       strings.Repeat("\n", mib),
 		"crlf":           strings.Repeat("\r\n", mib/2),
@@ -121,6 +127,85 @@ func TestWorstCasesAreLinear(t *testing.T) {
 			}
 			if d := time.Since(start); d > slowLimit {
 				t.Errorf("%s/%s: took %v", enc, name, d)
+			}
+		}
+	}
+}
+
+// runUnits repeated make the texts whose pieces are longest (one letter, a
+// rune of three or four bytes, spaces, newlines, punctuation, marks,
+// invalid bytes) or most numerous (digits, a letter and a space).
+var runUnits = []string{"a", "Q", "中", "😀", " ", "\n", "\r\n", "7", "ab", "a ", "=-", "\u0301", "é", "\xff"}
+
+// withWindow returns a Counter of enc merging long pieces window bytes at
+// a time.
+func withWindow(t testing.TB, enc Encoding, window int) *Counter {
+	c := counter(t, enc)
+	c.window = window
+	return c
+}
+
+// TestLongRunsAcrossWindows counts runs of every length around the ends of
+// small windows, where windows are glued, against tiktoken-go, and longer
+// runs against the merge of whole pieces.
+func TestLongRunsAcrossWindows(t *testing.T) {
+	for _, enc := range encodings {
+		r, whole := ref(t, enc), withWindow(t, enc, 1<<30)
+		for _, w := range []int{64, 200, 1000} {
+			c := withWindow(t, enc, w)
+			for _, unit := range runUnits {
+				var sizes []int
+				for _, k := range []int{1, 2, 5, 12} {
+					for d := -2; d <= 2; d++ {
+						sizes = append(sizes, k*w+d)
+					}
+				}
+				for _, size := range sizes {
+					text := strings.Repeat(unit, max(1, size/len(unit)))
+					if len(text) <= 1100 {
+						if got, want := c.Count(text), r.count(text); got != want {
+							t.Errorf("%s, window %d: Count(%q × %d) = %d, tiktoken-go %d", enc, w, unit, len(text)/len(unit), got, want)
+						}
+					} else if got, want := c.Count(text), whole.Count(text); got != want {
+						t.Errorf("%s, window %d: Count(%q × %d) = %d, whole pieces %d", enc, w, unit, len(text)/len(unit), got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Bytes a count of 2 MiB may allocate per byte: the arrays of a window,
+// under 512 KB whatever the length of the text, where merging whole pieces
+// took 40 to 60 bytes per byte; and for invalid UTF-8 the piece copied with
+// each invalid byte made U+FFFD, three bytes.
+const (
+	allocPerByte        = 1.0 / 4
+	allocPerInvalidByte = 3 + allocPerByte
+)
+
+// TestCountMemoryIsBounded counts 2 MiB runs of one letter, of a rune of
+// three bytes, of spaces, of digits, of a pair of letters and of an
+// invalid byte, and checks what the count allocates: a window's arrays,
+// not arrays as long as the run.
+func TestCountMemoryIsBounded(t *testing.T) {
+	const size = 2 * mib
+	for _, enc := range encodings {
+		c := counter(t, enc)
+		for _, unit := range []string{"a", "中", " ", "7", "ab", "\xff"} {
+			text := strings.Repeat(unit, size/len(unit))
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			got := c.Count(text)
+			runtime.ReadMemStats(&after)
+			perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(text))
+			limit := allocPerByte
+			if !utf8.ValidString(unit) {
+				limit = allocPerInvalidByte
+			}
+			if perByte > limit || got <= 0 {
+				t.Errorf("%s: %q × %d: %d tokens, allocated %.3f bytes per byte, limit %.3f", enc, unit, len(text)/len(unit), got, perByte, limit)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 // Package tokens counts the tokens of a text in OpenAI's o200k_base and
 // cl100k_base BPE encodings, exactly as tiktoken-go's EncodeOrdinary does but
-// in near-linear time, however long the text's words or runs of spaces.
+// in near-linear time and, however long the text's words or runs of spaces,
+// in memory a few hundred kilobytes beyond the text.
 package tokens
 
 import (
@@ -36,6 +37,7 @@ type Counter struct {
 	enc    Encoding
 	t      *tables
 	pieces *pieceCache
+	window int // longest piece merged at once
 }
 
 type shared struct {
@@ -67,7 +69,7 @@ func Get(enc Encoding) (*Counter, error) {
 }
 
 func newCounter(enc Encoding, t *tables) *Counter {
-	return &Counter{enc: enc, t: t, pieces: newPieceCache()}
+	return &Counter{enc: enc, t: t, pieces: newPieceCache(), window: window}
 }
 
 // Encoding returns the counter's encoding.
@@ -77,9 +79,7 @@ func (c *Counter) Encoding() Encoding { return c.enc }
 // <|endoftext|> are plain text, and each byte of invalid UTF-8 counts as a
 // U+FFFD, as in tiktoken-go, which encodes the text's runes.
 func (c *Counter) Count(text string) int {
-	if !utf8.ValidString(text) {
-		text = replaceInvalid(text)
-	}
+	valid := utf8.ValidString(text)
 	next := c.t.next
 	n := 0
 	for p := 0; p < len(text); {
@@ -88,17 +88,32 @@ func (c *Counter) Count(text string) int {
 			// Unreachable: every rune starts a piece of some alternative.
 			e = p + 1
 		}
-		n += c.countPiece(text[p:e])
+		piece := text[p:e]
+		if !valid && !utf8.ValidString(piece) {
+			piece = replaceInvalid(piece)
+		}
+		n += c.countPiece(piece)
 		p = e
 	}
 	return n
 }
 
 // replaceInvalid replaces each byte of an invalid UTF-8 sequence by U+FFFD,
-// which is what converting the string to []rune does.
+// which is what converting the string to []rune does. The split sees each
+// such byte as a rune of U+FFFD's class, one byte wide, so a text splits
+// into the same pieces before and after the replacement, and only the
+// pieces that have invalid bytes are copied.
 func replaceInvalid(s string) string {
+	size := len(s)
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			size += len("\uFFFD") - 1
+		}
+		i += w
+	}
 	var b strings.Builder
-	b.Grow(len(s) + len(s)/2)
+	b.Grow(size)
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && w == 1 {

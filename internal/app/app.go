@@ -14,6 +14,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -43,6 +44,12 @@ type Options struct {
 	// Progress, when set, is told as Each finishes each input how many
 	// of them are done, in order, and of how many.
 	Progress func(done, total int)
+	// Texts asks the report for each result's text as recorded and as
+	// the model would receive it under the policy.
+	Texts bool
+	// Ledger is the folder of spillway's hook ledger, whose entries show
+	// what the hook cut from the sessions it ran in; "" reads none.
+	Ledger string
 }
 
 // Counter returns a token counter for one session. It is called once per
@@ -163,6 +170,23 @@ func (o Options) PrepareTexts(ctx context.Context, s *transcript.Session, progre
 	return replay.PrepareTexts(ctx, s, counter, o.Prices, progress, texts)
 }
 
+// hookShaped tells the results of s spillway's hook shaped as it ran, from
+// its ledger; nil when it shaped none.
+func (o Options) hookShaped(s *transcript.Session) func(*transcript.ToolResult) bool {
+	if o.Ledger == "" || s.ID == "" {
+		return nil
+	}
+	entries, _, err := ledger.Read(o.Ledger, s.ID)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	byID := ledger.ByID(entries)
+	return func(r *transcript.ToolResult) bool {
+		e, ok := byID[r.CallID]
+		return ok && e.Tool == r.Tool
+	}
+}
+
 // ReplayPlanned replays p under policy as Replay does, but writes no
 // spill file: each is planned in the store returned (nil when o.SpillRoot
 // is empty), with the path Replay would have written it to, and written
@@ -175,7 +199,7 @@ func (o Options) ReplayPlanned(p *replay.Prepared, policy policy.Policy) (*repla
 		planned = &spill.Planned{Dir: spill.Dir{Root: o.SpillRoot, Session: p.Session.ID, Policy: policy.Name}}
 		store = planned
 	}
-	rp, err := p.Replay(policy, replay.Options{Store: store})
+	rp, err := p.Replay(policy, replay.Options{Store: store, Shaped: o.hookShaped(p.Session)})
 	return rp, planned, err
 }
 

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -260,17 +261,28 @@ func groupIndex(files []string, listing transcript.Listing) map[string]Input {
 	}
 	kinds := make([]file, len(files))
 	parents := make(map[string]bool, len(files))
+	ids := sessionIDs{}
+	// renamed holds the session id of each sub-agent log under another
+	// name (sidechainLog): placed under a session that carries it.
+	renamed := map[string]string{}
+	var mains []string // the main logs, in files' order
 	for i, f := range files {
 		kinds[i] = file{filepath.Clean(f), transcript.IsSubagent(f)}
+		if !kinds[i].sub && mayBeRenamed(f) {
+			if id := sidechainLog(f); id != "" {
+				kinds[i].sub = true
+				renamed[kinds[i].clean] = id
+			}
+		}
 		if !kinds[i].sub {
 			parents[kinds[i].clean] = true
+			mains = append(mains, kinds[i].clean)
 		}
 	}
 	d := make(dirs, len(listing))
 	for dir, entries := range listing {
 		d[dir] = folder{entries: entries, whole: true}
 	}
-	ids := sessionIDs{}
 	// The sub-agent logs to place: those named, then those on disk.
 	type subLog struct{ path, clean string }
 	var subs []subLog
@@ -296,7 +308,13 @@ func groupIndex(files []string, listing transcript.Listing) map[string]Input {
 	children := map[string][]string{}
 	placed := make(map[string]bool, len(subs))
 	for _, sub := range subs {
-		if p := parentOf(sub.path, parents, d, ids); p != "" {
+		p := ""
+		if id, ok := renamed[sub.clean]; ok {
+			p = sessionOf(id, mains, ids)
+		} else {
+			p = parentOf(sub.path, parents, d, ids)
+		}
+		if p != "" {
 			children[p] = append(children[p], sub.path)
 			placed[sub.clean] = true
 		}
@@ -346,6 +364,92 @@ func parentOf(sub string, parents map[string]bool, d dirs, ids sessionIDs) strin
 		}
 	}
 	return ""
+}
+
+// sessionOf is the main log among mains whose lines carry session id, the
+// one named after it first: the parent of a sub-agent log under another
+// name. "" when none does.
+func sessionOf(id string, mains []string, ids sessionIDs) string {
+	found := ""
+	for _, m := range mains {
+		if ids.of(m) != id {
+			continue
+		}
+		if strings.TrimSuffix(filepath.Base(m), ".jsonl") == id {
+			return m
+		}
+		if found == "" {
+			found = m
+		}
+	}
+	return found
+}
+
+// mayBeRenamed tells whether a file not named as a sub-agent log may still
+// be one: Claude Code names a session's log after its id, and Codex a
+// rollout rollout-*.jsonl, so only a file named otherwise, by hand, is
+// read to find out (sidechainLog).
+func mayBeRenamed(path string) bool {
+	stem := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	return !isUUID(stem) && !strings.HasPrefix(stem, "rollout-")
+}
+
+// isUUID tells whether s is written as a UUID: 8-4-4-4-12 hex digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'):
+			return false
+		}
+	}
+	return true
+}
+
+// maxSidechainLine bounds the lines sidechainLog reads: a longer one makes
+// the file a session of its own, as every file was before.
+const maxSidechainLine = 64 << 20
+
+// sidechainLog is the session id of a Claude Code sub-agent's log that
+// Claude Code did not name (agent-<id>.jsonl): every line of it is a
+// record with isSidechain true, an agentId, and that session id. ""
+// when path is anything else. The first line decides for most files; only
+// a file it does not rule out is read to its end.
+func sidechainLog(path string) string {
+	f, _, err := safefile.OpenRegular(path, nil)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), maxSidechainLine)
+	var p fastjson.Parser
+	id := ""
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		v, err := p.ParseBytes(line)
+		if err != nil || !v.GetBool("isSidechain") || len(v.GetStringBytes("agentId")) == 0 {
+			return ""
+		}
+		sid := v.GetStringBytes("sessionId")
+		if len(sid) == 0 || id != "" && string(sid) != id {
+			return ""
+		}
+		id = string(sid)
+	}
+	if sc.Err() != nil {
+		return ""
+	}
+	return id
 }
 
 // subagentsBeside lists the sub-agent logs that may belong to the session

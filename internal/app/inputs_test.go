@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // tree writes files under a new folder, each holding one line that carries
@@ -291,5 +294,90 @@ func TestResolveListsFoldersOnce(t *testing.T) {
 		if diff := cmp.Diff(tt.listed, listed); diff != "" {
 			t.Errorf("%v: folders listed (-want +got)\n%s", tt.paths, diff)
 		}
+	}
+}
+
+// TestResolveRenamedSidechain: a log whose every line is a sidechain's,
+// with an agentId and the session id of a main log read in the same run,
+// is that session's sub-agent whatever its name or folder; a log that
+// fails any of that stays a session of its own, as does one named as
+// Claude Code names a session's log, which is not read to find out.
+func TestResolveRenamedSidechain(t *testing.T) {
+	root := t.TempDir()
+	line := func(session string, sidechain bool, agent string) string {
+		l := fmt.Sprintf(`{"type":"user","sessionId":%q,"isSidechain":%v`, session, sidechain)
+		if agent != "" {
+			l += fmt.Sprintf(`,"agentId":%q`, agent)
+		}
+		return l + `,"message":{"role":"user","content":"hi"}}` + "\n"
+	}
+	uuid := "0b0c6e9e-1d3c-4a59-9f49-2b5e3c4d5e6f"
+	files := map[string]string{
+		"p/s1.jsonl":           line("s1", false, ""),
+		"p/helper-run.jsonl":   line("s1", true, "x1") + "\n" + line("s1", true, "x1"),
+		"other/moved.jsonl":    line("s1", true, "x2"),
+		"p/half.jsonl":         line("s1", true, "x3") + line("s1", false, ""),
+		"p/no-agent.jsonl":     line("s1", true, ""),
+		"p/two-sessions.jsonl": line("s1", true, "x4") + line("s2", true, "x4"),
+		"p/orphan.jsonl":       line("s9", true, "x5"),
+		"p/" + uuid + ".jsonl": line("s1", true, "x6"),
+		"p/broken.jsonl":       line("s1", true, "x7") + "{\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	abs := func(p string) string { return filepath.Join(root, filepath.FromSlash(p)) }
+	got, err := Resolve([]string{abs("p/s1.jsonl"), abs("p/helper-run.jsonl"), abs("other/moved.jsonl"), abs("p/half.jsonl"),
+		abs("p/no-agent.jsonl"), abs("p/two-sessions.jsonl"), abs("p/orphan.jsonl"), abs("p/" + uuid + ".jsonl"), abs("p/broken.jsonl")}, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Input{
+		{Path: abs("p/s1.jsonl"), Subagents: []string{abs("other/moved.jsonl"), abs("p/helper-run.jsonl")}},
+		{Path: abs("p/half.jsonl")}, {Path: abs("p/no-agent.jsonl")}, {Path: abs("p/two-sessions.jsonl")},
+		{Path: abs("p/orphan.jsonl")}, {Path: abs("p/" + uuid + ".jsonl")}, {Path: abs("p/broken.jsonl")},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	// Named alone, a sub-agent log under another name is reported, not lost.
+	if got, _ := Resolve([]string{abs("p/helper-run.jsonl")}, Env{}); len(got) != 1 || got[0].Path != abs("p/helper-run.jsonl") {
+		t.Errorf("alone: %+v", got)
+	}
+}
+
+// TestResolveRenamedSidechainReal: the shared logs' fasthooks sub-agent
+// log, a copy under another name of a 2.0.76 agent-<id>.jsonl (every line
+// a sidechain's with an agentId and the session id of the fasthooks main
+// log), is that session's sub-agent, as ccusage counts it when the logs
+// lie as Claude Code writes them: 13 sessions, not 14.
+func TestResolveRenamedSidechainReal(t *testing.T) {
+	dir := filepath.Join(sharedtest.Dir(t), "transcripts")
+	got, err := Resolve([]string{dir}, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := filepath.Join(dir, "claude-code_fasthooks_v2.0.76-manual-compact-tool-errors.jsonl")
+	sub := filepath.Join(dir, "claude-code_fasthooks_v2.0.76-subagent-sidechain-file.jsonl")
+	found := false
+	for _, in := range got {
+		if in.Path == sub {
+			t.Errorf("the sub-agent log is a session of its own")
+		}
+		if in.Path == main {
+			found = true
+			if diff := cmp.Diff([]string{sub}, in.Subagents); diff != "" {
+				t.Errorf("the fasthooks session's sub-agents (-want +got)\n%s", diff)
+			}
+		}
+	}
+	if !found || len(got) != 13 {
+		t.Errorf("%d inputs, the fasthooks session among them: %v", len(got), found)
 	}
 }

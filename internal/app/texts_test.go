@@ -18,6 +18,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/internal/slowtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -43,14 +44,21 @@ func TestFileTexts(t *testing.T) {
 		t.Fatalf("%d Codex rollouts generated, want 2", len(codex))
 	}
 	files = append(files, codex...)
+	realLog := map[string]bool{}
 	if dir := sharedDir(t); dir != "" {
 		for _, pattern := range []string{"claude-code_*.jsonl", "codex_*.jsonl"} {
 			real, _ := filepath.Glob(filepath.Join(dir, "transcripts", pattern))
 			files = append(files, real...)
+			for _, p := range real {
+				realLog[p] = true
+			}
 		}
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
+			if realLog[path] {
+				slowtest.OptIn(t, "reads a real log three ways")
+			}
 			full, err := Options{}.Load(Source{Name: path, Path: path}, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -110,6 +110,7 @@ type Standin struct {
 	script  []Turn
 	next    int
 	reqs    []Request
+	answers int // answers given, which number their ids
 	openai  bool
 	usage   Usage
 	errored []string
@@ -190,12 +191,18 @@ func (s *Standin) handle(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Unlock()
 	}
+	s.mu.Lock()
+	s.answers++
+	// Each answer its own id, as a real API gives, so that a reader that
+	// groups a response's lines by id keeps the answers apart.
+	id := fmt.Sprintf("standin_%d", s.answers)
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "text/event-stream")
 	var sse bytes.Buffer
 	if s.openai {
-		s.openaiEvents(&sse, turn)
+		s.openaiEvents(&sse, id, turn)
 	} else {
-		s.anthropicEvents(&sse, req.Model, turn)
+		s.anthropicEvents(&sse, id, req.Model, turn)
 	}
 	w.Write(sse.Bytes())
 }
@@ -216,9 +223,9 @@ func event(b *bytes.Buffer, name string, data any) {
 
 type obj = map[string]any
 
-func (s *Standin) anthropicEvents(b *bytes.Buffer, model string, turn Turn) {
+func (s *Standin) anthropicEvents(b *bytes.Buffer, id, model string, turn Turn) {
 	event(b, "message_start", obj{"type": "message_start", "message": obj{
-		"id": "msg_standin", "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"id": "msg_" + id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "usage": obj{"input_tokens": s.usage.Input, "output_tokens": 1}}})
 	stop := "end_turn"
 	if len(turn.Calls) == 0 {
@@ -240,11 +247,11 @@ func (s *Standin) anthropicEvents(b *bytes.Buffer, model string, turn Turn) {
 	event(b, "message_stop", obj{"type": "message_stop"})
 }
 
-func (s *Standin) openaiEvents(b *bytes.Buffer, turn Turn) {
-	event(b, "response.created", obj{"type": "response.created", "response": obj{"id": "resp_standin"}})
+func (s *Standin) openaiEvents(b *bytes.Buffer, id string, turn Turn) {
+	event(b, "response.created", obj{"type": "response.created", "response": obj{"id": "resp_" + id}})
 	if len(turn.Calls) == 0 {
 		event(b, "response.output_item.done", obj{"type": "response.output_item.done", "output_index": 0, "item": obj{
-			"type": "message", "role": "assistant", "id": "msg_standin",
+			"type": "message", "role": "assistant", "id": "msg_" + id,
 			"content": []any{obj{"type": "output_text", "text": turn.Text}}}})
 	}
 	for i, c := range turn.Calls {
@@ -255,7 +262,7 @@ func (s *Standin) openaiEvents(b *bytes.Buffer, turn Turn) {
 		event(b, "response.output_item.done", obj{"type": "response.output_item.done", "output_index": i, "item": obj{
 			"type": "function_call", "id": "fc_" + c.ID, "call_id": c.ID, "name": c.Name, "arguments": string(args)}})
 	}
-	event(b, "response.completed", obj{"type": "response.completed", "response": obj{"id": "resp_standin", "usage": obj{
+	event(b, "response.completed", obj{"type": "response.completed", "response": obj{"id": "resp_" + id, "usage": obj{
 		"input_tokens": s.usage.Input, "input_tokens_details": obj{"cached_tokens": 0},
 		"output_tokens": s.usage.Output, "output_tokens_details": obj{"reasoning_tokens": 0},
 		"total_tokens": s.usage.Input + s.usage.Output}}})

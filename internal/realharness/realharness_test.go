@@ -30,3 +30,24 @@ func TestRealCodexRoundTrip(t *testing.T) {
 		t.Errorf("transcript %q", run.Transcript)
 	}
 }
+
+// The test MCP server answers the requests Claude Code makes of it.
+func TestServeMCP(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"none"}}`,
+	}, "\n")
+	var out strings.Builder
+	serveMCP(strings.NewReader(in), &out, []MCPTool{{Name: "echo", Text: "hi\n"}})
+	want := `{"id":1,"jsonrpc":"2.0","result":{"capabilities":{"tools":{}},"protocolVersion":"2025-06-18","serverInfo":{"name":"spillway-test","version":"1"}}}
+{"id":2,"jsonrpc":"2.0","result":{"tools":[{"description":"answers a fixed text","inputSchema":{"properties":{},"type":"object"},"name":"echo"}]}}
+{"id":3,"jsonrpc":"2.0","result":{"content":[{"text":"hi\n","type":"text"}]}}
+{"error":{"code":-32602,"message":"no such tool"},"id":4,"jsonrpc":"2.0"}
+`
+	if out.String() != want {
+		t.Errorf("got\n%s", out.String())
+	}
+}

@@ -31,7 +31,7 @@ func main() {
 	if *dataset == "" {
 		// go generate ./... also rebuilds the demo session: without the
 		// dataset, the price table is kept as it is.
-		fmt.Fprintln(os.Stderr, "genprices: price table kept; to rebuild it, npm pack @pydantic/genai-prices, dump it with scripts/genai-prices-json.mjs and set GENAI_PRICES_JSON to the file (see README)")
+		fmt.Fprintln(os.Stderr, "genprices: price table kept; to rebuild it, npm pack @pydantic/genai-prices, dump it with scripts/genai-prices-json.mjs and set GENAI_PRICES_JSON to the file (see docs/policies.md, \"Prices\")")
 		return
 	}
 	if *base != "" && *baseSource == "" || *measured != "" && *measuredSource == "" {
@@ -110,7 +110,9 @@ func render(layers []built) ([]byte, error) {
 	for i, l := range layers {
 		fmt.Fprintf(&b, "//  %d. %s: %d models%s\n", i+1, l.source, len(l.names), l.note)
 	}
-	fmt.Fprintf(&b, "\npackage pricing\n\nvar embeddedLayers = []layer{\n")
+	// A function, not a variable: the table is built when first asked
+	// for, not at the start of every run (spillway's hook needs no prices).
+	fmt.Fprintf(&b, "\npackage pricing\n\nfunc embeddedLayers() []layer {\nreturn []layer{\n")
 	for _, l := range layers {
 		fmt.Fprintf(&b, "\t{source: %q, models: map[string]Entry{\n", l.source)
 		for _, name := range l.names {
@@ -118,7 +120,7 @@ func render(layers []built) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "\t}},\n")
 	}
-	fmt.Fprintf(&b, "}\n\nfunc rate(v float64) *float64 { return &v }\n")
+	fmt.Fprintf(&b, "}\n}\n\nfunc rate(v float64) *float64 { return &v }\n")
 	return format.Source(b.Bytes())
 }
 

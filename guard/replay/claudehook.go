@@ -1,0 +1,323 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/internal/safefile"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// A Claude Code session replayed through a policy of another style is
+// replayed as spillway's PostToolUse hook enforces that policy in Claude
+// Code, so that what the replay says the model would have received is, to
+// the byte, what the hook makes it receive. The rule, checked against
+// Claude Code 2.1.328:
+//
+//  1. The policy measures a result as the model would receive it without
+//     the policy, and shapes its subject: the output as the hook is given
+//     it. A Read is measured with the line numbers Claude Code puts before
+//     each line, and its subject is the file's content without them (and
+//     without a "\r" that ends a line, which the numbering drops). An
+//     output Claude Code persisted itself is measured and shaped whole, as
+//     its tool-results file holds it (a Bash output with its leading blank
+//     lines and trailing white space cut, as Claude Code sends it). Any
+//     other result is its text as logged.
+//  2. What the hook never sees or cannot replace stays as logged: a failed
+//     call (Claude Code runs no PostToolUse hook for it), a tool whose
+//     output shape the hook does not know (harness.ClaudeHookTools), a
+//     Read that is not numbered lines (an empty file, an image), a
+//     persisted output whose file is gone.
+//  3. What the policy makes of the subject (Result.Replacement) is handed
+//     to Claude Code in place of the output, and the model receives what
+//     Claude Code makes of it (Result.Text): a Read's lines numbered again
+//     from the same first line, in the same form; a Bash output's leading
+//     blank lines and trailing white space cut; a blank text as "(Tool
+//     completed with no output)".
+//  4. Where that would be over Claude Code's own limit for the tool,
+//     Claude Code would persist it again under a name of its own; the hook
+//     leaves the output as it was instead, and so does the replay.
+//  5. Repeats are judged a model response at a time (see deduper), as the
+//     hook sees the calls of one response run at once.
+//
+// A policy in Claude Code's own style is Claude Code itself, replayed by
+// its own rules, never through the hook.
+
+// hookMode tells whether a replay of p through pol is the hook's.
+func hookMode(p *Prepared, pol *policy.Policy) bool {
+	return p.Session.Format == transcript.FormatClaude && pol.Style != harness.ClaudeCode && !pol.Inert()
+}
+
+// hookItem is one result as the hook sees it.
+type hookItem struct {
+	keep string // why the hook leaves it as logged; "" when it may replace it
+	// own: the subject is the logged text itself.
+	own  bool
+	read bool // a Read: the subject is its content, numbered as numbering says
+	// The sizes measured are the logged text's but for a persisted output.
+	// numbering is how Claude Code numbered a Read's lines.
+	numbering harness.ReadNumbering
+	// persisted is the file Claude Code persisted the output to, after
+	// what followed its message.
+	persisted, after string
+	size             [len(unitOrder)]int64 // the subject's, where not own
+	sum              atomic.Uint64         // textSum of the subject, 0 until asked
+}
+
+// hookView makes sure every item's hookItem is known.
+func (p *Prepared) hookView() []hookItem {
+	p.hookOnce.Do(func() {
+		p.hookItems = make([]hookItem, len(p.items))
+		for i := range p.items {
+			p.hookOf(&p.items[i], &p.hookItems[i])
+		}
+	})
+	return p.hookItems
+}
+
+func (p *Prepared) hookOf(it *item, h *hookItem) {
+	r := it.r
+	switch {
+	case r.IsError:
+		h.keep = "the call failed: Claude Code runs no PostToolUse hook for it"
+		return
+	case !harness.ClaudeHookTools(r.Tool):
+		h.keep = "spillway's hook leaves this tool's output as it is"
+		return
+	}
+	text := p.Text(r)
+	if path, after, ok := harness.ClaudePersistedPath(text); ok {
+		h.persisted, h.after = path, after
+		whole, err := p.persistedText(it, h)
+		if err != nil {
+			h.keep = fmt.Sprintf("Claude Code persisted it and its whole output cannot be read (%v)", err)
+			return
+		}
+		h.size = unitSizes(whole)
+		return
+	}
+	if r.Tool == "Read" {
+		n, ok := harness.ReadNumberingOf(text)
+		if !ok {
+			h.keep = "not a Read's numbered lines: spillway's hook leaves it as it is"
+			return
+		}
+		h.read, h.numbering = true, n
+		return
+	}
+	h.own = true
+}
+
+// hookSubject is the text the hook shapes for item i.
+func (p *Prepared) hookSubject(i int) string {
+	it, h := &p.items[i], &p.hookView()[i]
+	switch {
+	case h.read:
+		content, _, _ := harness.UnnumberRead(p.Text(it.r))
+		return content
+	case h.persisted != "":
+		whole, _ := p.persistedText(it, h)
+		return whole
+	}
+	return p.Text(it.r)
+}
+
+// hookSum is textSum of item i's subject, worked out once.
+func (p *Prepared) hookSum(i int) uint64 {
+	h := &p.hookView()[i]
+	if s := h.sum.Load(); s != 0 {
+		return s
+	}
+	s := textSum(p.hookSubject(i))
+	h.sum.Store(s)
+	return s
+}
+
+// measureHook makes sure the sizes measured in unit u are known: the
+// logged text's, but a persisted output's whole.
+func (p *Prepared) measureHook(u policy.Unit) {
+	k := unitIndex(u)
+	items := p.hookView()
+	p.hookSized[k].Do(func() {
+		for i := range items {
+			h := &items[i]
+			switch {
+			case h.persisted == "" || h.keep != "":
+				h.size[k] = p.items[i].size[k]
+			case u == policy.Tokens:
+				h.size[k] = int64(p.Counter.Count(p.hookSubject(i)))
+			}
+		}
+	})
+}
+
+// maxPersisted bounds what is read of a persisted output.
+const maxPersisted = 64 << 20
+
+// persistedText is the whole output of item it, which Claude Code
+// persisted to h.persisted: the file read, a Bash output cut as Claude
+// Code sends it, text blocks joined, and what followed the message.
+func (p *Prepared) persistedText(it *item, h *hookItem) (string, error) {
+	if text, ok := p.Persisted[h.persisted]; ok {
+		return text + h.after, nil
+	}
+	data, err := p.readPersisted(h.persisted)
+	if err != nil {
+		return "", err
+	}
+	text := string(data)
+	switch {
+	case it.r.Tool == "Bash":
+		text = harness.BashOutput(text)
+	case strings.HasSuffix(h.persisted, ".json"):
+		// Content blocks, persisted as JSON.
+		var blocks []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(data, &blocks); err != nil {
+			return "", fmt.Errorf("%s: %w", h.persisted, err)
+		}
+		var b strings.Builder
+		for _, bl := range blocks {
+			if bl.Type != "text" {
+				return "", fmt.Errorf("%s holds a %s block", h.persisted, bl.Type)
+			}
+			b.WriteString(bl.Text)
+		}
+		text = b.String()
+	}
+	if !utf8.ValidString(text) {
+		return "", fmt.Errorf("%s is not UTF-8 text", h.persisted)
+	}
+	return text + h.after, nil
+}
+
+// readPersisted reads a file Claude Code persisted an output to: only a
+// regular file in a tool-results folder of the transcript's project
+// folder, however the log names it.
+func (p *Prepared) readPersisted(path string) ([]byte, error) {
+	root := p.dir
+	if filepath.Base(root) == "subagents" {
+		root = filepath.Dir(filepath.Dir(root))
+	}
+	clean := filepath.Clean(path)
+	if !filepath.IsAbs(clean) || filepath.Base(filepath.Dir(clean)) != "tool-results" ||
+		!strings.HasPrefix(clean, root+string(filepath.Separator)) {
+		return nil, errors.New("the file it names is not in the session's tool-results folder")
+	}
+	info, err := os.Lstat(clean)
+	if err != nil {
+		return nil, err
+	}
+	f, _, err := safefile.OpenRegular(clean, info)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPersisted+1))
+	if err == nil && len(data) > maxPersisted {
+		err = fmt.Errorf("%s is over %d MiB", clean, maxPersisted>>20)
+	}
+	return data, err
+}
+
+// hookAfter turns what the policy made of a result's subject into what
+// the model receives through the hook (rules 3 and 4); a result the hook
+// cannot replace stays as logged.
+func (rp *Run) hookAfter(it *item, r *Result) {
+	h := &rp.Prepared.hookView()[r.Index]
+	if h.keep != "" {
+		rp.unshape(it, r, r.Reason+"; "+h.keep)
+		return
+	}
+	text := r.Text
+	switch {
+	case h.read:
+		text = harness.NumberRead(r.Text, h.numbering)
+	case it.r.Tool == "Bash":
+		text = harness.BashOutput(r.Text)
+	}
+	if harness.ClaudeBlank(text) {
+		text = harness.ClaudeNoOutput(it.r.Tool)
+	}
+	if limit, ok := harness.ClaudeOwnLimit(it.r.Tool); ok && harness.UTF16Len(text) > limit {
+		rp.unshape(it, r, fmt.Sprintf("%s; what the model would receive is over Claude Code's own limit of %s, which would persist it again, so the hook leaves it",
+			r.Reason, policy.FormatSize(limit, policy.UTF16Units)))
+		return
+	}
+	if text != r.Text {
+		r.parts = nil
+	}
+	r.Replacement, r.Text = r.Text, text
+}
+
+// unshape leaves r as logged.
+func (rp *Run) unshape(it *item, r *Result, why string) {
+	r.Outcome, r.Reason = Kept, why
+	r.Text, r.parts, r.Locator, r.SpillPath, r.RepeatOf, r.Stale = rp.Prepared.Text(it.r), nil, "", "", -1, false
+}
+
+// hookSeen is Seen for a result whose subject is not its logged text: a
+// Read's content seen in what the hook handed Claude Code, where it lies
+// in the numbered lines logged; nothing known of a persisted output's. ok
+// is false for the others.
+func (rp *Run) hookSeen(r *Result) ([]harness.Range, bool) {
+	if !rp.hook {
+		return nil, false
+	}
+	h := &rp.Prepared.hookView()[r.Index]
+	switch {
+	case h.own || h.keep != "":
+		return nil, false
+	case !h.read:
+		return []harness.Range{}, true
+	}
+	subject := rp.Prepared.hookSubject(r.Index)
+	rs := harness.SeenRanges(rp.Policy.Style, subject, r.Replacement)
+	for i, x := range rs {
+		rs[i] = harness.Range{From: int64(harness.ReadOffset(subject, h.numbering, int(x.From), false)),
+			To: int64(harness.ReadOffset(subject, h.numbering, int(x.To), true))}
+	}
+	return rs, true
+}
+
+// hookHead is, for a harness-rs result whose subject is not its logged
+// text, how far into the logged text its shown head reaches (-1 when
+// that is not known): hazardPass.visible's head, worked out on the
+// subject.
+func (rp *Run) hookHead(r *Result) (head int, ok bool) {
+	if !rp.hook {
+		return 0, false
+	}
+	h := &rp.Prepared.hookView()[r.Index]
+	switch {
+	case h.own || h.keep != "":
+		return 0, false
+	case !h.read:
+		return -1, true
+	}
+	subject := rp.Prepared.hookSubject(r.Index)
+	head = -1
+	switch {
+	case r.Outcome == Truncated:
+		if kept, ok := bytesKept(r.Replacement); ok {
+			head = (&itemCache{}).serdeHead(subject, kept-1)
+		}
+	case strings.HasSuffix(r.Locator, ".txt"):
+		head = len(headBytes(subject, int(rp.Policy.PreviewHead)))
+	}
+	if head >= 0 {
+		head = harness.ReadOffset(subject, h.numbering, head, true)
+	}
+	return head, true
+}

@@ -1,0 +1,306 @@
+// Package hook is spillway's PostToolUse hook for Claude Code: it reads
+// what Claude Code gives a hook after a tool ran, replays that one result
+// through a policy with the replay's own code (guard/replay, as it replays
+// a Claude Code log through the hook), and answers with the replacement in
+// the shape Claude Code expects for the tool, or with nothing when the
+// policy keeps the result.
+//
+// It fails open: bad input, an output it does not know, a missing policy,
+// a full disk, a read-only cache folder or a panic, and it answers nothing
+// (the tool's output goes through unchanged) and says why in a log. It
+// never blocks a call: whatever happens, the process exits 0.
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/spill"
+	"github.com/spillway-dev/spillway/internal/ledger"
+	"github.com/spillway-dev/spillway/internal/safefile"
+	"github.com/spillway-dev/spillway/transcript"
+)
+
+// Input is what Claude Code gives a PostToolUse hook on its standard input.
+type Input struct {
+	SessionID      string          `json:"session_id"`
+	TranscriptPath string          `json:"transcript_path"`
+	Cwd            string          `json:"cwd"`
+	HookEventName  string          `json:"hook_event_name"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
+	ToolUseID      string          `json:"tool_use_id"`
+}
+
+// Config is what the hook runs with.
+type Config struct {
+	Policy policy.Policy
+	// PolicyErr is why the policy could not be had: the hook then answers
+	// nothing and logs it.
+	PolicyErr error
+	// Cache is spillway's folder in the user cache folder: the hook's log,
+	// its repeat states and the ledger are kept there.
+	Cache string
+	// Counter counts tokens for the ledger (and measures a policy in
+	// tokens); Encoding names it.
+	Counter  func() (replay.TokenCounter, error)
+	Encoding string
+	Now      func() time.Time
+}
+
+// MaxInput bounds what is read of the standard input (a variable for
+// tests).
+var MaxInput = 64 << 20
+
+// Run is one call of the hook: it writes the answer, if any, to stdout.
+// It never fails; what went wrong is logged (to stderr when the log
+// cannot be written) and the answer is then nothing.
+func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	lg := &logger{dir: cfg.Cache, now: cfg.Now, stderr: stderr}
+	var in Input
+	defer func() {
+		if v := recover(); v != nil {
+			lg.log(&in, "panic: %v; the output went through unchanged", v)
+		}
+	}()
+	answer, err := handle(&cfg, stdin, &in, lg)
+	if err != nil {
+		lg.log(&in, "%v; the output went through unchanged", err)
+		return
+	}
+	if answer != nil {
+		if _, err := stdout.Write(answer); err != nil {
+			lg.log(&in, "answer not written: %v", err)
+		}
+	}
+}
+
+// handle is Run's work: the answer, nil when the policy keeps the result.
+func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(stdin, int64(MaxInput)+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the input: %w", err)
+	}
+	if len(data) > MaxInput {
+		return nil, fmt.Errorf("input over %d MiB", MaxInput>>20)
+	}
+	if err := json.Unmarshal(data, in); err != nil {
+		return nil, fmt.Errorf("input is not Claude Code's hook JSON: %w", err)
+	}
+	switch {
+	case in.HookEventName != "PostToolUse":
+		return nil, fmt.Errorf("a %q event, not PostToolUse", in.HookEventName)
+	case in.SessionID == "" || in.ToolUseID == "" || in.ToolName == "":
+		return nil, errors.New("input without a session, tool or tool_use_id")
+	case cfg.PolicyErr != nil:
+		return nil, cfg.PolicyErr
+	}
+	pol := cfg.Policy
+	out, err := readOutput(in.ToolName, in.ToolResponse)
+	var shape errShape
+	if errors.As(err, &shape) {
+		// Left as it is, but seen by repeat suppression as the replay of
+		// the log sees it.
+		lg.log(in, "%s: left as it is", shape.why)
+		out, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	result := transcript.ToolResult{CallID: in.ToolUseID, Tool: in.ToolName, Input: in.ToolInput, Time: cfg.Now()}
+	var persisted map[string]string
+	if out != nil {
+		result.Text, result.Images, result.Other = out.text, out.images, out.other
+		if path, ok := ownPersisted(in, out); ok {
+			// What the log of the session without the hook shows: Claude
+			// Code's preview of the file it would write, the output whole.
+			result.Text = harness.ClaudePersisted(harness.UTF16Len(out.text), path, out.text, harness.ClaudePreviewUnits, true)
+			persisted = map[string]string{path: out.text}
+		}
+	}
+	s := &transcript.Session{Path: in.TranscriptPath, Format: transcript.FormatClaude, ID: in.SessionID,
+		Calls: []transcript.Call{{ToolCalls: []transcript.ToolCall{{ID: in.ToolUseID, Name: in.ToolName, Input: in.ToolInput}},
+			Results: []transcript.ToolResult{result}}}}
+
+	// Repeat suppression's state, kept between calls, the session's lock
+	// held while it is read, used and written back.
+	var state *replay.Repeats
+	var st *stateFile
+	opt := replay.Options{Store: locatorStore{base: in.Cwd}, NoHazards: true}
+	if pol.Dedupe.Enabled {
+		st, err = openState(filepath.Join(cfg.Cache, "hook"), in.SessionID, cfg.Now())
+		if err != nil {
+			return nil, fmt.Errorf("repeat state: %w", err)
+		}
+		defer st.close()
+		if state, err = st.read(); err != nil {
+			lg.log(in, "repeat state unreadable, started afresh: %v", err)
+			state = &replay.Repeats{}
+		}
+		opt.Repeats, opt.Batch = state, responseOf(in.TranscriptPath, in.ToolUseID)
+	}
+	counter, err := measureCounter(cfg, &pol)
+	if err != nil {
+		return nil, err
+	}
+	prep, err := replay.Prepare(context.Background(), s, counter, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	prep.Persisted = persisted
+	rp, err := prep.Replay(pol, opt)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		if err := st.write(state); err != nil {
+			return nil, fmt.Errorf("repeat state not saved: %w", err)
+		}
+	}
+	r := &rp.Results[0]
+	if w := r.Warning; w != "" {
+		lg.log(in, "%s", w)
+	}
+	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded || out == nil {
+		return nil, nil
+	}
+	replacement, err := out.replace(r.Replacement, pol.NonText == policy.NonTextKeep)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "PostToolUse", "updatedToolOutput": replacement}})
+	if err != nil {
+		return nil, err
+	}
+	entry := ledger.Entry{Time: cfg.Now().UTC(), Session: in.SessionID, ToolUseID: in.ToolUseID, Tool: in.ToolName,
+		Action: string(r.Outcome), Bytes: r.Bytes, BytesAfter: int64(len(r.Text)), Tokens: -1, TokensAfter: -1,
+		Encoding: cfg.Encoding, SpillPath: r.SpillPath, Policy: pol.Name}
+	if c, err := cfg.Counter(); err == nil {
+		entry.Tokens, entry.TokensAfter = int64(c.Count(result.Text)), int64(c.Count(r.Text))
+	} else {
+		lg.log(in, "tokens not counted for the ledger: %v", err)
+	}
+	switch err := ledger.Append(filepath.Join(cfg.Cache, "ledger"), entry); {
+	case errors.Is(err, ledger.ErrFull):
+		lg.log(in, "the session's ledger is full: this result is shaped but not recorded")
+	case err != nil:
+		// What is cut and not recorded is lost to every figure: not cut.
+		return nil, fmt.Errorf("ledger not written: %w", err)
+	}
+	return answer, nil
+}
+
+// measureCounter is the counter the replay measures with: the real one
+// where the policy measures tokens, else one that counts nothing, so that
+// a result the policy keeps costs no tokenizer (the ledger counts the
+// shaped ones with the real one).
+func measureCounter(cfg *Config, pol *policy.Policy) (replay.TokenCounter, error) {
+	if pol.Unit == policy.Tokens {
+		c, err := cfg.Counter()
+		if err != nil {
+			return nil, fmt.Errorf("token counter: %w", err)
+		}
+		return c, nil
+	}
+	return uncounted{}, nil
+}
+
+// uncounted stands in for a tokenizer where no decision rests on tokens.
+type uncounted struct{}
+
+func (uncounted) Count(string) int { return 0 }
+
+// locatorStore writes a spill file where the replacement says it is, for
+// the agent to read back: relative to the agent's working folder.
+type locatorStore struct{ base string }
+
+func (s locatorStore) Write(f replay.SpillFile) (string, error) {
+	if s.base == "" {
+		return "", errors.New("no working folder to write the spill file in")
+	}
+	return spill.WriteAt(s.base, f)
+}
+
+// ownPersisted is the file Claude Code would persist a text output to
+// itself, being over its own limit for the tool (processToolResultBlock:
+// <session>/tool-results/<call id>.txt beside the transcript): Bash
+// persists its own output before the hook sees it, and Read never is;
+// content blocks are persisted as JSON, which the hook does not model.
+func ownPersisted(in *Input, out *output) (string, bool) {
+	limit, ok := harness.ClaudeOwnLimit(in.ToolName)
+	if !ok || in.ToolName == "Bash" || out.images+out.other > 0 || harness.UTF16Len(out.text) <= limit ||
+		!strings.HasSuffix(in.TranscriptPath, ".jsonl") || !plainID.MatchString(in.ToolUseID) {
+		return "", false
+	}
+	if strings.HasPrefix(in.ToolName, "mcp__") && !out.plain {
+		return "", false
+	}
+	return filepath.Join(strings.TrimSuffix(in.TranscriptPath, ".jsonl"), "tool-results", in.ToolUseID+".txt"), true
+}
+
+// plainID is a call id Claude Code names a file after as it is.
+var plainID = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// maxTail bounds what is read of the transcript to find a call's response.
+const maxTail = 1 << 20
+
+// responseOf is the model response that made call id, as the transcript's
+// last lines tell (its message id): the calls of one response are judged
+// together. "" when it is not found there, and the call is its own.
+func responseOf(transcriptPath, id string) string {
+	info, err := os.Lstat(transcriptPath)
+	if err != nil {
+		return ""
+	}
+	f, _, err := safefile.OpenRegular(transcriptPath, info)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	size := info.Size()
+	from := max(0, size-maxTail)
+	buf := make([]byte, size-from)
+	if _, err := f.ReadAt(buf, from); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	key, _ := json.Marshal(id)
+	at := bytes.LastIndex(buf, append([]byte(`"id":`), key...))
+	if at < 0 {
+		return ""
+	}
+	start := bytes.LastIndexByte(buf[:at], '\n') + 1
+	end := bytes.IndexByte(buf[at:], '\n')
+	if end < 0 {
+		return ""
+	}
+	var line struct {
+		Message struct {
+			ID string `json:"id"`
+		} `json:"message"`
+		RequestID string `json:"requestId"`
+	}
+	if json.Unmarshal(buf[start:at+end], &line) != nil {
+		return ""
+	}
+	if line.Message.ID != "" {
+		return line.Message.ID
+	}
+	return line.RequestID
+}

@@ -1,0 +1,391 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/ledger"
+)
+
+// words counts words: a token counter for tests.
+type words struct{}
+
+func (words) Count(s string) int { return len(strings.Fields(s)) }
+
+func config(t *testing.T, preset string, ceiling int64) Config {
+	t.Helper()
+	p, err := policy.Preset(preset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Unit = policy.UTF8Bytes
+	p.SetCeiling(ceiling)
+	return Config{Policy: p, Cache: t.TempDir(), Encoding: "words", Counter: func() (replay.TokenCounter, error) { return words{}, nil },
+		Now: func() time.Time { return time.Date(2026, 12, 3, 16, 0, 0, 0, time.UTC) }}
+}
+
+func input(t *testing.T, tool, id string, toolInput, response any) string {
+	t.Helper()
+	data, err := json.Marshal(map[string]any{"session_id": "sess", "transcript_path": filepath.Join(t.TempDir(), "sess.jsonl"),
+		"cwd": t.TempDir(), "hook_event_name": "PostToolUse", "tool_name": tool, "tool_input": toolInput,
+		"tool_response": response, "tool_use_id": id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// call runs the hook and returns what it printed and logged.
+func call(t *testing.T, cfg Config, stdin string) (answer, log, stderr string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	Run(cfg, strings.NewReader(stdin), &out, &errw)
+	data, _ := os.ReadFile(LogFile(cfg.Cache))
+	return out.String(), string(data), errw.String()
+}
+
+// updated is the updatedToolOutput of an answer.
+func updated(t *testing.T, answer string) json.RawMessage {
+	t.Helper()
+	var a struct {
+		HookSpecificOutput struct {
+			HookEventName     string          `json:"hookEventName"`
+			UpdatedToolOutput json.RawMessage `json:"updatedToolOutput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(answer), &a); err != nil || a.HookSpecificOutput.HookEventName != "PostToolUse" {
+		t.Fatalf("answer %q: %v", answer, err)
+	}
+	return a.HookSpecificOutput.UpdatedToolOutput
+}
+
+var long = strings.Repeat("a fairly long line of output\n", 40) // 1,160 bytes
+
+// Each tool's output is replaced in the shape Claude Code reads back as
+// the text the policy made: what 2.1.328 accepted in place of its output.
+func TestShapes(t *testing.T) {
+	cfg := config(t, "harness-rs-0.0.40", 500)
+	trunc := func(text, tool string) string {
+		out, _ := harness.HarnessRSTruncate(harness.Subject{Text: text, Tool: tool}, 500)
+		return out
+	}
+	content := strings.TrimSuffix(long, "\n")
+	for _, c := range []struct {
+		tool     string
+		response any
+		want     string
+	}{
+		{"Read", map[string]any{"type": "text", "file": map[string]any{"filePath": "/f", "content": content, "numLines": 40, "startLine": 1, "totalLines": 40}},
+			`{"file":{"content":` + quote(trunc(content, "Read")) + `,"filePath":"/f","numLines":40,"startLine":1,"totalLines":40},"type":"text"}`},
+		{"Bash", map[string]any{"stdout": long, "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false},
+			`{"interrupted":false,"isImage":false,"noOutputExpected":false,"stderr":"","stdout":` + quote(trunc(content, "Bash")) + `}`},
+		{"Grep", map[string]any{"mode": "content", "numFiles": 0, "filenames": []string{}, "content": content, "numLines": 40, "appliedLimit": 250},
+			`{"content":` + quote(trunc(content+"\n\n[Showing results with pagination = limit: 250]", "Grep")) + `,"filenames":[],"mode":"content","numFiles":0}`},
+		{"Glob", map[string]any{"filenames": strings.Split(content, "\n"), "durationMs": 3, "numFiles": 40, "truncated": false},
+			`{"durationMs":3,"filenames":[` + quote(trunc(content, "Glob")) + `],"numFiles":40,"truncated":false}`},
+		{"WebFetch", map[string]any{"bytes": 9, "code": 200, "codeText": "OK", "result": content, "durationMs": 1, "url": "https://x"},
+			`{"bytes":9,"code":200,"codeText":"OK","durationMs":1,"result":` + quote(trunc(content, "WebFetch")) + `,"url":"https://x"}`},
+		{"mcp__s__t", []any{map[string]any{"type": "text", "text": long}}, `[{"text":` + quote(trunc(long, "mcp__s__t")) + `,"type":"text"}]`},
+		{"mcp__s__u", long, quote(trunc(long, "mcp__s__u"))},
+	} {
+		answer, log, _ := call(t, cfg, input(t, c.tool, "toolu_"+c.tool, map[string]any{"x": c.tool}, c.response))
+		if got := string(updated(t, answer)); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s\nlog %s", c.tool, got, c.want, log)
+		}
+	}
+	// A small output is left: no answer.
+	if answer, log, _ := call(t, cfg, input(t, "Bash", "toolu_small", nil, map[string]any{"stdout": "ok", "stderr": ""})); answer != "" || log != "" {
+		t.Errorf("kept output answered %q, logged %q", answer, log)
+	}
+}
+
+func quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// The ledger holds what each shaped result was, and became; an MCP image
+// is kept where the policy keeps non-text blocks.
+func TestLedgerAndBlocks(t *testing.T) {
+	cfg := config(t, "harness-rs-0.0.50", 500)
+	image := map[string]any{"type": "image", "data": "AAAA", "mimeType": "image/png"}
+	answer, _, _ := call(t, cfg, input(t, "mcp__s__t", "toolu_1", nil, []any{map[string]any{"type": "text", "text": long}, image}))
+	var blocks []map[string]any
+	json.Unmarshal(updated(t, answer), &blocks)
+	if len(blocks) != 2 || blocks[1]["type"] != "image" || !strings.Contains(blocks[0]["text"].(string), `"spilled":true`) {
+		t.Errorf("blocks %v", blocks)
+	}
+	entries, _, err := ledger.Read(filepath.Join(cfg.Cache, "ledger"), "sess")
+	if err != nil || len(entries) != 1 {
+		t.Fatal(entries, err)
+	}
+	e := entries[0]
+	text := blocks[0]["text"].(string)
+	want := ledger.Entry{Time: cfg.Now(), Session: "sess", ToolUseID: "toolu_1", Tool: "mcp__s__t", Action: "spill",
+		Bytes: 1_160, BytesAfter: int64(len(text)), Tokens: 240, TokensAfter: int64(len(strings.Fields(text))),
+		Encoding: "words", SpillPath: e.SpillPath, Policy: "harness-rs-0.0.50"}
+	if diff := cmp.Diff(want, e); diff != "" || !strings.HasSuffix(e.SpillPath, filepath.Join(".harness", "spill", "toolu_1-mcp__s__t.txt")) {
+		t.Errorf("ledger (-want +got):\n%s%s", diff, e.SpillPath)
+	}
+	if data, _ := os.ReadFile(e.SpillPath); string(data) != long {
+		t.Error("the spill file does not hold the output")
+	}
+}
+
+// Whatever goes wrong, nothing is printed (the output goes through as it
+// came), and the log says why.
+func TestFailOpen(t *testing.T) {
+	read := func(t *testing.T) string {
+		return input(t, "Read", "toolu_r", map[string]any{"file_path": "/f"},
+			map[string]any{"type": "text", "file": map[string]any{"content": long, "startLine": 1}})
+	}
+	unwritable := func(t *testing.T, cfg Config) Config {
+		os.WriteFile(filepath.Join(cfg.Cache, "ledger"), nil, 0o600) // a file where its folder should be
+		return cfg
+	}
+	for _, c := range []struct {
+		name  string
+		cfg   func(*testing.T) Config
+		stdin func(*testing.T) string
+		why   string
+	}{
+		{"not JSON", func(t *testing.T) Config { return config(t, "harness-rs-0.0.50", 500) },
+			func(*testing.T) string { return "{garbage" }, "input is not Claude Code's hook JSON"},
+		{"another event", func(t *testing.T) Config { return config(t, "harness-rs-0.0.50", 500) },
+			func(*testing.T) string { return `{"hook_event_name":"PreToolUse"}` }, `a "PreToolUse" event, not PostToolUse`},
+		{"no session", func(t *testing.T) Config { return config(t, "harness-rs-0.0.50", 500) },
+			func(*testing.T) string { return `{"hook_event_name":"PostToolUse","tool_name":"Read"}` }, "input without a session"},
+		{"no policy", func(t *testing.T) Config {
+			cfg := config(t, "harness-rs-0.0.50", 500)
+			cfg.PolicyErr = fmt.Errorf("read policy: open /p.json: no such file or directory")
+			return cfg
+		}, read, "read policy: open /p.json"},
+		{"a shape it does not know", func(t *testing.T) Config { return config(t, "harness-rs-0.0.50", 500) },
+			func(t *testing.T) string {
+				return input(t, "Bash", "toolu_r", nil, map[string]any{"stdout": long, "stderr": "", "interrupted": true})
+			}, "an interrupted, backgrounded, image or structured Bash output: left as it is"},
+		{"input too long", func(t *testing.T) Config {
+			MaxInput = 100
+			t.Cleanup(func() { MaxInput = 64 << 20 })
+			return config(t, "harness-rs-0.0.50", 500)
+		}, read, "input over 0 MiB"},
+		{"cache not writable", func(t *testing.T) Config { return unwritable(t, config(t, "harness-rs-0.0.50", 500)) },
+			read, "ledger not written: mkdir "},
+		{"repeat state not writable", func(t *testing.T) Config {
+			cfg := config(t, "harness-rs-0.0.50-dedupe", 500)
+			os.WriteFile(filepath.Join(cfg.Cache, "hook"), nil, 0o600)
+			return cfg
+		}, read, "repeat state: mkdir "},
+		{"panic", func(t *testing.T) Config {
+			cfg := config(t, "harness-rs-0.0.50", 500)
+			cfg.Policy.Unit = policy.Tokens
+			cfg.Counter = func() (replay.TokenCounter, error) { panic("the counter broke") }
+			return cfg
+		}, read, "panic: the counter broke"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := c.cfg(t)
+			answer, log, stderr := call(t, cfg, c.stdin(t))
+			if answer != "" || stderr != "" || !strings.Contains(log, c.why) || !strings.HasPrefix(log, "2026-12-03T16:00:00Z session=") {
+				t.Errorf("answer %q, stderr %q, log %q, want it to say %q", answer, stderr, log, c.why)
+			}
+		})
+	}
+	// With the log itself not writable, stderr says why.
+	cfg := config(t, "harness-rs-0.0.50", 500)
+	cfg.PolicyErr = fmt.Errorf("no policy")
+	os.Mkdir(LogFile(cfg.Cache), 0o700) // a folder where the log should be
+	if answer, _, stderr := call(t, cfg, read(t)); answer != "" || !strings.Contains(stderr, "spillway hook: ") || !strings.Contains(stderr, "no policy") {
+		t.Errorf("answer %q, stderr %q", answer, stderr)
+	}
+}
+
+// The hook's command run as Claude Code runs it: this test binary, told
+// by the environment to be the hook.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("SPILLWAY_TEST_HOOK_CACHE"); dir != "" {
+		p, _ := policy.Preset("harness-rs-0.0.50-dedupe")
+		p.Unit = policy.UTF8Bytes
+		p.SetCeiling(500)
+		Run(Config{Policy: p, Cache: dir, Encoding: "words", Counter: func() (replay.TokenCounter, error) { return words{}, nil }},
+			os.Stdin, os.Stdout, os.Stderr)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// Twenty hooks at once, as Claude Code runs them for twenty calls of one
+// response, each leave their Read in the session's repeat state and their
+// line in the ledger; the next response's Read of any of them is a repeat.
+func TestConcurrent(t *testing.T) {
+	cache := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := filepath.Join(t.TempDir(), "sess.jsonl")
+	var tail strings.Builder
+	var ids []any
+	for i := range 20 {
+		ids = append(ids, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%02d", i), "name": "Read"})
+	}
+	line, _ := json.Marshal(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_1", "content": ids}})
+	tail.Write(line)
+	tail.WriteString("\n")
+	os.WriteFile(transcript, []byte(tail.String()), 0o600)
+	read := func(id, file string) []byte {
+		data, _ := json.Marshal(map[string]any{"session_id": "sess", "transcript_path": transcript, "cwd": t.TempDir(),
+			"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_use_id": id, "tool_input": map[string]any{"file_path": file},
+			"tool_response": map[string]any{"type": "text", "file": map[string]any{"content": long + file, "startLine": 1}}})
+		return data
+	}
+	run := func(stdin []byte) (string, error) {
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), "SPILLWAY_TEST_HOOK_CACHE="+cache)
+		cmd.Stdin = bytes.NewReader(stdin)
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	var wg sync.WaitGroup
+	answers := make([]string, 20)
+	for i := range 20 {
+		wg.Go(func() {
+			var err error
+			if answers[i], err = run(read(fmt.Sprintf("toolu_%02d", i), fmt.Sprintf("/f%02d", i))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if !strings.Contains(a, `\"spilled\":true`) {
+			t.Errorf("call %d answered %.80q", i, a)
+		}
+	}
+	entries, skipped, _ := ledger.Read(filepath.Join(cache, "ledger"), "sess")
+	if len(ledger.ByID(entries)) != 20 || skipped != 0 {
+		t.Errorf("%d ledger entries, %d lines skipped", len(entries), skipped)
+	}
+	// The next response reads each file again: repeats, every one.
+	line, _ = json.Marshal(map[string]any{"type": "assistant", "message": map[string]any{"id": "msg_2", "content": []any{
+		map[string]any{"type": "tool_use", "id": "toolu_again", "name": "Read"}}}})
+	f, _ := os.OpenFile(transcript, os.O_APPEND|os.O_WRONLY, 0)
+	f.Write(append(line, '\n'))
+	f.Close()
+	for i := range 20 {
+		a, _ := run(read("toolu_again", fmt.Sprintf("/f%02d", i)))
+		if !strings.Contains(a, "You already made this exact call") {
+			t.Errorf("file %d read again: %.120q", i, a)
+		}
+	}
+	// The state and lock are the session's own files, 0600.
+	for _, name := range []string{"sess.repeats", "sess.lock"} {
+		if info, err := os.Stat(filepath.Join(cache, "hook", name)); err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// A response is found in the transcript's last lines by its call's id.
+func TestResponseOf(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte(`{"type":"user"}
+{"type":"assistant","requestId":"req_1","message":{"id":"msg_a","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{}}]}}
+{"type":"assistant","requestId":"req_2","message":{"content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{}}]}}
+`), 0o600)
+	for id, want := range map[string]string{"toolu_1": "msg_a", "toolu_2": "req_2", "toolu_3": ""} {
+		if got := responseOf(path, id); got != want {
+			t.Errorf("%s: %q, want %q", id, got, want)
+		}
+	}
+	if got := responseOf(filepath.Join(t.TempDir(), "none"), "toolu_1"); got != "" {
+		t.Error(got)
+	}
+}
+
+// BenchmarkRun is one call of the hook in the process, on a 100 KB Read a
+// ceiling above it keeps: what the hook does beyond starting (BenchmarkHook
+// in the command's package times the whole process).
+func BenchmarkRun(b *testing.B) {
+	var content strings.Builder
+	for i := 1; content.Len() < 100_000; i++ {
+		fmt.Fprintf(&content, "line %d: func handler(w http.ResponseWriter, r *http.Request) { serve(w, r, %d) }\n", i, i*7)
+	}
+	data, _ := json.Marshal(map[string]any{"session_id": "bench", "transcript_path": filepath.Join(b.TempDir(), "t.jsonl"), "cwd": b.TempDir(),
+		"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_use_id": "toolu_1", "tool_input": map[string]any{"file_path": "/big.go"},
+		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": "/big.go", "content": content.String(), "startLine": 1}}})
+	p, _ := policy.Preset("harness-rs-0.0.50")
+	p.Unit = policy.UTF8Bytes
+	p.SetCeiling(256 << 10)
+	cfg := Config{Policy: p, Cache: b.TempDir(), Counter: func() (replay.TokenCounter, error) { return words{}, nil }}
+	b.ReportAllocs()
+	for b.Loop() {
+		var out bytes.Buffer
+		Run(cfg, bytes.NewReader(data), &out, &out)
+		if out.Len() != 0 {
+			b.Fatal(out.String())
+		}
+	}
+}
+
+// A Grep over Claude Code's own limit of 20,000 characters is, without the
+// hook, Claude Code's preview of the file it persists: the ledger's
+// "before". The policy shapes the whole output; a policy that keeps it
+// leaves it to Claude Code.
+func TestOwnPersisted(t *testing.T) {
+	content := strings.Repeat("pkg/m00/a.go:1:// TODO: handle it\n", 700) // 700 lines of 34
+	content = strings.TrimSuffix(content, "\n")                           // 23,799 characters
+	grep := map[string]any{"mode": "content", "numFiles": 0, "filenames": []string{}, "content": content}
+	transcript := filepath.Join(t.TempDir(), "sess.jsonl")
+	in, _ := json.Marshal(map[string]any{"session_id": "sess", "transcript_path": transcript, "cwd": t.TempDir(),
+		"hook_event_name": "PostToolUse", "tool_name": "Grep", "tool_use_id": "toolu_g", "tool_input": map[string]any{}, "tool_response": grep})
+	cfg := config(t, "harness-rs-0.0.50", 8192)
+	answer, log, _ := call(t, cfg, string(in))
+	if !strings.Contains(string(updated(t, answer)), `bytes_total`) {
+		t.Fatalf("answer %.200q, log %s", answer, log)
+	}
+	entries, _, _ := ledger.Read(filepath.Join(cfg.Cache, "ledger"), "sess")
+	// "<persisted-output>\nOutput too large (23.2KB). Full output saved to: "
+	// (68), the path, "\n\nPreview (first 2KB):\n" (23), the first 58
+	// lines less the last "\n" (1,971), "\n...\n</persisted-output>" (24).
+	path := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results", "toolu_g.txt")
+	if want := int64(68 + len(path) + 23 + 1_971 + 24); len(entries) != 1 || entries[0].Bytes != want {
+		t.Errorf("ledger %+v, want %d bytes before", entries, want)
+	}
+	if answer, _, _ := call(t, config(t, "harness-rs-0.0.50", 64<<10), string(in)); answer != "" {
+		t.Errorf("a policy over the output answered %.100q", answer)
+	}
+}
+
+// A cache folder that takes no writes (not for root, whom permissions do
+// not stop): the output goes through, and stderr says why, the log being
+// in that folder too.
+func TestReadOnlyCache(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only folder")
+	}
+	cfg := config(t, "harness-rs-0.0.50", 500)
+	if err := os.Chmod(cfg.Cache, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(cfg.Cache, 0o700) })
+	answer, _, stderr := call(t, cfg, input(t, "Read", "toolu_r", nil, map[string]any{"type": "text", "file": map[string]any{"content": long}}))
+	if answer != "" || !strings.Contains(stderr, "ledger not written") || !strings.Contains(stderr, "permission denied") {
+		t.Errorf("answer %q, stderr %q", answer, stderr)
+	}
+}
