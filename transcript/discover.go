@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
@@ -78,9 +79,7 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		crash.GoIn(&wg, func() {
 			var mine []File
 			for batch := range batches {
 				for _, f := range batch {
@@ -106,7 +105,7 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 			mu.Lock()
 			files = append(files, mine...)
 			mu.Unlock()
-		}()
+		})
 	}
 	var batch []found
 	listing := Listing{}

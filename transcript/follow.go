@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript/lines"
 )
@@ -56,7 +57,7 @@ func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update,
 		every = 30 * time.Millisecond
 	}
 	out := make(chan Update, 1)
-	go func() {
+	crash.Go(func() {
 		defer close(out)
 		// The first update goes out even if the first look finds no
 		// line (an empty file, a folder without a session yet), so that
@@ -95,7 +96,7 @@ func Follow(ctx context.Context, path string, opt FollowOptions) (<-chan Update,
 				lastOut = time.Now()
 			}
 		}
-	}()
+	})
 	return out, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/spillway-dev/spillway/internal/crash"
 )
 
 // Reading ahead: a large Claude Code log read for its sizes alone is read
@@ -284,7 +286,7 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 	work := make(chan *aheadBatch, aheadBatches)
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0)-1, 4)) {
-		wg.Go(func() {
+		crash.GoIn(&wg, func() {
 			l := claudeReader{keep: keep}
 			for b := range work {
 				// A batch may come more than once, or after the caller

@@ -17,6 +17,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/ledger"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -129,7 +130,7 @@ func loadCmd(o Options) tea.Cmd {
 	rowsFirst := in.Reader == nil && !opt.SizesOnly && size >= rowsFirstBytes
 	// After the rows, when they come first: they must have the processor.
 	start := make(chan struct{})
-	background(func() {
+	crash.Go(func() {
 		<-start
 		progress := func(d, t int64) {
 			done.Store(d)
@@ -150,7 +151,7 @@ func loadCmd(o Options) tea.Cmd {
 	}
 	var rowsDone, rowsTotal atomic.Int64
 	rows := make(chan rowsMsg, 1)
-	background(func() {
+	crash.Go(func() {
 		defer close(start)
 		msg, err := readRows(o, func(d, t int64) {
 			rowsDone.Store(d)
@@ -239,7 +240,7 @@ func awaitWithProgress[T tea.Msg](out <-chan T, phase string, progress func() (d
 func prepareCmd(seq int, s *transcript.Session, texts replay.TextSource, opt Options) tea.Cmd {
 	var done, total atomic.Int64
 	out := make(chan preparedMsg, 1)
-	background(func() {
+	crash.Go(func() {
 		p, err := opt.pipeline().PrepareTexts(context.Background(), s, func(d, t int) {
 			done.Store(int64(d))
 			total.Store(int64(t))

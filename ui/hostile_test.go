@@ -19,6 +19,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/crash"
 )
 
 // TestPromptsDeleteWordForward: alt+d, alt+delete and ctrl+delete with the
@@ -74,7 +75,7 @@ func TestPanicStopsProgram(t *testing.T) {
 	for !strings.Contains(out.String(), "demo.jsonl") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	background(func() { panic("boom\x1b]0;title\x07") })
+	crash.Go(func() { panic("boom\x1b]0;title\x07") })
 	select {
 	case err := <-done:
 		if err == nil || !errors.Is(err, tea.ErrProgramPanic) || !strings.Contains(err.Error(), "boom") {

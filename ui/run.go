@@ -3,11 +3,10 @@ package ui
 import (
 	"fmt"
 	"os"
-	"runtime/debug"
-	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
@@ -21,11 +20,11 @@ func Run(opt Options) error { return run(opt) }
 func run(opt Options, terminal ...tea.ProgramOption) error {
 	m := New(opt)
 	p := tea.NewProgram(m, terminal...)
-	crashed := catchPanics(p.Kill)
+	crashed := crash.Catch(p.Kill)
 	_, err := p.Run()
 	if c := crashed(); c != nil {
-		fmt.Fprintf(os.Stderr, "spillway: %s\n%s", termtext.Escape(c.Error()), c.stack)
-		return fmt.Errorf("inspector: %w", c)
+		fmt.Fprintf(os.Stderr, "spillway: %s\n%s", termtext.Escape(c.Error()), c.Stack)
+		return fmt.Errorf("inspector: %w: %w", tea.ErrProgramPanic, c)
 	}
 	if err != nil {
 		return fmt.Errorf("inspector: %w", err)
@@ -40,64 +39,4 @@ func run(opt Options, terminal ...tea.ProgramOption) error {
 		return m.err
 	}
 	return nil
-}
-
-// panicked is a panic caught on a background goroutine.
-type panicked struct {
-	value any
-	stack []byte
-}
-
-func (p *panicked) Error() string { return fmt.Sprintf("panic on a background job: %v", p.value) }
-
-// ErrProgramPanic lets errors.Is tell a caught panic from other errors.
-func (p *panicked) Is(target error) bool { return target == tea.ErrProgramPanic }
-
-// crash is where background hands a panic while a program runs: stop
-// stops the program, which restores the terminal, and first is the first
-// panic caught. With no program running, a panic goes on as Go's.
-var crash struct {
-	sync.Mutex
-	stop  func()
-	first *panicked
-}
-
-// catchPanics makes background's panics stop the program with stop until
-// the returned function is called, which says what was caught, if any.
-func catchPanics(stop func()) (caught func() *panicked) {
-	crash.Lock()
-	crash.stop, crash.first = stop, nil
-	crash.Unlock()
-	return func() *panicked {
-		crash.Lock()
-		defer crash.Unlock()
-		crash.stop = nil
-		return crash.first
-	}
-}
-
-// background runs f on a new goroutine. A panic in f stops the program
-// running (see catchPanics), which restores the terminal, rather than
-// ending the process with the terminal still in raw mode and on the
-// alternate screen.
-func background(f func()) {
-	go func() {
-		defer func() {
-			r := recover()
-			if r == nil {
-				return
-			}
-			crash.Lock()
-			stop := crash.stop
-			if stop != nil && crash.first == nil {
-				crash.first = &panicked{value: r, stack: debug.Stack()}
-			}
-			crash.Unlock()
-			if stop == nil {
-				panic(r)
-			}
-			stop()
-		}()
-		f()
-	}()
 }

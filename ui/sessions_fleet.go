@@ -13,6 +13,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
@@ -114,7 +115,7 @@ func scanCmd(src SessionSource) tea.Cmd {
 	var mu sync.Mutex
 	var done, total int
 	out := make(chan fleetScannedMsg, 1)
-	background(func() {
+	crash.Go(func() {
 		rows, warnings, err := src.Scan(context.Background(), func(d, t int) {
 			mu.Lock()
 			done, total = d, t
@@ -205,7 +206,7 @@ func replayFleetCmd(ctx context.Context, src SessionSource, gen int, pol policy.
 		}
 	}
 	s := newStream()
-	background(func() {
+	crash.Go(func() {
 		defer s.finish()
 		var err error
 		if ceilings != nil {

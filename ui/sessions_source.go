@@ -18,6 +18,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
@@ -649,7 +650,7 @@ func (a *AppSessions) each(ctx context.Context, paths []string, emit func(Sessio
 	jobs := make(chan *app.Session)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
-		background(func() {
+		crash.Go(func() {
 			defer wg.Done()
 			for s := range jobs {
 				if ctx.Err() != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -116,7 +117,7 @@ func (a *AppSessions) Watch(ctx context.Context) (<-chan struct{}, string, error
 			stop = a.Index.Follow()
 		}
 		a.stopping.Add(1)
-		background(func() {
+		crash.Go(func() {
 			defer a.stopping.Done()
 			<-ctx.Done()
 			a.watching.Add(-1)
@@ -147,15 +148,15 @@ func watchSessions(ctx context.Context, folders []string, moved func(), wrote fu
 		for _, d := range folders {
 			fw.polled[d] = listing(d)
 		}
-		background(func() { fw.poll(ctx) })
+		crash.Go(func() { fw.poll(ctx) })
 		return fw.out, fmt.Sprintf("no file-system events (%v): polling %d folders every %s", err, len(folders), pollEvery), nil
 	}
 	fw.w = w
 	for _, d := range folders {
 		fw.add(d)
 	}
-	background(func() { fw.run(ctx) })
-	background(func() { fw.poll(ctx) })
+	crash.Go(func() { fw.run(ctx) })
+	crash.Go(func() { fw.poll(ctx) })
 	warning := ""
 	if n := len(fw.polled); n > 0 {
 		warning = fmt.Sprintf("%d folders cannot be watched: polled every %s", n, pollEvery)

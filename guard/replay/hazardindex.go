@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -67,9 +68,7 @@ func buildHazardIndex(p *Prepared) *hazardIndex {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		crash.GoIn(&wg, func() {
 			ts := ts // each its own scratch
 			for {
 				i := int(next.Add(1)) - 1
@@ -78,7 +77,7 @@ func buildHazardIndex(p *Prepared) *hazardIndex {
 				}
 				ix.items[i] = ix.scan(&ts, p.Text(p.items[i].r))
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	ix.finish()

@@ -16,6 +16,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -448,7 +449,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 		return ctx.Err()
 	}
 	for range runtime.GOMAXPROCS(0) {
-		wg.Go(work)
+		crash.GoIn(&wg, work)
 	}
 	wg.Wait()
 	return ctx.Err()
@@ -577,7 +578,7 @@ func eachChunk(n int, do func(from, to int)) {
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Go(func() { do(n*w/workers, n*(w+1)/workers) })
+		crash.GoIn(&wg, func() { do(n*w/workers, n*(w+1)/workers) })
 	}
 	wg.Wait()
 }

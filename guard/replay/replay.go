@@ -15,6 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -379,7 +380,7 @@ func (rp *Run) countAfter(hazards bool) {
 	}
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(acted)) {
-		wg.Go(work)
+		crash.GoIn(&wg, work)
 	}
 	wg.Wait()
 }

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -656,7 +657,7 @@ func ordered[T any](n, workers int, job func(i int) T, fn func(i int, v T) error
 	jobs := make(chan int)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	go func() {
+	crash.Go(func() {
 		defer close(jobs)
 		for i := range n {
 			select {
@@ -670,15 +671,13 @@ func ordered[T any](n, workers int, job func(i int) T, fn func(i int, v T) error
 				return
 			}
 		}
-	}()
+	})
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		crash.GoIn(&wg, func() {
 			for i := range jobs {
 				results[i] <- job(i)
 			}
-		}()
+		})
 	}
 	defer func() {
 		close(stop)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/spillway-dev/spillway/internal/crash"
 )
 
 // While an Index is followed (a session list rescanning as its logs are
@@ -41,11 +43,11 @@ func (ix *Index) Follow() (stop func() error) {
 	// A scan that reopened an unchanged set of files from the cache did
 	// not group them by their keys: sort them now, not at the first
 	// change, whose rescan would pay for it.
-	go func() {
+	crash.Go(func() {
 		ix.mu.Lock()
 		ix.keyed.update(ix.lastFiles)
 		ix.mu.Unlock()
-	}()
+	})
 	var once sync.Once
 	return func() error {
 		var err error

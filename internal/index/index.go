@@ -96,6 +96,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -183,10 +184,10 @@ func Open(opt Options) (*Index, error) {
 	}
 	loading := make(chan struct{})
 	ix.loading = loading
-	go func() {
+	crash.Go(func() {
 		defer close(loading)
 		ix.opened, ix.openWarning = loadCache(opt.CacheDir, ix.header())
-	}()
+	})
 	return ix, nil
 }
 
@@ -332,11 +333,11 @@ func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func
 		ix.loading = nil
 		loaded := make(chan struct{})
 		s.cacheLoaded = loaded
-		go func() {
+		crash.Go(func() {
 			defer close(loaded)
 			<-opening
 			ix.cache, cacheWarning = ix.opened, ix.openWarning
-		}()
+		})
 		defer func() { <-loaded }() // also when no file waited for it
 	}
 	w, set := s.run(ctx, progress)

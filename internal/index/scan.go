@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -217,9 +218,7 @@ func (s *scan) parallel(ctx context.Context, n int, job func(i int)) {
 	next := atomic.Int64{}
 	var wg sync.WaitGroup
 	for range min(s.ix.opt.Workers, max(n, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		crash.GoIn(&wg, func() {
 			for ctx.Err() == nil {
 				i := int(next.Add(1)) - 1
 				if i >= n {
@@ -227,7 +226,7 @@ func (s *scan) parallel(ctx context.Context, n int, job func(i int)) {
 				}
 				job(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

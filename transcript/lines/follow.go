@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/spillway-dev/spillway/internal/crash"
 )
 
 // Options tunes Follow. The zero value is ready to use.
@@ -250,9 +252,9 @@ func newFollower(ctx context.Context, path string, opt Options) (*follower, erro
 func (f *follower) start() {
 	if f.watcher != nil {
 		f.watchDone = make(chan struct{})
-		go f.watch()
+		crash.Go(f.watch)
 	}
-	go f.run()
+	crash.Go(f.run)
 }
 
 func (f *follower) run() {
