@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/valyala/fastjson"
 )
 
 // antigravityParser reads Google Antigravity step logs. A PLANNER_RESPONSE
@@ -20,11 +18,15 @@ type antigravityParser struct {
 
 func newAntigravityParser(b *builder) *antigravityParser { return &antigravityParser{b: b} }
 
-func (p *antigravityParser) record(v *fastjson.Value, line int) {
-	p.b.dedupe(v, line)
-	typ := string(v.GetStringBytes("type"))
-	t := parseTime(v.GetStringBytes("created_at"))
-	content := string(v.GetStringBytes("content"))
+func (p *antigravityParser) line(v []byte, line int) bool {
+	if v = object(v); v == nil {
+		return false
+	}
+	p.b.repeatedKeys(line, repeatsKeys(v))
+	get := func(key string) []byte { return member(v, key, true, nil) }
+	typ := string(stringOf(get("type")))
+	t := parseTime(stringOf(get("created_at")))
+	content := textOf(get("content"))
 	switch typ {
 	case "PLANNER_RESPONSE":
 		if len(p.pending) > 0 {
@@ -33,17 +35,19 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 		p.plannerLine = line
 		c := p.b.newCall(line, t, "", false)
 		c.Text = p.b.text(line, content)
-		step := v.GetInt("step_index")
+		step := bestInt(get("step_index"))
 		p.pending = p.pending[:0]
-		for i, tc := range v.GetArray("tool_calls") {
+		i := 0
+		elements(get("tool_calls"), func(tc []byte) {
 			call := ToolCall{
 				ID:    fmt.Sprintf("step%d.%d", step, i),
-				Name:  string(tc.GetStringBytes("name")),
-				Input: antigravityArgs(tc.Get("args")),
+				Name:  string(stringOf(member(tc, "name", true, nil))),
+				Input: antigravityArgs(member(tc, "args", true, nil)),
 			}
+			i++
 			p.b.addToolCall(c.Index, call, line)
 			p.pending = append(p.pending, call)
-		}
+		})
 	case "USER_INPUT":
 		p.b.addPrompt(Prompt{Line: line, Text: content})
 	case "SYSTEM_MESSAGE":
@@ -56,10 +60,10 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 		// A tool call the harness could not run is answered by an error step.
 		if len(p.pending) == 0 {
 			p.b.skip(typ)
-			return
+			return true
 		}
 		if content == "" {
-			content = string(v.GetStringBytes("error"))
+			content = textOf(get("error"))
 		}
 		p.answer(v, line, t, content, true)
 	case "":
@@ -67,26 +71,29 @@ func (p *antigravityParser) record(v *fastjson.Value, line int) {
 	default:
 		// Tool steps come from the model; a step of a type not known here
 		// from any other source (SYSTEM, USER_…) answers no tool call.
-		if src := v.GetStringBytes("source"); len(src) > 0 && string(src) != "MODEL" {
+		if src := stringOf(get("source")); len(src) > 0 && string(src) != "MODEL" {
 			p.b.skip(typ)
-			return
+			return true
 		}
-		status := string(v.GetStringBytes("status"))
-		p.answer(v, line, t, content, status == "ERROR" || v.Exists("error"))
+		status := string(stringOf(get("status")))
+		p.answer(v, line, t, content, status == "ERROR" || get("error") != nil)
 	}
+	return true
 }
 
-func (p *antigravityParser) answer(v *fastjson.Value, line int, t time.Time, content string, isErr bool) {
-	r := ToolResult{Line: line, Time: t, Text: content, IsError: isErr, Status: string(v.GetStringBytes("status"))}
-	for _, f := range v.GetArray("truncated_fields") {
-		if string(f.GetStringBytes()) == "content" {
+func (p *antigravityParser) answer(v []byte, line int, t time.Time, content string, isErr bool) {
+	get := func(key string) []byte { return member(v, key, true, nil) }
+	r := ToolResult{Line: line, Time: t, Text: content, IsError: isErr, Status: string(stringOf(get("status")))}
+	elements(get("truncated_fields"), func(f []byte) {
+		if string(stringOf(f)) == "content" {
 			r.Clipped = true
 		}
-	}
+	})
 	if len(p.pending) == 0 {
 		// A step with no call to answer: keep it, named by its step type.
-		r.Tool = strings.ToLower(string(v.GetStringBytes("type")))
-		p.b.warnf(line, "%s step answers no pending tool call", v.GetStringBytes("type"))
+		typ := stringOf(get("type"))
+		r.Tool = strings.ToLower(string(typ))
+		p.b.warnf(line, "%s step answers no pending tool call", typ)
 		p.b.addResult(r)
 		return
 	}
@@ -97,27 +104,31 @@ func (p *antigravityParser) answer(v *fastjson.Value, line int, t time.Time, con
 
 // antigravityArgs turns args whose values are JSON-encoded strings into one
 // JSON object of decoded values.
-func antigravityArgs(args *fastjson.Value) []byte {
+func antigravityArgs(args []byte) []byte {
 	if args == nil {
 		return nil
 	}
-	obj, err := args.Object()
-	if err != nil {
-		return args.MarshalTo(nil)
+	if args[0] != '{' {
+		return deduped(nil, args)
 	}
-	var a fastjson.Arena
-	out := a.NewObject()
-	obj.Visit(func(key []byte, val *fastjson.Value) {
-		if s, err := val.StringBytes(); err == nil {
-			var p fastjson.Parser
-			if dec, err := p.ParseBytes(s); err == nil {
-				out.Set(string(key), dec)
-				return
-			}
+	out := []byte{'{'}
+	for i, m := range lastMembers(args) {
+		if i > 0 {
+			out = append(out, ',')
 		}
-		out.Set(string(key), val)
-	})
-	return out.MarshalTo(nil)
+		out = append(escapeString(out, m.key), ':')
+		if m.value[0] != '"' {
+			out = deduped(out, m.value)
+			continue
+		}
+		s := stringOf(m.value)
+		if dec := jsonValue(s); dec != nil {
+			out = compact(out, dec)
+			continue
+		}
+		out = escapeString(out, string(s))
+	}
+	return append(out, '}')
 }
 
 func (p *antigravityParser) snapshot() *Session { return snapshotOf(p.b) }

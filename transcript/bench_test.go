@@ -37,9 +37,7 @@ func BenchmarkReadClaude(b *testing.B) {
 
 // BenchmarkReadCodex parses one generated Codex rollout (the many-sessions
 // corpus's first, with 2 KB outputs on average: about 1 MB), held in
-// memory, keeping the texts, keeping sizes only, keeping sizes only by the
-// general path alone, which the fast path stands in for, and keeping
-// totals only.
+// memory, keeping the texts, keeping sizes only and keeping totals only.
 func BenchmarkReadCodex(b *testing.B) {
 	data := generatedCodex(b, 240)
 	calls := bytes.Count(data, []byte(`"type":"token_count"`))
@@ -49,7 +47,6 @@ func BenchmarkReadCodex(b *testing.B) {
 	}{
 		{"texts", func() (*Session, error) { return Read(bytes.NewReader(data), "bench.jsonl", Options{}) }},
 		{"sizes-only", func() (*Session, error) { return Read(bytes.NewReader(data), "bench.jsonl", Options{SizesOnly: true}) }},
-		{"sizes-only-general", func() (*Session, error) { return readGeneral(b, data) }},
 		{"totals-only", func() (*Session, error) {
 			return Read(bytes.NewReader(data), "bench.jsonl", Options{SizesOnly: true, TotalsOnly: true})
 		}},

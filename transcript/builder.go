@@ -11,8 +11,6 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/valyala/fastjson"
 )
 
 // builder holds what every reader needs while it assembles a Session: the
@@ -37,12 +35,8 @@ type builder struct {
 	// invalidLine is the last line warned about for invalid UTF-8, dupLine
 	// the last warned about for a repeated key.
 	invalidLine, dupLine int
-	// keys is scratch space for dedupeKeys.
-	keys [][]byte
 	// sizesOnly: see Options.SizesOnly.
 	sizesOnly bool
-	// raw is scratch space for measuring strings without decoding them.
-	raw []byte
 	// lines is how many lines the input is expected to have.
 	lines int
 	// dropResults: Options.DropResultTexts.
@@ -181,11 +175,17 @@ func (b *builder) valid(line int, s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
+	b.noteInvalid(line)
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// noteInvalid warns, once per line, that a text of line n is not valid
+// UTF-8.
+func (b *builder) noteInvalid(line int) {
 	if line != b.invalidLine {
 		b.invalidLine = line
 		b.warnf(line, "invalid UTF-8 replaced with U+FFFD")
 	}
-	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 // text returns s made valid to keep, or "" when the reader keeps only
@@ -198,66 +198,14 @@ func (b *builder) text(line int, s string) string {
 	return s
 }
 
-// textOf is text for the string value v, which must not have been read yet
-// (see stringSize). A reader keeping sizes only checks it without decoding.
-func (b *builder) textOf(line int, v *fastjson.Value) string {
-	if b.sizesOnly {
-		if _, ok := b.stringSize(v); ok {
-			return ""
-		}
+// keptText is text for a string the reader read: its text made valid,
+// or "" when the reader keeps only sizes, having checked it either way so
+// that both modes warn alike (a string it measured is valid).
+func (b *builder) keptText(line int, t *claudeText) string {
+	if !t.decoded {
+		return "" // measured: valid
 	}
-	return b.text(line, string(v.GetStringBytes()))
-}
-
-// marshal returns v as JSON in a slice of its own, sized once: fastjson's
-// MarshalTo into an empty slice would grow it step by step.
-func (b *builder) marshal(v *fastjson.Value) []byte {
-	b.raw = v.MarshalTo(b.raw[:0])
-	return bytes.Clone(b.raw)
-}
-
-// stringSize measures a string value as valid would leave it, without
-// decoding it. ok is false when v is not a string, or not one measured this
-// way (invalid UTF-8, a rare escape): the caller then decodes it. v must not
-// have been read as a string before: fastjson decodes in place on first read,
-// and asking a value its type is such a read.
-func (b *builder) stringSize(v *fastjson.Value) (n int, ok bool) {
-	if v == nil {
-		return 0, true
-	}
-	b.raw = v.MarshalTo(b.raw[:0])
-	if len(b.raw) < 2 || b.raw[0] != '"' {
-		return 0, false
-	}
-	return escapedLen(b.raw[1 : len(b.raw)-1])
-}
-
-// contentSize measures a result's content, a string or a list of blocks
-// whose text blocks are of textType, without decoding it; ok is false
-// where stringSize's would be, and the caller then decodes the content.
-// *dup is set if a block repeats a key.
-func (b *builder) contentSize(content *fastjson.Value, textType, imageType string, dup *bool) (size, images, other int, ok bool) {
-	if size, ok := b.stringSize(content); ok {
-		return size, 0, 0, true
-	}
-	if b.raw[0] != '[' {
-		return 0, 0, 0, false
-	}
-	for _, blk := range content.GetArray() {
-		switch string(lastOf(blk, "type", dup).GetStringBytes()) {
-		case textType:
-			n, fine := b.stringSize(lastOf(blk, "text", dup))
-			if !fine {
-				return 0, 0, 0, false
-			}
-			size += n
-		case imageType:
-			images++
-		default:
-			other++
-		}
-	}
-	return size, images, other, true
+	return b.text(line, t.text)
 }
 
 // newCall appends a call and returns it. Pointers into s.Calls stay valid

@@ -1,14 +1,12 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/maphash"
 	"math/bits"
 	"slices"
-	"strings"
 	"time"
-
-	"github.com/valyala/fastjson"
 )
 
 // claudeParser reads Claude Code session logs. Claude Code writes one line
@@ -41,13 +39,14 @@ type claudeParser struct {
 	// sessionID is the last session id a call took, shared by the calls
 	// that name the same one.
 	sessionID string
-	// advisors holds what the line being read records of advisor usage.
+	// advisors holds what the line being applied records of advisor
+	// usage, and texts what its prompt says, in parts.
 	advisors []claudeAdvisor
-	// dup is set when the line being read repeats a key the reader uses.
-	dup bool
+	texts    []*claudeText
 
-	// line reads lines by the fast path (see claudescan.go).
-	line claudeReader
+	// reader reads each line into a record (claudeline.go), and copies
+	// the copy of a sub-agent's line a progress line holds.
+	reader, copies claudeReader
 }
 
 type claudeCall struct {
@@ -81,7 +80,7 @@ type claudeAdvisor struct {
 
 func newClaudeParser(b *builder) *claudeParser {
 	return &claudeParser{b: b, groups: newHashTable(b.lines / 3), uuids: newHashTable(b.lines),
-		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed()}
+		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed(), reader: claudeReader{keep: !b.sizesOnly}, copies: claudeReader{copies: true}}
 }
 
 // release gives the parser's tables to the spares, once it is done.
@@ -111,123 +110,61 @@ func (r claudeRank) less(o claudeRank) bool {
 	return !r.hasSpeed && o.hasSpeed
 }
 
-// claudeLine holds the top-level fields of a record that the reader uses,
-// gathered in one pass over its keys; as with JSON.parse, the last of
-// repeated keys wins.
-type claudeLine struct {
-	typ, uuid, sessionID, version, requestID, timestamp, subtype *fastjson.Value
-	message, compactMetadata, summary, aiTitle, customTitle      *fastjson.Value
-	apiError, sidechain, compactSummary, meta, visibleOnly       *fastjson.Value
-	totalCost, modelUsage, unknownModelCost                      *fastjson.Value // cost-state
-	data                                                         *fastjson.Value
+// line reads line n into a record and applies it; ok is false where the
+// line is not a JSON object.
+func (p *claudeParser) line(line []byte, n int) (ok bool) {
+	if !p.reader.read(line) {
+		return false
+	}
+	p.apply(&p.reader.rec, n)
+	return true
 }
 
-func (l *claudeLine) read(o *fastjson.Object, dup *bool) {
-	gather(o, dup, func(key []byte) **fastjson.Value {
-		switch string(key) {
-		case "type":
-			return &l.typ
-		case "uuid":
-			return &l.uuid
-		case "sessionId":
-			return &l.sessionID
-		case "version":
-			return &l.version
-		case "requestId":
-			return &l.requestID
-		case "timestamp":
-			return &l.timestamp
-		case "subtype":
-			return &l.subtype
-		case "message":
-			return &l.message
-		case "compactMetadata":
-			return &l.compactMetadata
-		case "summary":
-			return &l.summary
-		case "aiTitle":
-			return &l.aiTitle
-		case "customTitle":
-			return &l.customTitle
-		case "isApiErrorMessage":
-			return &l.apiError
-		case "isSidechain":
-			return &l.sidechain
-		case "isCompactSummary":
-			return &l.compactSummary
-		case "isMeta":
-			return &l.meta
-		case "isVisibleInTranscriptOnly":
-			return &l.visibleOnly
-		case "totalCostUSD":
-			return &l.totalCost
-		case "modelUsage":
-			return &l.modelUsage
-		case "hasUnknownModelCost":
-			return &l.unknownModelCost
-		case "data":
-			return &l.data
-		}
-		return nil
-	})
+// apply adds what line n recorded, read into r, to the session. A
+// repeated key of the objects it uses is warned about once, after the
+// line is applied.
+func (p *claudeParser) apply(r *claudeRecord, line int) {
+	dup := r.dup
+	p.applyRecord(r, line, &dup)
+	p.b.repeatedKeys(line, dup)
 }
 
-// str is v's text when v is a string, else nil.
-func str(v *fastjson.Value) []byte { return v.GetStringBytes() }
-
-// isTrue tells whether v is JSON true.
-func isTrue(v *fastjson.Value) bool { return v != nil && v.Type() == fastjson.TypeTrue }
-
-// record reads one line. A repeated key of the objects it reads is warned
-// about once, after the line is read.
-func (p *claudeParser) record(v *fastjson.Value, line int) {
-	p.dup = false
-	p.recordLine(v, line)
-	p.b.repeatedKeys(line, p.dup)
-}
-
-func (p *claudeParser) recordLine(v *fastjson.Value, line int) {
-	var l claudeLine
-	l.read(v.GetObject(), &p.dup)
-	typ := str(l.typ)
-	if p.repeated(str(l.uuid), typ) {
+func (p *claudeParser) applyRecord(r *claudeRecord, line int, dup *bool) {
+	typ := r.typ
+	if p.repeated(r.uuid, typ) {
 		return
 	}
 	switch string(typ) {
 	case "assistant", "user":
-		p.noteSession(str(l.sessionID), str(l.version))
+		p.noteSession(r.sessionID, r.version)
 		if string(typ) == "assistant" {
-			p.assistant(&l, line)
+			p.assistant(r, line, dup)
 		} else {
-			p.user(&l, line)
+			p.user(r, line, dup)
 		}
 	case "system":
-		sub := string(str(l.subtype))
+		sub := string(r.subtype)
 		if sub != "compact_boundary" {
 			p.b.skip("system/" + sub)
 			return
 		}
-		p.b.compaction(Event{
-			Line:      line,
-			Time:      utcTime(str(l.timestamp)),
-			Trigger:   string(str(lastOf(l.compactMetadata, "trigger", &p.dup))),
-			PreTokens: lastOf(l.compactMetadata, "preTokens", &p.dup).GetInt64(),
-		})
+		*dup = *dup || r.compactDup
+		p.b.compaction(Event{Line: line, Time: utcTime(r.timestamp), Trigger: string(r.trigger), PreTokens: r.preTokens})
 	case "summary":
 		// Before 2.x a summary line is the session's title, not a compaction.
 		if p.b.s.Title == "" {
-			p.b.s.Title = string(str(l.summary))
+			p.b.s.Title = string(r.summary)
 		}
 	case "ai-title":
 		if p.b.s.Title == "" {
-			p.b.s.Title = string(str(l.aiTitle))
+			p.b.s.Title = string(r.aiTitle)
 		}
 	case "custom-title":
-		p.b.s.Title = string(str(l.customTitle))
+		p.b.s.Title = string(r.customTitle)
 	case "cost-state":
-		p.costState(&l, line)
+		p.costState(r, line)
 	case "progress":
-		if !p.agentProgress(&l, line) {
+		if !p.agentProgress(r, line, dup) {
 			p.b.skip("progress")
 		}
 	default:
@@ -241,23 +178,12 @@ func (p *claudeParser) recordLine(v *fastjson.Value, line int) {
 
 // costState reads Claude Code's own reckoning of the session's cost
 // (2.1.292 and later write it as the session goes; the last stands).
-func (p *claudeParser) costState(l *claudeLine, line int) {
-	if l.totalCost == nil || l.totalCost.Type() != fastjson.TypeNumber {
+func (p *claudeParser) costState(r *claudeRecord, line int) {
+	if !r.costOK {
 		p.b.warnf(line, "cost-state record without a totalCostUSD number")
 		return
 	}
-	c := &HarnessCost{Line: line, USD: l.totalCost.GetFloat64(), UnknownModel: isTrue(l.unknownModelCost)}
-	if o := l.modelUsage.GetObject(); o != nil {
-		o.Visit(func(model []byte, v *fastjson.Value) {
-			if usd := lastOf(v, "costUSD", &p.dup); usd != nil && usd.Type() == fastjson.TypeNumber {
-				if c.ByModel == nil {
-					c.ByModel = map[string]float64{}
-				}
-				c.ByModel[string(model)] = usd.GetFloat64()
-			}
-		})
-	}
-	p.b.s.HarnessCost = c
+	p.b.s.HarnessCost = &HarnessCost{Line: line, USD: r.totalCost, UnknownModel: r.unknownModelCost, ByModel: r.modelCost}
 }
 
 // repeated tells whether a line with this id was read before, and counts
@@ -284,90 +210,52 @@ func (p *claudeParser) noteSession(id, version []byte) {
 	}
 }
 
-// claudeMessage holds the fields of an assistant message the reader uses.
-type claudeMessage struct {
-	id, model, stopReason, usage, content *fastjson.Value
-}
-
-func (m *claudeMessage) read(o *fastjson.Object, dup *bool) {
-	gather(o, dup, func(key []byte) **fastjson.Value {
-		switch string(key) {
-		case "id":
-			return &m.id
-		case "model":
-			return &m.model
-		case "stop_reason":
-			return &m.stopReason
-		case "usage":
-			return &m.usage
-		case "content":
-			return &m.content
-		}
-		return nil
-	})
-}
-
-func (p *claudeParser) assistant(l *claudeLine, line int) {
-	if l.message == nil || l.message.Type() != fastjson.TypeObject {
+func (p *claudeParser) assistant(r *claudeRecord, line int, dup *bool) {
+	if r.message != '{' {
 		p.b.warnf(line, "assistant record without a message object")
 		return
 	}
-	if isTrue(l.apiError) {
+	if r.apiError {
 		p.b.skip("assistant (API error)")
 		return
 	}
-	var msg claudeMessage
-	msg.read(l.message.GetObject(), &p.dup)
-	model := str(msg.model)
-	if string(model) == "<synthetic>" {
+	m := &r.msg
+	*dup = *dup || m.dup
+	if string(m.model) == "<synthetic>" {
 		p.b.skip("assistant (<synthetic>)")
 		return
 	}
-	hasUsage := msg.usage != nil && msg.usage.Type() == fastjson.TypeObject
-	if !hasUsage && !hasContent(msg.content) {
+	if m.usage != '{' && !m.hasContent() {
 		// Nothing to price or show: a call row would be empty.
 		p.b.warnf(line, "assistant record with neither usage nor content; left out")
 		return
 	}
-	sidechain := isTrue(l.sidechain)
-	idx, replay := p.call(str(msg.id), str(l.requestID), str(l.sessionID), model, sidechain, str(l.timestamp), line)
-	ended := false
-	if sr := msg.stopReason; sr != nil && sr.Type() == fastjson.TypeString {
-		ended = true
-	}
-	if u := msg.usage; hasUsage {
+	idx, replay := p.call(m.id, r.requestID, r.sessionID, m.model, r.sidechain, r.timestamp, line)
+	if m.usage == '{' {
+		*dup = *dup || m.usageDup
+		usage, rank := p.b.usage(&m.counts, line)
 		p.advisors = p.advisors[:0]
-		usage, rank := claudeUsage(u, line, p.b, &p.advisors, &p.dup)
-		p.noteUsage(idx, line, ended, &usage, rank, sidechain, str(l.requestID), p.advisors)
+		for i := range m.advisors {
+			a := &m.advisors[i]
+			u, rank := p.b.usage(&a.counts, line)
+			p.advisors = append(p.advisors, claudeAdvisor{model: a.model, usage: u, rank: rank})
+		}
+		p.noteUsage(idx, line, m.ended, &usage, rank, r.sidechain, r.requestID, p.advisors)
 	} else {
-		p.noteUsage(idx, line, ended, nil, claudeRank{}, sidechain, nil, nil)
+		p.noteUsage(idx, line, m.ended, nil, claudeRank{}, r.sidechain, nil, nil)
 	}
-	switch content := msg.content; {
-	case content == nil:
-	case content.Type() == fastjson.TypeString:
-		text := p.b.text(line, string(content.GetStringBytes()))
-		if !replay { // a replay repeats what the call already says
+	switch m.content {
+	case '"':
+		if text := p.b.keptText(line, &m.text); !replay { // a replay repeats what the call already says
 			p.b.s.Calls[idx].Text += text
 		}
-	case content.Type() == fastjson.TypeArray:
-		for _, block := range content.GetArray() {
-			p.assistantBlock(idx, block, line, replay)
+	case '[':
+		for i := range m.blocks {
+			b := &m.blocks[i]
+			*dup = *dup || b.dup
+			p.assistantBlock(idx, b, line, replay)
 		}
 	}
-}
-
-// hasContent tells whether an assistant message's content says anything:
-// a non-empty string or list of blocks.
-func hasContent(v *fastjson.Value) bool {
-	switch {
-	case v == nil:
-		return false
-	case v.Type() == fastjson.TypeString:
-		return len(v.GetStringBytes()) > 0
-	case v.Type() == fastjson.TypeArray:
-		return len(v.GetArray()) > 0
-	}
-	return false
 }
 
 // call returns the index of the call a response line belongs to, starting
@@ -546,157 +434,80 @@ func (p *claudeParser) groupKey(msgID, requestID []byte) (key uint64, keyed bool
 	return m ^ bits.RotateLeft64(r*0x9e3779b97f4a7c15, 29), true
 }
 
-// claudeBlock holds the fields of a content block the reader uses, of an
-// assistant's or a user's message alike.
-type claudeBlock struct {
-	typ, id, name, toolUseID, text, input, isError, content *fastjson.Value
-}
-
-func (b *claudeBlock) read(v *fastjson.Value, dup *bool) {
-	o := v.GetObject()
-	if o == nil {
-		return
-	}
-	gather(o, dup, func(key []byte) **fastjson.Value {
-		switch string(key) {
-		case "type":
-			return &b.typ
-		case "id":
-			return &b.id
-		case "name":
-			return &b.name
-		case "tool_use_id":
-			return &b.toolUseID
-		case "text":
-			return &b.text
-		case "input":
-			return &b.input
-		case "is_error":
-			return &b.isError
-		case "content":
-			return &b.content
-		}
-		return nil
-	})
-}
-
-func (p *claudeParser) assistantBlock(idx int, v *fastjson.Value, line int, replay bool) {
-	var block claudeBlock
-	block.read(v, &p.dup)
-	switch string(str(block.typ)) {
+func (p *claudeParser) assistantBlock(idx int, b *claudeBlock, line int, replay bool) {
+	switch string(b.typ) {
 	case "text":
-		if text := p.b.textOf(line, block.text); !replay {
+		if text := p.b.keptText(line, &b.text); !replay {
 			p.b.s.Calls[idx].Text += text
 		}
 	case "tool_use":
-		id := string(str(block.id))
-		if id == "" {
+		if len(b.id) == 0 {
 			p.b.warnf(line, "tool_use block without an id")
 		}
-		var input []byte
-		if block.input != nil {
-			input = p.b.marshal(block.input)
+		if p.b.totals {
+			p.b.noteToolCall(idx, b.id, b.name, b.input, line)
+			return
 		}
-		p.b.addToolCall(idx, ToolCall{ID: id, Name: p.b.toolName(str(block.name)), Input: input}, line)
+		input := b.input
+		if !b.owned {
+			input = bytes.Clone(input) // the line's own bytes
+		}
+		p.b.addToolCall(idx, ToolCall{ID: string(b.id), Name: p.b.toolName(b.name), Input: input}, line)
 	}
 }
 
-// claudeUsage reads message.usage. When usage.cache_creation splits writes by
-// lifetime, its parts replace cache_creation_input_tokens. Where advisors
-// is not nil, the advisor iterations of usage.iterations are appended to it.
-// A count out of range (see tokenCount) is warned about and not counted.
-func claudeUsage(u *fastjson.Value, line int, b *builder, advisors *[]claudeAdvisor, dup *bool) (Usage, claudeRank) {
-	var input, cacheRead, output, speed, creation, split, iterations *fastjson.Value
-	gather(u.GetObject(), dup, func(key []byte) **fastjson.Value {
-		switch string(key) {
-		case "iterations":
-			if advisors == nil {
-				return nil
-			}
-			return &iterations
-		case "input_tokens":
-			return &input
-		case "cache_read_input_tokens":
-			return &cacheRead
-		case "output_tokens":
-			return &output
-		case "speed":
-			return &speed
-		case "cache_creation_input_tokens":
-			return &creation
-		case "cache_creation":
-			return &split
-		}
-		return nil
-	})
-	usage := Usage{
-		Input:     b.tokenCount(input, line, "usage.", "input_tokens"),
-		CacheRead: b.tokenCount(cacheRead, line, "usage.", "cache_read_input_tokens"),
-		Output:    b.tokenCount(output, line, "usage.", "output_tokens"),
-		Fast:      string(str(speed)) == "fast",
+// usage is the usage c records, each count out of range (see tokenCount)
+// warned about and not counted. When cache_creation splits writes by
+// lifetime, its parts replace cache_creation_input_tokens.
+func (b *builder) usage(c *claudeCounts, line int) (Usage, claudeRank) {
+	u := Usage{
+		Input:     b.tokenCount(c.input, line, "usage.", "input_tokens"),
+		CacheRead: b.tokenCount(c.cacheRead, line, "usage.", "cache_read_input_tokens"),
+		Output:    b.tokenCount(c.output, line, "usage.", "output_tokens"),
+		Fast:      c.fast,
 	}
-	created := b.tokenCount(creation, line, "usage.", "cache_creation_input_tokens")
-	if split != nil && split.Type() == fastjson.TypeObject {
-		usage.CacheCreation1h = b.tokenCount(lastOf(split, "ephemeral_1h_input_tokens", dup), line, "usage.", "ephemeral_1h_input_tokens")
-		usage.CacheCreation = b.tokenCount(lastOf(split, "ephemeral_5m_input_tokens", dup), line, "usage.", "ephemeral_5m_input_tokens") + usage.CacheCreation1h
+	created := b.tokenCount(c.created, line, "usage.", "cache_creation_input_tokens")
+	if c.split {
+		u.CacheCreation1h = b.tokenCount(c.split1h, line, "usage.", "ephemeral_1h_input_tokens")
+		u.CacheCreation = b.tokenCount(c.split5m, line, "usage.", "ephemeral_5m_input_tokens") + u.CacheCreation1h
 	} else {
-		usage.CacheCreation = created
+		u.CacheCreation = created
 	}
-	rank := claudeRank{
-		total:    usage.Input + usage.Output + created + usage.CacheRead,
-		hasSpeed: speed != nil,
-	}
-	if iterations != nil && iterations.Type() == fastjson.TypeArray {
-		for _, it := range iterations.GetArray() {
-			if it.Type() != fastjson.TypeObject || string(str(lastOf(it, "type", dup))) != "advisor_message" {
-				continue
-			}
-			model := str(lastOf(it, "model", dup))
-			if len(model) == 0 {
-				continue // ccusage, too, prices no advisor without a model
-			}
-			a := claudeAdvisor{model: model}
-			a.usage, a.rank = claudeUsage(it, line, b, nil, dup)
-			*advisors = append(*advisors, a)
-		}
-	}
-	return usage, rank
+	return u, claudeRank{total: u.Input + u.Output + created + u.CacheRead, hasSpeed: c.speed}
 }
 
-func (p *claudeParser) user(l *claudeLine, line int) {
-	msg := l.message
-	if msg == nil || msg.Type() != fastjson.TypeObject {
+func (p *claudeParser) user(r *claudeRecord, line int, dup *bool) {
+	if r.message != '{' {
 		p.b.warnf(line, "user record without a message object")
 		return
 	}
-	summary := isTrue(l.compactSummary)
-	t := p.userTime(str(l.timestamp), summary)
-	meta := summary || isTrue(l.meta) || isTrue(l.visibleOnly)
-	prompt := Prompt{Line: line, Meta: meta}
-	var m claudeMessage
-	m.read(msg.GetObject(), &p.dup)
-	content := m.content
-	switch {
-	case content == nil:
-	case content.Type() == fastjson.TypeString:
-		prompt.Text = string(content.GetStringBytes())
-	case content.Type() == fastjson.TypeArray:
-		var text strings.Builder
-		for _, v := range content.GetArray() {
-			var block claudeBlock
-			block.read(v, &p.dup)
-			switch string(str(block.typ)) {
+	m := &r.msg
+	*dup = *dup || m.dup
+	summary := r.compactSummary
+	t := p.userTime(r.timestamp, summary)
+	prompt := Prompt{Line: line, Meta: summary || r.meta || r.visibleOnly}
+	var texts []*claudeText // what the prompt says, in parts
+	switch m.content {
+	case '"':
+		texts = append(p.texts[:0], &m.text)
+	case '[':
+		texts = p.texts[:0]
+		for i := range m.blocks {
+			b := &m.blocks[i]
+			*dup = *dup || b.dup
+			switch string(b.typ) {
 			case "tool_result":
-				p.toolResult(&block, line, t)
+				*dup = *dup || b.resultDup
+				p.toolResult(b, line, t)
 			case "text":
-				text.Write(str(block.text))
+				texts = append(texts, &b.text)
 			case "image":
 				prompt.Images++
 			}
 		}
-		prompt.Text = text.String()
 	}
-	p.prompt(prompt, summary, t)
+	p.texts = texts
+	p.prompt(prompt, texts, summary, t)
 }
 
 // userTime is the time of a user record, for its results and prompt:
@@ -709,9 +520,22 @@ func (p *claudeParser) userTime(timestamp []byte, summary bool) time.Time {
 	return utcTime(timestamp)
 }
 
-// prompt keeps what a user line said besides tool results; a compaction's
-// summary also goes to its event.
-func (p *claudeParser) prompt(prompt Prompt, summary bool, t time.Time) {
+// prompt keeps what a user line said besides tool results, its text
+// joined from texts; a compaction's summary also goes to its event.
+func (p *claudeParser) prompt(prompt Prompt, texts []*claudeText, summary bool, t time.Time) {
+	said, decoded := false, false
+	for _, t := range texts {
+		said = said || len(t.raw) > len(`""`)
+		decoded = decoded || t.decoded
+	}
+	if p.b.sizesOnly && !summary && !decoded {
+		// Not kept, and measured in parts, so valid: no need to join.
+		if said || prompt.Images > 0 {
+			p.b.addPrompt(prompt)
+		}
+		return
+	}
+	prompt.Text = joinedText(texts)
 	if summary {
 		if e := p.b.lastCompaction(); e != nil {
 			e.Summary = prompt.Text
@@ -724,47 +548,37 @@ func (p *claudeParser) prompt(prompt Prompt, summary bool, t time.Time) {
 	}
 }
 
-func (p *claudeParser) toolResult(block *claudeBlock, line int, t time.Time) {
-	id := string(str(block.toolUseID))
-	if id == "" {
-		p.b.warnf(line, "tool_result block without a tool_use_id")
+// joinedText joins texts, each unescaped.
+func joinedText(texts []*claudeText) string {
+	if len(texts) == 1 && texts[0].decoded {
+		return texts[0].text
 	}
-	r := ToolResult{CallID: id, Line: line, Time: t, IsError: isTrue(block.isError)}
-	content := block.content
-	if p.b.sizesOnly && content != nil {
-		var ok bool
-		if r.DroppedBytes, r.Images, r.Other, ok = p.b.contentSize(content, "text", "image", &p.dup); ok {
-			p.b.addResult(r)
-			return
+	var b []byte
+	for _, t := range texts {
+		switch {
+		case t.decoded:
+			b = append(b, t.text...)
+		case len(t.raw) >= 2:
+			b = unescape(b, t.raw[1:len(t.raw)-1])
 		}
 	}
-	switch {
-	case content == nil || content.Type() == fastjson.TypeNull:
-	case content.Type() == fastjson.TypeString:
-		r.Text = string(content.GetStringBytes())
-	case content.Type() == fastjson.TypeArray:
-		r.Text, r.Images, r.Other = joinBlocks(content.GetArray(), "text", "image", &p.dup)
-	default:
-		p.b.warnf(line, "tool_result content is a %s, not text or blocks", content.Type())
-	}
-	p.b.addResult(r)
+	return string(b)
 }
 
-// joinBlocks concatenates the text of blocks whose type is textType and
-// counts image and other blocks; *dup is set if a block repeats a key.
-func joinBlocks(blocks []*fastjson.Value, textType, imageType string, dup *bool) (text string, images, other int) {
-	var sb strings.Builder
-	for _, b := range blocks {
-		switch string(str(lastOf(b, "type", dup))) {
-		case textType:
-			sb.Write(str(lastOf(b, "text", dup)))
-		case imageType:
-			images++
-		default:
-			other++
-		}
+func (p *claudeParser) toolResult(b *claudeBlock, line int, t time.Time) {
+	if len(b.toolUseID) == 0 {
+		p.b.warnf(line, "tool_result block without a tool_use_id")
 	}
-	return sb.String(), images, other
+	c := &b.result
+	r := ToolResult{Line: line, Time: t, IsError: b.isError}
+	switch c.kind {
+	case 0, 'n':
+	case '"', '[':
+		r.Text, r.DroppedBytes, r.Images, r.Other = c.text, c.size, c.images, c.other
+	default:
+		p.b.warnf(line, "tool_result content is a %s, not text or blocks", typeName(c.kind))
+	}
+	p.b.addResultOf(r, b.toolUseID)
 }
 
 func (p *claudeParser) snapshot() *Session { return snapshotOf(p.b) }
@@ -778,31 +592,33 @@ func (p *claudeParser) finish() *Session { return p.b.session() }
 // from there). The lines of one response make one call, a sidechain's,
 // marked AgentCopy: no result or prompt of the log is filed after it. It
 // reports whether the line held one.
-func (p *claudeParser) agentProgress(l *claudeLine, line int) bool {
-	if string(str(lastOf(l.data, "type", &p.dup))) != "agent_progress" {
+func (p *claudeParser) agentProgress(r *claudeRecord, line int, dup *bool) bool {
+	*dup = *dup || r.dataTypeDup
+	if string(r.dataType) != "agent_progress" {
 		return false
 	}
-	copied := lastOf(l.data, "message", &p.dup)
-	if copied == nil || copied.Type() != fastjson.TypeObject {
+	*dup = *dup || r.dataMsgDup
+	if r.dataMessage == nil {
 		return false
 	}
-	var c claudeLine
-	c.read(copied.GetObject(), &p.dup)
-	if string(str(c.typ)) != "assistant" || c.message == nil || c.message.Type() != fastjson.TypeObject || isTrue(c.apiError) {
+	p.copies.read(r.dataMessage) // an object the scanner read whole
+	c := &p.copies.rec
+	*dup = *dup || c.dup
+	if string(c.typ) != "assistant" || c.message != '{' || c.apiError {
 		return false
 	}
-	var msg claudeMessage
-	msg.read(c.message.GetObject(), &p.dup)
-	if msg.usage == nil || msg.usage.Type() != fastjson.TypeObject || string(str(msg.model)) == "<synthetic>" {
+	m := &c.msg
+	*dup = *dup || m.dup
+	if m.usage != '{' || string(m.model) == "<synthetic>" {
 		return false
 	}
-	usage, rank := claudeUsage(msg.usage, line, p.b, nil, &p.dup)
+	*dup = *dup || m.usageDup
+	usage, rank := p.b.usage(&m.counts, line)
 	n := len(p.b.s.Calls)
-	idx, _ := p.call(str(msg.id), str(c.requestID), str(l.sessionID), str(msg.model), true, str(c.timestamp), line)
+	idx, _ := p.call(m.id, c.requestID, r.sessionID, m.model, true, c.timestamp, line)
 	if idx >= n {
 		p.b.s.Calls[idx].AgentCopy = true
 	}
-	ended := msg.stopReason != nil && msg.stopReason.Type() == fastjson.TypeString
-	p.noteUsage(idx, line, ended, &usage, rank, true, str(c.requestID), nil)
+	p.noteUsage(idx, line, m.ended, &usage, rank, true, c.requestID, nil)
 	return true
 }

@@ -2,21 +2,17 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
-
-	"github.com/valyala/fastjson"
+	"unicode/utf8"
 )
 
 // codexParser reads Codex CLI rollouts. Nothing links a token_count event
 // to the items it covers: the items since the previous counted event form
-// one call, closed by the next token_count that records new usage.
-//
-// Keeping sizes only, most lines are read by the fast path of
-// codexscan.go instead: a change to what this reader keeps from a line
-// must be made there too.
+// one call, closed by the next token_count that records new usage. Each
+// line is read into a record (codexline.go), then applied.
 type codexParser struct {
 	b         *builder
 	model     string
@@ -27,23 +23,27 @@ type codexParser struct {
 	sawMeta   bool // the first session_meta, the file's own, was read
 	burst     codexBurst
 
-	// The fast path's (see codexscan.go): its scanner and the record it
-	// reads.
-	scan    codexScan
-	fastRec codexFast
+	// scan reads each line into rec.
+	scan codexScan
+	rec  codexRecord
 }
 
-func newCodexParser(b *builder) *codexParser { return &codexParser{b: b, open: -1} }
+func newCodexParser(b *builder) *codexParser {
+	return &codexParser{b: b, open: -1, scan: codexScan{measure: b.sizesOnly}}
+}
 
 type codexTotals struct{ input, cached, cacheWrite, output, reasoning, total int64 }
 
-// readCodexTotals reads a usage object, named name in warnings; a count
-// out of range (see tokenCount) is warned about and is 0.
-func (p *codexParser) readCodexTotals(v *fastjson.Value, line int, name string) codexTotals {
-	n := func(key string) int64 { return p.b.tokenCount(v.Get(key), line, name, key) }
+// totals is a usage object's counts, named name in warnings; a count out
+// of range (see tokenCount) is warned about and is 0.
+func (p *codexParser) totals(c *codexCounts, line int, name string) codexTotals {
 	return codexTotals{
-		input: n("input_tokens"), cached: n("cached_input_tokens"), cacheWrite: n("cache_write_input_tokens"),
-		output: n("output_tokens"), reasoning: n("reasoning_output_tokens"), total: n("total_tokens"),
+		input:      p.b.tokenCount(c.input, line, name, "input_tokens"),
+		cached:     p.b.tokenCount(c.cached, line, name, "cached_input_tokens"),
+		cacheWrite: p.b.tokenCount(c.cacheWrite, line, name, "cache_write_input_tokens"),
+		output:     p.b.tokenCount(c.output, line, name, "output_tokens"),
+		reasoning:  p.b.tokenCount(c.reasoning, line, name, "reasoning_output_tokens"),
+		total:      p.b.tokenCount(c.total, line, name, "total_tokens"),
 	}
 }
 
@@ -116,70 +116,34 @@ func markBurst(s *Session, b codexBurst, mark string) {
 	}
 }
 
-// codexTime reads a record's timestamp: RFC 3339 text, or a number of
-// seconds (milliseconds above 10^10) since the epoch.
-func codexTime(v *fastjson.Value) time.Time {
-	ts := v.Get("timestamp")
-	if ts == nil {
-		return time.Time{}
-	}
-	switch ts.Type() {
-	case fastjson.TypeString:
-		return parseTime(bytes.TrimSpace(ts.GetStringBytes()))
-	case fastjson.TypeNumber:
-		n, err := ts.Uint64()
-		if err != nil || n > 1<<62 {
-			return time.Time{}
-		}
-		if n > 10_000_000_000 {
-			return time.UnixMilli(int64(n)).UTC()
-		}
-		return time.Unix(int64(n), 0).UTC()
-	}
-	return time.Time{}
-}
-
-// codexModel is the model an object names: model, model_name or
-// metadata.model, the first that is not blank.
-func codexModel(v *fastjson.Value) string {
-	if v == nil {
-		return ""
-	}
-	for _, path := range [][]string{{"model"}, {"model_name"}, {"metadata", "model"}} {
-		if m := strings.TrimSpace(string(v.GetStringBytes(path...))); m != "" {
-			return m
-		}
-	}
-	return ""
-}
-
 // sessionMeta takes the file's identity from its first session_meta. A fork
 // or sub-agent rollout embeds its parent's session_meta after its own; that
 // one names the parent, not this file.
-func (p *codexParser) sessionMeta(v, payload *fastjson.Value) {
+func (p *codexParser) sessionMeta(f *codexRecord) {
 	if p.sawMeta {
 		p.b.skip("session_meta (embedded parent)")
 		return
 	}
 	p.sawMeta = true
 	s := p.b.s
-	if id := payload.GetStringBytes("id"); len(id) > 0 {
+	payload := f.payload
+	if id := stringOf(path(payload, "id")); len(id) > 0 {
 		s.ID = string(id)
-	} else if id := payload.GetStringBytes("session_id"); len(id) > 0 {
+	} else if id := stringOf(path(payload, "session_id")); len(id) > 0 {
 		s.ID = string(id)
 	}
-	if ver := payload.GetStringBytes("cli_version"); len(ver) > 0 {
+	if ver := stringOf(path(payload, "cli_version")); len(ver) > 0 {
 		s.Version = string(ver)
 	}
-	s.Started = codexTime(v)
-	spawnedBy := string(payload.GetStringBytes("source", "subagent", "thread_spawn", "parent_thread_id"))
-	if forkedFrom := string(payload.GetStringBytes("forked_from_id")); forkedFrom != "" {
+	s.Started = codexTime(f.timestamp)
+	spawnedBy := string(stringOf(path(payload, "source", "subagent", "thread_spawn", "parent_thread_id")))
+	if forkedFrom := string(stringOf(path(payload, "forked_from_id"))); forkedFrom != "" {
 		s.ParentID = forkedFrom
 	} else {
 		s.ParentID = spawnedBy
 	}
 	switch {
-	case payload.Exists("source", "subagent"):
+	case path(payload, "source", "subagent") != nil:
 		// thread_spawn names the parent; a review or compaction agent
 		// names none.
 		s.Relation = RelationSubagent
@@ -188,59 +152,67 @@ func (p *codexParser) sessionMeta(v, payload *fastjson.Value) {
 	}
 }
 
-func (p *codexParser) record(v *fastjson.Value, line int) {
-	p.b.dedupe(v, line)
-	typ := string(v.GetStringBytes("type"))
-	if typ == "" {
-		p.b.warnf(line, `record without a "type" field (session_meta, response_item, event_msg, ...)`)
-		return
+// line reads line n into a record and applies it; ok is false where the
+// line is not a JSON object.
+func (p *codexParser) line(line []byte, n int) bool {
+	f := &p.rec
+	if !p.scan.read(line, f) {
+		return false
 	}
-	payload := v.Get("payload")
-	if payload == nil || payload.Type() != fastjson.TypeObject {
-		if typ == "compacted" {
-			p.compacted(v, line)
-			return
+	p.b.repeatedKeys(n, f.dup)
+	// typ and kind below stay bytes: a string of them would escape to
+	// the warnings, and cost an allocation a line.
+	typ := stringOf(f.typ)
+	if len(typ) == 0 {
+		p.b.warnf(n, `record without a "type" field (session_meta, response_item, event_msg, ...)`)
+		return true
+	}
+	if kindOf(f.payload) != '{' {
+		if string(typ) == "compacted" {
+			p.compacted(f, n)
+			return true
 		}
-		p.b.warnf(line, "%s record without a payload object", typ)
-		return
+		p.b.warnf(n, "%s record without a payload object", typ)
+		return true
 	}
-	t := codexTime(v)
-	switch typ {
+	t := codexTime(f.timestamp)
+	switch string(typ) {
 	case "session_meta":
-		p.sessionMeta(v, payload)
+		p.sessionMeta(f)
 	case "turn_context":
-		if m := codexModel(payload); m != "" {
+		if m := codexModel(f.p.model, f.p.modelName, f.p.metadata); m != "" {
 			p.model = m
 		}
 	case "response_item":
-		p.responseItem(payload, line, t)
+		p.responseItem(f, n, t)
 	case "event_msg":
-		p.event(payload, line, t)
+		p.event(f, n, t)
 	case "compacted":
-		p.compacted(v, line)
+		p.compacted(f, n)
 	default:
-		p.b.skip(typ)
+		p.b.skip(string(typ))
 	}
+	return true
 }
 
-func (p *codexParser) compacted(v *fastjson.Value, line int) {
+func (p *codexParser) compacted(f *codexRecord, line int) {
 	p.closeOpen()
-	e := Event{Line: line, Time: codexTime(v)}
-	e.Summary = string(v.GetStringBytes("payload", "message"))
+	e := Event{Line: line, Time: codexTime(f.timestamp)}
+	e.Summary = textOf(path(f.payload, "message"))
 	p.b.compaction(e)
 }
 
-func (p *codexParser) event(payload *fastjson.Value, line int, t time.Time) {
-	sub := string(payload.GetStringBytes("type"))
+func (p *codexParser) event(f *codexRecord, line int, t time.Time) {
+	sub := string(stringOf(f.p.kind))
 	switch sub {
 	case "token_count":
-		p.tokenCount(payload, line, t)
+		p.tokenCount(&f.p, line, t)
 	case "thread_settings_applied":
-		if m := payload.GetStringBytes("thread_settings", "model"); len(m) > 0 {
+		if m := stringOf(path(f.payload, "thread_settings", "model")); len(m) > 0 {
 			p.model = string(m)
 		}
-		if tier := payload.Get("thread_settings", "service_tier"); tier != nil {
-			s := string(tier.GetStringBytes())
+		if tier := path(f.payload, "thread_settings", "service_tier"); tier != nil {
+			s := string(stringOf(tier))
 			p.fast = s == "fast" || s == "priority"
 		}
 	case "context_compacted":
@@ -262,37 +234,33 @@ func (p *codexParser) event(payload *fastjson.Value, line int, t time.Time) {
 // request: last_token_usage, or, where the event records only the running
 // total, what the total grew by since the previous event. An event whose
 // total did not move repeats the previous one.
-func (p *codexParser) tokenCount(payload *fastjson.Value, line int, t time.Time) {
-	info := payload.Get("info")
-	if info == nil || info.Type() == fastjson.TypeNull {
+func (p *codexParser) tokenCount(f *codexPayload, line int, t time.Time) {
+	if k := kindOf(f.info); k == 0 || k == 'n' {
 		p.b.skip("event_msg/token_count (no info)")
 		return
 	}
-	last, total := info.Get("last_token_usage"), info.Get("total_token_usage")
-	hasLast := last != nil && last.Type() == fastjson.TypeObject
-	hasTotal := total != nil && total.Type() == fastjson.TypeObject
-	if !hasLast && !hasTotal {
+	if !f.hasLast && !f.hasTotal {
 		p.b.warnf(line, "token_count without last_token_usage or total_token_usage")
 		return
 	}
 	p.burst.event(t)
 	var u codexTotals
-	advanced, fromLast := true, hasLast
-	if hasTotal {
+	advanced, fromLast := true, f.hasLast
+	if f.hasTotal {
 		var since codexTotals
-		since, advanced, fromLast = p.noteTotal(p.readCodexTotals(total, line, "total_token_usage."), hasLast)
+		since, advanced, fromLast = p.noteTotal(p.totals(&f.total, line, "total_token_usage."), f.hasLast)
 		if fromLast {
-			u = p.readCodexTotals(last, line, "last_token_usage.")
+			u = p.totals(&f.last, line, "last_token_usage.")
 		} else {
 			u = since
 		}
 	} else {
-		u = p.readCodexTotals(last, line, "last_token_usage.")
+		u = p.totals(&f.last, line, "last_token_usage.")
 	}
 	// The event's own model, where it names one, is the model from then on.
-	model := codexModel(payload)
+	model := codexModel(f.model, f.modelName, f.metadata)
 	if model == "" {
-		model = codexModel(info)
+		model = codexModel(f.infoModel, f.infoModelName, f.infoMetadata)
 	}
 	p.countUsage(u, fromLast, advanced, model, line, t)
 }
@@ -366,34 +334,47 @@ func (p *codexParser) closeOpen() {
 	p.open = -1
 }
 
-func (p *codexParser) responseItem(item *fastjson.Value, line int, t time.Time) {
-	kind := string(item.GetStringBytes("type"))
-	switch kind {
+func (p *codexParser) responseItem(f *codexRecord, line int, t time.Time) {
+	item := &f.p
+	kind := stringOf(item.kind)
+	switch string(kind) {
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call":
-		c := p.call(line, t)
-		tc := ToolCall{ID: string(item.GetStringBytes("call_id")), Name: string(item.GetStringBytes("name"))}
-		switch kind {
-		case "function_call":
-			tc.Input = rawJSON(item.GetStringBytes("arguments"))
-		case "custom_tool_call":
-			tc.Input = quoteJSON(string(item.GetStringBytes("input")))
-		default:
-			if tc.Name == "" {
-				tc.Name = kind[:len(kind)-len("_call")]
-			}
-			if a := item.Get("action"); a != nil {
-				tc.Input = p.b.marshal(a)
-			}
-		}
-		if tc.ID == "" && (kind == "function_call" || kind == "custom_tool_call") {
+		id, name := stringOf(item.callID), stringOf(item.name)
+		if len(id) == 0 && (string(kind) == "function_call" || string(kind) == "custom_tool_call") {
 			p.b.warnf(line, "%s without a call_id", kind)
 		}
-		p.b.addToolCall(c.Index, tc, line)
+		c := p.call(line, t)
+		if p.b.totals {
+			p.b.noteToolCall(c.Index, id, name, p.totalsInput(f, kind), line)
+			return
+		}
+		var input []byte
+		switch string(kind) {
+		case "function_call":
+			input = rawJSON(p.scan.scratchText(item.arguments)) // a copy
+		case "custom_tool_call":
+			input = quoteJSON(textOf(item.input))
+		default:
+			if len(name) == 0 {
+				name = kind[:len(kind)-len("_call")]
+			}
+			if a := path(f.payload, "action"); a != nil {
+				input = deduped(nil, a)
+			}
+		}
+		p.b.addToolCall(c.Index, ToolCall{ID: share(&p.scan.lastID, id), Name: share(&p.scan.lastName, name), Input: input}, line)
 	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
 		p.output(item, line, t)
 	case "message":
-		role := string(item.GetStringBytes("role"))
-		text, images, _ := codexContent(item.Get("content"))
+		role := string(stringOf(item.role))
+		text, images := "", 0
+		if !p.b.sizesOnly {
+			text, images, _ = codexContent(item.content)
+		} else if _, n, _, ok := p.scan.measureContent(item.content, false); ok {
+			images = n // the text is valid, and not kept
+		} else {
+			text, images, _ = codexContent(item.content)
+		}
 		if role == "assistant" {
 			c := p.call(line, t)
 			c.Text += p.b.text(line, text)
@@ -403,59 +384,116 @@ func (p *codexParser) responseItem(item *fastjson.Value, line int, t time.Time) 
 	case "reasoning":
 		p.call(line, t)
 	default:
-		p.b.skip("response_item/" + kind)
+		p.b.skip("response_item/" + string(kind))
 	}
 }
 
-func (p *codexParser) output(item *fastjson.Value, line int, t time.Time) {
-	r := ToolResult{CallID: string(item.GetStringBytes("call_id")), Line: line, Time: t}
-	if r.CallID == "" {
+// totalsInput is a tool call's input as far as a reader keeping totals
+// needs it, which keeps no input but warns where it is not valid UTF-8:
+// the input where it may not be, nil where it is. A function's arguments
+// are kept as read where they are JSON, else quoted, as a custom tool's
+// input is, which makes any text valid UTF-8.
+func (p *codexParser) totalsInput(f *codexRecord, kind []byte) []byte {
+	switch string(kind) {
+	case "function_call":
+		// Unescaping keeps a text's validity as UTF-8 (an escape gives
+		// valid UTF-8 or stays as written), so the arguments are
+		// unescaped only where they are not valid as written.
+		if raw := f.p.arguments; kindOf(raw) != '"' || utf8.Valid(raw[1:len(raw)-1]) {
+			return nil
+		}
+		if args := stringOf(f.p.arguments); json.Valid(args) {
+			return args
+		}
+		return nil
+	case "custom_tool_call":
+		return nil
+	}
+	if a := path(f.payload, "action"); a != nil {
+		return deduped(nil, a)
+	}
+	return nil
+}
+
+func (p *codexParser) output(item *codexPayload, line int, t time.Time) {
+	id := stringOf(item.callID)
+	if len(id) == 0 {
 		p.b.warnf(line, "tool output without a call_id")
 	}
-	out := item.Get("output")
-	switch {
-	case out == nil || out.Type() == fastjson.TypeNull:
-	case out.Type() == fastjson.TypeString:
-		r.Text = string(out.GetStringBytes())
-	case out.Type() == fastjson.TypeArray:
-		r.Text, r.Images, r.Other = codexContent(out)
-	case out.Type() == fastjson.TypeObject:
+	r := ToolResult{Line: line, Time: t}
+	c := &p.scan
+	c.head = c.head[:0]
+	out := item.output
+	switch kindOf(out) {
+	case 0, 'n':
+	case '"':
+		if item.outputMeasured {
+			r.DroppedBytes = item.outputSize
+			c.appendHead(out[1:len(out)-1], codexHeadBytes)
+		} else {
+			r.Text = textOf(out)
+		}
+	case '[':
+		ok := false
+		if p.b.sizesOnly {
+			r.DroppedBytes, r.Images, r.Other, ok = c.measureContent(out, true)
+		}
+		if !ok {
+			c.head = c.head[:0]
+			r.DroppedBytes = 0
+			r.Text, r.Images, r.Other = codexContent(out)
+		}
+	case '{':
 		// Older rollouts: {"content": "...", "success": bool}.
-		r.Text = string(out.GetStringBytes("content"))
-		if s := out.Get("success"); s != nil && s.Type() == fastjson.TypeFalse {
+		content := member(out, "content", true, nil)
+		ok := false
+		if p.b.sizesOnly && kindOf(content) == '"' {
+			r.DroppedBytes, _, _, ok = c.measureContent(content, true)
+		}
+		if !ok {
+			c.head = c.head[:0]
+			r.DroppedBytes = 0
+			r.Text = textOf(content)
+		}
+		if kindOf(member(out, "success", true, nil)) == 'f' {
 			r.IsError = true
 		}
 	default:
-		p.b.warnf(line, "tool output is a %s, not text or items", out.Type())
+		p.b.warnf(line, "tool output is a %s, not text or items", typeName(kindOf(out)))
 	}
-	if codexFailed([]byte(r.Text[:min(len(r.Text), codexHeadBytes)])) {
+	if r.Text != "" {
+		c.head = append(c.head[:0], r.Text[:min(len(r.Text), codexHeadBytes)]...)
+	}
+	if codexFailed(c.head) {
 		r.IsError = true
 	}
 	// The call in progress is the last one: outputs file after it and reach
 	// the model in the next call.
+	if p.b.totals {
+		p.b.addResultOf(r, id)
+		return
+	}
+	r.CallID = share(&c.lastID, id)
 	p.b.addResult(r)
 }
 
 // codexContent joins input_text/output_text items and counts images.
-func codexContent(v *fastjson.Value) (text string, images, other int) {
-	if v == nil {
-		return "", 0, 0
+func codexContent(v []byte) (text string, images, other int) {
+	if kindOf(v) == '"' {
+		return textOf(v), 0, 0
 	}
-	if v.Type() == fastjson.TypeString {
-		return string(v.GetStringBytes()), 0, 0
-	}
-	var buf bytes.Buffer
-	for _, it := range v.GetArray() {
-		switch string(it.GetStringBytes("type")) {
+	var buf []byte
+	elements(v, func(it []byte) {
+		switch string(stringOf(member(it, "type", true, nil))) {
 		case "input_text", "output_text", "text":
-			buf.Write(it.GetStringBytes("text"))
+			buf = append(buf, stringOf(member(it, "text", true, nil))...)
 		case "input_image", "image":
 			images++
 		default:
 			other++
 		}
-	}
-	return buf.String(), images, other
+	})
+	return string(buf), images, other
 }
 
 // codexHeadBytes is how much of an exec output's text its header can fill.

@@ -1,9 +1,5 @@
 package transcript
 
-import (
-	"github.com/valyala/fastjson"
-)
-
 // genericParser reads spillway's own JSONL, one message per line, which any
 // harness can export to. Its shape is documented in the README:
 //
@@ -20,88 +16,115 @@ type genericParser struct{ b *builder }
 
 func newGenericParser(b *builder) *genericParser { return &genericParser{b: b} }
 
-func (p *genericParser) record(v *fastjson.Value, line int) {
-	p.b.dedupe(v, line)
-	var dup bool // dedupe left no key repeated
-	if id := v.GetStringBytes("session_id"); len(id) > 0 {
+func (p *genericParser) line(v []byte, line int) bool {
+	if v = object(v); v == nil {
+		return false
+	}
+	p.b.repeatedKeys(line, repeatsKeys(v))
+	get := func(key string) []byte { return member(v, key, true, nil) }
+	if id := stringOf(get("session_id")); len(id) > 0 {
 		p.b.s.ID = string(id)
 	}
-	if title := v.GetStringBytes("title"); len(title) > 0 {
+	if title := stringOf(get("title")); len(title) > 0 {
 		p.b.s.Title = string(title)
 	}
-	role := string(v.GetStringBytes("role"))
-	t := parseTime(v.GetStringBytes("timestamp"))
-	text, images, other, ok := genericContent(v.Get("content"))
+	role := string(stringOf(get("role")))
+	t := parseTime(stringOf(get("timestamp")))
+	content := get("content")
+	text, images, other, ok := joinedContent(content, "text", "image", "text")
 	if !ok {
-		p.b.warnf(line, "content is a %s, not text or blocks", v.Get("content").Type())
+		p.b.warnf(line, "content is a %s, not text or blocks", typeName(kindOf(content)))
 	}
 	switch role {
 	case "assistant":
-		c := p.b.newCall(line, t, string(v.GetStringBytes("model")), v.GetBool("sidechain"))
+		c := p.b.newCall(line, t, string(stringOf(get("model"))), kindOf(get("sidechain")) == 't')
 		c.Text = p.b.text(line, text)
-		if u := v.Get("usage"); u != nil && u.Type() == fastjson.TypeObject {
-			usage, _ := claudeUsage(u, line, p.b, nil, &dup)
-			usage.Reasoning = p.b.tokenCount(u.Get("reasoning_tokens"), line, "usage.", "reasoning_tokens")
+		if u := get("usage"); kindOf(u) == '{' {
+			var counts claudeCounts
+			var s scanner
+			s.reset(u)
+			readUsage(&s, &counts, nil, nil)
+			usage, _ := p.b.usage(&counts, line)
+			var reasoning count
+			reasoning.n, reasoning.state = countOf(member(u, "reasoning_tokens", true, nil))
+			usage.Reasoning = p.b.tokenCount(reasoning, line, "usage.", "reasoning_tokens")
 			c.Usage = &usage
 		}
 		idx := c.Index
-		for _, tc := range v.GetArray("tool_calls") {
-			call := ToolCall{ID: string(tc.GetStringBytes("id")), Name: string(tc.GetStringBytes("name"))}
+		elements(get("tool_calls"), func(tc []byte) {
+			call := ToolCall{ID: string(stringOf(member(tc, "id", true, nil))), Name: string(stringOf(member(tc, "name", true, nil)))}
 			if call.ID == "" {
 				p.b.warnf(line, "tool call without an id")
 			}
-			if args := tc.Get("arguments"); args != nil {
-				if s, err := args.StringBytes(); err == nil {
-					call.Input = rawJSON(s)
+			if args := member(tc, "arguments", true, nil); args != nil {
+				if args[0] == '"' {
+					call.Input = rawJSON(stringOf(args))
 				} else {
-					call.Input = p.b.marshal(args)
+					call.Input = deduped(nil, args)
 				}
 			}
 			p.b.addToolCall(idx, call, line)
-		}
+		})
 	case "tool":
-		id := string(v.GetStringBytes("tool_call_id"))
+		id := string(stringOf(get("tool_call_id")))
 		if id == "" {
 			p.b.warnf(line, "tool message without a tool_call_id")
 		}
 		p.b.addResult(ToolResult{
-			CallID: id, Tool: string(v.GetStringBytes("name")), Line: line, Time: t,
-			Text: text, Images: images, Other: other, IsError: v.GetBool("is_error"),
+			CallID: id, Tool: string(stringOf(get("name"))), Line: line, Time: t,
+			Text: text, Images: images, Other: other, IsError: kindOf(get("is_error")) == 't',
 		})
 	case "user":
 		p.b.addPrompt(Prompt{Line: line, Text: text, Images: images})
 	case "system":
-		if v.GetBool("compaction") {
+		if kindOf(get("compaction")) == 't' {
 			p.b.compaction(Event{Line: line, Time: t, Summary: text})
-			return
+			return true
 		}
 		p.b.addPrompt(Prompt{Line: line, Text: text, Images: images, Meta: true})
 	case "":
-		if !v.Exists("spillway") {
+		if member(v, "spillway", true, nil) == nil {
 			p.b.warnf(line, "message without a role")
 		}
 	default:
 		p.b.skip("role " + role)
 	}
+	return true
 }
 
-// genericContent reads content, a string or a list of blocks; ok is false
-// for anything else (null and absence are no content, and fine).
-func genericContent(v *fastjson.Value) (text string, images, other int, ok bool) {
-	var dup bool // the record's keys were deduped
-	if v == nil {
+// joinedContent reads content, a string or a list of items: the texts
+// (under textKey) of the items of textType joined, and the images (items of
+// imageType) and other items counted; ok is false for anything else
+// (null and absence are no content, and fine).
+func joinedContent(content []byte, textType, imageType, textKey string) (text string, images, other int, ok bool) {
+	switch kindOf(content) {
+	case 0, 'n':
 		return "", 0, 0, true
-	}
-	switch v.Type() {
-	case fastjson.TypeString:
-		return string(v.GetStringBytes()), 0, 0, true
-	case fastjson.TypeArray:
-		text, images, other = joinBlocks(v.GetArray(), "text", "image", &dup)
-		return text, images, other, true
-	case fastjson.TypeNull:
-		return "", 0, 0, true
+	case '"':
+		return textOf(content), 0, 0, true
+	case '[':
+		var b []byte
+		elements(content, func(item []byte) {
+			switch string(stringOf(member(item, "type", true, nil))) {
+			case textType:
+				b = append(b, stringOf(member(item, textKey, true, nil))...)
+			case imageType:
+				images++
+			default:
+				other++
+			}
+		})
+		return string(b), images, other, true
 	}
 	return "", 0, 0, false
+}
+
+// countOf classifies a count written v, absent or null being none.
+func countOf(v []byte) (int64, countState) {
+	if v == nil || string(v) == "null" {
+		return 0, countNone
+	}
+	return parseCount(v)
 }
 
 func (p *genericParser) snapshot() *Session { return snapshotOf(p.b) }

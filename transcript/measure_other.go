@@ -12,9 +12,6 @@ import (
 // walkString on masks built a byte at a time.
 const vectorStrings = false
 
-// wideStrings is measure_amd64.go's, for its tests.
-var wideStrings = false
-
 // stringMasks is measure_amd64.s's stringMasks in Go, for its tests; the
 // readers do not call it here.
 func stringMasks(p *byte, blocks int, out *uint64) {
@@ -49,10 +46,4 @@ func quoteMasks(p *byte, blocks int, out *uint64) {
 		stringMasks((*byte)(unsafe.Add(unsafe.Pointer(p), 64*k)), 1, &w[0])
 		m[2*k], m[2*k+1] = w[0], w[1]
 	}
-}
-
-// walkBlocks is measure_amd64.s's walkBlocks, which passing no block
-// stands in for: walkString reads the blocks then.
-func walkBlocks(p *byte, blocks int, esc, cont uint64) (done, saved int, escOut, contOut uint64, back int) {
-	return 0, 0, esc, cont, 0
 }

@@ -361,19 +361,13 @@ func FuzzMeasureStringReference(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// As written, and twice more after text that takes the
 		// contents past the words measureString reads before it goes
-		// on a block at a time, at two phases of the blocks; with the
-		// AVX-512 scan and, where it runs, with the AVX2 scan too.
-		wide := wideStrings
-		defer func() { wideStrings = wide }()
-		for _, w := range []bool{wide, false} {
-			wideStrings = w
-			for _, pad := range []int{0, 16, 45} {
-				b := append([]byte(`"`+strings.Repeat("a", pad)), data...)
-				end, n, ok := measureString(b, 1)
-				wantEnd, wantN, wantOK := referenceMeasure(t, b, 1)
-				if end != wantEnd || n != wantN || ok != wantOK {
-					t.Fatalf("wide %v: measureString(%q) = %d, %d, %v; want %d, %d, %v", w, b, end, n, ok, wantEnd, wantN, wantOK)
-				}
+		// on a block at a time, at two phases of the blocks.
+		for _, pad := range []int{0, 16, 45} {
+			b := append([]byte(`"`+strings.Repeat("a", pad)), data...)
+			end, n, ok := measureString(b, 1)
+			wantEnd, wantN, wantOK := referenceMeasure(t, b, 1)
+			if end != wantEnd || n != wantN || ok != wantOK {
+				t.Fatalf("measureString(%q) = %d, %d, %v; want %d, %d, %v", b, end, n, ok, wantEnd, wantN, wantOK)
 			}
 		}
 	})

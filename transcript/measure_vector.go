@@ -55,19 +55,6 @@ func walkString(b []byte, i int) (j, saved int, stop walkStop) {
 	var escNext, contNext uint64
 	runeBack := 0
 	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
-		if wideStrings {
-			// The blocks that need no stop are passed in assembly; the
-			// one it stops at is read below, the general way.
-			done, sv, esc, cont, back := walkBlocks(&b[i], (len(b)-i)/64, escNext, contNext)
-			i, saved, escNext, contNext = i+64*done, saved+sv, esc, cont
-			if done > 0 {
-				runeBack = back
-			}
-			if len(b)-i < 64 {
-				break
-			}
-			blocks = 1
-		}
 		n := min((len(b)-i)/64, blocks)
 		stringMasks(&b[i], n, &m[0])
 		for k := 0; k < maskWords*n; k, i = k+maskWords, i+64 {

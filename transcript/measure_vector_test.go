@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -148,92 +147,5 @@ func TestStringEndBlocks(t *testing.T) {
 func fillPattern(b []byte, shift int) {
 	for j := range b {
 		b[j] = byte(j*shift + j/3)
-	}
-}
-
-// TestNarrowMasks runs the tests above with the AVX2 masks where the
-// AVX-512 ones are in use, so that both are checked on such a processor.
-func TestNarrowMasks(t *testing.T) {
-	if !wideStrings {
-		t.Skip("the masks are not made with AVX-512 here")
-	}
-	wideStrings = false
-	defer func() { wideStrings = true }()
-	for _, test := range []struct {
-		name string
-		run  func(*testing.T)
-	}{
-		{"MeasureStringBlocks", TestMeasureStringBlocks}, {"StringMasks", TestStringMasks},
-		{"SkipStringBlocks", TestSkipStringBlocks}, {"QuoteMasks", TestQuoteMasks}, {"StringEndBlocks", TestStringEndBlocks},
-	} {
-		t.Run(test.name, test.run)
-	}
-}
-
-// passBlocks is what walkBlocks must do, from stringMasks's words and
-// walkString's own tests of a block: pass blocks while each has no end of
-// the string, no escape but a plain one and only runes of two or three
-// bytes, carrying the escape and the rune continued into the next.
-func passBlocks(b []byte, blocks int, esc, cont uint64) (done, saved int, escOut, contOut uint64, back int) {
-	var w [maskWords]uint64
-	for k := 0; k < blocks; k++ {
-		stringMasks(&b[64*k], 1, &w[0])
-		q, bs, h := w[0], w[1], w[2]
-		pot := bs &^ esc
-		code := ((pot<<1 | oddBits) - pot) ^ oddBits
-		escaped := code ^ (bs | esc)
-		escape := code & bs
-		if q&^escaped != 0 || escaped&w[3] != 0 {
-			break
-		}
-		c, l2, l3 := w[4], w[5], w[6]
-		if h != c|l2|l3 || c != l2<<1|l3<<1|l3<<2|cont {
-			break
-		}
-		saved += bits.OnesCount64(escape)
-		esc, cont = escape>>63, l2>>63|l3>>62|l3>>63
-		back = 1
-		if l3>>62 == 1 {
-			back = 2
-		}
-		done++
-	}
-	return done, saved, esc, cont, back
-}
-
-// TestWalkBlocks: walkBlocks passes the blocks passBlocks does, with the
-// same escapes counted and the same state carried, on random runs of
-// text, plain escapes and runes, and now and then a byte that stops it.
-func TestWalkBlocks(t *testing.T) {
-	if !wideStrings {
-		t.Skip("walkBlocks runs only with AVX-512")
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	common := []string{"a", "a", "a", `\n`, `\\`, `\"`, "é", "→"}
-	stops := []string{"\\", "\"", "😀", `\u`, "\xed\x9f\xbf", "\xe0\xa0\x80", "\xc3", "\xe2\x86"}
-	var passed [8]int
-	for range 100_000 {
-		n := 1 + rng.IntN(6)
-		var b []byte
-		for len(b) < 64*n+8 {
-			if rng.IntN(50) == 0 {
-				b = append(b, stops[rng.IntN(len(stops))]...)
-			} else {
-				b = append(b, common[rng.IntN(len(common))]...)
-			}
-		}
-		esc, cont := uint64(rng.IntN(2)), uint64(0)
-		if esc == 0 {
-			cont = []uint64{0, 0, 1, 3}[rng.IntN(4)]
-		}
-		d, s, e, c, k := walkBlocks(&b[0], n, esc, cont)
-		wd, ws, we, wc, wk := passBlocks(b, n, esc, cont)
-		if d != wd || s != ws || e != we || c != wc || k != wk {
-			t.Fatalf("%q, %d blocks, esc %d, cont %d: walkBlocks %d %d %d %d %d, want %d %d %d %d %d", b, n, esc, cont, d, s, e, c, k, wd, ws, we, wc, wk)
-		}
-		passed[d]++
-	}
-	if passed[0] == 0 || passed[1] == 0 || passed[3] == 0 {
-		t.Errorf("blocks passed, by count: %v; want runs stopped at the first block, the second and later", passed)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-
-	"github.com/valyala/fastjson"
 )
 
 // CwdBytes bounds how much of a log's start Cwd looks at: both agents
@@ -21,7 +19,6 @@ const CwdBytes = 1 << 20
 // head is all of the log, for a line cut short is not the line.
 func Cwd(head []byte, whole bool) string {
 	head = head[:min(len(head), CwdBytes)]
-	var p fastjson.Parser
 	for len(head) > 0 {
 		line := head
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
@@ -34,14 +31,14 @@ func Cwd(head []byte, whole bool) string {
 		if !bytes.Contains(line, []byte(`"cwd"`)) {
 			continue
 		}
-		v, err := p.ParseBytes(line)
-		if err != nil {
+		v := jsonValue(line)
+		if v == nil {
 			continue
 		}
-		if cwd := v.GetStringBytes("cwd"); len(cwd) > 0 {
+		if cwd := stringOf(member(v, "cwd", false, nil)); len(cwd) > 0 {
 			return string(cwd)
 		}
-		if cwd := v.GetStringBytes("payload", "cwd"); len(cwd) > 0 {
+		if cwd := stringOf(member(member(v, "payload", false, nil), "cwd", false, nil)); len(cwd) > 0 {
 			return string(cwd)
 		}
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript/lines"
-	"github.com/valyala/fastjson"
 )
 
 // Options control reading.
@@ -157,10 +156,8 @@ type Decoder struct {
 	format   Format
 	n        int // line number of the last line fed
 	nonBlank int
-	p        fastjson.Parser
 	b        *builder
 	lp       lineParser
-	fast     fastParser // nil where the format has no fast path
 	held     []heldLine // lines read before the format was known
 	sawJSON  bool
 	missing  string // what the first line shaped like a Codex record lacked
@@ -187,20 +184,15 @@ type heldLine struct {
 	size int64
 }
 
-// lineParser consumes the parsed records of one format.
+// lineParser reads the records of one format.
 type lineParser interface {
-	record(v *fastjson.Value, line int)
+	// line reads line n, and reports whether it is a JSON object, which
+	// it then reads as a record.
+	line(line []byte, n int) bool
 	// snapshot returns the session as read so far, with any call still
 	// being assembled included, without disturbing further reading.
 	snapshot() *Session
 	finish() *Session
-}
-
-// fastParser is a lineParser that can read some lines without fastjson.
-type fastParser interface {
-	// fastLine reads line if it can, and reports whether it did; a line
-	// it cannot read is left untouched for record.
-	fastLine(line []byte, n int) bool
 }
 
 // NewDecoder returns a Decoder for the source called name.
@@ -238,17 +230,9 @@ func (d *Decoder) start(f Format) {
 	}
 	switch f {
 	case FormatClaude:
-		p := newClaudeParser(d.b)
-		d.lp = p
-		if d.sizesOnly {
-			d.fast = p
-		}
+		d.lp = newClaudeParser(d.b)
 	case FormatCodex:
-		p := newCodexParser(d.b)
-		d.lp = p
-		if d.sizesOnly {
-			d.fast = p
-		}
+		d.lp = newCodexParser(d.b)
 	case FormatAntigravity:
 		d.lp = newAntigravityParser(d.b)
 	default:
@@ -283,7 +267,7 @@ func (d *Decoder) feed(line []byte, ahead *aheadRec) error {
 	if d.b != nil {
 		d.b.read += int64(len(line)) + 1
 	}
-	// A line the fast path took ahead was trimmed, and was not blank,
+	// A line read ahead was trimmed, and was not blank,
 	// there; the caller need not bring its ends into its cache again.
 	if ahead == nil || !ahead.ok {
 		line = trimLine(line, d.n)
@@ -377,37 +361,30 @@ func (d *Decoder) notTranscript() error {
 	return &NotTranscriptError{Path: d.name, Reason: reason}
 }
 
-// claudeFields are top-level fields of Claude Code records, by which a
-// line without a "type" is recognised as one that lost it.
-var claudeFields = []string{"message", "sessionId", "requestId", "uuid", "parentUuid"}
-
 // noteUntyped remembers the first line that has Claude Code's fields but no
 // "type", which every Claude Code record has and spillway reads records by.
-func (d *Decoder) noteUntyped(v *fastjson.Value, n int) {
-	if d.untyped != "" || v.Exists("type") {
+func (d *Decoder) noteUntyped(sh *shape, n int) {
+	if d.untyped != "" || sh.typ != nil {
 		return
 	}
-	for _, f := range claudeFields {
-		if v.Exists(f) {
-			d.untyped = fmt.Sprintf("line %d has %q, as a Claude Code record does, but no \"type\" field", n, f)
-			return
-		}
+	if f := sh.claudeField(); f != "" {
+		d.untyped = fmt.Sprintf("line %d has %q, as a Claude Code record does, but no \"type\" field", n, f)
 	}
 }
 
 // sniff returns the format line n belongs to, or "" when it cannot tell.
 func (d *Decoder) sniff(line []byte, n int) Format {
-	v, err := d.p.ParseBytes(line)
-	if err != nil || v.Type() != fastjson.TypeObject {
+	sh, ok := shapeOf(line)
+	if !ok {
 		return ""
 	}
 	d.sawJSON = true
-	f := detect(v)
+	f := sh.format()
 	if f == "" {
 		if d.missing == "" {
-			d.missing = codexShapeMissing(v)
+			d.missing = sh.codexShapeMissing()
 		}
-		d.noteUntyped(v, n)
+		d.noteUntyped(&sh, n)
 	}
 	return f
 }
@@ -415,36 +392,24 @@ func (d *Decoder) sniff(line []byte, n int) Format {
 func (d *Decoder) parse(line []byte, n int, ahead *aheadRec) {
 	switch {
 	case ahead != nil && ahead.ok:
-		d.lp.(*claudeParser).applyFast(&ahead.f, ahead.text, n)
-		d.records++
-		return
-	case ahead == nil && d.fast != nil && d.fast.fastLine(line, n):
-		d.records++
-		return
-	}
-	v, err := d.p.ParseBytes(line)
-	if err != nil {
-		d.b.warnf(n, "invalid JSON: %s", shortErr(err))
-		return
-	}
-	if v.Type() != fastjson.TypeObject {
-		d.b.warnf(n, "not a JSON object (%s)", v.Type())
+		d.lp.(*claudeParser).apply(&ahead.rec, n)
+	case !d.lp.line(line, n):
+		d.notRecord(line, n)
 		return
 	}
 	d.records++
-	d.lp.record(v, n)
 }
 
-func shortErr(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, "; unparsed tail"); i > 0 {
-		s = s[:i]
+// notRecord warns that line n is not a record: not JSON, or not an
+// object.
+func (d *Decoder) notRecord(line []byte, n int) {
+	if msg := jsonError(line); msg != "" {
+		d.b.warnf(n, "invalid JSON: %s", msg)
+		return
 	}
-	s = strings.TrimPrefix(s, "cannot parse JSON: ")
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return s
+	var s scanner
+	s.reset(line)
+	d.b.warnf(n, "not a JSON object (%s)", typeName(s.kind()))
 }
 
 // Snapshot returns the session read so far; nil while the format is unknown.
@@ -488,7 +453,7 @@ func (d *Decoder) release() {
 	if p, ok := d.lp.(*claudeParser); ok {
 		p.release()
 	}
-	d.b, d.lp, d.fast = nil, nil, nil
+	d.b, d.lp = nil, nil
 }
 
 // Finish ends the input and returns the session.

@@ -15,10 +15,10 @@ import (
 // Reading ahead: a large Claude Code log read for its sizes alone is read
 // on more than one core. The caller's goroutine reads the input into
 // batches of lines, some batches ahead of the line it feeds the Decoder;
-// other goroutines read those batches' lines by the fast path
+// other goroutines read those batches' lines into records
 // (claudeReader.read, which depends on no line before); and the Decoder
 // then applies what was read of each line, in order, as Feed would have
-// applied it there (applyFast). A batch no other goroutine has taken when
+// applied it there (claudeParser.apply). A batch no other goroutine has taken when
 // its turn comes is read by the caller itself, so that reading ahead never
 // waits for a goroutine the machine gives no processor: at worst it reads
 // as Feed does. Reading a line's fields was two thirds of the Decoder's
@@ -56,12 +56,12 @@ type aheadBatch struct {
 	lines []aheadLine
 	// first is the number of the batch's first line (1 for the input's).
 	first int
-	// read is set when the lines were read by the fast path: recs holds
+	// read is set when the lines were read into records: recs holds
 	// what was, and blocks and advisors the slices of recs' records.
 	read     bool
 	recs     []aheadRec
-	blocks   []claudeFastBlock
-	advisors []claudeAdvisor
+	blocks   []claudeBlock
+	advisors []claudeIteration
 	// err is the error reading ended with, after the batch's lines.
 	err error
 	// taken says who reads the batch's lines: aheadFree while any
@@ -87,10 +87,9 @@ type aheadLine struct {
 
 // aheadRec is what claudeReader.read made of a line.
 type aheadRec struct {
-	f    claudeFast
-	text string
-	ok   bool
-	// Where f's blocks and advisors are in the batch's arrays.
+	rec claudeRecord
+	ok  bool
+	// Where rec's blocks and advisors are in the batch's arrays.
 	blocks, advisors [2]int
 }
 
@@ -134,19 +133,20 @@ func (b *aheadBatch) readLines(l *claudeReader) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		text, ok := l.read(line)
+		ok := l.read(line)
 		ln.rec = len(b.recs)
-		r := aheadRec{f: l.fast, text: text, ok: ok}
-		r.blocks = [2]int{len(b.blocks), len(b.blocks) + len(l.fast.blocks)}
-		r.advisors = [2]int{len(b.advisors), len(b.advisors) + len(l.fast.advisors)}
-		b.blocks = append(b.blocks, l.fast.blocks...)
-		b.advisors = append(b.advisors, l.fast.advisors...)
+		m := &l.rec.msg
+		r := aheadRec{rec: l.rec, ok: ok}
+		r.blocks = [2]int{len(b.blocks), len(b.blocks) + len(m.blocks)}
+		r.advisors = [2]int{len(b.advisors), len(b.advisors) + len(m.advisors)}
+		b.blocks = append(b.blocks, m.blocks...)
+		b.advisors = append(b.advisors, m.advisors...)
 		b.recs = append(b.recs, r)
 	}
 	for i := range b.recs {
 		r := &b.recs[i]
-		r.f.blocks = b.blocks[r.blocks[0]:r.blocks[1]:r.blocks[1]]
-		r.f.advisors = b.advisors[r.advisors[0]:r.advisors[1]:r.advisors[1]]
+		r.rec.msg.blocks = b.blocks[r.blocks[0]:r.blocks[1]:r.blocks[1]]
+		r.rec.msg.advisors = b.advisors[r.advisors[0]:r.advisors[1]:r.advisors[1]]
 	}
 }
 
@@ -282,11 +282,12 @@ func (a *aheadSource) cut(b *aheadBatch, from, start int) int {
 // returns what Feed or Skip returned, or reading's error.
 func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 	src := newAheadSource(r, maxLine, batchBytes)
+	keep := !d.sizesOnly
 	work := make(chan *aheadBatch, aheadBatches)
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0)-1, 4)) {
 		crash.GoIn(&wg, func() {
-			var l claudeReader
+			l := claudeReader{keep: keep}
 			for b := range work {
 				// A batch may come more than once, or after the caller
 				// took it: only the taker reads it.
@@ -300,16 +301,16 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 	defer wg.Wait()
 	defer close(work)
 
-	// queue holds the batches read ahead, in order, from head on; fast
-	// is set once the Decoder reads lines by the Claude fast path, and
-	// from then on the batches are read ahead by the fast path.
+	// queue holds the batches read ahead, in order, from head on;
+	// claude is set once the Decoder reads lines as Claude Code's, and
+	// from then on the batches' lines are read ahead into records.
 	var queue [aheadBatches + 1]*aheadBatch
 	for i := range queue {
 		queue[i] = &aheadBatch{data: make([]byte, 0, batchBytes+batchBytes/2), ready: make(chan struct{}, 1)}
 	}
 	head, queued := 0, 0
 	held := 0 // bytes of the batches queued
-	var fast *claudeParser
+	var claude *claudeParser
 	// offer offers b to the readers; the caller keeps a batch the
 	// readers have no room for.
 	offer := func(b *aheadBatch) {
@@ -326,7 +327,7 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 			src.fill(b)
 			queued++
 			held += len(b.data)
-			if fast != nil {
+			if claude != nil {
 				offer(b)
 			}
 		}
@@ -336,9 +337,9 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 		b := queue[head]
 		head, queued = (head+1)%len(queue), queued-1
 		held -= len(b.data)
-		if fast != nil {
+		if claude != nil {
 			if b.taken.CompareAndSwap(aheadFree, aheadCaller) || b.taken.Load() == aheadCaller {
-				b.readLines(&fast.line)
+				b.readLines(&claude.reader)
 			} else {
 				<-b.ready
 			}
@@ -351,8 +352,8 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 		if err != nil {
 			return err
 		}
-		if p, ok := d.fast.(*claudeParser); ok && fast == nil {
-			fast = p
+		if p, ok := d.lp.(*claudeParser); ok && claude == nil {
+			claude = p
 			for i := range queued { // those filled before
 				offer(queue[(head+i)%len(queue)])
 			}

@@ -4,20 +4,21 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"strconv"
 )
 
-// scanner walks one JSON text in place, for the Claude reader's fast path
-// (claudescan.go): the caller reads the fields it wants as the scanner
-// passes them and skips the rest, and the scanner builds nothing.
+// scanner walks one JSON text in place: the readers of Claude Code and
+// Codex logs read the fields they want as the scanner passes them and skip
+// the rest, and the scanner builds nothing.
 //
-// It reads less than fastjson does: strict JSON, except that strings may
-// hold raw control characters and unknown escapes, as fastjson lets them.
-// It gives up (bad) on some of that too: keys and kept strings with
-// escapes, nesting deeper than maxScanDepth, integers that are negative,
-// fractional or too long. A line it gives up on is read again by the
-// general path. FuzzScanner checks that it accepts nothing fastjson
-// refuses; TestSizesOnly and FuzzClaude, that what it reads is what the
-// general path reads.
+// It reads what the readers have always read: the grammar of fastjson,
+// which they were first written on. That is JSON, except that strings may
+// hold raw control characters, invalid UTF-8 and unknown escapes (kept as
+// written when unescaped), and a number is any run of digits, signs,
+// points and exponents, or inf or nan in any case, with a sign or not;
+// values nest at most maxScanDepth deep. FuzzScanner holds it to fastjson
+// on any text, and jsonError gives fastjson's reason for a text it does
+// not read.
 type scanner struct {
 	buf   []byte
 	pos   int
@@ -25,13 +26,17 @@ type scanner struct {
 	bad   bool
 	// opened is set by enter and cleared by the first more after it.
 	opened bool
-	// spaced is set whenever whitespace is passed over (see canonical).
+	// spaced is set whenever whitespace is passed over (see compact).
 	spaced bool
+	// keyBuf holds the last key read that had an escape, unescaped.
+	keyBuf []byte
 }
 
-const maxScanDepth = 64
+// maxScanDepth is how deeply values nest at most, the outermost at depth
+// 1: fastjson's MaxDepth.
+const maxScanDepth = 300
 
-func (s *scanner) reset(b []byte) { *s = scanner{buf: b} }
+func (s *scanner) reset(b []byte) { *s = scanner{buf: b, keyBuf: s.keyBuf[:0]} }
 
 // fail marks the text unreadable here. It moves to the end, so every
 // method after it finds nothing and returns zero values.
@@ -67,9 +72,10 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
-// enter consumes open ('{' or '[').
+// enter consumes open ('{' or '['). A container at the deepest depth
+// read must be empty.
 func (s *scanner) enter(open byte) bool {
-	if s.peek() != open || s.depth == maxScanDepth {
+	if s.peek() != open || s.depth >= maxScanDepth-1 && !s.emptyAt(s.pos+1) {
 		s.fail()
 		return false
 	}
@@ -77,6 +83,20 @@ func (s *scanner) enter(open byte) bool {
 	s.depth++
 	s.opened = true
 	return true
+}
+
+// emptyAt tells whether only whitespace and a closing bracket follow i.
+func (s *scanner) emptyAt(i int) bool {
+	for ; i < len(s.buf); i++ {
+		switch s.buf[i] {
+		case ' ', '\t', '\n', '\r':
+		case '}', ']':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // more reports whether the object or array entered last has another
@@ -159,9 +179,14 @@ func (s *scanner) member() (key []byte, ok bool) {
 	return s.key(), true
 }
 
-// key reads the next object key and the colon after it.
+// key reads the next object key and the colon after it. A key with an
+// escape is unescaped into s.keyBuf, which holds it until the next such key.
 func (s *scanner) key() []byte {
-	k := s.str()
+	k, esc := s.raw()
+	if esc {
+		s.keyBuf = unescape(s.keyBuf[:0], k)
+		k = s.keyBuf
+	}
 	if s.pos < len(s.buf) && s.buf[s.pos] == ':' {
 		s.pos++
 		return k
@@ -178,13 +203,23 @@ func (s *scanner) colon() {
 	s.pos++
 }
 
-// str reads a string with no escapes and returns its bytes, the line's
-// own. A string with escapes makes the scanner give up: the general path
-// unescapes it. Like fastjson, str does not check UTF-8.
+// str reads a string and returns its text, unescaped as fastjson
+// unescapes it: the line's own bytes where it has no escape, else a copy.
+// Like fastjson, str does not check UTF-8.
 func (s *scanner) str() []byte {
+	raw, esc := s.raw()
+	if esc {
+		return unescape(nil, raw)
+	}
+	return raw
+}
+
+// raw reads a string and returns its contents as written, and whether
+// they hold an escape.
+func (s *scanner) raw() (raw []byte, esc bool) {
 	if s.peek() != '"' {
 		s.fail()
-		return nil
+		return nil, false
 	}
 	// quoteOrBackslash's first steps, here: most strings end in them.
 	b, start := s.buf, s.pos+1
@@ -197,22 +232,45 @@ func (s *scanner) str() []byte {
 			if f1 == 0 {
 				at = 8 + bits.TrailingZeros64(f2)/8
 			}
-			if rest[at] != '"' {
-				s.fail()
-				return nil
+			if rest[at] == '"' {
+				s.pos = start + at + 1
+				return rest[:at], false
 			}
-			s.pos = start + at + 1
-			return rest[:at]
+			return s.escaped(start, start+at)
 		}
 		from += 16 // ids and times: the search goes on past what was read
 	}
 	end := quoteOrBackslash(b, from)
-	if end < 0 || b[end] != '"' {
+	if end >= 0 && b[end] == '"' {
+		s.pos = end + 1
+		return b[start:end], false
+	}
+	if end < 0 {
 		s.fail()
-		return nil
+		return nil, false
+	}
+	return s.escaped(start, end)
+}
+
+// escaped is raw for a string whose contents start at start and hold a
+// backslash at at.
+func (s *scanner) escaped(start, at int) ([]byte, bool) {
+	end := s.stringEnd(at)
+	if end < 0 {
+		s.fail()
+		return nil, false
 	}
 	s.pos = end + 1
-	return b[start:end]
+	return s.buf[start:end], true
+}
+
+// stringEnd is stringEnd from at, which is not inside an escape, a block
+// at a time where the rest of the text is long.
+func (s *scanner) stringEnd(at int) int {
+	if vectorStrings && len(s.buf)-at >= 128 {
+		return stringEndBlocks(s.buf, at)
+	}
+	return stringEnd(s.buf, at)
 }
 
 // quoteOrBackslash returns the index of the first quote or backslash at or
@@ -279,55 +337,125 @@ func stringEnd(b []byte, i int) int {
 	}
 }
 
-// strLen reads a string and returns its length once unescaped, as the
-// general path measures it, and the string as written, quotes included. A
-// string measureString does not measure makes the scanner give up.
-func (s *scanner) strLen() (n int, quoted []byte) {
+// strLen reads a string and returns its length once unescaped and the
+// string as written, quotes included; measured is false where
+// measureString does not measure it (invalid UTF-8, a rare escape), and
+// the caller then unescapes it.
+func (s *scanner) strLen() (n int, quoted []byte, measured bool) {
 	if s.peek() != '"' {
 		s.fail()
-		return 0, nil
+		return 0, nil, false
 	}
 	start := s.pos
 	end, n, ok := measureString(s.buf, start+1)
 	if !ok {
-		s.fail()
-		return 0, nil
+		if end = s.stringEnd(start + 1); end < 0 {
+			s.fail()
+			return 0, nil, false
+		}
+		n = 0
 	}
 	s.pos = end + 1
-	return n, s.buf[start:s.pos]
+	return n, s.buf[start:s.pos], ok
 }
 
-// int reads a non-negative integer of up to 18 digits, which fits an
-// int64.
-func (s *scanner) int() int64 {
-	s.ws()
-	start := s.pos
-	var n int64
-	for s.pos < len(s.buf) && s.buf[s.pos] >= '0' && s.buf[s.pos] <= '9' {
-		n = n*10 + int64(s.buf[s.pos]-'0')
-		s.pos++
+// countState is what a token count's value is, as the readers take it.
+type countState uint8
+
+const (
+	countNone countState = iota // absent or null: 0
+	countOK                     // an integer from 0 to maxTokens
+	countBad                    // not a non-negative integer
+	countHigh                   // an integer above maxTokens, not counted
+)
+
+// count reads a token count: a value of any kind.
+func (s *scanner) count() (int64, countState) {
+	c := s.peek()
+	if c >= '0' && c <= '9' {
+		// The common case: a few digits and the end of the number.
+		b, i := s.buf, s.pos
+		var n int64
+		for i < len(b) && i-s.pos < 18 && b[i] >= '0' && b[i] <= '9' {
+			n = n*10 + int64(b[i]-'0')
+			i++
+		}
+		if i == len(b) || !numberByte[b[i]] {
+			s.pos = i
+			if n > maxTokens {
+				return n, countHigh
+			}
+			return n, countOK
+		}
 	}
-	digits := s.pos - start
-	if digits == 0 || digits > 1 && s.buf[start] == '0' || digits > 18 || s.numberGoesOn() {
-		s.fail()
+	v := s.skip()
+	switch {
+	case s.bad:
+		return 0, countNone
+	case string(v) == "null":
+		return 0, countNone
+	}
+	return parseCount(v)
+}
+
+// parseCount classifies a count written v, as fastjson's Int64 reads a
+// number: an optional minus and decimal digits that fit an int64.
+func parseCount(v []byte) (int64, countState) {
+	digits := v
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 {
+		return 0, countBad
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, countBad
+		}
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	switch {
+	case err != nil || n < 0:
+		return 0, countBad
+	case n > maxTokens:
+		return n, countHigh
+	}
+	return n, countOK
+}
+
+// intOf is fastjson's GetInt64 of v: the integer v is written as, 0 for
+// anything else.
+func intOf(v []byte) int64 {
+	digits := v
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 {
+		return 0
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0
+		}
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
 		return 0
 	}
 	return n
 }
 
-// numberGoesOn tells whether the byte at pos would continue a number.
-func (s *scanner) numberGoesOn() bool {
-	if s.pos == len(s.buf) {
-		return false
+// isTrue reads a value of any kind and tells whether it is true.
+func (s *scanner) isTrue() bool {
+	if s.peek() == 't' {
+		return s.literal() == 't'
 	}
-	switch s.buf[s.pos] {
-	case '.', 'e', 'E', '+', '-':
-		return true
-	}
-	return s.buf[s.pos] >= '0' && s.buf[s.pos] <= '9'
+	s.skip()
+	return false
 }
 
-// literal reads true, false or null and returns its first byte.
+// literal reads true, false or null (or nan, a number fastjson reads
+// where null is misspelled) and returns its first byte.
 func (s *scanner) literal() byte {
 	c := s.peek()
 	var word string
@@ -343,11 +471,29 @@ func (s *scanner) literal() byte {
 		return 0
 	}
 	if len(s.buf)-s.pos < len(word) || string(s.buf[s.pos:s.pos+len(word)]) != word {
+		if c == 'n' && len(s.buf)-s.pos >= 3 && equalFold3(s.buf[s.pos:], "nan") {
+			s.pos += 3
+			return '0'
+		}
 		s.fail()
 		return 0
 	}
 	s.pos += len(word)
 	return c
+}
+
+// kind is the kind of the next value, by its first byte: '{', '[', '"',
+// 't', 'f', 'n' for null, '0' for a number; 0 at the end.
+func (s *scanner) kind() byte {
+	switch c := s.peek(); c {
+	case '{', '[', '"', 't', 'f', 0:
+		return c
+	case 'n':
+		if len(s.buf)-s.pos >= 4 && string(s.buf[s.pos:s.pos+4]) == "null" {
+			return 'n'
+		}
+	}
+	return '0'
 }
 
 // skip reads past one value of any kind and returns its bytes.
@@ -388,11 +534,7 @@ func (s *scanner) skipString() {
 	}
 	end := quoteOrBackslash(s.buf, s.pos+1)
 	if end >= 0 && s.buf[end] == '\\' {
-		if vectorStrings && len(s.buf)-end >= 128 {
-			end = stringEndBlocks(s.buf, end)
-		} else {
-			end = stringEnd(s.buf, end)
-		}
+		end = s.stringEnd(end)
 	}
 	if end < 0 {
 		s.fail()
@@ -401,45 +543,40 @@ func (s *scanner) skipString() {
 	s.pos = end + 1
 }
 
-// number reads a number in JSON's strict grammar.
+// numberByte marks the bytes of a number as fastjson reads one.
+var numberByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true,
+	'8': true, '9': true, '.': true, '-': true, '+': true, 'e': true, 'E': true}
+
+// number reads a number as fastjson does: the bytes up to the first that
+// numberByte does not mark, or inf or nan in any case after a sign or
+// none.
 func (s *scanner) number() {
 	b, i := s.buf, s.pos
-	digits := func() int {
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
-	if i < len(b) && b[i] == '-' {
+	for i < len(b) && numberByte[b[i]] {
 		i++
 	}
-	switch n := digits(); {
-	case n == 0, n > 1 && b[i-n] == '0':
+	switch n := i - s.pos; {
+	case i == len(b) && n > 0:
+	case n == 0 || n == 1 && (b[s.pos] == '-' || b[s.pos] == '+'):
+		if len(b)-i >= 3 && (equalFold3(b[i:], "inf") || equalFold3(b[i:], "nan")) {
+			i += 3
+			break
+		}
 		s.fail()
 		return
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if digits() == 0 {
-			s.fail()
-			return
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			s.fail()
-			return
-		}
-	}
 	s.pos = i
-	if s.numberGoesOn() {
-		s.fail()
+}
+
+// equalFold3 tells whether the first three bytes of b are word in any
+// case, word being lower-case letters.
+func equalFold3(b []byte, word string) bool {
+	for i := range 3 {
+		if b[i]|0x20 != word[i] {
+			return false
+		}
 	}
+	return true
 }
 
 // end reports whether only whitespace is left.
