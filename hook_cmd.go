@@ -221,28 +221,73 @@ func runHookInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string
 	if f == nil {
 		return code
 	}
-	path := f.Path
-	entry := claudesettings.Hook{Matcher: matcher, Command: command, Timeout: hookTimeout}
-	data, err := f.Install(entry, isHookCommand)
+	said, err := installHook(f, p, matcher, command)
 	if err != nil {
 		printError(stderr, err)
 		return 1
 	}
+	fmt.Fprintln(stdout, said)
+	return 0
+}
+
+// installHook writes spillway's hook entry, running command for the tools
+// matcher names, into the settings file f, and says what it did.
+func installHook(f *claudesettings.File, p policy.Policy, matcher, command string) (string, error) {
+	path := termtext.Escape(f.Path)
+	data, err := f.Install(claudesettings.Hook{Matcher: matcher, Command: command, Timeout: hookTimeout}, isHookCommand)
+	if err != nil {
+		return "", err
+	}
 	if string(data) == string(f.Data) {
-		fmt.Fprintf(stdout, "spillway's hook is installed already in %s, as asked\n", termtext.Escape(path))
-		return 0
+		return fmt.Sprintf("spillway's hook is installed already in %s, as asked", path), nil
 	}
 	backup, err := f.Save(data)
 	if err != nil {
-		printError(stderr, err)
-		return 1
+		return "", err
 	}
-	fmt.Fprintf(stdout, "installed spillway's hook in %s: policy %s, tools %s\n", termtext.Escape(path), termtext.Escape(p.Name), termtext.Escape(matcher))
+	said := fmt.Sprintf("installed spillway's hook in %s: policy %s, tools %s\n", path, termtext.Escape(p.Name), termtext.Escape(matcher))
 	if backup != "" {
-		fmt.Fprintf(stdout, "the file as it was: %s\n", termtext.Escape(backup))
+		said += fmt.Sprintf("the file as it was: %s\n", termtext.Escape(backup))
 	}
-	fmt.Fprintln(stdout, "Claude Code reads it when a session starts: sessions already running keep their hooks.")
-	return 0
+	return said + "Claude Code reads it when a session starts: sessions already running keep their hooks.", nil
+}
+
+// inspectorHookInstaller is what the inspector's w runs to install the
+// hook with the policy tuned there: a copy of it in spillway's config
+// folder, which the hook's command names, as --policy FILE would.
+func inspectorHookInstaller(flags *policyFlags) func(policy.Policy, string) (string, error) {
+	return func(p policy.Policy, settings string) (string, error) {
+		matcher, err := hookMatcher(p)
+		if err != nil {
+			return "", err
+		}
+		copied := *flags
+		copied.policyFile = "tuned in the inspector" // any name: hookArgs copies p itself
+		command, err := ownCommand(hookCommand, &copied, p)
+		if err != nil {
+			return "", err
+		}
+		path, err := filepath.Abs(settings)
+		if err != nil {
+			return "", err
+		}
+		f, err := claudesettings.Load(path)
+		if err != nil {
+			return "", err
+		}
+		said, err := installHook(f, p, matcher, command)
+		return strings.ReplaceAll(said, "\n", "; "), err
+	}
+}
+
+// userSettingsPath is Claude Code's user settings file, where the
+// inspector offers to install the hook; empty where it cannot be told.
+func userSettingsPath() string {
+	path, err := settingsPath("user", "")
+	if err != nil {
+		return ""
+	}
+	return path
 }
 
 var errTwoFiles = errors.New("--scope and --settings both choose the file: give one")

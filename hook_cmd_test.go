@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/internal/claudesettings"
 )
@@ -150,5 +152,53 @@ func TestShellQuote(t *testing.T) {
 		if err != nil || len(words) != 2 || words[0] != s {
 			t.Errorf("%q: %q %v", s, words, err)
 		}
+	}
+}
+
+// TestInspectorInstallsHook: the inspector's w installs the policy tuned
+// there as `spillway hook install --policy FILE` installs that policy
+// saved: the same entry, byte for byte, naming the same copy of it.
+func TestInspectorInstallsHook(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	original := "{\n  \"model\": \"opus\"\n}\n"
+	fromCLI, fromInspector := filepath.Join(dir, "cli.json"), filepath.Join(dir, "inspector.json")
+	os.WriteFile(fromCLI, []byte(original), 0o600)
+	os.WriteFile(fromInspector, []byte(original), 0o600)
+
+	p, err := policy.Preset("harness-rs-0.0.50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetCeiling(12_288)
+	if err := p.SetDedupe(3); err != nil {
+		t.Fatal(err)
+	}
+	saved := filepath.Join(dir, "tuned.json")
+	if err := policy.Save(saved, p, false); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := runCLI(t, "", "hook", "install", "--settings", fromCLI, "--policy", saved); code != 0 {
+		t.Fatal(out, errs)
+	}
+	said, err := inspectorHookInstaller(&policyFlags{})(p, fromInspector)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "installed spillway's hook in " + fromInspector + ": policy " + p.Name + ", tools *; the file as it was: " + fromInspector + claudesettings.BackupSuffix + "; Claude Code reads it"; !strings.HasPrefix(said, want) {
+		t.Errorf("said %q, want it to start %q", said, want)
+	}
+	cli, _ := os.ReadFile(fromCLI)
+	inspector, _ := os.ReadFile(fromInspector)
+	if diff := cmp.Diff(string(cli), string(inspector)); diff != "" {
+		t.Errorf("settings (-hook install +inspector):\n%s", diff)
+	}
+	if again, err := inspectorHookInstaller(&policyFlags{})(p, fromInspector); err != nil || !strings.Contains(again, "installed already") {
+		t.Errorf("installing again: %q %v", again, err)
+	}
+	os.WriteFile(fromInspector, []byte("{\n  \"model\": \n"), 0o600)
+	if _, err := inspectorHookInstaller(&policyFlags{})(p, fromInspector); err == nil || !strings.Contains(err.Error(), "line") {
+		t.Errorf("a settings file that is not JSON: %v", err)
 	}
 }

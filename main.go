@@ -741,6 +741,9 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 		return counter()
 	}
 	o.NoColor = os.Getenv("NO_COLOR") != ""
+	if settings := userSettingsPath(); settings != "" {
+		o.InstallHook, o.HookSettings = inspectorHookInstaller(&common.policy), settings
+	}
 	return o
 }
 

@@ -100,6 +100,7 @@ type (
 		exists bool // not written: the file is there, overwrite it?
 		err    error
 		as     string
+		said   string // what installing the hook did
 	}
 )
 

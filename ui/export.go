@@ -14,13 +14,31 @@ import (
 
 // writeFormats are what w writes: spillway's own policy file (read back
 // with --policy), then the configuration of each harness export knows.
+// Where the inspector can install spillway's hook, a last one does that.
 var writeFormats = append([]string{"spillway"}, export.TargetNames()...)
 
+// hookFormat names the format that installs the hook.
+const hookFormat = "Claude Code hook"
+
+// formats are the formats w offers.
+func (m *Model) formats() []string {
+	if m.opt.InstallHook == nil {
+		return writeFormats
+	}
+	return append(writeFormats[:len(writeFormats):len(writeFormats)], hookFormat)
+}
+
+// installing tells whether w installs the hook rather than write a file.
+func (m *Model) installing() bool { return m.formats()[m.writeFormat] == hookFormat }
+
 // writeFormatPath is the file a format is written to unless another is
-// typed.
-func writeFormatPath(format int) string {
-	if format == 0 {
+// typed: for the hook, the settings file it is installed in.
+func (m *Model) writeFormatPath(format int) string {
+	switch {
+	case format == 0:
 		return "spillway-policy.json"
+	case m.formats()[format] == hookFormat:
+		return m.opt.HookSettings
 	}
 	return "spillway-policy." + export.Targets[format-1].Ext()
 }
@@ -28,15 +46,19 @@ func writeFormatPath(format int) string {
 // writePrompt asks where to write, naming the format and the key that
 // changes it.
 func (m *Model) writePrompt() string {
-	return fmt.Sprintf("write policy as %s (%s: next format) to: ", writeFormats[m.writeFormat], m.ctx.Keys.WriteFormat.Help().Key)
+	next := m.ctx.Keys.WriteFormat.Help().Key
+	if m.installing() {
+		return fmt.Sprintf("install policy as Claude Code hook (%s: next format) in settings file: ", next)
+	}
+	return fmt.Sprintf("write policy as %s (%s: next format) to: ", m.formats()[m.writeFormat], next)
 }
 
 // nextWriteFormat moves the open write prompt to the next format; the
 // offered file follows it unless another one was chosen before.
 func (m *Model) nextWriteFormat() {
-	next := (m.writeFormat + 1) % len(writeFormats)
-	if m.writePath == writeFormatPath(m.writeFormat) {
-		m.writePath = writeFormatPath(next)
+	next := (m.writeFormat + 1) % len(m.formats())
+	if m.writePath == m.writeFormatPath(m.writeFormat) {
+		m.writePath = m.writeFormatPath(next)
 	}
 	m.writeFormat = next
 	m.input.Prompt, m.input.Placeholder = m.writePrompt(), m.writePath
@@ -46,6 +68,9 @@ func (m *Model) nextWriteFormat() {
 // writeCmd writes the policy to path in the chosen format; unless
 // overwrite, a file that is there already is left alone and reported.
 func (m *Model) writeCmd(path string, overwrite bool) tea.Cmd {
+	if m.installing() {
+		return m.installCmd(path, overwrite)
+	}
 	if m.writeFormat == 0 {
 		return writePolicyCmd(path, m.policy, overwrite)
 	}
@@ -67,6 +92,32 @@ func writeExport(path string, p policy.Policy, target export.Target, overwrite b
 	return nil
 }
 
+// installCmd installs the hook with the policy shown into the settings
+// file path, once confirmed: it changes what every Claude Code session
+// started from then on runs.
+func (m *Model) installCmd(path string, confirmed bool) tea.Cmd {
+	if !confirmed {
+		return func() tea.Msg { return wroteMsg{path: path, as: hookFormat, exists: true} }
+	}
+	install, p := m.opt.InstallHook, m.policy
+	return func() tea.Msg {
+		said, err := install(p, path)
+		if err != nil {
+			err = fmt.Errorf("install spillway's hook: %w", err)
+		}
+		return wroteMsg{path: path, as: hookFormat, said: said, err: err}
+	}
+}
+
+// confirmQuestion is what y or n answers: whether to overwrite a file w
+// found there, or to install the hook.
+func (m *Model) confirmQuestion() string {
+	if m.installing() {
+		return "install spillway's hook with policy " + m.policy.Name + " in " + m.confirm + "?"
+	}
+	return m.confirm + " exists: overwrite it?"
+}
+
 // wrote takes a policy written, or a file that is there already, and
 // writes the spill files of the session shown.
 func (m *Model) wrote(msg wroteMsg) tea.Cmd {
@@ -76,6 +127,9 @@ func (m *Model) wrote(msg wroteMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		return m.ctx.flash(msg.err.Error()) // it says "write policy: …" itself
+	}
+	if msg.as == hookFormat {
+		return m.ctx.flash(msg.said)
 	}
 	note := wroteNotice(msg)
 	cmd := m.ctx.flash(note)

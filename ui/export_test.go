@@ -100,3 +100,47 @@ func TestWriteFormats(t *testing.T) {
 		t.Errorf("read back %v, ceiling %d", err, p.Ceiling)
 	}
 }
+
+// TestWriteInstallsHook: where the inspector can install spillway's hook,
+// tab in w's prompt reaches it after the exports, offering Claude Code's
+// user settings file; enter asks first, n installs nothing, y installs
+// the policy shown and the footer says what was done.
+func TestWriteInstallsHook(t *testing.T) {
+	m := newModel(t, demoData(t), "harness-rs-0.0.50", 120, 40, "dark")
+	var installed []string
+	m.opt.InstallHook = func(p policy.Policy, settings string) (string, error) {
+		installed = append(installed, p.Name+" "+settings)
+		return "installed spillway's hook in " + settings, nil
+	}
+	m.opt.HookSettings = "/home/u/.claude/settings.json"
+	press(t, m, "-", "w")
+	for range export.Targets {
+		press(t, m, "tab")
+	}
+	press(t, m, "tab")
+	if !m.installing() || m.writePath != m.opt.HookSettings {
+		t.Fatalf("format %d, path %q: not the hook", m.writeFormat, m.writePath)
+	}
+	if line := screenText(m); !strings.Contains(line, "install policy as Claude Code hook (tab: next format) in settings file:") {
+		t.Errorf("the prompt does not say it installs:\n%s", line)
+	}
+	press(t, m, "enter")
+	if line := screenText(m); !strings.Contains(line, "install spillway's hook with policy harness-rs-0.0.50+custom in /home/u/.claude/settings.json? y yes · n no") {
+		t.Errorf("no question before installing:\n%s", line)
+	}
+	press(t, m, "n")
+	if len(installed) != 0 {
+		t.Fatalf("installed after n: %v", installed)
+	}
+	press(t, m, "w", "enter", "y")
+	if diff := cmp.Diff([]string{"harness-rs-0.0.50+custom /home/u/.claude/settings.json"}, installed); diff != "" {
+		t.Errorf("installed (-want +got):\n%s", diff)
+	}
+	if m.ctx.notice != "installed spillway's hook in /home/u/.claude/settings.json" {
+		t.Errorf("notice %q", m.ctx.notice)
+	}
+	press(t, m, "w", "tab")
+	if m.writeFormat != 0 {
+		t.Errorf("tab after the hook: format %d, want spillway's own file", m.writeFormat)
+	}
+}

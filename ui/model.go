@@ -68,6 +68,11 @@ type Options struct {
 	Sessions     sessions.Source
 	SessionsName string
 	NoFollow     bool
+	// InstallHook, when set, installs spillway's Claude Code hook with a
+	// policy into a settings file and says what it did: w offers it,
+	// HookSettings the file it offers.
+	InstallHook  func(p policy.Policy, settings string) (string, error)
+	HookSettings string
 	// Ledger is the folder of spillway's hook ledger: the footer says
 	// what the hook cut from a session it ran in. "" reads none.
 	Ledger string
@@ -355,7 +360,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.writeCmd(path, true)
 		case key.Matches(msg, k.No, k.Back):
 			m.confirm = ""
-			return m.ctx.flash(path + " left as it was")
+			return m.ctx.flash(termtext.Escape(path) + " left as it was")
 		}
 		return nil
 	}

@@ -285,7 +285,7 @@ func (m *Model) footer() []string {
 			}
 		case m.confirm != "":
 			k := m.ctx.Keys
-			last = st.Alert.Render(termtext.Truncate(termtext.Escape(m.confirm)+" exists: overwrite it? "+k.Yes.Help().Key+" yes · "+k.No.Help().Key+" no", w))
+			last = st.Alert.Render(termtext.Truncate(termtext.Escape(m.confirmQuestion())+" "+k.Yes.Help().Key+" yes · "+k.No.Help().Key+" no", w))
 		case s != nil && s.alert != "":
 			last = st.Alert.Render(termtext.Truncate("⚑ "+s.alert, w))
 		case m.ctx.notice != "":
