@@ -533,19 +533,3 @@ func (b *building) finish() {
 		e.ByModel = append(e.ByModel, mt)
 	}
 }
-
-func addPtr(p *float64, v float64) *float64 {
-	if p == nil {
-		return &v
-	}
-	*p += v
-	return p
-}
-
-// zeroTime keeps times comparable across the cache: UTC, no monotonic part.
-func zeroTime(t time.Time) time.Time {
-	if t.IsZero() {
-		return time.Time{}
-	}
-	return t.UTC().Round(0)
-}
