@@ -261,6 +261,12 @@ func (s *Standin) handle(w http.ResponseWriter, r *http.Request) {
 	// its lines into calls by them.
 	id := fmt.Sprintf("standin_%03d", s.answers)
 	s.mu.Unlock()
+	if turn.Usage == nil {
+		// About what a model would count of the request: a quarter of its
+		// bytes, so that a log's usage grows with its context as a real
+		// one's does and what a policy saves is a share of what it cost.
+		turn.Usage = &Usage{Input: max(s.usage.Input, int64(len(body))/4), Output: s.usage.Output}
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Request-Id", "req_"+id)
 	var sse bytes.Buffer
