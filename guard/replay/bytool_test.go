@@ -121,3 +121,35 @@ func TestByToolRecorded(t *testing.T) {
 		t.Errorf("byte rate %+v measured from fewer than 3 pairs", p.ByteRate)
 	}
 }
+
+// TestCarryWithoutCache: a log whose calls used no prompt cache (all of
+// each prompt sent as new input, as an API without caching bills it)
+// carries a result at the input rate on every later call, not at the
+// cache-read rate. A call that recorded no input at all says nothing of
+// how it was billed and keeps the cache-read rate. claude-sonnet-4-5: $3 a
+// million input tokens, $0.30 cache reads.
+func TestCarryWithoutCache(t *testing.T) {
+	usage := func(in, out int) map[string]any {
+		return map[string]any{"input_tokens": in, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": out}
+	}
+	c0 := call("1", "fetch", nil)
+	c0["usage"] = usage(20, 10)
+	s := generic(t,
+		map[string]any{"role": "user", "content": "go"},
+		c0, result("1", strings.Repeat("w ", 500), false),
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(520, 10)},
+		map[string]any{"role": "user", "content": "again"},
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(0, 10)},
+		map[string]any{"role": "user", "content": "and again"},
+		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "", "usage": usage(530, 10)},
+	)
+	rp, err := prepared(t, s).Replay(cut448Policy(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 500 tokens sent new at call 1, carried by calls 2 and 3:
+	// 500 × (3e-6 + 3e-7 + 3e-6) = $0.00315.
+	if r := rp.Results[0]; r.CarryCalls != 3 || math.Abs(r.CarryCost-500*(3e-6+3e-7+3e-6)) > 1e-12 {
+		t.Errorf("carry %d calls, $%.7f; want 3, $0.00315", r.CarryCalls, r.CarryCost)
+	}
+}

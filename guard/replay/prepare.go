@@ -484,6 +484,11 @@ func (p *Prepared) priceRecorded() {
 			}
 			rate := e.Marginal(*c.Usage)
 			fresh[j], cacheRead[j] = rate.Input, rate.CacheRead
+			if c.Usage.CacheRead == 0 && c.Usage.CacheCreation == 0 && c.Usage.Input > 0 {
+				// A call that used no cache paid its whole prompt as new
+				// input, what it carried too, as its after figure counts.
+				cacheRead[j] = rate.Input
+			}
 			if p.usesCacheWrites {
 				fresh[j] = rate.CacheWrite
 				if c.Usage.CacheCreation-c.Usage.CacheCreation1h <= 0 && c.Usage.CacheCreation1h > 0 {
