@@ -111,7 +111,7 @@ func BenchmarkRetune(b *testing.B) {
 				_ = m.View()
 			}
 			b.StopTimer()
-			if m.sess.replay == nil || m.sess.replay.Policy.Ceiling != m.policy.Ceiling {
+			if m.sess.replay == nil || m.sess.replay.Policy.Ceiling != m.sess.applied().Ceiling {
 				b.Fatalf("replay not applied: %v, notice %q, ceiling %d", m.sess.replay == nil, m.ctx.notice, m.policy.Ceiling)
 			}
 			l.until(func() bool { return !m.sess.chart.busy })
@@ -137,7 +137,7 @@ func BenchmarkChart(b *testing.B) {
 					l.send(keyMsg(retuneKeys[i%len(retuneKeys)]))
 					i++
 					l.until(func() bool {
-						_, missing := m.sess.chart.curve(m.policy)
+						_, missing := m.sess.chart.curve(m.sess.applied())
 						return m.sess.replayed == m.sess.seq && missing == 0 && !m.sess.chart.busy
 					})
 					_ = m.View()
@@ -180,7 +180,7 @@ func openMixed(b *testing.B, preset string) (*Model, *loop) {
 	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	l.run(m.Init())
 	l.until(func() bool {
-		_, missing := m.sess.chart.curve(m.policy)
+		_, missing := m.sess.chart.curve(m.sess.applied())
 		return m.sess.replay != nil && missing == 0 && !m.sess.chart.busy && m.sess.hazardsIndexed
 	})
 	return m, l
