@@ -528,7 +528,6 @@ func (sweptMsg) fromSession()          {}
 func (hazardsIndexedMsg) fromSession() {}
 func (spillsWrittenMsg) fromSession()  {}
 func (pagerReadyMsg) fromSession()     {}
-func (pagerDoneMsg) fromSession()      {}
 func (subsReadMsg) fromSession()       {}
 
 // realized sums what spillway's hook's ledger in dir holds for session:

@@ -141,14 +141,17 @@ func (v *sessionScreen) pagerReady(msg pagerReadyMsg) tea.Cmd {
 	return execProcess(c, func(err error) tea.Msg { return pagerDoneMsg{path: msg.path, err: err} })
 }
 
-// pagerDone removes the file, in a command, and says when the pager failed.
-func (v *sessionScreen) pagerDone(msg pagerDoneMsg) tea.Cmd {
+// pagerDone removes the file, in a command, and says when the pager
+// failed. The root takes it, whatever screen is shown: Bubble Tea hands
+// the callback's message to Update as it is, outside any screen's
+// envelope, and the file must go however the pager ended.
+func (m *Model) pagerDone(msg pagerDoneMsg) tea.Cmd {
 	remove := func() tea.Msg {
 		os.Remove(msg.path)
 		return nil
 	}
 	if msg.err != nil {
-		return tea.Batch(remove, v.ctx.flash("pager: "+msg.err.Error()))
+		return tea.Batch(remove, m.ctx.flash("pager: "+msg.err.Error()))
 	}
 	return remove
 }

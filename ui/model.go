@@ -282,6 +282,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.fleet.update(msg)
 	case wroteMsg:
 		return m.wrote(msg)
+	case pagerDoneMsg:
+		return m.pagerDone(msg)
 	case noticeExpiredMsg:
 		if msg.id == m.ctx.noticeID {
 			m.ctx.notice = ""

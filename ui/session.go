@@ -332,8 +332,6 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case pagerReadyMsg:
 		return s.pagerReady(msg)
-	case pagerDoneMsg:
-		return s.pagerDone(msg)
 	}
 	return nil
 }

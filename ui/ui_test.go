@@ -2,8 +2,10 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -327,15 +329,28 @@ func TestKeys(t *testing.T) {
 			return want(strings.HasPrefix(m.ctx.notice, "copied result 0's text as recorded, 70.6K"), "notice %q", m.ctx.notice)
 		}},
 		{"Pager", nil, nil, func(m *Model) string {
+			// As Bubble Tea does: the program runs, then the callback's
+			// message goes to Update as it is, in no screen's envelope.
 			var ran []string
+			var done tea.ExecCallback
 			execProcess = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
-				ran = c.Args
-				return func() tea.Msg { return fn(nil) }
+				ran, done = c.Args, fn
+				return nil
 			}
 			defer func() { execProcess = tea.ExecProcess }()
 			t.Setenv("PAGER", "")
 			press(t, m, "O")
-			return want(len(ran) == 2 && ran[0] == "less", "ran %q", ran)
+			if len(ran) != 2 || ran[0] != "less" || done == nil {
+				return fmt.Sprintf("ran %q", ran)
+			}
+			if _, err := os.Stat(ran[1]); err != nil {
+				return fmt.Sprintf("the pager's file: %v", err)
+			}
+			send(t, m, done(errors.New("exit status 2")))
+			if _, err := os.Stat(ran[1]); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Sprintf("the pager's file %s is left behind: %v", ran[1], err)
+			}
+			return want(m.ctx.notice == "pager: exit status 2", "notice %q", m.ctx.notice)
 		}},
 	}
 	// The session list's own keys are pressed in sessions_test.go:
