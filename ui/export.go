@@ -9,6 +9,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/export"
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/internal/claudesettings"
 	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
@@ -94,10 +95,17 @@ func writeExport(path string, p policy.Policy, target export.Target, overwrite b
 
 // installCmd installs the hook with the policy shown into the settings
 // file path, once confirmed: it changes what every Claude Code session
-// started from then on runs.
+// started from then on runs. Before asking, the file is read as the
+// install will read it, so a link, a folder or a file that is not
+// settings is refused at once, as the other formats refuse theirs.
 func (m *Model) installCmd(path string, confirmed bool) tea.Cmd {
 	if !confirmed {
-		return func() tea.Msg { return wroteMsg{path: path, as: hookFormat, exists: true} }
+		return func() tea.Msg {
+			if _, err := claudesettings.Load(path); err != nil {
+				return wroteMsg{path: path, as: hookFormat, err: fmt.Errorf("install spillway's hook: %w", err)}
+			}
+			return wroteMsg{path: path, as: hookFormat, exists: true}
+		}
 	}
 	install, p := m.opt.InstallHook, m.policy
 	return func() tea.Msg {

@@ -144,3 +144,32 @@ func TestWriteInstallsHook(t *testing.T) {
 		t.Errorf("tab after the hook: format %d, want spillway's own file", m.writeFormat)
 	}
 }
+
+// TestWriteHookRefusesLink: a link where the settings file should be is
+// refused when enter is pressed, before any question, as the exports
+// refuse theirs; nothing is installed.
+func TestWriteHookRefusesLink(t *testing.T) {
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	if err := os.Symlink(filepath.Join(dir, "elsewhere.json"), settings); err != nil {
+		t.Skip("no links here:", err)
+	}
+	m := newModel(t, demoData(t), "harness-rs-0.0.50", 120, 40, "dark")
+	m.opt.InstallHook = func(p policy.Policy, settings string) (string, error) {
+		t.Errorf("installed in %s", settings)
+		return "", nil
+	}
+	m.opt.HookSettings = settings
+	press(t, m, "w")
+	for range export.Targets {
+		press(t, m, "tab")
+	}
+	press(t, m, "tab", "enter")
+	if m.confirm != "" {
+		t.Errorf("asked about %s", m.confirm)
+	}
+	want := "install spillway's hook: " + settings + " is a link: spillway does not write through one (give its target with --settings)"
+	if m.ctx.notice != want {
+		t.Errorf("notice %q\nwant   %q", m.ctx.notice, want)
+	}
+}
