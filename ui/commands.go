@@ -136,7 +136,7 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 			if info, err := os.Stat(src.Path); err == nil {
 				size = info.Size()
 				if size >= textsOnDemandBytes {
-					holdMemory(ctx, memory.Limit(sessionLimit(size)))
+					holdMemory(ctx, memory.Limit(sessionLimit(memory.Live(), size)))
 				} else {
 					holdPace(ctx, size)
 				}

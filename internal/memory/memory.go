@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -133,6 +134,18 @@ func Now() (pace int, limit int64) {
 	pace = debug.SetGCPercent(100)
 	debug.SetGCPercent(pace)
 	return pace, debug.SetMemoryLimit(-1)
+}
+
+// Live is the heap the program held at the end of the last collection:
+// what a limit asked for on top of the rest must start from, since a
+// limit binds the whole program.
+func Live() int64 {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(sample[0].Value.Uint64())
 }
 
 // withinLimit is total memory, or limit when it is set and lower.

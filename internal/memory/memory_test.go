@@ -2,6 +2,7 @@ package memory
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -100,4 +101,17 @@ func TestWithinLimit(t *testing.T) {
 			t.Errorf("withinLimit(%d, %d) = %d, want %d", tt.total, tt.limit, got, tt.want)
 		}
 	}
+}
+
+// TestLive: a block the program holds through a collection counts in
+// Live.
+func TestLive(t *testing.T) {
+	runtime.GC()
+	before := Live()
+	held := make([]byte, 64<<20)
+	runtime.GC()
+	if after := Live(); after-before < 64<<20 {
+		t.Errorf("live heap %d before, %d holding 64 MiB", before, after)
+	}
+	runtime.KeepAlive(held)
 }
