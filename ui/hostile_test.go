@@ -210,6 +210,7 @@ func TestCutWhileOpen(t *testing.T) {
 	pol, _ := policy.Preset("harness-rs-0.0.50")
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark", SpillRoot: t.TempDir()})
+	leaveAtEnd(t, m)
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	drive(t, m, m.Init())
 	if m.sess.texts == nil {

@@ -161,6 +161,7 @@ func openDemo(t *testing.T, path string, height int) *Model {
 	}
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark"})
+	leaveAtEnd(t, m)
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: height})
 	drive(t, m, m.Init())
 	return m

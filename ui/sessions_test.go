@@ -128,6 +128,7 @@ func newListModel(t testing.TB, paths []string, preset string, w, h int, now tim
 		opt.Sessions = src
 	}
 	m := New(opt)
+	leaveAtEnd(t, m)
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	drive(t, m, m.Init())
 	return m

@@ -69,10 +69,16 @@ func newModel(t testing.TB, data []byte, preset string, w, h int, theme string) 
 		Source: Source{Name: "demo.jsonl", Data: data}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: theme,
 	})
+	leaveAtEnd(t, m)
 	drive(t, m, m.Init())
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }
+
+// leaveAtEnd leaves m's screens when the test ends, as quitting does:
+// their work stops and what they asked of the garbage collector is given
+// back, never left to slow the tests after.
+func leaveAtEnd(t testing.TB, m *Model) { t.Cleanup(func() { m.quit() }) }
 
 // send delivers msg and runs the commands it starts.
 func send(t testing.TB, m *Model, msg tea.Msg) {
@@ -84,38 +90,47 @@ func send(t testing.TB, m *Model, msg tea.Msg) {
 // driveWait is how long drive waits for a command before dropping it.
 var driveWait = 2 * time.Second
 
-// drive runs cmd and everything it leads to. Commands that do not answer
-// within driveWait are dropped; terminal queries and cursor blinks go
-// unanswered.
+// drive runs cmd and everything it leads to, a round at a time: every
+// command queued is started at once and their messages taken in the
+// order they were queued, within driveWait for the round, so a command
+// that never answers (a notice's expiry) costs a round driveWait, not
+// each. Terminal queries and cursor blinks go unanswered.
 func drive(t testing.TB, m *Model, cmd tea.Cmd) {
 	t.Helper()
 	queue := []tea.Cmd{cmd}
 	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
+		answers := make([]chan tea.Msg, len(queue))
+		for i, c := range queue {
+			if c != nil {
+				answers[i] = make(chan tea.Msg, 1)
+				go func() { answers[i] <- c() }()
+			}
 		}
-		done := make(chan tea.Msg, 1)
-		go func() { done <- c() }()
-		var msg tea.Msg
-		select {
-		case msg = <-done:
-		case <-time.After(driveWait):
-			continue
-		}
-		switch msg := msg.(type) {
-		case nil:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		case tea.QuitMsg:
-		default:
-			// Cursor blinks re-arm forever; terminal queries need a terminal.
-			if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
+		queue = nil
+		deadline := time.After(driveWait)
+		for _, answer := range answers {
+			if answer == nil {
 				continue
 			}
-			_, next := m.Update(msg)
-			queue = append(queue, next)
+			var msg tea.Msg
+			select {
+			case msg = <-answer:
+			case <-deadline:
+				continue
+			}
+			switch msg := msg.(type) {
+			case nil:
+			case tea.BatchMsg:
+				queue = append(queue, msg...)
+			case tea.QuitMsg:
+			default:
+				// Cursor blinks re-arm forever; terminal queries need a terminal.
+				if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
+					continue
+				}
+				_, next := m.Update(msg)
+				queue = append(queue, next)
+			}
 		}
 	}
 }
