@@ -289,6 +289,23 @@ func rustLines(s string) int {
 	return n
 }
 
+// rustLinesOf is rustLines of head, marker and tail joined, counted
+// without joining them.
+func rustLinesOf(head, marker, tail string) int {
+	n := strings.Count(head, "\n") + strings.Count(marker, "\n") + strings.Count(tail, "\n")
+	last := tail
+	if last == "" {
+		last = marker
+	}
+	if last == "" {
+		last = head
+	}
+	if last != "" && !strings.HasSuffix(last, "\n") {
+		n++
+	}
+	return n
+}
+
 // CodexExec is Codex's first cut of a command output at budget bytes:
 // the output after the status lines, cut in the middle, under the
 // header of its era; shell_command's freeform layout instead names the
@@ -299,11 +316,13 @@ func CodexExec(era CodexEra, text string, o CodexOutput, budget int64, inTokens 
 	if int64(len(output)) <= budget {
 		return text
 	}
-	cut, _ := CodexTruncate(output, nil, budget, inTokens)
+	// The cut's pieces are joined with what heads them in one copy: a
+	// command's cut output is the largest text a replay makes.
+	head, marker, tail := codexCut(output, budget, inTokens)
 	if o.Kind == CodexFreeform {
-		return codexFreeformStatus(status, rustLines(output), rustLines(cut)) + cut
+		return codexFreeformStatus(status, rustLines(output), rustLinesOf(head, marker, tail)) + head + marker + tail
 	}
-	return status + CodexExecHeader(era, output) + cut
+	return status + CodexExecHeader(era, output) + head + marker + tail
 }
 
 // codexFreeformStatus is shell_command's status lines with the output's
@@ -345,7 +364,6 @@ func CodexRecut(text string, o CodexOutput, budget int64) string {
 		removed := o.Removed + int64(utf8.RuneCountInString(head[len(newHead):])+utf8.RuneCountInString(tail[:len(tail)-len(newTail)]))
 		marker = fmt.Sprintf("…%d chars truncated…", removed)
 	}
-	out := newHead + marker + newTail
 	if o.Kind == CodexFreeform && !o.History {
 		// The uncut output's lines: the status line says them where the
 		// first cut changed them, else the first cut kept them all.
@@ -353,9 +371,9 @@ func CodexRecut(text string, o CodexOutput, budget int64) string {
 		if n, ok := codexFreeformLines(prefix); ok {
 			total = n
 		}
-		prefix = codexFreeformStatus(prefix, total, rustLines(out))
+		prefix = codexFreeformStatus(prefix, total, rustLinesOf(newHead, marker, newTail))
 	}
-	return prefix + out
+	return prefix + newHead + marker + newTail
 }
 
 // codexFreeformLines reads the line count shell_command's status lines
@@ -376,18 +394,23 @@ func codexFreeformLines(status string) (int, bool) {
 // head, the rest to the tail, whole characters only, and a marker between
 // that is not counted against the budget.
 func CodexTruncate(text string, ix *tokens.Index, budgetBytes int64, inTokens bool) (string, []tokens.Part) {
-	total := int64(len(text))
-	if total <= budgetBytes {
+	if int64(len(text)) <= budgetBytes {
 		return text, nil
 	}
-	left := budgetBytes / 2
-	prefix := headBytes(text, left)
-	suffix := tailBytes(text, budgetBytes-left)
-	marker := fmt.Sprintf("…%d tokens truncated…", ApproxTokens(total-budgetBytes))
-	if !inTokens {
-		removed := utf8.RuneCountInString(text[len(prefix) : len(text)-len(suffix)])
-		marker = fmt.Sprintf("…%d chars truncated…", removed)
-	}
+	prefix, marker, suffix := codexCut(text, budgetBytes, inTokens)
 	parts := []tokens.Part{headPart(ix, text, prefix), tokens.Lit(marker), tailPart(ix, text, suffix)}
 	return join(parts), parts
+}
+
+// codexCut is CodexTruncate's head, marker and tail of a text over
+// budgetBytes, not joined.
+func codexCut(text string, budgetBytes int64, inTokens bool) (prefix, marker, suffix string) {
+	left := budgetBytes / 2
+	prefix = headBytes(text, left)
+	suffix = tailBytes(text, budgetBytes-left)
+	if !inTokens {
+		removed := utf8.RuneCountInString(text[len(prefix) : len(text)-len(suffix)])
+		return prefix, fmt.Sprintf("…%d chars truncated…", removed), suffix
+	}
+	return prefix, fmt.Sprintf("…%d tokens truncated…", ApproxTokens(int64(len(text))-budgetBytes)), suffix
 }

@@ -108,3 +108,18 @@ func TestCodexExecHeader(t *testing.T) {
 		t.Error("a command's cut follows the limit from 0.125.0")
 	}
 }
+
+// TestRustLinesOf: the lines of a cut's pieces are those of the pieces
+// joined, an empty piece or one ending a line included.
+func TestRustLinesOf(t *testing.T) {
+	pieces := []string{"", "a", "a\n", "\n", "a\nb", "…3 tokens truncated…", "\n\n"}
+	for _, h := range pieces {
+		for _, m := range pieces {
+			for _, tl := range pieces {
+				if got, want := rustLinesOf(h, m, tl), rustLines(h+m+tl); got != want {
+					t.Errorf("rustLinesOf(%q, %q, %q) = %d, want %d", h, m, tl, got, want)
+				}
+			}
+		}
+	}
+}
