@@ -2,11 +2,11 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/guard/policy"

@@ -489,6 +489,50 @@ func TestTextGolden(t *testing.T) {
 	}
 }
 
+// TestJSONGolden pins the JSON report's bytes: the fixtures with no policy
+// and with one that acts, and a session whose strings and figures are
+// where JSON encoders differ (HTML characters, U+2028 and U+2029, invalid
+// UTF-8, controls, numbers in exponent form).
+func TestJSONGolden(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := NewWriter("json", &buf, "test prices")
+	if err := w.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"claude.jsonl", "codex.jsonl", "generic.jsonl", "antigravity.jsonl"} {
+		s, err := transcript.ReadFile(fixture(name), transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, preset := range []string{"none", "harness-rs-0.0.50"} {
+			writeSession(t, w, buildWith(t, s, pricing.Default(), preset))
+		}
+	}
+	odd := build(t, "claude.jsonl")
+	odd.Title = "<b>a & b</b> \u2028\u2029 \xff\xfe \x00\x1f\x7f \u202e\u009b"
+	odd.SessionID = `"quoted" \back\slash/ é→😀`
+	odd.Calls[0].CostUSD = ptr(1e-7)
+	odd.Calls[1].CostUSD = ptr(1.5e21)
+	odd.Calls[2].CostUSD = ptr(0.000123456789)
+	writeSession(t, w, odd)
+	if err := w.End(); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("..", "testdata", "report", "fixtures.json")
+	if updating() {
+		if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report -update)", err)
+	}
+	if !bytes.Equal(want, buf.Bytes()) {
+		t.Errorf("JSON report differs from %s (-want +got):\n%s", golden, cmp.Diff(string(want), buf.String()))
+	}
+}
+
 // TestCallRow pins each cell of a call's line in the text table, with and
 // without a policy's after columns.
 func TestCallRow(t *testing.T) {

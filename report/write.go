@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -10,8 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/goccy/go-json"
 
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
@@ -79,7 +78,8 @@ func (j *jsonWriter) Render(s *Session) ([]byte, error) {
 }
 
 // encodeJSON is the one JSON encoding of every document report writes,
-// with the controls in its strings escaped for terminals.
+// with the controls in its strings escaped for terminals. Its bytes (<, >
+// and & escaped, invalid UTF-8 as U+FFFD) are TestJSONGolden's.
 func encodeJSON(v any, indent bool) ([]byte, error) {
 	var data []byte
 	var err error

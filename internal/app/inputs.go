@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/valyala/fastjson"
-
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -429,22 +427,17 @@ func sidechainLog(path string) string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), maxSidechainLine)
-	var p fastjson.Parser
 	id := ""
 	for sc.Scan() {
 		line := sc.Bytes()
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		v, err := p.ParseBytes(line)
-		if err != nil || !v.GetBool("isSidechain") || len(v.GetStringBytes("agentId")) == 0 {
+		sid, agent, sidechain, ok := transcript.PeekIDs(line)
+		if !ok || !sidechain || agent == "" || sid == "" || id != "" && sid != id {
 			return ""
 		}
-		sid := v.GetStringBytes("sessionId")
-		if len(sid) == 0 || id != "" && string(sid) != id {
-			return ""
-		}
-		id = string(sid)
+		id = sid
 	}
 	if sc.Err() != nil {
 		return ""
@@ -574,14 +567,9 @@ func peekSessionID(path string) string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	var p fastjson.Parser
 	for n := 0; n < peekLines && sc.Scan(); n++ {
-		v, err := p.ParseBytes(sc.Bytes())
-		if err != nil {
-			continue
-		}
-		if id := v.GetStringBytes("sessionId"); len(id) > 0 {
-			return string(id)
+		if id, _, _, _ := transcript.PeekIDs(sc.Bytes()); id != "" {
+			return id
 		}
 	}
 	return ""
