@@ -361,11 +361,18 @@ func complete(c *cobra.Command, name string, values []string) {
 func batchGC() { memory.SetBaseline(400) }
 
 // completeCommon offers the values of the flags commonFlags registers.
+// The presets are listed only when a shell asks: building every preset
+// on each start was a third of the hook's start-up, which Claude Code
+// pays on every tool call.
 func completeCommon(c *cobra.Command) {
-	var presets, units, formats []string
-	for _, p := range policy.Presets() {
-		presets = append(presets, p.Name)
-	}
+	_ = c.RegisterFlagCompletionFunc("preset", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var presets []string
+		for _, p := range policy.Presets() {
+			presets = append(presets, p.Name)
+		}
+		return presets, cobra.ShellCompDirectiveNoFileComp
+	})
+	var units, formats []string
 	for _, u := range policy.Units {
 		units = append(units, string(u))
 	}
@@ -373,7 +380,6 @@ func completeCommon(c *cobra.Command) {
 	for _, f := range transcript.Formats {
 		formats = append(formats, string(f))
 	}
-	complete(c, "preset", presets)
 	complete(c, "unit", units)
 	complete(c, "input-format", formats)
 	complete(c, "encoding", []string{string(tokens.O200kBase), string(tokens.Cl100kBase)})

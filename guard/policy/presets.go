@@ -372,9 +372,9 @@ const DefaultPreset = "harness-rs-0.0.50"
 // Preset returns the named preset.
 func Preset(name string) (Policy, error) {
 	var names []string
-	for _, p := range Presets() {
+	for _, p := range presetList() {
 		if p.Name == name {
-			return p, nil
+			return p.Clone(), nil
 		}
 		names = append(names, p.Name)
 	}
