@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os/exec"
-	"reflect"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -81,55 +79,7 @@ func pressKeys(t testing.TB, m *Model, name string, msgs []tea.Msg) {
 // runBriefly runs the queued commands, and those they lead to, taking
 // each message that comes within a moment; the others are dropped, as a
 // program whose user types on would let them wait.
-func runBriefly(m *Model, queue []tea.Cmd) {
-	// Each round starts every queued command at once and waits one moment
-	// in all for their messages, taken in the order the commands were
-	// queued: a command that never answers (a notice's expiry, a cursor's
-	// blink) costs a round one moment, not one each.
-	for round := 0; len(queue) > 0 && round < 16; round++ {
-		answers := make([]chan tea.Msg, len(queue))
-		for i, c := range queue {
-			if c == nil {
-				continue
-			}
-			answers[i] = make(chan tea.Msg, 1)
-			go func() {
-				defer func() {
-					if r := recover(); r != nil {
-						answers[i] <- panicMsg{r, debug.Stack()}
-					}
-				}()
-				answers[i] <- c()
-			}()
-		}
-		queue = nil
-		moment := time.After(20 * time.Millisecond)
-		for _, answer := range answers {
-			if answer == nil {
-				continue
-			}
-			var msg tea.Msg
-			select {
-			case msg = <-answer:
-			case <-moment:
-				continue
-			}
-			switch msg := msg.(type) {
-			case panicMsg:
-				panic(fmt.Sprintf("in a command: %v\n%s", msg.value, msg.stack))
-			case nil, tea.QuitMsg:
-			case tea.BatchMsg:
-				queue = append(queue, msg...)
-			default:
-				if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
-					continue
-				}
-				_, next := m.Update(msg)
-				queue = append(queue, next)
-			}
-		}
-	}
-}
+func runBriefly(m *Model, queue []tea.Cmd) { rounds(m, queue, 20*time.Millisecond, 16) }
 
 // panicMsg carries a command's panic to the test's goroutine.
 type panicMsg struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -44,17 +43,7 @@ func pump(t testing.TB, m *Model, queue []tea.Cmd, stop func() bool) []tea.Cmd {
 		case <-time.After(driveWait):
 			continue
 		}
-		switch msg := msg.(type) {
-		case nil, tea.QuitMsg:
-		case tea.BatchMsg:
-			queue = append(queue, msg...)
-		default:
-			if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
-				continue
-			}
-			_, next := m.Update(msg)
-			queue = append(queue, next)
-		}
+		queue = append(queue, take(m, msg)...)
 	}
 	return queue
 }

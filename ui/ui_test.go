@@ -1,15 +1,18 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -90,49 +93,68 @@ func send(t testing.TB, m *Model, msg tea.Msg) {
 // driveWait is how long drive waits for a command before dropping it.
 var driveWait = 2 * time.Second
 
-// drive runs cmd and everything it leads to, a round at a time: every
-// command queued is started at once and their messages taken in the
-// order they were queued, within driveWait for the round, so a command
-// that never answers (a notice's expiry) costs a round driveWait, not
-// each. Terminal queries and cursor blinks go unanswered.
+// drive runs cmd and everything it leads to, waiting driveWait for each
+// round of commands. Terminal queries and cursor blinks go unanswered.
 func drive(t testing.TB, m *Model, cmd tea.Cmd) {
 	t.Helper()
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
+	rounds(m, []tea.Cmd{cmd}, driveWait, math.MaxInt)
+}
+
+// rounds runs queue and the commands it leads to, at most most rounds of
+// them: each round starts every queued command at once and takes their
+// messages in the order the commands were queued, those that come within
+// wait of the round's start, so a command that never answers (a notice's
+// expiry, a cursor's blink) costs a round wait, not one each.
+func rounds(m *Model, queue []tea.Cmd, wait time.Duration, most int) {
+	for round := 0; len(queue) > 0 && round < most; round++ {
 		answers := make([]chan tea.Msg, len(queue))
 		for i, c := range queue {
-			if c != nil {
-				answers[i] = make(chan tea.Msg, 1)
-				go func() { answers[i] <- c() }()
+			if c == nil {
+				continue
 			}
+			answers[i] = make(chan tea.Msg, 1)
+			go func() {
+				defer func() {
+					if r := recover(); r != nil {
+						answers[i] <- panicMsg{r, debug.Stack()}
+					}
+				}()
+				answers[i] <- c()
+			}()
 		}
 		queue = nil
-		deadline := time.After(driveWait)
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		for _, answer := range answers {
 			if answer == nil {
 				continue
 			}
-			var msg tea.Msg
 			select {
-			case msg = <-answer:
-			case <-deadline:
-				continue
-			}
-			switch msg := msg.(type) {
-			case nil:
-			case tea.BatchMsg:
-				queue = append(queue, msg...)
-			case tea.QuitMsg:
-			default:
-				// Cursor blinks re-arm forever; terminal queries need a terminal.
-				if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
-					continue
-				}
-				_, next := m.Update(msg)
-				queue = append(queue, next)
+			case msg := <-answer:
+				queue = append(queue, take(m, msg)...)
+			case <-ctx.Done():
 			}
 		}
+		cancel()
 	}
+}
+
+// take hands a command's message to m as the program does, and returns
+// the commands that follow from it.
+func take(m *Model, msg tea.Msg) []tea.Cmd {
+	switch msg := msg.(type) {
+	case nil, tea.QuitMsg:
+		return nil
+	case panicMsg:
+		panic(fmt.Sprintf("in a command: %v\n%s", msg.value, msg.stack))
+	case tea.BatchMsg:
+		return msg
+	}
+	// Cursor blinks re-arm forever; terminal queries need a terminal.
+	if pkg := reflect.TypeOf(msg).PkgPath(); strings.HasSuffix(pkg, "/cursor") || strings.HasSuffix(pkg, "bubbletea/v2") {
+		return nil
+	}
+	_, next := m.Update(msg)
+	return []tea.Cmd{next}
 }
 
 func press(t testing.TB, m *Model, keys ...string) {
