@@ -10,11 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
-	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/internal/index"
@@ -198,115 +196,6 @@ func TestSameAsReportShared(t *testing.T) {
 				}
 			})
 		})
-	}
-}
-
-// TestReplaySameAsReport pins Replay's savings to `spillway report
-// --preset harness-rs-0.0.50`'s, session by session, and shows a second
-// Replay under the same policy answered from the cache.
-func TestReplaySameAsReport(t *testing.T) {
-	t.Run("fixtures", func(t *testing.T) {
-		replaySameAsReport(t, filepath.Join("..", "app", "testdata", "projects"), filepath.Join("..", "..", "testdata", "claude"), filepath.Join("..", "..", "testdata", "codex"))
-	})
-	t.Run("shared", func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("tokenizes every real log")
-		}
-		replaySameAsReport(t, filepath.Join(sharedtest.Dir(t), "transcripts"))
-	})
-}
-
-func replaySameAsReport(t *testing.T, paths ...string) {
-	pol, err := policy.Preset("harness-rs-0.0.50")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	w, _ := report.NewWriter("json", &out, "")
-	opt := report.Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
-	if _, err := report.Generate(paths, nil, opt, w, io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Sessions []struct {
-			Path   string `json:"path"`
-			Totals struct {
-				SavedTokens  int64    `json:"saved_tokens"`
-				CostUSD      *float64 `json:"cost_usd"`
-				CostUSDAfter *float64 `json:"cost_usd_after"`
-			} `json:"totals"`
-		} `json:"sessions"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	var want []index.Saving
-	for _, s := range doc.Sessions {
-		sv := index.Saving{Path: s.Path, SavedTokens: s.Totals.SavedTokens, CostUSD: s.Totals.CostUSD, CostUSDAfter: s.Totals.CostUSDAfter}
-		if sv.CostUSD != nil && sv.CostUSDAfter != nil {
-			d := *sv.CostUSD - *sv.CostUSDAfter
-			sv.SavedUSD = &d
-		}
-		want = append(want, sv)
-	}
-	inputs, err := app.Resolve(paths, app.Env{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cacheDir := t.TempDir()
-	ix, err := index.Open(index.Options{CacheDir: cacheDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	entries, _, err := ix.Scan(context.Background(), inputs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls []int
-	got, warnings, err := ix.Replay(context.Background(), entries, pol, func(done, total int) { calls = append(calls, done) })
-	if err != nil || len(warnings) > 0 {
-		t.Fatalf("Replay: %v, warnings %v", err, warnings)
-	}
-	ignoreActed := cmpopts.IgnoreFields(index.Saving{}, "Acted")
-	if diff := cmp.Diff(want, got, costsClose, ignoreActed); diff != "" {
-		t.Errorf("savings differ from report (-report +index):\n%s", diff)
-	}
-	if n := len(calls); n == 0 || calls[n-1] != len(entries) {
-		t.Errorf("progress told %v, want it to end at %d", calls, len(entries))
-	}
-	calls = nil
-	again, _, err := ix.Replay(context.Background(), entries, pol, func(done, total int) { calls = append(calls, done) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(got, again); diff != "" {
-		t.Errorf("cached savings differ:\n%s", diff)
-	}
-	if len(calls) != 1 || calls[0] != len(entries) {
-		t.Errorf("second replay progress %v: want every session known at once", calls)
-	}
-	// A new process: the savings come from the cache file.
-	ix2, err := index.Open(index.Options{CacheDir: cacheDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := ix2.Scan(context.Background(), inputs, nil); err != nil {
-		t.Fatal(err)
-	}
-	calls = nil
-	reopened, _, err := ix2.Replay(context.Background(), entries, pol, func(done, total int) { calls = append(calls, done) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(got, reopened); diff != "" || len(calls) != 1 {
-		t.Errorf("savings from the cache file (progress %v):\n%s", calls, diff)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	other := pol
-	other.Name = "other"
-	if _, _, err := ix.Replay(ctx, entries, other, nil); err != context.Canceled {
-		t.Errorf("cancelled replay: %v, want context.Canceled", err)
 	}
 }
 
