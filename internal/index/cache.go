@@ -21,8 +21,8 @@ import (
 // little-endian.
 const (
 	cacheMagic   = "spillway session index\n"
-	cacheVersion = 2
-	cacheName    = "index-v2.bin"
+	cacheVersion = 3
+	cacheName    = "index-v3.bin"
 )
 
 func cachePath(dir string) string { return filepath.Join(dir, cacheName) }
@@ -40,7 +40,6 @@ type cacheData struct {
 	// LastScan is the setSignature of the scan that wrote the cache.
 	LastScan uint64
 	Files    map[string]*cacheRecord
-	Replays  map[string]*replayRecord // by policy hash, then path
 }
 
 // cacheRecord is one file as last read.
@@ -119,7 +118,7 @@ func memoryCache() *cache {
 }
 
 func emptyCache(h cacheHeader) *cache {
-	return &cache{data: cacheData{Header: h, Files: map[string]*cacheRecord{}, Replays: map[string]*replayRecord{}}, dirty: true}
+	return &cache{data: cacheData{Header: h, Files: map[string]*cacheRecord{}}, dirty: true}
 }
 
 // maxCacheBytes bounds the cache file read: a record takes some hundreds
@@ -147,9 +146,6 @@ func loadCache(dir string, h cacheHeader) (*cache, *Warning) {
 			}
 			if d.Files == nil {
 				d.Files = map[string]*cacheRecord{}
-			}
-			if d.Replays == nil {
-				d.Replays = map[string]*replayRecord{}
 			}
 			return &cache{data: *d}, nil
 		}
@@ -257,7 +253,7 @@ func (c *cache) update(s *scan, set uint64) {
 		return
 	}
 	// The cache is being written anyway: forget the files of other scans
-	// that are gone, and the savings of sessions it no longer knows.
+	// that are gone.
 	scanned := make(map[string]bool, len(s.files))
 	for i := range s.files {
 		scanned[s.files[i].path] = true
@@ -266,13 +262,6 @@ func (c *cache) update(s *scan, set uint64) {
 		if !scanned[p] {
 			if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 				delete(c.data.Files, p)
-			}
-		}
-	}
-	for _, rec := range c.data.Replays {
-		for p := range rec.Sessions {
-			if c.data.Files[p] == nil {
-				delete(rec.Sessions, p)
 			}
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // fleetCache is a cache of n sessions shaped like the generated fleet's:
 // 300 results and 300 reconciliation keys each.
 func fleetCache(n int) *cacheData {
-	d := &cacheData{Header: cacheHeader{Spillway: "v1", Prices: 1, Read: " 0"}, Files: map[string]*cacheRecord{}, Replays: map[string]*replayRecord{}}
+	d := &cacheData{Header: cacheHeader{Spillway: "v1", Prices: 1, Read: " 0"}, Files: map[string]*cacheRecord{}}
 	for i := range n {
 		sum := &fileSum{Format: "claude-code", Version: "2.1.126", ID: fmt.Sprintf("c0ffee00-0000-4000-8000-%012d", i), Project: "/home/dev/src/project07",
 			Tally: app.Tally{First: time.Unix(int64(i)*1000, 0).UTC(), Last: time.Unix(int64(i)*1000+900, 0).UTC(), Models: []string{"claude-sonnet-4-6"},
@@ -87,11 +87,9 @@ func BenchmarkCacheCodec(b *testing.B) {
 // TestCodecRoundTrip: what is written is what is read back.
 func TestCodecRoundTrip(t *testing.T) {
 	d := fleetCache(3)
-	usd := 1.5
 	d.Files["/x"] = &cacheRecord{Key: recordKey{Size: -1}, Own: &fileSum{Format: "codex"}, Comp: 7,
 		Final: &fileSum{Relation: "subagent", ParentID: "p", Tally: app.Tally{Unpriced: []string{"m"}, First: time.Unix(5, 6).UTC(), Results: 7, Largest: 1 << 40},
 			ResultSizes: []int{0, 0, 127, 255, 256, 100_000, 1 << 40}}}
-	d.Replays["pol"] = &replayRecord{Sessions: map[string]savedRecord{"/x": {Sig: 9, Saving: Saving{Path: "/x", SavedTokens: -3, CostUSD: &usd, Acted: 2}}}}
 	got, err := decodePayload(encodePayload(d))
 	if err != nil {
 		t.Fatal(err)

@@ -59,13 +59,6 @@ func (w *wbuf) tokens(t Tokens) {
 	w.i(t.Output)
 }
 
-func (w *wbuf) optFloat(p *float64) {
-	w.bool(p != nil)
-	if p != nil {
-		w.f(*p)
-	}
-}
-
 // rbuf reads what wbuf wrote; the first problem sticks and every later
 // read gives zero, so a decoder checks err once at the end.
 type rbuf struct {
@@ -229,14 +222,6 @@ func (r *rbuf) tokens() Tokens {
 	return Tokens{Input: r.i(), CacheCreation: r.i(), CacheRead: r.i(), Output: r.i()}
 }
 
-func (r *rbuf) optFloat() *float64 {
-	if !r.bool() {
-		return nil
-	}
-	v := r.f()
-	return &v
-}
-
 func (w *wbuf) sum(f *fileSum) {
 	w.bool(f != nil)
 	if f == nil {
@@ -323,7 +308,7 @@ func (r *rbuf) sum() *fileSum {
 	return f
 }
 
-// encodePayload writes d: the header, the files in path order, the replays.
+// encodePayload writes d: the header, then the files in path order.
 func encodePayload(d *cacheData) []byte {
 	w := &wbuf{b: make([]byte, 0, 1<<20)}
 	w.s(d.Header.Spillway)
@@ -345,30 +330,12 @@ func encodePayload(d *cacheData) []byte {
 		w.sum(rec.Own)
 		w.sum(rec.Final)
 	}
-	pols := slices.Sorted(maps.Keys(d.Replays))
-	w.u(uint64(len(pols)))
-	for _, pol := range pols {
-		rec := d.Replays[pol]
-		w.s(pol)
-		sessions := slices.Sorted(maps.Keys(rec.Sessions))
-		w.u(uint64(len(sessions)))
-		for _, p := range sessions {
-			sv := rec.Sessions[p]
-			w.s(p)
-			w.fix(sv.Sig)
-			w.i(sv.Saving.SavedTokens)
-			w.optFloat(sv.Saving.CostUSD)
-			w.optFloat(sv.Saving.CostUSDAfter)
-			w.optFloat(sv.Saving.SavedUSD)
-			w.n(sv.Saving.Acted)
-		}
-	}
 	return w.b
 }
 
 func decodePayload(b []byte) (*cacheData, error) {
 	r := &rbuf{b: b}
-	d := &cacheData{Files: map[string]*cacheRecord{}, Replays: map[string]*replayRecord{}}
+	d := &cacheData{Files: map[string]*cacheRecord{}}
 	d.Header.Spillway = r.s()
 	d.Header.Prices = r.fix()
 	d.Header.Read = r.s()
@@ -390,17 +357,6 @@ func decodePayload(b []byte) (*cacheData, error) {
 			r.fail(errors.New("record without a summary"))
 		}
 		d.Files[p] = rec
-	}
-	for n := r.count(); n > 0 && r.err == nil; n-- {
-		pol := r.s()
-		rec := &replayRecord{Sessions: map[string]savedRecord{}}
-		for m := r.count(); m > 0 && r.err == nil; m-- {
-			p := r.s()
-			sv := savedRecord{Sig: r.fix()}
-			sv.Saving = Saving{Path: p, SavedTokens: r.i(), CostUSD: r.optFloat(), CostUSDAfter: r.optFloat(), SavedUSD: r.optFloat(), Acted: r.n()}
-			rec.Sessions[p] = sv
-		}
-		d.Replays[pol] = rec
 	}
 	if r.err == nil && len(r.b) > 0 {
 		r.err = errors.New("bytes after the last record")

@@ -7,7 +7,6 @@
 //
 //	ix, err := index.Open(index.Options{Prices: prices})
 //	entries, warnings, err := ix.Scan(ctx, inputs, progress) // inputs from app.Resolve or app.Discover
-//	savings, warnings, err := ix.Replay(ctx, entries, policy, progress)
 //
 // Scan's totals are `spillway report`'s to the token: the same reader
 // (transcript, sizes only), the same rule for sub-agents (app.Resolve's,
@@ -20,13 +19,12 @@
 // of every file only its summary and those keys: memory grows with the
 // number of sessions, not with their size.
 //
-// Replay, the second and optional step, needs the texts: it runs the
-// entries through app.Each under a policy, in the background if the caller
-// likes (it stops when ctx is done), and its figures are cached per policy.
+// What a policy saves needs the texts, which the index does not keep: the
+// session list replays its sessions through internal/sessions.
 //
 // # The cache
 //
-// One file, index-v2.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
+// One file, index-v3.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
 // os.UserCacheDir()/spillway), holds one record per transcript keyed by
 // path, size, modification time, inode and a hash of its first 4 KiB. A
 // file whose key still matches is not read; one that changed or grew is
@@ -118,8 +116,6 @@ type Options struct {
 	// Version is spillway's version: a cache written by another is
 	// rebuilt. "" is the build's own.
 	Version string
-	// Counter counts result tokens for Replay; nil is o200k_base.
-	Counter app.Counter
 }
 
 // Index scans sessions, remembering what it read in its cache.
@@ -127,7 +123,8 @@ type Index struct {
 	opt   Options
 	mu    sync.Mutex
 	cache *cache
-	// seen is every file the last Scan read or recalled, for Replay.
+	// seen is every file the last Scan read or recalled, for a rescan of
+	// what changed (scan.go).
 	seen map[string]seenFile
 	// live are the decoders of sessions still being written (live.go).
 	liveMu sync.Mutex
@@ -149,9 +146,8 @@ type Index struct {
 }
 
 type seenFile struct {
-	key  fileKey
-	comp uint64
-	own  *fileSum
+	key fileKey
+	own *fileSum
 }
 
 // Open returns an index with the options. It begins reading the cache in
@@ -336,7 +332,7 @@ func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func
 	ix.seen = make(map[string]seenFile, len(s.files))
 	for _, f := range s.files {
 		if f.final != nil {
-			ix.seen[f.path] = seenFile{key: f.key, comp: f.comp, own: f.own}
+			ix.seen[f.path] = seenFile{key: f.key, own: f.own}
 		}
 	}
 	warnings = append(warnings, w...)
