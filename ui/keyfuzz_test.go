@@ -115,16 +115,16 @@ func TestRandomKeys(t *testing.T) {
 	}
 }
 
-// TestRandomKeysLong is TestRandomKeys at 20,000 keys for each model.
+// TestRandomKeysLong is TestRandomKeys at 10,000 keys for each model.
 func TestRandomKeysLong(t *testing.T) {
-	slowtest.OptIn(t, "40,000 random keys, about a minute of processor time")
+	slowtest.OptIn(t, "20,000 random keys, about 20 s of processor time")
 	data := demoData(t)
 	fleet := fleetFixture(t)
 	t.Chdir(t.TempDir())
 	execProcess = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return func() tea.Msg { return fn(nil) } }
 	defer func() { execProcess = tea.ExecProcess }()
-	randomKeys(t, newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark"), 7, 20_000)
-	randomKeys(t, newListModel(t, []string{fleet}, "claude-code", 120, 40, longAgo), 7, 20_000)
+	randomKeys(t, newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark"), 7, 10_000)
+	randomKeys(t, newListModel(t, []string{fleet}, "claude-code", 120, 40, longAgo), 7, 10_000)
 }
 
 // FuzzKeys presses the keys its input names, a byte each, into the

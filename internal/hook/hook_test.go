@@ -233,6 +233,9 @@ func TestMain(m *testing.M) {
 // response, each leave their Read in the session's repeat state and their
 // line in the ledger; the next response's Read of any of them is a repeat.
 func TestConcurrent(t *testing.T) {
+	if underRace {
+		t.Skip("the hooks are processes that share no memory, which the race detector cannot see; each start of its build takes half a second (go test without -race runs this)")
+	}
 	cache := t.TempDir()
 	exe, err := os.Executable()
 	if err != nil {
