@@ -42,6 +42,7 @@ bench prepare ./guard/replay '^BenchmarkPrepare$' 2x
 bench frame ./ui '^BenchmarkFirstFrame$' 2x
 bench retune ./ui '^Benchmark(Retune|Chart)$' 20x
 bench spill ./spillview '^Benchmark(Open50MB|ViewLargeFile)$' 20x
+bench hook . '^BenchmarkHook$' 200x
 if [ "${LARGE:-}" = 1 ]; then
   echo "writing and opening a 1 GiB session" >&2
   go run ./internal/corpus/gencorpus -single "$dir/large.jsonl" >/dev/null
@@ -110,6 +111,13 @@ ceiling=$(rows Chart | awk '$1 ~ /\/ceiling$/ { sub("/ceiling$", "", $1); print 
 knobs=$(rows Chart | awk '$1 ~ /\/knobs$/ { sub("/knobs$", "", $1); print }' | cell)
 follow="$(fig follow FollowLatency ns/op 1e6 '%.2f') ms"
 spill="$(fig spill Open50MB ns/op 1e6 '%.0f') ms / $(fig spill ViewLargeFile/plain ns/op 1e6 '%.2f') ms"
+# hook_cell METRIC: the hook's figure for each policy, "kept / spilled / tokens".
+hook_cell() {
+  echo "$(fig hook Hook/kept "$1" 1 '%.1f') / $(fig hook Hook/spilled "$1" 1 '%.1f') / $(fig hook Hook/tokens "$1" 1 '%.1f') ms"
+}
+hook_median=$(hook_cell median-ms)
+hook_p99=$(hook_cell p99-ms)
+hook_cpu=$(hook_cell cpu-median-ms)
 
 {
 echo "| what | figure |"
@@ -125,7 +133,10 @@ echo "| the same key to the savings chart drawn in full: a new ceiling, the char
 echo "| the chart after a change of the other knobs (\`d\`, \`s\`, \`p\`), every point new (\`knobs\`) | $knobs |"
 echo "| an appended line reaching a followed session's state (\`go test -bench FollowLatency ./transcript\`) | $follow |"
 echo "| opening a 50 MB spill file in the viewer / drawing a frame of a 48k-line file (\`go test -bench Open50MB ./spillview\`, \`-bench ViewLargeFile/plain\`) | $spill |"
+echo "| \`spillway hook claude-code\` on a 100 KB Read, a process started per call as Claude Code starts it, the result kept / spilled / under a token ceiling (\`go test -bench Hook .\`): median, 99th percentile, processor time | $hook_median; $hook_p99; $hook_cpu |"
 } | tee /dev/stderr | scripts/doc-block.sh scripts/speed-table.sh docs/speed.md "$load_before" "$load_after"
+echo "Per tool call on a 100 KB Read, the result kept / spilled / under a token ceiling: $hook_median at the median, $hook_p99 at the 99th percentile ([docs/speed.md](docs/speed.md))." |
+  scripts/doc-block.sh scripts/speed-table.sh-hook README.md "$load_before" "$load_after"
 if [ "${LARGE:-}" = 1 ]; then
   # Wall times, then the processor time used by each point (all threads).
   large=$(awk '
