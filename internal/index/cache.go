@@ -292,5 +292,12 @@ func writeCacheFile(dir string, b []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), cachePath(dir))
+	if err := os.Rename(tmp.Name(), cachePath(dir)); err != nil {
+		return err
+	}
+	// The caches of earlier formats are never read again.
+	for v := 1; v < cacheVersion; v++ {
+		os.Remove(filepath.Join(dir, fmt.Sprintf("index-v%d.bin", v)))
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -247,6 +248,32 @@ func TestCacheGrown(t *testing.T) {
 // TestCacheRebuilt: a cache that is not this format's is ignored with one
 // warning naming it and rebuilt; one written under another version or
 // price table is rebuilt without a word.
+// TestEarlierCachesRemoved: once the cache is written, the files of
+// earlier formats beside it, never read again, are gone; anything else
+// in the folder stays.
+func TestEarlierCachesRemoved(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "logs")
+	writeClaude(t, filepath.Join(dir, "s.jsonl"), "s", call{msg: "1", at: at(1), input: 1, result: "x"})
+	cacheDir := filepath.Join(root, "cache")
+	os.MkdirAll(cacheDir, 0o700)
+	earlier := []string{"index-v1.bin", "index-v2.bin"}
+	for _, name := range append(earlier, "other.bin") {
+		os.WriteFile(filepath.Join(cacheDir, name), []byte("old"), 0o600)
+	}
+	scanDir(t, Options{CacheDir: cacheDir}, dir)
+	for _, name := range earlier {
+		if _, err := os.Stat(filepath.Join(cacheDir, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it removed", name, err)
+		}
+	}
+	for _, name := range []string{cacheName, "other.bin"} {
+		if _, err := os.Stat(filepath.Join(cacheDir, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 func TestCacheRebuilt(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "logs")
