@@ -104,7 +104,7 @@ func TestLeftPrepareReachesNothing(t *testing.T) {
 	release := g.gate(1, errors.New("alpha's counter failed"))
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
 		o.Counter = g.counter
-		o.Sessions = noHeld{sessions.New([]string{dir}, emptyEnv, appOptions(o))}
+		o.Sessions = noHeld{indexSessions(t, []string{dir}, appOptions(o), "")}
 	})
 	// by time, newest first: delta, beta, alpha, gamma
 	queue := pump(t, m, []tea.Cmd{update(m, keyMsg("enter"))}, func() bool { return len(g.called) > 0 })
@@ -136,7 +136,7 @@ func TestSpillsStayWithTheirSession(t *testing.T) {
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
 		o.Counter = g.counter
 		o.SpillRoot = spills
-		o.Sessions = noHeld{sessions.New([]string{dir}, emptyEnv, appOptions(o))}
+		o.Sessions = noHeld{indexSessions(t, []string{dir}, appOptions(o), "")}
 	})
 	press(t, m, "j", "j", "enter") // alpha: its 40,000-byte result is spilled
 	if m.sess.replay == nil || m.sess.replay.Totals.Actions[replay.Spilled] != 1 {
@@ -196,7 +196,7 @@ func TestLeavingCancelsPrepare(t *testing.T) {
 	}
 	t.Cleanup(func() { prepareTexts = real })
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
-		o.Sessions = noHeld{sessions.New([]string{dir}, emptyEnv, appOptions(o))}
+		o.Sessions = noHeld{indexSessions(t, []string{dir}, appOptions(o), "")}
 	})
 	queue := pump(t, m, []tea.Cmd{update(m, keyMsg("enter"))}, func() bool {
 		return m.sess != nil && strings.Contains(m.sess.progressText(), "counting tokens")

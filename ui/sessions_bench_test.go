@@ -13,7 +13,6 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/corpus"
-	"github.com/spillway-dev/spillway/internal/sessions"
 )
 
 // BenchmarkFleetRetune presses + or - on a list of 50 generated Claude
@@ -36,7 +35,7 @@ func BenchmarkFleetRetune(b *testing.B) {
 	}
 	pol, _ := policy.Preset(policy.DefaultPreset)
 	opt := Options{Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark", SessionsName: "bench", NoFollow: true}
-	opt.Sessions = sessions.New([]string{dir}, app.Env{}, app.Options{Prices: opt.Prices, Counter: counter})
+	opt.Sessions = indexSessions(b, []string{dir}, app.Options{Prices: opt.Prices, Counter: counter}, "")
 	m := New(opt)
 	l := newLoop(m)
 	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})

@@ -55,7 +55,6 @@ func checkListAgainstReport(t *testing.T, dir string) {
 		name string
 		src  func() *sessions.Service
 	}{
-		{"pipeline", func() *sessions.Service { return sessions.New([]string{dir}, app.Env{}, opt) }},
 		{"index", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, "") }},
 		// The second opens the cache the first wrote: rows from the cache.
 		{"index cache written", func() *sessions.Service { return indexSessions(t, []string{dir}, opt, cache) }},
@@ -74,9 +73,9 @@ func checkListAgainstReport(t *testing.T, dir string) {
 	}
 }
 
-// indexSessions lists paths through a session index caching in dir, or
-// none when dir is "".
-func indexSessions(t *testing.T, paths []string, opt app.Options, dir string) *sessions.Service {
+// indexSessions lists paths as the program does, through a session index
+// caching in dir, or in none when dir is "".
+func indexSessions(t testing.TB, paths []string, opt app.Options, dir string) *sessions.Service {
 	t.Helper()
 	ix, err := index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, CacheDir: dir, NoCache: dir == ""})
 	if err != nil {

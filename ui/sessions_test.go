@@ -123,8 +123,9 @@ func newListModel(t testing.TB, paths []string, preset string, w, h int, now tim
 		o(&opt)
 	}
 	if opt.Sessions == nil {
-		src := sessions.New(paths, app.Env{}, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter})
+		src := indexSessions(t, paths, app.Options{Prices: opt.Prices, Read: opt.Read, Counter: counter}, "")
 		src.Budget = listBudget
+		src.Now = func() time.Time { return clock() }
 		opt.Sessions = src
 	}
 	m := New(opt)
@@ -397,7 +398,7 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	dir := fleetFixture(t)
 	var src *sweepCounter
 	withCounter := func(o *Options) {
-		src = &sweepCounter{Source: sessions.New([]string{dir}, app.Env{}, app.Options{Prices: o.Prices, Counter: counter})}
+		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, "")}
 		o.Sessions = src
 	}
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)

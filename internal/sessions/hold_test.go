@@ -69,18 +69,9 @@ func retunings(t *testing.T) []policy.Policy {
 // and sweeps them, with the list holding them as h says, and returns
 // every session's savings by policy and path. It runs each policy twice:
 // the second replays what the first held.
-func listFigures(t *testing.T, paths []string, useIndex bool, h holding, pols []policy.Policy) map[string]Savings {
+func listFigures(t *testing.T, paths []string, h holding, pols []policy.Policy) map[string]Savings {
 	t.Helper()
-	prices := pricing.Default()
-	opt := app.Options{Prices: prices, Counter: counter}
-	src := New(paths, app.Env{}, opt)
-	if useIndex {
-		ix, err := index.Open(index.Options{Prices: prices, NoCache: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		src = NewIndexed(paths, app.Env{}, opt, ix)
-	}
+	src := newList(t, paths, app.Options{Prices: pricing.Default(), Counter: counter})
 	src.Budget = &app.Budget{Whole: h.full, Lean: h.withoutTexts}
 	ctx := context.Background()
 	rows, warnings, err := src.Scan(ctx, nil)
@@ -132,6 +123,17 @@ func listFigures(t *testing.T, paths []string, useIndex bool, h holding, pols []
 	return got
 }
 
+// newList lists the sessions of paths as the program does, through an
+// index, here one without a cache.
+func newList(t *testing.T, paths []string, opt app.Options) *Service {
+	t.Helper()
+	ix, err := index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewIndexed(paths, app.Env{}, opt, ix)
+}
+
 // policyKey tells apart the re-tunings of one preset.
 func policyKey(p policy.Policy) string {
 	return fmt.Sprintf("%s ceiling %d %v dedupe %v", p.Name, p.Ceiling, p.Action, p.Dedupe.Enabled)
@@ -151,26 +153,23 @@ func TestHeldWithoutTexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	sets := []struct {
-		name     string
-		paths    []string
-		useIndex bool
+		name  string
+		paths []string
 	}{
-		{"generated", []string{dir}, false},
-		{"generated, indexed", []string{dir}, true},
+		{"generated", []string{dir}},
 	}
 	if real := sharedLogs(t); len(real) > 0 {
 		sets = append(sets, struct {
-			name     string
-			paths    []string
-			useIndex bool
-		}{"real logs", real, false})
+			name  string
+			paths []string
+		}{"real logs", real})
 	}
 	pols := retunings(t)
 	for _, set := range sets {
 		t.Run(set.name, func(t *testing.T) {
-			want := listFigures(t, set.paths, set.useIndex, holdings[0], pols)
+			want := listFigures(t, set.paths, holdings[0], pols)
 			for _, h := range holdings[1:] {
-				got := listFigures(t, set.paths, set.useIndex, h, pols)
+				got := listFigures(t, set.paths, h, pols)
 				if d := cmp.Diff(want, got, cmpopts.EquateErrors()); d != "" {
 					t.Errorf("%s (-held in full +%s):\n%s", h.name, h.name, d)
 				}
@@ -245,7 +244,7 @@ func TestHeldWithoutTextsChanged(t *testing.T) {
 		return got
 	}
 	opt := app.Options{Prices: pricing.Default(), Counter: counter}
-	src := New([]string{dir}, app.Env{}, opt)
+	src := newList(t, []string{dir}, opt)
 	src.Budget = &app.Budget{Lean: 1 << 40}
 	if _, _, err := src.Scan(context.Background(), nil); err != nil {
 		t.Fatal(err)
@@ -258,7 +257,7 @@ func TestHeldWithoutTextsChanged(t *testing.T) {
 	write(paths[0], 9) // another session under the same name, before any rescan
 	got := replayAll(src)
 
-	fresh := New([]string{dir}, app.Env{}, opt)
+	fresh := newList(t, []string{dir}, opt)
 	if _, _, err := fresh.Scan(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -21,8 +21,10 @@ func NewIndexed(paths []string, env app.Env, opt app.Options, ix *index.Index) *
 	return &Service{Paths: paths, Env: env, Options: opt, Index: ix}
 }
 
-// scanIndex is Scan through a.Index.
-func (a *Service) scanIndex(ctx context.Context, progress func(done, total int)) ([]Row, []string, error) {
+// Scan lists the sessions through a.Index: the paths are resolved again
+// unless a watch runs and saw no file or folder appear, go or move, and
+// the index reads again only the logs that changed.
+func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]Row, []string, error) {
 	a.mu.Lock()
 	resolved, given := a.resolved, a.Resolved
 	a.Resolved = nil
@@ -71,11 +73,15 @@ func (a *Service) scanIndex(ctx context.Context, progress func(done, total int))
 	if a.seen == nil {
 		a.seen, a.held = map[string]scanned{}, map[string]*app.Session{}
 	}
-	now := map[string]bool{}
+	listed := map[string]bool{}
+	now := time.Now()
+	if a.Now != nil {
+		now = a.Now()
+	}
 	for i := range entries {
 		e := &entries[i]
 		rows[i] = entryRow(e)
-		now[e.Path] = true
+		listed[e.Path] = true
 		sc := scanned{stamp: entryStamp(e), input: app.Input{Path: e.Path, Subagents: e.Subagents}, row: rows[i], size: e.Bytes}
 		prev, ok := a.seen[e.Path]
 		same := ok && prev.stamp == sc.stamp && prev.copied == e.CopiedCalls && sameCost(prev.row.Cost, rows[i].Cost)
@@ -92,7 +98,7 @@ func (a *Service) scanIndex(ctx context.Context, progress func(done, total int))
 			a.drop(e.Path)
 		}
 		a.seen[e.Path] = sc
-		if time.Since(e.Modified) < LiveWindow {
+		if now.Sub(e.Modified) < LiveWindow {
 			if lf, ok := a.liveRows[e.Path]; ok && lf.stamp == sc.stamp {
 				rows[i].Burn, rows[i].Context, rows[i].ContextMax = lf.row.Burn, lf.row.Context, lf.row.ContextMax
 			} else {
@@ -102,7 +108,7 @@ func (a *Service) scanIndex(ctx context.Context, progress func(done, total int))
 		}
 	}
 	for path := range a.seen {
-		if !now[path] {
+		if !listed[path] {
 			a.drop(path)
 			delete(a.seen, path)
 			delete(a.liveRows, path)

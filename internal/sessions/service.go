@@ -4,10 +4,10 @@
 // their logs change. The inspector's list screen reads it through Source;
 // nothing here draws.
 //
-// A Service reads through the shared pipeline (app.Resolve, app.Each) or,
-// given one, the session index, and holds what it read between replays
-// within the budget app.DefaultBudget gives, so that a new policy only
-// replays: sessions of up to Budget.Whole of logs read in full, then of up
+// A Service lists the sessions through the session index, reads them for
+// replays through the shared pipeline (app.Each), and holds what it read
+// between replays within the budget app.DefaultBudget gives, so that a new
+// policy only replays: sessions of up to Budget.Whole of logs read in full, then of up
 // to Budget.Lean without their results' texts, which are read again from
 // their files when a replay needs them; the others are read again for
 // each replay. Its replays go to a Replayer, its own by default; another
@@ -17,8 +17,6 @@ package sessions
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -33,13 +31,13 @@ import (
 	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/memory"
-	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
 // This file is the session list's one seam to where its sessions come
-// from: Source, and Service, which lists them with the shared
-// pipeline (app.Resolve and app.Each) and holds what it read in memory.
+// from: Source, and Service, which lists them through the session index,
+// reads them for replays with the shared pipeline (app.Each) and holds
+// what it read in memory.
 
 // Row is one session of the list as its log and its sub-agents'
 // record it, before any policy.
@@ -134,14 +132,15 @@ type Source interface {
 }
 
 // Service lists the sessions of Paths (those discovery finds when there
-// are none) through the shared pipeline: one sizes-only read per log for
-// the list, then, for replays, one read in full of each, whose counted
-// results it holds within Budget so that a new policy only replays.
+// are none) through Index, which reads again only the logs that changed,
+// then, for replays, reads each in full with the shared pipeline and holds
+// its counted results within Budget so that a new policy only replays.
+// NewIndexed makes one.
 type Service struct {
 	Paths   []string
 	Env     app.Env
 	Options app.Options
-	// Index, when set, lists the sessions (index.go).
+	// Index lists the sessions (index.go).
 	Index *index.Index
 	// Budget bounds the sessions held between replays; nil is
 	// app.DefaultBudget().
@@ -149,6 +148,9 @@ type Service struct {
 	// Replayer, when set, replays in the Service's stead; it is given the
 	// paths of the Service's last Scan.
 	Replayer Replayer
+	// Now, when set, is the clock a session is live by, that of the list
+	// showing it; nil is time.Now.
+	Now func() time.Time
 
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
@@ -166,9 +168,9 @@ type Service struct {
 	// are held without their texts.
 	paced *memory.Demand
 	// liveRows are the burn rates and contexts of the sessions being
-	// written, by the stamp they were read at (index scans).
+	// written, by the stamp they were read at.
 	liveRows map[string]scanned
-	// resolved are the inputs of the last index scan; while a watch runs
+	// resolved are the inputs of the last scan; while a watch runs
 	// (watching) they are resolved again only when relist says a file
 	// or folder appeared, went or moved.
 	resolved []app.Input
@@ -182,7 +184,7 @@ type Service struct {
 	stopping sync.WaitGroup
 	relist   atomic.Bool
 	// written are the names of the logs the watch saw written since the
-	// last index scan: the others need not be looked at.
+	// last scan: the others need not be looked at.
 	writtenMu sync.Mutex
 	written   map[string]bool
 }
@@ -192,11 +194,7 @@ type scanned struct {
 	input app.Input
 	row   Row
 	// marks are the copies the scan found, by log and line.
-	marks map[string]map[int]string
-	// subs are the logs of its sub-agents, as the scan of all found
-	// them: a Codex sub-agent is only known as one when read with its
-	// parent, so a replay reading the parent alone is given them.
-	subs   []string
+	marks  map[string]map[int]string
 	size   int64 // of its logs
 	copied int   // calls the index found copies counted elsewhere
 }
@@ -229,143 +227,55 @@ func (a *Service) drop(path string) {
 	}
 }
 
-// New lists the sessions of paths with opt's prices, reading
-// and counting options.
-func New(paths []string, env app.Env, opt app.Options) *Service {
-	return &Service{Paths: paths, Env: env, Options: opt}
-}
-
-// stamp identifies what an input's logs held when read: their sizes and
-// modification times ("" when one cannot be looked at), with the newest
-// time and the sizes' sum.
-func stamp(in app.Input) (st string, newest time.Time, size int64) {
-	var b strings.Builder
-	for _, p := range append([]string{in.Path}, in.Subagents...) {
-		info, err := os.Stat(p)
-		if err != nil {
-			return "", newest, size
-		}
-		if info.ModTime().After(newest) {
-			newest = info.ModTime()
-		}
-		size += info.Size()
-		fmt.Fprintf(&b, "%s\x00%d\x00%d\x00", p, info.Size(), info.ModTime().UnixNano())
-	}
-	return b.String(), newest, size
-}
-
-// Scan resolves the paths again and, when a session is new or changed,
-// reads them all again (only those when they are many): a response copied
-// from one log to another is counted once, wherever it lies.
-func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]Row, []string, error) {
-	if a.Index != nil {
-		return a.scanIndex(ctx, progress)
-	}
-	resolved, err := app.Resolve(a.Paths, a.Env)
-	if err != nil {
-		return nil, nil, err
-	}
-	var warnings []string
+// markCopies finds, for the sessions whose calls include copies of
+// responses another session counts and that no replay read with all the
+// others yet (one that appeared or changed since), which calls those
+// are: every session is read again, sizes only, as the index reads them
+// all. Read alone, such a session would count the copies a second time.
+// Past rereadAllBytes of logs in all it reads nothing, and the copies may
+// be counted twice until a replay reads every session.
+func (a *Service) markCopies(ctx context.Context) error {
 	a.mu.Lock()
-	if a.seen == nil {
-		a.seen, a.held = map[string]scanned{}, map[string]*app.Session{}
-	}
-	var all, changed []app.Input
-	stamps := map[string]string{}
-	sizes := map[string]int64{}
-	inputs := map[string]app.Input{}
-	modified := map[string]time.Time{}
+	var all []app.Input
 	var total int64
-	for _, in := range resolved {
-		switch {
-		case in.Err != nil:
-			warnings = append(warnings, in.Err.Error())
-			continue
-		case in.Path == "-":
-			warnings = append(warnings, "standard input cannot be listed with other sessions; open it alone")
-			continue
-		}
-		st, mod, size := stamp(in)
-		stamps[in.Path], modified[in.Path], inputs[in.Path], sizes[in.Path] = st, mod, in, size
-		total += size
-		all = append(all, in)
-		if prev, ok := a.seen[in.Path]; !ok || st == "" || prev.stamp != st {
-			changed = append(changed, in)
-		}
-	}
-	for path := range a.held {
-		if _, ok := inputs[path]; !ok {
-			a.drop(path) // gone
-		}
-	}
-	read := all
-	if len(changed) == 0 || total > rereadAllBytes {
-		read = changed
-	}
-	rows := make([]Row, 0, len(all))
-	reading := map[string]bool{}
-	for _, in := range read {
-		reading[in.Path] = true
-	}
-	for _, in := range all {
-		if !reading[in.Path] {
-			rows = append(rows, a.seen[in.Path].row)
-		}
+	for _, sc := range a.seen {
+		all = append(all, sc.input)
+		total += sc.size
 	}
 	a.mu.Unlock()
-
+	if total > rereadAllBytes {
+		return nil
+	}
+	// In the order the index reads them, which decides, between logs
+	// that are not named after the session, the one a copy counts in.
+	slices.SortFunc(all, func(x, y app.Input) int { return strings.Compare(x.Path, y.Path) })
 	opt := a.Options
 	opt.Read.SizesOnly = true
 	opt.Counter = nil
-	done := 0
-	if progress != nil {
-		progress(0, len(read))
+	// Set in emit: reading sizes only, Each calls process again on the
+	// sessions it reconciles together, and emits only that result.
+	type marked struct {
+		path  string
+		marks map[string]map[int]string
 	}
-	_, err = app.Each(read, nil, opt, func(s *app.Session) (scanned, error) {
-		if err := ctx.Err(); err != nil {
-			return scanned{}, err
-		}
-		row := sessionRow(s)
-		var subs []string
-		for _, sub := range s.Subagents {
-			subs = append(subs, sub.Session.Path)
-		}
-		return scanned{row: row, marks: marksOf(s), subs: subs}, nil
-	}, func(sc scanned) error {
-		done++
-		if progress != nil {
-			progress(done, len(read))
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		path := sc.row.Path
-		sc.row.Modified = modified[path]
-		sc.row.Project = projectOf(path)
-		sc.stamp, sc.input, sc.size = stamps[path], inputs[path], sizes[path]
-		sc.input.Subagents = sc.subs
+	_, err := app.Each(all, nil, opt, func(s *app.Session) (marked, error) {
+		return marked{s.Session.Path, marksOf(s)}, ctx.Err()
+	}, func(m marked) error {
 		a.mu.Lock()
-		if prev, ok := a.seen[path]; !ok || prev.stamp != sc.stamp || fmt.Sprint(prev.marks) != fmt.Sprint(sc.marks) {
-			a.drop(path) // read again in full when replayed
+		if sc, ok := a.seen[m.path]; ok && sc.marks == nil {
+			sc.marks = m.marks
+			a.seen[m.path] = sc
 		}
-		a.seen[path] = sc
 		a.mu.Unlock()
-		rows = append(rows, sc.row)
-		return nil
-	}, func(err error) {
-		if !errors.Is(err, context.Canceled) {
-			warnings = append(warnings, err.Error())
-		}
-	})
+		return ctx.Err()
+	}, func(error) {})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	return rows, warnings, ctx.Err()
+	return ctx.Err()
 }
 
-// rereadAllBytes bounds the logs read again whenever one changes; past
-// it only the changed ones are, and a response copied between a changed
-// log and another may be counted in both until the next full scan.
+// rereadAllBytes bounds the logs markCopies reads again.
 var rereadAllBytes int64 = 256 << 20
 
 // marksOf keeps, per log of a session, the calls reading it with the
@@ -475,17 +385,6 @@ func sumKnown(costs []*float64, recorded []bool) *float64 {
 	return &sum
 }
 
-// projectOf names a session's project as every front end does
-// (transcript.Project), by its last element.
-func projectOf(path string) string {
-	cwd := ""
-	if f, _, err := safefile.OpenRegular(path, nil); err == nil {
-		cwd, _ = transcript.ReadCwd(f)
-		f.Close()
-	}
-	return lastElement(transcript.Project(path, cwd))
-}
-
 // Held is the session of path, with its sub-agents, as the Service holds
 // it, read and counted; nil when it does not (any more).
 func (a *Service) Held(path string) *app.Session {
@@ -574,10 +473,19 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 		}
 	}
 	complete := len(read) == len(a.seen)
+	unmarked := false
+	for _, in := range read {
+		unmarked = unmarked || a.seen[in.Path].marks == nil
+	}
 	if a.texts == nil {
 		a.texts = app.NewFilePool(textFilesOpen, textsKeptBytes)
 	}
 	a.mu.Unlock()
+	if unmarked && !complete {
+		if err := a.markCopies(ctx); err != nil {
+			return err
+		}
+	}
 
 	var wg sync.WaitGroup
 	var emitMu sync.Mutex

@@ -87,10 +87,7 @@ func (a *Service) Watch(ctx context.Context) (<-chan struct{}, string, error) {
 		a.watching.Add(1)
 		// Rescanned at every change: the index writes its cache at a
 		// pace, and all of it once the watch ends.
-		stop := func() error { return nil }
-		if a.Index != nil {
-			stop = a.Index.Follow()
-		}
+		stop := a.Index.Follow()
 		a.stopping.Add(1)
 		crash.Go(func() {
 			defer a.stopping.Done()
@@ -115,8 +112,8 @@ func (a *Service) wrote(path string) {
 	a.writtenMu.Unlock()
 }
 
-// sinceLastScan says which logs may have changed since the last index
-// scan, and starts noting them again for the next: nil (all of them) when
+// sinceLastScan says which logs may have changed since the last scan,
+// and starts noting them again for the next: nil (all of them) when
 // no watch runs or files appeared, went or moved.
 func (a *Service) sinceLastScan(relisted bool) func(path string) bool {
 	a.writtenMu.Lock()
