@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/transcript/internal/masks"
 )
 
 // Measuring a JSON string without decoding it: a reader that keeps only
@@ -88,7 +90,7 @@ func measureString(b []byte, i int) (end, n int, ok bool) {
 		// long (30 to 90 bytes in real logs), so the scan for the next
 		// special byte is inline, two words a step, not a call per run.
 		for i+16 <= len(b) {
-			if vectorStrings && i-start >= vectorAfter && len(b)-i >= 64 {
+			if masks.Vector && i-start >= vectorAfter && len(b)-i >= 64 {
 				// A long string: on a block at a time.
 				j, sv, stop := walkString(b, i)
 				i, saved = j, saved+sv

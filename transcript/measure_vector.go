@@ -3,9 +3,11 @@ package transcript
 import (
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/transcript/internal/masks"
 )
 
-// Measuring a long string 64 bytes at a time: stringMasks classifies the
+// Measuring a long string 64 bytes at a time: masks.Strings classifies the
 // bytes of a run of 64-byte blocks (quotes, backslashes, bytes a
 // backslash cannot escape in two, UTF-8 classes), a bit per byte, and
 // walkString reads the string off those words. Which bytes the escapes
@@ -14,10 +16,10 @@ import (
 // whose runes are all of two or three bytes is found valid UTF-8 with a
 // few word operations. Only other runes and escapes are looked at one by
 // one. Skipping a string (quoteOrBackslashBlocks, stringEndBlocks) needs
-// only the quotes and backslashes, which quoteMasks marks.
+// only the quotes and backslashes, which masks.Quotes marks.
 
 const (
-	// maxBlocks bounds how many blocks one stringMasks call marks. A
+	// maxBlocks bounds how many blocks one masks.Strings call marks. A
 	// call's cost is worth paying for a few blocks, but blocks past the
 	// string's end are marked for nothing, so the first calls mark fewer.
 	maxBlocks = 8
@@ -25,8 +27,6 @@ const (
 	// at a time before walkString takes over: most strings end sooner.
 	vectorAfter = 16
 	oddBits     = 0xAAAAAAAAAAAAAAAA
-	// maskWords is how many words stringMasks writes for a block.
-	maskWords = 7
 )
 
 // walkStop is why walkString stopped.
@@ -47,7 +47,7 @@ const (
 // again a position outside any escape or rune, for measureString to go on
 // from.
 func walkString(b []byte, i int) (j, saved int, stop walkStop) {
-	var m [maxBlocks * maskWords]uint64
+	var m [maxBlocks * masks.Words]uint64
 	// escNext is 1 when the block's last backslash escapes the next
 	// block's first byte; contNext marks the next block's bytes that
 	// continue a rune begun in this one, runeBack how many bytes of that
@@ -56,9 +56,9 @@ func walkString(b []byte, i int) (j, saved int, stop walkStop) {
 	runeBack := 0
 	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
 		n := min((len(b)-i)/64, blocks)
-		stringMasks(&b[i], n, &m[0])
-		for k := 0; k < maskWords*n; k, i = k+maskWords, i+64 {
-			w := m[k : k+maskWords : k+maskWords]
+		masks.Strings(&b[i], n, &m[0])
+		for k := 0; k < masks.Words*n; k, i = k+masks.Words, i+64 {
+			w := m[k : k+masks.Words : k+masks.Words]
 			q, bs, h := w[0], w[1], w[2]
 			// escape: the backslashes that escape the next byte;
 			// escaped: the bytes they escape.
@@ -135,7 +135,7 @@ func quoteOrBackslashBlocks(b []byte, i int) int {
 	var m [maxBlocks * 2]uint64
 	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
 		n := min((len(b)-i)/64, blocks)
-		quoteMasks(&b[i], n, &m[0])
+		masks.Quotes(&b[i], n, &m[0])
 		for k := 0; k < 2*n; k, i = k+2, i+64 {
 			if f := m[k] | m[k+1]; f != 0 {
 				return i + bits.TrailingZeros64(f)
@@ -158,7 +158,7 @@ func stringEndBlocks(b []byte, i int) int {
 	var escNext uint64 // as in walkString
 	for blocks := 1; len(b)-i >= 64; blocks = min(2*blocks, maxBlocks) {
 		n := min((len(b)-i)/64, blocks)
-		quoteMasks(&b[i], n, &m[0])
+		masks.Quotes(&b[i], n, &m[0])
 		for k := 0; k < 2*n; k, i = k+2, i+64 {
 			q, bs := m[k], m[k+1]
 			pot := bs &^ escNext

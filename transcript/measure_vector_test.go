@@ -47,31 +47,6 @@ func TestMeasureStringBlocks(t *testing.T) {
 	}
 }
 
-// TestStringMasks checks stringMasks's words, bit by bit, over blocks
-// holding every byte value at every offset.
-func TestStringMasks(t *testing.T) {
-	const blocks = 5
-	b := make([]byte, blocks*64)
-	for shift := range 64 {
-		fillPattern(b, shift)
-		var m [blocks * maskWords]uint64
-		stringMasks(&b[0], blocks, &m[0])
-		for j, c := range b {
-			var got [maskWords]bool
-			for w := range got {
-				got[w] = m[j/64*maskWords+w]>>(j%64)&1 == 1
-			}
-			want := [maskWords]bool{
-				c == '"', c == '\\', c >= 0x80, !strings.ContainsRune(`"\/bfnrt`, rune(c)),
-				c >= 0x80 && c < 0xC0, c >= 0xC2 && c < 0xE0, c >= 0xE1 && c < 0xF0 && c != 0xED,
-			}
-			if got != want {
-				t.Fatalf("byte %d (%#x): marked %v; want %v (quote, backslash, high, not escaped in two, continuation, lead of two, lead of three)", j, c, got, want)
-			}
-		}
-	}
-}
-
 // TestSkipStringBlocks puts escapes of both parities and quotes at every
 // offset of the first blocks a long string is skipped by, and pins where
 // skipString and quoteOrBackslash stop to stringEnd and a byte-by-byte
@@ -103,24 +78,6 @@ func TestSkipStringBlocks(t *testing.T) {
 	}
 }
 
-// TestQuoteMasks checks quoteMasks against stringMasks's first words.
-func TestQuoteMasks(t *testing.T) {
-	const blocks = 5
-	b := make([]byte, blocks*64)
-	for shift := range 64 {
-		fillPattern(b, shift)
-		var m [blocks * maskWords]uint64
-		var qm [blocks * 2]uint64
-		stringMasks(&b[0], blocks, &m[0])
-		quoteMasks(&b[0], blocks, &qm[0])
-		for k := range blocks {
-			if got, want := qm[2*k:2*k+2], m[k*maskWords:k*maskWords+2]; got[0] != want[0] || got[1] != want[1] {
-				t.Fatalf("block %d: quoteMasks %x, stringMasks %x", k, got, want)
-			}
-		}
-	}
-}
-
 // TestStringEndBlocks pins stringEndBlocks to stringEnd on strings of
 // backslashes, quotes and letters, which put escapes of both parities
 // across every block boundary and at the end of the buffer.
@@ -139,13 +96,5 @@ func TestStringEndBlocks(t *testing.T) {
 		if got, want := stringEndBlocks(b, 0), stringEnd(b, 0); got != want {
 			t.Fatalf("stringEndBlocks(%q) = %d, want %d", b, got, want)
 		}
-	}
-}
-
-// fillPattern fills b with a pattern of bytes that, over shifts 0 to 63,
-// puts every byte value at every offset of a block.
-func fillPattern(b []byte, shift int) {
-	for j := range b {
-		b[j] = byte(j*shift + j/3)
 	}
 }

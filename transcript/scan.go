@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strconv"
+
+	"github.com/spillway-dev/spillway/transcript/internal/masks"
 )
 
 // scanner walks one JSON text in place: the readers of Claude Code and
@@ -267,7 +269,7 @@ func (s *scanner) escaped(start, at int) ([]byte, bool) {
 // stringEnd is stringEnd from at, which is not inside an escape, a block
 // at a time where the rest of the text is long.
 func (s *scanner) stringEnd(at int) int {
-	if vectorStrings && len(s.buf)-at >= 128 {
+	if masks.Vector && len(s.buf)-at >= 128 {
 		return stringEndBlocks(s.buf, at)
 	}
 	return stringEnd(s.buf, at)
@@ -279,7 +281,7 @@ func (s *scanner) stringEnd(at int) int {
 func quoteOrBackslash(b []byte, i int) int {
 	rest := b[i:]
 	for step := 0; len(rest) >= 16; step++ {
-		if step == 2 && vectorStrings && len(rest) >= 128 {
+		if step == 2 && masks.Vector && len(rest) >= 128 {
 			// A long string (a signature, a file written): on a block
 			// at a time.
 			return quoteOrBackslashBlocks(b, len(b)-len(rest))
