@@ -17,6 +17,7 @@ package sessions
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -29,6 +30,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/crash"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/transcript"
@@ -232,9 +234,10 @@ func (a *Service) drop(path string) {
 // others yet (one that appeared or changed since), which calls those
 // are: every session is read again, sizes only, as the index reads them
 // all. Read alone, such a session would count the copies a second time.
-// Past rereadAllBytes of logs in all it reads nothing, and the copies may
-// be counted twice until a replay reads every session.
-func (a *Service) markCopies(ctx context.Context) error {
+// Past rereadAllBytes of logs in all it reads nothing and says so
+// (marked false): the copies may be counted twice until a replay reads
+// every session.
+func (a *Service) markCopies(ctx context.Context) (marked bool, err error) {
 	a.mu.Lock()
 	var all []app.Input
 	var total int64
@@ -244,7 +247,7 @@ func (a *Service) markCopies(ctx context.Context) error {
 	}
 	a.mu.Unlock()
 	if total > rereadAllBytes {
-		return nil
+		return false, nil
 	}
 	// In the order the index reads them, which decides, between logs
 	// that are not named after the session, the one a copy counts in.
@@ -254,13 +257,13 @@ func (a *Service) markCopies(ctx context.Context) error {
 	opt.Counter = nil
 	// Set in emit: reading sizes only, Each calls process again on the
 	// sessions it reconciles together, and emits only that result.
-	type marked struct {
+	type copies struct {
 		path  string
 		marks map[string]map[int]string
 	}
-	_, err := app.Each(all, nil, opt, func(s *app.Session) (marked, error) {
-		return marked{s.Session.Path, marksOf(s)}, ctx.Err()
-	}, func(m marked) error {
+	_, err = app.Each(all, nil, opt, func(s *app.Session) (copies, error) {
+		return copies{s.Session.Path, marksOf(s)}, ctx.Err()
+	}, func(m copies) error {
 		a.mu.Lock()
 		if sc, ok := a.seen[m.path]; ok && sc.marks == nil {
 			sc.marks = m.marks
@@ -270,9 +273,9 @@ func (a *Service) markCopies(ctx context.Context) error {
 		return ctx.Err()
 	}, func(error) {})
 	if err != nil {
-		return err
+		return false, err
 	}
-	return ctx.Err()
+	return true, ctx.Err()
 }
 
 // rereadAllBytes bounds the logs markCopies reads again.
@@ -482,8 +485,12 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 	}
 	a.mu.Unlock()
 	if unmarked && !complete {
-		if err := a.markCopies(ctx); err != nil {
+		marked, err := a.markCopies(ctx)
+		if err != nil {
 			return err
+		}
+		if !marked && ctx.Err() == nil {
+			emit(Savings{Err: fmt.Errorf("a session that copies another's responses changed: with over %s of logs its copies are not told apart, and may count twice until every session is replayed (a new policy replays them all)", human.Bytes(rereadAllBytes))})
 		}
 	}
 
