@@ -235,8 +235,7 @@ func (a *Service) drop(path string) {
 // are: every session is read again, sizes only, as the index reads them
 // all. Read alone, such a session would count the copies a second time.
 // Past rereadAllBytes of logs in all it reads nothing and says so
-// (marked false): the copies may be counted twice until a replay reads
-// every session.
+// (marked false): the copies may then be counted twice.
 func (a *Service) markCopies(ctx context.Context) (marked bool, err error) {
 	a.mu.Lock()
 	var all []app.Input
@@ -490,7 +489,7 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 			return err
 		}
 		if !marked && ctx.Err() == nil {
-			emit(Savings{Err: fmt.Errorf("a session that copies another's responses changed: with over %s of logs its copies are not told apart, and may count twice until every session is replayed (a new policy replays them all)", human.Bytes(rereadAllBytes))})
+			emit(Savings{Err: fmt.Errorf("a session that copies another's responses changed: with over %s of logs to read again its copies are not told apart, and may count twice in the totals after", human.Bytes(rereadAllBytes))})
 		}
 	}
 
