@@ -83,8 +83,8 @@ func TestShortIDs(t *testing.T) {
 }
 
 func TestShortProjects(t *testing.T) {
-	projects := []string{"/home/dev/shop", "/work/shop", "/home/dev/blog", `C:\Users\dev\rain`, "/workspace", "", "/home/dev/blog"}
-	want := []string{"dev/shop", "work/shop", "blog", "rain", "workspace", "–", "blog"}
+	projects := []string{"/home/dev/shop", "/srv/shop", "/home/dev/blog", `C:\Users\dev\rain`, "/workspace", "", "/home/dev/blog"}
+	want := []string{"dev/shop", "srv/shop", "blog", "rain", "workspace", "–", "blog"}
 	if diff := cmp.Diff(want, shortProjects(projects)); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}

@@ -20,8 +20,8 @@ func agentTree(t *testing.T) (work, transcript string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work = filepath.Join(base, "work")
-	project := filepath.Join(base, "projects", "-work")
+	work = filepath.Join(base, "repo")
+	project := filepath.Join(base, "projects", "-repo")
 	transcript = filepath.Join(project, "sess-1.jsonl")
 	files := map[string]string{
 		transcript: "{}\n",
@@ -170,7 +170,7 @@ func TestSpillFolderLinkedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	work, project, tmp, elsewhere := filepath.Join(base, "work"), filepath.Join(base, "projects", "-work"), filepath.Join(base, "tmp"), filepath.Join(base, "elsewhere")
+	work, project, tmp, elsewhere := filepath.Join(base, "repo"), filepath.Join(base, "projects", "-repo"), filepath.Join(base, "tmp"), filepath.Join(base, "elsewhere")
 	transcript := filepath.Join(project, "sess-1.jsonl")
 	for _, d := range []string{filepath.Join(work, ".harness"), filepath.Join(project, "sess-1"), tmp, elsewhere} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -277,7 +277,7 @@ func TestOpenSpilledRace(t *testing.T) {
 // that led out.
 func FuzzOpenSpilled(f *testing.F) {
 	for _, p := range []string{"toolu_1.txt", "alias.txt", "passwd.txt", "up/secret.txt", "../../other/tool-results/x.txt",
-		"../tool-results/../../../work/secret.txt", "/etc/shadow", "fifo.txt", ".harness/spill/../../secret.txt", "large_tool_results/agent/c1-0123"} {
+		"../tool-results/../../../repo/secret.txt", "/etc/shadow", "fifo.txt", ".harness/spill/../../secret.txt", "large_tool_results/agent/c1-0123"} {
 		f.Add(p, false)
 		f.Add(p, true)
 	}
