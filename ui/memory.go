@@ -22,12 +22,13 @@ func sessionPace(size int64) int {
 	return percent
 }
 
-// sessionLimit is the soft memory limit, the program holding live bytes,
-// for a session of size bytes whose texts are read on demand: a little
-// under its file's size more, rather than a pace set by that size, since such a session holds a fraction of its
-// file, and reading its texts again allocates fast, so a pace set for
-// holding the whole file would collect many times a second for nothing.
-// It is on top of what the program held already (the list the session
-// was opened from, say): a limit binds the whole program, and one under
-// what it holds would have the collector run without end.
+// sessionLimit is the soft memory limit for a session of size bytes whose
+// texts are read on demand, opened while the program holds live bytes: a
+// little under the file's size on top of those. Not a pace set by the
+// size: such a session holds a fraction of its file, and reading its
+// texts again allocates fast, so a pace set for holding the whole file
+// would collect many times a second for nothing. On top of live, since a
+// limit binds the whole program (the list the session was opened from
+// too), and one under what it holds would have the collector run without
+// end.
 func sessionLimit(live, size int64) int64 { return live + size - size/8 }
