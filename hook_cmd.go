@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -177,11 +178,23 @@ func ownCommand(subcommand string, flags *policyFlags, p policy.Policy) (string,
 	if err != nil {
 		return "", fmt.Errorf("find spillway's own path: %w", err)
 	}
+	if goRunBuild(exe) {
+		return "", fmt.Errorf("this spillway is go run's temporary build (%s), gone when it exits: install it first (CGO_ENABLED=0 go install .) and run that one", exe)
+	}
 	args, err := hookArgs(flags, p)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(shellQuote(exe) + " " + subcommand + " " + strings.Join(quoteAll(args), " ")), nil
+}
+
+// goRunBuild tells whether exe is where go run builds a program
+// (…/go-build*/b*/exe/NAME), which it deletes when the program exits.
+func goRunBuild(exe string) bool {
+	dir := filepath.Dir(exe)
+	work := filepath.Dir(dir)
+	return filepath.Base(dir) == "exe" && strings.HasPrefix(filepath.Base(work), "b") &&
+		strings.HasPrefix(filepath.Base(filepath.Dir(work)), "go-build")
 }
 
 // settingsPath is the settings file the flags name.
@@ -572,12 +585,13 @@ func savePolicyCopy(dir string, p policy.Policy) (string, error) {
 	return path, nil
 }
 
-// shellPlain is a word the shell takes as it is.
-var shellPlain = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+// shellPlain is a word the shell takes as it is (compiled when a command
+// is written, not at every start).
+var shellPlain = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 // shellQuote quotes s for the shell Claude Code runs hook commands with.
 func shellQuote(s string) string {
-	if shellPlain.MatchString(s) {
+	if shellPlain().MatchString(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -202,3 +202,19 @@ func TestInspectorInstallsHook(t *testing.T) {
 		t.Errorf("a settings file that is not JSON: %v", err)
 	}
 }
+
+// go run's build is deleted when it exits: a hook or status line naming it
+// would run nothing from the next tool call on.
+func TestGoRunBuild(t *testing.T) {
+	for exe, want := range map[string]bool{
+		"/tmp/go-build2963418217/b001/exe/spillway":      true,
+		"/var/folders/x/T/go-build123/b001/exe/spillway": true,
+		"/tmp/go-build2963418217/b001/spillway.test":     false, // go test's binary
+		"/home/a/go/bin/spillway":                        false,
+		"/opt/exe/spillway":                              false,
+	} {
+		if got := goRunBuild(exe); got != want {
+			t.Errorf("%s: %v, want %v", exe, got, want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -484,13 +485,16 @@ func fileSize(n int64) string {
 
 // agentSpillPaths read the file a recorded agent spilled a result to out of
 // its own notice, one pattern per text above that names one: ClaudeSpill,
-// AgentScopeSpill, HarnessRSSpill and DeepSeekSpill.
-var agentSpillPaths = []*regexp.Regexp{
-	regexp.MustCompile(`Full output saved to: (\S+)`),                          // Claude Code <persisted-output>
-	regexp.MustCompile(`has been saved to ` + "`" + `([^` + "`" + `]+)` + "`"), // AgentScope
-	regexp.MustCompile(`"path":"(\.harness/spill/[^"]+)"`),                     // harness-rs
-	regexp.MustCompile(`stored at: (\S+)\. `),                                  // DeepSeek Harness
-}
+// AgentScopeSpill, HarnessRSSpill and DeepSeekSpill. They are compiled on
+// first use, not at every start of the program.
+var agentSpillPaths = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`Full output saved to: (\S+)`),                          // Claude Code <persisted-output>
+		regexp.MustCompile(`has been saved to ` + "`" + `([^` + "`" + `]+)` + "`"), // AgentScope
+		regexp.MustCompile(`"path":"(\.harness/spill/[^"]+)"`),                     // harness-rs
+		regexp.MustCompile(`stored at: (\S+)\. `),                                  // DeepSeek Harness
+	}
+})
 
 // AgentSpillPath is the file a recorded result says the agent spilled its
 // full text to, found in the first 64 KiB; "" when it names none.
@@ -498,7 +502,7 @@ func AgentSpillPath(text string) string {
 	if len(text) > 64<<10 {
 		text = text[:64<<10]
 	}
-	for _, re := range agentSpillPaths {
+	for _, re := range agentSpillPaths() {
 		if m := re.FindStringSubmatch(text); m != nil {
 			return m[1]
 		}

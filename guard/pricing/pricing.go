@@ -223,14 +223,20 @@ func (t *Table) Lookup(model string) (Entry, string, bool) {
 	return m.Entry, m.Key, ok
 }
 
+// The patterns that normalise a model name, compiled on first use: a
+// program that prices nothing (the hook, --version) does not pay for them.
 var (
-	bracketSuffix = regexp.MustCompile(`\[[^\]]*\]$`)
-	modeSuffix    = regexp.MustCompile(`(-fast|-thinking|-latest|:beta|-v\d+:\d+|:\d+)$`)
-	dateSuffix    = regexp.MustCompile(`[-@_]\d{8}$`)
+	bracketSuffix = lazyRegexp(`\[[^\]]*\]$`)
+	modeSuffix    = lazyRegexp(`(-fast|-thinking|-latest|:beta|-v\d+:\d+|:\d+)$`)
+	dateSuffix    = lazyRegexp(`[-@_]\d{8}$`)
 	// Bedrock writes cross-region inference profiles as region.vendor.model.
-	regionPrefix = regexp.MustCompile(`^(us|eu|apac|au|ca|jp|us-gov|global)\.`)
-	vendorPrefix = regexp.MustCompile(`^(anthropic|amazon|meta|mistral|deepseek|qwen|openai|moonshot|moonshotai|cohere|ai21|writer|google|zai|minimax)\.`)
+	regionPrefix = lazyRegexp(`^(us|eu|apac|au|ca|jp|us-gov|global)\.`)
+	vendorPrefix = lazyRegexp(`^(anthropic|amazon|meta|mistral|deepseek|qwen|openai|moonshot|moonshotai|cohere|ai21|writer|google|zai|minimax)\.`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // alias is another way of writing a model name, with the rewrites that
 // lead to it.
@@ -263,10 +269,10 @@ func aliases(model string) []alias {
 	for i := strings.Index(name, "/"); i >= 0; i = strings.Index(name, "/") {
 		drop(name[i+1:])
 	}
-	if r := regionPrefix.FindString(name); r != "" {
+	if r := regionPrefix().FindString(name); r != "" {
 		drop(name[len(r):])
 	}
-	if v := vendorPrefix.FindString(name); v != "" {
+	if v := vendorPrefix().FindString(name); v != "" {
 		drop(name[len(v):])
 	} else if i := strings.Index(name, "anthropic."); i >= 0 {
 		drop(name[i+len("anthropic."):])
@@ -278,7 +284,7 @@ func aliases(model string) []alias {
 	for _, p := range append([]alias{{model, nil}}, prefixed...) {
 		trimmed := p.name
 		for {
-			t := modeSuffix.ReplaceAllString(bracketSuffix.ReplaceAllString(trimmed, ""), "")
+			t := modeSuffix().ReplaceAllString(bracketSuffix().ReplaceAllString(trimmed, ""), "")
 			if t == trimmed {
 				break
 			}
@@ -290,7 +296,7 @@ func aliases(model string) []alias {
 		}
 		for _, n := range []alias{{trimmed, rules}, {strings.ReplaceAll(trimmed, ".", "-"), append(slices.Clip(rules), "dots as dashes")}} {
 			add(n.name, n.rules...)
-			if d := dateSuffix.ReplaceAllString(n.name, ""); d != n.name {
+			if d := dateSuffix().ReplaceAllString(n.name, ""); d != n.name {
 				add(d, append(slices.Clip(n.rules), fmt.Sprintf("date %q dropped", strings.TrimPrefix(n.name, d)))...)
 			}
 		}

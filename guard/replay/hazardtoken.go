@@ -198,7 +198,7 @@ func (ts *tokenScanner) word(text string, i, j int, emit func(string, int, int))
 		for m < to && isWordByte(text[m]) {
 			m++
 		}
-		if part := text[k:m]; m-k >= minDigits && ts.may(part) && distinctivePart(part) && !wellKnown[part] {
+		if part := text[k:m]; m-k >= minDigits && ts.may(part) && distinctivePart(part) && !wellKnown()[part] {
 			emit(part, k, m)
 		}
 		k = m
@@ -296,7 +296,7 @@ func quoted(text string, emit func(string, int, int)) {
 			continue
 		}
 		content := text[i+1 : j]
-		if len(content) >= minTokenLen && len(content) <= maxQuotedLen && hasLetter(content) && strings.TrimSpace(content) == content && !wellKnown[content] {
+		if len(content) >= minTokenLen && len(content) <= maxQuotedLen && hasLetter(content) && strings.TrimSpace(content) == content && !wellKnown()[content] {
 			emit(content, i+1, j)
 		}
 		i = j
@@ -414,7 +414,7 @@ func boilerplate(run []byte, cut bool) bool {
 			j++
 		}
 		if j-i >= minCodeWord && !(j == len(run) && cut) {
-			if !wellKnown[string(run[i:j])] {
+			if !wellKnown()[string(run[i:j])] {
 				return false
 			}
 			words++

@@ -1,11 +1,15 @@
 package replay
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // wellKnown holds names an agent writes without having read them, because
 // every program of their language or platform does: no evidence that it
 // used a result that holds them, however long or rare in the session.
-var wellKnown = func() map[string]bool {
+// Built when a hazard search first asks, not at every start.
+var wellKnown = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, list := range []string{standardNames, codeWords} {
 		for _, w := range strings.Fields(list) {
@@ -13,7 +17,7 @@ var wellKnown = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // standardNames are members of ECMAScript's standard library and of the
 // web platform's (DOM, CSSOM, SVG) that are 12 characters or more and

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spillway-dev/spillway/guard/harness"
@@ -246,7 +247,7 @@ func (s locatorStore) Write(f replay.SpillFile) (string, error) {
 func ownPersisted(in *Input, out *output) (string, bool) {
 	limit, ok := harness.ClaudeOwnLimit(in.ToolName)
 	if !ok || in.ToolName == "Bash" || out.images+out.other > 0 || harness.UTF16Len(out.text) <= limit ||
-		!strings.HasSuffix(in.TranscriptPath, ".jsonl") || !plainID.MatchString(in.ToolUseID) {
+		!strings.HasSuffix(in.TranscriptPath, ".jsonl") || !plainID().MatchString(in.ToolUseID) {
 		return "", false
 	}
 	if strings.HasPrefix(in.ToolName, "mcp__") && !out.plain {
@@ -255,8 +256,9 @@ func ownPersisted(in *Input, out *output) (string, bool) {
 	return filepath.Join(strings.TrimSuffix(in.TranscriptPath, ".jsonl"), "tool-results", in.ToolUseID+".txt"), true
 }
 
-// plainID is a call id Claude Code names a file after as it is.
-var plainID = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// plainID is a call id Claude Code names a file after as it is, compiled
+// when a result is long enough to ask.
+var plainID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // maxTail bounds what is read of the transcript to find a call's response.
 const maxTail = 1 << 20
