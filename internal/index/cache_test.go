@@ -594,3 +594,25 @@ func TestRescanInMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestGroups: sessions that share a response name the same group, one
+// that shares none names none, and reopening from the cache says the same.
+func TestGroups(t *testing.T) {
+	root := t.TempDir()
+	cacheDir := filepath.Join(root, "cache")
+	dir := filepath.Join(root, "logs")
+	shared := call{msg: "shared", at: at(0), input: 5, result: "r"}
+	writeClaude(t, filepath.Join(dir, "a.jsonl"), "a", shared)
+	writeClaude(t, filepath.Join(dir, "b.jsonl"), "b", shared, call{msg: "b1", at: at(1), input: 3})
+	writeClaude(t, filepath.Join(dir, "c.jsonl"), "c", call{msg: "c1", at: at(2), input: 7})
+	for _, run := range []string{"read", "from the cache"} {
+		entries, w := scanDir(t, Options{CacheDir: cacheDir}, dir)
+		groups := map[string][]uint64{}
+		for _, e := range entries {
+			groups[filepath.Base(e.Path)] = e.Groups
+		}
+		if len(w) > 0 || len(groups["a.jsonl"]) != 1 || !slices.Equal(groups["a.jsonl"], groups["b.jsonl"]) || len(groups["c.jsonl"]) != 0 {
+			t.Errorf("%s: groups %v, warnings %v", run, groups, w)
+		}
+	}
+}

@@ -255,6 +255,12 @@ type Entry struct {
 	// SubagentParts are the Subagents' own figures, in their order: what
 	// each adds to the session's (a session list shows them under it).
 	SubagentParts []Part
+	// Groups name the reconciliation groups of its files, sorted: the
+	// files that share a response with one of them (transcript.Reconcile
+	// links no others). A replay that must tell which of its calls are
+	// copies counted elsewhere reads it with the sessions that share a
+	// group with it, and with no other. Empty when it shares none.
+	Groups []uint64
 }
 
 // Part is one sub-agent log's share of its session.

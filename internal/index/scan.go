@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -420,6 +421,7 @@ func (s *scan) entries() ([]Entry, []Warning) {
 			e.touched(sub.key)
 		}
 		e.finish()
+		e.Groups = groupsOf(s, g)
 		out = append(out, e.Entry)
 		if m := summedOf(s, g, e.Entry); m != nil {
 			memo[main.path] = m
@@ -427,6 +429,18 @@ func (s *scan) entries() ([]Entry, []Warning) {
 	}
 	s.ix.summed = memo
 	return out, warnings
+}
+
+// groupsOf names the reconciliation groups of g's files.
+func groupsOf(s *scan, g group) []uint64 {
+	var out []uint64
+	for _, i := range append([]int{g.main}, g.subs...) {
+		if c := s.files[i].comp; c != 0 && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // summed is an Entry as a scan summed it, with the summaries and sizes
@@ -441,6 +455,7 @@ type summed struct {
 type summedPart struct {
 	final         *fileSum
 	size, modTime int64
+	comp          uint64
 }
 
 // summedOf is e's summed, nil when a file of g was left out of it.
@@ -451,7 +466,7 @@ func summedOf(s *scan, g group, e Entry) *summed {
 		if f.final == nil {
 			return nil
 		}
-		m.parts = append(m.parts, summedPart{f.final, f.key.Size, f.key.ModTime})
+		m.parts = append(m.parts, summedPart{f.final, f.key.Size, f.key.ModTime, f.comp})
 	}
 	return m
 }
@@ -463,7 +478,7 @@ func (m *summed) same(s *scan, g group) bool {
 	}
 	for j, i := range append([]int{g.main}, g.subs...) {
 		f, p := &s.files[i], m.parts[j]
-		if f.final != p.final || f.key.Size != p.size || f.key.ModTime != p.modTime || (j > 0 && m.entry.Subagents[j-1] != f.path) {
+		if f.final != p.final || f.key.Size != p.size || f.key.ModTime != p.modTime || f.comp != p.comp || (j > 0 && m.entry.Subagents[j-1] != f.path) {
 			return false
 		}
 	}

@@ -93,7 +93,7 @@ func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]R
 		case same:
 			sc.marks = prev.marks // nil until a replay reads every session at once
 		}
-		sc.copied = e.CopiedCalls
+		sc.copied, sc.groups = e.CopiedCalls, e.Groups
 		if !same {
 			a.drop(e.Path)
 		}

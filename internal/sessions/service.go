@@ -17,7 +17,6 @@ package sessions
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -30,7 +29,6 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/crash"
-	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/transcript"
@@ -199,6 +197,9 @@ type scanned struct {
 	marks  map[string]map[int]string
 	size   int64 // of its logs
 	copied int   // calls the index found copies counted elsewhere
+	// groups are the index's reconciliation groups of its logs: it shares
+	// responses with the sessions that have one of them, and no others.
+	groups []uint64
 }
 
 // budget is a.Budget, or this machine's.
@@ -229,28 +230,15 @@ func (a *Service) drop(path string) {
 	}
 }
 
-// markCopies finds, for the sessions whose calls include copies of
-// responses another session counts and that no replay read with all the
-// others yet (one that appeared or changed since), which calls those
-// are: every session is read again, sizes only, as the index reads them
-// all. Read alone, such a session would count the copies a second time.
-// Past rereadAllBytes of logs in all it reads nothing and says so
-// (marked false): the copies may then be counted twice.
-func (a *Service) markCopies(ctx context.Context) (marked bool, err error) {
+// markCopies finds which calls of the sessions at paths are copies of
+// responses another session counts: they are read again, sizes only, with
+// every session they share responses with (those of their index groups),
+// as the index read them. Read alone, such a session would count the
+// copies a second time.
+func (a *Service) markCopies(ctx context.Context, paths []string) error {
 	a.mu.Lock()
-	var all []app.Input
-	var total int64
-	for _, sc := range a.seen {
-		all = append(all, sc.input)
-		total += sc.size
-	}
+	group := a.sharing(paths)
 	a.mu.Unlock()
-	if total > rereadAllBytes {
-		return false, nil
-	}
-	// In the order the index reads them, which decides, between logs
-	// that are not named after the session, the one a copy counts in.
-	slices.SortFunc(all, func(x, y app.Input) int { return strings.Compare(x.Path, y.Path) })
 	opt := a.Options
 	opt.Read.SizesOnly = true
 	opt.Counter = nil
@@ -260,7 +248,7 @@ func (a *Service) markCopies(ctx context.Context) (marked bool, err error) {
 		path  string
 		marks map[string]map[int]string
 	}
-	_, err = app.Each(all, nil, opt, func(s *app.Session) (copies, error) {
+	_, err := app.Each(group, nil, opt, func(s *app.Session) (copies, error) {
 		return copies{s.Session.Path, marksOf(s)}, ctx.Err()
 	}, func(m copies) error {
 		a.mu.Lock()
@@ -272,13 +260,31 @@ func (a *Service) markCopies(ctx context.Context) (marked bool, err error) {
 		return ctx.Err()
 	}, func(error) {})
 	if err != nil {
-		return false, err
+		return err
 	}
-	return true, ctx.Err()
+	return ctx.Err()
 }
 
-// rereadAllBytes bounds the logs markCopies reads again.
-var rereadAllBytes int64 = 256 << 20
+// sharing is the sessions at paths with every session that shares an
+// index group with one of them, in the order the index reads them, which
+// decides, between logs that are not named after the session, the one a
+// copy counts in. a.mu is held.
+func (a *Service) sharing(paths []string) []app.Input {
+	groups := map[uint64]bool{}
+	for _, p := range paths {
+		for _, g := range a.seen[p].groups {
+			groups[g] = true
+		}
+	}
+	var out []app.Input
+	for path, sc := range a.seen {
+		if slices.Contains(paths, path) || slices.ContainsFunc(sc.groups, func(g uint64) bool { return groups[g] }) {
+			out = append(out, sc.input)
+		}
+	}
+	slices.SortFunc(out, func(x, y app.Input) int { return strings.Compare(x.Path, y.Path) })
+	return out
+}
 
 // marksOf keeps, per log of a session, the calls reading it with the
 // others found to be copies counted elsewhere, by line.
@@ -475,21 +481,19 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 		}
 	}
 	complete := len(read) == len(a.seen)
-	unmarked := false
+	var unmarked []string
 	for _, in := range read {
-		unmarked = unmarked || a.seen[in.Path].marks == nil
+		if a.seen[in.Path].marks == nil {
+			unmarked = append(unmarked, in.Path)
+		}
 	}
 	if a.texts == nil {
 		a.texts = app.NewFilePool(textFilesOpen, textsKeptBytes)
 	}
 	a.mu.Unlock()
-	if unmarked && !complete {
-		marked, err := a.markCopies(ctx)
-		if err != nil {
+	if len(unmarked) > 0 && !complete {
+		if err := a.markCopies(ctx, unmarked); err != nil {
 			return err
-		}
-		if !marked && ctx.Err() == nil {
-			emit(Savings{Err: fmt.Errorf("a session that copies another's responses changed: with over %s of logs to read again its copies are not told apart, and may count twice in the totals after", human.Bytes(rereadAllBytes))})
 		}
 	}
 
