@@ -320,3 +320,34 @@ func TestCostAndAfterRoundAlike(t *testing.T) {
 		t.Errorf("the tools view's note:\n%s", out)
 	}
 }
+
+// TestListTotalSaysWhatItLeavesOut: the list's total is of the sessions
+// with a price; at 80 columns the footer still says how many it leaves
+// out, as report's total says its cost is unknown, rather than reading as
+// the cost of every session.
+func TestListTotalSaysWhatItLeavesOut(t *testing.T) {
+	dir := fleetFixture(t)
+	// A warning and a hazard of their own: the footer is too long for 80
+	// columns, so it drops parts.
+	bad := filepath.Join(dir, "beta.jsonl")
+	data, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, append(data, []byte("{not json\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(bad, old, old)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 80, 24, longAgo)
+	lines := strings.Split(screenText(m), "\n")
+	var footer string
+	for _, l := range lines {
+		if strings.Contains(l, "cost $0.1020") {
+			footer = l
+		}
+	}
+	if !strings.Contains(footer, "1 without a price") {
+		t.Errorf("footer at 80 columns: %q", footer)
+	}
+}
