@@ -209,7 +209,7 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 		policy = &s.Policy.Name
 		unit := string(s.Policy.Unit)
 		sr.Policy, sr.PolicyCeiling, sr.PolicyUnit = policy, &s.Policy.Ceiling, &unit
-		sr.PromptTokensAfter, sr.SavedTokens = t.PromptTokensAfter, &t.SavedTokens
+		sr.PromptTokensAfter, sr.SavedTokens = t.PromptTokensAfter, t.SavedTokens
 		sr.CostAfterMicroUSD = money("sessions", "its cost after", t.CostUSDAfter)
 		count := func(action string) *int64 { n := int64(t.Actions[action]); return &n }
 		sr.Truncated, sr.Spilled, sr.Suppressed = count("truncate"), count("spill"), count("suppress")
@@ -272,8 +272,7 @@ func addTables(out *Rows, s *Session, subagentOf *string) {
 		}
 		if active {
 			cr.PromptTokensAfter = c.PromptTokensAfter
-			saved := c.SavedTokens
-			cr.SavedTokens = &saved
+			cr.SavedTokens = c.SavedTokens
 			if c.CostUSDAfter != nil {
 				cr.CostAfterMicroUSD = after.take(*c.CostUSDAfter, copied, func(usd float64) *int64 { return money("calls", what+" after", &usd) })
 			}

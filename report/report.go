@@ -100,7 +100,8 @@ type Call struct {
 	// After the policy: nil where nothing was recorded or priced.
 	PromptTokensAfter *int64   `json:"prompt_tokens_after"`
 	CostUSDAfter      *float64 `json:"cost_usd_after"`
-	SavedTokens       int64    `json:"saved_tokens"`
+	// SavedTokens is null without a policy, as in calls.parquet.
+	SavedTokens *int64 `json:"saved_tokens"`
 	// CountedIn is the path of the session read with this one that counts
 	// this response: the call is a copy, shown here and added to no total.
 	CountedIn *string `json:"counted_in"`
@@ -209,11 +210,12 @@ type Totals struct {
 	// After the policy.
 	PromptTokens int64 `json:"prompt_tokens"`
 	// PromptTokensAfter is null without a policy, as every after figure.
-	PromptTokensAfter *int64         `json:"prompt_tokens_after"`
-	CostUSDAfter      *float64       `json:"cost_usd_after"`
-	SavedTokens       int64          `json:"saved_tokens"`
-	Actions           map[string]int `json:"actions"`
-	Stale             int            `json:"stale"`
+	PromptTokensAfter *int64   `json:"prompt_tokens_after"`
+	CostUSDAfter      *float64 `json:"cost_usd_after"`
+	// SavedTokens is null without a policy, as in sessions.parquet.
+	SavedTokens *int64         `json:"saved_tokens"`
+	Actions     map[string]int `json:"actions"`
+	Stale       int            `json:"stale"`
 	// Hazards counts the results whose Hazard is set, by kind.
 	Hazards replay.HazardCounts `json:"hazards"`
 	// LowerBoundOutputs counts calls whose recorded output is a lower bound.
@@ -274,7 +276,10 @@ func Build(rp *replay.Run) *Session {
 			rc.Time = &times[i]
 		}
 		after := rp.Calls[i]
-		rc.SavedTokens = after.Saved()
+		if active {
+			n := after.Saved()
+			rc.SavedTokens = &n
+		}
 		copied := c.CountedIn != ""
 		if copied {
 			rc.CountedIn = &c.CountedIn
@@ -355,7 +360,10 @@ func Build(rp *replay.Run) *Session {
 		after := rp.Totals.PromptAfter
 		t.PromptTokensAfter = &after
 	}
-	t.SavedTokens = rp.Totals.SavedPerCall
+	if active {
+		saved := rp.Totals.SavedPerCall
+		t.SavedTokens = &saved
+	}
 	t.Stale = rp.Totals.Stale
 	t.Hazards = rp.Totals.Hazards
 	t.Actions = map[string]int{}
@@ -405,7 +413,10 @@ func (s *Session) include(sub *Session) {
 		sum := *t.PromptTokensAfter + *o.PromptTokensAfter
 		t.PromptTokensAfter = &sum
 	}
-	t.SavedTokens += o.SavedTokens
+	if t.SavedTokens != nil && o.SavedTokens != nil {
+		sum := *t.SavedTokens + *o.SavedTokens
+		t.SavedTokens = &sum
+	}
 	for k, v := range o.Actions {
 		t.Actions[k] += v
 	}

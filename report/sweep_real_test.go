@@ -27,8 +27,12 @@ type totalsWriter struct{ sum replay.SweepPoint }
 func (w *totalsWriter) Begin() error { return nil }
 func (w *totalsWriter) Render(s *Session) ([]byte, error) {
 	t, h := &s.Totals, s.Totals.Hazards
+	var saved int64
+	if t.SavedTokens != nil {
+		saved = *t.SavedTokens
+	}
 	return json.Marshal(replay.SweepPoint{Acted: t.Actions["truncate"] + t.Actions["spill"], Suppressed: t.Actions["suppress"],
-		Saved: t.SavedTokens, Hazards: replay.SweepHazards{UsedHidden: h.UsedHidden, Retrievable: h.Retrievable, SuppressedUnseen: h.SuppressedUnseen, Stale: h.Stale}})
+		Saved: saved, Hazards: replay.SweepHazards{UsedHidden: h.UsedHidden, Retrievable: h.Retrievable, SuppressedUnseen: h.SuppressedUnseen, Stale: h.Stale}})
 }
 func (w *totalsWriter) Write(data []byte) error {
 	var pt replay.SweepPoint

@@ -80,9 +80,9 @@ func TestUnknownTotal(t *testing.T) {
 	}
 }
 
-// TestNoPolicyNoAfter: without a policy there is no after figure, in the
-// JSON as in the Parquet tables (where README has always said so) and the
-// CSV; under one, both give them.
+// TestNoPolicyNoAfter: without a policy there is no after figure, nor
+// tokens saved, in the JSON as in the Parquet tables (where README has
+// always said so) and the CSV; under one, both give them.
 func TestNoPolicyNoAfter(t *testing.T) {
 	for _, preset := range []string{"none", "harness-rs-0.0.50"} {
 		ts, err := transcript.ReadFile(fixture("claude.jsonl"), transcript.Options{})
@@ -95,10 +95,12 @@ func TestNoPolicyNoAfter(t *testing.T) {
 			Calls []struct {
 				PromptAfter *int64   `json:"prompt_tokens_after"`
 				CostAfter   *float64 `json:"cost_usd_after"`
+				Saved       *int64   `json:"saved_tokens"`
 			} `json:"calls"`
 			Totals struct {
 				PromptAfter *int64   `json:"prompt_tokens_after"`
 				CostAfter   *float64 `json:"cost_usd_after"`
+				Saved       *int64   `json:"saved_tokens"`
 			} `json:"totals"`
 		}
 		data, err := encodeJSON(s, false)
@@ -109,8 +111,9 @@ func TestNoPolicyNoAfter(t *testing.T) {
 			t.Fatal(err)
 		}
 		rows := Tables(s)
-		if (doc.Totals.PromptAfter != nil) != active || (doc.Totals.CostAfter != nil) != active ||
-			(rows.Sessions[0].PromptTokensAfter != nil) != active || (rows.Sessions[0].CostAfterMicroUSD != nil) != active {
+		if (doc.Totals.PromptAfter != nil) != active || (doc.Totals.CostAfter != nil) != active || (doc.Totals.Saved != nil) != active ||
+			(rows.Sessions[0].PromptTokensAfter != nil) != active || (rows.Sessions[0].CostAfterMicroUSD != nil) != active ||
+			(rows.Sessions[0].SavedTokens != nil) != active {
 			t.Errorf("%s: totals' after figures %+v, session row's %v %v; want them only under a policy", preset, doc.Totals,
 				rows.Sessions[0].PromptTokensAfter, rows.Sessions[0].CostAfterMicroUSD)
 		}
@@ -118,6 +121,11 @@ func TestNoPolicyNoAfter(t *testing.T) {
 			row := rows.Calls[i]
 			if (c.PromptAfter != nil) != active || (c.CostAfter != nil) != active || (row.PromptTokensAfter != nil) != active || (row.CostAfterMicroUSD != nil) != active {
 				t.Errorf("%s: call %d after figures JSON %v %v, Parquet %v %v; want them only under a policy", preset, i, c.PromptAfter, c.CostAfter, row.PromptTokensAfter, row.CostAfterMicroUSD)
+			}
+			// The tokens saved are an after figure too: none without a
+			// policy, and the same in both where there is one.
+			if (c.Saved != nil) != active || (row.SavedTokens != nil) != active || active && *c.Saved != *row.SavedTokens {
+				t.Errorf("%s: call %d saved tokens JSON %v, Parquet %v; want them only under a policy, alike", preset, i, c.Saved, row.SavedTokens)
 			}
 		}
 		var csv bytes.Buffer

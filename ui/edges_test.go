@@ -285,3 +285,69 @@ func TestFollowOffOnKeepsWarning(t *testing.T) {
 		t.Errorf("after f f: %q", f)
 	}
 }
+
+// TestCostAndAfterRoundAlike: a call's cost and its cost after the policy,
+// on one row, are written to the same cents: $1.04→$0.85, not
+// $1.04→$0.8500; the same in the footer and the tools view's note.
+func TestCostAndAfterRoundAlike(t *testing.T) {
+	// gpt-4.1 at $2 a million input tokens: 520,000 tokens are $1.04;
+	// the policy takes the big result out of the second call, bringing
+	// it under a dollar.
+	lines := []map[string]any{
+		{"spillway": "transcript/v1", "session_id": "s"},
+		{"role": "user", "content": "go"},
+		{"role": "assistant", "model": "gpt-4.1", "content": "ok",
+			"usage":      map[string]any{"input_tokens": 1000, "output_tokens": 10},
+			"tool_calls": []any{map[string]any{"id": "t0", "name": "read_file", "arguments": map[string]any{"path": "a"}}}},
+		{"role": "tool", "tool_call_id": "t0", "content": strings.Repeat("word ", 100_000)},
+		{"role": "assistant", "model": "gpt-4.1", "content": "done",
+			"usage": map[string]any{"input_tokens": 520_000, "output_tokens": 0}},
+	}
+	m := newModel(t, jsonLines(lines), "harness-rs-0.0.40", 160, 40, "dark")
+	ci := m.sess.table.info[1]
+	if ci.cost == nil || ci.costAfter == nil || *ci.cost < 1 || *ci.costAfter >= 1 {
+		t.Fatalf("call 1 costs %v → %v, want a dollar or more before and less after", ci.cost, ci.costAfter)
+	}
+	after := fmt.Sprintf("$%.2f", *ci.costAfter)
+	if row := lineWith(t, m, "    1 "); !strings.Contains(row, "$1.04→"+after+" ") {
+		t.Errorf("call 1's row: %q, want $1.04→%s", row, after)
+	}
+	if f := lineWith(t, m, "2 calls"); !strings.Contains(f, "cost $1.04 → "+after+" ") {
+		t.Errorf("footer: %q", f)
+	}
+	press(t, m, "T")
+	if out := screenText(m); !strings.Contains(out, "share: of the session's cost $1.04 → "+after) {
+		t.Errorf("the tools view's note:\n%s", out)
+	}
+}
+
+// TestListTotalSaysWhatItLeavesOut: the list's total is of the sessions
+// with a price; at 80 columns the footer still says how many it leaves
+// out, as report's total says its cost is unknown, rather than reading as
+// the cost of every session.
+func TestListTotalSaysWhatItLeavesOut(t *testing.T) {
+	dir := fleetFixture(t)
+	// A warning and a hazard of their own: the footer is too long for 80
+	// columns, so it drops parts.
+	bad := filepath.Join(dir, "beta.jsonl")
+	data, err := os.ReadFile(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, append(data, []byte("{not json\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
+	os.Chtimes(bad, old, old)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 80, 24, longAgo)
+	lines := strings.Split(screenText(m), "\n")
+	var footer string
+	for _, l := range lines {
+		if strings.Contains(l, "cost $0.1020") {
+			footer = l
+		}
+	}
+	if !strings.Contains(footer, "1 without a price") {
+		t.Errorf("footer at 80 columns: %q", footer)
+	}
+}

@@ -740,7 +740,10 @@ func (f *listScreen) totalsLine() string {
 		parts = append(parts, linePart{text: st.Marker[themes.Hazard].Render(hazardsText(t.hazards)), priority: 9})
 	}
 	if t.unpriced > 0 {
-		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("%d without a price", t.unpriced)), priority: 5})
+		// The cost above leaves these sessions out: kept after the cost,
+		// hazards and warnings, so that a cut line never reads as the
+		// cost of every session (report's total says unknown).
+		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("%d without a price", t.unpriced)), priority: 8})
 	}
 	if n := len(f.list.rows); len(f.pending) > 0 {
 		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("replaying %d/%d", n-len(f.pending), n)), priority: 6})

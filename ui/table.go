@@ -520,9 +520,9 @@ func (t *callTable) columns() []column {
 				return human.Money(ci.cost) + "→…"
 			}
 			if ci.costly {
-				return st.Costly.Render(human.Money(ci.cost)) + "→" + human.Money(ci.costAfter)
+				return st.Costly.Render(human.Money(ci.cost)) + "→" + moneyAfter(ci.costAfter, ci.cost)
 			}
-			return human.Money(ci.cost) + "→" + human.Money(ci.costAfter)
+			return human.Money(ci.cost) + "→" + moneyAfter(ci.costAfter, ci.cost)
 		}},
 		{title: "cause", width: causeWidth, priority: 6, cell: func(_ int, ci *callInfo) string {
 			if ci.costly {

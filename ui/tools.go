@@ -76,7 +76,7 @@ func (v *toolsView) lines() []string {
 			if !known(t) || cost == nil {
 				return "?"
 			}
-			return human.Money(&t.CarryCost) + "→" + human.Money(&t.CarryCostAfter)
+			return human.Money(&t.CarryCost) + "→" + moneyAfter(&t.CarryCostAfter, &t.CarryCost)
 		}},
 		{"share → after", 13, 2, func(t *replay.ToolTotals) string {
 			if !known(t) {
@@ -179,7 +179,7 @@ func (v *toolsView) lines() []string {
 	}
 	lines = append(lines, st.Label.Render(termtext.Truncate(row("all tools", cells), v.ctx.Width)))
 	note := "carry cost: what a tool's results cost, as recorded, over the calls that sent them; share: of the session's cost " +
-		human.Money(cost) + " → " + human.Money(costAfter)
+		human.Money(cost) + " → " + moneyAfter(costAfter, cost)
 	return append(lines, "", st.Muted.Render(strings.TrimSpace(note)))
 }
 

@@ -354,7 +354,7 @@ func (v *sessionScreen) totalsLine() string {
 		}
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil && t.CostAfter != nil {
-			cost = fmt.Sprintf("cost %s → %s", human.Money(t.Cost), human.Money(t.CostAfter)) + " " + st.Saved.Render("−"+human.Percent(*t.Cost, *t.CostAfter))
+			cost = fmt.Sprintf("cost %s → %s", human.Money(t.Cost), moneyAfter(t.CostAfter, t.Cost)) + " " + st.Saved.Render("−"+human.Percent(*t.Cost, *t.CostAfter))
 		}
 		parts = append(parts, linePart{text: tok, priority: 4}, linePart{text: cost, priority: 10})
 	} else {
