@@ -77,11 +77,21 @@ func WatchTree(ctx context.Context, folders []string, opt TreeOptions) (<-chan s
 	}
 	crash.Go(func() { tw.run(ctx) })
 	crash.Go(func() { tw.poll(ctx) })
-	warning := ""
+	// A folder that does not exist yet is polled until it does, as it
+	// would be watched: not one that cannot be watched.
+	n := 0
 	tw.mu.Lock()
-	n := len(tw.polled)
+	for d := range tw.polled {
+		if _, err := os.Stat(d); err == nil {
+			n++
+		}
+	}
 	tw.mu.Unlock()
-	if n > 0 {
+	warning := ""
+	switch {
+	case n == 1:
+		warning = fmt.Sprintf("1 folder cannot be watched: polled every %s", opt.Poll)
+	case n > 1:
 		warning = fmt.Sprintf("%d folders cannot be watched: polled every %s", n, opt.Poll)
 	}
 	return tw.out, warning, nil
