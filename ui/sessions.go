@@ -43,6 +43,9 @@ type sessionList struct {
 	filter  string
 	// live marks the sessions written in the last minute, while following.
 	live map[string]bool
+	// burning marks the live sessions with a call in the burn rate's
+	// window: only theirs is shown.
+	burning map[string]bool
 	// wide is the widest cell of each figure's column over the rows
 	// shown, by title, so that no figure is cut; names, the widest model
 	// and agent names: set by refresh.
@@ -479,6 +482,8 @@ func (l *sessionList) columns() []listColumn {
 				switch {
 				case !l.live[r.Path]:
 					return ""
+				case !l.burning[r.Path]:
+					return st.Muted.Render("–")
 				case r.Cost == nil:
 					return st.Muted.Render("?")
 				}

@@ -424,15 +424,18 @@ func (f *listScreen) rescanLater() tea.Cmd {
 	return tea.Tick(rescanEvery, func(time.Time) tea.Msg { return fleetTickMsg{} })
 }
 
-// markLive marks the sessions written in the last minute, while following.
+// markLive marks the sessions written in the last minute, while following,
+// and of those the ones burning: with a call in the burn rate's window. A
+// log written now whose calls are old (one copied in) is live, not burning.
 func (f *listScreen) markLive() {
-	f.list.live = map[string]bool{}
+	f.list.live, f.list.burning = map[string]bool{}, map[string]bool{}
 	if !f.following {
 		return
 	}
 	for _, r := range f.list.rows {
 		if f.now.Sub(r.Modified) < sessions.LiveWindow {
 			f.list.live[r.Path] = true
+			f.list.burning[r.Path] = f.now.Sub(r.Last) < sessions.BurnWindow
 		}
 	}
 }

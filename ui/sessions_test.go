@@ -539,6 +539,13 @@ func TestSessionListLive(t *testing.T) {
 	if got := shownNames(m); len(got) != 6 || got[0] != "fresh" || !m.fleet.list.live[fresh] {
 		t.Errorf("after a new session: %v, live %v", got, m.fleet.list.live)
 	}
+	// Written now, but its calls are a year old: it burns nothing now,
+	// whatever its last ten minutes of calls cost then.
+	for _, l := range strings.Split(ansi.Strip(screen(m)), "\n") {
+		if got := strings.Fields(l); len(got) > 4 && got[3] == "fresh" && got[len(got)-2] != "–" {
+			t.Errorf("the log copied in: %q, want no burn rate", l)
+		}
+	}
 	// The time column stays in order: the log copied in shows when it was
 	// written, not its calls' old times.
 	var times []string

@@ -337,7 +337,7 @@ func sessionRow(s *app.Session) Row {
 }
 
 // liveFigures sets the row's burn rate, the recorded cost per hour of the
-// calls in the burnWindow up to its last, and the prompt of its own last
+// calls in the BurnWindow up to its last, and the prompt of its own last
 // call against its model's window.
 func liveFigures(s *app.Session, row *Row) {
 	var last *transcript.Call
@@ -350,7 +350,7 @@ func liveFigures(s *app.Session, row *Row) {
 			if p == s.Prepared && (last == nil || !c.Time.Before(last.Time)) {
 				last = c
 			}
-			if c.Time.IsZero() || !c.Time.After(row.Last.Add(-burnWindow)) {
+			if c.Time.IsZero() || !c.Time.After(row.Last.Add(-BurnWindow)) {
 				continue
 			}
 			cost, ok := p.Prices.Cost(c.Model, *c.Usage)
@@ -360,7 +360,7 @@ func liveFigures(s *app.Session, row *Row) {
 			}
 		}
 	}
-	row.Burn *= float64(time.Hour) / float64(burnWindow)
+	row.Burn *= float64(time.Hour) / float64(BurnWindow)
 	if last != nil {
 		row.Context = last.Usage.Prompt()
 		if m, ok := s.Prices.Match(last.Model); ok {
@@ -369,8 +369,8 @@ func liveFigures(s *app.Session, row *Row) {
 	}
 }
 
-// burnWindow is how far back the burn rate looks from the last call.
-const burnWindow = 10 * time.Minute
+// BurnWindow is how far back the burn rate looks from the last call.
+const BurnWindow = 10 * time.Minute
 
 // sumKnown adds the parts' costs after a policy: unknown when a part that
 // records usage has none, or when none records any.
