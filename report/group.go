@@ -535,6 +535,10 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 	} else {
 		opt.Read.SizesOnly = false
 	}
+	// A session's calls are not held (see holdNoCalls); a row of the
+	// text table of sessions is small enough to.
+	_, calls := grouped(&g)
+	opt.HoldNoResults = holdNoCalls && calls && format != "text"
 	gr := newGrouper(g)
 	process := func(s *app.Session) (groupDone, error) {
 		rs, err := session(s, opt)

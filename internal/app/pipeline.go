@@ -391,6 +391,7 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	var holding int64
 	sizes := make([]int64, len(groups)) // of the results kept
 	var roomless atomic.Bool            // no room left for results: none processed
+	roomless.Store(opt.HoldNoResults)
 	type passed struct {
 		d  outcome[T]
 		fr firstRead

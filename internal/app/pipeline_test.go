@@ -117,14 +117,16 @@ func TestEachCountsOnce(t *testing.T) {
 		results   int64
 		// first: the sets the first pass reconciles, in any order (all
 		// or, without room for their results, some); then the others.
-		first [][]string
-		all   bool
-		then  [][]string
+		first    [][]string
+		all      bool
+		then     [][]string
+		holdNone bool
 	}{
-		{"sizes only, held", true, 1 << 20, 1 << 20, alone, true, [][]string{sharing}},
-		{"sizes only, read again", true, 0, 1 << 20, alone, true, [][]string{sharing}},
-		{"sizes only, no room for results", true, 1 << 20, 0, alone, false, [][]string{sharing, alone[2]}},
-		{"texts read again", false, 1 << 20, 1 << 20, nil, true, [][]string{every}},
+		{"sizes only, held", true, 1 << 20, 1 << 20, alone, true, [][]string{sharing}, false},
+		{"sizes only, read again", true, 0, 1 << 20, alone, true, [][]string{sharing}, false},
+		{"sizes only, no room for results", true, 1 << 20, 0, alone, false, [][]string{sharing, alone[2]}, false},
+		{"sizes only, no result held", true, 1 << 20, 1 << 20, nil, true, [][]string{sharing, alone[2]}, true},
+		{"texts read again", false, 1 << 20, 1 << 20, nil, true, [][]string{every}, false},
 	} {
 		sizesOnly := tt.sizesOnly
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +139,7 @@ func TestEachCountsOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			pol, _ := policy.Preset("harness-rs-0.0.50")
-			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, Read: transcript.Options{SizesOnly: sizesOnly}}
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, Read: transcript.Options{SizesOnly: sizesOnly}, HoldNoResults: tt.holdNone}
 			var order []string
 			var total transcript.Usage
 			add := func(u transcript.Usage) {
