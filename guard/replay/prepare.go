@@ -125,9 +125,10 @@ type itemCache struct {
 	escOnce sync.Once
 	escaped []int32 // the text's escaped length before every escBlock bytes (hazards)
 
-	retrieveMu     sync.Mutex
-	retrieveAt     int // 1 + the offset retrieveTokens is for; 0 for none
-	retrieveTokens int64
+	retrieveMu      sync.Mutex
+	retrieveAt      int // 1 + the offset retrieveTokens is for; 0 for none
+	retrieveLocator string
+	retrieveTokens  int64
 }
 
 func (c *itemCache) textDigest(text string) string {
