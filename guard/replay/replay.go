@@ -293,9 +293,6 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 			p.textErr.CompareAndSwap(nil, &err)
 		}
 	}
-	if rp.countsOnly && !p.noReuse && p.TextErr() == nil {
-		rp.renderKey = renderKey(pol, rp.hook)
-	}
 	switch pol.Style {
 	case harness.ClaudeCode:
 		rp.claude = harness.ClaudeEraOf(pol.HarnessVersion)
@@ -400,10 +397,15 @@ func ForSession(pol policy.Policy, s *transcript.Session) policy.Policy {
 // wrote, the only ones whose shown part it asks about.
 func (rp *Run) countAfter(hazards bool) {
 	var acted []int
+	pending := false
 	for i := range rp.Results {
 		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
+			pending = pending || rp.Results[i].pending
 		}
+	}
+	if p := rp.Prepared; pending && rp.countsOnly && !p.noReuse && p.TextErr() == nil {
+		rp.renderKey = renderKey(rp.Policy, rp.hook)
 	}
 	var ix *hazardIndex
 	if rp.countsOnly && hazards && len(acted) > 0 {
