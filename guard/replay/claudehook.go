@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -112,10 +113,30 @@ func (p *Prepared) hookOf(it *item, h *hookItem) {
 			return
 		}
 		h.read, h.numbering = true, n
+		if p.sumsEarly(r.Tool) {
+			content, _, _ := harness.UnnumberRead(text)
+			h.sum.Store(textSum(content))
+		}
 		return
 	}
 	h.own = true
+	if p.sumsEarly(r.Tool) {
+		h.sum.Store(textSum(text))
+	}
 }
+
+// sumsEarly tells whether the hook view takes hookSum of a result of tool
+// as it looks at its text: where texts are read on demand, for the tools
+// repeat suppression looks at by default, so that turning it on does not
+// read them all again.
+func (p *Prepared) sumsEarly(tool string) bool {
+	return p.texts != nil && defaultRisk().Classify(tool) == policy.ReadOnly
+}
+
+var defaultRisk = sync.OnceValue(func() policy.RiskTable {
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	return pol.Risk
+})
 
 // hookSubject is the text the hook shapes for item i.
 func (p *Prepared) hookSubject(i int) string {
@@ -264,7 +285,7 @@ func (rp *Run) hookAfter(it *item, r *Result) {
 // unshape leaves r as logged.
 func (rp *Run) unshape(it *item, r *Result, why string) {
 	r.Outcome, r.Reason = Kept, why
-	r.Text, r.parts, r.Locator, r.SpillPath, r.RepeatOf, r.Stale = rp.Prepared.Text(it.r), nil, "", "", -1, false
+	r.Text, r.parts, r.Locator, r.SpillPath, r.RepeatOf, r.Stale = it.r.Text, nil, "", "", -1, false
 }
 
 // hookSeen is Seen for a result whose subject is not its logged text: a

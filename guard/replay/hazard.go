@@ -231,7 +231,7 @@ func (h *hazardPass) used(i int) *Hazard {
 		case Spilled:
 			z.Retrievable = true
 			z.Why = "used a string of the spilled part"
-			z.ExtraTokens = h.rp.Prepared.items[i].cache().retrieved(int(ko.from), func() int64 { return h.retrieval(r, int(ko.from)) })
+			z.ExtraTokens = h.rp.Prepared.items[i].cache().retrieved(int(ko.from), r.Locator, func() int64 { return h.retrieval(r, int(ko.from)) })
 		case Truncated:
 			z.Why = "used a string of the part cut off"
 		default:
@@ -494,13 +494,14 @@ func (h *hazardPass) retrieval(r *Result, at int) int64 {
 }
 
 // retrieved is the extra tokens of reading the string at offset at back
-// from the spill file, worked out by count the first time: a spill's
-// preview does not change with the ceiling, so replays ask again.
-func (c *itemCache) retrieved(at int, count func() int64) int64 {
+// from the spill file named locator, worked out by count the first time:
+// replays ask again, mostly of the same file, but another style (or
+// DeepSeek's at another ceiling) names it otherwise, which is counted.
+func (c *itemCache) retrieved(at int, locator string, count func() int64) int64 {
 	c.retrieveMu.Lock()
 	defer c.retrieveMu.Unlock()
-	if c.retrieveAt != at+1 {
-		c.retrieveAt, c.retrieveTokens = at+1, count()
+	if c.retrieveAt != at+1 || c.retrieveLocator != locator {
+		c.retrieveAt, c.retrieveLocator, c.retrieveTokens = at+1, locator, count()
 	}
 	return c.retrieveTokens
 }

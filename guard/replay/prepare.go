@@ -68,10 +68,17 @@ type Prepared struct {
 	// first read that failed.
 	texts   TextSource
 	textErr atomic.Pointer[error]
+
+	// noReuse renders every shaped result in every replay (shaped.go): the
+	// figures reuse is checked against.
+	noReuse bool
 }
 
 // TextSource gives the text of a result the session was read without:
-// what a full read gives its Text.
+// what a full read gives its Text. One that can tell the texts changed
+// since (a Current() error method, as app.FileTexts has) is asked by every
+// replay first: a replay that reuses what it rendered reads no text, and
+// would not see it otherwise.
 type TextSource interface {
 	Text(r *transcript.ToolResult) (string, error)
 }
@@ -91,6 +98,10 @@ type item struct {
 	readKey   string  // Read path and range
 	writes    string  // path an edit or write tool changed
 	repeat    int     // how many earlier results answer a call of the same id
+
+	// shaped is what its last rendering in a counts-only replay gave
+	// (shaped.go).
+	shaped atomic.Pointer[shapedMemo]
 
 	// ix is made the first time a replay shapes the item or looks into
 	// it: most results are never shaped, and a list holds millions.
@@ -125,9 +136,10 @@ type itemCache struct {
 	escOnce sync.Once
 	escaped []int32 // the text's escaped length before every escBlock bytes (hazards)
 
-	retrieveMu     sync.Mutex
-	retrieveAt     int // 1 + the offset retrieveTokens is for; 0 for none
-	retrieveTokens int64
+	retrieveMu      sync.Mutex
+	retrieveAt      int // 1 + the offset retrieveTokens is for; 0 for none
+	retrieveLocator string
+	retrieveTokens  int64
 }
 
 func (c *itemCache) textDigest(text string) string {

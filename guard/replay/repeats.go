@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
-	"hash/fnv"
 	"hash/maphash"
 	"slices"
 	"strconv"
@@ -269,9 +268,14 @@ func pathSum(key string, kind policy.DedupeKey) uint64 {
 // textSum is a sum of s that is the same in every process (FNV-1a), for
 // keys, paths and texts a saved state compares; never 0.
 func textSum(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return max(h.Sum64(), 1)
+	// hash/fnv's, without copying s to hand it over.
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime64
+	}
+	return max(h, 1)
 }
 
 // Repeats is what repeat suppression knows between the calls of spillway's

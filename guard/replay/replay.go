@@ -127,6 +127,9 @@ type Run struct {
 	claude harness.ClaudeEra
 	codex  harness.CodexEra
 	hook   bool // replayed as spillway's hook in Claude Code enforces it
+	// renderKey is the policy as rendering a shaped result depends on it
+	// (shaped.go); "" when renderings are not reused.
+	renderKey string
 	// ceilingText and reasonBuf build the size reasons (sizeReason).
 	ceilingText map[sizedCeiling]string
 	reasonBuf   []byte
@@ -247,8 +250,9 @@ type Options struct {
 	// counted (or, for a result holding a string of the agent's output,
 	// once the hazards are found, which are those of a full replay), so
 	// a low ceiling on a large session never holds a replacement of every
-	// result at once. Shaped results' Text is then empty; their sizes and
-	// tokens are kept.
+	// result at once. Shaped results' Text and Replacement are then empty;
+	// their sizes and tokens are kept. What rendering a result gave is kept
+	// for the next counts-only replay that renders it alike (shaped.go).
 	CountsOnly bool
 	// NoHazards skips looking for hazards (Result.Hazard stays nil).
 	NoHazards bool
@@ -284,6 +288,11 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	}
 	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items)),
 		countsOnly: opt.CountsOnly && opt.Store == nil, hook: hookMode(p, &pol)}
+	if c, ok := p.texts.(interface{ Current() error }); ok {
+		if err := c.Current(); err != nil {
+			p.textErr.CompareAndSwap(nil, &err)
+		}
+	}
 	switch pol.Style {
 	case harness.ClaudeCode:
 		rp.claude = harness.ClaudeEraOf(pol.HarnessVersion)
@@ -360,7 +369,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	if rp.countsOnly {
 		for i := range rp.Results {
 			if r := &rp.Results[i]; r.Outcome != Kept && r.Outcome != Excluded {
-				r.Text = ""
+				r.Text, r.Replacement = "", ""
 			}
 		}
 	}
@@ -388,10 +397,15 @@ func ForSession(pol policy.Policy, s *transcript.Session) policy.Policy {
 // wrote, the only ones whose shown part it asks about.
 func (rp *Run) countAfter(hazards bool) {
 	var acted []int
+	pending := false
 	for i := range rp.Results {
 		if o := rp.Results[i].Outcome; o != Kept && o != Excluded {
 			acted = append(acted, i)
+			pending = pending || rp.Results[i].pending
 		}
+	}
+	if p := rp.Prepared; pending && rp.countsOnly && !p.noReuse && p.TextErr() == nil {
+		rp.renderKey = renderKey(rp.Policy, rp.hook)
 	}
 	var ix *hazardIndex
 	if rp.countsOnly && hazards && len(acted) > 0 {
@@ -399,6 +413,39 @@ func (rp *Run) countAfter(hazards bool) {
 	}
 	counter := rp.Prepared.Counter
 	parted, _ := counter.(interface{ CountParts(...tokens.Part) int })
+	// render cuts or spills r where that is pending, and counts what the
+	// model receives of it.
+	render := func(r *Result, it *item) {
+		if r.pending {
+			ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
+			r.pending = false
+			if r.Outcome == Spilled {
+				text, parts, f, ok := rp.spill(rp.subject(r.Index), ceiling)
+				if !ok {
+					r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
+					return
+				}
+				r.Text, r.parts, r.Locator = text, parts, f.Locator
+			} else {
+				r.Text, r.parts = rp.truncate(it, rp.subject(r.Index), ceiling)
+			}
+		}
+		if rp.hook {
+			if rp.hookAfter(it, r); r.Outcome == Kept {
+				return
+			}
+		}
+		if r.parts != nil && parted != nil {
+			r.TokensAfter = int64(parted.CountParts(r.parts...))
+		} else {
+			r.TokensAfter = int64(counter.Count(r.Text))
+		}
+		r.parts = nil
+		r.afterBytes = int64(len(r.Text))
+		if rp.countsOnly && (ix == nil || len(ix.items[r.Index]) == 0) {
+			r.Text = ""
+		}
+	}
 	var next atomic.Int64
 	work := func() {
 		for {
@@ -408,35 +455,20 @@ func (rp *Run) countAfter(hazards bool) {
 			}
 			r := &rp.Results[acted[k]]
 			it := &rp.Prepared.items[r.Index]
-			if r.pending {
-				ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
-				r.pending = false
-				if r.Outcome == Spilled {
-					text, parts, f, ok := rp.spill(rp.subject(r.Index), ceiling)
-					if !ok {
-						r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
-						continue
-					}
-					r.Text, r.parts, r.Locator = text, parts, f.Locator
-				} else {
-					r.Text, r.parts = rp.truncate(it, rp.subject(r.Index), ceiling)
-				}
+			// What the hazard pass reads is rendered again, never reused.
+			reuse := r.pending && rp.renderKey != "" && (ix == nil || len(ix.items[r.Index]) == 0)
+			if !reuse {
+				render(r, it)
+				continue
 			}
-			if rp.hook {
-				if rp.hookAfter(it, r); r.Outcome == Kept {
-					continue
-				}
+			ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
+			key := rp.shapeKeyOf(r, ceiling)
+			if rp.reuseShaped(it, r, key) {
+				continue
 			}
-			if r.parts != nil && parted != nil {
-				r.TokensAfter = int64(parted.CountParts(r.parts...))
-			} else {
-				r.TokensAfter = int64(counter.Count(r.Text))
-			}
-			r.parts = nil
-			r.afterBytes = int64(len(r.Text))
-			if rp.countsOnly && (ix == nil || len(ix.items[r.Index]) == 0) {
-				r.Text = ""
-			}
+			reason := r.Reason
+			render(r, it)
+			rp.keepShaped(it, r, key, reason)
 		}
 	}
 	if len(acted) <= 1 {
@@ -507,7 +539,6 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
 	}
-	s := rp.subject(r.Index)
 	if pol.Style == harness.HarnessRS {
 		// What the harness itself could not write, it never spilled.
 		if why := harness.HarnessRSUnwritable(it.r.Tool, it.r.CallID); why != "" {
@@ -525,6 +556,9 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		r.Outcome, r.Reason, r.pending = Spilled, over, true // rendered where it is counted
 		return
 	}
+	// Only here is the text read (again, where it is read on demand): a
+	// counts-only replay renders it where it is counted, if at all.
+	s := rp.subject(r.Index)
 	text, parts, f, ok := rp.spill(s, ceiling)
 	if !ok {
 		r.Reason = over + "; the notice alone would not fit, the original stays"

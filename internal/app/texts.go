@@ -178,6 +178,19 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 	return "", t.changed(r, fmt.Sprintf("line %d holds no result %q of %d bytes", r.Line, r.CallID, r.DroppedBytes))
 }
 
+// Current is the error reading any text again would give now because the
+// file changed (ErrFileChanged), nil while it would not: a replay that
+// reads no text (replay.Prepared reuses what it rendered) asks it first.
+func (t *FileTexts) Current() error {
+	if t.pool == nil {
+		return nil // read from the file held open, which appends leave alone
+	}
+	if _, err := t.current(); err != nil {
+		return t.changed(nil, err.Error())
+	}
+	return nil
+}
+
 // lineBufs hold the lines read again: the texts decoded from them are
 // copies, so a line's bytes are not needed past its decoding.
 var lineBufs = sync.Pool{New: func() any { return new([]byte) }}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
 )
@@ -22,7 +23,10 @@ import (
 // through the index, replayed once under the default policy (every
 // session read in full), then under each new ceiling and tuning, each
 // timed from the key to the last session's savings in, with the peak RSS
-// after it. It measures; the figures are pinned elsewhere.
+// after it, then the chart's sweep where the tuning changed what its points
+// depend on. SPILLWAY_RETUNE_CPU names a file for a CPU profile of the
+// tunings after the first replay. It measures; the figures are pinned
+// elsewhere.
 func TestRetuneFolder(t *testing.T) {
 	dir := os.Getenv("SPILLWAY_RETUNE_DIR")
 	if dir == "" {
@@ -53,15 +57,31 @@ func TestRetuneFolder(t *testing.T) {
 	steps := []struct {
 		name string
 		tune func(p *policy.Policy)
+		// chart: the chart's points at the other ceilings are to be swept
+		// again, as the list does when more than the ceiling changed.
+		chart bool
 	}{
-		{"first replay", func(*policy.Policy) {}},
-		{"ceiling up", func(p *policy.Policy) { p.SetCeiling(p.Ceiling * 2) }},
-		{"ceiling down", func(p *policy.Policy) { p.SetCeiling(p.Ceiling / 4) }},
-		{"ceiling down", func(p *policy.Policy) { p.SetCeiling(p.Ceiling / 2) }},
-		{"dedupe on", func(p *policy.Policy) { _ = p.SetDedupe(2) }},
-		{"spill off", func(p *policy.Policy) { _ = p.SetSpill(false) }},
+		{"first replay", func(*policy.Policy) {}, true},
+		{"ceiling up", func(p *policy.Policy) { p.SetCeiling(p.Ceiling * 2) }, false},
+		{"ceiling down", func(p *policy.Policy) { p.SetCeiling(p.Ceiling / 4) }, false},
+		{"ceiling down", func(p *policy.Policy) { p.SetCeiling(p.Ceiling / 2) }, false},
+		{"dedupe on", func(p *policy.Policy) { _ = p.SetDedupe(2) }, true},
+		{"spill off", func(p *policy.Policy) { _ = p.SetSpill(false) }, true},
 	}
-	for _, st := range steps {
+	for k, st := range steps {
+		if k == 1 {
+			if out := os.Getenv("SPILLWAY_RETUNE_CPU"); out != "" {
+				f, err := os.Create(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				defer pprof.StopCPUProfile()
+			}
+		}
 		st.tune(&pol)
 		readBefore := int64(0)
 		if src.texts != nil {
@@ -91,6 +111,28 @@ func TestRetuneFolder(t *testing.T) {
 		}
 		t.Logf("%-12s ceiling %6d: %.1f s, %d sessions (%d failed), %d tokens saved, $%.6f after; %.1f MB of lines read again; %s",
 			st.name, pol.Ceiling, time.Since(start).Seconds(), n, failed, saved, dollars, float64(reread)/1e6, memoryUse())
+		if !st.chart {
+			continue
+		}
+		var others []int64
+		for _, c := range replay.SweepCeilings(pol) {
+			if c != pol.Ceiling {
+				others = append(others, c)
+			}
+		}
+		start = time.Now()
+		var swept float64
+		err = src.Sweep(ctx, pol, paths, others, func(s Savings) {
+			for _, pt := range s.Points {
+				if pt.CostAfter != nil {
+					swept += *pt.CostAfter
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-12s chart at %d more ceilings: %.1f s, $%.6f after summed over them; %s", "", len(others), time.Since(start).Seconds(), swept, memoryUse())
 	}
 	runtime.GC()
 	var ms runtime.MemStats

@@ -412,7 +412,7 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 		var costs []*float64
 		var recorded []bool
 		for k, p := range parts(s) {
-			rp, err := p.Replay(pol, replay.Options{})
+			rp, err := p.Replay(pol, replay.Options{CountsOnly: true})
 			if err != nil {
 				out.Err = err
 				return out
