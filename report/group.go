@@ -535,10 +535,10 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 	} else {
 		opt.Read.SizesOnly = false
 	}
-	// A session's calls are not held (see holdNoCalls); a row of the
-	// text table of sessions is small enough to.
+	// Rendered calls are held as by Generate (holdCallsUpTo); a row of the
+	// text table of sessions is small enough to be, always.
 	_, calls := grouped(&g)
-	opt.HoldNoResults = holdNoCalls && calls && format != "text"
+	opt.HoldNoResults = calls && format != "text" && logBytes(resolved) > holdCallsUpTo
 	gr := newGrouper(g)
 	process := func(s *app.Session) (groupDone, error) {
 		rs, err := session(s, opt)
