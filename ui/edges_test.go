@@ -73,9 +73,10 @@ func TestListKeysOfASession(t *testing.T) {
 	}
 }
 
-// TestListWarningsNameTheSessions: W on the list names the sessions whose
-// logs the reader warned of, and enter opens one.
-func TestListWarningsNameTheSessions(t *testing.T) {
+// fleetWithWarning is fleetFixture's folder with a line the reader warns
+// of at the end of beta.jsonl, written long ago.
+func fleetWithWarning(t *testing.T) string {
+	t.Helper()
 	dir := fleetFixture(t)
 	bad := filepath.Join(dir, "beta.jsonl")
 	data, err := os.ReadFile(bad)
@@ -87,7 +88,13 @@ func TestListWarningsNameTheSessions(t *testing.T) {
 	}
 	old := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
 	os.Chtimes(bad, old, old)
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	return dir
+}
+
+// TestListWarningsNameTheSessions: W on the list names the sessions whose
+// logs the reader warned of, and enter opens one.
+func TestListWarningsNameTheSessions(t *testing.T) {
+	m := newListModel(t, []string{fleetWithWarning(t)}, "harness-rs-0.0.40", 120, 40, longAgo)
 	if f := lineWith(t, m, "4 sessions"); !strings.Contains(f, "1 warning (W)") {
 		t.Errorf("footer %q", f)
 	}
@@ -326,20 +333,9 @@ func TestCostAndAfterRoundAlike(t *testing.T) {
 // out, as report's total says its cost is unknown, rather than reading as
 // the cost of every session.
 func TestListTotalSaysWhatItLeavesOut(t *testing.T) {
-	dir := fleetFixture(t)
 	// A warning and a hazard of their own: the footer is too long for 80
 	// columns, so it drops parts.
-	bad := filepath.Join(dir, "beta.jsonl")
-	data, err := os.ReadFile(bad)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bad, append(data, []byte("{not json\n")...), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
-	os.Chtimes(bad, old, old)
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 80, 24, longAgo)
+	m := newListModel(t, []string{fleetWithWarning(t)}, "harness-rs-0.0.40", 80, 24, longAgo)
 	lines := strings.Split(screenText(m), "\n")
 	var footer string
 	for _, l := range lines {
