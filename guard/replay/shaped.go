@@ -92,7 +92,9 @@ func (rp *Run) keepShaped(it *item, r *Result, key shapeKey, reason string) {
 	if !ok || rp.Prepared.TextErr() != nil {
 		return // a text read as empty is not to be taken again
 	}
-	m := &shapedMemo{key: key, outcome: r.Outcome, reasonAdd: add, locator: r.Locator,
+	// add is the tail of the reason, usually empty: cloned, it does not
+	// keep the whole reason alive (12 MB of them on the 2 GB fleet).
+	m := &shapedMemo{key: key, outcome: r.Outcome, reasonAdd: strings.Clone(add), locator: r.Locator,
 		tokensAfter: r.TokensAfter, afterBytes: r.afterBytes}
 	it.shaped.Store(m)
 }
