@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,84 +51,90 @@ func TestShapedReuseRealLogs(t *testing.T) {
 			tunings = append(tunings, q)
 		}
 	}
-	reused := 0
-	for _, path := range sharedtest.Transcripts(t, "*.jsonl") {
-		name := filepath.Base(path)
-		start := time.Now()
-		full, err := transcript.ReadFile(path, transcript.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		dropped, err := transcript.ReadFile(path, transcript.Options{DropResultTexts: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := &heldTexts{texts: map[string]string{}}
-		for _, r := range full.Results() {
-			src.texts[fmt.Sprint(r.Line, r.CallID)] = r.Text
-		}
-		for _, how := range []string{"held", "on demand"} {
-			prepare := func() *Prepared {
-				var p *Prepared
-				var err error
-				if how == "held" {
-					p, err = Prepare(ctx, full, tokens.NewCache(c), pricing.Default(), nil)
-				} else {
-					p, err = PrepareTexts(ctx, dropped, tokens.NewCache(c), pricing.Default(), nil, src)
-				}
+	// Each log on its own, the logs at once; the group ends when they all do.
+	var reused atomic.Int64
+	t.Run("logs", func(t *testing.T) {
+		for _, path := range sharedtest.Transcripts(t, "*.jsonl") {
+			name := filepath.Base(path)
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				start := time.Now()
+				full, err := transcript.ReadFile(path, transcript.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				return p
-			}
-			got, want := prepare(), prepare()
-			want.noReuse = true
-			for _, pol := range tunings {
-				ceilings := SweepCeilings(pol)
-				down := slices.Clone(ceilings)
-				slices.Reverse(down)
-				afresh := map[int64]*Run{} // the same either way
-				for _, ceiling := range append(ceilings, down...) {
-					q := pol.Clone()
-					q.SetCeiling(ceiling)
-					w := afresh[ceiling]
-					if w == nil {
-						if w, err = want.Replay(q, Options{CountsOnly: true}); err != nil {
+				dropped, err := transcript.ReadFile(path, transcript.Options{DropResultTexts: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				src := &heldTexts{texts: map[string]string{}}
+				for _, r := range full.Results() {
+					src.texts[fmt.Sprint(r.Line, r.CallID)] = r.Text
+				}
+				for _, how := range []string{"held", "on demand"} {
+					prepare := func() *Prepared {
+						var p *Prepared
+						var err error
+						if how == "held" {
+							p, err = Prepare(ctx, full, tokens.NewCache(c), pricing.Default(), nil)
+						} else {
+							p, err = PrepareTexts(ctx, dropped, tokens.NewCache(c), pricing.Default(), nil, src)
+						}
+						if err != nil {
 							t.Fatal(err)
 						}
-						afresh[ceiling] = w
+						return p
 					}
-					g, err := got.Replay(q, Options{CountsOnly: true})
-					if err != nil {
-						t.Fatal(err)
+					got, want := prepare(), prepare()
+					want.noReuse = true
+					for _, pol := range tunings {
+						ceilings := SweepCeilings(pol)
+						down := slices.Clone(ceilings)
+						slices.Reverse(down)
+						afresh := map[int64]*Run{} // the same either way
+						for _, ceiling := range append(ceilings, down...) {
+							q := pol.Clone()
+							q.SetCeiling(ceiling)
+							w := afresh[ceiling]
+							if w == nil {
+								if w, err = want.Replay(q, Options{CountsOnly: true}); err != nil {
+									t.Fatal(err)
+								}
+								afresh[ceiling] = w
+							}
+							g, err := got.Replay(q, Options{CountsOnly: true})
+							if err != nil {
+								t.Fatal(err)
+							}
+							where := fmt.Sprintf("%s (%s), %s dedupe %v action %s at %d", name, how, q.Name, q.Dedupe.Enabled, q.Action, ceiling)
+							same(t, where+": results", results(t, w), results(t, g))
+							same(t, where+": calls", w.Calls, g.Calls)
+							same(t, where+": totals", w.Totals, g.Totals)
+						}
+						w, err := want.Sweep(pol, ceilings)
+						if err != nil {
+							t.Fatal(err)
+						}
+						g, err := got.Sweep(pol, ceilings)
+						if err != nil {
+							t.Fatal(err)
+						}
+						same(t, fmt.Sprintf("%s (%s), %s: sweep", name, how, pol.Name), w, g)
 					}
-					where := fmt.Sprintf("%s (%s), %s dedupe %v action %s at %d", name, how, q.Name, q.Dedupe.Enabled, q.Action, ceiling)
-					same(t, where+": results", results(t, w), results(t, g))
-					same(t, where+": calls", w.Calls, g.Calls)
-					same(t, where+": totals", w.Totals, g.Totals)
+					for i := range got.items {
+						if got.items[i].shaped.Load() != nil {
+							reused.Add(1)
+						}
+						if want.items[i].shaped.Load() != nil {
+							t.Fatalf("%s: a replay rendering afresh kept a rendering", name)
+						}
+					}
 				}
-				w, err := want.Sweep(pol, ceilings)
-				if err != nil {
-					t.Fatal(err)
-				}
-				g, err := got.Sweep(pol, ceilings)
-				if err != nil {
-					t.Fatal(err)
-				}
-				same(t, fmt.Sprintf("%s (%s), %s: sweep", name, how, pol.Name), w, g)
-			}
-			for i := range got.items {
-				if got.items[i].shaped.Load() != nil {
-					reused++
-				}
-				if want.items[i].shaped.Load() != nil {
-					t.Fatalf("%s: a replay rendering afresh kept a rendering", name)
-				}
-			}
+				t.Logf("%s: %d tunings in %.1f s", name, len(tunings), time.Since(start).Seconds())
+			})
 		}
-		t.Logf("%s: %d tunings in %.1f s", name, len(tunings), time.Since(start).Seconds())
-	}
-	if reused == 0 {
+	})
+	if reused.Load() == 0 {
 		t.Fatal("no rendering was kept: nothing was reused")
 	}
 }
