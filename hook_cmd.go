@@ -447,7 +447,7 @@ func describeHookPolicy(command string) string {
 	}
 	parts = append(parts, string(p.Action))
 	if p.Dedupe.Enabled {
-		parts = append(parts, fmt.Sprintf("repeats suppressed from call %d", p.Dedupe.From))
+		parts = append(parts, "repeats suppressed from the "+human.Ordinal(p.Dedupe.From)+" identical call")
 	}
 	if len(p.Exclude) > 0 {
 		parts = append(parts, "excluded: "+strings.Join(p.Exclude, ", "))

@@ -218,3 +218,13 @@ func TestGoRunBuild(t *testing.T) {
 		}
 	}
 }
+
+// hook status says which identical call repeats are suppressed from, not
+// "call 2", which reads as the call of index 2.
+func TestDescribeHookPolicy(t *testing.T) {
+	got := describeHookPolicy("/bin/spillway hook claude-code --preset=harness-rs-0.0.50 --max-bytes=20KiB --dedupe")
+	want := "harness-rs-0.0.50+custom · harness-rs · ceiling 20,480 JSON bytes · spill · repeats suppressed from the 2nd identical call"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
