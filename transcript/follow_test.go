@@ -173,6 +173,8 @@ func TestFollowDirectoryMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	to := filepath.Join(dir, "b", "s.jsonl")
+	// The move alone is told, though no line came with it.
+	waitFor(t, ch, "the move", func(u Update) bool { return u.Path == to })
 	appendTo(t, to, strings.Join(ls[6:17], ""))
 	u := waitFor(t, ch, "the moved session", func(u Update) bool { return calls(u) == 3 })
 	if u.Path != to || u.Session.Path != to || u.Restarted != "" {

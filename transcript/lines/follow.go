@@ -74,7 +74,8 @@ func (o Options) withDefaults() Options {
 type Kind int
 
 const (
-	// Lines carries complete lines appended to Path.
+	// Lines carries complete lines appended to Path; none when the file
+	// followed moved (its folder renamed) and Path is its new name.
 	Lines Kind = iota + 1
 	// Truncated: Path was truncated (or rewritten); reading restarts at
 	// offset 0 and an incomplete last line is dropped.

@@ -254,9 +254,15 @@ func (f *follower) scan(evs []fsnotify.Event, full, resync bool) error {
 		}
 		if f.cur != nil && os.SameFile(fi, f.cur.info) {
 			if _, err := os.Stat(f.cur.path); errors.Is(err, fs.ErrNotExist) {
-				// The current file was moved: follow it under its new name.
+				// The current file was moved: follow it under its new name,
+				// and say so, though no line came with the move (what was
+				// appended meanwhile may already have gone out under the
+				// old one).
 				f.cur.path = p
 				f.setCurPath(p)
+				if err := f.emit(Event{Kind: Lines, Path: p, Offset: f.cur.done}); err != nil {
+					return err
+				}
 			}
 			continue
 		}
