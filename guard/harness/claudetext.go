@@ -224,12 +224,12 @@ func ClaudePersisted(size int64, path, text string, previewUnits int64, lineAlig
 // claudePersisted is ClaudePersisted as an era did it: wholePairs ends the
 // preview before a surrogate pair it would cut, else with its first half.
 func claudePersisted(size int64, path, text string, previewUnits int64, lineAligned, wholePairs bool) string {
-	preview, more := text, false
-	if UTF16Len(text) > previewUnits {
-		preview, more = headUnits(text, previewUnits), true
-		if wholePairs {
-			preview = headWholeUnits(text, previewUnits)
-		}
+	// The cut scans the preview's units, not the whole text's: a text is
+	// cut where its units pass previewUnits, and only there (a cut through
+	// a surrogate pair ends with U+FFFD, so its length is never the text's).
+	preview := headUnitsPairs(text, previewUnits, wholePairs)
+	more := len(preview) != len(text)
+	if more {
 		if nl := strings.LastIndexByte(preview, '\n'); lineAligned && nl >= 0 && UTF16Len(preview[:nl]) > previewUnits/2 {
 			preview = preview[:nl]
 		}

@@ -419,10 +419,8 @@ func ClaudeSpill(s Subject, era ClaudeEra, previewUnits int64, lineAligned bool)
 // surrogate pair keeps its first half, which is sent as U+FFFD.
 func headUnits(s string, n int64) string { return headUnitsPairs(s, n, false) }
 
-// headWholeUnits is the first n UTF-16 code units of s, without the half
-// of a surrogate pair the cut goes through.
-func headWholeUnits(s string, n int64) string { return headUnitsPairs(s, n, true) }
-
+// headUnitsPairs is headUnits, or with wholePairs without the half of a
+// surrogate pair the cut goes through.
 func headUnitsPairs(s string, n int64, wholePairs bool) string {
 	var used int64
 	for i, r := range s {
