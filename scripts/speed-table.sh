@@ -2,8 +2,9 @@
 # Runs every benchmark of the speed table in docs/speed.md that needs
 # nothing but Go, prints the table and writes it into docs/speed.md (its
 # block scripts/speed-table.sh, and with LARGE=1 also
-# scripts/speed-table.sh-large). The rows comparing with ccusage come from
-# scripts/bench-report.sh.
+# scripts/speed-table.sh-large), and the hook's and a tuning key's figures
+# into README.md (blocks scripts/speed-table.sh-hook and -retune). The rows
+# comparing with ccusage come from scripts/bench-report.sh.
 #
 #   [COUNT=3] [LARGE=1] scripts/speed-table.sh
 #
@@ -137,6 +138,8 @@ echo "| \`spillway hook claude-code\` on a 100 KB Read, a process started per ca
 } | tee /dev/stderr | scripts/doc-block.sh scripts/speed-table.sh docs/speed.md "$load_before" "$load_after"
 echo "Per tool call on a 100 KB Read, the result kept / spilled / under a token ceiling: $hook_median at the median, $hook_p99 at the 99th percentile ([docs/speed.md](docs/speed.md))." |
   scripts/doc-block.sh scripts/speed-table.sh-hook README.md "$load_before" "$load_after"
+echo "A tuning key (\`+\`, \`-\`) on a session of 10,000 results, to its replayed totals on screen while the savings chart computes, per preset: $retune ([docs/speed.md](docs/speed.md))." |
+  scripts/doc-block.sh scripts/speed-table.sh-retune README.md "$load_before" "$load_after"
 if [ "${LARGE:-}" = 1 ]; then
   # Wall times, then the processor time used by each point (all threads).
   large=$(awk '
