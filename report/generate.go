@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/spillway-dev/spillway/guard/replay"
@@ -39,7 +38,7 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	} else {
 		opt.Read.SizesOnly = false
 	}
-	opt.HoldNoResults = logBytes(resolved) > holdCallsUpTo
+	opt.ResultsGrowWithLogs = true // a session rendered is about its log
 	complain := complainTo(errw)
 	if ww, ok := w.(warner); ok {
 		var mu sync.Mutex // Render runs on several goroutines
@@ -62,30 +61,6 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 		return p, err
 	}
 	return p, w.End()
-}
-
-// holdCallsUpTo bounds the logs whose rendered calls a report holds while
-// reconciling reads them all; past it none is held, and each log is read
-// again at its turn. A session's calls rendered weigh a third of its log
-// or more (JSON): on the 683 MB bench corpus, holding them took 287-290
-// MB of RSS, 1.70-2.28 s and 3.0-3.7 s of CPU for --format json, and
-// reading again 82-90 MB, 1.40-1.47 s and 2.6-2.7 s (CSV: 170-198 against
-// 54-61 MB, 0.94-0.99 against 1.10-1.15 s). Over 20 sessions (68 MB,
-// BenchmarkGenerate) reading again was 30% slower, so small reports hold.
-const holdCallsUpTo = 128 << 20
-
-// logBytes is about how many bytes the logs of inputs hold, as they are
-// now (standard input and what cannot be seen count nothing).
-func logBytes(inputs []app.Input) int64 {
-	var n int64
-	for _, in := range inputs {
-		for _, p := range append([]string{in.Path}, in.Subagents...) {
-			if info, err := os.Stat(p); err == nil {
-				n += info.Size()
-			}
-		}
-	}
-	return n
 }
 
 // warner is a Writer with warnings of its own about what it writes

@@ -535,10 +535,10 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 	} else {
 		opt.Read.SizesOnly = false
 	}
-	// Rendered calls are held as by Generate (holdCallsUpTo); a row of the
-	// text table of sessions is small enough to be, always.
+	// Rendered calls are about their log, as by Generate; a row of the text
+	// table of sessions is small whatever its log.
 	_, calls := grouped(&g)
-	opt.HoldNoResults = calls && format != "text" && logBytes(resolved) > holdCallsUpTo
+	opt.ResultsGrowWithLogs = calls && format != "text"
 	gr := newGrouper(g)
 	process := func(s *app.Session) (groupDone, error) {
 		rs, err := session(s, opt)

@@ -50,12 +50,11 @@ type Options struct {
 	// Ledger is the folder of spillway's hook ledger, whose entries show
 	// what the hook cut from the sessions it ran in; "" reads none.
 	Ledger string
-	// HoldNoResults: reading sizes only, Each's first pass keeps none of
-	// process's results, and every input is processed once, read again
-	// at its turn. For results as large as a session's calls written out
-	// (a JSON or CSV report), holding them costs memory that reading
-	// again does not save in time.
-	HoldNoResults bool
+	// ResultsGrowWithLogs says process's results weigh about what the logs
+	// do (a session's calls rendered): reading sizes only past resultBytes
+	// of logs, Each's first pass then holds none of them, and every input
+	// is processed once, read again at its turn (see resultBytes).
+	ResultsGrowWithLogs bool
 }
 
 // Counter returns a token counter for one session. It is called once per

@@ -391,7 +391,7 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	var holding int64
 	sizes := make([]int64, len(groups)) // of the results kept
 	var roomless atomic.Bool            // no room left for results: none processed
-	roomless.Store(opt.HoldNoResults)
+	roomless.Store(opt.ResultsGrowWithLogs && logBytes(files) > resultBytes)
 	type passed struct {
 		d  outcome[T]
 		fr firstRead
@@ -552,8 +552,26 @@ const (
 
 // resultBytes bounds the results of process the first pass holds, as
 // resultSize counts them: beyond it, inputs are read again at their turn.
-// Tests lower it.
+// Results that grow with the logs (Options.ResultsGrowWithLogs) are not
+// held at all past this many bytes of logs: a report's sessions rendered
+// as JSON, held, took 287-290 MB of RSS, 1.70-2.28 s and 3.0-3.7 s of CPU
+// over the 683 MB bench corpus, and read again 82-90 MB, 1.40-1.47 s and
+// 2.6-2.7 s (CSV: 170-198 against 54-61 MB, 0.94-0.99 against 1.10-1.15
+// s); over 20 sessions (68 MB, report's BenchmarkGenerate) reading again
+// was 30% slower, so fewer logs are held. Tests lower it.
 var resultBytes int64 = 128 << 20
+
+// logBytes is about how many bytes the files hold, as they are now
+// (standard input and what cannot be seen count nothing).
+func logBytes(files []file) int64 {
+	var n int64
+	for _, f := range files {
+		if info, err := os.Stat(f.path); err == nil && !f.stdin {
+			n += info.Size()
+		}
+	}
+	return n
+}
 
 // HeldBytes is a result of process that tells how many bytes it holds,
 // for Each to bound what it keeps of many.

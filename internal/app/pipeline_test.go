@@ -125,7 +125,7 @@ func TestEachCountsOnce(t *testing.T) {
 		{"sizes only, held", true, 1 << 20, 1 << 20, alone, true, [][]string{sharing}, false},
 		{"sizes only, read again", true, 0, 1 << 20, alone, true, [][]string{sharing}, false},
 		{"sizes only, no room for results", true, 1 << 20, 0, alone, false, [][]string{sharing, alone[2]}, false},
-		{"sizes only, no result held", true, 1 << 20, 1 << 20, nil, true, [][]string{sharing, alone[2]}, true},
+		{"sizes only, results as large as the logs", true, 1 << 20, 1, nil, true, [][]string{sharing, alone[2]}, true},
 		{"texts read again", false, 1 << 20, 1 << 20, nil, true, [][]string{every}, false},
 	} {
 		sizesOnly := tt.sizesOnly
@@ -139,7 +139,7 @@ func TestEachCountsOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			pol, _ := policy.Preset("harness-rs-0.0.50")
-			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, Read: transcript.Options{SizesOnly: sizesOnly}, HoldNoResults: tt.holdNone}
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, Read: transcript.Options{SizesOnly: sizesOnly}, ResultsGrowWithLogs: tt.holdNone}
 			var order []string
 			var total transcript.Usage
 			add := func(u transcript.Usage) {
