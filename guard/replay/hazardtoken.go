@@ -32,6 +32,8 @@ type tokenScanner struct {
 	// run whose hash it lacks: results are scanned for the agent's output
 	// strings alone, and most of their strings are not.
 	only, runsOnly *prefixSet
+	// known is wellKnown, looked up once per text rather than per word.
+	known map[string]bool
 }
 
 // distinctive calls emit for every distinctive string of text, with its
@@ -48,8 +50,17 @@ func (ts *tokenScanner) distinctive(text string, emit func(key string, from, to 
 		}
 	}
 	ts.findWords(text, emit)
-	quoted(text, pass)
+	quoted(text, ts.knownNames(), pass)
 	ts.runs(text, emit)
+}
+
+// knownNames is wellKnown, kept by the scanner: its words are looked up
+// in it one by one.
+func (ts *tokenScanner) knownNames() map[string]bool {
+	if ts.known == nil {
+		ts.known = wellKnown()
+	}
+	return ts.known
 }
 
 // may tells whether key may be one of the strings looked for.
@@ -119,6 +130,7 @@ func isURLByte(c byte) bool {
 
 // findWords finds URLs and DSNs, paths, identifiers, numbers and hex.
 func (ts *tokenScanner) findWords(text string, emit func(string, int, int)) {
+	ts.knownNames() // for word
 	n := len(text)
 	for i := 0; i < n; {
 		if !isPathByte(text[i]) {
@@ -198,7 +210,7 @@ func (ts *tokenScanner) word(text string, i, j int, emit func(string, int, int))
 		for m < to && isWordByte(text[m]) {
 			m++
 		}
-		if part := text[k:m]; m-k >= minDigits && ts.may(part) && distinctivePart(part) && !wellKnown()[part] {
+		if part := text[k:m]; m-k >= minDigits && ts.may(part) && distinctivePart(part) && !ts.known[part] {
 			emit(part, k, m)
 		}
 		k = m
@@ -272,7 +284,7 @@ func hasLetter(s string) bool {
 }
 
 // quoted finds strings between matching quotes on one line.
-func quoted(text string, emit func(string, int, int)) {
+func quoted(text string, known map[string]bool, emit func(string, int, int)) {
 	n := len(text)
 	for i := 0; i < n; i++ {
 		q := text[i]
@@ -296,7 +308,7 @@ func quoted(text string, emit func(string, int, int)) {
 			continue
 		}
 		content := text[i+1 : j]
-		if len(content) >= minTokenLen && len(content) <= maxQuotedLen && hasLetter(content) && strings.TrimSpace(content) == content && !wellKnown()[content] {
+		if len(content) >= minTokenLen && len(content) <= maxQuotedLen && hasLetter(content) && strings.TrimSpace(content) == content && !known[content] {
 			emit(content, i+1, j)
 		}
 		i = j
@@ -336,6 +348,7 @@ func (ts *tokenScanner) runs(text string, emit func(string, int, int)) {
 	if len(text) < runLen {
 		return
 	}
+	known := ts.knownNames()
 	var ring [64]byte // the last normalised bytes, by index & 63
 	var at [64]int32  // where each came from in text
 	n := 0            // normalised bytes so far
@@ -387,7 +400,7 @@ func (ts *tokenScanner) runs(text string, emit func(string, int, int)) {
 			continue
 		}
 		end := int(at[(n-1)&63]) + 1
-		if boilerplate(buf, end < len(text) && wordBytes[c] && wordBytes[text[end]]) {
+		if boilerplate(buf, end < len(text) && wordBytes[c] && wordBytes[text[end]], known) {
 			continue
 		}
 		window := unsafe.String(&buf[0], runLen)
@@ -402,7 +415,7 @@ func (ts *tokenScanner) runs(text string, emit func(string, int, int)) {
 // without having read it: every word of it, of minCodeWord bytes or more,
 // is well known. A number is no such word; the last word, when cut, is
 // not weighed.
-func boilerplate(run []byte, cut bool) bool {
+func boilerplate(run []byte, cut bool, known map[string]bool) bool {
 	words := 0
 	for i := 0; i < len(run); {
 		if !wordBytes[run[i]] {
@@ -414,7 +427,7 @@ func boilerplate(run []byte, cut bool) bool {
 			j++
 		}
 		if j-i >= minCodeWord && !(j == len(run) && cut) {
-			if !wellKnown()[string(run[i:j])] {
+			if !known[string(run[i:j])] {
 				return false
 			}
 			words++

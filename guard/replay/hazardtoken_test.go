@@ -38,7 +38,7 @@ func TestDistinctive(t *testing.T) {
 			}
 			got = append(got, key)
 		})
-		quoted(tt.text, func(key string, _, _ int) { got = append(got, key) })
+		quoted(tt.text, wellKnown(), func(key string, _, _ int) { got = append(got, key) })
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", tt.text, diff)
 		}
