@@ -320,7 +320,9 @@ func ForVersion(p Policy, version string) Policy {
 				p.Action = era.Action
 			}
 		}
-		if p.SpillPath == latest.SpillPath {
+		// An era that persisted nothing names no file: a spill tuned by
+		// hand on its log is named as the latest Claude Code names it.
+		if p.SpillPath == latest.SpillPath && era.SpillPath != "" {
 			p.SpillPath = era.SpillPath
 		}
 		if p.Dedupe.Enabled && p.Dedupe.From == 2 {

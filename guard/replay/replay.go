@@ -5,7 +5,6 @@
 package replay
 
 import (
-	"cmp"
 	"fmt"
 	"hash/maphash"
 	"runtime"
@@ -421,9 +420,9 @@ func (rp *Run) countAfter(hazards bool) {
 			ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
 			r.pending = false
 			if r.Outcome == Spilled {
-				text, parts, f, kept := rp.spill(rp.subject(r.Index), ceiling)
-				if kept != "" {
-					r.Outcome, r.Reason = Kept, r.Reason+"; "+kept
+				text, parts, f, ok := rp.spill(rp.subject(r.Index), ceiling)
+				if !ok {
+					r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
 					return
 				}
 				r.Text, r.parts, r.Locator = text, parts, f.Locator
@@ -560,9 +559,9 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	// Only here is the text read (again, where it is read on demand): a
 	// counts-only replay renders it where it is counted, if at all.
 	s := rp.subject(r.Index)
-	text, parts, f, kept := rp.spill(s, ceiling)
-	if kept != "" {
-		r.Reason = over + "; " + kept
+	text, parts, f, ok := rp.spill(s, ceiling)
+	if !ok {
+		r.Reason = over + "; the notice alone would not fit, the original stays"
 		return
 	}
 	r.Outcome, r.Reason, r.Text, r.parts, r.Locator = Spilled, over, text, parts, f.Locator
@@ -694,32 +693,22 @@ func bytesFor(n int64, u policy.Unit) int64 {
 	return n
 }
 
-// spill renders the style's spill; kept says why the style keeps the
-// original instead ("" when it spills). Every replay asks here, counts-only
-// or not, so that all say alike what can be spilled.
-func (rp *Run) spill(s harness.Subject, ceiling int64) (text string, parts []tokens.Part, f harness.SpillFile, kept string) {
+// spill renders the style's spill; ok is false when the style keeps the
+// original instead.
+func (rp *Run) spill(s harness.Subject, ceiling int64) (string, []tokens.Part, harness.SpillFile, bool) {
 	pol := &rp.Policy
 	switch pol.Style {
 	case harness.AgentScope:
-		text, parts, f = harness.AgentScopeSpill(s, pol.Agent, pol.PreviewHead, pol.PreviewTail)
-		return text, parts, f, ""
+		text, parts, f := harness.AgentScopeSpill(s, pol.Agent, pol.PreviewHead, pol.PreviewTail)
+		return text, parts, f, true
 	case harness.DeepSeek:
-		text, parts, f, ok := harness.DeepSeekSpill(s, bytesFor(ceiling, pol.Unit))
-		if !ok {
-			kept = "the notice alone would not fit, the original stays"
-		}
-		return text, parts, f, kept
+		return harness.DeepSeekSpill(s, bytesFor(ceiling, pol.Unit))
 	case harness.ClaudeCode:
-		text, f = harness.ClaudeSpill(s, rp.claude, pol.PreviewHead, pol.LineAligned)
-		if f.File == "" {
-			// Before 2.1.2 Claude Code persisted no output: no file to
-			// name, so nothing it could spill.
-			kept = "Claude Code " + cmp.Or(pol.HarnessVersion, "of this era") + " writes no spill file, the original stays"
-		}
-		return text, nil, f, kept
+		text, f := harness.ClaudeSpill(s, rp.claude, pol.PreviewHead, pol.LineAligned)
+		return text, nil, f, true
 	default:
-		text, f = harness.HarnessRSSpill(s, pol.PreviewHead)
-		return text, nil, f, ""
+		text, f := harness.HarnessRSSpill(s, pol.PreviewHead)
+		return text, nil, f, true
 	}
 }
 
