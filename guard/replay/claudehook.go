@@ -79,23 +79,30 @@ func (p *Prepared) hookView() []hookItem {
 	p.hookOnce.Do(func() {
 		p.hookItems = make([]hookItem, len(p.items))
 		for i := range p.items {
-			p.hookOf(&p.items[i], &p.hookItems[i])
+			it := &p.items[i]
+			if h := &p.hookItems[i]; !p.hookKeeps(it, h) {
+				p.hookOf(it, h, p.Text(it.r))
+			}
 		}
 	})
 	return p.hookItems
 }
 
-func (p *Prepared) hookOf(it *item, h *hookItem) {
-	r := it.r
+// hookKeeps tells whether the hook leaves it as logged whatever its text,
+// and why.
+func (p *Prepared) hookKeeps(it *item, h *hookItem) bool {
 	switch {
-	case r.IsError:
+	case it.r.IsError:
 		h.keep = "the call failed: Claude Code runs no PostToolUse hook for it"
-		return
-	case !harness.ClaudeHookTools(r.Tool):
+	case !harness.ClaudeHookTools(it.r.Tool):
 		h.keep = "spillway's hook leaves this tool's output as it is"
-		return
 	}
-	text := p.Text(r)
+	return h.keep != ""
+}
+
+// hookOf works out what the hook sees of it, whose text is text.
+func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
+	r := it.r
 	if path, after, ok := harness.ClaudePersistedPath(text); ok {
 		h.persisted, h.after = path, after
 		whole, err := p.persistedText(it, h)

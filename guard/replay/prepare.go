@@ -406,10 +406,17 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 	total := len(p.items)
 	// Where the texts are read on demand, the hazard index takes what it
 	// needs of each as it is counted, rather than reading them all again.
+	// So does the view of spillway's hook in Claude Code, which every
+	// replay of a Claude Code session under another harness's policy
+	// looks through.
 	var hz *hazardIndex
 	var hzScan tokenScanner
+	var hooks []hookItem
 	if p.texts != nil {
 		hz, hzScan = newHazardIndex(p)
+		if p.Session.Format == transcript.FormatClaude {
+			hooks = make([]hookItem, total)
+		}
 		defer func() {
 			for k := range p.sized {
 				p.sized[k].Do(func() {}) // measured as counted
@@ -417,6 +424,9 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 			if ctx.Err() == nil {
 				hz.finish()
 				p.hazardOnce.Do(func() { p.hazards = hz })
+				if hooks != nil {
+					p.hookOnce.Do(func() { p.hookItems = hooks })
+				}
 			}
 		}()
 	}
@@ -436,6 +446,9 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 				it.codex = harness.ParseCodexOutput(text)
 				it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
 				hz.items[i] = hz.scan(&ts, text)
+				if hooks != nil && !p.hookKeeps(it, &hooks[i]) {
+					p.hookOf(it, &hooks[i], text)
+				}
 			}
 			it.tokens = int64(p.Counter.Count(text))
 			it.size[unitIndex(policy.Tokens)] = it.tokens

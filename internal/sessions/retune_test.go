@@ -3,6 +3,7 @@ package sessions
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -24,8 +25,8 @@ import (
 // session read in full), then under each new ceiling and tuning, each
 // timed from the key to the last session's savings in, with the peak RSS
 // after it, then the chart's sweep where the tuning changed what its points
-// depend on. SPILLWAY_RETUNE_CPU names a file for a CPU profile of the
-// tunings after the first replay. It measures; the figures are pinned
+// depend on. SPILLWAY_RETUNE_CPU names the files for a CPU profile of
+// each step, with the step's number after a dot. It measures; the figures are pinned
 // elsewhere.
 func TestRetuneFolder(t *testing.T) {
 	dir := os.Getenv("SPILLWAY_RETUNE_DIR")
@@ -69,18 +70,16 @@ func TestRetuneFolder(t *testing.T) {
 		{"spill off", func(p *policy.Policy) { _ = p.SetSpill(false) }, true},
 	}
 	for k, st := range steps {
-		if k == 1 {
-			if out := os.Getenv("SPILLWAY_RETUNE_CPU"); out != "" {
-				f, err := os.Create(out)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := pprof.StartCPUProfile(f); err != nil {
-					t.Fatal(err)
-				}
-				defer f.Close()
-				defer pprof.StopCPUProfile()
+		stop := func() {}
+		if out := os.Getenv("SPILLWAY_RETUNE_CPU"); out != "" {
+			f, err := os.Create(fmt.Sprintf("%s.%d", out, k))
+			if err != nil {
+				t.Fatal(err)
 			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				t.Fatal(err)
+			}
+			stop = func() { pprof.StopCPUProfile(); f.Close() }
 		}
 		st.tune(&pol)
 		readBefore := int64(0)
@@ -112,6 +111,7 @@ func TestRetuneFolder(t *testing.T) {
 		t.Logf("%-12s ceiling %6d: %.1f s, %d sessions (%d failed), %d tokens saved, $%.6f after; %.1f MB of lines read again; %s",
 			st.name, pol.Ceiling, time.Since(start).Seconds(), n, failed, saved, dollars, float64(reread)/1e6, memoryUse())
 		if !st.chart {
+			stop()
 			continue
 		}
 		var others []int64
@@ -120,6 +120,7 @@ func TestRetuneFolder(t *testing.T) {
 				others = append(others, c)
 			}
 		}
+		readBefore = src.texts.ReadBytes()
 		start = time.Now()
 		var swept float64
 		err = src.Sweep(ctx, pol, paths, others, func(s Savings) {
@@ -132,7 +133,9 @@ func TestRetuneFolder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-12s chart at %d more ceilings: %.1f s, $%.6f after summed over them; %s", "", len(others), time.Since(start).Seconds(), swept, memoryUse())
+		stop()
+		t.Logf("%-12s chart at %d more ceilings: %.1f s, $%.6f after summed over them; %.1f MB of lines read again; %s",
+			"", len(others), time.Since(start).Seconds(), swept, float64(src.texts.ReadBytes()-readBefore)/1e6, memoryUse())
 	}
 	runtime.GC()
 	var ms runtime.MemStats
