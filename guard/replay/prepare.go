@@ -262,6 +262,13 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 	}
 	if counter != nil {
 		p.Calibration = calibrate(s, counter, p.resultTokens())
+		// The texts counted to prepare the session, each result's and
+		// the calibration's, are counted once each from now on: a memo
+		// of them would only hold memory for as long as the session is
+		// held (70 MB of 94 on a list of 2,000 sessions).
+		if m, ok := counter.(interface{ Forget() }); ok {
+			m.Forget()
+		}
 	} else {
 		p.Calibration = Calibration{Factor: 1, Note: "tokens not counted: the policy never changes a result"}
 		p.ByteRate = fitByteRate(s)
