@@ -59,19 +59,35 @@ func hookMode(p *Prepared, pol *policy.Policy) bool {
 }
 
 // hookItem is one result as the hook sees it.
+// Every result of a Claude Code session has one while the session is
+// held, so what only some need is held apart.
 type hookItem struct {
 	keep string // why the hook leaves it as logged; "" when it may replace it
 	// own: the subject is the logged text itself.
-	own  bool
-	read bool // a Read: the subject is its content, numbered as numbering says
-	// The sizes measured are the logged text's but for a persisted output.
-	// numbering is how Claude Code numbered a Read's lines.
-	numbering harness.ReadNumbering
-	// persisted is the file Claude Code persisted the output to, after
-	// what followed its message.
-	persisted, after string
-	size             [len(unitOrder)]int64 // the subject's, where not own
-	sum              atomic.Uint64         // textSum of the subject, 0 until asked
+	own bool
+	sum atomic.Uint64 // textSum of the subject, 0 until asked
+	// numbering is how Claude Code numbered a Read's lines: the subject
+	// is their content. nil for other tools.
+	numbering *harness.ReadNumbering
+	// persisted is the output Claude Code persisted to a file: the
+	// subject is its whole. nil for the others.
+	persisted *hookPersisted
+}
+
+// hookPersisted is an output Claude Code persisted: the file, what
+// followed its message, and the whole's sizes, which the hook measures
+// (the others' are the logged text's).
+type hookPersisted struct {
+	path, after string
+	size        [len(unitOrder)]int64
+}
+
+// hookSize is the size in unit k of what the hook measures of item i.
+func (p *Prepared) hookSize(i, k int) int64 {
+	if h := &p.hookView()[i]; h.persisted != nil && h.keep == "" {
+		return h.persisted.size[k]
+	}
+	return p.items[i].size[k]
 }
 
 // hookView makes sure every item's hookItem is known.
@@ -104,13 +120,13 @@ func (p *Prepared) hookKeeps(it *item, h *hookItem) bool {
 func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 	r := it.r
 	if path, after, ok := harness.ClaudePersistedPath(text); ok {
-		h.persisted, h.after = path, after
-		whole, err := p.persistedText(it, h)
+		h.persisted = &hookPersisted{path: path, after: after}
+		whole, err := p.persistedText(it, h.persisted)
 		if err != nil {
 			h.keep = fmt.Sprintf("Claude Code persisted it and its whole output cannot be read (%v)", err)
 			return
 		}
-		h.size = unitSizes(whole)
+		h.persisted.size = unitSizes(whole)
 		return
 	}
 	if r.Tool == "Read" {
@@ -119,7 +135,7 @@ func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 			h.keep = "not a Read's numbered lines: spillway's hook leaves it as it is"
 			return
 		}
-		h.read, h.numbering = true, n
+		h.numbering = &n
 		if p.sumsEarly(r.Tool) {
 			content, _, _ := harness.UnnumberRead(text)
 			h.sum.Store(textSum(content))
@@ -149,11 +165,11 @@ var defaultRisk = sync.OnceValue(func() policy.RiskTable {
 func (p *Prepared) hookSubject(i int) string {
 	it, h := &p.items[i], &p.hookView()[i]
 	switch {
-	case h.read:
+	case h.numbering != nil:
 		content, _, _ := harness.UnnumberRead(p.Text(it.r))
 		return content
-	case h.persisted != "":
-		whole, _ := p.persistedText(it, h)
+	case h.persisted != nil:
+		whole, _ := p.persistedText(it, h.persisted)
 		return whole
 	}
 	return p.Text(it.r)
@@ -170,19 +186,16 @@ func (p *Prepared) hookSum(i int) uint64 {
 	return s
 }
 
-// measureHook makes sure the sizes measured in unit u are known: the
-// logged text's, but a persisted output's whole.
+// measureHook makes sure the sizes hookSize gives in unit u are known:
+// the logged text's, but a persisted output's whole, whose tokens alone
+// are counted when asked for.
 func (p *Prepared) measureHook(u policy.Unit) {
 	k := unitIndex(u)
 	items := p.hookView()
 	p.hookSized[k].Do(func() {
 		for i := range items {
-			h := &items[i]
-			switch {
-			case h.persisted == "" || h.keep != "":
-				h.size[k] = p.items[i].size[k]
-			case u == policy.Tokens:
-				h.size[k] = int64(p.Counter.Count(p.hookSubject(i)))
+			if h := &items[i]; u == policy.Tokens && h.persisted != nil && h.keep == "" {
+				h.persisted.size[k] = int64(p.Counter.Count(p.hookSubject(i)))
 			}
 		}
 	})
@@ -192,13 +205,13 @@ func (p *Prepared) measureHook(u policy.Unit) {
 const maxPersisted = 64 << 20
 
 // persistedText is the whole output of item it, which Claude Code
-// persisted to h.persisted: the file read, a Bash output cut as Claude
-// Code sends it, text blocks joined, and what followed the message.
-func (p *Prepared) persistedText(it *item, h *hookItem) (string, error) {
-	if text, ok := p.Persisted[h.persisted]; ok {
+// persisted to h.path: the file read, a Bash output cut as Claude Code
+// sends it, text blocks joined, and what followed the message.
+func (p *Prepared) persistedText(it *item, h *hookPersisted) (string, error) {
+	if text, ok := p.Persisted[h.path]; ok {
 		return text + h.after, nil
 	}
-	data, err := p.readPersisted(h.persisted)
+	data, err := p.readPersisted(h.path)
 	if err != nil {
 		return "", err
 	}
@@ -206,26 +219,26 @@ func (p *Prepared) persistedText(it *item, h *hookItem) (string, error) {
 	switch {
 	case it.r.Tool == "Bash":
 		text = harness.BashOutput(text)
-	case strings.HasSuffix(h.persisted, ".json"):
+	case strings.HasSuffix(h.path, ".json"):
 		// Content blocks, persisted as JSON.
 		var blocks []struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(data, &blocks); err != nil {
-			return "", fmt.Errorf("%s: %w", h.persisted, err)
+			return "", fmt.Errorf("%s: %w", h.path, err)
 		}
 		var b strings.Builder
 		for _, bl := range blocks {
 			if bl.Type != "text" {
-				return "", fmt.Errorf("%s holds a %s block", h.persisted, bl.Type)
+				return "", fmt.Errorf("%s holds a %s block", h.path, bl.Type)
 			}
 			b.WriteString(bl.Text)
 		}
 		text = b.String()
 	}
 	if !utf8.ValidString(text) {
-		return "", fmt.Errorf("%s is not UTF-8 text", h.persisted)
+		return "", fmt.Errorf("%s is not UTF-8 text", h.path)
 	}
 	return text + h.after, nil
 }
@@ -270,8 +283,8 @@ func (rp *Run) hookAfter(it *item, r *Result) {
 	}
 	text := r.Text
 	switch {
-	case h.read:
-		text = harness.NumberRead(r.Text, h.numbering)
+	case h.numbering != nil:
+		text = harness.NumberRead(r.Text, *h.numbering)
 	case it.r.Tool == "Bash":
 		text = harness.BashOutput(r.Text)
 	}
@@ -307,14 +320,14 @@ func (rp *Run) hookSeen(r *Result) ([]harness.Range, bool) {
 	switch {
 	case h.own || h.keep != "":
 		return nil, false
-	case !h.read:
+	case h.numbering == nil:
 		return []harness.Range{}, true
 	}
 	subject := rp.Prepared.hookSubject(r.Index)
 	rs := harness.SeenRanges(rp.Policy.Style, subject, r.Replacement)
 	for i, x := range rs {
-		rs[i] = harness.Range{From: int64(harness.ReadOffset(subject, h.numbering, int(x.From), false)),
-			To: int64(harness.ReadOffset(subject, h.numbering, int(x.To), true))}
+		rs[i] = harness.Range{From: int64(harness.ReadOffset(subject, *h.numbering, int(x.From), false)),
+			To: int64(harness.ReadOffset(subject, *h.numbering, int(x.To), true))}
 	}
 	return rs, true
 }
@@ -331,7 +344,7 @@ func (rp *Run) hookHead(r *Result) (head int, ok bool) {
 	switch {
 	case h.own || h.keep != "":
 		return 0, false
-	case !h.read:
+	case h.numbering == nil:
 		return -1, true
 	}
 	subject := rp.Prepared.hookSubject(r.Index)
@@ -345,7 +358,7 @@ func (rp *Run) hookHead(r *Result) (head int, ok bool) {
 		head = len(headBytes(subject, int(rp.Policy.PreviewHead)))
 	}
 	if head >= 0 {
-		head = harness.ReadOffset(subject, h.numbering, head, true)
+		head = harness.ReadOffset(subject, *h.numbering, head, true)
 	}
 	return head, true
 }

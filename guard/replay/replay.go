@@ -326,10 +326,6 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	if opt.Repeats != nil {
 		d.load(opt.Repeats)
 	}
-	var hooks []hookItem
-	if rp.hook {
-		hooks = p.hookView()
-	}
 	for i := range p.items {
 		it := &p.items[i]
 		r := &rp.Results[i]
@@ -341,7 +337,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		}
 		batch := ""
 		if rp.hook {
-			r.Size = hooks[i].size[unitIndex(pol.Unit)]
+			r.Size = p.hookSize(i, unitIndex(pol.Unit))
 			batch = batchOf(it, opt)
 		}
 		switch {
@@ -636,8 +632,8 @@ func (rp *Run) subject(i int) harness.Subject {
 			// (a persisted output's known), its tokens counted whole.
 			s := harness.Subject{Text: rp.Prepared.hookSubject(i), Tool: it.r.Tool, CallID: it.r.CallID,
 				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: it.repeat}
-			if h.persisted != "" {
-				s.JSONLen, s.UTF16Len = h.size[unitIndex(policy.JSONBytes)], h.size[unitIndex(policy.UTF16Units)]
+			if h.persisted != nil {
+				s.JSONLen, s.UTF16Len = rp.Prepared.hookSize(i, unitIndex(policy.JSONBytes)), rp.Prepared.hookSize(i, unitIndex(policy.UTF16Units))
 			}
 			return s
 		}
