@@ -80,6 +80,7 @@ func buildHazardIndex(p *Prepared) *hazardIndex {
 		})
 	}
 	wg.Wait()
+	ts.release()
 	ix.finish()
 	return ix
 }

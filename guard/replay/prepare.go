@@ -428,6 +428,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 			for k := range p.sized {
 				p.sized[k].Do(func() {}) // measured as counted
 			}
+			hzScan.release()
 			if ctx.Err() == nil {
 				hz.finish()
 				p.hazardOnce.Do(func() { p.hazards = hz })
