@@ -7,6 +7,7 @@ package replay
 import (
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"runtime"
 	"strconv"
 	"sync"
@@ -133,6 +134,37 @@ type Run struct {
 	// ceilingText and reasonBuf build the size reasons (sizeReason).
 	ceilingText map[sizedCeiling]string
 	reasonBuf   []byte
+}
+
+// resultBufs hold the results of the runs let go (Release), by the power
+// of two their room is, for the next replays: a list re-tuning 2,000
+// sessions made 4.3 GB of them, mostly for counts-only replays read only
+// for their totals, and the collector ran for that garbage with the whole
+// list's heap to trace.
+var resultBufs [40]sync.Pool // of *[]Result
+
+func newResults(n int) []Result {
+	k := bits.Len(uint(n))
+	if b, ok := resultBufs[k].Get().(*[]Result); ok {
+		return (*b)[:n]
+	}
+	return make([]Result, n, 1<<k-1)
+}
+
+// Release hands the run's results to later replays: its Totals stay, and
+// neither its Results nor its Calls may be looked at after.
+func (rp *Run) Release() {
+	res := rp.Results
+	rp.Results, rp.Calls = nil, nil
+	if cap(res) == 0 {
+		return
+	}
+	clear(res) // what they point to is not to be kept alive by the pool
+	k := bits.Len(uint(cap(res)))
+	if cap(res) != 1<<k-1 {
+		return // not one of newResults'
+	}
+	resultBufs[k].Put(&res)
 }
 
 // Totals sum a replay.
@@ -286,7 +318,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	if p.textsDropped && !pol.Inert() {
 		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", pol.Name)
 	}
-	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: make([]Result, len(p.items)),
+	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: newResults(len(p.items)),
 		countsOnly: opt.CountsOnly && opt.Store == nil, hook: hookMode(p, &pol)}
 	if c, ok := p.texts.(interface{ Current() error }); ok {
 		if err := c.Current(); err != nil {
@@ -781,6 +813,7 @@ func (rp *Run) price() {
 	// call; made when a call first has something taken out.
 	var usagesAfter []transcript.Usage
 	var costsAfter []float64
+	entries := map[string]entry{}
 	var running [2]int64
 	t := &rp.Totals
 	var before, after float64
@@ -808,8 +841,15 @@ func (rp *Run) price() {
 			}
 			usagesAfter[j] = p.remove(*c.Usage, out.Fresh, out.Carried)
 			out.UsageAfter = &usagesAfter[j]
-			if usd, ok := p.Prices.Cost(c.Model, usagesAfter[j]); ok {
-				costsAfter[j] = usd
+			// One look-up per model, not per call: a name the table
+			// knows by an alias is normalised with regular expressions.
+			e, ok := entries[c.Model]
+			if !ok {
+				e.Entry, _, e.ok = p.Prices.Lookup(c.Model)
+				entries[c.Model] = e
+			}
+			if e.ok {
+				costsAfter[j] = e.Cost(usagesAfter[j])
 				out.CostAfter = &costsAfter[j]
 			}
 		}

@@ -153,6 +153,7 @@ func (p *Prepared) SweepDedupe(pol policy.Policy, rules []DedupeRule, froms []in
 		if err != nil {
 			return DedupePoint{}, RepeatCounts{}, err
 		}
+		defer rp.Release()
 		t := &rp.Totals
 		return DedupePoint{
 			From: from, Suppressed: t.Actions[Suppressed], Saved: t.SavedPerCall,
@@ -224,6 +225,7 @@ func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, err
 			return nil, err
 		}
 		pt := rp.Point()
+		rp.Release()
 		pt.Own = c == pol.Ceiling
 		out = append(out, pt)
 	}

@@ -425,6 +425,7 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 			out.Saved += rp.Totals.SavedPerCall
 			out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
 			costs = append(costs, rp.Totals.CostAfter)
+			rp.Release()
 			recorded = append(recorded, hasUsage(p.Session))
 		}
 		out.CostAfter = sumKnown(costs, recorded)
