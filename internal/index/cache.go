@@ -21,8 +21,8 @@ import (
 // little-endian.
 const (
 	cacheMagic   = "spillway session index\n"
-	cacheVersion = 3
-	cacheName    = "index-v3.bin"
+	cacheVersion = 4
+	cacheName    = "index-v4.bin"
 )
 
 func cachePath(dir string) string { return filepath.Join(dir, cacheName) }
@@ -50,6 +50,15 @@ type cacheRecord struct {
 	// none, Final is Own).
 	Comp  uint64
 	Final *fileSum
+	// Memos are what callers worked out from the file (SetMemo).
+	Memos []memo
+}
+
+// memo is one value a caller keeps with a file's record.
+type memo struct {
+	kind  string
+	key   uint64
+	value []byte
 }
 
 // recordKey is fileKey as stored.

@@ -89,7 +89,8 @@ func TestCodecRoundTrip(t *testing.T) {
 	d := fleetCache(3)
 	d.Files["/x"] = &cacheRecord{Key: recordKey{Size: -1}, Own: &fileSum{Format: "codex"}, Comp: 7,
 		Final: &fileSum{Relation: "subagent", ParentID: "p", Tally: app.Tally{Unpriced: []string{"m"}, First: time.Unix(5, 6).UTC(), Results: 7, Largest: 1 << 40},
-			ResultSizes: []int{0, 0, 127, 255, 256, 100_000, 1 << 40}}}
+			ResultSizes: []int{0, 0, 127, 255, 256, 100_000, 1 << 40}},
+		Memos: []memo{{kind: "list replay", key: 1 << 63, value: []byte{0, 1, 255}}, {kind: "list sweep", value: []byte("x")}}}
 	got, err := decodePayload(encodePayload(d))
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestCodecRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if diff := cmp.Diff(d, got, cmpopts.IgnoreUnexported(fileSum{})); diff != "" {
+	if diff := cmp.Diff(d, got, cmpopts.IgnoreUnexported(fileSum{}), cmp.AllowUnexported(memo{})); diff != "" {
 		t.Errorf("round trip (-wrote +read):\n%s", diff)
 	}
 }

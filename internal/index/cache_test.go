@@ -257,7 +257,7 @@ func TestEarlierCachesRemoved(t *testing.T) {
 	writeClaude(t, filepath.Join(dir, "s.jsonl"), "s", call{msg: "1", at: at(1), input: 1, result: "x"})
 	cacheDir := filepath.Join(root, "cache")
 	os.MkdirAll(cacheDir, 0o700)
-	earlier := []string{"index-v1.bin", "index-v2.bin"}
+	earlier := []string{"index-v1.bin", "index-v2.bin", "index-v3.bin"}
 	for _, name := range append(earlier, "other.bin") {
 		os.WriteFile(filepath.Join(cacheDir, name), []byte("old"), 0o600)
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -329,6 +330,12 @@ func encodePayload(d *cacheData) []byte {
 		w.fix(rec.Comp)
 		w.sum(rec.Own)
 		w.sum(rec.Final)
+		w.u(uint64(len(rec.Memos)))
+		for _, m := range rec.Memos {
+			w.s(m.kind)
+			w.fix(m.key)
+			w.s(string(m.value))
+		}
 	}
 	return w.b
 }
@@ -353,6 +360,14 @@ func decodePayload(b []byte) (*cacheData, error) {
 		rec.Key = recordKey{Size: r.i(), ModTime: r.i(), Inode: r.fix(), HeadLen: r.n(), Head: r.fix()}
 		rec.Comp = r.fix()
 		rec.Own, rec.Final = r.sum(), r.sum()
+		if memos := r.count(); memos > 0 {
+			if memos > maxMemos {
+				r.fail(fmt.Errorf("%d memos of one file", memos))
+			}
+			for ; memos > 0 && r.err == nil; memos-- {
+				rec.Memos = append(rec.Memos, memo{kind: r.name(), key: r.fix(), value: []byte(r.s())})
+			}
+		}
 		if rec.Own == nil {
 			r.fail(errors.New("record without a summary"))
 		}

@@ -24,7 +24,7 @@
 //
 // # The cache
 //
-// One file, index-v3.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
+// One file, index-v4.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
 // os.UserCacheDir()/spillway), holds one record per transcript keyed by
 // path, size, modification time, inode and a hash of its first 4 KiB. A
 // file whose key still matches is not read; one that changed or grew is

@@ -307,11 +307,12 @@ func (h *hasher) u64(v uint64) {
 func (h *hasher) sum() uint64 { return h.h }
 
 // buildVersion is this build's module version and VCS revision; for a
-// development build without them, also its executable's size and time, so
-// that rebuilding spillway with other code does not reuse the cache.
+// development build without them, or built from a modified tree, also its
+// executable's size and time, so that rebuilding spillway with other code
+// does not reuse the cache (which holds replayed figures too).
 func buildVersion() string {
 	info, ok := debug.ReadBuildInfo()
-	v, revision := "unknown", false
+	v, revision, modified := "unknown", false, false
 	if ok {
 		v = info.Main.Version
 		for _, s := range info.Settings {
@@ -319,9 +320,10 @@ func buildVersion() string {
 				v += " " + s.Value
 				revision = true
 			}
+			modified = modified || s.Key == "vcs.modified" && s.Value == "true"
 		}
 	}
-	if !revision && (v == "" || v == "(devel)" || v == "unknown") {
+	if modified || !revision && (v == "" || v == "(devel)" || v == "unknown") {
 		if exe, err := os.Executable(); err == nil {
 			if st, err := os.Stat(exe); err == nil {
 				v += fmt.Sprintf(" build %d %d", st.Size(), st.ModTime().UnixNano())

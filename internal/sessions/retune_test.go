@@ -186,3 +186,68 @@ func overrideFromEnv(t *testing.T, name string, bound *int64) {
 	t.Cleanup(func() { *bound = old })
 	*bound = n
 }
+
+// TestReopenFolder times reopening the session list of the folder named
+// by SPILLWAY_RETUNE_DIR (skipped without it) as the inspector does, with
+// the index's cache: listed, replayed and swept once under the default
+// policy, the cache written; then listed again by a new index over the
+// same cache, each step timed to its last session's figures. It measures;
+// the figures are pinned elsewhere (TestReopenedFromMemo).
+func TestReopenFolder(t *testing.T) {
+	dir := os.Getenv("SPILLWAY_RETUNE_DIR")
+	if dir == "" {
+		t.Skip("SPILLWAY_RETUNE_DIR names no folder to reopen")
+	}
+	prices := pricing.Default()
+	cacheDir := t.TempDir()
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	ctx := context.Background()
+	var ceilings []int64
+	for _, c := range replay.SweepCeilings(pol) {
+		if c != pol.Ceiling {
+			ceilings = append(ceilings, c)
+		}
+	}
+	for _, run := range []string{"cold", "reopened"} {
+		ix, err := index.Open(index.Options{Prices: prices, CacheDir: cacheDir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := NewIndexed([]string{dir}, app.Env{}, app.Options{Prices: prices, Counter: counter}, ix)
+		start := time.Now()
+		rows, _, err := src.Scan(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths := make([]string, len(rows))
+		for i, r := range rows {
+			paths[i] = r.Path
+		}
+		scanned := time.Since(start)
+		var dollars, swept float64
+		err = src.Replay(ctx, pol, paths, func(s Savings) {
+			if s.CostAfter != nil {
+				dollars += *s.CostAfter
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replayed := time.Since(start)
+		err = src.Sweep(ctx, pol, paths, ceilings, func(s Savings) {
+			for _, pt := range s.Points {
+				if pt.CostAfter != nil {
+					swept += *pt.CostAfter
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-8s %d sessions: rows %.2f s, totals %.2f s ($%.6f after), chart %.2f s ($%.6f summed); %s",
+			run, len(rows), scanned.Seconds(), replayed.Seconds(), dollars, time.Since(start).Seconds(), swept, memoryUse())
+		if err := ix.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

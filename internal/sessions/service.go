@@ -183,6 +183,14 @@ type Service struct {
 	// index's cache is written once a watch's context is done.
 	stopping sync.WaitGroup
 	relist   atomic.Bool
+	// warming counts the reads of sessions shown from the index's cache
+	// under way (warm).
+	warming sync.WaitGroup
+	// encoding names the tokenizer, for the figures kept in the index
+	// (memo.go).
+	encodingOnce  sync.Once
+	encoding      string
+	encodingKnown bool
 	// written are the names of the logs the watch saw written since the
 	// last scan: the others need not be looked at.
 	writtenMu sync.Mutex
@@ -407,29 +415,62 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 	if a.Replayer != nil {
 		return a.Replayer.Replay(ctx, pol, paths, emit)
 	}
-	return a.each(ctx, paths, emit, func(s *app.Session) Savings {
-		out := Savings{Path: s.Session.Path}
-		var costs []*float64
-		var recorded []bool
-		for k, p := range parts(s) {
-			rp, err := p.Replay(pol, replay.Options{CountsOnly: true})
-			if err != nil {
-				out.Err = err
-				return out
-			}
-			if k == 0 {
-				out.Point = rp.Point()
-			} else {
-				out.Point = out.Point.Plus(rp.Point(), hasUsage(p.Session))
-			}
-			out.Saved += rp.Totals.SavedPerCall
-			out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
-			costs = append(costs, rp.Totals.CostAfter)
-			rp.Release()
-			recorded = append(recorded, hasUsage(p.Session))
+	do := func(s *app.Session) Savings { return replayed(s, pol) }
+	keys := a.memoKeys(pol, nil, paths)
+	rest := a.remembered(ctx, memoReplay, keys, paths, emit)
+	a.warm(ctx, paths, rest, do)
+	if len(rest) == 0 {
+		return ctx.Err()
+	}
+	return a.each(ctx, rest, a.remembering(memoReplay, keys, emit), do)
+}
+
+// replayed is session s replayed under pol.
+func replayed(s *app.Session, pol policy.Policy) Savings {
+	out := Savings{Path: s.Session.Path}
+	var costs []*float64
+	var recorded []bool
+	for k, p := range parts(s) {
+		rp, err := p.Replay(pol, replay.Options{CountsOnly: true})
+		if err != nil {
+			out.Err = err
+			return out
 		}
-		out.CostAfter = sumKnown(costs, recorded)
-		return out
+		if k == 0 {
+			out.Point = rp.Point()
+		} else {
+			out.Point = out.Point.Plus(rp.Point(), hasUsage(p.Session))
+		}
+		out.Saved += rp.Totals.SavedPerCall
+		out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
+		costs = append(costs, rp.Totals.CostAfter)
+		rp.Release()
+		recorded = append(recorded, hasUsage(p.Session))
+	}
+	out.CostAfter = sumKnown(costs, recorded)
+	return out
+}
+
+// warm reads, in the background until ctx ends, the sessions of paths
+// that were shown from the index's cache (not in rest) and are not held,
+// doing do on each: the next policy then only replays them, as it would
+// had they been replayed.
+func (a *Service) warm(ctx context.Context, paths, rest []string, do func(*app.Session) Savings) {
+	a.mu.Lock()
+	var cold []string
+	for _, p := range paths {
+		if a.held[p] == nil && !slices.Contains(rest, p) {
+			cold = append(cold, p)
+		}
+	}
+	a.mu.Unlock()
+	if len(cold) == 0 {
+		return
+	}
+	a.warming.Add(1)
+	crash.Go(func() {
+		defer a.warming.Done()
+		_ = a.each(ctx, cold, func(Savings) {}, do)
 	})
 }
 
@@ -438,7 +479,11 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 	if a.Replayer != nil {
 		return a.Replayer.Sweep(ctx, pol, paths, ceilings, emit)
 	}
-	return a.each(ctx, paths, emit, func(s *app.Session) Savings {
+	keys := a.memoKeys(pol, ceilings, paths)
+	if paths = a.remembered(ctx, memoSweep, keys, paths, emit); len(paths) == 0 {
+		return ctx.Err()
+	}
+	return a.each(ctx, paths, a.remembering(memoSweep, keys, emit), func(s *app.Session) Savings {
 		out := Savings{Path: s.Session.Path}
 		for k, p := range parts(s) {
 			if err := ctx.Err(); err != nil {

@@ -1,0 +1,92 @@
+package index
+
+import "slices"
+
+// A caller may keep with a file's record what it worked out from the file
+// and would take long to work out again: the session list keeps each
+// session's figures under the last policy it replayed, so that a list
+// reopened shows them without reading a log. A memo lives as long as the
+// record: a change of the file, or of anything the cache's header holds
+// (spillway's version, the prices, the read options), lets it go; the
+// caller's key says what else the value depends on.
+
+// maxMemos bounds the memos of one file, and maxMemoBytes a memo's value:
+// a cache file is read whole, at every start.
+const (
+	maxMemos     = 4
+	maxMemoBytes = 16 << 10
+)
+
+// Memo is the value kept for the file at files[0] under kind, if it was
+// kept with key and each of files is still as the index last read it: a
+// file written since, and not scanned again, is not taken for the one
+// read.
+func (ix *Index) Memo(kind string, key uint64, files ...string) ([]byte, bool) {
+	if len(files) == 0 {
+		return nil, false
+	}
+	value, recorded := ix.memo(kind, key, files)
+	if value == nil {
+		return nil, false
+	}
+	for i, f := range files {
+		k, err := stat(f)
+		if err != nil || !k.same(recorded[i]) {
+			return nil, false
+		}
+	}
+	return value, true
+}
+
+// memo is the value kept for files[0] under kind and key, and the keys
+// the files were recorded with; nil when there is none.
+func (ix *Index) memo(kind string, key uint64, files []string) ([]byte, []fileKey) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.cache == nil {
+		return nil, nil
+	}
+	var value []byte
+	if r := ix.cache.data.Files[files[0]]; r != nil {
+		for _, m := range r.Memos {
+			if m.kind == kind && m.key == key {
+				value = m.value
+			}
+		}
+	}
+	if value == nil {
+		return nil, nil
+	}
+	recorded := make([]fileKey, len(files))
+	for i, f := range files {
+		r := ix.cache.data.Files[f]
+		if r == nil {
+			return nil, nil
+		}
+		recorded[i] = r.Key.key()
+	}
+	return value, recorded
+}
+
+// SetMemo keeps value for the file at path under kind and key, in place of
+// what kind held; nothing is kept for a file the index holds no record of,
+// or a value over maxMemoBytes. The cache file takes it at the next write
+// (a Scan's, or Flush).
+func (ix *Index) SetMemo(path, kind string, key uint64, value []byte) {
+	if len(value) > maxMemoBytes {
+		return
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.cache == nil {
+		return
+	}
+	r := ix.cache.data.Files[path]
+	if r == nil {
+		return
+	}
+	memos := slices.DeleteFunc(slices.Clone(r.Memos), func(m memo) bool { return m.kind == kind })
+	memos = append(memos, memo{kind: kind, key: key, value: slices.Clone(value)})
+	r.Memos = memos[max(0, len(memos)-maxMemos):]
+	ix.cache.dirty = true
+}

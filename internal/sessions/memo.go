@@ -1,0 +1,237 @@
+package sessions
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"math"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/tokens"
+)
+
+// A session's figures under a policy, its totals and its chart's points,
+// are kept with its log's record in the index (index.Memo), so that a list
+// reopened under the policy it was last tuned to shows them at once, from
+// the cache file, where reading and replaying a month of logs took half a
+// minute. They are taken only while the policy, the ceilings swept, the
+// tokenizer and the session's logs are as they were, and so are those of
+// every session it shares a response with (which decide where a copy is
+// counted): the index lets them go with a log it reads again (and it reads again
+// every log that shares a response with one that changed), and with
+// spillway's version, the prices and the reading options. A session shown
+// from them is not read: the first new policy reads it.
+
+// Memo kinds: a replay's figures and a sweep's.
+const (
+	memoReplay = "list replay"
+	memoSweep  = "list sweep"
+)
+
+// memoKeys are the keys of paths' figures under pol, swept at ceilings
+// (nil: a replay), and their logs as listed; none where nothing is to be
+// kept: another Replayer, a hook ledger read (it grows as the hook runs),
+// a counter of a kind not known here, or a policy that cannot be told
+// apart.
+func (a *Service) memoKeys(pol policy.Policy, ceilings []int64, paths []string) map[string]uint64 {
+	if a.Index == nil || a.Replayer != nil || a.Options.Ledger != "" {
+		return nil
+	}
+	enc, ok := a.tokenizer()
+	if !ok {
+		return nil
+	}
+	spec, err := json.Marshal(pol)
+	if err != nil {
+		return nil
+	}
+	base := fnv.New64a()
+	base.Write(spec)
+	base.Write([]byte("\x00" + enc + "\x00"))
+	for _, c := range ceilings {
+		base.Write(binary.AppendVarint(nil, c))
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	keys := make(map[string]uint64, len(paths))
+	for _, path := range paths {
+		sc, ok := a.seen[path]
+		if !ok {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write(base.Sum(nil))
+		h.Write([]byte(sc.stamp))
+		keys[path] = h.Sum64()
+	}
+	return keys
+}
+
+// tokenizer names what counts the replays' tokens; ok is false for a
+// counter of a kind not known here.
+func (a *Service) tokenizer() (string, bool) {
+	a.encodingOnce.Do(func() {
+		if a.Options.Counter == nil {
+			a.encoding, a.encodingKnown = "none", true
+			return
+		}
+		if c, err := a.Options.Counter(); err == nil {
+			if k, ok := c.(*tokens.Cache); ok {
+				a.encoding, a.encodingKnown = string(k.Counter().Encoding()), true
+			}
+		}
+	})
+	return a.encoding, a.encodingKnown
+}
+
+// remembered hands emit the figures of paths kept under keys and kind,
+// and returns the paths without them.
+func (a *Service) remembered(ctx context.Context, kind string, keys map[string]uint64, paths []string, emit func(Savings)) []string {
+	if keys == nil {
+		return paths
+	}
+	a.mu.Lock()
+	files := make(map[string][]string, len(paths))
+	for _, p := range paths {
+		files[p] = append([]string{p}, a.seen[p].input.Subagents...)
+	}
+	a.mu.Unlock()
+	var rest []string
+	for _, p := range paths {
+		if ctx.Err() != nil {
+			return nil
+		}
+		k, ok := keys[p]
+		if ok {
+			if b, found := a.Index.Memo(kind, k, files[p]...); found {
+				if s, err := decodeSavings(b); err == nil {
+					s.Path = p
+					emit(s)
+					continue
+				}
+			}
+		}
+		rest = append(rest, p)
+	}
+	return rest
+}
+
+// remembering is emit keeping, under keys and kind, the figures it is
+// handed.
+func (a *Service) remembering(kind string, keys map[string]uint64, emit func(Savings)) func(Savings) {
+	if keys == nil {
+		return emit
+	}
+	return func(s Savings) {
+		if k, ok := keys[s.Path]; ok && s.Err == nil {
+			a.Index.SetMemo(s.Path, kind, k, encodeSavings(s))
+		}
+		emit(s)
+	}
+}
+
+// encodeSavings writes s but its path and error, as decodeSavings reads it.
+func encodeSavings(s Savings) []byte {
+	b := appendCost(nil, s.CostAfter)
+	b = binary.AppendVarint(b, s.Saved)
+	for _, n := range []int{s.Hazards.UsedHidden, s.Hazards.SuppressedUnseen, s.Hazards.Stale, s.Hazards.Retrievable} {
+		b = binary.AppendVarint(b, int64(n))
+	}
+	b = appendPoint(b, s.Point)
+	b = binary.AppendVarint(b, int64(len(s.Points)))
+	for _, p := range s.Points {
+		b = appendPoint(b, p)
+	}
+	return b
+}
+
+func appendCost(b []byte, c *float64) []byte {
+	if c == nil {
+		return append(b, 0)
+	}
+	return binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*c))
+}
+
+func appendPoint(b []byte, p replay.SweepPoint) []byte {
+	own := int64(0)
+	if p.Own {
+		own = 1
+	}
+	for _, n := range []int64{p.Ceiling, own, int64(p.Acted), int64(p.Suppressed), p.Saved} {
+		b = binary.AppendVarint(b, n)
+	}
+	b = appendCost(appendCost(b, p.Cost), p.CostAfter)
+	for _, n := range []int{p.Hazards.UsedHidden, p.Hazards.Retrievable, p.Hazards.SuppressedUnseen, p.Hazards.Stale} {
+		b = binary.AppendVarint(b, int64(n))
+	}
+	return b
+}
+
+// savingsReader reads what encodeSavings wrote; err is the first thing
+// that went wrong.
+type savingsReader struct {
+	b   []byte
+	err error
+}
+
+var errMemo = errors.New("memo cut short")
+
+func (r *savingsReader) int() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err, r.b = errMemo, nil
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *savingsReader) cost() *float64 {
+	if len(r.b) == 0 || r.b[0] > 1 || r.b[0] == 1 && len(r.b) < 9 {
+		r.err, r.b = errMemo, nil
+		return nil
+	}
+	if r.b[0] == 0 {
+		r.b = r.b[1:]
+		return nil
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(r.b[1:]))
+	r.b = r.b[9:]
+	return &v
+}
+
+func (r *savingsReader) point() replay.SweepPoint {
+	var p replay.SweepPoint
+	p.Ceiling = r.int()
+	p.Own = r.int() == 1
+	p.Acted, p.Suppressed = int(r.int()), int(r.int())
+	p.Saved = r.int()
+	p.Cost, p.CostAfter = r.cost(), r.cost()
+	p.Hazards.UsedHidden, p.Hazards.Retrievable = int(r.int()), int(r.int())
+	p.Hazards.SuppressedUnseen, p.Hazards.Stale = int(r.int()), int(r.int())
+	return p
+}
+
+func decodeSavings(b []byte) (Savings, error) {
+	r := &savingsReader{b: b}
+	var s Savings
+	s.CostAfter = r.cost()
+	s.Saved = r.int()
+	s.Hazards.UsedHidden, s.Hazards.SuppressedUnseen = int(r.int()), int(r.int())
+	s.Hazards.Stale, s.Hazards.Retrievable = int(r.int()), int(r.int())
+	s.Point = r.point()
+	n := r.int()
+	if n < 0 || n > int64(len(r.b)) {
+		return Savings{}, errMemo
+	}
+	for ; n > 0 && r.err == nil; n-- {
+		s.Points = append(s.Points, r.point())
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = errors.New("bytes after the memo")
+	}
+	return s, r.err
+}
