@@ -45,15 +45,8 @@ func TestRetuneFolder(t *testing.T) {
 	src.Budget = &budget
 	ctx := context.Background()
 	start := time.Now()
-	rows, _, err := src.Scan(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := make([]string, len(rows))
-	for i, r := range rows {
-		paths[i] = r.Path
-	}
-	t.Logf("scan: %d sessions in %.1f s; %s", len(rows), time.Since(start).Seconds(), memoryUse())
+	paths := listPaths(t, src)
+	t.Logf("scan: %d sessions in %.1f s; %s", len(paths), time.Since(start).Seconds(), memoryUse())
 	pol, _ := policy.Preset(policy.DefaultPreset)
 	steps := []struct {
 		name string
@@ -122,17 +115,7 @@ func TestRetuneFolder(t *testing.T) {
 		}
 		readBefore = src.texts.ReadBytes()
 		start = time.Now()
-		var swept float64
-		err = src.Sweep(ctx, pol, paths, others, func(s Savings) {
-			for _, pt := range s.Points {
-				if pt.CostAfter != nil {
-					swept += *pt.CostAfter
-				}
-			}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		swept := sweptDollars(t, src, pol, paths, others)
 		stop()
 		t.Logf("%-12s chart at %d more ceilings: %.1f s, $%.6f after summed over them; %.1f MB of lines read again; %s",
 			"", len(others), time.Since(start).Seconds(), swept, float64(src.texts.ReadBytes()-readBefore)/1e6, memoryUse())
@@ -152,6 +135,36 @@ func TestRetuneFolder(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(src)
+}
+
+// listPaths lists src's sessions and returns their paths.
+func listPaths(t *testing.T, src *Service) []string {
+	rows, _, err := src.Scan(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := make([]string, len(rows))
+	for i, r := range rows {
+		paths[i] = r.Path
+	}
+	return paths
+}
+
+// sweptDollars sweeps paths at ceilings and sums the costs after of
+// every point.
+func sweptDollars(t *testing.T, src *Service, pol policy.Policy, paths []string, ceilings []int64) float64 {
+	var swept float64
+	err := src.Sweep(context.Background(), pol, paths, ceilings, func(s Savings) {
+		for _, pt := range s.Points {
+			if pt.CostAfter != nil {
+				swept += *pt.CostAfter
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return swept
 }
 
 // memoryUse is this process's peak and current RSS, as the kernel counts it.
@@ -215,16 +228,9 @@ func TestReopenFolder(t *testing.T) {
 		}
 		src := NewIndexed([]string{dir}, app.Env{}, app.Options{Prices: prices, Counter: counter}, ix)
 		start := time.Now()
-		rows, _, err := src.Scan(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		paths := make([]string, len(rows))
-		for i, r := range rows {
-			paths[i] = r.Path
-		}
-		scanned := time.Since(start)
-		var dollars, swept float64
+		paths := listPaths(t, src)
+		listed := time.Since(start)
+		var dollars float64
 		err = src.Replay(ctx, pol, paths, func(s Savings) {
 			if s.CostAfter != nil {
 				dollars += *s.CostAfter
@@ -234,18 +240,9 @@ func TestReopenFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 		replayed := time.Since(start)
-		err = src.Sweep(ctx, pol, paths, ceilings, func(s Savings) {
-			for _, pt := range s.Points {
-				if pt.CostAfter != nil {
-					swept += *pt.CostAfter
-				}
-			}
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		swept := sweptDollars(t, src, pol, paths, ceilings)
 		t.Logf("%-8s %d sessions: rows %.2f s, totals %.2f s ($%.6f after), chart %.2f s ($%.6f summed); %s",
-			run, len(rows), scanned.Seconds(), replayed.Seconds(), dollars, time.Since(start).Seconds(), swept, memoryUse())
+			run, len(paths), listed.Seconds(), replayed.Seconds(), dollars, time.Since(start).Seconds(), swept, memoryUse())
 		if err := ix.Flush(); err != nil {
 			t.Fatal(err)
 		}
