@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -33,10 +35,12 @@ type Prepared struct {
 	ByteRate ByteRate
 
 	items []item
-	// Sizes in each unit, and the repeat keys, are measured for every item
-	// the first time a replay needs them; replays may run concurrently.
-	sized [len(unitOrder)]sync.Once
-	keyed sync.Once
+	// Sizes in each unit are measured for every item the first time a
+	// replay needs them, and the repeat keys of the items a replay may
+	// suppress (keys); replays may run concurrently.
+	sized  [len(unitOrder)]sync.Once
+	keysMu sync.Mutex
+	wrote  bool // every item's writes is known
 	// segEnd[s] is the last call of context segment s.
 	segEnd          []int
 	usesCacheWrites bool
@@ -94,10 +98,13 @@ type item struct {
 	tokens    int64   // estimated with the tokenizer
 	carry     float64 // recorded dollars its tokens cost over the calls that carried it
 	carryN    int     // those calls
-	argsKey   string  // tool name and canonical arguments
-	readKey   string  // Read path and range
-	writes    string  // path an edit or write tool changed
-	repeat    int     // how many earlier results answer a call of the same id
+	// The sums (textSum) of its repeat keys, once keyed: its tool name
+	// and canonical arguments; a Read's path and range, and that path (0
+	// for others).
+	keyed                      bool
+	argsSum, readSum, readPath uint64
+	writes                     string // path an edit or write tool changed
+	repeat                     int    // how many earlier results answer a call of the same id
 
 	// shaped is what its last rendering in a counts-only replay gave
 	// (shaped.go).
@@ -374,20 +381,41 @@ func (p *Prepared) measure(u policy.Unit) {
 	})
 }
 
-// keys makes sure every item's repeat keys are known.
-func (p *Prepared) keys() {
-	p.keyed.Do(func() {
-		for i := range p.items {
-			it := &p.items[i]
-			it.argsKey = it.r.Tool + "(" + harness.CanonicalJSON(it.r.Input) + ")"
+// keys makes sure the repeat keys of every item pol may suppress are
+// known, and every item's written path. Only those items' arguments are
+// written canonically: the others' took most of the time a repeat
+// suppression turned on took on a list of 2,000 sessions.
+func (p *Prepared) keys(pol *policy.Policy) {
+	p.keysMu.Lock()
+	defer p.keysMu.Unlock()
+	for i := range p.items {
+		it := &p.items[i]
+		if !p.wrote {
 			switch it.r.Tool {
-			case "Read":
-				it.readKey = harness.ReadKey(it.r.Input)
 			case "Edit", "MultiEdit", "Write", "NotebookEdit":
 				it.writes = harness.InputField(it.r.Input, "file_path", "notebook_path")
 			}
 		}
-	})
+		if it.keyed || !dedupeEligible(pol, it.r.Tool) {
+			continue
+		}
+		it.argsSum = textSum(it.r.Tool + "(" + harness.CanonicalJSON(it.r.Input) + ")")
+		if it.r.Tool == "Read" {
+			if key := harness.ReadKey(it.r.Input); key != "" {
+				path, _, _ := strings.Cut(key, "\x00")
+				it.readSum, it.readPath = textSum(key), textSum(path)
+			}
+		}
+		it.keyed = true
+	}
+	p.wrote = true
+}
+
+// dedupeEligible tells whether pol may suppress a repeat of a call of
+// tool.
+func dedupeEligible(pol *policy.Policy, tool string) bool {
+	dd := &pol.Dedupe
+	return pol.Risk.Classify(tool) == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, tool))
 }
 
 // Encoding names what counted the results; empty when nothing did.

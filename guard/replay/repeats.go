@@ -138,20 +138,18 @@ func (d *deduper) suppress(i int, it *item, r *Result, p *Prepared, batch string
 	if batch == "" {
 		defer d.flush() // its own batch
 	}
-	eligible := r.Risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, it.r.Tool))
-	if !eligible {
+	if !dedupeEligible(d.pol, it.r.Tool) {
 		d.clear(i, it, p)
 		return false
 	}
-	key := it.argsKey
+	id, path := it.argsSum, uint64(0)
 	if dd.Key == policy.KeyReadPath {
-		key = it.readKey
+		id, path = it.readSum, it.readPath
 	}
-	if key == "" {
-		return false
+	if id == 0 {
+		return false // not a Read of a path
 	}
-	id := textSum(key)
-	fresh := seenKey{count: 1, shown: i, path: pathSum(key, dd.Key)}
+	fresh := seenKey{count: 1, shown: i, path: path}
 	if d.hook {
 		fresh.sum = p.hookSum(i)
 	}
@@ -254,15 +252,6 @@ func (d *deduper) clear(i int, it *item, p *Prepared) {
 				seen: seenKey{count: 1, shown: i, path: path, written: true, order: d.order}})
 		}
 	}
-}
-
-// pathSum is the sum of the path a Read key reads; 0 for other keys.
-func pathSum(key string, kind policy.DedupeKey) uint64 {
-	if kind != policy.KeyReadPath {
-		return 0
-	}
-	path, _, _ := strings.Cut(key, "\x00")
-	return textSum(path)
 }
 
 // textSum is a sum of s that is the same in every process (FNV-1a), for

@@ -351,7 +351,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		}
 	}
 	if pol.Dedupe.Enabled {
-		p.keys()
+		p.keys(&pol)
 	}
 	d := newDeduper(&pol)
 	d.hook = rp.hook
