@@ -22,8 +22,10 @@ import (
 // every session it shares a response with (which decide where a copy is
 // counted): the index lets them go with a log it reads again (and it reads again
 // every log that shares a response with one that changed), and with
-// spillway's version, the prices and the reading options. A session shown
-// from them is not read: the first new policy reads it.
+// spillway's version, the prices and the reading options. The files
+// beside a log that a replay may read (Claude Code's persisted outputs)
+// are not looked at. A session shown from them is not read then, but in
+// the background (warm), so that the next policy only replays it.
 
 // Memo kinds: a replay's figures and a sweep's.
 const (
