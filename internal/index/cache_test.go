@@ -84,6 +84,13 @@ func countReads(t *testing.T) func() int {
 
 func scanDir(t *testing.T, opt Options, paths ...string) ([]Entry, []Warning) {
 	t.Helper()
+	_, entries, warnings := openScanned(t, opt, paths...)
+	return entries, warnings
+}
+
+// openScanned opens an index with opt and scans paths through it.
+func openScanned(t *testing.T, opt Options, paths ...string) (*Index, []Entry, []Warning) {
+	t.Helper()
 	inputs, err := app.Resolve(paths, app.Env{})
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +103,7 @@ func scanDir(t *testing.T, opt Options, paths ...string) ([]Entry, []Warning) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return entries, warnings
+	return ix, entries, warnings
 }
 
 func at(sec int) string {

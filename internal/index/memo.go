@@ -10,10 +10,13 @@ import "slices"
 // (spillway's version, the prices, the read options), lets it go; the
 // caller's key says what else the value depends on.
 
-// maxMemos bounds the memos of one file, and maxMemoBytes a memo's value:
-// a cache file is read whole, at every start.
+// memosPerKind bounds the memos of one kind a file keeps, the last kept
+// staying, so that a few policies tried after the one a list opens under
+// leave its figures; maxMemos bounds all of a file's, as read, and
+// maxMemoBytes a memo's value: a cache file is read whole, at every start.
 const (
-	maxMemos     = 4
+	memosPerKind = 3
+	maxMemos     = 16
 	maxMemoBytes = 16 << 10
 )
 
@@ -69,9 +72,10 @@ func (ix *Index) memo(kind string, key uint64, files []string) ([]byte, []fileKe
 }
 
 // SetMemo keeps value for the file at path under kind and key, in place of
-// what kind held; nothing is kept for a file the index holds no record of,
-// or a value over maxMemoBytes. The cache file takes it at the next write
-// (a Scan's, or Flush).
+// what the two held, and of the oldest of kind past memosPerKind; nothing
+// is kept for a file the index holds no record of, or a value over
+// maxMemoBytes. The cache file takes it at the next write (a Scan's, or
+// Flush).
 func (ix *Index) SetMemo(path, kind string, key uint64, value []byte) {
 	if len(value) > maxMemoBytes {
 		return
@@ -85,8 +89,22 @@ func (ix *Index) SetMemo(path, kind string, key uint64, value []byte) {
 	if r == nil {
 		return
 	}
-	memos := slices.DeleteFunc(slices.Clone(r.Memos), func(m memo) bool { return m.kind == kind })
+	memos := slices.DeleteFunc(slices.Clone(r.Memos), func(m memo) bool { return m.kind == kind && m.key == key })
 	memos = append(memos, memo{kind: kind, key: key, value: slices.Clone(value)})
-	r.Memos = memos[max(0, len(memos)-maxMemos):]
+	for countKind(memos, kind) > memosPerKind {
+		oldest := slices.IndexFunc(memos, func(m memo) bool { return m.kind == kind })
+		memos = slices.Delete(memos, oldest, oldest+1)
+	}
+	r.Memos = memos
 	ix.cache.dirty = true
+}
+
+func countKind(memos []memo, kind string) int {
+	n := 0
+	for _, m := range memos {
+		if m.kind == kind {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,53 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestMemos: a memo is kept with its file's record through the cache file,
+// a few of a kind under other keys, the oldest let go past memosPerKind;
+// it is not taken once its file changed, nor for a file never scanned.
+func TestMemos(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "logs")
+	path := filepath.Join(dir, "s.jsonl")
+	writeClaude(t, path, "s", call{msg: "1", at: at(1), input: 1, result: "x"})
+	opt := Options{CacheDir: filepath.Join(root, "cache")}
+	ix, _, _ := openScanned(t, opt, dir)
+	for k := range uint64(memosPerKind + 1) {
+		ix.SetMemo(path, "replay", k, []byte{byte(k)})
+	}
+	ix.SetMemo(path, "sweep", 9, []byte("sweep"))
+	ix.SetMemo(filepath.Join(dir, "none.jsonl"), "replay", 1, []byte("x"))
+	if err := ix.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	ix, _, _ = openScanned(t, opt, dir) // a new index, from the cache file
+	if _, ok := ix.Memo("replay", 0, path); ok {
+		t.Error("the oldest memo of its kind past the bound is kept")
+	}
+	for k := uint64(1); k <= memosPerKind; k++ {
+		if v, ok := ix.Memo("replay", k, path); !ok || len(v) != 1 || v[0] != byte(k) {
+			t.Errorf("memo %d: %v %v", k, v, ok)
+		}
+	}
+	if v, ok := ix.Memo("sweep", 9, path); !ok || string(v) != "sweep" {
+		t.Errorf("the other kind's memo: %q %v", v, ok)
+	}
+	if _, ok := ix.Memo("replay", 1, filepath.Join(dir, "none.jsonl")); ok {
+		t.Error("a memo of a file never scanned")
+	}
+	// Written since, and not scanned again: not the file the memo is of.
+	writeClaude(t, path, "s", call{msg: "1", at: at(1), input: 1, result: "x"}, call{msg: "2", at: at(2), input: 1, result: "y"})
+	if _, ok := ix.Memo("sweep", 9, path); ok {
+		t.Error("a memo is taken after its file changed")
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ix.Memo("sweep", 9, path); ok {
+		t.Error("a memo is taken after its file went")
+	}
+}
