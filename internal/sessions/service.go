@@ -453,13 +453,17 @@ func replayed(s *app.Session, pol policy.Policy) Savings {
 
 // warm reads, in the background until ctx ends, the sessions of paths
 // that were shown from the index's cache (not in rest) and are not held,
-// doing do on each: the next policy then only replays them, as it would
-// had they been replayed.
+// doing do on each and keeping them as a replay does: the next policy
+// then only replays them.
 func (a *Service) warm(ctx context.Context, paths, rest []string, do func(*app.Session) Savings) {
+	replaying := make(map[string]bool, len(rest))
+	for _, p := range rest {
+		replaying[p] = true
+	}
 	a.mu.Lock()
 	var cold []string
 	for _, p := range paths {
-		if a.held[p] == nil && !slices.Contains(rest, p) {
+		if a.held[p] == nil && !replaying[p] {
 			cold = append(cold, p)
 		}
 	}
