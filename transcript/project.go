@@ -2,9 +2,11 @@ package transcript
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // CwdBytes bounds how much of a log's start Cwd looks at: both agents
@@ -47,12 +49,31 @@ func Cwd(head []byte, whole bool) string {
 
 // ReadCwd is Cwd of the log r reads, from its start.
 func ReadCwd(r io.Reader) (string, error) {
-	head, err := io.ReadAll(io.LimitReader(r, CwdBytes+1))
-	if err != nil {
-		return "", err
+	// Read as far as the first line that records one, not CwdBytes every
+	// time, into a buffer kept for the next: a report of 200 sessions made
+	// and read 200 MB for its projects, a fifth of its time. The lines
+	// complete in a prefix are complete in any longer one, so the first
+	// found is the same.
+	bp := cwdBufs.Get().(*[]byte)
+	defer cwdBufs.Put(bp)
+	buf := *bp
+	n, want := 0, 64<<10
+	for {
+		got, err := io.ReadFull(r, buf[n:want])
+		n += got
+		end := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !end {
+			return "", err
+		}
+		if cwd := Cwd(buf[:n], end); cwd != "" || end || n > CwdBytes {
+			return cwd, nil
+		}
+		want = min(2*want, len(buf))
 	}
-	return Cwd(head, len(head) <= CwdBytes), nil
 }
+
+// cwdBufs hold the buffers ReadCwd reads into, of CwdBytes+1 bytes.
+var cwdBufs = sync.Pool{New: func() any { b := make([]byte, CwdBytes+1); return &b }}
 
 // Project names the project of the session whose log is at path: the
 // working folder cwd the log records (see Cwd), else, for a log in Claude

@@ -1,10 +1,12 @@
 package transcript
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // TestProject names the project of logs laid out as the agents lay them
@@ -75,6 +77,30 @@ func TestCwdCutHead(t *testing.T) {
 	} {
 		if got := Cwd([]byte(tt.head), tt.whole); got != tt.want {
 			t.Errorf("Cwd(%q, %v) = %q, want %q", tt.head, tt.whole, got, tt.want)
+		}
+	}
+}
+
+// TestReadCwdAsWhole: reading a log's start as far as its first working
+// folder finds what looking at all of its first CwdBytes finds, whatever
+// the reads return at once, with the line that records it anywhere around
+// the reads' bounds, past CwdBytes, or last and without its newline.
+func TestReadCwdAsWhole(t *testing.T) {
+	cwdLine := `{"cwd":"/w"}`
+	filler := func(n int) string { return `{"x":"` + strings.Repeat("a", max(0, n-8)) + `"}` + "\n" }
+	var logs []string
+	for _, at := range []int{0, 100, 64<<10 - 5, 64 << 10, 128<<10 + 3, CwdBytes - len(cwdLine) - 1, CwdBytes - len(cwdLine), CwdBytes - 3, CwdBytes + 10} {
+		logs = append(logs, filler(at)+cwdLine+"\n"+filler(50), filler(at)+cwdLine, filler(at)+cwdLine[:5])
+	}
+	logs = append(logs, "", "\n", filler(3<<20))
+	for _, log := range logs {
+		head := []byte(log)[:min(len(log), CwdBytes+1)]
+		want := Cwd(head, len(head) <= CwdBytes)
+		for name, r := range map[string]io.Reader{"whole": strings.NewReader(log), "halves": iotest.HalfReader(strings.NewReader(log))} {
+			got, err := ReadCwd(r)
+			if err != nil || got != want {
+				t.Errorf("%s, a log of %d bytes: %q, %v; looking at all of its start: %q", name, len(log), got, err, want)
+			}
 		}
 	}
 }
