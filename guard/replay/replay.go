@@ -134,37 +134,56 @@ type Run struct {
 	// ceilingText and reasonBuf build the size reasons (sizeReason).
 	ceilingText map[sizedCeiling]string
 	reasonBuf   []byte
+	// usagesAfter and costsAfter are what Calls' after figures point
+	// into (price).
+	usagesAfter []transcript.Usage
+	costsAfter  []float64
 }
 
-// resultBufs hold the results of the runs let go (Release), by the power
-// of two their room is, for the next replays: a list re-tuning 2,000
-// sessions made 4.3 GB of them, mostly for counts-only replays read only
+// The slices of the runs let go (Release) are kept, by the power of two
+// their room is, for the next replays: a list re-tuning 2,000 sessions
+// made 4.3 GB of results alone, mostly for counts-only replays read only
 // for their totals, and the collector ran for that garbage with the whole
 // list's heap to trace.
-var resultBufs [40]sync.Pool // of *[]Result
+var (
+	resultBufs slicePool[Result]
+	callBufs   slicePool[Call]
+	usageBufs  slicePool[transcript.Usage]
+	costBufs   slicePool[float64]
+)
 
-func newResults(n int) []Result {
+// slicePool keeps slices of T by the power of two their room is.
+type slicePool[T any] [64]sync.Pool // of *[]T
+
+// get is a slice of n, its elements as the last run left them.
+func (p *slicePool[T]) get(n int) []T {
 	k := bits.Len(uint(n))
-	if b, ok := resultBufs[k].Get().(*[]Result); ok {
+	if b, ok := p[k].Get().(*[]T); ok {
 		return (*b)[:n]
 	}
-	return make([]Result, n, 1<<k-1)
+	return make([]T, n, 1<<k-1)
 }
 
-// Release hands the run's results to later replays: its Totals stay, and
-// neither its Results nor its Calls may be looked at after.
-func (rp *Run) Release() {
-	res := rp.Results
-	rp.Results, rp.Calls = nil, nil
-	if cap(res) == 0 {
+// put keeps s, one of get's, cleared so that the pool keeps alive nothing
+// it points to.
+func (p *slicePool[T]) put(s []T) {
+	k := bits.Len(uint(cap(s)))
+	if cap(s) == 0 || cap(s) != 1<<k-1 {
 		return
 	}
-	clear(res) // what they point to is not to be kept alive by the pool
-	k := bits.Len(uint(cap(res)))
-	if cap(res) != 1<<k-1 {
-		return // not one of newResults'
-	}
-	resultBufs[k].Put(&res)
+	s = s[:cap(s)]
+	clear(s)
+	p[k].Put(&s)
+}
+
+// Release hands the run's results and calls to later replays: its Totals
+// stay, and neither its Results nor its Calls may be looked at after.
+func (rp *Run) Release() {
+	resultBufs.put(rp.Results)
+	callBufs.put(rp.Calls)
+	usageBufs.put(rp.usagesAfter)
+	costBufs.put(rp.costsAfter)
+	rp.Results, rp.Calls, rp.usagesAfter, rp.costsAfter = nil, nil, nil, nil
 }
 
 // Totals sum a replay.
@@ -318,7 +337,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 	if p.textsDropped && !pol.Inert() {
 		return nil, fmt.Errorf("policy %s changes results, but the session was read without their texts", pol.Name)
 	}
-	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: newResults(len(p.items)),
+	rp := &Run{Policy: pol, Prepared: p, Calibration: p.Calibration, Results: resultBufs.get(len(p.items)),
 		countsOnly: opt.CountsOnly && opt.Store == nil, hook: hookMode(p, &pol)}
 	if c, ok := p.texts.(interface{ Current() error }); ok {
 		if err := c.Current(); err != nil {
@@ -808,7 +827,7 @@ func (rp *Run) price() {
 			chain[end+1] -= r.Saved
 		}
 	}
-	rp.Calls = make([]Call, n)
+	rp.Calls = callBufs.get(n)
 	// One array each for the after figures, rather than an allocation per
 	// call; made when a call first has something taken out.
 	var usagesAfter []transcript.Usage
@@ -837,7 +856,8 @@ func (rp *Run) price() {
 			out.UsageAfter, out.CostAfter = c.Usage, out.Cost // nothing taken out: priced already
 		} else {
 			if usagesAfter == nil {
-				usagesAfter, costsAfter = make([]transcript.Usage, n), make([]float64, n)
+				usagesAfter, costsAfter = usageBufs.get(n), costBufs.get(n)
+				rp.usagesAfter, rp.costsAfter = usagesAfter, costsAfter
 			}
 			usagesAfter[j] = p.remove(*c.Usage, out.Fresh, out.Carried)
 			out.UsageAfter = &usagesAfter[j]
