@@ -6,7 +6,6 @@ package replay
 
 import (
 	"fmt"
-	"hash/maphash"
 	"math/bits"
 	"runtime"
 	"strconv"
@@ -121,7 +120,6 @@ type Run struct {
 	// spillFiles holds, for each spill file written, the last result
 	// written to it.
 	spillFiles map[string]spillWrite
-	spillSeed  maphash.Seed
 	countsOnly bool // Options.CountsOnly
 	// claude and codex are the eras of Claude Code and Codex whose
 	// measures and texts the policy follows (Policy.HarnessVersion).
@@ -152,28 +150,28 @@ var (
 	costBufs   slicePool[float64]
 )
 
-// slicePool keeps slices of T by the power of two their room is.
+// slicePool keeps slices of T by the bit length of their room.
 type slicePool[T any] [64]sync.Pool // of *[]T
 
-// get is a slice of n, its elements as the last run left them.
+// get is a zeroed slice of n: one let go of that room or more, else made
+// to n, not rounded up to a bucket. A run no caller lets go (the
+// inspector keeps its own) made its slices two thirds larger again, all
+// of it zeroed, when they were rounded up.
 func (p *slicePool[T]) get(n int) []T {
-	k := bits.Len(uint(n))
-	if b, ok := p[k].Get().(*[]T); ok {
+	if b, ok := p[bits.Len(uint(n))].Get().(*[]T); ok && cap(*b) >= n {
 		return (*b)[:n]
 	}
-	return make([]T, n, 1<<k-1)
+	return make([]T, n)
 }
 
-// put keeps s, one of get's, cleared so that the pool keeps alive nothing
-// it points to.
+// put keeps s, cleared so that the pool keeps alive nothing it points to.
 func (p *slicePool[T]) put(s []T) {
-	k := bits.Len(uint(cap(s)))
-	if cap(s) == 0 || cap(s) != 1<<k-1 {
+	if cap(s) == 0 {
 		return
 	}
 	s = s[:cap(s)]
 	clear(s)
-	p[k].Put(&s)
+	p[bits.Len(uint(cap(s)))].Put(&s)
 }
 
 // Release hands the run's results and calls to later replays: its Totals
@@ -613,7 +611,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	}
 	r.Outcome, r.Reason, r.Text, r.parts, r.Locator = Spilled, over, text, parts, f.Locator
 	if opt.Store == nil {
-		rp.sharedSpill(f, r)
+		rp.sharedSpill(f, r, ceiling)
 		return
 	}
 	var where string
@@ -628,7 +626,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	}
 	if err == nil {
 		r.SpillPath = where
-		rp.sharedSpill(f, r)
+		rp.sharedSpill(f, r, ceiling)
 		return
 	}
 	rp.Totals.SpillFailures++
@@ -653,25 +651,28 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 // leads to the later result's text, which its warning says. A file written
 // again with the same text (AgentScope's names hold a digest of it) is no
 // overwrite.
-func (rp *Run) sharedSpill(f harness.SpillFile, r *Result) {
+func (rp *Run) sharedSpill(f harness.SpillFile, r *Result, ceiling int64) {
 	if rp.spillFiles == nil {
 		rp.spillFiles = map[string]spillWrite{}
-		rp.spillSeed = maphash.MakeSeed()
 	}
-	w := spillWrite{result: r.Index, sum: maphash.String(rp.spillSeed, f.Content)}
-	if prev, ok := rp.spillFiles[f.File]; ok && prev.sum != w.sum {
-		earlier := &rp.Results[prev.result]
-		earlier.Warning = fmt.Sprintf("its spill file %s was written over by result %d's, which the harness names alike", f.Locator, r.Index)
-		rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", earlier.Index, earlier.Source.Tool, earlier.Warning))
+	if prev, ok := rp.spillFiles[f.File]; ok {
+		// Rare: the earlier file is made again to be compared, rather
+		// than every file's content hashed as it is written, which was
+		// 7% of a tuning key.
+		if _, _, earlierFile, _ := rp.spill(rp.subject(prev.result), prev.ceiling); earlierFile.Content != f.Content {
+			earlier := &rp.Results[prev.result]
+			earlier.Warning = fmt.Sprintf("its spill file %s was written over by result %d's, which the harness names alike", f.Locator, r.Index)
+			rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", earlier.Index, earlier.Source.Tool, earlier.Warning))
+		}
 	}
-	rp.spillFiles[f.File] = w
+	rp.spillFiles[f.File] = spillWrite{result: r.Index, ceiling: ceiling}
 }
 
-// spillWrite is the last result written to a spill file, and a hash of
-// what it wrote.
+// spillWrite is the last result written to a spill file, and the ceiling
+// it was spilled at.
 type spillWrite struct {
-	result int
-	sum    uint64
+	result  int
+	ceiling int64
 }
 
 // subject is result i as the styles render it.
