@@ -396,7 +396,7 @@ func (p *Prepared) keys(pol *policy.Policy) {
 				it.writes = harness.InputField(it.r.Input, "file_path", "notebook_path")
 			}
 		}
-		if it.keyed || !dedupeEligible(pol, it.r.Tool) {
+		if it.keyed || !dedupeEligible(pol, pol.Risk.Classify(it.r.Tool), it.r.Tool) {
 			continue
 		}
 		it.argsSum = textSum(it.r.Tool + "(" + harness.CanonicalJSON(it.r.Input) + ")")
@@ -412,10 +412,10 @@ func (p *Prepared) keys(pol *policy.Policy) {
 }
 
 // dedupeEligible tells whether pol may suppress a repeat of a call of
-// tool.
-func dedupeEligible(pol *policy.Policy, tool string) bool {
+// tool, of risk as pol classifies it.
+func dedupeEligible(pol *policy.Policy, risk policy.Risk, tool string) bool {
 	dd := &pol.Dedupe
-	return pol.Risk.Classify(tool) == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, tool))
+	return risk == policy.ReadOnly && (len(dd.Tools) == 0 || slices.Contains(dd.Tools, tool))
 }
 
 // Encoding names what counted the results; empty when nothing did.
@@ -524,17 +524,13 @@ func (p *Prepared) priceRecorded() {
 		fresh, cacheRead, priced = make([]float64, n), make([]float64, n), make([]bool, n)
 	}
 	eachChunk(n, func(from, to int) {
-		entries := map[string]entry{} // one look-up per model, not per call
+		entries := modelPrices{}
 		for j := from; j < to; j++ {
 			c := &calls[j]
 			if c.Usage == nil {
 				continue
 			}
-			e, ok := entries[c.Model]
-			if !ok {
-				e.Entry, _, e.ok = p.Prices.Lookup(c.Model)
-				entries[c.Model] = e
-			}
+			e := entries.of(p.Prices, c.Model)
 			if !e.ok {
 				continue
 			}
@@ -619,6 +615,19 @@ func (p *Prepared) CarryMeasured() bool {
 type entry struct {
 	pricing.Entry
 	ok bool
+}
+
+// modelPrices looks each model up once, not per call: a name the table
+// knows by an alias is normalised with regular expressions.
+type modelPrices map[string]entry
+
+func (m modelPrices) of(t *pricing.Table, model string) entry {
+	e, ok := m[model]
+	if !ok {
+		e.Entry, _, e.ok = t.Lookup(model)
+		m[model] = e
+	}
+	return e
 }
 
 // chunkCalls is the fewest calls worth pricing on more than one CPU.

@@ -138,7 +138,7 @@ func (d *deduper) suppress(i int, it *item, r *Result, p *Prepared, batch string
 	if batch == "" {
 		defer d.flush() // its own batch
 	}
-	if !dedupeEligible(d.pol, it.r.Tool) {
+	if !dedupeEligible(d.pol, r.Risk, it.r.Tool) {
 		d.clear(i, it, p)
 		return false
 	}

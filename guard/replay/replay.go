@@ -138,8 +138,7 @@ type Run struct {
 	costsAfter  []float64
 }
 
-// The slices of the runs let go (Release) are kept, by the power of two
-// their room is, for the next replays: a list re-tuning 2,000 sessions
+// The slices of the runs let go (Release) are kept for the next replays: a list re-tuning 2,000 sessions
 // made 4.3 GB of results alone, mostly for counts-only replays read only
 // for their totals, and the collector ran for that garbage with the whole
 // list's heap to trace.
@@ -833,7 +832,7 @@ func (rp *Run) price() {
 	// call; made when a call first has something taken out.
 	var usagesAfter []transcript.Usage
 	var costsAfter []float64
-	entries := map[string]entry{}
+	entries := modelPrices{}
 	var running [2]int64
 	t := &rp.Totals
 	var before, after float64
@@ -862,14 +861,7 @@ func (rp *Run) price() {
 			}
 			usagesAfter[j] = p.remove(*c.Usage, out.Fresh, out.Carried)
 			out.UsageAfter = &usagesAfter[j]
-			// One look-up per model, not per call: a name the table
-			// knows by an alias is normalised with regular expressions.
-			e, ok := entries[c.Model]
-			if !ok {
-				e.Entry, _, e.ok = p.Prices.Lookup(c.Model)
-				entries[c.Model] = e
-			}
-			if e.ok {
+			if e := entries.of(p.Prices, c.Model); e.ok {
 				costsAfter[j] = e.Cost(usagesAfter[j])
 				out.CostAfter = &costsAfter[j]
 			}
