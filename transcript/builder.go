@@ -111,7 +111,11 @@ func (c *chunk[T]) append(s []T, v T) []T {
 	}
 	if len(c.arr) == cap(c.arr) {
 		// The slice ending the full array moves to the next one.
-		size := max(min(2*cap(c.arr), maxChunk), 16, 2*(n+1))
+		// Starting small: a result read again on its own line
+		// (app.FileTexts) decodes a session of one line, and a first
+		// array of 16 results was a tenth of what a chart's replays
+		// allocated.
+		size := max(min(2*cap(c.arr), maxChunk), 2, 2*(n+1))
 		var arr []T
 		if c.from != nil {
 			arr = c.from.get(size)[:n]

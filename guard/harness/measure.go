@@ -137,6 +137,21 @@ func UTF16Len(s string) int64 {
 	return n
 }
 
+// serializedHead is a prefix of serdeString(text) that headBytes cuts at n
+// as it cuts the whole: all of it, or more than n bytes. Each byte of text
+// gives at least one of the serialization, after the opening quote.
+func serializedHead(text string, n int64) string {
+	cut := int(min(int64(len(text)), max(n, 0)+utf8.UTFMax))
+	for cut < len(text) && !utf8.RuneStart(text[cut]) {
+		cut++
+	}
+	if cut == len(text) {
+		return serdeString(text)
+	}
+	head := serdeString(text[:cut])
+	return head[:len(head)-1] // not the end: no closing quote
+}
+
 // headBytes cuts s to at most n bytes, back to a character boundary.
 func headBytes(s string, n int64) string {
 	if int64(len(s)) <= n {

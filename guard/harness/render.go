@@ -37,6 +37,10 @@ type Subject struct {
 	// the same id (logs repeat ids): names derived from the call id alone,
 	// where the harness's are random, differ by it.
 	Repeat int
+	// Counting: only the replacement is wanted, not a spill file's
+	// content, which a style may then leave out where it would have to
+	// make it (a counts-only replay).
+	Counting bool
 }
 
 func (s Subject) serialized() int64 {
@@ -174,15 +178,25 @@ func HarnessRSSpill(s Subject, previewBytes int64) (string, SpillFile) {
 	total := s.serialized()
 	vars := map[string]string{"call_id": harnessCallID(s.CallID), "tool": s.Tool, "ext": "txt"}
 	var f SpillFile
-	var meta string
+	var meta, content string // content: what the preview is cut from
 	if int64(len(s.Text))*5 >= total*4 {
 		f = s.spillFile(vars, s.Text)
+		content = f.Content
 		meta = serdeString(fmt.Sprintf("[%d bytes spilled to %s]", len(s.Text), f.Locator))
 	} else {
 		vars["ext"] = "json"
-		f = s.spillFile(vars, serdeString(s.Text))
+		if s.Counting {
+			// The preview is all that is wanted of the file: a
+			// counts-only replay quoting every such text whole was a
+			// twentieth of what a chart allocated.
+			f = s.spillFile(vars, "")
+			content = serializedHead(s.Text, previewBytes)
+		} else {
+			f = s.spillFile(vars, serdeString(s.Text))
+			content = f.Content
+		}
 	}
-	rel, content := f.Locator, f.Content
+	rel := f.Locator
 	var b strings.Builder
 	fmt.Fprintf(&b, `{"bytes_total":%d,`, total)
 	if meta != "" && len(meta) <= HarnessRSSpillPreviewBytes {

@@ -682,7 +682,7 @@ func (rp *Run) subject(i int) harness.Subject {
 			// A text of the hook's own: its sizes measured when needed
 			// (a persisted output's known), its tokens counted whole.
 			s := harness.Subject{Text: rp.Prepared.hookSubject(i), Tool: it.r.Tool, CallID: it.r.CallID,
-				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: it.repeat}
+				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: it.repeat, Counting: rp.countsOnly}
 			if h.persisted != nil {
 				s.JSONLen, s.UTF16Len = rp.Prepared.hookSize(i, unitIndex(policy.JSONBytes)), rp.Prepared.hookSize(i, unitIndex(policy.UTF16Units))
 			}
@@ -702,7 +702,7 @@ func (rp *Run) subject(i int) harness.Subject {
 	return harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
 		Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, JSONLen: it.size[unitIndex(policy.JSONBytes)],
 		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: requoted,
-		Digest: digest, Repeat: it.repeat}
+		Digest: digest, Repeat: it.repeat, Counting: rp.countsOnly}
 }
 
 // truncate renders the style's truncation of it, as s.
