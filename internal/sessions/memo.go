@@ -7,10 +7,14 @@ import (
 	"errors"
 	"hash/fnv"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/crash"
 )
 
 // A session's figures under a policy, its totals and its chart's points,
@@ -90,33 +94,50 @@ func (a *Service) tokenizer() (string, bool) {
 }
 
 // remembered hands emit the figures of paths kept under keys and kind,
-// and returns the paths without them.
+// in the order of paths, and returns the paths without them. The memos
+// are looked up on every core: each looks at its files again (a stat and
+// a 4 KiB read), 2,700 files on the 2 GB fleet, which one core took 80 ms
+// over.
 func (a *Service) remembered(ctx context.Context, kind string, keys map[string]uint64, paths []string, emit func(Savings)) []string {
 	if keys == nil {
 		return paths
 	}
 	a.mu.Lock()
-	files := make(map[string][]string, len(paths))
-	for _, p := range paths {
-		files[p] = append([]string{p}, a.seen[p].input.Subagents...)
+	files := make([][]string, len(paths))
+	for i, p := range paths {
+		files[i] = append([]string{p}, a.seen[p].input.Subagents...)
 	}
 	a.mu.Unlock()
-	var rest []string
-	for _, p := range paths {
-		if ctx.Err() != nil {
-			return nil
-		}
-		k, ok := keys[p]
-		if ok {
-			if b, found := a.Index.Memo(kind, k, files[p]...); found {
-				if s, err := decodeSavings(b); err == nil {
-					s.Path = p
-					emit(s)
+	found := make([]*Savings, len(paths))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(paths)) {
+		crash.GoIn(&wg, func() {
+			for i := int(next.Add(1)) - 1; i < len(paths) && ctx.Err() == nil; i = int(next.Add(1)) - 1 {
+				k, ok := keys[paths[i]]
+				if !ok {
 					continue
 				}
+				if b, hit := a.Index.Memo(kind, k, files[i]...); hit {
+					if s, err := decodeSavings(b); err == nil {
+						s.Path = paths[i]
+						found[i] = &s
+					}
+				}
 			}
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil
+	}
+	var rest []string
+	for i, p := range paths {
+		if found[i] == nil {
+			rest = append(rest, p)
+			continue
 		}
-		rest = append(rest, p)
+		emit(*found[i])
 	}
 	return rest
 }
