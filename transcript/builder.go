@@ -141,19 +141,26 @@ type toolRef struct {
 
 // newBuilder starts a session expected to run to about lines lines.
 func newBuilder(path string, format Format, lines int) *builder {
-	return makeBuilder(path, format, lines, nil)
+	return makeBuilder(nil, path, format, lines, nil)
 }
 
 // makeBuilder is newBuilder whose session's arrays come from arena, when
-// it is not nil.
-func makeBuilder(path string, format Format, lines int, arena *Arena) *builder {
-	b := &builder{
-		s:       &Session{Path: path, Format: format, Skipped: map[string]int{}},
-		models:  map[string]bool{},
-		leading: Call{Index: -1},
-		lines:   lines,
-		arena:   arena,
+// it is not nil, made in the memory of reuse and its session, when it is
+// not nil (LineReader).
+func makeBuilder(reuse *builder, path string, format Format, lines int, arena *Arena) *builder {
+	var b *builder
+	if reuse == nil {
+		b = &builder{s: &Session{Skipped: map[string]int{}}, models: map[string]bool{}}
+	} else {
+		b = reuse
+		s, skipped, models := b.s, b.s.Skipped, b.models
+		clear(skipped)
+		clear(models)
+		*s = Session{Skipped: skipped}
+		*b = builder{s: s, models: models}
 	}
+	b.s.Path, b.s.Format = path, format
+	b.leading, b.lines, b.arena = Call{Index: -1}, lines, arena
 	if arena != nil {
 		b.s.Calls = arena.calls.get(lines / 3)
 		b.toolCallArr.from, b.resultArr.from, b.promptArr.from = &arena.toolCalls, &arena.results, &arena.prompts

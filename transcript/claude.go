@@ -78,9 +78,16 @@ type claudeAdvisor struct {
 	rank  claudeRank
 }
 
-func newClaudeParser(b *builder) *claudeParser {
-	return &claudeParser{b: b, groups: newHashTable(b.lines / 3), uuids: newHashTable(b.lines),
-		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed(), reader: claudeReader{keep: !b.sizesOnly}, copies: claudeReader{copies: true}}
+func newClaudeParser(b *builder) *claudeParser { return initClaudeParser(new(claudeParser), b) }
+
+// initClaudeParser makes p a new parser for b, keeping only the scratch
+// space of its readers.
+func initClaudeParser(p *claudeParser, b *builder) *claudeParser {
+	reader, copies := p.reader.scratch(), p.copies.scratch()
+	reader.keep, copies.copies = !b.sizesOnly, true
+	*p = claudeParser{b: b, groups: newHashTable(b.lines / 3), uuids: newHashTable(b.lines),
+		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed(), reader: reader, copies: copies}
+	return p
 }
 
 // release gives the parser's tables to the spares, once it is done.

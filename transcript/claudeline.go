@@ -155,6 +155,12 @@ type claudeReader struct {
 	}
 }
 
+// scratch is a reader with nothing of l but its scratch space.
+func (l *claudeReader) scratch() claudeReader {
+	return claudeReader{scan: scanner{keyBuf: l.scan.keyBuf[:0]}, buf: l.buf[:0],
+		rec: claudeRecord{msg: claudeMessage{blocks: l.rec.msg.blocks[:0], advisors: l.rec.msg.advisors[:0]}}}
+}
+
 // read reads line into l.rec and reports whether it is a JSON object.
 func (l *claudeReader) read(line []byte) bool {
 	r := &l.rec
@@ -579,13 +585,13 @@ func (l *claudeReader) readText() claudeText {
 }
 
 // text is the text of a string's contents raw, unescaped where esc says
-// it has an escape.
+// it has an escape: in one allocation, as a result read again on its own
+// line has no buffer of earlier texts to unescape it into.
 func (l *claudeReader) text(raw []byte, esc bool) string {
 	if !esc {
 		return string(raw)
 	}
-	l.buf = unescape(l.buf[:0], raw)
-	return string(l.buf)
+	return unescapedString(raw)
 }
 
 func (l *claudeReader) readBlock(b *claudeBlock) {

@@ -28,8 +28,12 @@ type codexParser struct {
 	rec  codexRecord
 }
 
-func newCodexParser(b *builder) *codexParser {
-	return &codexParser{b: b, open: -1, scan: codexScan{measure: b.sizesOnly}}
+func newCodexParser(b *builder) *codexParser { return initCodexParser(new(codexParser), b) }
+
+// initCodexParser makes p a new parser for b.
+func initCodexParser(p *codexParser, b *builder) *codexParser {
+	*p = codexParser{b: b, open: -1, scan: codexScan{measure: b.sizesOnly}}
+	return p
 }
 
 type codexTotals struct{ input, cached, cacheWrite, output, reasoning, total int64 }

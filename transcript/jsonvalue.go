@@ -102,11 +102,20 @@ func textOf(v []byte) string {
 	if len(v) < 2 || v[0] != '"' {
 		return ""
 	}
-	raw := v[1 : len(v)-1]
+	return unescapedString(v[1 : len(v)-1])
+}
+
+// unescapedString is the contents of a string as written, raw, unescaped
+// into one allocation, unless the escapes took more than an eighth of it:
+// a kept text does not hold more than that unused.
+func unescapedString(raw []byte) string {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw)
 	}
 	b := unescape(make([]byte, 0, len(raw)), raw)
+	if cap(b)-len(b) > cap(b)/8 {
+		return string(b)
+	}
 	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 

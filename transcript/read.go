@@ -221,7 +221,7 @@ func expectedLines(size int64) int {
 
 func (d *Decoder) start(f Format) {
 	d.format = f
-	d.b = makeBuilder(d.name, f, expectedLines(d.size), d.arena)
+	d.b = makeBuilder(nil, d.name, f, expectedLines(d.size), d.arena)
 	d.b.sizesOnly = d.sizesOnly
 	d.b.size = d.size
 	d.b.dropResults = d.dropResults
@@ -238,6 +238,65 @@ func (d *Decoder) start(f Format) {
 	default:
 		d.lp = newGenericParser(d.b)
 	}
+}
+
+// LineReader decodes lines each on its own, as a Decoder of the format
+// fed that line alone would, reusing the Decoder's tables from one line to
+// the next: a result read again from its line (app.FileTexts) made a
+// Decoder larger than most texts, and those were a third of what reading
+// a text again allocated (BenchmarkTextAgain). It is not safe for
+// concurrent use.
+type LineReader struct {
+	opt Options
+	d   *Decoder
+}
+
+// NewLineReader returns a LineReader of lines in the format opt.Format
+// names, read with opt.
+func NewLineReader(opt Options) *LineReader {
+	opt.SizeHint, opt.size, opt.once, opt.Arena = 0, 0, false, nil
+	return &LineReader{opt: opt}
+}
+
+// Read decodes line alone, of the source called name. The session is the
+// LineReader's, until the next Read.
+func (r *LineReader) Read(name string, line []byte) (*Session, error) {
+	if r.d == nil || r.opt.Format == "" || !r.d.reuse(name) {
+		r.d = NewDecoder(name, r.opt)
+	}
+	if err := r.d.Feed(line); err != nil {
+		return nil, err
+	}
+	return r.d.Finish()
+}
+
+// reuse makes d again as NewDecoder(name, ...) makes it, in the memory of
+// its builder and parser; false when it cannot (a format it was not started in, or
+// one whose parser it does not reuse).
+func (d *Decoder) reuse(name string) bool {
+	b, lp := d.b, d.lp
+	if b == nil || d.format == "" || d.arena != nil {
+		return false
+	}
+	claude, _ := lp.(*claudeParser)
+	codex, _ := lp.(*codexParser)
+	if claude == nil && codex == nil {
+		return false
+	}
+	d.release()
+	*d = Decoder{name: name, format: d.format, sizesOnly: d.sizesOnly, maxLine: d.maxLine,
+		dropResults: d.dropResults, totalsOnly: d.totalsOnly}
+	d.b = makeBuilder(b, d.name, d.format, 0, nil)
+	d.b.sizesOnly, d.b.dropResults = d.sizesOnly, d.dropResults
+	if d.totalsOnly {
+		d.b.totals, d.b.seed = true, maphash.MakeSeed()
+	}
+	if claude != nil {
+		d.lp = initClaudeParser(claude, d.b)
+	} else {
+		d.lp = initCodexParser(codex, d.b)
+	}
+	return true
 }
 
 // Records is how many lines were read as records of the format so far.

@@ -158,11 +158,9 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 		return "", t.changed(r, fmt.Sprintf("reading line %d: %v", r.Line, err))
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
-	d := transcript.NewDecoder(t.path, transcript.Options{Format: t.format})
-	if err := d.Feed(line); err != nil {
-		return "", t.changed(r, err.Error())
-	}
-	s, err := d.Finish()
+	lr, done := lineReader(t.format)
+	defer done()
+	s, err := lr.Read(t.path, line)
 	if err != nil {
 		return "", t.changed(r, err.Error())
 	}
@@ -194,6 +192,25 @@ func (t *FileTexts) Current() error {
 // lineBufs hold the lines read again: the texts decoded from them are
 // copies, so a line's bytes are not needed past its decoding.
 var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// lineReaders are the LineReaders of the formats read again on demand.
+var lineReaders = map[transcript.Format]*sync.Pool{}
+
+func init() {
+	for _, f := range []transcript.Format{transcript.FormatClaude, transcript.FormatCodex} {
+		lineReaders[f] = &sync.Pool{New: func() any { return transcript.NewLineReader(transcript.Options{Format: f}) }}
+	}
+}
+
+// lineReader is a LineReader of lines of format f, and what lets it go.
+func lineReader(f transcript.Format) (*transcript.LineReader, func()) {
+	pool := lineReaders[f]
+	if pool == nil {
+		return transcript.NewLineReader(transcript.Options{Format: f}), func() {}
+	}
+	lr := pool.Get().(*transcript.LineReader)
+	return lr, func() { pool.Put(lr) }
+}
 
 // changed wraps what went wrong reading a text again as ErrFileChanged,
 // saying how the file differs where that shows.
