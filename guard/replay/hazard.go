@@ -224,7 +224,7 @@ func (h *hazardPass) used(i int) *Hazard {
 			continue
 		}
 		src := &h.ix.srcs[ref.src]
-		z := &Hazard{Kind: UsedHidden, CallIndex: src.call, From: src.what, Match: ref.key,
+		z := &Hazard{Kind: UsedHidden, CallIndex: int(src.call), From: src.from(), Match: ref.key,
 			Evidence:  excerpt(src.text, int(ref.from), int(ref.to)),
 			MatchFrom: int(ko.from), MatchTo: int(ko.to)}
 		switch r.Outcome {

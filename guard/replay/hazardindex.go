@@ -35,9 +35,20 @@ const maxResultsPerString = 8
 
 // outSource is one piece of the agent's own output.
 type outSource struct {
-	call int    // the call that wrote it; for a compaction summary, the call after it
-	what string // "text", "Bash input", "compaction summary"
-	text string
+	call int32 // the call that wrote it; for a compaction summary, the call after it
+	// input: what is a tool's name, the source its input ("Bash input"),
+	// named so only when a hazard names it.
+	input bool
+	what  string // "text", "compaction summary", or the tool whose input it is
+	text  string
+}
+
+// from is what the source is, as a Hazard names it.
+func (o *outSource) from() string {
+	if o.input {
+		return o.what + " input"
+	}
+	return o.what
 }
 
 // outRef is a distinctive string where the agent first wrote it.
@@ -99,7 +110,7 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 	var out []placed
 	for _, e := range s.Events {
 		if e.Kind == transcript.EventCompaction && e.Summary != "" {
-			out = append(out, placed{int32(2 * e.BeforeCall), outSource{e.BeforeCall, "compaction summary", e.Summary}})
+			out = append(out, placed{int32(2 * e.BeforeCall), outSource{call: int32(e.BeforeCall), what: "compaction summary", text: e.Summary}})
 			summaries[e.Summary] = true
 		}
 	}
@@ -107,17 +118,18 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 		c := &s.Calls[i]
 		pos := int32(2*i + 1)
 		if c.Text != "" {
-			out = append(out, placed{pos, outSource{i, "text", c.Text}})
+			out = append(out, placed{pos, outSource{call: int32(i), what: "text", text: c.Text}})
 		}
 		for _, tc := range c.ToolCalls {
 			inputStrings(tc.Input, func(text string) {
-				out = append(out, placed{pos, outSource{i, tc.Name + " input", text}})
+				out = append(out, placed{pos, outSource{call: int32(i), what: tc.Name, text: text, input: true}})
 			})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b placed) int { return cmp.Compare(a.pos, b.pos) })
 	var ts tokenScanner
 	only, runsOnly := newPrefixSet(), newPrefixSet()
+	ix.srcs = make([]outSource, 0, len(out))
 	for k, o := range out {
 		ix.srcs = append(ix.srcs, o.src)
 		ts.distinctive(o.src.text, func(key string, from, to int) {
@@ -131,6 +143,7 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 			}
 		})
 	}
+	ix.refs = slices.Clone(ix.refs) // held as long as the session: no room to grow
 	ix.prompt = make([]int32, len(ix.refs))
 	for k := range ix.prompt {
 		ix.prompt[k] = math.MaxInt32
@@ -200,4 +213,5 @@ func (ix *hazardIndex) finish() {
 			ix.occs[k] = nil
 		}
 	}
+	ix.byKey = nil // for scan alone
 }
