@@ -69,7 +69,10 @@ func (q *Requoted) extend(text string, n int) {
 // twice made the serialization only to quote it (a fifth of what a chart
 // of truncations allocated). The serialization is valid UTF-8, so quoting
 // it again only escapes its quotes and backslashes: what serdeString
-// writes for a byte of text is written with each of those escaped.
+// writes for a byte of text is written with each of those escaped. Its
+// walk is serdeString's, kept apart: one walk for both, taking its escapes
+// from a table, made serdeString a quarter slower (258-345 MB/s against
+// 200-219 on escaped JSON text, three runs alternated).
 func quoteTwice(text string, closed bool) (inner string, serialized int) {
 	var b strings.Builder
 	b.Grow(len(text) + len(text)/8 + 4)
