@@ -197,19 +197,27 @@ type lineParser interface {
 
 // NewDecoder returns a Decoder for the source called name.
 func NewDecoder(name string, opt Options) *Decoder {
+	d := new(Decoder)
+	d.init(name, opt, nil, nil)
+	return d
+}
+
+// init makes d as NewDecoder makes it, its builder and parser in the
+// memory of b and lp where they are not nil and lp is a parser of the
+// format (LineReader).
+func (d *Decoder) init(name string, opt Options, b *builder, lp lineParser) {
 	if opt.size == 0 {
 		opt.size = opt.SizeHint
 	}
-	d := &Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
+	*d = Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
 		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts,
 		totalsOnly: opt.SizesOnly && opt.TotalsOnly}
 	if opt.once {
 		d.arena = opt.Arena
 	}
 	if opt.Format != "" {
-		d.start(opt.Format)
+		d.startIn(opt.Format, b, lp)
 	}
-	return d
 }
 
 // expectedLines guesses a log's line count from its size, for sizing
@@ -219,9 +227,13 @@ func expectedLines(size int64) int {
 	return int(min(size/1024, 1<<18))
 }
 
-func (d *Decoder) start(f Format) {
+func (d *Decoder) start(f Format) { d.startIn(f, nil, nil) }
+
+// startIn is start, the builder and parser made in the memory of b and lp
+// where they are not nil and lp is a parser of f (LineReader).
+func (d *Decoder) startIn(f Format, b *builder, lp lineParser) {
 	d.format = f
-	d.b = makeBuilder(nil, d.name, f, expectedLines(d.size), d.arena)
+	d.b = makeBuilder(b, d.name, f, expectedLines(d.size), d.arena)
 	d.b.sizesOnly = d.sizesOnly
 	d.b.size = d.size
 	d.b.dropResults = d.dropResults
@@ -230,9 +242,17 @@ func (d *Decoder) start(f Format) {
 	}
 	switch f {
 	case FormatClaude:
-		d.lp = newClaudeParser(d.b)
+		p, ok := lp.(*claudeParser)
+		if !ok {
+			p = new(claudeParser)
+		}
+		d.lp = initClaudeParser(p, d.b)
 	case FormatCodex:
-		d.lp = newCodexParser(d.b)
+		p, ok := lp.(*codexParser)
+		if !ok {
+			p = new(codexParser)
+		}
+		d.lp = initCodexParser(p, d.b)
 	case FormatAntigravity:
 		d.lp = newAntigravityParser(d.b)
 	default:
@@ -241,11 +261,11 @@ func (d *Decoder) start(f Format) {
 }
 
 // LineReader decodes lines each on its own, as a Decoder of the format
-// fed that line alone would, reusing the Decoder's tables from one line to
-// the next: a result read again from its line (app.FileTexts) made a
-// Decoder larger than most texts, and those were a third of what reading
-// a text again allocated (BenchmarkTextAgain). It is not safe for
-// concurrent use.
+// fed that line alone would, making each line's builder and parser in the
+// memory of the last: a result read again from its line (app.FileTexts)
+// made a Decoder larger than most texts, two fifths of what reading a
+// text again allocated (BenchmarkTextAgain). It is not safe for concurrent
+// use.
 type LineReader struct {
 	opt Options
 	d   *Decoder
@@ -261,42 +281,16 @@ func NewLineReader(opt Options) *LineReader {
 // Read decodes line alone, of the source called name. The session is the
 // LineReader's, until the next Read.
 func (r *LineReader) Read(name string, line []byte) (*Session, error) {
-	if r.d == nil || r.opt.Format == "" || !r.d.reuse(name) {
-		r.d = NewDecoder(name, r.opt)
+	if r.d == nil {
+		r.d = new(Decoder)
 	}
+	b, lp := r.d.b, r.d.lp
+	r.d.release() // its tables go back to the spares the new ones come from
+	r.d.init(name, r.opt, b, lp)
 	if err := r.d.Feed(line); err != nil {
 		return nil, err
 	}
 	return r.d.Finish()
-}
-
-// reuse makes d again as NewDecoder(name, ...) makes it, in the memory of
-// its builder and parser; false when it cannot (a format it was not started in, or
-// one whose parser it does not reuse).
-func (d *Decoder) reuse(name string) bool {
-	b, lp := d.b, d.lp
-	if b == nil || d.format == "" || d.arena != nil {
-		return false
-	}
-	claude, _ := lp.(*claudeParser)
-	codex, _ := lp.(*codexParser)
-	if claude == nil && codex == nil {
-		return false
-	}
-	d.release()
-	*d = Decoder{name: name, format: d.format, sizesOnly: d.sizesOnly, maxLine: d.maxLine,
-		dropResults: d.dropResults, totalsOnly: d.totalsOnly}
-	d.b = makeBuilder(b, d.name, d.format, 0, nil)
-	d.b.sizesOnly, d.b.dropResults = d.sizesOnly, d.dropResults
-	if d.totalsOnly {
-		d.b.totals, d.b.seed = true, maphash.MakeSeed()
-	}
-	if claude != nil {
-		d.lp = initClaudeParser(claude, d.b)
-	} else {
-		d.lp = initCodexParser(codex, d.b)
-	}
-	return true
 }
 
 // Records is how many lines were read as records of the format so far.
