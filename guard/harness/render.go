@@ -188,7 +188,7 @@ func HarnessRSSpill(s Subject, previewBytes int64) (string, SpillFile) {
 		if s.Counting {
 			// The preview is all that is wanted of the file: a
 			// counts-only replay quoting every such text whole was a
-			// twentieth of what a chart allocated.
+			// twentieth of what re-tuning the 2 GB fleet allocated.
 			f = s.spillFile(vars, "")
 			content = serializedHead(s.Text, previewBytes)
 		} else {
