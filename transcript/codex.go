@@ -30,9 +30,11 @@ type codexParser struct {
 
 func newCodexParser(b *builder) *codexParser { return initCodexParser(new(codexParser), b) }
 
-// initCodexParser makes p a new parser for b.
+// initCodexParser makes p a new parser for b, keeping only the scratch
+// space of its scanner.
 func initCodexParser(p *codexParser, b *builder) *codexParser {
-	*p = codexParser{b: b, open: -1, scan: codexScan{measure: b.sizesOnly}}
+	head, scratch := p.scan.head[:0], p.scan.scratch[:0]
+	*p = codexParser{b: b, open: -1, scan: codexScan{measure: b.sizesOnly, head: head, scratch: scratch}}
 	return p
 }
 

@@ -21,7 +21,9 @@ func BenchmarkTextAgain(b *testing.B) {
 	if err := corpus.WriteMixed(f, 3, 400); err != nil {
 		b.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
 	pool := NewFilePool(1, 0)
 	defer pool.Close()
 	s, texts, err := Options{}.readTexts(path, nil, pool)
