@@ -229,6 +229,7 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	reportCmd.Flags().StringVar(&reportOut, "out", "", "folder the parquet tables (or calls.jsonl) are written into")
 	_ = reportCmd.MarkFlagDirname("out")
 	reportCmd.Flags().BoolVar(&reportTexts, "texts", false, "with --format json or jsonl, each result's text as recorded and text_after as the model would receive it (jsonl: a line per result)")
+	reportCmd.Flags().Bool("no-cache", false, "neither read nor write the session index cache, where a report over many sessions keeps each one's figures for the next run")
 	groupFlags := &groupFlags{}
 	groupFlags.register(reportCmd)
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
@@ -440,6 +441,8 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 		if opt.Counter, err = c.tokenizer(); err != nil {
 			return app.Options{}, err
 		}
+		enc, _ := c.policy.tokenEncoding() // read by tokenizer without an error
+		opt.Encoding = string(enc)
 		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
 			return app.Options{}, err
 		}

@@ -35,7 +35,16 @@ func TestMain(m *testing.M) {
 	}
 	realharness.ServeMCPIfAsked()
 	os.Unsetenv("COLUMNS")
-	os.Exit(m.Run())
+	// The reports of many sessions keep their figures in the session
+	// index: in the tests' own folder, never the user's.
+	cache, err := os.MkdirTemp("", "spillway-cache")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("SPILLWAY_CACHE_DIR", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {

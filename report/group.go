@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -499,6 +500,8 @@ var errNoGroups = errors.New("--by, --since and --until need --format text, json
 type groupDone struct {
 	data []byte
 	part *part
+	// input is the session's path, as its input names it.
+	input string
 }
 
 // HeldBytes is about what d holds, for app.Each to bound what it keeps
@@ -545,7 +548,7 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 		if err != nil {
 			return groupDone{}, err
 		}
-		var d groupDone
+		d := groupDone{input: s.Prepared.Session.Path}
 		if g.By != "" {
 			d.part = gr.split(rs)
 			if !d.part.any {
@@ -564,9 +567,67 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 		}
 		return w.Write(d.data)
 	}
-	p, err := app.Each(resolved, stdin, opt, process, emit, complainTo(errw))
+	todo := resolved
+	var shares []*groupDone
+	cache := openGroupCache(resolved, opt, g, format, complainTo(errw))
+	if cache != nil {
+		shares, todo = cache.remembered(context.Background(), resolved)
+		if cache.rec != nil {
+			opt.ReadFile = cache.rec.ReadFile
+		}
+	}
+	// Kept shares go out in the order of inputs, between those reported
+	// afresh: the groups sum them in that order, to the last bit.
+	at := map[string]int{}
+	for i := len(resolved) - 1; i >= 0; i-- {
+		at[resolved[i].Path] = i
+	}
+	next := 0
+	progress, read, told := opt.Progress, 0, 0 // sessions read afresh, shares told
+	total := len(todo)
+	for _, d := range shares {
+		if d != nil {
+			total++
+		}
+	}
+	if progress != nil {
+		opt.Progress = func(done, _ int) { read = done; progress(read+told, total) }
+	}
+	shared := func(upTo int) error {
+		for ; next < upTo && next < len(shares); next++ {
+			if d := shares[next]; d != nil {
+				if err := emit(*d); err != nil {
+					return err
+				}
+				if told++; progress != nil {
+					progress(read+told, total)
+				}
+			}
+		}
+		return nil
+	}
+	fresh := func(d groupDone) error {
+		i, ok := at[d.input]
+		if !ok {
+			i = next
+		}
+		if err := shared(i); err != nil {
+			return err
+		}
+		if cache != nil {
+			cache.keep(d.input, d)
+		}
+		return emit(d)
+	}
+	p, err := app.Each(todo, stdin, opt, process, fresh, complainTo(errw))
+	if err == nil {
+		err = shared(len(shares))
+	}
 	if err != nil {
 		return p, err
+	}
+	if cache != nil {
+		cache.finish(context.Background(), resolved)
 	}
 	if g.By != "" {
 		res := gr.result()

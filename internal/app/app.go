@@ -55,6 +55,24 @@ type Options struct {
 	// of logs, Each's first pass then holds none of them, and every input
 	// is processed once, read again at its turn (see resultBytes).
 	ResultsGrowWithLogs bool
+	// CacheDir is the session index's folder, where a report over many
+	// sessions keeps each one's figures for the next; "" keeps none.
+	CacheDir string
+	// Encoding names what Counter counts with: what is kept depends on it.
+	Encoding string
+	// ReadFile, when set, reads each transcript file Each reads from its
+	// path, in place of transcript.ReadFile: the session index keeps, from
+	// a report's own reads, what its next scan would read again.
+	ReadFile func(path string, o transcript.Options) (*transcript.Session, error)
+}
+
+// readFile reads the transcript at path as o.ReadFile does, else as
+// transcript.ReadFile does.
+func (o *Options) readFile(path string, read transcript.Options) (*transcript.Session, error) {
+	if o.ReadFile != nil {
+		return o.ReadFile(path, read)
+	}
+	return transcript.ReadFile(path, read)
 }
 
 // Counter returns a token counter for one session. It is called once per

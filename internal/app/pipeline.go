@@ -139,7 +139,7 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		if f.lean {
 			read.SizesOnly = true // read again without the texts at its turn
 		}
-		f.session, f.err = transcript.ReadFile(f.path, read)
+		f.session, f.err = opt.readFile(f.path, read)
 		return size
 	}, func(j int, size int64) error {
 		// In order, so that which sessions are held whole does not
@@ -226,7 +226,7 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 						texts = ft
 					}
 				} else {
-					s, err = transcript.ReadFile(f.path, opt.Read)
+					s, err = opt.readFile(f.path, opt.Read)
 				}
 				if err == nil && f.marks != nil {
 					transcript.CarryMarks(s, f.marks)
@@ -323,7 +323,7 @@ func readAlone[T any](g group, files []file, opt Options, process func(*Session)
 			}
 			sessions[j], errs[j] = f.session, f.err
 		} else {
-			sessions[j], errs[j] = transcript.ReadFile(f.path, opt.Read)
+			sessions[j], errs[j] = opt.readFile(f.path, opt.Read)
 		}
 		if s := sessions[j]; s != nil {
 			if keys {

@@ -193,14 +193,13 @@ func decodeCache(b []byte) (*cacheData, error) {
 }
 
 func encodeCache(d *cacheData) []byte {
-	payload := encodePayload(d)
-	out := make([]byte, 0, len(cacheMagic)+12+len(payload)+4)
-	out = append(out, cacheMagic...)
-	out = binary.LittleEndian.AppendUint32(out, cacheVersion)
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(payload)))
-	out = append(out, payload...)
-	out = binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(payload))
-	return out
+	head := len(cacheMagic) + 12
+	out := appendPayload(make([]byte, head), d)
+	payload := out[head:]
+	copy(out, cacheMagic)
+	binary.LittleEndian.PutUint32(out[len(cacheMagic):], cacheVersion)
+	binary.LittleEndian.PutUint64(out[len(cacheMagic)+4:], uint64(len(payload)))
+	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(payload))
 }
 
 // lookup is the summary of the file at path when its record has key k,

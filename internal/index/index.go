@@ -113,6 +113,9 @@ type Options struct {
 	CacheDir string
 	// NoCache neither reads nor writes the cache.
 	NoCache bool
+	// FlushOnly leaves writing the cache file to Flush: a caller that
+	// keeps memos after a scan writes it once, not twice.
+	FlushOnly bool
 	// Version is spillway's version: a cache written by another is
 	// rebuilt. "" is the build's own.
 	Version string
@@ -300,15 +303,16 @@ func (w Warning) Unwrap() error { return w.Err }
 // ctx.Err(). An entry's slices may be shared with the entries of the
 // Index's other scans: read them, do not change them.
 func (ix *Index) Scan(ctx context.Context, inputs []app.Input, progress func(done, total int)) ([]Entry, []Warning, error) {
-	return ix.scanSince(ctx, inputs, nil, progress)
+	return ix.scan(ctx, inputs, nil, nil, progress)
 }
 
-func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func(path string) bool, progress func(done, total int)) ([]Entry, []Warning, error) {
+// scan is Scan, ScanChanged (changed) and Adopt (known).
+func (ix *Index) scan(ctx context.Context, inputs []app.Input, changed func(path string) bool, known map[string]recorded, progress func(done, total int)) ([]Entry, []Warning, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var warnings []Warning
 	s := newScan(ix, inputs)
-	s.changed = changed
+	s.changed, s.known = changed, known
 	var cacheWarning *Warning
 	if opening := ix.loading; opening != nil {
 		// Still being read while the files are stat'ed: each waits for it
@@ -344,7 +348,7 @@ func (ix *Index) scanSince(ctx context.Context, inputs []app.Input, changed func
 	warnings = append(warnings, w...)
 	ix.lastFiles = s.files
 	ix.cache.update(s, set) // in memory only, with NoCache
-	if !ix.opt.NoCache {
+	if !ix.opt.NoCache && !ix.opt.FlushOnly {
 		if w := ix.saveCache(); w != nil {
 			warnings = append(warnings, *w)
 		}

@@ -14,10 +14,12 @@ import "slices"
 // staying, so that a few policies tried after the one a list opens under
 // leave its figures; maxMemos bounds all of a file's, as read, and
 // maxMemoBytes a memo's value: a cache file is read whole, at every start.
+// A grouped JSON report keeps each session's summary, 5-6 KB, 18 KB with
+// three sub-agents on the 2 GB fleet.
 const (
 	memosPerKind = 3
 	maxMemos     = 16
-	maxMemoBytes = 16 << 10
+	maxMemoBytes = 64 << 10
 )
 
 // Memo is the value kept for the file at files[0] under kind, if it was
@@ -35,6 +37,28 @@ func (ix *Index) Memo(kind string, key uint64, files ...string) ([]byte, bool) {
 	for i, f := range files {
 		k, err := stat(f)
 		if err != nil || !k.same(recorded[i]) {
+			return nil, false
+		}
+	}
+	return value, true
+}
+
+// ScannedMemo is Memo for a caller that takes the files as the last Scan
+// found them: each is compared with what that Scan read, not looked at
+// again. A report that has just scanned its logs reports them as found;
+// looking at 2,700 logs again took a tenth of a second.
+func (ix *Index) ScannedMemo(kind string, key uint64, files ...string) ([]byte, bool) {
+	if len(files) == 0 {
+		return nil, false
+	}
+	value, recorded := ix.memo(kind, key, files)
+	if value == nil {
+		return nil, false
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for i, f := range files {
+		if s, ok := ix.seen[f]; !ok || !s.key.same(recorded[i]) {
 			return nil, false
 		}
 	}

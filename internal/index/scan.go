@@ -25,6 +25,8 @@ type scan struct {
 	// changed, when not nil, says which files may have changed since the
 	// Index's last scan (see ScanChanged).
 	changed func(path string) bool
+	// known, when not nil, are files read for the scan already (Adopt).
+	known map[string]recorded
 }
 
 // ScanChanged is Scan for a caller that is told of every change to the
@@ -34,7 +36,7 @@ type scan struct {
 // rescan of 2,000 followed sessions after one grew then opens one file,
 // not 2,689. A nil changed is Scan's: every file is looked at.
 func (ix *Index) ScanChanged(ctx context.Context, inputs []app.Input, changed func(path string) bool, progress func(done, total int)) ([]Entry, []Warning, error) {
-	return ix.scanSince(ctx, inputs, changed, progress)
+	return ix.scan(ctx, inputs, changed, nil, progress)
 }
 
 // scanFile is one transcript of a scan.
@@ -123,6 +125,10 @@ func (s *scan) run(ctx context.Context, progress func(done, total int)) ([]Warni
 				f.key, f.own, f.cached = last.key, last.own, !s.ix.opt.NoCache
 				return
 			}
+		}
+		if r, ok := s.known[f.path]; ok {
+			f.key, f.own = r.key, r.own
+			return
 		}
 		key, err := stat(f.path)
 		if err != nil {

@@ -67,8 +67,8 @@ func DefaultDir() (string, error) {
 	return filepath.Join(dir, "spillway", "ledger"), nil
 }
 
-// file is the session's file in dir.
-func file(dir, session string) string {
+// File is the session's file in dir.
+func File(dir, session string) string {
 	return filepath.Join(dir, harness.EscapeName(session)+".jsonl")
 }
 
@@ -90,7 +90,7 @@ func Append(dir string, e Entry) error {
 	} else if !info.IsDir() {
 		return fmt.Errorf("%s is %s, not a folder", dir, safefile.Kind(info.Mode()))
 	}
-	path := file(dir, e.Session)
+	path := File(dir, e.Session)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return err
@@ -147,7 +147,7 @@ func prune(dir, keep string) {
 // written; none when it has no file. Lines that do not decode are skipped
 // and counted.
 func Read(dir, session string) (entries []Entry, skipped int, err error) {
-	f, err := os.OpenFile(file(dir, session), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(File(dir, session), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}

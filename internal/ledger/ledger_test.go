@@ -88,7 +88,7 @@ func TestAppendConcurrent(t *testing.T) {
 
 func TestBounds(t *testing.T) {
 	dir := t.TempDir()
-	path := file(dir, "s")
+	path := File(dir, "s")
 	if err := os.WriteFile(path, []byte(strings.Repeat("x", MaxSessionBytes-10)+"\n{broken\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestBounds(t *testing.T) {
 	// A link where the file should be is neither followed nor replaced.
 	target := filepath.Join(t.TempDir(), "target")
 	os.WriteFile(target, nil, 0o600)
-	if err := os.Symlink(target, file(dir, "linked")); err != nil {
+	if err := os.Symlink(target, File(dir, "linked")); err != nil {
 		t.Fatal(err)
 	}
 	if err := Append(dir, entry("linked", "a", 1, 1)); err == nil {
@@ -110,11 +110,11 @@ func TestBounds(t *testing.T) {
 	if data, _ := os.ReadFile(target); len(data) != 0 {
 		t.Error("the link's target was written")
 	}
-	os.Remove(file(dir, "linked"))
+	os.Remove(File(dir, "linked"))
 	// The folder keeps the MaxSessions files written last.
 	old := time.Now().Add(-time.Hour)
 	for i := range MaxSessions + 5 {
-		p := file(dir, fmt.Sprint("old", i))
+		p := File(dir, fmt.Sprint("old", i))
 		os.WriteFile(p, []byte("{}\n"), 0o600)
 		os.Chtimes(p, old, old)
 	}
@@ -125,7 +125,7 @@ func TestBounds(t *testing.T) {
 	if len(left) != MaxSessions {
 		t.Errorf("%d files left, want %d", len(left), MaxSessions)
 	}
-	if _, err := os.Stat(file(dir, "new")); err != nil {
+	if _, err := os.Stat(File(dir, "new")); err != nil {
 		t.Error("the new file was pruned")
 	}
 }
