@@ -29,13 +29,16 @@ import (
 // log it reads again, and with spillway's version, the prices and the
 // reading options.
 
-const groupMemoKind = "report groups"
+// groupMemoKind is the memo kind of a report's shares in format: the
+// index keeps the last three of a kind, so three of each format.
+func groupMemoKind(format string) string { return "report " + format }
 
 // groupCache is a grouped report's use of the index.
 type groupCache struct {
 	ix   *index.Index
 	rec  *index.Recorder // reading every log: the first run
 	spec []byte          // what a share depends on but the logs
+	kind string          // of its memos
 	// ledger is the hook ledger's folder, whose session file a share
 	// depends on.
 	ledger string
@@ -73,14 +76,13 @@ func openGroupCache(inputs []app.Input, opt Options, g Grouping, format string, 
 	spec, err := json.Marshal(struct {
 		Format, By, Zone        string
 		Since, Until            int64
-		Width                   int
 		Policy                  any
 		Encoding, Spills, Table string
-	}{format, g.By, g.ZoneName, unixOrZero(g.Since), unixOrZero(g.Until), g.Width, opt.Policy, opt.Encoding, opt.SpillRoot, opt.Prices.Source})
+	}{format, g.By, g.ZoneName, unixOrZero(g.Since), unixOrZero(g.Until), opt.Policy, opt.Encoding, opt.SpillRoot, opt.Prices.Source})
 	if err != nil {
 		return nil
 	}
-	return &groupCache{ix: ix, spec: spec, ledger: opt.Ledger, kept: map[string][]byte{}, warn: warn}
+	return &groupCache{ix: ix, spec: spec, kind: groupMemoKind(format), ledger: opt.Ledger, kept: map[string][]byte{}, warn: warn}
 }
 
 func unixOrZero(t time.Time) int64 {
@@ -136,7 +138,7 @@ func (c *groupCache) remembered(ctx context.Context, inputs []app.Input) ([]*gro
 	staleGroups := map[uint64]bool{}
 	for i := range entries {
 		e := &entries[i]
-		if b, ok := c.ix.ScannedMemo(groupMemoKind, c.key(e), append([]string{e.Path}, e.Subagents...)...); ok {
+		if b, ok := c.ix.ScannedMemo(c.kind, c.key(e), append([]string{e.Path}, e.Subagents...)...); ok {
 			if d, err := decodeGroupDone(b); err == nil {
 				found[i] = &d
 				continue
@@ -213,7 +215,7 @@ func (c *groupCache) finish(ctx context.Context, inputs []app.Input) {
 	for i := range entries {
 		e := &entries[i]
 		if b, ok := c.kept[e.Path]; ok {
-			c.ix.SetMemo(e.Path, groupMemoKind, c.key(e), b)
+			c.ix.SetMemo(e.Path, c.kind, c.key(e), b)
 		}
 	}
 	if err := c.ix.Flush(); err != nil {

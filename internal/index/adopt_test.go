@@ -1,0 +1,127 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+)
+
+// TestAdoptSameAsScan: the cache a report's reads leave through a Recorder
+// (sizes only, or whole as under a policy) and Adopt is the one a Scan of
+// the same logs writes, record for record, and Adopt reads only the logs
+// that share responses with another.
+func TestAdoptSameAsScan(t *testing.T) {
+	folders := []string{"../../testdata/transcripts", "../../testdata/codex", "../../testdata/claude", "../../report/testdata/by"}
+	if _, err := os.Stat("../../../shared/transcripts"); err == nil {
+		folders = append(folders, filepath.Join(sharedtest.Dir(t), "transcripts"))
+	}
+	inputs, err := app.Resolve(folders, app.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheOf := func(t *testing.T, dir string) *cacheData {
+		t.Helper()
+		b, err := os.ReadFile(cachePath(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := decodeCache(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	scanned := t.TempDir()
+	ix, err := Open(Options{CacheDir: scanned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := ix.Scan(context.Background(), inputs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCache := cacheOf(t, scanned)
+	comps := 0
+	for _, r := range wantCache.Files {
+		if r.Comp != 0 {
+			comps++
+		}
+	}
+	if comps == 0 {
+		t.Fatal("no logs share a response: the test checks nothing of Adopt's reconciling")
+	}
+	for _, whole := range []bool{false, true} {
+		dir := t.TempDir()
+		ix, err := Open(Options{CacheDir: dir, FlushOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := ix.Recorder()
+		opt := app.Options{Prices: pricing.Default(), ReadFile: rec.ReadFile}
+		opt.Read.SizesOnly = !whole
+		process := func(*app.Session) (int, error) { return 0, nil }
+		if _, err := app.Each(inputs, nil, opt, process, func(int) error { return nil }, nil); err != nil {
+			t.Fatal(err)
+		}
+		var reads atomic.Int64
+		open := openFile
+		openFile = func(path string) (*os.File, os.FileInfo, error) {
+			reads.Add(1)
+			return open(path)
+		}
+		got, _, err := ix.Adopt(context.Background(), inputs, rec)
+		openFile = open
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ix.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("whole %v: entries differ from a scan's (-scan +adopted):\n%s", whole, diff)
+		}
+		gotCache := cacheOf(t, dir)
+		if gotCache.LastScan != wantCache.LastScan || len(gotCache.Files) != len(wantCache.Files) {
+			t.Errorf("whole %v: %d records, last scan %x; a scan's %d, %x", whole, len(gotCache.Files), gotCache.LastScan, len(wantCache.Files), wantCache.LastScan)
+		}
+		for path, w := range wantCache.Files {
+			g := gotCache.Files[path]
+			if g == nil {
+				t.Errorf("whole %v: no record of %s", whole, path)
+				continue
+			}
+			if diff := cmp.Diff(recordOf(w), recordOf(g), cmp.AllowUnexported(fileSum{})); diff != "" {
+				t.Errorf("whole %v: %s: the record differs from a scan's (-scan +adopted):\n%s", whole, path, diff)
+			}
+		}
+		if reads.Load() > int64(comps) {
+			t.Errorf("whole %v: Adopt opened %d logs; %d share a response with another", whole, reads.Load(), comps)
+		}
+	}
+}
+
+// recordOf is what a record holds, for comparing.
+func recordOf(r *cacheRecord) any {
+	sum := func(f *fileSum) any {
+		if f == nil {
+			return nil
+		}
+		c := *f
+		c.Keys, c.packedKeys = f.keys(), nil
+		return c
+	}
+	return struct {
+		Key         recordKey
+		Comp        uint64
+		Own, Final  any
+		MemoEntries int
+	}{r.Key, r.Comp, sum(r.Own), sum(r.Final), len(r.Memos)}
+}
