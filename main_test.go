@@ -387,3 +387,33 @@ func TestInspectorReportIsReport(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCacheFlag: report over many sessions keeps its figures in the
+// session index named by SPILLWAY_CACHE_DIR, and prints the same report
+// from it; --no-cache neither reads nor writes the index.
+func TestReportCacheFlag(t *testing.T) {
+	by := filepath.Join("report", "testdata", "by")
+	cache := t.TempDir()
+	t.Setenv("SPILLWAY_CACHE_DIR", cache)
+	index := filepath.Join(cache, "index-v4.bin")
+	_, want, _ := runCLI(t, "", "report", "--no-cache", "--by", "day", "-z", "UTC", by)
+	if _, err := os.Stat(index); err == nil {
+		t.Fatal("--no-cache wrote the session index")
+	}
+	for i := range 2 {
+		code, got, stderr := runCLI(t, "", "report", "--by", "day", "-z", "UTC", by)
+		if code != 0 || got != want || stderr != "" {
+			t.Errorf("run %d: exit %d, stderr %q, report\n%s\nwant\n%s", i, code, stderr, got, want)
+		}
+		if _, err := os.Stat(index); err != nil {
+			t.Fatalf("run %d: no session index written: %v", i, err)
+		}
+	}
+	if err := os.WriteFile(index, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, got, stderr := runCLI(t, "", "report", "--by", "day", "-z", "UTC", by)
+	if code != 0 || got != want || strings.Count(stderr, "ignored and rebuilt") != 1 {
+		t.Errorf("a garbled index: exit %d, stderr %q, report\n%s\nwant\n%s", code, stderr, got, want)
+	}
+}

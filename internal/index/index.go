@@ -22,6 +22,11 @@
 // What a policy saves needs the texts, which the index does not keep: the
 // session list replays its sessions through internal/sessions.
 //
+// A report that reads every log anyway reads them through a Recorder
+// (adopt.go), and Adopt then leaves the cache as a Scan would have,
+// without a second read; the report keeps its figures with the records
+// (Memo), and its next run scans.
+//
 // # The cache
 //
 // One file, index-v4.bin in Options.CacheDir ($SPILLWAY_CACHE_DIR, else
