@@ -229,7 +229,7 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	reportCmd.Flags().StringVar(&reportOut, "out", "", "folder the parquet tables (or calls.jsonl) are written into")
 	_ = reportCmd.MarkFlagDirname("out")
 	reportCmd.Flags().BoolVar(&reportTexts, "texts", false, "with --format json or jsonl, each result's text as recorded and text_after as the model would receive it (jsonl: a line per result)")
-	reportCmd.Flags().Bool("no-cache", false, "neither read nor write the session index cache, where a report over many sessions keeps each one's figures for the next run")
+	reportCmd.Flags().Bool("no-cache", false, "neither read nor write the session index cache, where a report of many sessions keeps each one's figures for the next run")
 	groupFlags := &groupFlags{}
 	groupFlags.register(reportCmd)
 	reportCmd.Run = func(cmd *cobra.Command, args []string) {
@@ -249,6 +249,7 @@ spillway report --by day --since 2026-05-01 -z UTC`,
 	}
 	sweepFlags, sweepFormat := &commonFlags{}, "text"
 	sweepFlags.register(sweepCmd.Flags(), policy.DefaultPreset)
+	sweepCmd.Flags().Bool("no-cache", false, "neither read nor write the session index cache, where a sweep keeps each session's figures for the next run")
 	completeCommon(sweepCmd)
 	sweepCmd.Flags().StringVar(&sweepFormat, "format", sweepFormat, "output format: text, json or csv")
 	complete(sweepCmd, "format", []string{"text", "json", "csv"})
@@ -563,6 +564,11 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			printError(stderr, err)
 			return 1
 		}
+		enc, _ := common.policy.tokenEncoding() // read by tokenizer without an error
+		opt.Encoding = string(enc)
+	}
+	if noCache, _ := fs.GetBool("no-cache"); !noCache {
+		opt.CacheDir, _ = index.DefaultCacheDir() // none found: nothing kept
 	}
 	width := textWidth(stdout) // of the terminal, before the progress line wraps it
 	var done func()

@@ -63,7 +63,10 @@ func SweepDedupe(inputs []string, stdin io.Reader, opt Options, errw io.Writer) 
 			}
 		}
 	}
-	p, err := sweepEach(inputs, stdin, opt, errw, func(prep *replay.Prepared) ([]*replay.DedupeSweep, error) {
+	p, err := sweepEach(inputs, stdin, opt, errw, "sweep dedupe", struct {
+		Rules []replay.DedupeRule
+		Froms []int
+	}{rules, replay.DedupeFroms}, func(prep *replay.Prepared) ([]*replay.DedupeSweep, error) {
 		sw, err := prep.SweepDedupe(opt.Policy, rules, replay.DedupeFroms)
 		return []*replay.DedupeSweep{sw}, err
 	}, add)

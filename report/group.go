@@ -1,7 +1,6 @@
 package report
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -567,67 +566,9 @@ func GenerateGroups(inputs []string, stdin io.Reader, opt Options, g Grouping, f
 		}
 		return w.Write(d.data)
 	}
-	todo := resolved
-	var shares []*groupDone
-	cache := openGroupCache(resolved, opt, g, format, complainTo(errw))
-	if cache != nil {
-		shares, todo = cache.remembered(context.Background(), resolved)
-		if cache.rec != nil {
-			opt.ReadFile = cache.rec.ReadFile
-		}
-	}
-	// Kept shares go out in the order of inputs, between those reported
-	// afresh: the groups sum them in that order, to the last bit.
-	at := map[string]int{}
-	for i := len(resolved) - 1; i >= 0; i-- {
-		at[resolved[i].Path] = i
-	}
-	next := 0
-	progress, read, told := opt.Progress, 0, 0 // sessions read afresh, shares told
-	total := len(todo)
-	for _, d := range shares {
-		if d != nil {
-			total++
-		}
-	}
-	if progress != nil {
-		opt.Progress = func(done, _ int) { read = done; progress(read+told, total) }
-	}
-	shared := func(upTo int) error {
-		for ; next < upTo && next < len(shares); next++ {
-			if d := shares[next]; d != nil {
-				if err := emit(*d); err != nil {
-					return err
-				}
-				if told++; progress != nil {
-					progress(read+told, total)
-				}
-			}
-		}
-		return nil
-	}
-	fresh := func(d groupDone) error {
-		i, ok := at[d.input]
-		if !ok {
-			i = next
-		}
-		if err := shared(i); err != nil {
-			return err
-		}
-		if cache != nil {
-			cache.keep(d.input, d)
-		}
-		return emit(d)
-	}
-	p, err := app.Each(todo, stdin, opt, process, fresh, complainTo(errw))
-	if err == nil {
-		err = shared(len(shares))
-	}
+	p, err := eachKept(resolved, stdin, opt, groupKeeping(opt, g, format), process, emit, complainTo(errw))
 	if err != nil {
 		return p, err
-	}
-	if cache != nil {
-		cache.finish(context.Background(), resolved)
 	}
 	if g.By != "" {
 		res := gr.result()

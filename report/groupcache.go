@@ -1,77 +1,21 @@
 package report
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"math"
-	"os"
-	"slices"
 	"time"
-
-	"github.com/spillway-dev/spillway/internal/app"
-	"github.com/spillway-dev/spillway/internal/index"
-	"github.com/spillway-dev/spillway/internal/ledger"
 )
 
-// A grouped report keeps each session's share, its rendering and its part
-// of the groups, with its logs' records in the session index (index.Memo),
-// so that the same report run again reads only the logs written since:
-// a month of logs by day answers in a fraction of a second. The first run
-// reads the logs through the index's Recorder, which leaves the cache as a
-// scan would without reading them twice; later runs scan (a stat and 4 KiB
-// a log) and report again only the sessions whose logs changed, with those
-// they share a response with. A share is taken only under the same report
-// (format, grouping, zone, cut, width, policy, encoding, spill folder and
-// the session's hook ledger as it is now), and the index lets it go with a
-// log it reads again, and with spillway's version, the prices and the
-// reading options.
-
-// groupMemoKind is the memo kind of a report's shares in format: the
-// index keeps the last three of a kind, so three of each format.
-func groupMemoKind(format string) string { return "report " + format }
-
-// groupCache is a grouped report's use of the index.
-type groupCache struct {
-	ix   *index.Index
-	rec  *index.Recorder // reading every log: the first run
-	spec []byte          // what a share depends on but the logs
-	kind string          // of its memos
-	// ledger is the hook ledger's folder, whose session file a share
-	// depends on.
-	ledger string
-	// kept are the shares reported, to keep once the index has the logs'
-	// records, by input path; keptBytes bounds them.
-	kept      map[string][]byte
-	keptBytes int
-	// entries are the scan's, where the index held the logs.
-	entries []index.Entry
-	// warn tells of a cache ignored or not written, once.
-	warn func(error)
-}
-
-// maxKeptBytes bounds the shares a report holds to keep at its end: a
-// JSON share is some kilobytes, so this is tens of thousands of sessions.
-const maxKeptBytes = 256 << 20
-
-// openGroupCache opens the index for a report of inputs grouped as g in
-// format under opt, or returns nil where nothing is to be kept: no cache
-// folder, standard input, calls listed (a share about as large as its
-// log), spill files written, or an index that cannot be opened.
-func openGroupCache(inputs []app.Input, opt Options, g Grouping, format string, warn func(error)) *groupCache {
-	if opt.CacheDir == "" || g.Calls || opt.WriteSpills || opt.Texts {
-		return nil
-	}
-	for _, in := range inputs {
-		if in.Path == "-" {
-			return nil
-		}
-	}
-	ix, err := index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, CacheDir: opt.CacheDir, FlushOnly: true})
-	if err != nil {
-		return nil
+// groupKeeping is what a grouped report in format keeps of each session:
+// its rendering and its part of the groups, under a kind of its format.
+// Nothing is kept of a report that lists calls (a share about as large as
+// its log), writes spill files or holds the texts.
+func groupKeeping(opt Options, g Grouping, format string) *keeping[groupDone] {
+	k := &keeping[groupDone]{encode: encodeGroupDone, decode: decodeGroupDone, input: func(d groupDone) string { return d.input }}
+	if g.Calls || opt.WriteSpills || opt.Texts {
+		return k
 	}
 	spec, err := json.Marshal(struct {
 		Format, By, Zone        string
@@ -79,10 +23,10 @@ func openGroupCache(inputs []app.Input, opt Options, g Grouping, format string, 
 		Policy                  any
 		Encoding, Spills, Table string
 	}{format, g.By, g.ZoneName, unixOrZero(g.Since), unixOrZero(g.Until), opt.Policy, opt.Encoding, opt.SpillRoot, opt.Prices.Source})
-	if err != nil {
-		return nil
+	if err == nil {
+		k.kind, k.spec = "report "+format, spec
 	}
-	return &groupCache{ix: ix, spec: spec, kind: groupMemoKind(format), ledger: opt.Ledger, kept: map[string][]byte{}, warn: warn}
+	return k
 }
 
 func unixOrZero(t time.Time) int64 {
@@ -90,147 +34,6 @@ func unixOrZero(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
-}
-
-// key is the key of e's share: the report's spec, e's files, and its hook
-// ledger's file as it is now.
-func (c *groupCache) key(e *index.Entry) uint64 {
-	h := fnv.New64a()
-	h.Write(c.spec)
-	h.Write([]byte("\x00" + e.Path))
-	for _, s := range e.Subagents {
-		h.Write([]byte("\x00" + s))
-	}
-	if c.ledger != "" && e.SessionID != "" {
-		if st, err := os.Stat(ledger.File(c.ledger, e.SessionID)); err == nil {
-			h.Write(binary.AppendVarint(nil, st.Size()))
-			h.Write(binary.AppendVarint(nil, st.ModTime().UnixNano()))
-		}
-	}
-	return h.Sum64()
-}
-
-// remembered scans inputs and returns the shares kept for them, by input,
-// and the inputs to report afresh: those without a share, and every input
-// that shares a response with one of them (a copy is counted in one
-// session, decided among them all). With most logs not in the index (the
-// first run), it reports every input afresh, reading them through the
-// Recorder, and returns no shares.
-func (c *groupCache) remembered(ctx context.Context, inputs []app.Input) ([]*groupDone, []app.Input) {
-	if !c.known(inputs) {
-		c.rec = c.ix.Recorder()
-		return nil, inputs
-	}
-	entries, warnings, err := c.ix.Scan(ctx, inputs, nil)
-	c.told(warnings)
-	if err != nil {
-		return nil, inputs
-	}
-	c.entries = entries
-	owner := map[string]int{} // a log's entry: its session's, or a sub-agent's parent's
-	for i := range entries {
-		owner[entries[i].Path] = i
-		for _, s := range entries[i].Subagents {
-			owner[s] = i
-		}
-	}
-	found := make([]*groupDone, len(entries))
-	staleGroups := map[uint64]bool{}
-	for i := range entries {
-		e := &entries[i]
-		if b, ok := c.ix.ScannedMemo(c.kind, c.key(e), append([]string{e.Path}, e.Subagents...)...); ok {
-			if d, err := decodeGroupDone(b); err == nil {
-				found[i] = &d
-				continue
-			}
-		}
-		for _, g := range e.Groups {
-			staleGroups[g] = true
-		}
-	}
-	for i := range entries {
-		if found[i] != nil && slices.ContainsFunc(entries[i].Groups, func(g uint64) bool { return staleGroups[g] }) {
-			found[i] = nil
-		}
-	}
-	shares := make([]*groupDone, len(inputs))
-	var todo []app.Input
-	for i, in := range inputs {
-		if e, ok := owner[in.Path]; ok && in.Err == nil && found[e] != nil {
-			if entries[e].Path == in.Path {
-				shares[i] = found[e]
-			}
-			continue // a sub-agent's share is its parent's
-		}
-		todo = append(todo, in)
-	}
-	return shares, todo
-}
-
-// known tells whether the index holds a record of most of inputs' logs,
-// as a first run's Recorder or the session list leaves it: scanning is then
-// a stat a log and reading the few that changed. Else the logs are read
-// once, by the report, through the Recorder.
-func (c *groupCache) known(inputs []app.Input) bool {
-	var paths []string
-	for _, in := range inputs {
-		if in.Err == nil {
-			paths = append(paths, in.Path)
-			paths = append(paths, in.Subagents...)
-		}
-	}
-	return c.ix.Holds(paths) >= (len(paths)+1)/2
-}
-
-// keep holds d, reported for the input at path, to keep at the end.
-func (c *groupCache) keep(path string, d groupDone) {
-	if c.keptBytes > maxKeptBytes {
-		return
-	}
-	b := encodeGroupDone(d)
-	c.kept[path] = b
-	c.keptBytes += len(b)
-}
-
-// finish keeps the shares reported, once the index has the records of
-// inputs' logs (from the Recorder's reads, or the scan), and writes the
-// cache file.
-func (c *groupCache) finish(ctx context.Context, inputs []app.Input) {
-	if len(c.kept) == 0 && c.rec == nil {
-		if err := c.ix.Flush(); err != nil { // what the scan read
-			c.warn(err)
-		}
-		return
-	}
-	entries := c.entries
-	if c.rec != nil {
-		var warnings []index.Warning
-		var err error
-		entries, warnings, err = c.ix.Adopt(ctx, inputs, c.rec)
-		c.told(warnings)
-		if err != nil {
-			return
-		}
-	}
-	for i := range entries {
-		e := &entries[i]
-		if b, ok := c.kept[e.Path]; ok {
-			c.ix.SetMemo(e.Path, c.kind, c.key(e), b)
-		}
-	}
-	if err := c.ix.Flush(); err != nil {
-		c.warn(err) // read again next time
-	}
-}
-
-// told passes on the warnings about the cache; those about logs are the
-// report's own to give.
-func (c *groupCache) told(warnings []index.Warning) {
-	for _, w := range warnings {
-		if w.Path == c.ix.CacheFile() {
-			c.warn(w)
-		}
-	}
 }
 
 // encodeGroupDone writes d as decodeGroupDone reads it.

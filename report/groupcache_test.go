@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -229,5 +230,77 @@ func TestGroupShareCodec(t *testing.T) {
 	}
 	if _, err := decodeGroupDone(append(b, 0)); err == nil {
 		t.Error("a byte after the share: no error")
+	}
+}
+
+// TestSweepFromCache: a sweep, and a sweep of repeat suppression, kept in
+// the session index are the sweeps run afresh, written as JSON and as
+// text; run again they read no log, and after a log is touched only it.
+func TestSweepFromCache(t *testing.T) {
+	dir, cache := cacheFolder(t), t.TempDir()
+	pol, _ := policy.Preset("harness-rs-0.0.40") // suppresses repeats too
+	sweeps := map[string]func(opt Options) (interface {
+		Write(w io.Writer, format string, width int) error
+	}, error){
+		"sweep": func(opt Options) (interface {
+			Write(io.Writer, string, int) error
+		}, error) {
+			d, _, err := Sweep([]string{dir}, nil, opt, io.Discard)
+			return d, err
+		},
+		"dedupe": func(opt Options) (interface {
+			Write(io.Writer, string, int) error
+		}, error) {
+			d, _, err := SweepDedupe([]string{dir}, nil, opt, io.Discard)
+			return d, err
+		},
+	}
+	for name, sweep := range sweeps {
+		run := func(cacheDir string) (string, int64) {
+			t.Helper()
+			var read sync.Map
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase), Encoding: string(tokens.O200kBase), CacheDir: cacheDir,
+				ReadFile: func(path string, o transcript.Options) (*transcript.Session, error) {
+					read.Store(path, true)
+					return transcript.ReadFile(path, o)
+				}}
+			d, err := sweep(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			for _, format := range []string{"json", "text"} {
+				if err := d.Write(&out, format, 120); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var n int64
+			read.Range(func(any, any) bool { n++; return true })
+			return out.String(), n
+		}
+		check := func(when string, afresh int64) {
+			t.Helper()
+			want, _ := run("")
+			for i, limit := range []int64{afresh, 0} {
+				got, reads := run(cache)
+				if got != want {
+					t.Errorf("%s, %s, run %d: from the cache\n%s\nwant\n%s", name, when, i, got, want)
+				}
+				if limit >= 0 && reads > limit {
+					t.Errorf("%s, %s, run %d: read %d logs afresh, want no more than %d", name, when, i, reads, limit)
+				}
+			}
+		}
+		check("first", -1)
+		logs, _ := filepath.Glob(filepath.Join(dir, "by", "claude", "projects", "*", "*.jsonl"))
+		st, err := os.Stat(logs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		later := st.ModTime().Add(time.Nanosecond)
+		if err := os.Chtimes(logs[0], later, later); err != nil {
+			t.Fatal(err)
+		}
+		check("a log touched", 1)
 	}
 }

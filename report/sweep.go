@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -61,7 +62,7 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 			}
 		}
 	}
-	p, err := sweepEach(inputs, stdin, opt, errw, func(prep *replay.Prepared) ([]replay.SweepPoint, error) {
+	p, err := sweepEach(inputs, stdin, opt, errw, "sweep", ceilings, func(prep *replay.Prepared) ([]replay.SweepPoint, error) {
 		return prep.Sweep(opt.Policy, ceilings)
 	}, add)
 	return doc, p, err
@@ -69,21 +70,19 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 
 // sweepEach runs sweep on every session in inputs and on each of its
 // sub-agents, and hands add each one's points, in order, with how many
-// results it has and whether it is a session (not a sub-agent).
-func sweepEach[P any](inputs []string, stdin io.Reader, opt Options, errw io.Writer, sweep func(*replay.Prepared) ([]P, error), add func(points []P, results int, session bool)) (Problems, error) {
-	type swept struct {
-		points  [][]P // the session's, then each sub-agent's
-		results []int
-	}
-	sweepOne := func(s *app.Session) (swept, error) {
-		var v swept
+// results it has and whether it is a session (not a sub-agent). What each
+// session's sweep found is kept in the session index under kind, for the
+// policy, the tokenizer and what (the ceilings or rules swept).
+func sweepEach[P any](inputs []string, stdin io.Reader, opt Options, errw io.Writer, kind string, what any, sweep func(*replay.Prepared) ([]P, error), add func(points []P, results int, session bool)) (Problems, error) {
+	sweepOne := func(s *app.Session) (swept[P], error) {
+		v := swept[P]{Input: s.Prepared.Session.Path}
 		for _, prep := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
 			points, err := sweep(prep)
 			if err != nil {
-				return swept{}, err
+				return swept[P]{}, err
 			}
-			v.points = append(v.points, points)
-			v.results = append(v.results, len(prep.Session.Results()))
+			v.Points = append(v.Points, points)
+			v.Results = append(v.Results, len(prep.Session.Results()))
 		}
 		return v, nil
 	}
@@ -92,12 +91,33 @@ func sweepEach[P any](inputs []string, stdin io.Reader, opt Options, errw io.Wri
 		return Problems{}, err
 	}
 	opt.Read.SizesOnly = false
-	return app.Each(resolved, stdin, opt, sweepOne, func(v swept) error {
-		for i := range v.points {
-			add(v.points[i], v.results[i], i == 0)
+	k := &keeping[swept[P]]{
+		encode: func(v swept[P]) []byte { b, _ := json.Marshal(v); return b },
+		decode: func(b []byte) (v swept[P], err error) { return v, json.Unmarshal(b, &v) },
+		input:  func(v swept[P]) string { return v.Input },
+	}
+	if spec, err := json.Marshal(struct {
+		Policy   any
+		Encoding string
+		What     any
+	}{opt.Policy, opt.Encoding, what}); err == nil {
+		k.kind, k.spec = kind, spec
+	}
+	return eachKept(resolved, stdin, opt, k, sweepOne, func(v swept[P]) error {
+		for i := range v.Points {
+			add(v.Points[i], v.Results[i], i == 0)
 		}
 		return nil
 	}, complainTo(errw))
+}
+
+// swept is one session's sweep: the session's points, then each
+// sub-agent's, and their results; kept in the index as JSON, which gives
+// back every float as it was.
+type swept[P any] struct {
+	Input   string `json:"input"`
+	Points  [][]P  `json:"points"`
+	Results []int  `json:"results"`
 }
 
 // addKnown adds b to a running sum that starts unknown (nil).
