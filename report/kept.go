@@ -273,7 +273,8 @@ func (c *keptCache) finish(ctx context.Context, inputs []app.Input) {
 	}
 	for i := range entries {
 		e := &entries[i]
-		if b, ok := c.kept[e.Path]; ok {
+		files := append([]string{e.Path}, e.Subagents...)
+		if b, ok := c.kept[e.Path]; ok && (c.rec == nil || c.rec.Recorded(files...)) {
 			c.ix.SetMemo(e.Path, c.kind, c.key(e), b)
 		}
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"io"
+	"maps"
 	"sync"
 
 	"github.com/spillway-dev/spillway/internal/app"
@@ -74,10 +75,23 @@ func (r *Recorder) ReadFile(path string, o transcript.Options) (*transcript.Sess
 // few hundredths of a month of logs).
 func (ix *Index) Adopt(ctx context.Context, inputs []app.Input, rec *Recorder) ([]Entry, []Warning, error) {
 	rec.mu.Lock()
-	known := rec.files
-	rec.files = map[string]recorded{}
+	known := maps.Clone(rec.files)
 	rec.mu.Unlock()
 	return ix.scan(ctx, inputs, nil, known, nil)
+}
+
+// Recorded tells whether rec read each of paths as one version of it: a
+// log written while it was read is read again by Adopt, and what the
+// caller made of the first read is not of the version the index records.
+func (r *Recorder) Recorded(paths ...string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, p := range paths {
+		if _, ok := r.files[p]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Holds counts the paths the cache holds a record of, as it may be now or

@@ -125,3 +125,37 @@ func recordOf(r *cacheRecord) any {
 		MemoEntries int
 	}{r.Key, r.Comp, sum(r.Own), sum(r.Final), len(r.Memos)}
 }
+
+// TestRecorderGrownWhileRead: a log written to while the Recorder reads it
+// is read in full for the caller, and not recorded: its record would be
+// of another version than the caller's figures.
+func TestRecorderGrownWhileRead(t *testing.T) {
+	dir := t.TempDir()
+	path := writeClaude(t, filepath.Join(dir, "s.jsonl"), "s", call{msg: "1", at: "2026-05-01T10:00:00Z", input: 5, result: "a"})
+	ix, err := Open(Options{NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := ix.Recorder()
+	open := openFile
+	defer func() { openFile = open }()
+	openFile = func(p string) (*os.File, os.FileInfo, error) {
+		f, info, err := open(p)
+		writeClaude(t, p, "s", call{msg: "2", at: "2026-05-01T10:01:00Z", input: 7, result: "b"})
+		return f, info, err
+	}
+	s, err := rec.ReadFile(path, app.Options{}.Read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Calls) != 2 {
+		t.Errorf("read %d calls, want both", len(s.Calls))
+	}
+	if rec.Recorded(path) {
+		t.Error("a log grown while read is recorded")
+	}
+	openFile = open
+	if _, err := rec.ReadFile(path, app.Options{}.Read); err != nil || !rec.Recorded(path) {
+		t.Errorf("a log read whole is not recorded (%v)", err)
+	}
+}
