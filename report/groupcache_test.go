@@ -304,3 +304,27 @@ func TestSweepFromCache(t *testing.T) {
 		check("a log touched", 1)
 	}
 }
+
+// TestGroupsNamedTwice: a log named twice is two sessions, the second a
+// copy of the first; the cache, which keeps one share a log, is not used.
+func TestGroupsNamedTwice(t *testing.T) {
+	log := filepath.Join("testdata", "by", "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c1.jsonl")
+	none, _ := policy.Preset("none")
+	cache := t.TempDir()
+	var want string
+	for i, dir := range []string{"", cache, cache} {
+		var out, errw bytes.Buffer
+		opt := Options{Prices: pricing.Default(), Policy: none, CacheDir: dir}
+		if _, err := GenerateGroups([]string{log, log}, nil, opt, Grouping{By: "day", ZoneName: "UTC"}, "text", &out, &errw); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			want = out.String()
+		} else if out.String() != want {
+			t.Errorf("run %d with the cache:\n%s\nwant\n%s", i, out.String(), want)
+		}
+	}
+	if !strings.Contains(want, "2 sessions, 1 API call") {
+		t.Errorf("the log named twice is not two sessions of one call:\n%s", want)
+	}
+}
