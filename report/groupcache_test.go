@@ -76,14 +76,12 @@ func TestGroupsFromCache(t *testing.T) {
 	}
 	runs := []run{
 		{"day json", "json", Grouping{By: "day", ZoneName: "UTC"}, none},
-		{"day text", "text", Grouping{By: "day", ZoneName: "UTC"}, none},
 		{"session text", "text", Grouping{By: "session", ZoneName: "UTC"}, none},
-		{"table text", "text", Grouping{ZoneName: "UTC"}, none},
+		{"table text policy", "text", Grouping{ZoneName: "UTC"}, shaping},
 		{"project csv", "csv", Grouping{By: "project", ZoneName: "UTC"}, none},
 		{"model json cut", "json", Grouping{By: "model", ZoneName: "UTC", Since: since}, none},
 		{"week json Berlin", "json", Grouping{By: "week", Zone: berlin(t), ZoneName: "Europe/Berlin"}, none},
 		{"day json policy", "json", Grouping{By: "day", ZoneName: "UTC"}, shaping},
-		{"session text policy", "text", Grouping{By: "session", ZoneName: "UTC"}, shaping},
 	}
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
