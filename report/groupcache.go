@@ -36,7 +36,11 @@ func unixOrZero(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// encodeGroupDone writes d as decodeGroupDone reads it.
+// encodeGroupDone writes d as decodeGroupDone reads it: field by field,
+// as the index writes its records, rather than as JSON of a mirror of
+// Group (its sums are unexported), which read back by reflection made the
+// 2 GB fleet's report run again 0.34-0.44 s against 0.31-0.35 s (six runs
+// in turns, 2026-12-05).
 func encodeGroupDone(d groupDone) []byte {
 	w := &memoWriter{}
 	w.bytes(d.data)

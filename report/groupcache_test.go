@@ -127,15 +127,7 @@ func TestGroupsFromCache(t *testing.T) {
 			if len(logs) == 0 {
 				t.Fatal("no log to change: the test checks nothing")
 			}
-			// A nanosecond later: still where it was among the newest first.
-			st, err := os.Stat(logs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			later := st.ModTime().Add(time.Nanosecond)
-			if err := os.Chtimes(logs[0], later, later); err != nil {
-				t.Fatal(err)
-			}
+			touch(t, logs[0])
 			check("a log touched", 1)
 
 			// A copy of a log: the two share every response, and which
@@ -190,6 +182,20 @@ func TestGroupsFromOneCache(t *testing.T) {
 				t.Errorf("round %d, report %d: from the cache\n%s\nwant\n%s", round, i, out[1], out[0])
 			}
 		}
+	}
+}
+
+// touch dates the log at path a nanosecond later: a change of its key
+// that leaves it where it was among the newest first.
+func touch(t *testing.T, path string) {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := st.ModTime().Add(time.Nanosecond)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -291,14 +297,7 @@ func TestSweepFromCache(t *testing.T) {
 		}
 		check("first", -1)
 		logs, _ := filepath.Glob(filepath.Join(dir, "by", "claude", "projects", "*", "*.jsonl"))
-		st, err := os.Stat(logs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		later := st.ModTime().Add(time.Nanosecond)
-		if err := os.Chtimes(logs[0], later, later); err != nil {
-			t.Fatal(err)
-		}
+		touch(t, logs[0])
 		check("a log touched", 1)
 	}
 }
