@@ -99,8 +99,20 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if info.Size() > limit {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, info.Size(), limit)}
 	}
-	// It may grow while it is read: never past the bound.
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// It may grow while it is read: never past the bound. Read into a
+	// buffer of its size and a byte to see it end, not io.ReadAll's, which
+	// grows by doubling from 512 bytes: in a new process, whose memory is
+	// all fresh, a 17 MB session index took 173-192 ms so against 50-66.
+	data := make([]byte, info.Size()+1)
+	n, err := io.ReadFull(f, data)
+	switch err {
+	case io.EOF, io.ErrUnexpectedEOF:
+		data, err = data[:n], nil
+	case nil: // grown since: the rest, as far as the bound
+		var more []byte
+		more, err = io.ReadAll(io.LimitReader(f, limit+1-int64(n)))
+		data = append(data, more...)
+	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
