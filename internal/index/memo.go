@@ -45,8 +45,9 @@ func (ix *Index) Memo(kind string, key uint64, files ...string) ([]byte, bool) {
 
 // ScannedMemo is Memo for a caller that takes the files as the last Scan
 // found them: each is compared with what that Scan read, not looked at
-// again. A report that has just scanned its logs reports them as found;
-// looking at 2,700 logs again took a tenth of a second.
+// again. A report that has just scanned its logs reports them as found:
+// looking at the fleet's 2,700 logs again (a stat and 4 KiB each) made a
+// report run again 0.36-0.37 s against 0.28-0.31 s.
 func (ix *Index) ScannedMemo(kind string, key uint64, files ...string) ([]byte, bool) {
 	if len(files) == 0 {
 		return nil, false
