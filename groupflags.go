@@ -10,7 +10,6 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/spillway-dev/spillway/internal/app"
-	"github.com/spillway-dev/spillway/internal/index"
 	"github.com/spillway-dev/spillway/report"
 )
 
@@ -74,9 +73,6 @@ func printGroups(fs *flag.FlagSet, common *commonFlags, g report.Grouping, paths
 		return exitUsage
 	}
 	opt.StdinName = stdinName
-	if noCache, _ := fs.GetBool("no-cache"); !noCache {
-		opt.CacheDir, _ = index.DefaultCacheDir() // none found: nothing kept
-	}
 	g.Width = textWidth(stdout)
 	stdout, stderr, done := withProgress(stdout, stderr, &opt)
 	defer done()

@@ -438,12 +438,19 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy, Texts: c.texts}
 	// What spillway's hook cut from the sessions it ran in.
 	opt.Ledger, _ = ledger.DefaultDir()
+	// Where report and sweep keep each session's figures for the next run,
+	// under the tokenizer asked for (named here, not asked of Counter,
+	// which would load its ranks for a run that counts nothing).
+	if noCache, err := fs.GetBool("no-cache"); err == nil && !noCache {
+		opt.CacheDir, _ = index.DefaultCacheDir() // none found: nothing kept
+	}
+	if enc, err := c.policy.tokenEncoding(); err == nil {
+		opt.Encoding = string(enc)
+	}
 	if !policy.Inert() || c.texts {
 		if opt.Counter, err = c.tokenizer(); err != nil {
 			return app.Options{}, err
 		}
-		enc, _ := c.policy.tokenEncoding() // read by tokenizer without an error
-		opt.Encoding = string(enc)
 		if opt.SpillRoot, err = c.policy.spillRoot(); err != nil {
 			return app.Options{}, err
 		}
@@ -564,11 +571,6 @@ func runSweep(fs *flag.FlagSet, common *commonFlags, paths []string, format stri
 			printError(stderr, err)
 			return 1
 		}
-		enc, _ := common.policy.tokenEncoding() // read by tokenizer without an error
-		opt.Encoding = string(enc)
-	}
-	if noCache, _ := fs.GetBool("no-cache"); !noCache {
-		opt.CacheDir, _ = index.DefaultCacheDir() // none found: nothing kept
 	}
 	width := textWidth(stdout) // of the terminal, before the progress line wraps it
 	var done func()

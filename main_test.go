@@ -390,7 +390,8 @@ func TestInspectorReportIsReport(t *testing.T) {
 
 // TestReportCacheFlag: report over many sessions keeps its figures in the
 // session index named by SPILLWAY_CACHE_DIR, and prints the same report
-// from it; --no-cache neither reads nor writes the index.
+// from it; --no-cache, of report and of sweep, neither reads nor writes
+// the index.
 func TestReportCacheFlag(t *testing.T) {
 	by := filepath.Join("report", "testdata", "by")
 	cache := t.TempDir()
@@ -399,6 +400,12 @@ func TestReportCacheFlag(t *testing.T) {
 	_, want, _ := runCLI(t, "", "report", "--no-cache", "--by", "day", "-z", "UTC", by)
 	if _, err := os.Stat(index); err == nil {
 		t.Fatal("--no-cache wrote the session index")
+	}
+	if code, _, stderr := runCLI(t, "", "sweep", "--no-cache", by); code != 0 {
+		t.Fatalf("sweep --no-cache: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(index); err == nil {
+		t.Fatal("sweep --no-cache wrote the session index")
 	}
 	for i := range 2 {
 		code, got, stderr := runCLI(t, "", "report", "--by", "day", "-z", "UTC", by)

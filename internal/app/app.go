@@ -58,7 +58,8 @@ type Options struct {
 	// CacheDir is the session index's folder, where a report over many
 	// sessions keeps each one's figures for the next; "" keeps none.
 	CacheDir string
-	// Encoding names what Counter counts with: what is kept depends on it.
+	// Encoding names what Counter counts with, or would: what is kept
+	// depends on it.
 	Encoding string
 	// ReadFile, when set, reads each transcript file Each reads from its
 	// path, in place of transcript.ReadFile: the session index keeps, from
