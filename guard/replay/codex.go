@@ -21,7 +21,7 @@ import (
 // reports whether it decided.
 func (rp *Run) shapeCodex(it *item, r *Result, ceiling int64) bool {
 	pol := &rp.Policy
-	o := &it.codex
+	o := &it.codexOf().out
 	exec := pol.IsExec(it.r.Tool)
 	if !exec && !o.Cut {
 		return false // the recording cut alone: the ceiling as it is
@@ -85,8 +85,8 @@ func (rp *Run) execCeiling(it *item, ceiling int64) int64 {
 		return ceiling
 	}
 	budget := int64(harness.CodexExecTokens)
-	if it.maxOutput > 0 {
-		budget = it.maxOutput
+	if m := it.codexOf().maxOutput; m > 0 {
+		budget = m
 	}
 	if rp.codex.ExecFollowsLimit {
 		budget = min(budget, ceiling)
@@ -103,7 +103,7 @@ func (rp *Run) codexText(it *item, s harness.Subject) (string, []tokens.Part) {
 	inTokens := pol.Unit == policy.ApproxTokens || pol.Unit == policy.Tokens
 	ceiling, _ := pol.CeilingFor(s.Tool)
 	record := bytesFor(rp.recordCeiling(s.Tool, ceiling), pol.Unit)
-	o := &it.codex
+	o := &it.codexOf().out
 	if !o.Cut && !pol.IsExec(s.Tool) {
 		return harness.CodexTruncate(s.Text, s.Raw, record, inTokens)
 	}

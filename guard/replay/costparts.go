@@ -222,17 +222,18 @@ func (p *Prepared) splitCosts() {
 			break
 		}
 		tok := p.Calibration.apply(it.tokens)
-		if tok <= 0 || it.sentAt >= n {
+		sentAt := int(it.sentAt)
+		if tok <= 0 || sentAt >= n {
 			continue
 		}
 		// As carry costs are: new where the first call to send the result
 		// is of its chain, carried by the later calls of that chain.
-		if calls[it.sentAt].Sidechain == it.sidechain {
-			fresh[it.sentAt] += tok
+		if calls[sentAt].Sidechain == it.sidechain {
+			fresh[sentAt] += tok
 		}
 		chain := carried[b2i(it.sidechain)]
-		if end := p.segEnd[it.segment]; it.sentAt+1 <= end {
-			chain[it.sentAt+1] += tok
+		if end := p.segEnd[it.segment]; sentAt+1 <= end {
+			chain[sentAt+1] += tok
 			chain[end+1] -= tok
 		}
 	}

@@ -191,7 +191,7 @@ func (h *hazardPass) unseen(r *Result) string {
 		return fmt.Sprintf("repeat of result %d, which was spilled", k)
 	}
 	p := h.rp.Prepared
-	if p.items[k].segment != p.contextOf(r) {
+	if int(p.items[k].segment) != p.contextOf(r) {
 		return fmt.Sprintf("repeat of result %d, which a compaction had taken out of the context", k)
 	}
 	return ""
@@ -203,7 +203,7 @@ func (p *Prepared) contextOf(r *Result) int {
 	if r.SentAt < len(p.Session.Calls) {
 		return p.Session.Calls[r.SentAt].Segment
 	}
-	return p.items[r.Index].segment
+	return int(p.items[r.Index].segment)
 }
 
 // used finds the earliest later output that holds a distinctive string of
@@ -214,7 +214,7 @@ func (h *hazardPass) used(i int) *Hazard {
 	for _, ko := range h.ix.items[i] {
 		ref := &h.ix.refs[ko.ref]
 		call := int(ref.pos / 2)
-		if call <= it.arrival {
+		if call <= int(it.arrival) {
 			continue // the agent wrote it before it saw the result
 		}
 		if int(h.ix.prompt[ko.ref]) < call {
@@ -264,7 +264,7 @@ func (h *hazardPass) known(ref int32, self, call int) bool {
 	for _, search := range []bool{false, true} {
 		for _, o := range h.ix.occs[ref] {
 			k := int(o.item)
-			if k != self && (items[k].arrival >= call || segment >= 0 && items[k].segment != segment) {
+			if k != self && (int(items[k].arrival) >= call || segment >= 0 && int(items[k].segment) != segment) {
 				continue
 			}
 			if h.visible(k, key, o, search) {

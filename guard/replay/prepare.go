@@ -88,23 +88,31 @@ type TextSource interface {
 }
 
 // item is one tool result and what every policy needs to know about it.
+// A list holds one for each of millions of results: its fields are as
+// narrow as they can be, what only Codex outputs need is apart.
 type item struct {
-	r         *transcript.ToolResult
-	arrival   int // the call after which it came back; -1 before the first
-	sentAt    int // the first call whose prompt carries it; len(calls) when none
-	segment   int
-	sidechain bool
-	size      [len(unitOrder)]int64
-	tokens    int64   // estimated with the tokenizer
-	carry     float64 // recorded dollars its tokens cost over the calls that carried it
-	carryN    int     // those calls
+	r *transcript.ToolResult
+	// arrival is the call after which it came back; -1 before the first.
+	// sentAt is the first call whose prompt carries it; len(calls) when
+	// none. repeat is how many earlier results answer a call of the same
+	// id. carryN counts the calls that carried it (carry).
+	arrival, sentAt, segment, repeat, carryN int32
+	sidechain                                bool
+	// keyed: the repeat sums below are worked out.
+	keyed bool
+	// With texts read on demand, what the replays ask of every text is
+	// worked out once, as it is counted: whether Claude Code shaped it
+	// already, and a hash of it that tells repeats apart (sum).
+	claudeShaped bool
+	size         [len(unitOrder)]int64
+	tokens       int64   // estimated with the tokenizer
+	carry        float64 // recorded dollars its tokens cost over the calls that carried it
 	// The sums (textSum) of its repeat keys, once keyed: its tool name
 	// and canonical arguments; a Read's path and range, and that path (0
 	// for others).
-	keyed                      bool
 	argsSum, readSum, readPath uint64
 	writes                     string // path an edit or write tool changed
-	repeat                     int    // how many earlier results answer a call of the same id
+	sum                        [2]uint64
 
 	// shaped is what its last rendering in a counts-only replay gave
 	// (shaped.go).
@@ -114,27 +122,49 @@ type item struct {
 	// it: most results are never shaped, and a list holds millions.
 	ix atomic.Pointer[itemCache]
 
-	// codex is the text taken apart as Codex lays out and cuts its tool
+	// codex is nil but for a Codex output with something to it.
+	codex *codexItem
+}
+
+// codexItem is what Codex's outputs need of an item.
+type codexItem struct {
+	// out is the text taken apart as Codex lays out and cuts its tool
 	// outputs (status lines, its own cut), worked out once here, not on
 	// every replay: a replay then reads no text to shape what it keeps.
-	codex harness.CodexOutput
+	out harness.CodexOutput
 	// maxOutput is the max_output_tokens the call set (Codex's command
 	// tools), 0 where none.
 	maxOutput int64
+}
 
-	// With texts read on demand, what the replays ask of every text is
-	// worked out once, as it is counted: whether Claude Code shaped it
-	// already, and a hash of it that tells repeats apart.
-	claudeShaped bool
-	sum          [2]uint64
+// noCodex is the codexItem of the items that have none.
+var noCodex codexItem
+
+// codexOf is it's codexItem, noCodex where it has none; not to be
+// written to.
+func (it *item) codexOf() *codexItem {
+	if it.codex == nil {
+		return &noCodex
+	}
+	return it.codex
+}
+
+// setCodex sets what Codex's outputs need of it, keeping nothing where
+// that is nothing.
+func (it *item) setCodex(out harness.CodexOutput, maxOutput int64) {
+	if out == (harness.CodexOutput{}) && maxOutput == 0 {
+		it.codex = nil
+		return
+	}
+	it.codex = &codexItem{out: out, maxOutput: maxOutput}
 }
 
 // itemCache keeps what cutting an item's text again needs: the token
-// indexes of the text and of its serialization quoted again, and that
+// indexes of the text and of its serialization quoted again, each made
+// for the first cut or preview that counts from it (index), and that
 // quoting as far as it was needed.
 type itemCache struct {
-	once       sync.Once
-	raw, serde *tokens.Index
+	raw, serde atomic.Pointer[tokens.Index]
 	requoted   harness.Requoted
 
 	digestOnce sync.Once
@@ -161,12 +191,23 @@ func (it *item) cache() *itemCache {
 			c = it.ix.Load()
 		}
 	}
-	c.once.Do(func() {
-		// A text read again when needed is not held by its index: the
-		// parts cut from it carry their bytes, and are counted as such.
-		c.raw, c.serde = tokens.NewIndex(it.r.Text), tokens.NewIndex("")
-	})
 	return c
+}
+
+// index is the token index *at holds, made now of text if it holds none.
+// A text read again when needed is not held by its index (text is ""):
+// the parts cut from it carry their bytes, and are counted as such. Most
+// styles cut from one of an item's two texts or neither, and an index is
+// a hundred bytes for each of the many results a list shapes.
+func index(at *atomic.Pointer[tokens.Index], text string) *tokens.Index {
+	if ix := at.Load(); ix != nil {
+		return ix
+	}
+	ix := tokens.NewIndex(text)
+	if !at.CompareAndSwap(nil, ix) {
+		return at.Load()
+	}
+	return ix
 }
 
 // sumSeeds hash the texts read on demand, so that repeats are told apart
@@ -237,17 +278,18 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 		for sentAt < len(s.Calls) && s.Calls[sentAt].AgentCopy {
 			sentAt++ // a sub-agent's call a parent log copied sends none of the log's results
 		}
-		p.items = append(p.items, item{r: r, arrival: arrival, segment: segment, sidechain: sidechain, sentAt: sentAt})
+		if sentAt < len(s.Calls) && s.Calls[sentAt].Segment != segment {
+			sentAt = len(s.Calls) // summarized away before any call sent it
+		}
+		p.items = append(p.items, item{r: r, arrival: int32(arrival), segment: int32(segment), sidechain: sidechain,
+			sentAt: int32(sentAt), repeat: int32(ids[r.CallID])})
 		it := &p.items[len(p.items)-1]
-		it.repeat = ids[r.CallID]
-		it.codex = harness.ParseCodexOutput(r.Text)
+		var maxOutput int64
 		if n, ok := harness.InputNumber(r.Input, "max_output_tokens"); ok && n > 0 {
-			it.maxOutput = int64(n)
+			maxOutput = int64(n)
 		}
+		it.setCodex(harness.ParseCodexOutput(r.Text), maxOutput)
 		ids[r.CallID]++
-		if it.sentAt < len(s.Calls) && s.Calls[it.sentAt].Segment != segment {
-			it.sentAt = len(s.Calls) // summarized away before any call sent it
-		}
 		if r.DroppedBytes > 0 && (texts == nil || counter == nil) {
 			p.textsDropped = true
 		}
@@ -325,7 +367,7 @@ func (p *Prepared) TextsOnDemand() bool { return p.texts != nil }
 func (p *Prepared) resultTokens() []int64 {
 	sums := make([]int64, len(p.Session.Calls))
 	for i := range p.items {
-		if a := p.items[i].arrival; a >= 0 {
+		if a := int(p.items[i].arrival); a >= 0 {
 			sums[a] += p.items[i].tokens
 		}
 	}
@@ -479,7 +521,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 				text = p.Text(it.r)
 				it.size = unitSizes(text)
 				it.claudeShaped = harness.ClaudeShaped(text)
-				it.codex = harness.ParseCodexOutput(text)
+				it.setCodex(harness.ParseCodexOutput(text), it.codexOf().maxOutput)
 				it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
 				hz.items[i] = hz.scan(&ts, text)
 				if hooks != nil && !p.hookKeeps(it, &hooks[i]) {
@@ -579,15 +621,16 @@ func (p *Prepared) priceRecorded() {
 	for i := range p.items {
 		it := &p.items[i]
 		tok := p.carriedTokens(it)
-		if tok <= 0 || it.sentAt >= n {
+		sentAt := int(it.sentAt)
+		if tok <= 0 || sentAt >= n {
 			continue
 		}
 		k := b2i(it.sidechain)
 		end := p.segEnd[it.segment]
-		rate := cached[k][end+1] - cached[k][it.sentAt+1]
-		it.carryN = int(pricedN[k][end+1] - pricedN[k][it.sentAt+1])
-		if priced[it.sentAt] && calls[it.sentAt].Sidechain == it.sidechain {
-			rate += fresh[it.sentAt]
+		rate := cached[k][end+1] - cached[k][sentAt+1]
+		it.carryN = int32(pricedN[k][end+1] - pricedN[k][sentAt+1])
+		if priced[sentAt] && calls[sentAt].Sidechain == it.sidechain {
+			rate += fresh[sentAt]
 			it.carryN++
 		}
 		it.carry = float64(tok) * rate

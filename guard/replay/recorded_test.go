@@ -137,7 +137,7 @@ func TestPricedInChunks(t *testing.T) {
 		out := priced{Costs: p.costs}
 		for i := range p.items {
 			it := &p.items[i]
-			out.Carry, out.N = append(out.Carry, it.carry), append(out.N, it.carryN)
+			out.Carry, out.N = append(out.Carry, it.carry), append(out.N, int(it.carryN))
 		}
 		return out
 	}

@@ -378,10 +378,10 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		it := &p.items[i]
 		r := &rp.Results[i]
 		*r = Result{
-			Index: i, Source: it.r, Arrival: it.arrival, SentAt: it.sentAt,
+			Index: i, Source: it.r, Arrival: int(it.arrival), SentAt: int(it.sentAt),
 			Risk: pol.Risk.Classify(it.r.Tool), Outcome: Kept, RepeatOf: -1,
 			Size: it.size[unitIndex(pol.Unit)], Bytes: int64(it.r.Bytes()), Tokens: it.tokens,
-			Text: it.r.Text, CarryCost: it.carry, CarryCalls: it.carryN,
+			Text: it.r.Text, CarryCost: it.carry, CarryCalls: int(it.carryN),
 		}
 		batch := ""
 		if rp.hook {
@@ -464,14 +464,14 @@ func (rp *Run) countAfter(hazards bool) {
 			ceiling, _ := rp.Policy.CeilingFor(it.r.Tool)
 			r.pending = false
 			if r.Outcome == Spilled {
-				text, parts, f, ok := rp.spill(rp.subject(r.Index), ceiling)
+				text, parts, f, ok := rp.spill(rp.subject(r.Index, false), ceiling)
 				if !ok {
 					r.Outcome, r.Reason = Kept, r.Reason+"; the notice alone would not fit, the original stays"
 					return
 				}
 				r.Text, r.parts, r.Locator = text, parts, f.Locator
 			} else {
-				r.Text, r.parts = rp.truncate(it, rp.subject(r.Index), ceiling)
+				r.Text, r.parts = rp.truncate(it, rp.subject(r.Index, true), ceiling)
 			}
 		}
 		if rp.hook {
@@ -602,7 +602,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	}
 	// Only here is the text read (again, where it is read on demand): a
 	// counts-only replay renders it where it is counted, if at all.
-	s := rp.subject(r.Index)
+	s := rp.subject(r.Index, false)
 	text, parts, f, ok := rp.spill(s, ceiling)
 	if !ok {
 		r.Reason = over + "; the notice alone would not fit, the original stays"
@@ -617,7 +617,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	var err error
 	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {
 		where, err = later.WriteLater(f, func() (string, error) {
-			_, _, f, _ := rp.spill(rp.subject(r.Index), ceiling)
+			_, _, f, _ := rp.spill(rp.subject(r.Index, false), ceiling)
 			return f.Content, rp.Prepared.TextErr()
 		})
 	} else {
@@ -658,7 +658,7 @@ func (rp *Run) sharedSpill(f harness.SpillFile, r *Result, ceiling int64) {
 		// Rare: the earlier file is made again to be compared, rather
 		// than every file's content hashed as it is written, which was
 		// 7% of a tuning key.
-		if _, _, earlierFile, _ := rp.spill(rp.subject(prev.result), prev.ceiling); earlierFile.Content != f.Content {
+		if _, _, earlierFile, _ := rp.spill(rp.subject(prev.result, false), prev.ceiling); earlierFile.Content != f.Content {
 			earlier := &rp.Results[prev.result]
 			earlier.Warning = fmt.Sprintf("its spill file %s was written over by result %d's, which the harness names alike", f.Locator, r.Index)
 			rp.Warnings = append(rp.Warnings, fmt.Sprintf("result %d (%s): %s", earlier.Index, earlier.Source.Tool, earlier.Warning))
@@ -674,35 +674,45 @@ type spillWrite struct {
 	ceiling int64
 }
 
-// subject is result i as the styles render it.
-func (rp *Run) subject(i int) harness.Subject {
+// subject is result i as the styles render it, to be cut (truncated)
+// where cut is set, spilled where not: the token indexes a rendering
+// counts from are given for the style's and its own alone.
+func (rp *Run) subject(i int, cut bool) harness.Subject {
 	it := &rp.Prepared.items[i]
 	if rp.hook {
 		if h := &rp.Prepared.hookView()[i]; !h.own {
 			// A text of the hook's own: its sizes measured when needed
 			// (a persisted output's known), its tokens counted whole.
 			s := harness.Subject{Text: rp.Prepared.hookSubject(i), Tool: it.r.Tool, CallID: it.r.CallID,
-				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: it.repeat, Counting: rp.countsOnly}
+				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: int(it.repeat), Counting: rp.countsOnly}
 			if h.persisted != nil {
 				s.JSONLen, s.UTF16Len = rp.Prepared.hookSize(i, unitIndex(policy.JSONBytes)), rp.Prepared.hookSize(i, unitIndex(policy.UTF16Units))
 			}
 			return s
 		}
 	}
-	c := it.cache()
 	text := rp.Prepared.Text(it.r)
-	digest := ""
-	if rp.Policy.Style == harness.AgentScope {
-		digest = c.textDigest(text)
-	}
-	requoted := &c.requoted
-	if rp.Prepared.texts != nil {
-		requoted = nil // its quoting would hold what the text is read again not to hold
-	}
-	return harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
+	s := harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,
 		Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, JSONLen: it.size[unitIndex(policy.JSONBytes)],
-		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Raw: c.raw, Serde: c.serde, Requoted: requoted,
-		Digest: digest, Repeat: it.repeat, Counting: rp.countsOnly}
+		UTF16Len: it.size[unitIndex(policy.UTF16Units)], Repeat: int(it.repeat), Counting: rp.countsOnly}
+	// What the style's rendering keeps of the item, made when it is first
+	// needed: a list shapes hundreds of thousands of results.
+	switch rp.Policy.Style {
+	case harness.HarnessRS:
+		if cut {
+			c := it.cache()
+			s.Serde = index(&c.serde, "")
+			if rp.Prepared.texts == nil {
+				s.Requoted = &c.requoted // read again, its quoting would hold what the text is not to hold
+			}
+		}
+	case harness.AgentScope:
+		c := it.cache()
+		s.Raw, s.Digest = index(&c.raw, it.r.Text), c.textDigest(text)
+	case harness.DeepSeek, harness.Codex:
+		s.Raw = index(&it.cache().raw, it.r.Text)
+	}
+	return s
 }
 
 // truncate renders the style's truncation of it, as s.
@@ -789,7 +799,7 @@ func (rp *Run) finish(it *item, r *Result) {
 		if copied.writes != "" {
 			t.Repeats.AfterWrite++
 		}
-		if rp.Prepared.contextOf(r) != copied.segment {
+		if rp.Prepared.contextOf(r) != int(copied.segment) {
 			t.Repeats.AcrossCompaction++
 		}
 	}

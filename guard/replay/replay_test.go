@@ -597,8 +597,8 @@ func TestExecSplitOnce(t *testing.T) {
 	}
 	p := prepared(t, generic(t, msgs...))
 	for i, tt := range tests {
-		if it := &p.items[i]; it.codex.Status != tt.head || it.codex.Cut != tt.cut {
-			t.Errorf("%.40q: status lines %d bytes, cut %v; want %d, %v", tt.text, it.codex.Status, it.codex.Cut, tt.head, tt.cut)
+		if it := &p.items[i]; it.codexOf().out.Status != tt.head || it.codexOf().out.Cut != tt.cut {
+			t.Errorf("%.40q: status lines %d bytes, cut %v; want %d, %v", tt.text, it.codexOf().out.Status, it.codexOf().out.Cut, tt.head, tt.cut)
 		}
 	}
 }
