@@ -102,18 +102,18 @@ type Call struct {
 	// share a context window.
 	Segment   int
 	Sidechain bool
-	// CountedIn is the path of another session read with this one that
-	// already counts this call's usage (see Reconcile), or, for usage a
-	// Codex fork or sub-agent replayed from a parent that was not read with
-	// it, "session " and the parent's id. The usage is shown here but added
-	// to no total.
-	CountedIn string
 	// AgentCopy marks a copy of a sub-agent's call that a Claude Code
 	// 2.1.38-2.1.39 parent log holds in an agent_progress line: it counts
 	// unless a log read with it holds the call itself (Reconcile). Such a
 	// call has no results or prompts: those after it belong to the log's
 	// own call before it.
 	AgentCopy bool
+	// CountedIn is the path of another session read with this one that
+	// already counts this call's usage (see Reconcile), or, for usage a
+	// Codex fork or sub-agent replayed from a parent that was not read with
+	// it, "session " and the parent's id. The usage is shown here but added
+	// to no total.
+	CountedIn string
 	// MessageID and RequestID identify the response where the log names
 	// it (Claude Code's message.id and requestId), and SessionID is the
 	// session the log says the call belongs to (Claude Code's sessionId);
@@ -145,7 +145,6 @@ type Usage struct {
 	CacheRead       int64 // cached input read
 	Output          int64 // includes reasoning
 	Reasoning       int64 // part of Output, where recorded
-	Fast            bool  // the request ran in fast mode
 	// At is when the log recorded this usage where that is apart from the
 	// call's start (Codex: its token_count event), and LoggedTotal the total
 	// the log recorded with it (Codex total_tokens). Reconcile tells replayed
@@ -158,6 +157,7 @@ type Usage struct {
 	// always, 1.0.x often), so the output count is the one at the stream's
 	// start.
 	OutputLowerBound bool
+	Fast             bool // the request ran in fast mode
 }
 
 // ModelUsage is usage recorded for one model.
@@ -191,12 +191,12 @@ type ToolResult struct {
 	// Text is the exact text the model received: the text blocks, concatenated.
 	Text    string
 	IsError bool
+	// Clipped means the log itself shortened the text: the real result was larger.
+	Clipped bool
 	Images  int // image blocks: counted, not decoded
 	Other   int // other non-text blocks
 	// Status carries a format's own state where it has one (Antigravity: RUNNING).
 	Status string
-	// Clipped means the log itself shortened the text: the real result was larger.
-	Clipped bool
 	// DroppedBytes is the size of a text the reader measured but did not
 	// keep (Options.SizesOnly); Text is then empty.
 	DroppedBytes int
