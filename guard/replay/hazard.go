@@ -211,7 +211,7 @@ func (p *Prepared) contextOf(r *Result) int {
 func (h *hazardPass) used(i int) *Hazard {
 	r := &h.rp.Results[i]
 	it := &h.rp.Prepared.items[i]
-	for _, ko := range h.ix.items[i] {
+	for _, ko := range h.ix.keysOf(i) {
 		ref := &h.ix.refs[ko.ref]
 		call := int(ref.pos / 2)
 		if call <= int(it.arrival) {
@@ -262,7 +262,7 @@ func (h *hazardPass) known(ref int32, self, call int) bool {
 	}
 	// What costs a search of a replacement comes after what does not.
 	for _, search := range []bool{false, true} {
-		for _, o := range h.ix.occs[ref] {
+		for _, o := range h.ix.occsOf(ref) {
 			k := int(o.item)
 			if k != self && (int(items[k].arrival) >= call || segment >= 0 && int(items[k].segment) != segment) {
 				continue

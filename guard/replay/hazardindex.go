@@ -25,9 +25,23 @@ type hazardIndex struct {
 	// arrived before (-1: before the first call); math.MaxInt32 when none
 	// holds it. Only the earliest one matters: a later call had it too.
 	prompt []int32
-	items  [][]keyOcc // per item, sorted by when its string was first output
-	occs   [][]occ    // per ref: the results that hold it
+	// found is what scan found in each item, until finish lays it out as
+	// keys (per item, sorted by when its string was first output) and
+	// occs (per ref: the results that hold it), each one list cut at
+	// offsets: a slice per item and per ref was a fifth of the index, of
+	// a list's hundreds of thousands of results mostly empty.
+	found  [][]keyOcc
+	keys   []keyOcc
+	keysAt []int32 // item i's keys are keys[keysAt[i]:keysAt[i+1]]
+	occs   []occ
+	occsAt []int32 // ref k's occs are occs[occsAt[k]:occsAt[k+1]]
 }
+
+// keysOf is the output strings item i's original text holds.
+func (ix *hazardIndex) keysOf(i int) []keyOcc { return ix.keys[ix.keysAt[i]:ix.keysAt[i+1]] }
+
+// occsOf is the results that hold ref k.
+func (ix *hazardIndex) occsOf(k int32) []occ { return ix.occs[ix.occsAt[k]:ix.occsAt[k+1]] }
 
 // maxResultsPerString is how many results may hold a string for it to be
 // evidence.
@@ -86,7 +100,7 @@ func buildHazardIndex(p *Prepared) *hazardIndex {
 				if i >= len(p.items) {
 					return
 				}
-				ix.items[i] = ix.scan(&ts, p.Text(p.items[i].r))
+				ix.found[i] = ix.scan(&ts, p.Text(p.items[i].r))
 			}
 		})
 	}
@@ -165,7 +179,7 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 	for i := range s.Calls {
 		prompts(s.Calls[i].Prompts, int32(i))
 	}
-	ix.items = make([][]keyOcc, len(p.items))
+	ix.found = make([][]keyOcc, len(p.items))
 	return ix, tokenScanner{only: only, runsOnly: runsOnly}
 }
 
@@ -185,33 +199,46 @@ func (ix *hazardIndex) scan(ts *tokenScanner, text string) []keyOcc {
 // finish indexes, from the strings each result holds, the results each
 // string is in, and drops the strings too many hold.
 func (ix *hazardIndex) finish() {
-	ix.occs = make([][]occ, len(ix.refs))
 	results := make([]int32, len(ix.refs)) // how many results hold each string
 	last := make([]int32, len(ix.refs))
-	for i, found := range ix.items {
+	for i, found := range ix.found {
 		for _, f := range found {
 			if results[f.ref] == 0 || last[f.ref] != int32(i) {
 				results[f.ref]++
 				last[f.ref] = int32(i)
 			}
-			ix.occs[f.ref] = append(ix.occs[f.ref], occ{int32(i), f.from, f.to})
 		}
 	}
 	// A string in many results is common in the session, and weak
 	// evidence however long it is: it is dropped.
-	for i, found := range ix.items {
-		kept := found[:0]
+	kept := func(f keyOcc) bool { return results[f.ref] <= maxResultsPerString }
+	ix.keysAt = make([]int32, len(ix.found)+1)
+	ix.occsAt = make([]int32, len(ix.refs)+1)
+	n := 0
+	for i, found := range ix.found {
 		for _, f := range found {
-			if results[f.ref] <= maxResultsPerString {
-				kept = append(kept, f)
+			if kept(f) {
+				n++
+				ix.occsAt[f.ref+1]++
 			}
 		}
-		ix.items[i] = slices.Clip(kept)
+		ix.keysAt[i+1] = int32(n)
 	}
-	for k := range ix.occs {
-		if results[k] > maxResultsPerString {
-			ix.occs[k] = nil
+	for k := range ix.refs {
+		ix.occsAt[k+1] += ix.occsAt[k]
+	}
+	ix.keys, ix.occs = make([]keyOcc, 0, n), make([]occ, n)
+	next := last // where each ref's next occurrence goes
+	copy(next, ix.occsAt)
+	for i, found := range ix.found {
+		for _, f := range found {
+			if kept(f) {
+				ix.keys = append(ix.keys, f)
+				ix.occs[next[f.ref]] = occ{int32(i), f.from, f.to}
+				next[f.ref]++
+			}
 		}
 	}
+	ix.found = nil
 	ix.byKey = nil // for scan alone
 }

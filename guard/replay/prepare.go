@@ -523,7 +523,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 				it.claudeShaped = harness.ClaudeShaped(text)
 				it.setCodex(harness.ParseCodexOutput(text), it.codexOf().maxOutput)
 				it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
-				hz.items[i] = hz.scan(&ts, text)
+				hz.found[i] = hz.scan(&ts, text)
 				if hooks != nil && !p.hookKeeps(it, &hooks[i]) {
 					p.hookOf(it, &hooks[i], text)
 				}

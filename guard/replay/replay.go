@@ -486,7 +486,7 @@ func (rp *Run) countAfter(hazards bool) {
 		}
 		r.parts = nil
 		r.afterBytes = int64(len(r.Text))
-		if rp.countsOnly && (ix == nil || len(ix.items[r.Index]) == 0) {
+		if rp.countsOnly && (ix == nil || len(ix.keysOf(r.Index)) == 0) {
 			r.Text = ""
 		}
 	}
@@ -500,7 +500,7 @@ func (rp *Run) countAfter(hazards bool) {
 			r := &rp.Results[acted[k]]
 			it := &rp.Prepared.items[r.Index]
 			// What the hazard pass reads is rendered again, never reused.
-			reuse := r.pending && rp.renderKey != "" && (ix == nil || len(ix.items[r.Index]) == 0)
+			reuse := r.pending && rp.renderKey != "" && (ix == nil || len(ix.keysOf(r.Index)) == 0)
 			if !reuse {
 				render(r, it)
 				continue
