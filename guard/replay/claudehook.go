@@ -352,7 +352,7 @@ func (rp *Run) hookHead(r *Result) (head int, ok bool) {
 	switch {
 	case r.Outcome == Truncated:
 		if kept, ok := bytesKept(r.Replacement); ok {
-			head = (&itemCache{}).serdeHead(subject, kept-1)
+			head = (&itemMore{}).serdeHead(subject, kept-1)
 		}
 	case strings.HasSuffix(r.Locator, ".txt"):
 		head = len(headBytes(subject, int(rp.Policy.PreviewHead)))

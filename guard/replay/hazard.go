@@ -231,7 +231,7 @@ func (h *hazardPass) used(i int) *Hazard {
 		case Spilled:
 			z.Retrievable = true
 			z.Why = "used a string of the spilled part"
-			z.ExtraTokens = h.rp.Prepared.items[i].cache().retrieved(int(ko.from), r.Locator, func() int64 { return h.retrieval(r, int(ko.from)) })
+			z.ExtraTokens = h.rp.Prepared.items[i].extra().retrieved(int(ko.from), r.Locator, func() int64 { return h.retrieval(r, int(ko.from)) })
 		case Truncated:
 			z.Why = "used a string of the part cut off"
 		default:
@@ -306,7 +306,7 @@ func (h *hazardPass) visible(k int, key string, o occ, search bool) bool {
 				// result serialized: the original's bytes whose escapes
 				// fit in them.
 				if kept, ok := bytesKept(r.Text); ok {
-					e.head = h.rp.Prepared.items[k].cache().serdeHead(h.original(r), kept-1)
+					e.head = h.rp.Prepared.items[k].extra().serdeHead(h.original(r), kept-1)
 				}
 			case strings.HasSuffix(r.Locator, ".txt"):
 				// The text is its own dominant string: the preview is its
@@ -393,7 +393,7 @@ func bytesKept(marker string) (int, bool) {
 	return n, i > len(key)
 }
 
-// escBlock is how many bytes of a text each entry of itemCache.escaped
+// escBlock is how many bytes of a text each entry of itemMore.escaped
 // covers.
 const escBlock = 256
 
@@ -415,7 +415,7 @@ var escLen = func() (t [256]uint8) {
 // serdeHead is how many bytes of text (the item's) serde_json's escapes
 // fit in budget bytes. The escaped length of every escBlock bytes is
 // worked out once per result, so that each new ceiling walks one block.
-func (c *itemCache) serdeHead(text string, budget int) int {
+func (c *itemMore) serdeHead(text string, budget int) int {
 	c.escOnce.Do(func() {
 		c.escaped = make([]int32, 0, len(text)/escBlock+1)
 		pos := int32(0)
@@ -497,7 +497,7 @@ func (h *hazardPass) retrieval(r *Result, at int) int64 {
 // from the spill file named locator, worked out by count the first time:
 // replays ask again, mostly of the same file, but another style (or
 // DeepSeek's at another ceiling) names it otherwise, which is counted.
-func (c *itemCache) retrieved(at int, locator string, count func() int64) int64 {
+func (c *itemMore) retrieved(at int, locator string, count func() int64) int64 {
 	c.retrieveMu.Lock()
 	defer c.retrieveMu.Unlock()
 	if c.retrieveAt != at+1 || c.retrieveLocator != locator {

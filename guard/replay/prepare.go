@@ -159,14 +159,20 @@ func (it *item) setCodex(out harness.CodexOutput, maxOutput int64) {
 	it.codex = &codexItem{out: out, maxOutput: maxOutput}
 }
 
-// itemCache keeps what cutting an item's text again needs: the token
-// indexes of the text and of its serialization quoted again, each made
-// for the first cut or preview that counts from it (index), and that
-// quoting as far as it was needed.
+// itemCache keeps what cutting an item's text again needs, each part made
+// when first needed (made): the token indexes of the text and of its
+// serialization quoted again, for the cuts and previews that count from
+// them, that quoting as far as it was needed, and what the hazard pass
+// and AgentScope's spills ask of the text. A list shapes hundreds of
+// thousands of results, most of which need one part or none.
 type itemCache struct {
 	raw, serde atomic.Pointer[tokens.Index]
-	requoted   harness.Requoted
+	requoted   atomic.Pointer[harness.Requoted]
+	more       atomic.Pointer[itemMore]
+}
 
+// itemMore is what the hazard pass and AgentScope's spills keep of a text.
+type itemMore struct {
 	digestOnce sync.Once
 	digest     string // of the text, as AgentScope names spill files
 
@@ -179,35 +185,35 @@ type itemCache struct {
 	retrieveTokens  int64
 }
 
-func (c *itemCache) textDigest(text string) string {
-	c.digestOnce.Do(func() { c.digest = harness.SHA256Name(text) })
-	return c.digest
+func (m *itemMore) textDigest(text string) string {
+	m.digestOnce.Do(func() { m.digest = harness.SHA256Name(text) })
+	return m.digest
 }
 
-func (it *item) cache() *itemCache {
-	c := it.ix.Load()
-	if c == nil {
-		if c = new(itemCache); !it.ix.CompareAndSwap(nil, c) {
-			c = it.ix.Load()
-		}
+func (it *item) cache() *itemCache { return made(&it.ix, func() *itemCache { return new(itemCache) }) }
+
+// extra is what the hazard pass and AgentScope keep of it.
+func (it *item) extra() *itemMore {
+	return made(&it.cache().more, func() *itemMore { return new(itemMore) })
+}
+
+// made is what *at holds, made now if it holds nothing.
+func made[T any](at *atomic.Pointer[T], create func() *T) *T {
+	if v := at.Load(); v != nil {
+		return v
 	}
-	return c
+	v := create()
+	if !at.CompareAndSwap(nil, v) {
+		return at.Load()
+	}
+	return v
 }
 
 // index is the token index *at holds, made now of text if it holds none.
 // A text read again when needed is not held by its index (text is ""):
-// the parts cut from it carry their bytes, and are counted as such. Most
-// styles cut from one of an item's two texts or neither, and an index is
-// a hundred bytes for each of the many results a list shapes.
+// the parts cut from it carry their bytes, and are counted as such.
 func index(at *atomic.Pointer[tokens.Index], text string) *tokens.Index {
-	if ix := at.Load(); ix != nil {
-		return ix
-	}
-	ix := tokens.NewIndex(text)
-	if !at.CompareAndSwap(nil, ix) {
-		return at.Load()
-	}
-	return ix
+	return made(at, func() *tokens.Index { return tokens.NewIndex(text) })
 }
 
 // sumSeeds hash the texts read on demand, so that repeats are told apart

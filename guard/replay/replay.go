@@ -703,12 +703,11 @@ func (rp *Run) subject(i int, cut bool) harness.Subject {
 			c := it.cache()
 			s.Serde = index(&c.serde, "")
 			if rp.Prepared.texts == nil {
-				s.Requoted = &c.requoted // read again, its quoting would hold what the text is not to hold
+				s.Requoted = made(&c.requoted, func() *harness.Requoted { return new(harness.Requoted) }) // read again, its quoting would hold what the text is not to hold
 			}
 		}
 	case harness.AgentScope:
-		c := it.cache()
-		s.Raw, s.Digest = index(&c.raw, it.r.Text), c.textDigest(text)
+		s.Raw, s.Digest = index(&it.cache().raw, it.r.Text), it.extra().textDigest(text)
 	case harness.DeepSeek, harness.Codex:
 		s.Raw = index(&it.cache().raw, it.r.Text)
 	}
