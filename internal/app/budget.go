@@ -29,7 +29,7 @@ var machineLean = sync.OnceValue(func() int64 { return leanBound(memory.Physical
 
 // leanBound is the logs whose sessions are held without their texts on a
 // machine of memory bytes (0: not known). Such a session holds about half
-// its logs' size (961 MB of heap for the 2 GB fleet's 1.9 GB), and the
+// its logs' size (853 MB of heap for the 2 GB fleet's 1.9 GB), and the
 // process's peak is about 1.5 times its heap: half the memory in logs
 // keeps a list within two fifths of it, however many sessions there are;
 // 64 GiB at most, 8 GiB where the memory is not known.
