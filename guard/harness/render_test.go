@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -40,12 +41,27 @@ func TestSerdeStringEightAtATime(t *testing.T) {
 				if got := serdeString(in); got != want {
 					t.Fatalf("serdeString(%q) = %q, want %q", in, got, want)
 				}
-				if n := JSONLen(in); n != int64(len(want)) {
-					t.Fatalf("JSONLen(%q) = %d, want %d", in, n, len(want))
-				}
+				checkMeasure(t, in)
 			}
 		}
 	}
+}
+
+// checkMeasure compares Measure with the quoting written plainly and the
+// standard library's counts.
+func checkMeasure(t *testing.T, s string) {
+	t.Helper()
+	want := Sizes{JSON: int64(len(serdeStringByRune(s))), UTF16: int64(len(utf16.Encode([]rune(s)))), Runes: int64(utf8.RuneCountInString(s))}
+	if got := Measure(s); got != want {
+		t.Fatalf("Measure(%q) = %+v, want %+v", s, got, want)
+	}
+}
+
+func FuzzMeasure(f *testing.F) {
+	for _, s := range []string{"", "plain text of more than eight bytes", "q\"b\\\n\x00\x1f\x7f", "aé😀b\u2028", "bad\xffbyte\xe2\x82", "  12→\tline\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkMeasure)
 }
 
 // serdeStringByRune is serde_json's escaping written plainly.

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
@@ -383,10 +382,11 @@ func (p *Prepared) resultTokens() []int64 {
 // unitSizes is text's size in every unit of unitOrder but Tokens.
 func unitSizes(t string) [len(unitOrder)]int64 {
 	var n [len(unitOrder)]int64
-	n[unitIndex(policy.JSONBytes)] = harness.JSONLen(t)
+	m := harness.Measure(t)
+	n[unitIndex(policy.JSONBytes)] = m.JSON
 	n[unitIndex(policy.UTF8Bytes)] = int64(len(t))
-	n[unitIndex(policy.UTF16Units)] = harness.UTF16Len(t)
-	n[unitIndex(policy.Codepoints)] = int64(utf8.RuneCountInString(t))
+	n[unitIndex(policy.UTF16Units)] = m.UTF16
+	n[unitIndex(policy.Codepoints)] = m.Runes
 	n[unitIndex(policy.ApproxTokens)] = harness.ApproxTokens(int64(len(t)))
 	return n
 }
@@ -418,7 +418,7 @@ func (p *Prepared) measure(u policy.Unit) {
 			case policy.UTF16Units:
 				n = harness.UTF16Len(t)
 			case policy.Codepoints:
-				n = int64(utf8.RuneCountInString(t))
+				n = harness.Measure(t).Runes
 			case policy.ApproxTokens:
 				n = harness.ApproxTokens(int64(len(t)))
 			default:
