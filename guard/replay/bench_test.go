@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,8 +33,12 @@ func benchSession(b *testing.B, n int) *transcript.Session {
 // last 120 bytes of a result three calls back, as an agent quotes what it
 // read: the generated session has no text of the agent's own, so its
 // hazards would cost nothing to find.
-func withOutputs(s *transcript.Session) *transcript.Session {
-	for i := 3; i < len(s.Calls); i++ {
+func withOutputs(s *transcript.Session) *transcript.Session { return quoting(s, 1) }
+
+// quoting gives one call in every `every` a text that quotes a result, as
+// withOutputs gives every call.
+func quoting(s *transcript.Session, every int) *transcript.Session {
+	for i := 3; i < len(s.Calls); i += every {
 		if rs := s.Calls[i-3].Results; len(rs) > 0 && len(rs[0].Text) > 200 {
 			t := rs[0].Text
 			s.Calls[i].Text = "Looking at " + t[len(t)-120:]
@@ -84,11 +89,17 @@ func BenchmarkReplay(b *testing.B) {
 }
 
 // BenchmarkHazardIndex builds the index of the agent's output strings
-// that every policy's hazard pass shares, once per session.
+// that every policy's hazard pass shares, once per session: where every
+// call quotes a result, and where one in 50 does (a few hundred strings
+// to look for, as in the sessions of the generated fleet).
 func BenchmarkHazardIndex(b *testing.B) {
-	p := prepareBench(b, withOutputs(benchSession(b, 10_000)))
-	for b.Loop() {
-		buildHazardIndex(p)
+	for _, every := range []int{1, 50} {
+		b.Run(fmt.Sprintf("quoting-every-%d", every), func(b *testing.B) {
+			p := prepareBench(b, quoting(benchSession(b, 10_000), every))
+			for b.Loop() {
+				buildHazardIndex(p)
+			}
+		})
 	}
 }
 

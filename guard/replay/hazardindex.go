@@ -142,15 +142,15 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 	}
 	slices.SortStableFunc(out, func(a, b placed) int { return cmp.Compare(a.pos, b.pos) })
 	var ts tokenScanner
-	only, runsOnly := newPrefixSet(), newPrefixSet()
+	var prefixes, runs []uint64
 	ix.srcs = make([]outSource, 0, len(out))
 	for k, o := range out {
 		ix.srcs = append(ix.srcs, o.src)
 		ts.distinctive(o.src.text, func(key string, from, to int) {
 			if _, ok := ix.byKey[key]; !ok {
-				only.add(key)
+				prefixes = append(prefixes, prefixHash(key))
 				if len(key) == runLen {
-					runsOnly.addHash(runHash(key))
+					runs = append(runs, runHash(key))
 				}
 				ix.byKey[key] = int32(len(ix.refs))
 				ix.refs = append(ix.refs, outRef{key: key, pos: o.pos, src: int32(k), from: int32(from), to: int32(to)})
@@ -162,6 +162,7 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 	for k := range ix.prompt {
 		ix.prompt[k] = math.MaxInt32
 	}
+	only, runsOnly := newPrefixSet(prefixes), newPrefixSet(runs)
 	ts.only, ts.runsOnly = only, runsOnly
 	prompts := func(ps []transcript.Prompt, after int32) {
 		for _, pr := range ps {
