@@ -35,8 +35,8 @@ func benchSession(b *testing.B, n int) *transcript.Session {
 // hazards would cost nothing to find.
 func withOutputs(s *transcript.Session) *transcript.Session { return quoting(s, 1) }
 
-// quoting gives one call in every `every` a text that quotes a result, as
-// withOutputs gives every call.
+// quoting is withOutputs giving the text to one call in every, not to
+// each.
 func quoting(s *transcript.Session, every int) *transcript.Session {
 	for i := 3; i < len(s.Calls); i += every {
 		if rs := s.Calls[i-3].Results; len(rs) > 0 && len(rs[0].Text) > 200 {
