@@ -31,7 +31,12 @@ func (rp *Run) shapeCodex(it *item, r *Result, ceiling int64) bool {
 	over := func(why string) {
 		r.Outcome, r.Reason, r.pending = Truncated, why, true
 	}
-	recorded := fmt.Sprintf("%s bytes > %s, the budget Codex records within", human.Count(whole), human.Count(record))
+	recorded := func() string {
+		if rp.countsOnly {
+			return "" // as sizeReason
+		}
+		return fmt.Sprintf("%s bytes > %s, the budget Codex records within", human.Count(whole), human.Count(record))
+	}
 	switch {
 	case o.Cut && o.Budget == 0:
 		r.Reason = "Codex cut it already (its truncation header)"
@@ -45,7 +50,7 @@ func (rp *Run) shapeCodex(it *item, r *Result, ceiling int64) bool {
 		case b < o.Budget:
 			over(fmt.Sprintf("Codex's command cut kept %s bytes, over %s", human.Count(o.Budget), policy.FormatSize(budget, pol.Unit)))
 		case whole > record:
-			over(recorded)
+			over(recorded())
 		default:
 			r.Reason = fmt.Sprintf("Codex cut it already, to %s bytes", human.Count(o.Budget))
 		}
@@ -59,7 +64,7 @@ func (rp *Run) shapeCodex(it *item, r *Result, ceiling int64) bool {
 		case size > budget:
 			over(rp.sizeReason(size, " > ", budget, pol.Unit))
 		case whole > record:
-			over(recorded)
+			over(recorded())
 		default:
 			r.Reason = rp.sizeReason(size, " ≤ ", budget, pol.Unit)
 		}

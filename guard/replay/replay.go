@@ -299,7 +299,10 @@ type Options struct {
 	// once the hazards are found, which are those of a full replay), so
 	// a low ceiling on a large session never holds a replacement of every
 	// result at once. Shaped results' Text and Replacement are then empty;
-	// their sizes and tokens are kept. What rendering a result gave is kept
+	// their sizes and tokens are kept. No Reason says how a size compares
+	// with its ceiling: one for each result of each replay was a twentieth
+	// of what re-tuning the 2 GB fleet allocated, and a sixth of a
+	// ceiling key's processor time. What rendering a result gave is kept
 	// for the next counts-only replay that renders it alike (shaped.go).
 	CountsOnly bool
 	// NoHazards skips looking for hazards (Result.Hazard stays nil).
@@ -941,6 +944,9 @@ type sizedCeiling struct {
 // JSON bytes ≤ 24,576 JSON bytes": for every result of every replay, so
 // it is built in one buffer, the ceiling's words once per replay.
 func (rp *Run) sizeReason(size int64, cmp string, ceiling int64, unit policy.Unit) string {
+	if rp.countsOnly {
+		return "" // Options.CountsOnly: no one reads them
+	}
 	key := sizedCeiling{ceiling, unit}
 	text, ok := rp.ceilingText[key]
 	if !ok {

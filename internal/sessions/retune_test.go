@@ -101,7 +101,7 @@ func TestRetuneFolder(t *testing.T) {
 		if src.texts != nil {
 			reread = src.texts.ReadBytes() - readBefore
 		}
-		t.Logf("%-12s ceiling %6d: %.1f s, %d sessions (%d failed), %d tokens saved, $%.6f after; %.1f MB of lines read again; %s",
+		t.Logf("%-12s ceiling %6d: %.2f s, %d sessions (%d failed), %d tokens saved, $%.6f after; %.1f MB of lines read again; %s",
 			st.name, pol.Ceiling, time.Since(start).Seconds(), n, failed, saved, dollars, float64(reread)/1e6, memoryUse())
 		if !st.chart {
 			stop()
@@ -117,7 +117,7 @@ func TestRetuneFolder(t *testing.T) {
 		start = time.Now()
 		swept := sweptDollars(t, src, pol, paths, others)
 		stop()
-		t.Logf("%-12s chart at %d more ceilings: %.1f s, $%.6f after summed over them; %.1f MB of lines read again; %s",
+		t.Logf("%-12s chart at %d more ceilings: %.2f s, $%.6f after summed over them; %.1f MB of lines read again; %s",
 			"", len(others), time.Since(start).Seconds(), swept, float64(src.texts.ReadBytes()-readBefore)/1e6, memoryUse())
 	}
 	runtime.GC()
