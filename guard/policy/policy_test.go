@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,6 +59,19 @@ func TestCeilingFor(t *testing.T) {
 		if c, _ := codex.CeilingFor(tool); c != 10_000 {
 			t.Errorf("codex ceiling for %s = %d, want 10,000", tool, c)
 		}
+	}
+}
+
+// TestAtCeiling: a copy at another ceiling scales the per-tool ceilings
+// as SetCeiling does and leaves the policy it was taken from as it was.
+func TestAtCeiling(t *testing.T) {
+	p := Policy{Ceiling: 50_000, PerTool: map[string]int64{"Bash": 30_000, "Read": -1}}
+	q := p.AtCeiling(25_000)
+	if want := map[string]int64{"Bash": 15_000, "Read": -1}; q.Ceiling != 25_000 || !maps.Equal(q.PerTool, want) {
+		t.Errorf("AtCeiling(25,000) = %d %v, want 25,000 %v", q.Ceiling, q.PerTool, want)
+	}
+	if p.Ceiling != 50_000 || p.PerTool["Bash"] != 30_000 {
+		t.Errorf("AtCeiling changed the policy it was taken from: %d %v", p.Ceiling, p.PerTool)
 	}
 }
 

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/spillway-dev/spillway/guard/harness"
 )
@@ -46,6 +47,16 @@ func (p *Policy) SetDedupe(from int) error {
 		p.Dedupe.Key, p.Dedupe.Clear = KeyToolArgs, ClearAnyWrite
 	}
 	return nil
+}
+
+// AtCeiling is p with SetCeiling(c), p left as it was. The copy shares
+// every table with p but the per-tool ceilings: a sweep takes a copy for
+// each ceiling of each session, and cloning the risk table for each was a
+// twentieth of a chart's time.
+func (p Policy) AtCeiling(c int64) Policy {
+	p.PerTool = maps.Clone(p.PerTool)
+	p.SetCeiling(c)
+	return p
 }
 
 // SetCeiling sets the ceiling in the policy's unit, scaling the per-tool

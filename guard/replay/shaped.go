@@ -37,12 +37,12 @@ type shapeKey struct {
 	ceiling int64
 }
 
-// renderKey is pol as far as rendering a shaped result depends on it, with
+// renderKey is q as far as rendering a shaped result depends on it, with
 // whether the replay is the hook's; "" when a replay is not to reuse
 // renderings.
-func renderKey(pol policy.Policy, hook bool) string {
-	q := pol.Clone()
-	// Which results act, not what they are made into: shape and repeat
+func renderKey(q policy.Policy, hook bool) string {
+	// A copy: its fields are replaced, its tables left alone. Which
+	// results act, not what they are made into: shape and repeat
 	// suppression decide before rendering, and the ceiling is in the
 	// shapeKey where it counts.
 	q.Name, q.Description = "", ""

@@ -218,9 +218,7 @@ func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, err
 	pol.FollowVersion = false
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
-		q := pol.Clone()
-		q.SetCeiling(c)
-		rp, err := p.Replay(q, Options{CountsOnly: true})
+		rp, err := p.Replay(pol.AtCeiling(c), Options{CountsOnly: true})
 		if err != nil {
 			return nil, err
 		}
