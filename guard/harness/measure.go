@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -12,6 +13,12 @@ import (
 func serdeString(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2 + len(s)/16)
+	writeSerde(&b, s)
+	return b.String()
+}
+
+// writeSerde writes serdeString(s) to b.
+func writeSerde(b *strings.Builder, s string) {
 	b.WriteByte('"')
 	const hex = "0123456789abcdef"
 	valid := utf8.ValidString(s)
@@ -59,7 +66,6 @@ func serdeString(s string) string {
 	}
 	b.WriteString(s[run:])
 	b.WriteByte('"')
-	return b.String()
 }
 
 // Sizes is a text's length in the units a ceiling may be set in, but
@@ -70,12 +76,14 @@ type Sizes struct {
 	Runes int64 // code points, an invalid byte one (utf8.RuneCountInString)
 }
 
-// Measure finds all of s's Sizes in one pass, eight bytes at a time where
-// they need no escape and are ASCII: a list measures every result it
-// reads, and four passes, one per unit, were a twentieth of its first
-// replay.
+// Measure finds all of s's Sizes in one pass after utf8.ValidString's,
+// eight bytes at a time where none needs an escape: a list measures every
+// result it reads, and a pass per unit was a twentieth of its first
+// replay. In valid UTF-8 a character has one leading byte, and takes two
+// UTF-16 units when that byte starts four.
 func Measure(s string) Sizes {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	valid := utf8.ValidString(s)
 	jsonBytes, units, runes := int64(2), int64(0), int64(0)
 	for i := 0; i < len(s); {
 		for ; i+8 <= len(s); i += 8 {
@@ -83,39 +91,52 @@ func Measure(s string) Sizes {
 			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 			quote, slash := x^('"'*ones), x^('\\'*ones)
-			if ((x-0x20*ones)&^x|(quote-ones)&^quote|(slash-ones)&^slash|x)&highs != 0 {
+			// Per byte, as skipPlain: below 0x20, a quote or a backslash.
+			special := (x-0x20*ones)&^x | (quote-ones)&^quote | (slash-ones)&^slash
+			if !valid {
+				special |= x
+			}
+			if special&highs != 0 {
 				break
 			}
-			jsonBytes, units, runes = jsonBytes+8, units+8, runes+8
+			continuing := bits.OnesCount64(x &^ (x << 1) & highs)                    // 10xxxxxx
+			fourByte := bits.OnesCount64(x & (x << 1) & (x << 2) & (x << 3) & highs) // 1111xxxx
+			jsonBytes += 8
+			runes += int64(8 - continuing)
+			units += int64(8 - continuing + fourByte)
 		}
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
+		// The eight bytes that hold one to escape, one at a time.
+		for end := min(i+8, len(s)); i < end; {
+			c := s[i]
 			switch {
 			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
 				jsonBytes += 2
 			case c < 0x20:
 				jsonBytes += 6
-			default:
+			case c < utf8.RuneSelf || valid:
 				jsonBytes++
+				if c&0xC0 == 0x80 {
+					i++
+					continue
+				}
+				if c >= 0xF0 {
+					units++
+				}
+			default:
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError && size == 1 {
+					jsonBytes += 3 // written as U+FFFD
+				} else {
+					jsonBytes += int64(size)
+					if r >= 0x10000 {
+						units++
+					}
+				}
+				units, runes, i = units+1, runes+1, i+size
+				continue
 			}
 			units, runes, i = units+1, runes+1, i+1
-			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			jsonBytes += 3 // written as U+FFFD
-		default:
-			jsonBytes += int64(size)
-		}
-		units++
-		if r >= 0x10000 {
-			units++
-		}
-		runes, i = runes+1, i+size
 	}
 	return Sizes{JSON: jsonBytes, UTF16: units, Runes: runes}
 }
@@ -155,21 +176,6 @@ func skipPlain(s string, i int, valid bool) int {
 // UTF16Len is the length of s in UTF-16 code units, as Java and JavaScript
 // count a string.
 func UTF16Len(s string) int64 { return Measure(s).UTF16 }
-
-// serializedHead is a prefix of serdeString(text) that headBytes cuts at n
-// as it cuts the whole: all of it, or more than n bytes. Each byte of text
-// gives at least one of the serialization, after the opening quote.
-func serializedHead(text string, n int64) string {
-	cut := int(min(int64(len(text)), max(n, 0)+utf8.UTFMax))
-	for cut < len(text) && !utf8.RuneStart(text[cut]) {
-		cut++
-	}
-	if cut == len(text) {
-		return serdeString(text)
-	}
-	head := serdeString(text[:cut])
-	return head[:len(head)-1] // not the end: no closing quote
-}
 
 // headBytes cuts s to at most n bytes, back to a character boundary.
 func headBytes(s string, n int64) string {
