@@ -74,13 +74,17 @@ func FuzzQuoteTwice(f *testing.F) {
 
 // TestSpillCounting: harness-rs's notice for a text it spills as JSON is
 // the same when the file's content is not wanted (Subject.Counting), with
-// the preview cut in and around escapes and multi-byte characters.
+// the preview cut in and around escapes and multi-byte characters; its
+// preview is the head of the file's content, quoted, as harness-rs writes
+// it (for a text spilled as itself, the head of the text).
 func TestSpillCounting(t *testing.T) {
 	for _, text := range []string{
 		strings.Repeat(`{"k":"v\"é😀"}`+"\n\t\x01", 400),
 		strings.Repeat("\"\"\"\\", 3000),
 		strings.Repeat("\n", 5000) + "end",
 		"\"\n\"\n",
+		strings.Repeat("plain é😀 text\n", 600),
+		"bad\xffbyte " + strings.Repeat("x", 5000),
 	} {
 		for _, preview := range []int64{0, 1, 2, 3, 5, 100, 2047, 2048, 2049, 4096, int64(len(text)) * 3} {
 			s := Subject{Text: text, Tool: "grep", CallID: "c1", Template: ".harness/spill/{call_id}-{tool}.{ext}"}
@@ -89,6 +93,9 @@ func TestSpillCounting(t *testing.T) {
 			got, gotFile := HarnessRSSpill(s, preview)
 			if got != want || gotFile.Locator != wantFile.Locator || gotFile.File != wantFile.File {
 				t.Fatalf("%.20q, preview %d: counting gives %.80q at %s, want %.80q at %s", text, preview, got, gotFile.Locator, want, wantFile.Locator)
+			}
+			if p := `"preview":` + serdeString(headBytes(wantFile.Content, preview)) + `,"spilled"`; !strings.Contains(want, p) {
+				t.Fatalf("%.20q, preview %d: the notice %.80q… has no %.80q…", text, preview, want, p)
 			}
 		}
 	}
