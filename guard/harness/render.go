@@ -248,7 +248,8 @@ func HarnessRSUnwritable(tool, callID string) string {
 		return "the tool name has a '/', so harness-rs cannot write its spill file"
 	case strings.ContainsRune(tool, 0):
 		return "the tool name has a NUL byte, so harness-rs cannot write its spill file"
-	case len(harnessCallID(callID))+len("-")+len(tool)+len(".json") > 255:
+	case len(tool) > 255-len("-.json")-48 && len(harnessCallID(callID))+len("-")+len(tool)+len(".json") > 255:
+		// (an id keeps at most 48 bytes: most names fit without it)
 		return "the spill file's name would be over 255 bytes, so harness-rs cannot write it"
 	}
 	return ""

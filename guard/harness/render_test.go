@@ -168,6 +168,27 @@ func TestHarnessSpill(t *testing.T) {
 	}
 }
 
+// TestHarnessRSNameLength: harness-rs's spill file is <call id>-<tool>.json
+// at most, the id cut to 48 bytes; a name over 255 bytes cannot be written.
+func TestHarnessRSNameLength(t *testing.T) {
+	long := strings.Repeat("a", 60) // kept as 48
+	for _, tt := range []struct {
+		tool, id string
+		fits     bool
+	}{
+		{strings.Repeat("t", 201), long, true},  // 48 + 1 + 201 + 5 = 255
+		{strings.Repeat("t", 202), long, false}, // 256
+		{strings.Repeat("t", 202), "c1", true},  // 2 + 1 + 202 + 5 = 210
+		{strings.Repeat("t", 245), "!!", true},  // "call": 4 + 1 + 245 + 5 = 255
+		{strings.Repeat("t", 246), "!!", false}, // 256
+		{strings.Repeat("t", 249), "", false},   // "call" too
+	} {
+		if why := HarnessRSUnwritable(tt.tool, tt.id); (why == "") != tt.fits {
+			t.Errorf("a tool of %d bytes, id %q: %q", len(tt.tool), tt.id, why)
+		}
+	}
+}
+
 func TestHarnessRepeat(t *testing.T) {
 	want := `{"note":"You already made this exact call in this run and nothing has changed the workspace since. ` +
 		`The earlier result above still stands — use it rather than asking again.","repeat_of_earlier_call":true,"tool":"firehose"}`
