@@ -82,21 +82,12 @@ type Sizes struct {
 // replay. In valid UTF-8 a character has one leading byte, and takes two
 // UTF-16 units when that byte starts four.
 func Measure(s string) Sizes {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	valid := utf8.ValidString(s)
 	jsonBytes, units, runes := int64(2), int64(0), int64(0)
 	for i := 0; i < len(s); {
 		for ; i+8 <= len(s); i += 8 {
-			_ = s[i+7]
-			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-			quote, slash := x^('"'*ones), x^('\\'*ones)
-			// Per byte, as skipPlain: below 0x20, a quote or a backslash.
-			special := (x-0x20*ones)&^x | (quote-ones)&^quote | (slash-ones)&^slash
-			if !valid {
-				special |= x
-			}
-			if special&highs != 0 {
+			x := eightAt(s, i)
+			if escaped(x, valid) {
 				break
 			}
 			continuing := bits.OnesCount64(x &^ (x << 1) & highs)                    // 10xxxxxx
@@ -144,26 +135,34 @@ func Measure(s string) Sizes {
 // JSONLen is len(serdeString(s)) without building it.
 func JSONLen(s string) int64 { return Measure(s).JSON }
 
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// eightAt is s[i:i+8] as a number, its first byte lowest.
+func eightAt(s string, i int) uint64 {
+	_ = s[i+7]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+// escaped tells whether any of the eight bytes x holds is one serde_json
+// escapes: below 0x20, a quote or a backslash (per byte, below 0x20 or
+// zero after the XORs: exact about whether any matches, which is all
+// that is asked); or, where the text is not valid UTF-8, non-ASCII.
+func escaped(x uint64, valid bool) bool {
+	quote, slash := x^('"'*ones), x^('\\'*ones)
+	special := (x-0x20*ones)&^x | (quote-ones)&^quote | (slash-ones)&^slash
+	if !valid {
+		special |= x
+	}
+	return special&highs != 0
+}
+
 // skipPlain returns the index of the first byte at or after i that
 // serde_json escapes ('"', '\\', a control character) or, when s is not
 // valid UTF-8, of the first non-ASCII byte; len(s) when there is none. It
 // tests eight bytes at a time: most text needs no escape.
 func skipPlain(s string, i int, valid bool) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; i+8 <= len(s); i += 8 {
-		_ = s[i+7]
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		quote, slash := x^('"'*ones), x^('\\'*ones)
-		// Per byte: below 0x20, or zero after the XORs. Exact about
-		// whether any byte matches, which is all the loop asks.
-		special := (x-0x20*ones)&^x | (quote-ones)&^quote | (slash-ones)&^slash
-		if !valid {
-			special |= x
-		}
-		if special&highs != 0 {
-			break
-		}
+	for ; i+8 <= len(s) && !escaped(eightAt(s, i), valid); i += 8 {
 	}
 	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf && !valid {
