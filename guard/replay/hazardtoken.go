@@ -78,7 +78,7 @@ type prefixSet struct {
 const (
 	minPrefix = minDigits // every key is at least this long
 	// A set has bitsPerString bits for each string, between 2^12 and
-	// 2^22 in all: one word in 250 passes for one looked for. Every word
+	// 2^22 in all: about one word in 256 passes for one looked for. Every word
 	// of every result is looked up, at random, and a set of the few
 	// hundred strings of a typical session fits in the processor's
 	// first cache where one of 2^22 bits (512 KB) did not: on the 2 GB
@@ -93,7 +93,7 @@ const (
 // run for with the sessions' whole heap to trace.
 var prefixSets = sync.Pool{New: func() any { return new(prefixSet) }}
 
-// newPrefixSet returns an empty set of the hashes given.
+// newPrefixSet returns the set of the hashes given, sized to them.
 func newPrefixSet(hashes []uint64) *prefixSet {
 	logBits := minSetBits
 	for logBits < maxSetBits && 1<<logBits < len(hashes)*bitsPerString {
