@@ -248,19 +248,22 @@ func HarnessRSUnwritable(tool, callID string) string {
 		return "the tool name has a '/', so harness-rs cannot write its spill file"
 	case strings.ContainsRune(tool, 0):
 		return "the tool name has a NUL byte, so harness-rs cannot write its spill file"
-	case len(tool) > 255-len("-.json")-48 && len(harnessCallID(callID))+len("-")+len(tool)+len(".json") > 255:
-		// (an id keeps at most 48 bytes: most names fit without it)
+	case len(tool) > 255-len("-.json")-maxCallIDBytes && len(harnessCallID(callID))+len("-")+len(tool)+len(".json") > 255:
+		// (most names fit whatever the id: it is cut to maxCallIDBytes)
 		return "the spill file's name would be over 255 bytes, so harness-rs cannot write it"
 	}
 	return ""
 }
 
+// maxCallIDBytes is the most of a call id harness-rs names a file with.
+const maxCallIDBytes = 48
+
 // harnessCallID keeps ASCII letters, digits, '-' and '_' of a call id, at
-// most 48 of them, or "call" when none is left.
+// most maxCallIDBytes of them, or "call" when none is left.
 func harnessCallID(id string) string {
 	var b strings.Builder
 	for _, r := range id {
-		if b.Len() == 48 {
+		if b.Len() == maxCallIDBytes {
 			break
 		}
 		if r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
