@@ -65,8 +65,8 @@ func (o Options) LoadTexts(path string, progress func(done, total int64)) (*tran
 // reconciles sessions read together. With pool set, the file is let go
 // once read and opened again through pool when a text is asked for, and
 // the session is read in full, each result's text marked as one to drop
-// (its DroppedBytes set): preparing it then reads no text again, and
-// dropTexts drops them once it is prepared.
+// (its DroppedBytes set): preparing and processing it then read no text
+// again, and dropTexts drops them once it is processed (Session.DropTexts).
 func (o Options) readTexts(path string, progress func(done, total int64), pool *FilePool) (*transcript.Session, *FileTexts, error) {
 	f, st, err := safefile.OpenRegular(path, nil)
 	if err != nil {
@@ -106,10 +106,12 @@ func (o Options) readTexts(path string, progress func(done, total int64), pool *
 }
 
 // dropTexts drops the texts readTexts kept for preparing s: s is then as
-// read without them (transcript.Options.DropResultTexts).
+// read without them (transcript.Options.DropResultTexts). A text dropped
+// already is not written again, so that dropping twice is no write to a
+// session others read.
 func dropTexts(s *transcript.Session) {
 	for _, r := range s.Results() {
-		if r.DroppedBytes > 0 {
+		if r.DroppedBytes > 0 && r.Text != "" {
 			r.Text = ""
 		}
 	}

@@ -277,3 +277,76 @@ func TestHeldWithoutTextsChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstReplayReadsNoTextAgain: a list past its memory bound replays
+// each session it reads with the texts it read it with, and holds it
+// without them: the first replay reads no text again, and the next,
+// cutting the results it spilled, reads them from their lines.
+func TestFirstReplayReadsNoTextAgain(t *testing.T) {
+	dir := t.TempDir()
+	shape := corpus.Fleet{Claude: 3, Codex: 2, MeanCalls: 16, ResultBytes: 8192, SubagentEvery: 2, Projects: 1}
+	if _, err := corpus.WriteFleet(dir, shape); err != nil {
+		t.Fatal(err)
+	}
+	src := newList(t, []string{dir}, app.Options{Prices: pricing.Default(), Counter: counter})
+	src.Budget = &app.Budget{Whole: 0, Lean: 1 << 40}
+	ctx := context.Background()
+	rows, _, err := src.Scan(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, r := range rows {
+		paths = append(paths, r.Path)
+	}
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	pol.SetCeiling(1024)
+	replayAll := func() (saved int64) {
+		t.Helper()
+		err := src.Replay(ctx, pol, paths, func(s Savings) {
+			if s.Err != nil {
+				t.Errorf("%s: %v", s.Path, s.Err)
+			}
+			saved += s.Saved
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return saved
+	}
+	first := replayAll()
+	if first == 0 {
+		t.Fatal("the policy saved nothing: no text was needed")
+	}
+	if n := src.texts.ReadBytes(); n != 0 {
+		t.Errorf("the first replay read %d bytes of lines again", n)
+	}
+	src.mu.Lock()
+	dropped, kept := 0, 0
+	for _, s := range src.held {
+		for _, p := range parts(s) {
+			for _, r := range p.Session.Results() {
+				switch {
+				case r.Text != "":
+					kept++
+				case r.DroppedBytes > 0:
+					dropped++
+				}
+			}
+		}
+	}
+	held := len(src.onDemand)
+	src.mu.Unlock()
+	if held != len(paths) || kept > 0 || dropped == 0 {
+		t.Errorf("%d of %d sessions held without texts, %d texts held, %d dropped", held, len(paths), kept, dropped)
+	}
+	if err := pol.SetSpill(false); err != nil { // cut where the spill's notice was: texts to read
+		t.Fatal(err)
+	}
+	if replayAll() == 0 {
+		t.Error("cutting saved nothing")
+	}
+	if src.texts.ReadBytes() == 0 {
+		t.Error("cutting read no text again: the held sessions kept them")
+	}
+}

@@ -632,7 +632,8 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 			return Savings{}, err
 		}
 		a.mu.Lock()
-		if sc, ok := a.seen[s.Session.Path]; ok {
+		sc, seen := a.seen[s.Session.Path]
+		if seen {
 			switch {
 			case sc.marks != nil:
 				carryMarks(s, sc.marks)
@@ -642,17 +643,21 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 				sc.marks = marksOf(s)
 				a.seen[s.Session.Path] = sc
 			}
-			a.hold(s, sc.size)
 		}
 		a.mu.Unlock()
 		out := do(s)
 		if err := textErr(s); err != nil {
+			return Savings{}, err
+		}
+		// Replayed with the texts it was read with; held without them,
+		// since another replay may take it from now on.
+		s.DropTexts()
+		if seen {
 			a.mu.Lock()
-			if a.held[s.Session.Path] == s {
-				a.drop(s.Session.Path)
+			if _, still := a.seen[s.Session.Path]; still {
+				a.hold(s, sc.size)
 			}
 			a.mu.Unlock()
-			return Savings{}, err
 		}
 		return out, nil
 	}, func(s Savings) error {
