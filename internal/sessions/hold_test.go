@@ -291,14 +291,7 @@ func TestFirstReplayReadsNoTextAgain(t *testing.T) {
 	src := newList(t, []string{dir}, app.Options{Prices: pricing.Default(), Counter: counter})
 	src.Budget = &app.Budget{Whole: 0, Lean: 1 << 40}
 	ctx := context.Background()
-	rows, _, err := src.Scan(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
-	for _, r := range rows {
-		paths = append(paths, r.Path)
-	}
+	paths := listPaths(t, src)
 	pol, _ := policy.Preset(policy.DefaultPreset)
 	pol.SetCeiling(1024)
 	replayAll := func() (saved int64) {

@@ -81,14 +81,7 @@ func TestReopenedFromMemo(t *testing.T) {
 			t.Fatal(err)
 		}
 		src := NewIndexed([]string{dir}, app.Env{}, opt, ix)
-		rows, _, err := src.Scan(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var paths []string
-		for _, r := range rows {
-			paths = append(paths, r.Path)
-		}
+		paths := listPaths(t, src)
 		slices.Sort(paths)
 		return src, ix, paths
 	}
