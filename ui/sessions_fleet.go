@@ -191,9 +191,9 @@ func (s *stream) poke() {
 // taken from the index's cache) is delivered at once, which took 60 ms
 // off a reopened list's totals and chart. A job of many sessions
 // gathers for batchPerSession more per session: each delivery sorts and
-// measures every row again (6 ms for 2,000), and at 30 ms a delivery
-// that took 6 s of the 34 s the 2 GB fleet's first replay ran, a tenth
-// of the processor the replays had.
+// measures every row again (6 ms for 2,000), and delivered every 30 ms
+// that took 6 s of processor time in the first 34 s of the 2 GB fleet's
+// list, a tenth of what its replays had.
 var streamBatch = 30 * time.Millisecond
 
 const batchPerSession = 100 * time.Microsecond
