@@ -76,7 +76,7 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 func sweepEach[P any](inputs []string, stdin io.Reader, opt Options, errw io.Writer, kind string, what any, sweep func(*replay.Prepared) ([]P, error), add func(points []P, results int, session bool)) (Problems, error) {
 	sweepOne := func(s *app.Session) (swept[P], error) {
 		v := swept[P]{Input: s.Prepared.Session.Path}
-		for _, prep := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
+		for _, prep := range s.Parts() {
 			points, err := sweep(prep)
 			if err != nil {
 				return swept[P]{}, err

@@ -33,10 +33,15 @@ type Session struct {
 	Subagents []*replay.Prepared
 }
 
+// Parts are the session and its sub-agents', in that order.
+func (s *Session) Parts() []*replay.Prepared {
+	return append([]*replay.Prepared{s.Prepared}, s.Subagents...)
+}
+
 // DropTexts lets go the texts of its results that are read again from
 // their files when needed; from then on they are.
 func (s *Session) DropTexts() {
-	for _, p := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
+	for _, p := range s.Parts() {
 		if p.TextsOnDemand() {
 			dropTexts(p.Session)
 		}

@@ -337,7 +337,7 @@ type seenCall struct {
 
 func seenOf(s *Session) seen {
 	var v seen
-	for _, p := range append([]*replay.Prepared{s.Prepared}, s.Subagents...) {
+	for _, p := range s.Parts() {
 		v.Paths = append(v.Paths, p.Session.Path)
 		for _, c := range p.Session.Calls {
 			sc := seenCall{Call: fmt.Sprintf("%s:%d", p.Session.Path, c.Line), CountedIn: c.CountedIn}

@@ -317,7 +317,7 @@ func TestFirstReplayReadsNoTextAgain(t *testing.T) {
 	src.mu.Lock()
 	dropped, kept := 0, 0
 	for _, s := range src.held {
-		for _, p := range parts(s) {
+		for _, p := range s.Parts() {
 			for _, r := range p.Session.Results() {
 				switch {
 				case r.Text != "":

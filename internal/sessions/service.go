@@ -298,7 +298,7 @@ func (a *Service) sharing(paths []string) []app.Input {
 // others found to be copies counted elsewhere, by line.
 func marksOf(s *app.Session) map[string]map[int]string {
 	out := map[string]map[int]string{}
-	for _, p := range parts(s) {
+	for _, p := range s.Parts() {
 		for _, c := range p.Session.Calls {
 			if c.CountedIn != "" {
 				if out[p.Session.Path] == nil {
@@ -313,17 +313,12 @@ func marksOf(s *app.Session) map[string]map[int]string {
 
 // carryMarks marks a session read alone as the scan of all found it.
 func carryMarks(s *app.Session, marks map[string]map[int]string) {
-	for _, p := range parts(s) {
+	for _, p := range s.Parts() {
 		calls := p.Session.Calls
 		for i := range calls {
 			calls[i].CountedIn = marks[p.Session.Path][calls[i].Line]
 		}
 	}
-}
-
-// parts are a session's own replay and its sub-agents'.
-func parts(s *app.Session) []*replay.Prepared {
-	return append([]*replay.Prepared{s.Prepared}, s.Subagents...)
 }
 
 // sessionRow is a session's row: a view of its tally with its
@@ -349,7 +344,7 @@ func sessionRow(s *app.Session) Row {
 // call against its model's window.
 func liveFigures(s *app.Session, row *Row) {
 	var last *transcript.Call
-	for _, p := range parts(s) {
+	for _, p := range s.Parts() {
 		for i := range p.Session.Calls {
 			c := &p.Session.Calls[i]
 			if c.Usage == nil || c.CountedIn != "" {
@@ -430,7 +425,7 @@ func replayed(s *app.Session, pol policy.Policy) Savings {
 	out := Savings{Path: s.Session.Path}
 	var costs []*float64
 	var recorded []bool
-	for k, p := range parts(s) {
+	for k, p := range s.Parts() {
 		rp, err := p.Replay(pol, replay.Options{CountsOnly: true})
 		if err != nil {
 			out.Err = err
@@ -489,7 +484,7 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 	}
 	return a.each(ctx, paths, a.remembering(memoSweep, keys, emit), func(s *app.Session) Savings {
 		out := Savings{Path: s.Session.Path}
-		for k, p := range parts(s) {
+		for k, p := range s.Parts() {
 			if err := ctx.Err(); err != nil {
 				out.Err = err
 				return out
@@ -735,7 +730,7 @@ func (a *Service) hold(s *app.Session, size int64) {
 // textErr is the first text of s or its sub-agents that could not be read
 // again from its file: the figures that needed it are not to be shown.
 func textErr(s *app.Session) error {
-	for _, p := range parts(s) {
+	for _, p := range s.Parts() {
 		if err := p.TextErr(); err != nil {
 			return err
 		}
