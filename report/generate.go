@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -55,7 +56,7 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 		}
 		return w.Render(rs)
 	}
-	p, err := app.Each(resolved, stdin, opt, render, w.Write, complain)
+	p, err := app.Each(context.Background(), resolved, stdin, opt, render, w.Write, complain)
 	if err != nil {
 		Abort(w)
 		return p, err

@@ -48,7 +48,7 @@ type keeping[T any] struct {
 func eachKept[T any](resolved []app.Input, stdin io.Reader, opt Options, k *keeping[T], process func(*app.Session) (T, error), emit func(T) error, complain func(error)) (Problems, error) {
 	c := openKept(resolved, opt, k.kind, k.spec, complain)
 	if c == nil {
-		return app.Each(resolved, stdin, opt, process, emit, complain)
+		return app.Each(context.Background(), resolved, stdin, opt, process, emit, complain)
 	}
 	ctx := context.Background()
 	kept, todo := c.remembered(ctx, resolved)
@@ -103,7 +103,7 @@ func eachKept[T any](resolved []app.Input, stdin io.Reader, opt Options, k *keep
 		c.keep(in, k.encode(v))
 		return emit(v)
 	}
-	p, err := app.Each(todo, stdin, opt, process, fresh, complain)
+	p, err := app.Each(context.Background(), todo, stdin, opt, process, fresh, complain)
 	if err == nil {
 		err = shared(len(shares))
 	}

@@ -76,7 +76,11 @@ func (s *Session) DropTexts() {
 // but its texts, tool calls and results), and they are read again, as
 // asked, just before their turn. Sessions whose texts are needed are
 // always read again in full.
-func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Session) (T, error), emit func(T) error, complain func(error)) (Problems, error) {
+//
+// Once ctx ends, no file is read or prepared any more and Each returns
+// ctx's error: a list that moves to another policy does not read the
+// rest of its sessions for the one it left.
+func Each[T any](ctx context.Context, inputs []Input, stdin io.Reader, opt Options, process func(*Session) (T, error), emit func(T) error, complain func(error)) (Problems, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -119,7 +123,7 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 	var kept []outcome[T]
 	var holding int64 // of kept
 	if opt.Read.SizesOnly {
-		kept, holding = firstPass(groups, files, opt, workers, readStdin, process, &pace)
+		kept, holding = firstPass(ctx, groups, files, opt, workers, readStdin, process, &pace)
 	} else {
 		for i := range files {
 			files[i].together = true
@@ -144,8 +148,11 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		// The first read holds something of every session at once.
 		pace.slow()
 	}
-	ordered(len(set), workers, func(j int) int64 {
+	err := ordered(len(set), workers, func(j int) int64 {
 		f := &files[set[j]]
+		if ctx.Err() != nil {
+			return 0
+		}
 		read := first
 		if f.stdin {
 			if !f.read {
@@ -164,6 +171,9 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		f.session, f.err = opt.readFile(f.path, read)
 		return size
 	}, func(j int, size int64) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		// In order, so that which sessions are held whole does not
 		// depend on which read finished first.
 		f := &files[set[j]]
@@ -180,6 +190,9 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		f.again = true
 		return nil
 	})
+	if err != nil {
+		return p, err
+	}
 
 	var read []*transcript.Session
 	for _, k := range set {
@@ -220,10 +233,12 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		pace.restore()
 	}
 
-	var emitErr error
+	var stopErr error
 	ordered(len(groups), workers, func(i int) outcome[T] {
 		g := groups[i]
 		switch {
+		case ctx.Err() != nil:
+			return outcome[T]{}
 		case g.moved:
 			return outcome[T]{}
 		case g.err != nil:
@@ -233,10 +248,10 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 			kept[i] = outcome[T]{}
 			return d
 		case g.turn == turnAlone:
-			d, _ := readAlone(g, files, opt, process, readProcess, nil)
+			d, _ := readAlone(ctx, g, files, opt, process, readProcess, nil)
 			return d
 		}
-		d := run(opt, g, func(k int) (*transcript.Session, replay.TextSource, error) {
+		d := run(ctx, opt, g, func(k int) (*transcript.Session, replay.TextSource, error) {
 			f := &files[k]
 			s, err := f.session, f.err
 			f.session = nil // held no longer than its turn
@@ -261,6 +276,10 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		}
 		return d
 	}, func(i int, d outcome[T]) error {
+		if err := ctx.Err(); err != nil {
+			stopErr = err
+			return err
+		}
 		if opt.Progress != nil {
 			defer opt.Progress(i+1, len(groups))
 		}
@@ -269,13 +288,13 @@ func Each[T any](inputs []Input, stdin io.Reader, opt Options, process func(*Ses
 		}
 		if d.ok {
 			if err := emit(d.v); err != nil {
-				emitErr = err
+				stopErr = err
 				return err
 			}
 		}
 		return nil
 	})
-	return p, emitErr
+	return p, stopErr
 }
 
 // outcome is what became of an input at its turn: process's result, and
@@ -288,7 +307,7 @@ type outcome[T any] struct {
 
 // run prepares the sessions of g's files, as get gives them, and
 // processes them: none when its own file's cannot be.
-func run[T any](opt Options, g group, get func(k int) (*transcript.Session, replay.TextSource, error), process func(*Session) (T, error)) outcome[T] {
+func run[T any](ctx context.Context, opt Options, g group, get func(k int) (*transcript.Session, replay.TextSource, error), process func(*Session) (T, error)) outcome[T] {
 	var d outcome[T]
 	load := func(k int) *replay.Prepared {
 		s, texts, err := get(k)
@@ -296,7 +315,7 @@ func run[T any](opt Options, g group, get func(k int) (*transcript.Session, repl
 			d.errs = append(d.errs, err)
 			return nil
 		}
-		prep, err := opt.PrepareTexts(context.Background(), s, nil, texts)
+		prep, err := opt.PrepareTexts(ctx, s, nil, texts)
 		if err != nil {
 			d.errs = append(d.errs, err)
 			return nil
@@ -327,7 +346,7 @@ func run[T any](opt Options, g group, get func(k int) (*transcript.Session, repl
 // file's reconcile keys and what relate needs of its own session, and
 // reconciles them by themselves and processes them, unless they hold
 // standard input (which cannot be read again).
-func readAlone[T any](g group, files []file, opt Options, process func(*Session) (T, error), how readHow, readStdin func(*file)) (outcome[T], firstRead) {
+func readAlone[T any](ctx context.Context, g group, files []file, opt Options, process func(*Session) (T, error), how readHow, readStdin func(*file)) (outcome[T], firstRead) {
 	keys := how != readProcess
 	var fr firstRead
 	ks := append([]int{g.main}, g.subs...)
@@ -369,7 +388,7 @@ func readAlone[T any](g group, files []file, opt Options, process func(*Session)
 	for j, k := range ks {
 		at[k] = j
 	}
-	d := run(opt, g, func(k int) (*transcript.Session, replay.TextSource, error) {
+	d := run(ctx, opt, g, func(k int) (*transcript.Session, replay.TextSource, error) {
 		j := at[k]
 		s, err := sessions[j], errs[j]
 		sessions[j] = nil
@@ -400,7 +419,7 @@ type firstRead struct {
 // firstPass reads and processes every input of groups, each by itself
 // (see Each), and returns the results held; it marks each group's turn,
 // and the files of those read again to be reconciled together.
-func firstPass[T any](groups []group, files []file, opt Options, workers int, readStdin func(*file, transcript.Options), process func(*Session) (T, error), pace *gcPace) ([]outcome[T], int64) {
+func firstPass[T any](ctx context.Context, groups []group, files []file, opt Options, workers int, readStdin func(*file, transcript.Options), process func(*Session) (T, error), pace *gcPace) ([]outcome[T], int64) {
 	kept := make([]outcome[T], len(groups))
 	type keyRef struct {
 		key   uint64
@@ -418,12 +437,12 @@ func firstPass[T any](groups []group, files []file, opt Options, workers int, re
 	}
 	ordered(len(groups), workers, func(i int) passed {
 		var r passed
-		if g := groups[i]; g.err == nil { // else told at its turn
+		if g := groups[i]; g.err == nil && ctx.Err() == nil { // else told at its turn
 			how := readKeysProcess
 			if roomless.Load() {
 				how = readKeys
 			}
-			r.d, r.fr = readAlone(g, files, opt, process, how, func(f *file) { readStdin(f, opt.Read) })
+			r.d, r.fr = readAlone(ctx, g, files, opt, process, how, func(f *file) { readStdin(f, opt.Read) })
 		}
 		return r
 	}, func(i int, r passed) error {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -148,7 +150,7 @@ func TestEachCountsOnce(t *testing.T) {
 				total.CacheRead += u.CacheRead
 				total.Output += u.Output
 			}
-			p, err := Each(inputs, nil, opt, func(s *Session) (*Session, error) { return s, nil }, func(s *Session) error {
+			p, err := Each(context.Background(), inputs, nil, opt, func(s *Session) (*Session, error) { return s, nil }, func(s *Session) error {
 				line := filepath.Base(s.Session.Path)
 				add(billed(s.Session))
 				for _, sub := range s.Subagents {
@@ -225,7 +227,7 @@ func TestEachOneRead(t *testing.T) {
 			pol, _ := policy.Preset("harness-rs-0.0.40")
 			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: counter, StdinName: "piped", Read: transcript.Options{SizesOnly: tt.sizesOnly}}
 			var got []string
-			_, err := Each([]Input{in}, bytes.NewReader(data), opt, func(s *Session) (string, error) { return s.Session.Path, nil },
+			_, err := Each(context.Background(), []Input{in}, bytes.NewReader(data), opt, func(s *Session) (string, error) { return s.Session.Path, nil },
 				func(path string) error { got = append(got, path); return nil }, func(err error) { t.Error(err) })
 			if err != nil {
 				t.Fatal(err)
@@ -257,7 +259,7 @@ func TestEachProblems(t *testing.T) {
 	pol, _ := policy.Preset("none")
 	var told []string
 	var got []string
-	p, err := Each(inputs, nil, Options{Prices: pricing.Default(), Policy: pol, Read: transcript.Options{SizesOnly: true}},
+	p, err := Each(context.Background(), inputs, nil, Options{Prices: pricing.Default(), Policy: pol, Read: transcript.Options{SizesOnly: true}},
 		func(s *Session) (string, error) { return filepath.Base(s.Session.Path), nil },
 		func(name string) error { got = append(got, name); return nil },
 		func(err error) { told = append(told, err.Error()) })
@@ -276,12 +278,12 @@ func TestEachProblems(t *testing.T) {
 	for _, sizesOnly := range []bool{false, true} {
 		opt := Options{Prices: pricing.Default(), Policy: pol, Read: transcript.Options{SizesOnly: sizesOnly}}
 		told := 0
-		p, err := Each(inputs[:1], nil, opt, func(*Session) (int, error) { return 0, nil }, func(int) error { return nil }, func(error) { told++ })
+		p, err := Each(context.Background(), inputs[:1], nil, opt, func(*Session) (int, error) { return 0, nil }, func(int) error { return nil }, func(error) { told++ })
 		if err != nil || p != (Problems{Failed: 1}) || told != 1 {
 			t.Errorf("sizes only %v, only a missing file: problems %+v, told %d, %v", sizesOnly, p, told, err)
 		}
 	}
-	if _, err := Each([]Input{{Path: fixture("sess-b.jsonl")}}, nil, Options{Prices: pricing.Default(), Policy: pol},
+	if _, err := Each(context.Background(), []Input{{Path: fixture("sess-b.jsonl")}}, nil, Options{Prices: pricing.Default(), Policy: pol},
 		func(*Session) (int, error) { return 0, nil }, func(int) error { return errors.New("disk full") }, nil); err == nil || err.Error() != "disk full" {
 		t.Errorf("emit's error: %v", err)
 	}
@@ -413,7 +415,7 @@ func TestEachSizesOnlyAsTogether(t *testing.T) {
 		pol, _ := policy.Preset("none")
 		opt := Options{Prices: pricing.Default(), Policy: pol, Workers: workers, Read: transcript.Options{SizesOnly: sizesOnly}}
 		var r result
-		p, err := Each(inputs, bytes.NewReader(stdin), opt, func(s *Session) (seen, error) { return seenOf(s), nil },
+		p, err := Each(context.Background(), inputs, bytes.NewReader(stdin), opt, func(s *Session) (seen, error) { return seenOf(s), nil },
 			func(v seen) error { r.Sessions = append(r.Sessions, v); return nil },
 			func(err error) { r.Told = append(r.Told, err.Error()) })
 		if err != nil {
@@ -489,7 +491,7 @@ func TestEachResultRoom(t *testing.T) {
 	pol, _ := policy.Preset("none")
 	opt := Options{Prices: pricing.Default(), Policy: pol, Workers: 1, Read: transcript.Options{SizesOnly: true}}
 	var got []string
-	_, err := Each(inputs, nil, opt, func(s *Session) ([]byte, error) {
+	_, err := Each(context.Background(), inputs, nil, opt, func(s *Session) ([]byte, error) {
 		return append(make([]byte, 1000-len(s.Session.Path)), s.Session.Path...), nil
 	}, func(b []byte) error {
 		got = append(got, filepath.Base(string(bytes.TrimLeft(b, "\x00"))))
@@ -525,6 +527,45 @@ func TestLeanBound(t *testing.T) {
 	} {
 		if got := leanBound(tt.memory); got != tt.want {
 			t.Errorf("leanBound(%d) = %d, want %d", tt.memory, got, tt.want)
+		}
+	}
+}
+
+// TestEachStopsWhenCancelled: once ctx ends, no more sessions are read or
+// processed, and Each says why. A list that moved to another policy read
+// and prepared every session left for the one it had left, beside the
+// new policy's reads.
+func TestEachStopsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(fixture("sess-b.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	var inputs []Input
+	for i := range n {
+		path := filepath.Join(dir, fmt.Sprintf("s%02d.jsonl", i))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, Input{Path: path})
+	}
+	pol, _ := policy.Preset("none")
+	for _, sizesOnly := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var processed atomic.Int32
+		opt := Options{Prices: pricing.Default(), Policy: pol, Workers: 2, Read: transcript.Options{SizesOnly: sizesOnly}}
+		emitted := 0
+		_, err := Each(ctx, inputs, nil, opt, func(*Session) (int, error) {
+			processed.Add(1)
+			cancel()
+			return 0, nil
+		}, func(int) error { emitted++; return nil }, nil)
+		cancel()
+		// The jobs begun before: at most the 2×workers that may run ahead
+		// of the one emitted, and one per worker.
+		if got := processed.Load(); !errors.Is(err, context.Canceled) || got > 7 || emitted != 0 {
+			t.Errorf("sizes only %v: cancelled at the first session, %d of %d processed, %d emitted, error %v", sizesOnly, got, n, emitted, err)
 		}
 	}
 }

@@ -68,7 +68,7 @@ func TestAdoptSameAsScan(t *testing.T) {
 		opt := app.Options{Prices: pricing.Default(), ReadFile: rec.ReadFile}
 		opt.Read.SizesOnly = !whole
 		process := func(*app.Session) (int, error) { return 0, nil }
-		if _, err := app.Each(inputs, nil, opt, process, func(int) error { return nil }, nil); err != nil {
+		if _, err := app.Each(context.Background(), inputs, nil, opt, process, func(int) error { return nil }, nil); err != nil {
 			t.Fatal(err)
 		}
 		var reads atomic.Int64

@@ -138,7 +138,7 @@ func (a *Service) liveFigures(ctx context.Context, inputs []app.Input, set func(
 	opt := a.Options
 	opt.Read.SizesOnly = true
 	opt.Counter = nil
-	_, _ = app.Each(inputs, nil, opt, func(s *app.Session) (Row, error) {
+	_, _ = app.Each(ctx, inputs, nil, opt, func(s *app.Session) (Row, error) {
 		if err := ctx.Err(); err != nil {
 			return Row{}, err
 		}

@@ -256,7 +256,7 @@ func (a *Service) markCopies(ctx context.Context, paths []string) error {
 		path  string
 		marks map[string]map[int]string
 	}
-	_, err := app.Each(group, nil, opt, func(s *app.Session) (copies, error) {
+	_, err := app.Each(ctx, group, nil, opt, func(s *app.Session) (copies, error) {
 		return copies{s.Session.Path, marksOf(s)}, ctx.Err()
 	}, func(m copies) error {
 		a.mu.Lock()
@@ -622,7 +622,7 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 	opt := a.Options
 	opt.Read.SizesOnly = false
 	opt.TextFiles = a.texts
-	_, err := app.Each(read, nil, opt, func(s *app.Session) (Savings, error) {
+	_, err := app.Each(ctx, read, nil, opt, func(s *app.Session) (Savings, error) {
 		if err := ctx.Err(); err != nil {
 			return Savings{}, err
 		}

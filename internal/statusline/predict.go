@@ -1,6 +1,7 @@
 package statusline
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -187,7 +188,7 @@ func replaySession(path string, opt app.Options, p *Prediction) error {
 	opt.Read.SizesOnly = false
 	opt.SpillRoot = "" // planned, as a sweep plans them: nothing is written
 	var failed error
-	_, err = app.Each(inputs, nil, opt, func(s *app.Session) (*report.Session, error) { return report.Of(s, opt) },
+	_, err = app.Each(context.Background(), inputs, nil, opt, func(s *app.Session) (*report.Session, error) { return report.Of(s, opt) },
 		func(r *report.Session) error { p.fill(r); return nil }, func(err error) { failed = err })
 	if err == nil {
 		err = failed
