@@ -55,6 +55,13 @@ type Options struct {
 	// of logs, Each's first pass then holds none of them, and every input
 	// is processed once, read again at its turn (see resultBytes).
 	ResultsGrowWithLogs bool
+	// Reconciled says the caller has found which calls of the inputs are
+	// copies counted elsewhere, and marks them as process is handed each
+	// session (transcript.CarryMarks): Each reads every input once, at
+	// its turn, and reconciles none, where it would read them all first,
+	// sizes only, to reconcile them together. The inputs must be related
+	// already (each Codex sub-agent with its parent).
+	Reconciled bool
 	// CacheDir is the session index's folder, where a report over many
 	// sessions keeps each one's figures for the next; "" keeps none.
 	CacheDir string

@@ -122,9 +122,15 @@ func Each[T any](ctx context.Context, inputs []Input, stdin io.Reader, opt Optio
 	defer pace.restore()
 	var kept []outcome[T]
 	var holding int64 // of kept
-	if opt.Read.SizesOnly {
+	switch {
+	case opt.Read.SizesOnly:
 		kept, holding = firstPass(ctx, groups, files, opt, workers, readStdin, process, &pace)
-	} else {
+	case opt.Reconciled:
+		for i := range files {
+			f := &files[i]
+			f.again, f.together = !f.stdin, f.stdin // standard input is read once
+		}
+	default:
 		for i := range files {
 			files[i].together = true
 		}

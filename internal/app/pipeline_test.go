@@ -569,3 +569,30 @@ func TestEachStopsWhenCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestEachReconciled: inputs said to be reconciled are read each at its
+// turn and handed to process as read alone, the copies unmarked (the
+// caller marks them); otherwise the copy's calls count in the log it
+// copies.
+func TestEachReconciled(t *testing.T) {
+	inputs := []Input{{Path: fixture("sess-a.jsonl")}, {Path: fixture("sess-a-copy.jsonl")}}
+	pol, _ := policy.Preset("none")
+	for _, reconciled := range []bool{false, true} {
+		opt := Options{Prices: pricing.Default(), Policy: pol, Reconciled: reconciled}
+		copied := map[string]int{}
+		_, err := Each(context.Background(), inputs, nil, opt, func(s *Session) (string, error) {
+			for _, c := range s.Session.Calls {
+				if c.CountedIn != "" {
+					copied[filepath.Base(s.Session.Path)]++
+				}
+			}
+			return "", nil
+		}, func(string) error { return nil }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]int{"sess-a-copy.jsonl": 2}; reconciled && len(copied) != 0 || !reconciled && !cmp.Equal(copied, want) {
+			t.Errorf("reconciled %v: calls counted elsewhere by log %v", reconciled, copied)
+		}
+	}
+}

@@ -91,7 +91,7 @@ func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]R
 			// it replays as read with the others.
 			sc.marks = map[string]map[int]string{}
 		case same:
-			sc.marks = prev.marks // nil until a replay reads every session at once
+			sc.marks = prev.marks // nil until a replay marks its copies (markCopies)
 		}
 		sc.copied, sc.groups = e.CopiedCalls, e.Groups
 		if !same {

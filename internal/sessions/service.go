@@ -525,7 +525,6 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 			read = append(read, sc.input)
 		}
 	}
-	complete := len(read) == len(a.seen)
 	var unmarked []string
 	for _, in := range read {
 		if a.seen[in.Path].marks == nil {
@@ -536,7 +535,7 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 		a.texts = app.NewFilePool(textFilesOpen, textsKeptBytes)
 	}
 	a.mu.Unlock()
-	if len(unmarked) > 0 && !complete {
+	if len(unmarked) > 0 {
 		if err := a.markCopies(ctx, unmarked); err != nil {
 			return err
 		}
@@ -622,22 +621,15 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 	opt := a.Options
 	opt.Read.SizesOnly = false
 	opt.TextFiles = a.texts
+	opt.Reconciled = true // marked above, as the index read them
 	_, err := app.Each(ctx, read, nil, opt, func(s *app.Session) (Savings, error) {
 		if err := ctx.Err(); err != nil {
 			return Savings{}, err
 		}
 		a.mu.Lock()
 		sc, seen := a.seen[s.Session.Path]
-		if seen {
-			switch {
-			case sc.marks != nil:
-				carryMarks(s, sc.marks)
-			case complete:
-				// Read with every other session, as the scan was: what
-				// app.Each reconciled is what the scan found.
-				sc.marks = marksOf(s)
-				a.seen[s.Session.Path] = sc
-			}
+		if seen && sc.marks != nil {
+			carryMarks(s, sc.marks)
 		}
 		a.mu.Unlock()
 		out := do(s)
