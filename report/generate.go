@@ -1,7 +1,6 @@
 package report
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -56,7 +55,9 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 		}
 		return w.Render(rs)
 	}
-	p, err := app.Each(context.Background(), resolved, stdin, opt, render, w.Write, complain)
+	// No share of this report is kept (a session rendered weighs about its
+	// log), but the index relates the logs without reading them first.
+	p, err := eachKept(resolved, stdin, opt, &keeping[[]byte]{}, render, w.Write, complain)
 	if err != nil {
 		Abort(w)
 		return p, err

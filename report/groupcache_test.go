@@ -325,3 +325,39 @@ func TestGroupsNamedTwice(t *testing.T) {
 		t.Errorf("the log named twice is not two sessions of one call:\n%s", want)
 	}
 }
+
+// TestReportFromCache: a report of every session (not grouped), whose logs
+// the session index relates as it last scanned them rather than the report
+// reading each first, is byte for byte the report read afresh, in each
+// format, its first run (which leaves the index its records) and the next.
+func TestReportFromCache(t *testing.T) {
+	dir := cacheFolder(t)
+	pol, _ := policy.Preset("none")
+	for _, format := range []string{"json", "text", "csv"} {
+		t.Run(format, func(t *testing.T) {
+			cache := t.TempDir()
+			report := func(cacheDir string) string {
+				t.Helper()
+				var o, e bytes.Buffer
+				w, err := NewWriter(format, &o, pricing.Default().Source)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt := Options{Prices: pricing.Default(), Policy: pol, CacheDir: cacheDir}
+				if _, err := Generate([]string{dir}, nil, opt, w, &e); err != nil {
+					t.Fatal(err)
+				}
+				return o.String() + e.String()
+			}
+			want := report("")
+			for _, run := range []string{"first run", "run again"} {
+				if got := report(cache); got != want {
+					t.Errorf("%s with the index differs from the report read afresh:\n%s\nwant\n%s", run, got, want)
+				}
+			}
+			if files, _ := os.ReadDir(cache); len(files) == 0 {
+				t.Error("the first run left the index no records")
+			}
+		})
+	}
+}

@@ -43,8 +43,11 @@ type keeping[T any] struct {
 // its shares as k says: the shares kept for inputs whose logs are as they
 // were are handed to emit, in the order of inputs, between those
 // processed afresh (a report sums them in that order, to the last bit),
-// and what is processed is kept for the next run. Without opt.CacheDir,
-// or with standard input, it is app.Each.
+// and what is processed is kept for the next run; with no kind, nothing
+// is kept. Either way, logs the index has just scanned are related
+// without reading each first (app.Options.Known), and a first run leaves
+// their records for the next. Without opt.CacheDir, or with standard
+// input, it is app.Each.
 func eachKept[T any](resolved []app.Input, stdin io.Reader, opt Options, k *keeping[T], process func(*app.Session) (T, error), emit func(T) error, complain func(error)) (Problems, error) {
 	c := openKept(resolved, opt, k.kind, k.spec, complain)
 	if c == nil {
@@ -54,6 +57,8 @@ func eachKept[T any](resolved []app.Input, stdin io.Reader, opt Options, k *keep
 	kept, todo := c.remembered(ctx, resolved)
 	if c.rec != nil {
 		opt.ReadFile = c.rec.ReadFile
+	} else if c.entries != nil {
+		opt.Known = c.ix.Read // as just scanned: the logs are related without reading them first
 	}
 	shares := make([]*T, len(kept))
 	total := len(todo)
@@ -103,6 +108,9 @@ func eachKept[T any](resolved []app.Input, stdin io.Reader, opt Options, k *keep
 		c.keep(in, k.encode(v))
 		return emit(v)
 	}
+	if k.kind == "" {
+		fresh = emit // nothing kept, nothing to put between
+	}
 	p, err := app.Each(context.Background(), todo, stdin, opt, process, fresh, complain)
 	if err == nil {
 		err = shared(len(shares))
@@ -141,7 +149,7 @@ const maxKeptBytes = 256 << 20
 // named twice (its second session is a copy of the first, both of one
 // path), or an index that cannot be opened.
 func openKept(inputs []app.Input, opt Options, kind string, spec []byte, warn func(error)) *keptCache {
-	if opt.CacheDir == "" || kind == "" {
+	if opt.CacheDir == "" {
 		return nil
 	}
 	named := make(map[string]bool, len(inputs))
@@ -183,7 +191,9 @@ func (c *keptCache) key(e *index.Entry) uint64 {
 // first run), it reports every input afresh, reading them through the
 // Recorder, and returns no shares.
 func (c *keptCache) remembered(ctx context.Context, inputs []app.Input) ([][]byte, []app.Input) {
-	if !c.known(inputs) {
+	// A report that keeps no share reads each log for its keys anyway: the
+	// index's scan reads them for it, once, the first time too.
+	if c.kind != "" && !c.known(inputs) {
 		c.rec = c.ix.Recorder()
 		return nil, inputs
 	}

@@ -72,6 +72,13 @@ type Options struct {
 	// path, in place of transcript.ReadFile: the session index keeps, from
 	// a report's own reads, what its next scan would read again.
 	ReadFile func(path string, o transcript.Options) (*transcript.Session, error)
+	// Known, when set, tells what Each's first pass reads each log for, when
+	// it reads it only for that (reading sizes only, past the results it
+	// can hold): the log's reconcile keys (transcript.ReconcileKeys), its
+	// session's id and its parent's for a sub-agent, as read now. ok false
+	// has the log read. A report whose logs the session index has just
+	// scanned takes them from there (index.Index.Read).
+	Known func(path string) (keys []uint64, id, parent string, ok bool)
 }
 
 // readFile reads the transcript at path as o.ReadFile does, else as

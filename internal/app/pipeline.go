@@ -361,6 +361,15 @@ func readAlone[T any](ctx context.Context, g group, files []file, opt Options, p
 	var read []*transcript.Session
 	for j, k := range ks {
 		f := &files[k]
+		if how == readKeys && !f.stdin && opt.Known != nil {
+			if keys, id, parent, ok := opt.Known(f.path); ok {
+				fr.keys = append(fr.keys, keys)
+				if j == 0 {
+					fr.ident = ident{id: id, parent: parent, read: true}
+				}
+				continue
+			}
+		}
 		if f.stdin {
 			fr.stdin = true
 			if !f.read {

@@ -596,3 +596,76 @@ func TestEachReconciled(t *testing.T) {
 		}
 	}
 }
+
+// TestEachKnown: a first pass that reads only for the reconcile keys takes
+// them, and the sessions' ids, from Known where it knows a log, and reads
+// none of those logs for them; each is read once, at its turn, and the
+// sessions come out as when the first pass read them: the copies marked,
+// the Codex sub-agent under its parent.
+func TestEachKnown(t *testing.T) {
+	oldResults := resultBytes
+	resultBytes = 1 // no room for results: the first pass reads only for the keys
+	t.Cleanup(func() { resultBytes = oldResults })
+	inputs, err := Resolve([]string{project, filepath.Join("..", "..", "testdata", "codex", "family")}, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := transcript.Options{SizesOnly: true}
+	known := map[string]bool{}
+	facts := func(path string) ([]uint64, string, string, bool) {
+		s, err := transcript.ReadFile(path, read)
+		if err != nil {
+			return nil, "", "", false
+		}
+		known[path] = true
+		return transcript.ReconcileKeys(s), s.ID, parentID(s), true
+	}
+	pol, _ := policy.Preset("none")
+	each := func(withKnown bool) (out []string, reads map[string]int) {
+		reads = map[string]int{}
+		var mu sync.Mutex
+		opt := Options{Prices: pricing.Default(), Policy: pol, Read: read, ResultsGrowWithLogs: true,
+			ReadFile: func(path string, o transcript.Options) (*transcript.Session, error) {
+				mu.Lock()
+				reads[path]++
+				mu.Unlock()
+				return transcript.ReadFile(path, o)
+			}}
+		if withKnown {
+			opt.Known = facts
+		}
+		_, err := Each(context.Background(), inputs, nil, opt, func(s *Session) (string, error) {
+			var line strings.Builder
+			for _, p := range s.Parts() {
+				copied := 0
+				for _, c := range p.Session.Calls {
+					if c.CountedIn != "" {
+						copied++
+					}
+				}
+				fmt.Fprintf(&line, "%s (%d calls, %d copied, %+v) ", filepath.Base(p.Session.Path), len(p.Session.Calls), copied, billed(p.Session))
+			}
+			return line.String(), nil
+		}, func(line string) error { out = append(out, line); return nil }, func(err error) { t.Error(err) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, reads
+	}
+	want, readTwice := each(false)
+	got, reads := each(true)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("sessions (-first pass read +known):\n%s", d)
+	}
+	if !strings.Contains(strings.Join(want, "\n"), "1 copied") && !strings.Contains(strings.Join(want, "\n"), "2 copied") {
+		t.Errorf("no copy marked: the test shows nothing\n%s", strings.Join(want, "\n"))
+	}
+	for path, n := range reads {
+		if known[path] && n != 1 || readTwice[path] != 2 {
+			t.Errorf("%s read %d times with Known (known %v), %d without", path, n, known[path], readTwice[path])
+		}
+	}
+	if len(known) == 0 {
+		t.Error("Known was never asked")
+	}
+}
