@@ -57,7 +57,7 @@ rm -rf "$work/cache"
 SPILLWAY_CACHE_DIR="$work/cache" "$work/spillway" report "$corpus" >/dev/null
 load_before=$(scripts/doc-block.sh --load)
 for _ in $(seq "$runs"); do
-  run spillway-json "$work/spillway" report --format json "$corpus"
+  run spillway-json env SPILLWAY_CACHE_DIR="$work/cache" "$work/spillway" report --format json "$corpus"
   run spillway-text "$work/spillway" report --no-cache "$corpus"
   run spillway-kept env SPILLWAY_CACHE_DIR="$work/cache" "$work/spillway" report "$corpus"
   if [ -n "$native" ]; then
@@ -96,7 +96,7 @@ echo "| what | figure |"
 echo "|---|---|"
 row spillway-text "\`spillway report --no-cache\` (the text table, read afresh) over the generated corpus: 200 Claude Code sessions × 1,000 calls, 2 KB results, two lines per request, $corpus_mb MB (\`RUNS=$runs scripts/bench-report.sh\`: the four commands in turns, $runs runs each)"
 row spillway-kept "\`spillway report\` run again: each session's share of the table from the session index"
-row spillway-json "\`spillway report --format json\` over the same corpus, $json_mb MB of JSON out"
+row spillway-json "\`spillway report --format json\` over the same corpus, $json_mb MB of JSON out, the logs related from the session index as the first \`report\` left it"
 if [ -n "$native" ]; then
   row ccusage "ccusage 20.0.24 (native build, \`claude session --json --offline\`) on the same files${verdict:+, $verdict}"
 fi
