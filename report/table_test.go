@@ -83,8 +83,10 @@ func TestShortIDs(t *testing.T) {
 }
 
 func TestShortProjects(t *testing.T) {
-	projects := []string{"/home/dev/shop", "/srv/shop", "/home/dev/blog", `C:\Users\dev\rain`, "/workspace", "", "/home/dev/blog"}
-	want := []string{"dev/shop", "srv/shop", "blog", "rain", "workspace", "–", "blog"}
+	projects := []string{"/home/dev/shop", "/srv/shop", "/home/dev/blog", `C:\Users\dev\rain`, "/workspace", "", "/home/dev/blog",
+		"/a/x/api/", "/b/x/api", "/c/api", "api", "/home/dev/\x1b[31mred"}
+	want := []string{"dev/shop", "srv/shop", "blog", "rain", "workspace", "–", "blog",
+		"a/x/api", "b/x/api", "c/api", "api", `\x1b[31mred`}
 	if diff := cmp.Diff(want, shortProjects(projects)); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
