@@ -278,20 +278,29 @@ func modelsCell(models []string) string {
 // tell it from every other id (as short commit hashes are); ids equal in
 // whole (a log and its sidechain's) are shortened alike.
 func shortIDs(ids []string, least int) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
+	// The longest prefix an id shares with another is the one it shares
+	// with an id next to it in order: weighed against every other, the
+	// ids of a report by session took time in the square of their number.
+	sorted := slices.Compact(slices.Sorted(slices.Values(ids)))
+	length := make(map[string]int, len(sorted))
+	for k, id := range sorted {
 		n := min(len(id), least)
-		for j, other := range ids {
-			if j == i || other == id {
+		for _, j := range []int{k - 1, k + 1} {
+			if j < 0 || j >= len(sorted) {
 				continue
 			}
+			other := sorted[j]
 			common := 0
 			for common < len(id) && common < len(other) && id[common] == other[common] {
 				common++
 			}
 			n = max(n, min(len(id), common+1))
 		}
-		out[i] = id[:n]
+		length[id] = n
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id[:length[id]]
 		if !utf8.ValidString(out[i]) {
 			out[i] = id // cut inside a rune: no known agent writes such an id
 		}

@@ -75,8 +75,10 @@ func TestWriteColumns(t *testing.T) {
 }
 
 func TestShortIDs(t *testing.T) {
-	ids := []string{"019e06e6-0c4e-72d2", "019e06e6-1d00-0000", "da254fb0-aaaa", "c45af7b1-x", "c45af7b1-x", "short", ""}
-	want := []string{"019e06e6-0", "019e06e6-1", "da254fb0", "c45af7b1", "c45af7b1", "short", ""}
+	ids := []string{"019e06e6-0c4e-72d2", "019e06e6-1d00-0000", "da254fb0-aaaa", "c45af7b1-x", "c45af7b1-x", "short", "",
+		"abcdefghij-1", "abc", "zzzzzzzz-1", "abcdefgh", "abcdefghij-2"}
+	want := []string{"019e06e6-0", "019e06e6-1", "da254fb0", "c45af7b1", "c45af7b1", "short", "",
+		"abcdefghij-1", "abc", "zzzzzzzz", "abcdefgh", "abcdefghij-2"}
 	if diff := cmp.Diff(want, shortIDs(ids, 8)); diff != "" {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
