@@ -58,7 +58,7 @@ func eachKept[T any](resolved []app.Input, stdin io.Reader, opt Options, k *keep
 	if c.rec != nil {
 		opt.ReadFile = c.rec.ReadFile
 	} else if c.entries != nil {
-		opt.Known = c.ix.Read // as just scanned: the logs are related without reading them first
+		opt.Known = c.ix.Relating // as just scanned: the logs are related without reading them first
 	}
 	shares := make([]*T, len(kept))
 	total := len(todo)

@@ -77,7 +77,7 @@ type Options struct {
 	// can hold): the log's reconcile keys (transcript.ReconcileKeys), its
 	// session's id and its parent's for a sub-agent, as read now. ok false
 	// has the log read. A report whose logs the session index has just
-	// scanned takes them from there (index.Index.Read).
+	// scanned takes them from there (index.Index.Relating).
 	Known func(path string) (keys []uint64, id, parent string, ok bool)
 }
 

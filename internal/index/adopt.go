@@ -121,3 +121,21 @@ func (ix *Index) Holds(paths []string) int {
 // CacheFile is the cache file's path: a Warning of it is about the cache,
 // not about a log.
 func (ix *Index) CacheFile() string { return cachePath(ix.opt.CacheDir) }
+
+// Relating is what the last Scan found of the log at path read by itself: the
+// keys by which reconciling links it to other logs (transcript.ReconcileKeys)
+// and its session's id, with its parent's for a sub-agent; ok is false for
+// a log that Scan did not list. A report that has just scanned its logs
+// relates them from these rather than reading each first for them.
+func (ix *Index) Relating(path string) (keys []uint64, id, parent string, ok bool) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	s, found := ix.seen[path]
+	if !found || s.own == nil {
+		return nil, "", "", false
+	}
+	if s.own.Relation == transcript.RelationSubagent {
+		parent = s.own.ParentID
+	}
+	return s.own.keys(), s.own.ID, parent, true
+}

@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // TestAdoptSameAsScan: the cache a report's reads leave through a Recorder
@@ -157,5 +159,50 @@ func TestRecorderGrownWhileRead(t *testing.T) {
 	openFile = open
 	if _, err := rec.ReadFile(path, app.Options{}.Read); err != nil || !rec.Recorded(path) {
 		t.Errorf("a log read whole is not recorded (%v)", err)
+	}
+}
+
+// TestRelating: what a Scan tells of each log, from the log read or from
+// the cache, is what reading it tells: its reconcile keys and its
+// session's ids (its parent's for a sub-agent only). A log not scanned is
+// not known.
+func TestRelating(t *testing.T) {
+	inputs, err := app.Resolve([]string{"../../testdata/codex", "../../testdata/claude", "../../report/testdata/by"}, app.Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	parents := 0
+	for _, pass := range []string{"read", "from the cache"} {
+		ix, err := Open(Options{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := ix.Scan(context.Background(), inputs, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range inputs {
+			for _, path := range append([]string{in.Path}, in.Subagents...) {
+				s, err := transcript.ReadFile(path, transcript.Options{SizesOnly: true})
+				if err != nil {
+					continue
+				}
+				parent := ""
+				if s.Relation == transcript.RelationSubagent {
+					parent = s.ParentID
+					parents++
+				}
+				keys, id, gotParent, ok := ix.Relating(path)
+				if !ok || id != s.ID || gotParent != parent || !cmp.Equal(keys, transcript.ReconcileKeys(s), cmpopts.EquateEmpty()) {
+					t.Errorf("%s, %s: %v %q %q %d keys, want %q %q %d keys", pass, path, ok, id, gotParent, len(keys), s.ID, parent, len(transcript.ReconcileKeys(s)))
+				}
+			}
+		}
+		if _, _, _, ok := ix.Relating(filepath.Join(dir, "none.jsonl")); ok {
+			t.Errorf("%s: a log not scanned is known", pass)
+		}
+	}
+	if parents == 0 {
+		t.Error("no sub-agent names its parent: the test checks nothing of it")
 	}
 }

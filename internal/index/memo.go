@@ -1,10 +1,6 @@
 package index
 
-import (
-	"slices"
-
-	"github.com/spillway-dev/spillway/transcript"
-)
+import "slices"
 
 // A caller may keep with a file's record what it worked out from the file
 // and would take long to work out again: the session list keeps each
@@ -136,22 +132,4 @@ func countKind(memos []memo, kind string) int {
 		}
 	}
 	return n
-}
-
-// Read is what the last Scan found of the log at path read by itself: the
-// keys by which reconciling links it to other logs (transcript.ReconcileKeys)
-// and its session's id, with its parent's for a sub-agent; ok is false for
-// a log that Scan did not list. A report that has just scanned its logs
-// relates them from these rather than reading each first for them.
-func (ix *Index) Read(path string) (keys []uint64, id, parent string, ok bool) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	s, found := ix.seen[path]
-	if !found || s.own == nil {
-		return nil, "", "", false
-	}
-	if s.own.Relation == transcript.RelationSubagent {
-		parent = s.own.ParentID
-	}
-	return s.own.keys(), s.own.ID, parent, true
 }
