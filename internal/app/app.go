@@ -60,7 +60,8 @@ type Options struct {
 	// session (transcript.CarryMarks): Each reads every input once, at
 	// its turn, and reconciles none, where it would read them all first,
 	// sizes only, to reconcile them together. The inputs must be related
-	// already (each Codex sub-agent with its parent).
+	// already (each Codex sub-agent with its parent). Reading sizes only,
+	// Each's first pass reads them all anyway, and this is not looked at.
 	Reconciled bool
 	// CacheDir is the session index's folder, where a report over many
 	// sessions keeps each one's figures for the next; "" keeps none.
