@@ -230,7 +230,7 @@ func claudePersisted(size int64, path, text string, previewUnits int64, lineAlig
 	preview := headUnitsPairs(text, previewUnits, wholePairs)
 	more := len(preview) != len(text)
 	if more {
-		if nl := strings.LastIndexByte(preview, '\n'); lineAligned && nl >= 0 && UTF16Len(preview[:nl]) > previewUnits/2 {
+		if nl := strings.LastIndexByte(preview, '\n'); lineAligned && nl >= 0 && UTF16Over(preview[:nl], previewUnits/2) {
 			preview = preview[:nl]
 		}
 	}

@@ -55,6 +55,12 @@ func checkMeasure(t *testing.T, s string) {
 	if got := Measure(s); got != want {
 		t.Fatalf("Measure(%q) = %+v, want %+v", s, got, want)
 	}
+	if got := UTF16Len(s); got != want.UTF16 {
+		t.Fatalf("UTF16Len(%q) = %d, want %d", s, got, want.UTF16)
+	}
+	if UTF16Over(s, want.UTF16) || want.UTF16 > 0 && !UTF16Over(s, want.UTF16-1) {
+		t.Fatalf("UTF16Over(%q) is wrong at its length, %d units", s, want.UTF16)
+	}
 }
 
 func FuzzMeasure(f *testing.F) {
@@ -111,6 +117,16 @@ func TestCuts(t *testing.T) {
 	}
 	if n := UTF16Len(s); n != 5 {
 		t.Errorf("UTF16Len = %d, want 5", n)
+	}
+	// 8 bytes, 5 units; "€€" 6 bytes, 2 units; two invalid bytes, 2 units.
+	for _, tt := range []struct {
+		s    string
+		n    int64
+		want bool
+	}{{s, 4, true}, {s, 5, false}, {s, 8, false}, {"€€", 1, true}, {"€€", 2, false}, {"\xff\xfe", 1, true}, {"\xff\xfe", 2, false}, {"", 0, false}} {
+		if got := UTF16Over(tt.s, tt.n); got != tt.want {
+			t.Errorf("UTF16Over(%q, %d) = %v, want %v", tt.s, tt.n, got, tt.want)
+		}
 	}
 }
 

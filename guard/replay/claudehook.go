@@ -291,7 +291,7 @@ func (rp *Run) hookAfter(it *item, r *Result) {
 	if harness.ClaudeBlank(text) {
 		text = harness.ClaudeNoOutput(it.r.Tool)
 	}
-	if limit, ok := harness.ClaudeOwnLimit(it.r.Tool); ok && harness.UTF16Len(text) > limit {
+	if limit, ok := harness.ClaudeOwnLimit(it.r.Tool); ok && harness.UTF16Over(text, limit) {
 		rp.unshape(it, r, fmt.Sprintf("%s; what the model would receive is over Claude Code's own limit of %s, which would persist it again, so the hook leaves it",
 			r.Reason, policy.FormatSize(limit, policy.UTF16Units)))
 		return

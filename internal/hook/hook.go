@@ -246,7 +246,7 @@ func (s locatorStore) Write(f replay.SpillFile) (string, error) {
 // content blocks are persisted as JSON, which the hook does not model.
 func ownPersisted(in *Input, out *output) (string, bool) {
 	limit, ok := harness.ClaudeOwnLimit(in.ToolName)
-	if !ok || in.ToolName == "Bash" || out.images+out.other > 0 || harness.UTF16Len(out.text) <= limit ||
+	if !ok || in.ToolName == "Bash" || out.images+out.other > 0 || !harness.UTF16Over(out.text, limit) ||
 		!strings.HasSuffix(in.TranscriptPath, ".jsonl") || !plainID().MatchString(in.ToolUseID) {
 		return "", false
 	}
