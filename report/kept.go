@@ -203,6 +203,9 @@ func (c *keptCache) remembered(ctx context.Context, inputs []app.Input) ([][]byt
 		return nil, inputs
 	}
 	c.entries = entries
+	if c.kind == "" {
+		return make([][]byte, len(inputs)), inputs // no share to look up (each a stat of a hook ledger)
+	}
 	owner := map[string]int{} // a log's entry: its session's, or a sub-agent's parent's
 	for i := range entries {
 		owner[entries[i].Path] = i
