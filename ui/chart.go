@@ -44,7 +44,7 @@ type sweptMsg struct {
 // few in 100,000, which moves no point of the curve that can be seen.
 func knobsKey(p policy.Policy) string {
 	p = p.Clone()
-	p.Name, p.Description, p.FollowVersion = "", "", false
+	p.Name, p.Description = "", ""
 	if p.Ceiling > 0 {
 		for tool, v := range p.PerTool {
 			if v > 0 {
@@ -89,7 +89,7 @@ func (c *chart) addReplay(applied policy.Policy, runs []*replay.Run) {
 // and how many are still missing.
 func (c *chart) curve(policy policy.Policy) (points []replay.SweepPoint, missing int) {
 	have := c.points[knobsKey(policy)]
-	for _, ceiling := range replay.SweepCeilings(policy) {
+	for _, ceiling := range replay.ChartCeilings(policy) {
 		if pt, ok := have[ceiling]; ok {
 			pt.Own = ceiling == policy.Ceiling
 			points = append(points, pt)
@@ -113,14 +113,14 @@ func (c *chart) next(preps []*replay.Prepared, policy policy.Policy) tea.Cmd {
 		return nil
 	}
 	have := c.points[knobs]
-	i := slices.IndexFunc(replay.SweepCeilings(policy), func(ceiling int64) bool {
+	i := slices.IndexFunc(replay.ChartCeilings(policy), func(ceiling int64) bool {
 		_, ok := have[ceiling]
 		return !ok
 	})
 	if i < 0 {
 		return nil
 	}
-	ceiling := replay.SweepCeilings(policy)[i]
+	ceiling := replay.ChartCeilings(policy)[i]
 	c.busy = true
 	return func() tea.Msg {
 		var point replay.SweepPoint

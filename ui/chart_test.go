@@ -71,19 +71,19 @@ func TestChartScale(t *testing.T) {
 	}{
 		// 6.3% is █; 3.15% is half of it, ⌈4⌉ = ▄; 0.1% the least, ▁;
 		// nothing saved, no bar.
-		{"best 6.3%", []float64{0.937, 0.9685, 0.999, 1, 1, 1, 1, 1, 1}, 200,
-			"cost saved by ceiling, █ = best 6.3% at 2K (K = 1,024 JSON bytes): 2K█ 4K▄ 8K▁ 16K  ▸24K  0.0% 32K  64K  128K  256K"},
+		{"best 6.3%", []float64{0.937, 0.9685, 0.999, 1, 1, 1, 1}, 200,
+			"cost saved by ceiling, █ = best 6.3% at 3K (K = 1,024 JSON bytes): 3K█ 6K▄ 12K▁ ▸24K  0.0% 48K  96K  192K"},
 		// 11% beside nothing: █ beside no bar.
-		{"11% and none", []float64{1, 0.89, 1, 1, 1, 1, 1, 1, 1}, 200,
-			"cost saved by ceiling, █ = best 11.0% at 4K (K = 1,024 JSON bytes): 2K  4K█ 8K  16K  ▸24K  0.0% 32K  64K  128K  256K"},
+		{"11% and none", []float64{1, 0.89, 1, 1, 1, 1, 1}, 200,
+			"cost saved by ceiling, █ = best 11.0% at 6K (K = 1,024 JSON bytes): 3K  6K█ 12K  ▸24K  0.0% 48K  96K  192K"},
 		// At 80 columns the head is cut short before any point is.
-		{"narrow", []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1, 1, 1, 1}, 80,
-			"saved, █ = 50.0%: 2K█ 4K▇ 8K▅ 16K▄ ▸24K▂ 10.0% 32K  64K  128K  256K"},
+		{"narrow", []float64{0.5, 0.6, 0.7, 0.8, 0.9, 1, 1}, 80,
+			"saved, █ = 50.0%: 3K█ 6K▇ 12K▅ ▸24K▄ 20.0% 48K▂ 96K  192K"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newModel(t, demoData(t), "harness-rs-0.0.40", tt.width, 40, "dark")
-			ceilings := replay.SweepCeilings(m.policy)
+			ceilings := replay.ChartCeilings(m.policy)
 			if len(ceilings) != len(tt.after) {
 				t.Fatalf("%d sweep ceilings %v, the test has %d", len(ceilings), ceilings, len(tt.after))
 			}
@@ -121,7 +121,7 @@ func TestChartGolden(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		t.Run(fmt.Sprintf("small-best-%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := newModel(t, demoData(t), "harness-rs-0.0.40", size[0], size[1], "dark")
-			for i, c := range replay.SweepCeilings(m.policy) {
+			for i, c := range replay.ChartCeilings(m.policy) {
 				m.sess.chart.put(knobsKey(m.policy), replay.SweepPoint{Ceiling: c, Cost: cost(1), CostAfter: cost(after[i])})
 			}
 			out := screen(m)

@@ -45,8 +45,13 @@ type listScreen struct {
 
 	// gen is the policy generation: replays of another are cancelled and
 	// what they still send is dropped.
-	gen     int
-	cancels []context.CancelFunc
+	gen int
+	// jobs are the replays and sweeps begun, by number, until cancelled. A
+	// replay done is not cancelled by a move along the chart
+	// (takeFromChart): what it may still do is read the sessions shown from
+	// the index's cache, so that the next policy only replays them.
+	jobs    map[int]*listJob
+	lastJob int
 	// pending holds the sessions not replayed yet under gen.
 	pending map[string]bool
 	// points are the savings chart's points of each session, by the
@@ -108,8 +113,16 @@ type (
 
 // jobStart is what a replay or sweep began with.
 type jobStart struct {
+	id       int // its number in listScreen.jobs
 	knobs    string
 	versions map[string]int
+}
+
+// listJob is a replay or sweep of the list's, and whether its last
+// message is in.
+type listJob struct {
+	cancel context.CancelFunc
+	done   bool
 }
 
 // rescanEvery is how often a followed list looks for new and changed
@@ -228,9 +241,10 @@ func (s *stream) wait(gen int, sweep bool, paths []string, job jobStart) tea.Cmd
 }
 
 // replayFleetCmd replays paths under pol (or sweeps them at ceilings) in
-// the background until ctx ends; versions are the sessions' as it begins.
-func replayFleetCmd(ctx context.Context, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
-	job := jobStart{knobs: knobsKey(pol), versions: map[string]int{}}
+// the background until ctx ends, as job id; versions are the sessions' as
+// it begins.
+func replayFleetCmd(ctx context.Context, id int, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+	job := jobStart{id: id, knobs: knobsKey(pol), versions: map[string]int{}}
 	for _, p := range paths {
 		if v := versions[p]; v != 0 {
 			job.versions[p] = v
@@ -259,7 +273,7 @@ func newListScreen(ctx *Context, opt Options, pol policy.Policy) *listScreen {
 	run, stop := context.WithCancel(context.Background())
 	return &listScreen{ctx: ctx, opt: opt, policy: pol, run: run, stop: stop, src: opt.Sessions, name: opt.SessionsName, list: sessionList{ctx: ctx, savings: map[string]sessions.Savings{}},
 		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{},
-		version: map[string]int{}}
+		version: map[string]int{}, jobs: map[int]*listJob{}}
 }
 
 // fromList marks the messages of the list's commands.
@@ -308,10 +322,80 @@ func (f *listScreen) update(msg fromList) tea.Cmd {
 	return nil
 }
 
-// retune takes a new policy and replays every session under it.
+// retune takes a new policy and replays every session under it, or, where
+// every session has a chart point at its ceiling, takes their figures from
+// there.
 func (f *listScreen) retune(p policy.Policy) tea.Cmd {
 	f.policy = p
+	if f.onChart() {
+		return f.takeFromChart()
+	}
 	return f.replayAll()
+}
+
+// onChart tells whether every session has a chart point under the policy
+// in force at its ceiling, which is then its replay's figures: the + and
+// - keys move along the chart (replay.ChartCeilings). A point is the
+// replay's only where the policy at each ceiling is the same but for the
+// ceiling: not with per-tool ceilings, which + and - round, nor with a
+// policy that follows each session's version, which the chart applies
+// first.
+func (f *listScreen) onChart() bool {
+	p := &f.policy
+	if !f.scanned || len(f.list.rows) == 0 || p.Ceiling <= 0 || p.FollowVersion {
+		return false
+	}
+	for _, v := range p.PerTool {
+		if v > 0 {
+			return false
+		}
+	}
+	knobs := knobsKey(*p)
+	for _, r := range f.list.rows {
+		if _, ok := f.points[r.Path][knobs][p.Ceiling]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// takeFromChart puts the policy in force with every session's figures
+// from its chart point at the ceiling, at once, and sweeps what the chart
+// lacks.
+func (f *listScreen) takeFromChart() tea.Cmd {
+	f.newGeneration(true)
+	knobs := knobsKey(f.policy)
+	for _, r := range f.list.rows {
+		f.list.savings[r.Path] = sessions.SavingsAt(r.Path, f.points[r.Path][knobs][f.policy.Ceiling])
+	}
+	f.list.refresh()
+	return f.sweepFleet()
+}
+
+// newGeneration begins a policy generation: the jobs of the last are
+// cancelled (but the replays done, with keepDone), and every figure of
+// the last is forgotten.
+func (f *listScreen) newGeneration(keepDone bool) {
+	for id, j := range f.jobs {
+		if !keepDone || !j.done {
+			j.cancel()
+			delete(f.jobs, id)
+		}
+	}
+	f.gen++
+	f.list.savings = map[string]sessions.Savings{}
+	f.unswept = map[string]bool{}
+	f.pending = map[string]bool{}
+	f.sweeping = false
+}
+
+// startJob begins a job: its context, cancelled with the job, and its
+// number.
+func (f *listScreen) startJob() (context.Context, int) {
+	ctx, cancel := context.WithCancel(f.run)
+	f.lastJob++
+	f.jobs[f.lastJob] = &listJob{cancel: cancel}
+	return ctx, f.lastJob
 }
 
 // replayAll replays every session of the list under the policy in force,
@@ -462,15 +546,7 @@ func (f *listScreen) markLive() {
 // generation, cancelling the replays of the last.
 func (f *listScreen) replayFleet(paths []string, all bool) tea.Cmd {
 	if all {
-		for _, cancel := range f.cancels {
-			cancel()
-		}
-		f.cancels = nil
-		f.gen++
-		f.list.savings = map[string]sessions.Savings{}
-		f.unswept = map[string]bool{}
-		f.pending = map[string]bool{}
-		f.sweeping = false
+		f.newGeneration(false)
 		for _, r := range f.list.rows {
 			f.pending[r.Path] = true
 		}
@@ -479,14 +555,21 @@ func (f *listScreen) replayFleet(paths []string, all bool) tea.Cmd {
 	if len(paths) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithCancel(f.run)
-	f.cancels = append(f.cancels, cancel)
-	return replayFleetCmd(ctx, f.src, f.gen, f.policy, paths, nil, f.version)
+	ctx, id := f.startJob()
+	return replayFleetCmd(ctx, id, f.src, f.gen, f.policy, paths, nil, f.version)
 }
 
 // fleetSaved takes replays done under the policy in force; once every
 // session is in, the chart's points are computed.
 func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
+	if j := f.jobs[msg.job.id]; j != nil && msg.done {
+		if msg.sweep {
+			j.cancel() // nothing of it goes on
+			delete(f.jobs, msg.job.id)
+		} else {
+			j.done = true
+		}
+	}
 	if msg.gen != f.gen {
 		return nil // the job was cancelled; what it sent is stale
 	}
@@ -538,7 +621,7 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 	}
 	if msg.done && msg.sweep {
 		f.sweeping = false
-		ceilings := replay.SweepCeilings(f.policy)
+		ceilings := replay.ChartCeilings(f.policy)
 		for _, p := range msg.paths {
 			if !stale(p) && len(f.missingCeilings(p, knobs, ceilings)) > 0 {
 				f.unswept[p] = true // could not be swept: charted without it
@@ -555,7 +638,7 @@ func (f *listScreen) sweepFleet() tea.Cmd {
 	if len(f.pending) > 0 || f.sweeping {
 		return nil
 	}
-	knobs, all := knobsKey(f.policy), replay.SweepCeilings(f.policy)
+	knobs, all := knobsKey(f.policy), replay.ChartCeilings(f.policy)
 	var paths []string
 	var ceilings []int64
 	for _, r := range f.list.rows {
@@ -576,16 +659,15 @@ func (f *listScreen) sweepFleet() tea.Cmd {
 	}
 	slices.Sort(ceilings)
 	f.sweeping = true
-	ctx, cancel := context.WithCancel(f.run)
-	f.cancels = append(f.cancels, cancel)
-	return replayFleetCmd(ctx, f.src, f.gen, f.policy, paths, ceilings, f.version)
+	ctx, id := f.startJob()
+	return replayFleetCmd(ctx, id, f.src, f.gen, f.policy, paths, ceilings, f.version)
 }
 
 // fleetCurve sums the chart's points over the sessions shown; missing
 // counts the sessions whose points are not in yet.
 func (f *listScreen) fleetCurve() (points []replay.SweepPoint, missing int) {
 	l := &f.list
-	knobs, ceilings := knobsKey(f.policy), replay.SweepCeilings(f.policy)
+	knobs, ceilings := knobsKey(f.policy), replay.ChartCeilings(f.policy)
 	pts := make([]replay.SweepPoint, len(ceilings))
 	for _, i := range l.shown {
 		path := l.rows[i].Path

@@ -367,11 +367,13 @@ func jobNow(m *Model) jobStart {
 	return jobStart{knobs: knobsKey(m.policy), versions: maps.Clone(m.fleet.version)}
 }
 
-// sweepCounter is a session source that notes the ceilings of every sweep.
+// sweepCounter is a session source that notes the ceilings of every sweep
+// and counts the replays.
 type sweepCounter struct {
 	sessions.Source
-	mu     sync.Mutex
-	sweeps [][]int64
+	mu      sync.Mutex
+	sweeps  [][]int64
+	replays int
 }
 
 func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) error {
@@ -381,19 +383,29 @@ func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []str
 	return c.Source.Sweep(ctx, pol, paths, ceilings, emit)
 }
 
-func (c *sweepCounter) take() [][]int64 {
+func (c *sweepCounter) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(sessions.Savings)) error {
+	c.mu.Lock()
+	c.replays++
+	c.mu.Unlock()
+	return c.Source.Replay(ctx, pol, paths, emit)
+}
+
+// take returns the sweeps and the count of replays since the last take.
+func (c *sweepCounter) take() ([][]int64, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := c.sweeps
-	c.sweeps = nil
-	return out
+	sweeps, replays := c.sweeps, c.replays
+	c.sweeps, c.replays = nil, 0
+	return sweeps, replays
 }
 
 // TestSessionListChartKeepsPoints: the chart's points outlive the policy
-// they were computed under. A new ceiling needs no sweep, its own point
-// being its replay's; a new spill setting sweeps once; undoing it sweeps
-// nothing. Each chart drawn from kept points is the one a list opened
-// afresh under that policy draws.
+// they were computed under. A ceiling on the chart (as + and - move) takes
+// every session's figures from its point there, with no replay and no
+// sweep; one off the chart replays, its own point being its replay's; a
+// new spill setting replays and sweeps once; undoing it does neither. Each
+// footer and chart drawn from kept points is the one a list opened afresh
+// under that policy draws.
 func TestSessionListChartKeepsPoints(t *testing.T) {
 	dir := fleetFixture(t)
 	var src *sweepCounter
@@ -402,34 +414,44 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 		o.Sessions = src
 	}
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)
-	if got := src.take(); len(got) != 1 || len(got[0]) < 8 {
-		t.Fatalf("first sweeps %v, want one at every ceiling", got)
+	others := slices.DeleteFunc(replay.ChartCeilings(m.policy), func(c int64) bool { return c == m.policy.Ceiling })
+	if sweeps, replays := src.take(); len(sweeps) != 1 || !slices.Equal(sweeps[0], others) || replays != 1 {
+		t.Fatalf("first: sweeps %v and %d replays, want one sweep at %v and one replay", sweeps, replays, others)
 	}
-	fresh := func(tune func(*policy.Policy)) string {
+	fresh := func(tune func(*policy.Policy)) (footer, chart string) {
 		t.Helper()
 		pol, _ := policy.Preset("harness-rs-0.0.40")
 		tune(&pol)
 		other := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, func(o *Options) { o.Policy = pol })
-		return lineWith(t, other, "cost saved")
+		return lineWith(t, other, "4 sessions"), lineWith(t, other, "cost saved")
+	}
+	scale := func(f float64) func(*policy.Policy) {
+		return func(p *policy.Policy) { p.SetCeiling(int64(float64(p.Ceiling) * f)) }
 	}
 	steps := []struct {
-		keys   string
-		sweeps int
-		tune   func(*policy.Policy)
+		keys            string
+		replays, sweeps int
+		tune            func(*policy.Policy)
 	}{
-		{"+", 0, func(p *policy.Policy) { p.SetCeiling(2 * p.Ceiling) }},
-		{"s", 1, func(p *policy.Policy) { p.SetCeiling(2 * p.Ceiling); _ = p.SetSpill(p.Action != policy.Spill) }},
-		{"u", 0, func(p *policy.Policy) { p.SetCeiling(2 * p.Ceiling) }},
-		{"-", 0, func(*policy.Policy) {}},
+		{"+", 0, 0, scale(2)},
+		{"s", 1, 1, func(p *policy.Policy) { scale(2)(p); _ = p.SetSpill(p.Action != policy.Spill) }},
+		{"u", 0, 0, scale(2)},
+		{"-", 0, 0, func(*policy.Policy) {}},
+		{"- - -", 0, 0, scale(1.0 / 8)},
+		{"-", 1, 0, scale(1.0 / 16)}, // 1,536 bytes, below the chart's least ceiling: its own point is its replay's
+		{"+ + + +", 0, 0, func(*policy.Policy) {}},
 	}
 	for _, st := range steps {
-		press(t, m, st.keys)
-		if got := src.take(); len(got) != st.sweeps {
-			t.Errorf("after %s: sweeps at %v, want %d", st.keys, got, st.sweeps)
+		press(t, m, strings.Fields(st.keys)...)
+		if sweeps, replays := src.take(); len(sweeps) != st.sweeps || replays != st.replays {
+			t.Errorf("after %s: sweeps at %v and %d replays, want %d and %d", st.keys, sweeps, replays, st.sweeps, st.replays)
 		}
-		got := lineWith(t, m, "cost saved")
-		if want := fresh(st.tune); got != want {
-			t.Errorf("after %s: chart\n%s\nopened afresh\n%s", st.keys, got, want)
+		footer, chart := fresh(st.tune)
+		if got := lineWith(t, m, "4 sessions"); got != footer {
+			t.Errorf("after %s: footer\n%s\nopened afresh\n%s", st.keys, got, footer)
+		}
+		if got := lineWith(t, m, "cost saved"); got != chart {
+			t.Errorf("after %s: chart\n%s\nopened afresh\n%s", st.keys, got, chart)
 		}
 	}
 }
@@ -938,7 +960,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newListModel(t, []string{fleetFixture(t)}, "harness-rs-0.0.40", 120, 40, longAgo)
 			f := m.fleet
-			knobs, ceilings := knobsKey(m.policy), replay.SweepCeilings(m.policy)
+			knobs, ceilings := knobsKey(m.policy), replay.ChartCeilings(m.policy)
 			p := f.list.rows[0].Path
 			begun := jobNow(m) // a sweep under way, begun on the log as it was
 			f.sweeping = true

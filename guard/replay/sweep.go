@@ -201,6 +201,31 @@ func SweepCeilings(p policy.Policy) []int64 {
 	return slices.Compact(out)
 }
 
+// ChartCeilings are the ceilings the inspector's charts show: the
+// policy's own, doubled and halved (as the + and - keys do, rounding
+// down) while within SweepCeilings' range, so that every point is a
+// ceiling the keys reach and a key lands on a point already computed;
+// SweepCeilings' without a ceiling.
+func ChartCeilings(p policy.Policy) []int64 {
+	if p.Ceiling <= 0 {
+		return SweepCeilings(p)
+	}
+	lo, hi := bytesToUnit(2*1024, p.Unit), bytesToUnit(256*1024, p.Unit)
+	out := []int64{p.Ceiling}
+	for c := p.Ceiling; c <= hi/2; {
+		if c *= 2; c >= lo {
+			out = append(out, c)
+		}
+	}
+	for c := p.Ceiling / 2; c >= lo; c /= 2 {
+		if c <= hi {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func bytesToUnit(n int64, u policy.Unit) int64 {
 	if u == policy.ApproxTokens || u == policy.Tokens {
 		return n / 4

@@ -427,27 +427,42 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 
 // replayed is session s replayed under pol.
 func replayed(s *app.Session, pol policy.Policy) Savings {
-	out := Savings{Path: s.Session.Path}
-	var costs []*float64
+	var pts []replay.SweepPoint
 	var recorded []bool
-	for k, p := range s.Parts() {
+	for _, p := range s.Parts() {
 		rp, err := p.Replay(pol, replay.Options{CountsOnly: true})
 		if err != nil {
-			out.Err = err
-			return out
+			return Savings{Path: s.Session.Path, Err: err}
 		}
-		if k == 0 {
-			out.Point = rp.Point()
-		} else {
-			out.Point = out.Point.Plus(rp.Point(), hasUsage(p.Session))
-		}
-		out.Saved += rp.Totals.SavedPerCall
-		out.Hazards = out.Hazards.Plus(rp.Totals.Hazards)
-		costs = append(costs, rp.Totals.CostAfter)
+		pts = append(pts, rp.Point())
 		rp.Release()
 		recorded = append(recorded, hasUsage(p.Session))
 	}
-	out.CostAfter = sumKnown(costs, recorded)
+	return SavingsAt(s.Session.Path, partsPoint(pts, recorded))
+}
+
+// SavingsAt is the figures of a replay of the session at path whose
+// point is pt: a replay's figures are its point's, so that a chart's
+// point at a ceiling stands for the replay under the policy at that
+// ceiling.
+func SavingsAt(path string, pt replay.SweepPoint) Savings {
+	pt.Own = true
+	h := pt.Hazards
+	return Savings{Path: path, CostAfter: pt.CostAfter, Saved: pt.Saved, Point: pt,
+		Hazards: replay.HazardCounts{UsedHidden: h.UsedHidden, SuppressedUnseen: h.SuppressedUnseen, Stale: h.Stale, Retrievable: h.Retrievable}}
+}
+
+// partsPoint is a session's point at one ceiling from its parts' (its own
+// log's first): their counts added, and their dollars as sumKnown adds
+// them, from the parts whose logs record usage (recorded).
+func partsPoint(pts []replay.SweepPoint, recorded []bool) replay.SweepPoint {
+	out := replay.SweepPoint{Ceiling: pts[0].Ceiling, Own: pts[0].Own}
+	costs, after := make([]*float64, len(pts)), make([]*float64, len(pts))
+	for i, pt := range pts {
+		out = out.Plus(pt, false)
+		costs[i], after[i] = pt.Cost, pt.CostAfter
+	}
+	out.Cost, out.CostAfter = sumKnown(costs, recorded), sumKnown(after, recorded)
 	return out
 }
 
@@ -489,7 +504,10 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 	}
 	return a.each(ctx, paths, a.remembering(memoSweep, keys, emit), func(s *app.Session) Savings {
 		out := Savings{Path: s.Session.Path}
-		for k, p := range s.Parts() {
+		parts := s.Parts()
+		byCeiling := make([][]replay.SweepPoint, len(ceilings))
+		recorded := make([]bool, len(parts))
+		for k, p := range parts {
 			if err := ctx.Err(); err != nil {
 				out.Err = err
 				return out
@@ -499,13 +517,13 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 				out.Err = err
 				return out
 			}
-			if k == 0 {
-				out.Points = pts
-				continue
-			}
 			for i := range pts {
-				out.Points[i] = out.Points[i].Plus(pts[i], hasUsage(p.Session))
+				byCeiling[i] = append(byCeiling[i], pts[i])
 			}
+			recorded[k] = hasUsage(p.Session)
+		}
+		for _, pts := range byCeiling {
+			out.Points = append(out.Points, partsPoint(pts, recorded))
 		}
 		return out
 	})
