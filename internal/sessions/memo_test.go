@@ -221,3 +221,74 @@ func TestReopenedFromMemo(t *testing.T) {
 	same("after a log changed", figures(fresh, pol, paths), figures(reopened, pol, paths))
 	reopened.warming.Wait()
 }
+
+// TestReopenedThenRetuned: a list reopened from the cache reads its
+// sessions in the background as a cold list reads them, its chart
+// included, so that a new repeat setting (which keeps every spill) and
+// its chart read no text again, held without their texts, and give what
+// a list with no cache gives.
+func TestReopenedThenRetuned(t *testing.T) {
+	dir := t.TempDir()
+	shape := corpus.Fleet{Claude: 3, Codex: 2, MeanCalls: 20, ResultBytes: 8192, SubagentEvery: 2, Projects: 1}
+	if _, err := corpus.WriteFleet(dir, shape); err != nil {
+		t.Fatal(err)
+	}
+	cacheDir := t.TempDir()
+	opt := app.Options{Prices: pricing.Default(), Counter: counter}
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	dedupe := pol.Clone()
+	if err := dedupe.SetDedupe(2); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	open := func(noCache bool) (*Service, *index.Index, []string) {
+		ix, err := index.Open(index.Options{Prices: opt.Prices, CacheDir: cacheDir, NoCache: noCache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := NewIndexed([]string{dir}, app.Env{}, opt, ix)
+		src.Budget = &app.Budget{Lean: 1 << 40}
+		return src, ix, listPaths(t, src)
+	}
+	figures := func(src *Service, pol policy.Policy, paths []string) map[string]Savings {
+		got := map[string]Savings{}
+		add := func(s Savings) {
+			if s.Err != nil {
+				t.Fatalf("%s: %v", s.Path, s.Err)
+			}
+			if s.Points != nil {
+				s.Point, s.Saved, s.CostAfter, s.Hazards = got[s.Path].Point, got[s.Path].Saved, got[s.Path].CostAfter, got[s.Path].Hazards
+			} else {
+				s.Points = got[s.Path].Points
+			}
+			got[s.Path] = s
+		}
+		if err := src.Replay(ctx, pol, paths, add); err != nil {
+			t.Fatal(err)
+		}
+		if err := src.Sweep(ctx, pol, paths, chartOthers(pol), add); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first, ix, paths := open(false)
+	figures(first, pol, paths)
+	if err := ix.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	reopened, _, _ := open(false)
+	figures(reopened, pol, paths)
+	reopened.warming.Wait()
+	readBefore := reopened.texts.ReadBytes()
+	got := figures(reopened, dedupe, paths)
+	if n := reopened.texts.ReadBytes() - readBefore; n > 0 {
+		t.Errorf("retuned after the background reading: %d bytes of lines read again", n)
+	}
+	fresh, _, _ := open(true)
+	if d := cmp.Diff(figures(fresh, dedupe, paths), got, cmpopts.EquateErrors()); d != "" {
+		t.Errorf("(-no cache +reopened):\n%s", d)
+	}
+	if fresh.texts.ReadBytes() == 0 {
+		t.Error("a list with no cache read no text again: the test shows nothing")
+	}
+}

@@ -418,7 +418,18 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 	do := func(s *app.Session) Savings { return replayed(s, pol) }
 	keys := a.memoKeys(pol, nil, paths)
 	rest := a.remembered(ctx, memoReplay, keys, paths, emit)
-	a.warm(ctx, paths, rest, do)
+	others := chartOthers(pol)
+	a.warm(ctx, paths, rest, func(s *app.Session) Savings {
+		// Its chart too, as a cold list's: what the chart's ceilings render
+		// is kept (replay.Options.CountsOnly), which the next policy's
+		// chart would otherwise read again and count.
+		for _, p := range s.Parts() {
+			if _, err := p.Sweep(pol, others); err != nil || ctx.Err() != nil {
+				break
+			}
+		}
+		return do(s)
+	})
 	if len(rest) == 0 {
 		return ctx.Err()
 	}
@@ -491,6 +502,11 @@ func (a *Service) warm(ctx context.Context, paths, rest []string, do func(*app.S
 		defer a.warming.Done()
 		_ = a.each(ctx, cold, func(Savings) {}, do)
 	})
+}
+
+// chartOthers are the ceilings of pol's chart but its own.
+func chartOthers(pol policy.Policy) []int64 {
+	return slices.DeleteFunc(replay.ChartCeilings(pol), func(c int64) bool { return c == pol.Ceiling })
 }
 
 // Sweep replays the sessions of paths at each ceiling.
