@@ -46,10 +46,8 @@ type listScreen struct {
 	// gen is the policy generation: replays of another are cancelled and
 	// what they still send is dropped.
 	gen int
-	// jobs are the replays and sweeps begun, by number, until cancelled. A
-	// replay done is not cancelled by a move along the chart
-	// (takeFromChart): what it may still do is read the sessions shown from
-	// the index's cache, so that the next policy only replays them.
+	// jobs are the replays and sweeps begun, by number, until cancelled:
+	// a replay done is not cancelled by a move along the chart (retune).
 	jobs    map[int]*listJob
 	lastJob int
 	// pending holds the sessions not replayed yet under gen.
@@ -322,27 +320,51 @@ func (f *listScreen) update(msg fromList) tea.Cmd {
 	return nil
 }
 
-// retune takes a new policy and replays every session under it, or, where
-// every session has a chart point at its ceiling, takes their figures from
+// retune takes a new policy and replays every session under it, but those
+// whose chart has a point at its ceiling, which take their figures from
 // there.
 func (f *listScreen) retune(p policy.Policy) tea.Cmd {
 	f.policy = p
-	if f.onChart() {
-		return f.takeFromChart()
+	if !f.pointsStand() {
+		return f.replayAll()
 	}
-	return f.replayAll()
+	knobs := knobsKey(p)
+	var missing []string
+	for _, r := range f.list.rows {
+		if _, ok := f.points[r.Path][knobs][p.Ceiling]; !ok {
+			missing = append(missing, r.Path)
+		}
+	}
+	if len(missing) == len(f.list.rows) {
+		return f.replayAll()
+	}
+	// A replay reads the sessions not held yet: a reading still under way
+	// would read them too.
+	f.stopJobs(len(missing) == 0)
+	f.newGeneration()
+	for _, r := range f.list.rows {
+		if pt, ok := f.points[r.Path][knobs][p.Ceiling]; ok {
+			f.list.savings[r.Path] = sessions.SavingsAt(r.Path, pt)
+		} else {
+			f.pending[r.Path] = true
+		}
+	}
+	f.list.refresh()
+	if len(missing) == 0 {
+		return f.sweepFleet()
+	}
+	return f.replayFleet(missing, false)
 }
 
-// onChart tells whether every session has a chart point under the policy
-// in force at its ceiling, which is then its replay's figures: the + and
-// - keys move along the chart (replay.ChartCeilings). A point is the
-// replay's only where the policy at each ceiling is the same but for the
-// ceiling: not with per-tool ceilings, which + and - round, nor with a
-// policy that follows each session's version, which the chart applies
-// first.
-func (f *listScreen) onChart() bool {
+// pointsStand tells whether a chart point under the policy in force at
+// its ceiling is a session's replay's figures: the + and - keys move along
+// the chart (replay.ChartCeilings). It is where the policy at each ceiling
+// is the same but for the ceiling: not with per-tool ceilings, which + and
+// - round, nor with a policy that follows each session's version, which
+// the chart applies first.
+func (f *listScreen) pointsStand() bool {
 	p := &f.policy
-	if !f.scanned || len(f.list.rows) == 0 || p.Ceiling <= 0 || p.FollowVersion {
+	if !f.scanned || p.Ceiling <= 0 || p.FollowVersion {
 		return false
 	}
 	for _, v := range p.PerTool {
@@ -350,43 +372,29 @@ func (f *listScreen) onChart() bool {
 			return false
 		}
 	}
-	knobs := knobsKey(*p)
-	for _, r := range f.list.rows {
-		if _, ok := f.points[r.Path][knobs][p.Ceiling]; !ok {
-			return false
-		}
-	}
 	return true
 }
 
-// takeFromChart puts the policy in force with every session's figures
-// from its chart point at the ceiling, at once, and sweeps what the chart
-// lacks.
-func (f *listScreen) takeFromChart() tea.Cmd {
-	f.newGeneration(true)
-	knobs := knobsKey(f.policy)
-	for _, r := range f.list.rows {
-		f.list.savings[r.Path] = sessions.SavingsAt(r.Path, f.points[r.Path][knobs][f.policy.Ceiling])
-	}
-	f.list.refresh()
-	return f.sweepFleet()
+// newGeneration begins a policy generation: every figure of the last is
+// forgotten.
+func (f *listScreen) newGeneration() {
+	f.gen++
+	f.list.savings = map[string]sessions.Savings{}
+	f.unswept = map[string]bool{}
+	f.pending = map[string]bool{}
+	f.sweeping = false
 }
 
-// newGeneration begins a policy generation: the jobs of the last are
-// cancelled (but the replays done, with keepDone), and every figure of
-// the last is forgotten.
-func (f *listScreen) newGeneration(keepDone bool) {
+// stopJobs cancels the jobs, but the replays done with keepDone: what
+// they may still do is read the sessions shown from the index's cache,
+// for the next policy.
+func (f *listScreen) stopJobs(keepDone bool) {
 	for id, j := range f.jobs {
 		if !keepDone || !j.done {
 			j.cancel()
 			delete(f.jobs, id)
 		}
 	}
-	f.gen++
-	f.list.savings = map[string]sessions.Savings{}
-	f.unswept = map[string]bool{}
-	f.pending = map[string]bool{}
-	f.sweeping = false
 }
 
 // startJob begins a job: its context, cancelled with the job, and its
@@ -546,7 +554,8 @@ func (f *listScreen) markLive() {
 // generation, cancelling the replays of the last.
 func (f *listScreen) replayFleet(paths []string, all bool) tea.Cmd {
 	if all {
-		f.newGeneration(false)
+		f.stopJobs(false)
+		f.newGeneration()
 		for _, r := range f.list.rows {
 			f.pending[r.Path] = true
 		}

@@ -368,12 +368,12 @@ func jobNow(m *Model) jobStart {
 }
 
 // sweepCounter is a session source that notes the ceilings of every sweep
-// and counts the replays.
+// and the sessions of every replay.
 type sweepCounter struct {
 	sessions.Source
-	mu      sync.Mutex
-	sweeps  [][]int64
-	replays int
+	mu       sync.Mutex
+	sweeps   [][]int64
+	replayed [][]string
 }
 
 func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) error {
@@ -385,18 +385,18 @@ func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []str
 
 func (c *sweepCounter) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(sessions.Savings)) error {
 	c.mu.Lock()
-	c.replays++
+	c.replayed = append(c.replayed, paths)
 	c.mu.Unlock()
 	return c.Source.Replay(ctx, pol, paths, emit)
 }
 
-// take returns the sweeps and the count of replays since the last take.
-func (c *sweepCounter) take() ([][]int64, int) {
+// take returns the sweeps and the replays since the last take.
+func (c *sweepCounter) take() ([][]int64, [][]string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sweeps, replays := c.sweeps, c.replays
-	c.sweeps, c.replays = nil, 0
-	return sweeps, replays
+	sweeps, replayed := c.sweeps, c.replayed
+	c.sweeps, c.replayed = nil, nil
+	return sweeps, replayed
 }
 
 // TestSessionListChartKeepsPoints: the chart's points outlive the policy
@@ -415,8 +415,8 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	}
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)
 	others := slices.DeleteFunc(replay.ChartCeilings(m.policy), func(c int64) bool { return c == m.policy.Ceiling })
-	if sweeps, replays := src.take(); len(sweeps) != 1 || !slices.Equal(sweeps[0], others) || replays != 1 {
-		t.Fatalf("first: sweeps %v and %d replays, want one sweep at %v and one replay", sweeps, replays, others)
+	if sweeps, replays := src.take(); len(sweeps) != 1 || !slices.Equal(sweeps[0], others) || len(replays) != 1 {
+		t.Fatalf("first: sweeps %v and %d replays, want one sweep at %v and one replay", sweeps, len(replays), others)
 	}
 	fresh := func(tune func(*policy.Policy)) (footer, chart string) {
 		t.Helper()
@@ -443,8 +443,8 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	}
 	for _, st := range steps {
 		press(t, m, strings.Fields(st.keys)...)
-		if sweeps, replays := src.take(); len(sweeps) != st.sweeps || replays != st.replays {
-			t.Errorf("after %s: sweeps at %v and %d replays, want %d and %d", st.keys, sweeps, replays, st.sweeps, st.replays)
+		if sweeps, replays := src.take(); len(sweeps) != st.sweeps || len(replays) != st.replays {
+			t.Errorf("after %s: sweeps at %v and %d replays, want %d and %d", st.keys, sweeps, len(replays), st.sweeps, st.replays)
 		}
 		footer, chart := fresh(st.tune)
 		if got := lineWith(t, m, "4 sessions"); got != footer {
@@ -452,6 +452,34 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 		}
 		if got := lineWith(t, m, "cost saved"); got != chart {
 			t.Errorf("after %s: chart\n%s\nopened afresh\n%s", st.keys, got, chart)
+		}
+	}
+}
+
+// TestSessionListChartPartly: on a move along the chart, a session without
+// a point at the new ceiling (its log changed, its chart not swept again
+// yet) is replayed alone, then swept; the others take their figures from
+// their points; the footer and chart are a list's opened afresh.
+func TestSessionListChartPartly(t *testing.T) {
+	dir := fleetFixture(t)
+	var src *sweepCounter
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, func(o *Options) {
+		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, "")}
+		o.Sessions = src
+	})
+	src.take()
+	lone := m.fleet.list.rows[0].Path
+	delete(m.fleet.points, lone)
+	press(t, m, "+")
+	if sweeps, replays := src.take(); len(replays) != 1 || !slices.Equal(replays[0], []string{lone}) || len(sweeps) != 1 {
+		t.Errorf("replays %v and sweeps %v, want one of %s alone and one sweep", replays, sweeps, lone)
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	pol.SetCeiling(2 * pol.Ceiling)
+	fresh := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, func(o *Options) { o.Policy = pol })
+	for _, line := range []string{"4 sessions", "cost saved"} {
+		if got, want := lineWith(t, m, line), lineWith(t, fresh, line); got != want {
+			t.Errorf("%s\nopened afresh\n%s", got, want)
 		}
 	}
 }
