@@ -17,17 +17,35 @@ func Reconcile(sessions []*Session) {
 }
 
 // CarryMarks copies what Reconcile decided for the calls of from (a
-// sizes-only read) onto the same calls of to (a full read of the same
-// file). Calls are matched by the line they start on, which both reads
-// agree on.
+// sizes-only read, or what Marks kept of one) onto the same calls of to (a
+// full read of the same file); from nil marks none. Calls are matched by
+// the line they start on, which both reads agree on.
 func CarryMarks(to, from *Session) {
-	marked := make(map[int]string)
-	for i := range from.Calls {
-		if c := &from.Calls[i]; c.CountedIn != "" {
-			marked[c.Line] = c.CountedIn
+	var marked map[int]string
+	if from != nil {
+		marked = make(map[int]string)
+		for i := range from.Calls {
+			if c := &from.Calls[i]; c.CountedIn != "" {
+				marked[c.Line] = c.CountedIn
+			}
 		}
 	}
 	for i := range to.Calls {
 		to.Calls[i].CountedIn = marked[to.Calls[i].Line]
 	}
+}
+
+// Marks keeps of s only what CarryMarks carries: the calls Reconcile
+// marked, by line; nil when there are none.
+func Marks(s *Session) *Session {
+	var calls []Call
+	for _, c := range s.Calls {
+		if c.CountedIn != "" {
+			calls = append(calls, Call{Line: c.Line, CountedIn: c.CountedIn})
+		}
+	}
+	if calls == nil {
+		return nil
+	}
+	return &Session{Path: s.Path, Calls: calls}
 }

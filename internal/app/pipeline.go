@@ -225,7 +225,7 @@ func Each[T any](ctx context.Context, inputs []Input, stdin io.Reader, opt Optio
 	for _, k := range set {
 		if f := &files[k]; f.again {
 			// Keep what reconciling decided, not the rest.
-			f.marks = marksOf(f.session)
+			f.marks = transcript.Marks(f.session)
 			f.session = nil
 		}
 	}
@@ -643,21 +643,6 @@ func resultSize(v any) int64 {
 		return int64(len(v))
 	}
 	return 1 << 10
-}
-
-// marksOf keeps of s only the calls Reconcile marked, for CarryMarks; nil
-// when there are none.
-func marksOf(s *transcript.Session) *transcript.Session {
-	var calls []transcript.Call
-	for _, c := range s.Calls {
-		if c.CountedIn != "" {
-			calls = append(calls, transcript.Call{Line: c.Line, CountedIn: c.CountedIn})
-		}
-	}
-	if calls == nil {
-		return nil
-	}
-	return &transcript.Session{Path: s.Path, Calls: calls}
 }
 
 // parentID is the id of the session that spawned s as a sub-agent, when

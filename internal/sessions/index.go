@@ -10,6 +10,7 @@ import (
 
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // NewIndexed lists the sessions of paths through the session index
@@ -89,7 +90,7 @@ func (a *Service) Scan(ctx context.Context, progress func(done, total int)) ([]R
 		case e.CopiedCalls == 0:
 			// None of its calls is a copy counted elsewhere: read alone,
 			// it replays as read with the others.
-			sc.marks = map[string]map[int]string{}
+			sc.marks = map[string]*transcript.Session{}
 		case same:
 			sc.marks = prev.marks // nil until a replay marks its copies (markCopies)
 		}

@@ -201,8 +201,9 @@ type scanned struct {
 	stamp string
 	input app.Input
 	row   Row
-	// marks are the copies the scan found, by log and line.
-	marks  map[string]map[int]string
+	// marks are the copies found, by log (transcript.Marks); nil until a
+	// replay looks for them (markCopies).
+	marks  map[string]*transcript.Session
 	size   int64 // of its logs
 	copied int   // calls the index found copies counted elsewhere
 	// groups are the index's reconciliation groups of its logs: it shares
@@ -259,7 +260,7 @@ func (a *Service) markCopies(ctx context.Context, paths []string) error {
 	// sessions it reconciles together, and emits only that result.
 	type copies struct {
 		path  string
-		marks map[string]map[int]string
+		marks map[string]*transcript.Session
 	}
 	_, err := app.Each(ctx, group, nil, opt, func(s *app.Session) (copies, error) {
 		return copies{s.Session.Path, marksOf(s)}, ctx.Err()
@@ -300,29 +301,21 @@ func (a *Service) sharing(paths []string) []app.Input {
 }
 
 // marksOf keeps, per log of a session, the calls reading it with the
-// others found to be copies counted elsewhere, by line.
-func marksOf(s *app.Session) map[string]map[int]string {
-	out := map[string]map[int]string{}
+// others found to be copies counted elsewhere.
+func marksOf(s *app.Session) map[string]*transcript.Session {
+	out := map[string]*transcript.Session{}
 	for _, p := range s.Parts() {
-		for _, c := range p.Session.Calls {
-			if c.CountedIn != "" {
-				if out[p.Session.Path] == nil {
-					out[p.Session.Path] = map[int]string{}
-				}
-				out[p.Session.Path][c.Line] = c.CountedIn
-			}
+		if m := transcript.Marks(p.Session); m != nil {
+			out[p.Session.Path] = m
 		}
 	}
 	return out
 }
 
-// carryMarks marks a session read alone as the scan of all found it.
-func carryMarks(s *app.Session, marks map[string]map[int]string) {
+// carryMarks marks a session read alone as the read of all found it.
+func carryMarks(s *app.Session, marks map[string]*transcript.Session) {
 	for _, p := range s.Parts() {
-		calls := p.Session.Calls
-		for i := range calls {
-			calls[i].CountedIn = marks[p.Session.Path][calls[i].Line]
-		}
+		transcript.CarryMarks(p.Session, marks[p.Session.Path])
 	}
 }
 
