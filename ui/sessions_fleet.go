@@ -46,8 +46,7 @@ type listScreen struct {
 	// gen is the policy generation: replays of another are cancelled and
 	// what they still send is dropped.
 	gen int
-	// jobs are the replays and sweeps begun, by number, until cancelled:
-	// a replay done is not cancelled by a move along the chart (retune).
+	// jobs are the replays and sweeps begun, by number, until let go.
 	jobs    map[int]*listJob
 	lastJob int
 	// pending holds the sessions not replayed yet under gen.
@@ -116,10 +115,13 @@ type jobStart struct {
 	versions map[string]int
 }
 
-// listJob is a replay or sweep of the list's, and whether its last
-// message is in.
+// listJob is a replay or sweep of the list's. A replay of every session
+// is kept once done (its last message in) until stopped: what it may
+// still do is read the sessions shown from the index's cache, for the
+// next policy. Another is let go once done.
 type listJob struct {
 	cancel context.CancelFunc
+	every  bool // a replay of every session
 	done   bool
 }
 
@@ -385,9 +387,7 @@ func (f *listScreen) newGeneration() {
 	f.sweeping = false
 }
 
-// stopJobs cancels the jobs, but the replays done with keepDone: what
-// they may still do is read the sessions shown from the index's cache,
-// for the next policy.
+// stopJobs cancels the jobs, but, with keepDone, those done and kept.
 func (f *listScreen) stopJobs(keepDone bool) {
 	for id, j := range f.jobs {
 		if !keepDone || !j.done {
@@ -397,12 +397,12 @@ func (f *listScreen) stopJobs(keepDone bool) {
 	}
 }
 
-// startJob begins a job: its context, cancelled with the job, and its
-// number.
-func (f *listScreen) startJob() (context.Context, int) {
+// startJob begins a job, every a replay of every session: its context,
+// cancelled with the job, and its number.
+func (f *listScreen) startJob(every bool) (context.Context, int) {
 	ctx, cancel := context.WithCancel(f.run)
 	f.lastJob++
-	f.jobs[f.lastJob] = &listJob{cancel: cancel}
+	f.jobs[f.lastJob] = &listJob{cancel: cancel, every: every}
 	return ctx, f.lastJob
 }
 
@@ -564,7 +564,7 @@ func (f *listScreen) replayFleet(paths []string, all bool) tea.Cmd {
 	if len(paths) == 0 {
 		return nil
 	}
-	ctx, id := f.startJob()
+	ctx, id := f.startJob(len(paths) == len(f.list.rows)) // the first scan's too
 	return replayFleetCmd(ctx, id, f.src, f.gen, f.policy, paths, nil, f.version)
 }
 
@@ -572,11 +572,11 @@ func (f *listScreen) replayFleet(paths []string, all bool) tea.Cmd {
 // session is in, the chart's points are computed.
 func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 	if j := f.jobs[msg.job.id]; j != nil && msg.done {
-		if msg.sweep {
-			j.cancel() // nothing of it goes on
-			delete(f.jobs, msg.job.id)
-		} else {
+		if j.every {
 			j.done = true
+		} else {
+			j.cancel()
+			delete(f.jobs, msg.job.id)
 		}
 	}
 	if msg.gen != f.gen {
@@ -668,7 +668,7 @@ func (f *listScreen) sweepFleet() tea.Cmd {
 	}
 	slices.Sort(ceilings)
 	f.sweeping = true
-	ctx, id := f.startJob()
+	ctx, id := f.startJob(false)
 	return replayFleetCmd(ctx, id, f.src, f.gen, f.policy, paths, ceilings, f.version)
 }
 

@@ -484,6 +484,37 @@ func TestSessionListChartPartly(t *testing.T) {
 	}
 }
 
+// TestSessionListKeepsReading: the replay of every session is kept once
+// done, for what it may still do (read the sessions shown from the index's
+// cache); a move along the chart keeps it, another key stops it; a replay
+// of some sessions, or a sweep, is let go once done.
+func TestSessionListKeepsReading(t *testing.T) {
+	m := newListModel(t, []string{fleetFixture(t)}, "harness-rs-0.0.40", 120, 40, longAgo)
+	f := m.fleet
+	kept := func() []int {
+		var ids []int
+		for id, j := range f.jobs {
+			if !j.done || !j.every {
+				t.Errorf("job %d (every session %v, done %v) is held", id, j.every, j.done)
+			}
+			ids = append(ids, id)
+		}
+		return ids
+	}
+	first := kept()
+	if len(first) != 1 {
+		t.Fatalf("after the first replay and sweep, jobs %v held, want the replay", first)
+	}
+	press(t, m, "-")
+	if got := kept(); !slices.Equal(got, first) {
+		t.Errorf("after a move along the chart, jobs %v held, want %v", got, first)
+	}
+	press(t, m, "d")
+	if got := kept(); len(got) != 1 || got[0] == first[0] {
+		t.Errorf("after d, jobs %v held, want the new replay alone", got)
+	}
+}
+
 // blockingSource replays nothing until its context ends, and says so.
 type blockingSource struct {
 	rows      []sessions.Row
