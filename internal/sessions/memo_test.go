@@ -74,39 +74,11 @@ func TestReopenedFromMemo(t *testing.T) {
 	pol.SetCeiling(2048)
 	ceilings := replay.SweepCeilings(pol)
 	ctx := context.Background()
-	// open lists the logs through an index over cacheDir, or with no cache.
 	open := func(noCache bool) (*Service, *index.Index, []string) {
-		ix, err := index.Open(index.Options{Prices: opt.Prices, CacheDir: cacheDir, NoCache: noCache})
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := NewIndexed([]string{dir}, app.Env{}, opt, ix)
-		paths := listPaths(t, src)
-		slices.Sort(paths)
-		return src, ix, paths
+		return openIndexed(t, dir, cacheDir, opt, noCache)
 	}
 	figures := func(src *Service, pol policy.Policy, paths []string) map[string]Savings {
-		got := map[string]Savings{}
-		add := func(s Savings) {
-			if s.Err != nil {
-				t.Fatalf("%s: %v", s.Path, s.Err)
-			}
-			if s.Points != nil {
-				g := got[s.Path]
-				g.Points = s.Points
-				got[s.Path] = g
-				return
-			}
-			s.Points = got[s.Path].Points
-			got[s.Path] = s
-		}
-		if err := src.Replay(ctx, pol, paths, add); err != nil {
-			t.Fatal(err)
-		}
-		if err := src.Sweep(ctx, pol, paths, ceilings, add); err != nil {
-			t.Fatal(err)
-		}
-		return got
+		return figuresOf(t, src, pol, paths, ceilings)
 	}
 	read := func(src *Service) []string {
 		src.mu.Lock()
@@ -240,36 +212,13 @@ func TestReopenedThenRetuned(t *testing.T) {
 	if err := dedupe.SetDedupe(2); err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	open := func(noCache bool) (*Service, *index.Index, []string) {
-		ix, err := index.Open(index.Options{Prices: opt.Prices, CacheDir: cacheDir, NoCache: noCache})
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := NewIndexed([]string{dir}, app.Env{}, opt, ix)
+		src, ix, paths := openIndexed(t, dir, cacheDir, opt, noCache)
 		src.Budget = &app.Budget{Lean: 1 << 40}
-		return src, ix, listPaths(t, src)
+		return src, ix, paths
 	}
 	figures := func(src *Service, pol policy.Policy, paths []string) map[string]Savings {
-		got := map[string]Savings{}
-		add := func(s Savings) {
-			if s.Err != nil {
-				t.Fatalf("%s: %v", s.Path, s.Err)
-			}
-			if s.Points != nil {
-				s.Point, s.Saved, s.CostAfter, s.Hazards = got[s.Path].Point, got[s.Path].Saved, got[s.Path].CostAfter, got[s.Path].Hazards
-			} else {
-				s.Points = got[s.Path].Points
-			}
-			got[s.Path] = s
-		}
-		if err := src.Replay(ctx, pol, paths, add); err != nil {
-			t.Fatal(err)
-		}
-		if err := src.Sweep(ctx, pol, paths, chartOthers(pol), add); err != nil {
-			t.Fatal(err)
-		}
-		return got
+		return figuresOf(t, src, pol, paths, chartOthers(pol))
 	}
 	first, ix, paths := open(false)
 	figures(first, pol, paths)
@@ -291,4 +240,46 @@ func TestReopenedThenRetuned(t *testing.T) {
 	if fresh.texts.ReadBytes() == 0 {
 		t.Error("a list with no cache read no text again: the test shows nothing")
 	}
+}
+
+// openIndexed lists the logs of dir through an index over cacheDir, or
+// with no cache, and returns their paths sorted.
+func openIndexed(t *testing.T, dir, cacheDir string, opt app.Options, noCache bool) (*Service, *index.Index, []string) {
+	t.Helper()
+	ix, err := index.Open(index.Options{Prices: opt.Prices, CacheDir: cacheDir, NoCache: noCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := NewIndexed([]string{dir}, app.Env{}, opt, ix)
+	paths := listPaths(t, src)
+	slices.Sort(paths)
+	return src, ix, paths
+}
+
+// figuresOf is every session's figures under pol: its replay's, with the
+// points of its sweep at ceilings.
+func figuresOf(t *testing.T, src *Service, pol policy.Policy, paths []string, ceilings []int64) map[string]Savings {
+	t.Helper()
+	ctx := context.Background()
+	got := map[string]Savings{}
+	add := func(s Savings) {
+		if s.Err != nil {
+			t.Fatalf("%s: %v", s.Path, s.Err)
+		}
+		if s.Points != nil {
+			g := got[s.Path]
+			g.Points = s.Points
+			got[s.Path] = g
+			return
+		}
+		s.Points = got[s.Path].Points
+		got[s.Path] = s
+	}
+	if err := src.Replay(ctx, pol, paths, add); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Sweep(ctx, pol, paths, ceilings, add); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
