@@ -22,6 +22,9 @@ type chart struct {
 	prep *replay.Prepared // the session's own log's, whose points these are
 	// points holds every point computed for prep, by knobsKey and ceiling.
 	points map[string]map[int64]replay.SweepPoint
+	// anchors are the ceilings each knobs' curve was first drawn at
+	// (replay.ChartCeilings): its points stay as + and - move the ceiling.
+	anchors map[string]int64
 	// failed holds the knobs whose curve could not be computed, and why.
 	failed map[string]error
 	// busy is set while a point is being computed; the next one starts
@@ -60,7 +63,7 @@ func knobsKey(p policy.Policy) string {
 // reset forgets every point when the prepared session changes.
 func (c *chart) reset(prep *replay.Prepared) {
 	if c.prep != prep {
-		c.prep, c.points, c.failed = prep, map[string]map[int64]replay.SweepPoint{}, map[string]error{}
+		c.prep, c.points, c.failed, c.anchors = prep, map[string]map[int64]replay.SweepPoint{}, map[string]error{}, map[string]int64{}
 	}
 }
 
@@ -82,14 +85,19 @@ func (c *chart) addReplay(applied policy.Policy, runs []*replay.Run) {
 	for _, rp := range runs[1:] {
 		pt = pt.Plus(rp.Point(), rp.Totals.RecordedCalls > 0)
 	}
-	c.put(knobsKey(applied), pt)
+	knobs := knobsKey(applied)
+	if _, ok := c.anchors[knobs]; !ok {
+		c.anchors[knobs] = applied.Ceiling
+	}
+	c.put(knobs, pt)
 }
 
 // curve is the points known for policy at its sweep ceilings, in order,
 // and how many are still missing.
 func (c *chart) curve(policy policy.Policy) (points []replay.SweepPoint, missing int) {
-	have := c.points[knobsKey(policy)]
-	for _, ceiling := range replay.ChartCeilings(policy) {
+	knobs := knobsKey(policy)
+	have := c.points[knobs]
+	for _, ceiling := range replay.ChartCeilings(policy, c.anchors[knobs]) {
 		if pt, ok := have[ceiling]; ok {
 			pt.Own = ceiling == policy.Ceiling
 			points = append(points, pt)
@@ -113,14 +121,15 @@ func (c *chart) next(preps []*replay.Prepared, policy policy.Policy) tea.Cmd {
 		return nil
 	}
 	have := c.points[knobs]
-	i := slices.IndexFunc(replay.ChartCeilings(policy), func(ceiling int64) bool {
+	ceilings := replay.ChartCeilings(policy, c.anchors[knobs])
+	i := slices.IndexFunc(ceilings, func(ceiling int64) bool {
 		_, ok := have[ceiling]
 		return !ok
 	})
 	if i < 0 {
 		return nil
 	}
-	ceiling := replay.ChartCeilings(policy)[i]
+	ceiling := ceilings[i]
 	c.busy = true
 	return func() tea.Msg {
 		var point replay.SweepPoint

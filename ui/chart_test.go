@@ -83,7 +83,7 @@ func TestChartScale(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newModel(t, demoData(t), "harness-rs-0.0.40", tt.width, 40, "dark")
-			ceilings := replay.ChartCeilings(m.policy)
+			ceilings := replay.ChartCeilings(m.policy, 0)
 			if len(ceilings) != len(tt.after) {
 				t.Fatalf("%d sweep ceilings %v, the test has %d", len(ceilings), ceilings, len(tt.after))
 			}
@@ -121,7 +121,7 @@ func TestChartGolden(t *testing.T) {
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		t.Run(fmt.Sprintf("small-best-%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := newModel(t, demoData(t), "harness-rs-0.0.40", size[0], size[1], "dark")
-			for i, c := range replay.ChartCeilings(m.policy) {
+			for i, c := range replay.ChartCeilings(m.policy, 0) {
 				m.sess.chart.put(knobsKey(m.policy), replay.SweepPoint{Ceiling: c, Cost: cost(1), CostAfter: cost(after[i])})
 			}
 			out := screen(m)

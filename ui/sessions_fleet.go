@@ -56,8 +56,11 @@ type listScreen struct {
 	// ceiling needs only its own point, which the replay gives, and a
 	// policy tried before needs none. unswept are the sessions that could
 	// not be swept under gen: charted without them.
-	points   map[string]map[string]map[int64]replay.SweepPoint
-	knobs    []string // of points, the most recent last
+	points map[string]map[string]map[int64]replay.SweepPoint
+	knobs  []string // of points, the most recent last
+	// anchors are the ceilings each knobs' chart was first drawn at
+	// (replay.ChartCeilings): its points stay as + and - move the ceiling.
+	anchors  map[string]int64
 	unswept  map[string]bool
 	sweeping bool
 	// version counts the changes of each session's log seen by a scan:
@@ -273,7 +276,7 @@ func newListScreen(ctx *Context, opt Options, pol policy.Policy) *listScreen {
 	run, stop := context.WithCancel(context.Background())
 	return &listScreen{ctx: ctx, opt: opt, policy: pol, run: run, stop: stop, src: opt.Sessions, name: opt.SessionsName, list: sessionList{ctx: ctx, savings: map[string]sessions.Savings{}},
 		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{},
-		version: map[string]int{}, jobs: map[int]*listJob{}}
+		version: map[string]int{}, jobs: map[int]*listJob{}, anchors: map[string]int64{knobsKey(pol): pol.Ceiling}}
 }
 
 // fromList marks the messages of the list's commands.
@@ -327,6 +330,7 @@ func (f *listScreen) update(msg fromList) tea.Cmd {
 // there.
 func (f *listScreen) retune(p policy.Policy) tea.Cmd {
 	f.policy = p
+	f.anchor()
 	if !f.pointsStand() {
 		return f.replayAll()
 	}
@@ -356,6 +360,25 @@ func (f *listScreen) retune(p policy.Policy) tea.Cmd {
 		return f.sweepFleet()
 	}
 	return f.replayFleet(missing, false)
+}
+
+// anchor makes the ceiling in force its knobs' chart's anchor, where
+// they have none, and lets go those of knobs whose points are gone.
+func (f *listScreen) anchor() {
+	knobs := knobsKey(f.policy)
+	for k := range f.anchors {
+		if k != knobs && !slices.Contains(f.knobs, k) {
+			delete(f.anchors, k)
+		}
+	}
+	if _, ok := f.anchors[knobs]; !ok {
+		f.anchors[knobs] = f.policy.Ceiling
+	}
+}
+
+// chartCeilings are the ceilings of the chart of the policy in force.
+func (f *listScreen) chartCeilings() []int64 {
+	return replay.ChartCeilings(f.policy, f.anchors[knobsKey(f.policy)])
 }
 
 // pointsStand tells whether a chart point under the policy in force at
@@ -630,7 +653,7 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 	}
 	if msg.done && msg.sweep {
 		f.sweeping = false
-		ceilings := replay.ChartCeilings(f.policy)
+		ceilings := f.chartCeilings()
 		for _, p := range msg.paths {
 			if !stale(p) && len(f.missingCeilings(p, knobs, ceilings)) > 0 {
 				f.unswept[p] = true // could not be swept: charted without it
@@ -647,7 +670,7 @@ func (f *listScreen) sweepFleet() tea.Cmd {
 	if len(f.pending) > 0 || f.sweeping {
 		return nil
 	}
-	knobs, all := knobsKey(f.policy), replay.ChartCeilings(f.policy)
+	knobs, all := knobsKey(f.policy), f.chartCeilings()
 	var paths []string
 	var ceilings []int64
 	for _, r := range f.list.rows {
@@ -676,7 +699,7 @@ func (f *listScreen) sweepFleet() tea.Cmd {
 // counts the sessions whose points are not in yet.
 func (f *listScreen) fleetCurve() (points []replay.SweepPoint, missing int) {
 	l := &f.list
-	knobs, ceilings := knobsKey(f.policy), replay.ChartCeilings(f.policy)
+	knobs, ceilings := knobsKey(f.policy), f.chartCeilings()
 	pts := make([]replay.SweepPoint, len(ceilings))
 	for _, i := range l.shown {
 		path := l.rows[i].Path

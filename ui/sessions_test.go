@@ -414,7 +414,7 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 		o.Sessions = src
 	}
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)
-	others := slices.DeleteFunc(replay.ChartCeilings(m.policy), func(c int64) bool { return c == m.policy.Ceiling })
+	others := slices.DeleteFunc(replay.ChartCeilings(m.policy, 0), func(c int64) bool { return c == m.policy.Ceiling })
 	if sweeps, replays := src.take(); len(sweeps) != 1 || !slices.Equal(sweeps[0], others) || len(replays) != 1 {
 		t.Fatalf("first: sweeps %v and %d replays, want one sweep at %v and one replay", sweeps, len(replays), others)
 	}
@@ -453,6 +453,17 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 		if got := lineWith(t, m, "cost saved"); got != chart {
 			t.Errorf("after %s: chart\n%s\nopened afresh\n%s", st.keys, got, chart)
 		}
+	}
+	// A ceiling off the chart (typed) replays for its own point alone: the
+	// chart keeps the others, where + and - reach from where it began.
+	typed := m.policy.Clone()
+	typed.SetCeiling(20000)
+	drive(t, m, m.retune(typed))
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 1 {
+		t.Errorf("at a typed ceiling: sweeps at %v and %d replays, want none and one", sweeps, len(replays))
+	}
+	if pts, missing := m.fleet.fleetCurve(); missing != 0 || len(pts) != len(others)+2 {
+		t.Errorf("at a typed ceiling: %d points, %d sessions missing, want %d and none", len(pts), missing, len(others)+2)
 	}
 }
 
@@ -1019,7 +1030,7 @@ func TestSessionListChartAfterChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newListModel(t, []string{fleetFixture(t)}, "harness-rs-0.0.40", 120, 40, longAgo)
 			f := m.fleet
-			knobs, ceilings := knobsKey(m.policy), replay.ChartCeilings(m.policy)
+			knobs, ceilings := knobsKey(m.policy), replay.ChartCeilings(m.policy, 0)
 			p := f.list.rows[0].Path
 			begun := jobNow(m) // a sweep under way, begun on the log as it was
 			f.sweeping = true

@@ -201,29 +201,37 @@ func SweepCeilings(p policy.Policy) []int64 {
 	return slices.Compact(out)
 }
 
-// ChartCeilings are the ceilings the inspector's charts show: the
-// policy's own, doubled and halved (as the + and - keys do, rounding
-// down) while within SweepCeilings' range, so that every point is a
-// ceiling the keys reach and a key lands on a point already computed;
-// SweepCeilings' without a ceiling.
-func ChartCeilings(p policy.Policy) []int64 {
+// ChartCeilings are the ceilings the inspector's charts show for p:
+// anchor, the ceiling a chart of p's other knobs was first drawn at (p's
+// own when 0), doubled and halved as the + and - keys do (rounding down)
+// within SweepCeilings' range, and p's own. A chart so keeps its points as
+// the keys move the ceiling, and a key lands on one already computed;
+// another ceiling needs its own point alone. SweepCeilings' without a
+// ceiling.
+func ChartCeilings(p policy.Policy, anchor int64) []int64 {
 	if p.Ceiling <= 0 {
 		return SweepCeilings(p)
 	}
+	if anchor <= 0 {
+		anchor = p.Ceiling
+	}
 	lo, hi := bytesToUnit(2*1024, p.Unit), bytesToUnit(256*1024, p.Unit)
 	out := []int64{p.Ceiling}
-	for c := p.Ceiling; c <= hi/2; {
+	if anchor >= lo && anchor <= hi {
+		out = append(out, anchor)
+	}
+	for c := anchor; c <= hi/2; {
 		if c *= 2; c >= lo {
 			out = append(out, c)
 		}
 	}
-	for c := p.Ceiling / 2; c >= lo; c /= 2 {
+	for c := anchor / 2; c >= lo; c /= 2 {
 		if c <= hi {
 			out = append(out, c)
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 func bytesToUnit(n int64, u policy.Unit) int64 {

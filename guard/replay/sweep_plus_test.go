@@ -45,28 +45,32 @@ func TestPlus(t *testing.T) {
 }
 
 // TestChartCeilings: the chart's ceilings are those the keys reach from
-// the policy's own, within 2 KiB to 256 KiB (a quarter in tokens), by
-// hand.
+// its anchor, within 2 KiB to 256 KiB (a quarter in tokens), and the
+// policy's own, by hand.
 func TestChartCeilings(t *testing.T) {
 	at := func(unit policy.Unit, ceiling int64) policy.Policy {
 		return policy.Policy{Unit: unit, Ceiling: ceiling}
 	}
 	for _, tt := range []struct {
-		name string
-		pol  policy.Policy
-		want []int64
+		name   string
+		pol    policy.Policy
+		anchor int64
+		want   []int64
 	}{
-		{"24 KiB of JSON", at(policy.JSONBytes, 24576), []int64{3072, 6144, 12288, 24576, 49152, 98304, 196608}},
-		{"tokens", at(policy.Tokens, 6144), []int64{768, 1536, 3072, 6144, 12288, 24576, 49152}},
-		{"halved rounding down", at(policy.UTF8Bytes, 30001), []int64{3750, 7500, 15000, 30001, 60002, 120004, 240008}},
-		{"below the range", at(policy.UTF8Bytes, 1000), []int64{1000, 4000, 8000, 16000, 32000, 64000, 128000, 256000}},
-		{"above the range", at(policy.UTF8Bytes, 1<<20), []int64{2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20}},
-		{"the largest ceiling", at(policy.UTF8Bytes, math.MaxInt64), []int64{
+		{"24 KiB of JSON", at(policy.JSONBytes, 24576), 0, []int64{3072, 6144, 12288, 24576, 49152, 98304, 196608}},
+		{"halved twice", at(policy.JSONBytes, 6144), 24576, []int64{3072, 6144, 12288, 24576, 49152, 98304, 196608}},
+		{"off the anchor's", at(policy.JSONBytes, 20000), 24576, []int64{3072, 6144, 12288, 20000, 24576, 49152, 98304, 196608}},
+		{"tokens", at(policy.Tokens, 6144), 0, []int64{768, 1536, 3072, 6144, 12288, 24576, 49152}},
+		{"halved rounding down", at(policy.UTF8Bytes, 30001), 0, []int64{3750, 7500, 15000, 30001, 60002, 120004, 240008}},
+		{"below the range", at(policy.UTF8Bytes, 1000), 0, []int64{1000, 4000, 8000, 16000, 32000, 64000, 128000, 256000}},
+		{"an anchor below the range", at(policy.UTF8Bytes, 4000), 1000, []int64{4000, 8000, 16000, 32000, 64000, 128000, 256000}},
+		{"above the range", at(policy.UTF8Bytes, 1<<20), 0, []int64{2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 1 << 20}},
+		{"the largest ceiling", at(policy.UTF8Bytes, math.MaxInt64), 0, []int64{
 			math.MaxInt64 >> 51, math.MaxInt64 >> 50, math.MaxInt64 >> 49, math.MaxInt64 >> 48,
 			math.MaxInt64 >> 47, math.MaxInt64 >> 46, math.MaxInt64 >> 45, math.MaxInt64}},
-		{"no ceiling", at(policy.UTF8Bytes, 0), []int64{2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144}},
+		{"no ceiling", at(policy.UTF8Bytes, 0), 24576, []int64{2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144}},
 	} {
-		if got := ChartCeilings(tt.pol); !slices.Equal(got, tt.want) {
+		if got := ChartCeilings(tt.pol, tt.anchor); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -57,7 +57,7 @@ func TestPointIsReplay(t *testing.T) {
 		if pol.FollowVersion {
 			continue // swept as each session's version applies it, which a key does not change
 		}
-		ceilings := replay.ChartCeilings(pol)
+		ceilings := replay.ChartCeilings(pol, 0)
 		points := map[string][]replay.SweepPoint{}
 		err := src.Sweep(ctx, pol, listed, ceilings, func(s Savings) {
 			if s.Err != nil {

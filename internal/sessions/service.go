@@ -497,9 +497,10 @@ func (a *Service) warm(ctx context.Context, paths, rest []string, do func(*app.S
 	})
 }
 
-// chartOthers are the ceilings of pol's chart but its own.
+// chartOthers are the ceilings of pol's chart, drawn first at its own,
+// but its own.
 func chartOthers(pol policy.Policy) []int64 {
-	return slices.DeleteFunc(replay.ChartCeilings(pol), func(c int64) bool { return c == pol.Ceiling })
+	return slices.DeleteFunc(replay.ChartCeilings(pol, 0), func(c int64) bool { return c == pol.Ceiling })
 }
 
 // Sweep replays the sessions of paths at each ceiling.
