@@ -478,15 +478,14 @@ func (m *Model) tune(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Exact):
 		return m.openInput(ceilingInput, "ceiling: ", policy.FormatSize(m.policy.Ceiling, m.policy.Unit)+" (24KiB, 80000, 50kB)")
 	case key.Matches(msg, k.Dedupe):
-		p := m.policy.Clone()
-		from := 0
-		if !p.Dedupe.Enabled {
-			from = max(2, p.Dedupe.From)
-		}
-		if err := p.SetDedupe(from); err != nil {
+		p, err := dedupeToggled(m.policy)
+		if err != nil {
 			return m.ctx.flash(err.Error())
 		}
-		return m.setPolicy(p, map[bool]string{true: "repeats suppressed from the " + human.Ordinal(from) + " identical call", false: "repeat suppression off"}[from > 0])
+		if !p.Dedupe.Enabled {
+			return m.setPolicy(p, "repeat suppression off")
+		}
+		return m.setPolicy(p, "repeats suppressed from the "+human.Ordinal(p.Dedupe.From)+" identical call")
 	case key.Matches(msg, k.DedupeFrom):
 		p := m.policy.Clone()
 		from := 2
@@ -514,6 +513,18 @@ func (m *Model) tune(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openInput(writeInput, m.writePrompt(), m.writePath)
 	}
 	return nil
+}
+
+// dedupeToggled is p with repeat suppression turned on (from the 2nd
+// identical call, or the one it was set to) or off, as the d key does.
+func dedupeToggled(p policy.Policy) (policy.Policy, error) {
+	p = p.Clone()
+	from := 0
+	if !p.Dedupe.Enabled {
+		from = max(2, p.Dedupe.From)
+	}
+	err := p.SetDedupe(from)
+	return p, err
 }
 
 // retune puts p in force in every screen.

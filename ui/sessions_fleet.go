@@ -13,6 +13,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/crash"
 	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/sessions"
@@ -60,7 +61,9 @@ type listScreen struct {
 	knobs  []string // of points, the most recent last
 	// anchors are the ceilings each knobs' chart was first drawn at
 	// (replay.ChartCeilings): its points stay as + and - move the ceiling.
-	anchors  map[string]int64
+	anchors map[string]int64
+	// ahead tells whether the generation's prefetch has begun.
+	ahead    bool
 	unswept  map[string]bool
 	sweeping bool
 	// version counts the changes of each session's log seen by a scan:
@@ -116,6 +119,9 @@ type jobStart struct {
 	id       int // its number in listScreen.jobs
 	knobs    string
 	versions map[string]int
+	// ahead marks a job for the chart's points of a policy not in force
+	// (prefetch).
+	ahead bool
 }
 
 // listJob is a replay or sweep of the list's. A replay of every session
@@ -271,6 +277,27 @@ func replayFleetCmd(ctx context.Context, id int, src sessions.Source, gen int, p
 	}
 }
 
+// aheadCmd replays paths under pol and sweeps them at ceilings, one job
+// for the points of a policy not in force (prefetch).
+func aheadCmd(ctx context.Context, id int, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+	job := jobStart{id: id, knobs: knobsKey(pol), versions: map[string]int{}, ahead: true}
+	for _, p := range paths {
+		if v := versions[p]; v != 0 {
+			job.versions[p] = v
+		}
+	}
+	return func() tea.Msg {
+		s := newStream()
+		crash.Go(func() {
+			defer s.finish()
+			if src.Replay(ctx, pol, paths, s.push) == nil && ctx.Err() == nil {
+				_ = src.Sweep(ctx, pol, paths, ceilings, s.push)
+			}
+		})
+		return s.wait(gen, false, paths, job)()
+	}
+}
+
 // newListScreen is the list over opt.Sessions under pol.
 func newListScreen(ctx *Context, opt Options, pol policy.Policy) *listScreen {
 	run, stop := context.WithCancel(context.Background())
@@ -331,7 +358,7 @@ func (f *listScreen) update(msg fromList) tea.Cmd {
 func (f *listScreen) retune(p policy.Policy) tea.Cmd {
 	f.policy = p
 	f.anchor()
-	if !f.pointsStand() {
+	if !f.scanned || !pointsStand(p) {
 		return f.replayAll()
 	}
 	knobs := knobsKey(p)
@@ -381,15 +408,14 @@ func (f *listScreen) chartCeilings() []int64 {
 	return replay.ChartCeilings(f.policy, f.anchors[knobsKey(f.policy)])
 }
 
-// pointsStand tells whether a chart point under the policy in force at
-// its ceiling is a session's replay's figures: the + and - keys move along
+// pointsStand tells whether a chart point under p at its ceiling is a
+// session's replay's figures: the + and - keys move along
 // the chart (replay.ChartCeilings). It is where the policy at each ceiling
 // is the same but for the ceiling: not with per-tool ceilings, which + and
 // - round, nor with a policy that follows each session's version, which
 // the chart applies first.
-func (f *listScreen) pointsStand() bool {
-	p := &f.policy
-	if !f.scanned || p.Ceiling <= 0 || p.FollowVersion {
+func pointsStand(p policy.Policy) bool {
+	if p.Ceiling <= 0 || p.FollowVersion {
 		return false
 	}
 	for _, v := range p.PerTool {
@@ -404,6 +430,7 @@ func (f *listScreen) pointsStand() bool {
 // forgotten.
 func (f *listScreen) newGeneration() {
 	f.gen++
+	f.ahead = false
 	f.list.savings = map[string]sessions.Savings{}
 	f.unswept = map[string]bool{}
 	f.pending = map[string]bool{}
@@ -605,6 +632,18 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 	if msg.gen != f.gen {
 		return nil // the job was cancelled; what it sent is stale
 	}
+	if msg.job.ahead {
+		for _, s := range msg.items {
+			if s.Err != nil || s.Path == "" || msg.job.versions[s.Path] != f.version[s.Path] {
+				continue // the key it was for replays what it lacks
+			}
+			f.putPoint(s.Path, msg.job.knobs, s.Point)
+			for _, pt := range s.Points {
+				f.putPoint(s.Path, msg.job.knobs, pt)
+			}
+		}
+		return msg.next
+	}
 	var errs []string
 	knobs := msg.job.knobs
 	// A session whose log changed since the job began is being replayed
@@ -660,8 +699,51 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 			}
 		}
 	}
-	cmds = append(cmds, f.sweepFleet())
+	if sweep := f.sweepFleet(); sweep != nil {
+		cmds = append(cmds, sweep)
+	} else {
+		cmds = append(cmds, f.prefetch())
+	}
 	return tea.Batch(cmds...)
+}
+
+// prefetch computes, once the chart is in, the points of the policy the
+// repeat key (d) would put in force, so that it takes every session's
+// figures from them (retune): on the sessions held alone, which it only
+// replays (a session not held yet is being read by the replay before),
+// and for a policy that spills, whose chart renders no cut again (a
+// truncating one's would read and count every cut anew, seconds of work
+// on a month of logs, for a key that may not come). What it replays is
+// kept in the index's cache, so that the list reopened has it too.
+func (f *listScreen) prefetch() tea.Cmd {
+	if f.ahead || len(f.pending) > 0 || f.sweeping {
+		return nil
+	}
+	f.ahead = true
+	next, err := dedupeToggled(f.policy)
+	held, ok := f.src.(interface{ Held(string) *app.Session })
+	if err != nil || !ok || next.Action != policy.Spill || !pointsStand(next) {
+		return nil
+	}
+	knobs := knobsKey(next)
+	anchor, anchored := f.anchors[knobs]
+	if !anchored {
+		anchor = next.Ceiling // as retune would anchor it
+	}
+	ceilings := replay.ChartCeilings(next, anchor)
+	var paths []string
+	for _, r := range f.list.rows {
+		if len(f.missingCeilings(r.Path, knobs, ceilings)) > 0 && held.Held(r.Path) != nil {
+			paths = append(paths, r.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	f.anchors[knobs] = anchor
+	others := slices.DeleteFunc(slices.Clone(ceilings), func(c int64) bool { return c == next.Ceiling })
+	ctx, id := f.startJob(false)
+	return aheadCmd(ctx, id, f.src, f.gen, next, paths, others, f.version)
 }
 
 // sweepFleet computes the chart's points for the sessions that lack them,

@@ -390,6 +390,14 @@ func (c *sweepCounter) Replay(ctx context.Context, pol policy.Policy, paths []st
 	return c.Source.Replay(ctx, pol, paths, emit)
 }
 
+// Held is the source's, where it tells.
+func (c *sweepCounter) Held(path string) *app.Session {
+	if h, ok := c.Source.(interface{ Held(string) *app.Session }); ok {
+		return h.Held(path)
+	}
+	return nil
+}
+
 // take returns the sweeps and the replays since the last take.
 func (c *sweepCounter) take() ([][]int64, [][]string) {
 	c.mu.Lock()
@@ -434,7 +442,8 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 		tune            func(*policy.Policy)
 	}{
 		{"+", 0, 0, scale(2)},
-		{"s", 1, 1, func(p *policy.Policy) { scale(2)(p); _ = p.SetSpill(p.Action != policy.Spill) }},
+		// and d's next, its chart in: it spills
+		{"s", 2, 2, func(p *policy.Policy) { scale(2)(p); _ = p.SetSpill(p.Action != policy.Spill) }},
 		{"u", 0, 0, scale(2)},
 		{"-", 0, 0, func(*policy.Policy) {}},
 		{"- - -", 0, 0, scale(1.0 / 8)},
@@ -523,6 +532,39 @@ func TestSessionListKeepsReading(t *testing.T) {
 	press(t, m, "d")
 	if got := kept(); len(got) != 1 || got[0] == first[0] {
 		t.Errorf("after d, jobs %v held, want the new replay alone", got)
+	}
+}
+
+// TestSessionListPrefetch: once a spilling policy's chart is in, the list
+// computes the points of the policy d would put in force, on the sessions
+// it holds, so that d takes every session's figures from them, with no
+// replay and no sweep: the footer and chart of a list opened afresh under
+// that policy. A truncating policy's next are not computed.
+func TestSessionListPrefetch(t *testing.T) {
+	dir := fleetFixture(t)
+	var src *sweepCounter
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
+		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, "")}
+		o.Sessions = src
+	})
+	if sweeps, replays := src.take(); len(sweeps) != 2 || len(replays) != 2 {
+		t.Fatalf("opened: sweeps %v and %d replays, want the chart's and d's", sweeps, len(replays))
+	}
+	press(t, m, "d")
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 0 {
+		t.Errorf("d: sweeps %v and %d replays, want none", sweeps, len(replays))
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	_ = pol.SetDedupe(2)
+	fresh := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) { o.Policy = pol })
+	for _, line := range []string{"4 sessions", "cost saved"} {
+		if got, want := lineWith(t, m, line), lineWith(t, fresh, line); got != want {
+			t.Errorf("%s\nopened afresh\n%s", got, want)
+		}
+	}
+	press(t, m, "s") // truncating
+	if sweeps, replays := src.take(); len(sweeps) != 1 || len(replays) != 1 {
+		t.Errorf("s: sweeps %v and %d replays, want the chart's alone", sweeps, len(replays))
 	}
 }
 

@@ -50,7 +50,9 @@ func (a *Service) memoKeys(pol policy.Policy, ceilings []int64, paths []string) 
 	if !ok {
 		return nil
 	}
-	spec, err := json.Marshal(pol)
+	named := pol
+	named.Name, named.Description = "", "" // words, which change no figure
+	spec, err := json.Marshal(named)
 	if err != nil {
 		return nil
 	}
