@@ -277,9 +277,18 @@ func replayFleetCmd(ctx context.Context, id int, src sessions.Source, gen int, p
 	}
 }
 
-// aheadCmd replays paths under pol and sweeps them at ceilings, one job
-// for the points of a policy not in force (prefetch).
-func aheadCmd(ctx context.Context, id int, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+// aheadSource is a session source that tells the sessions it holds, and
+// hands the figures its cache keeps without reading a log.
+type aheadSource interface {
+	Held(path string) *app.Session
+	Remembered(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) []string
+}
+
+// aheadCmd replays under pol and sweeps at ceilings the sessions held, and
+// takes the others' figures from the cache where it has them: one job for
+// the points of a policy not in force (prefetch), which reads no log.
+func aheadCmd(ctx context.Context, id int, src sessions.Source, ahead aheadSource, gen int, pol policy.Policy, held, others []string, ceilings []int64, versions map[string]int) tea.Cmd {
+	paths := append(slices.Clip(held), others...)
 	job := jobStart{id: id, knobs: knobsKey(pol), versions: map[string]int{}, ahead: true}
 	for _, p := range paths {
 		if v := versions[p]; v != 0 {
@@ -290,8 +299,10 @@ func aheadCmd(ctx context.Context, id int, src sessions.Source, gen int, pol pol
 		s := newStream()
 		crash.Go(func() {
 			defer s.finish()
-			if src.Replay(ctx, pol, paths, s.push) == nil && ctx.Err() == nil {
-				_ = src.Sweep(ctx, pol, paths, ceilings, s.push)
+			ahead.Remembered(ctx, pol, others, nil, s.push)
+			ahead.Remembered(ctx, pol, others, ceilings, s.push)
+			if len(held) > 0 && src.Replay(ctx, pol, held, s.push) == nil && ctx.Err() == nil {
+				_ = src.Sweep(ctx, pol, held, ceilings, s.push)
 			}
 		})
 		return s.wait(gen, false, paths, job)()
@@ -709,19 +720,20 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 
 // prefetch computes, once the chart is in, the points of the policy the
 // repeat key (d) would put in force, so that it takes every session's
-// figures from them (retune): on the sessions held alone, which it only
-// replays (a session not held yet is being read by the replay before),
-// and for a policy that spills, whose chart renders no cut again (a
-// truncating one's would read and count every cut anew, seconds of work
-// on a month of logs, for a key that may not come). What it replays is
-// kept in the index's cache, so that the list reopened has it too.
+// figures from them (retune): replaying the sessions held, and taking the
+// others' from the index's cache where it has them (a session not held
+// yet is being read by the replay before), for a policy that spills,
+// whose chart renders no cut again (a truncating one's would read and
+// count every cut anew, seconds of work on a month of logs, for a key
+// that may not come). What it replays is kept in the cache, for the list
+// reopened.
 func (f *listScreen) prefetch() tea.Cmd {
 	if f.ahead || len(f.pending) > 0 || f.sweeping {
 		return nil
 	}
 	f.ahead = true
 	next, err := dedupeToggled(f.policy)
-	held, ok := f.src.(interface{ Held(string) *app.Session })
+	src, ok := f.src.(aheadSource)
 	if err != nil || !ok || next.Action != policy.Spill || !pointsStand(next) {
 		return nil
 	}
@@ -731,19 +743,23 @@ func (f *listScreen) prefetch() tea.Cmd {
 		anchor = next.Ceiling // as retune would anchor it
 	}
 	ceilings := replay.ChartCeilings(next, anchor)
-	var paths []string
+	var held, others []string
 	for _, r := range f.list.rows {
-		if len(f.missingCeilings(r.Path, knobs, ceilings)) > 0 && held.Held(r.Path) != nil {
-			paths = append(paths, r.Path)
+		switch {
+		case len(f.missingCeilings(r.Path, knobs, ceilings)) == 0:
+		case src.Held(r.Path) != nil:
+			held = append(held, r.Path)
+		default:
+			others = append(others, r.Path)
 		}
 	}
-	if len(paths) == 0 {
+	if len(held)+len(others) == 0 {
 		return nil
 	}
 	f.anchors[knobs] = anchor
-	others := slices.DeleteFunc(slices.Clone(ceilings), func(c int64) bool { return c == next.Ceiling })
+	swept := slices.DeleteFunc(slices.Clone(ceilings), func(c int64) bool { return c == next.Ceiling })
 	ctx, id := f.startJob(false)
-	return aheadCmd(ctx, id, f.src, f.gen, next, paths, others, f.version)
+	return aheadCmd(ctx, id, f.src, src, f.gen, next, held, others, swept, f.version)
 }
 
 // sweepFleet computes the chart's points for the sessions that lack them,

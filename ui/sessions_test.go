@@ -374,6 +374,7 @@ type sweepCounter struct {
 	mu       sync.Mutex
 	sweeps   [][]int64
 	replayed [][]string
+	noneHeld bool // it tells of no session held
 }
 
 func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) error {
@@ -390,12 +391,16 @@ func (c *sweepCounter) Replay(ctx context.Context, pol policy.Policy, paths []st
 	return c.Source.Replay(ctx, pol, paths, emit)
 }
 
-// Held is the source's, where it tells.
+// Held and Remembered are the source's (a Service's).
 func (c *sweepCounter) Held(path string) *app.Session {
-	if h, ok := c.Source.(interface{ Held(string) *app.Session }); ok {
-		return h.Held(path)
+	if c.noneHeld {
+		return nil
 	}
-	return nil
+	return c.Source.(aheadSource).Held(path)
+}
+
+func (c *sweepCounter) Remembered(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) []string {
+	return c.Source.(aheadSource).Remembered(ctx, pol, paths, ceilings, emit)
 }
 
 // take returns the sweeps and the replays since the last take.
@@ -565,6 +570,34 @@ func TestSessionListPrefetch(t *testing.T) {
 	press(t, m, "s") // truncating
 	if sweeps, replays := src.take(); len(sweeps) != 1 || len(replays) != 1 {
 		t.Errorf("s: sweeps %v and %d replays, want the chart's alone", sweeps, len(replays))
+	}
+}
+
+// TestSessionListPrefetchReopened: reopened from the index's cache, the
+// list takes d's points from there for the sessions it does not hold yet,
+// reading none: d, then - and d again, neither replay nor sweep.
+func TestSessionListPrefetchReopened(t *testing.T) {
+	dir := fleetFixture(t)
+	cache := t.TempDir()
+	var first *sessions.Service
+	newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
+		first = indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, cache)
+		o.Sessions = first
+	})
+	if err := first.Index.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var src *sweepCounter
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
+		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, cache), noneHeld: true}
+		o.Sessions = src
+	})
+	src.take()
+	for _, k := range []string{"d", "-", "d"} {
+		press(t, m, k)
+		if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 0 {
+			t.Errorf("%s: sweeps %v and %d replays, want none", k, sweeps, len(replays))
+		}
 	}
 }
 

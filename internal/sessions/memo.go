@@ -95,6 +95,17 @@ func (a *Service) tokenizer() (string, bool) {
 	return a.encoding, a.encodingKnown
 }
 
+// Remembered hands emit the figures of the sessions of paths that the
+// index's cache keeps under pol, replayed (ceilings nil) or swept at
+// ceilings, reading no log, and returns the paths without them.
+func (a *Service) Remembered(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(Savings)) []string {
+	kind := memoReplay
+	if ceilings != nil {
+		kind = memoSweep
+	}
+	return a.remembered(ctx, kind, a.memoKeys(pol, ceilings, paths), paths, emit)
+}
+
 // remembered hands emit the figures of paths kept under keys and kind,
 // in the order of paths, and returns the paths without them. The memos
 // are looked up on every core: each looks at its files again (a stat and
