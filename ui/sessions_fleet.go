@@ -249,16 +249,23 @@ func (s *stream) wait(gen int, sweep bool, paths []string, job jobStart) tea.Cmd
 	return wait
 }
 
-// replayFleetCmd replays paths under pol (or sweeps them at ceilings) in
-// the background until ctx ends, as job id; versions are the sessions' as
-// it begins.
-func replayFleetCmd(ctx context.Context, id int, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+// newJobStart is what job id over paths under pol begins with, versions
+// being the sessions' now.
+func newJobStart(id int, pol policy.Policy, paths []string, versions map[string]int) jobStart {
 	job := jobStart{id: id, knobs: knobsKey(pol), versions: map[string]int{}}
 	for _, p := range paths {
 		if v := versions[p]; v != 0 {
 			job.versions[p] = v
 		}
 	}
+	return job
+}
+
+// replayFleetCmd replays paths under pol (or sweeps them at ceilings) in
+// the background until ctx ends, as job id; versions are the sessions' as
+// it begins.
+func replayFleetCmd(ctx context.Context, id int, src sessions.Source, gen int, pol policy.Policy, paths []string, ceilings []int64, versions map[string]int) tea.Cmd {
+	job := newJobStart(id, pol, paths, versions)
 	return func() tea.Msg {
 		s := newStream()
 		crash.Go(func() {
@@ -289,12 +296,8 @@ type aheadSource interface {
 // the points of a policy not in force (prefetch), which reads no log.
 func aheadCmd(ctx context.Context, id int, src sessions.Source, ahead aheadSource, gen int, pol policy.Policy, held, others []string, ceilings []int64, versions map[string]int) tea.Cmd {
 	paths := append(slices.Clip(held), others...)
-	job := jobStart{id: id, knobs: knobsKey(pol), versions: map[string]int{}, ahead: true}
-	for _, p := range paths {
-		if v := versions[p]; v != 0 {
-			job.versions[p] = v
-		}
-	}
+	job := newJobStart(id, pol, paths, versions)
+	job.ahead = true
 	return func() tea.Msg {
 		s := newStream()
 		crash.Go(func() {

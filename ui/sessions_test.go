@@ -403,6 +403,22 @@ func (c *sweepCounter) Remembered(ctx context.Context, pol policy.Policy, paths 
 	return c.Source.(aheadSource).Remembered(ctx, pol, paths, ceilings, emit)
 }
 
+// countedList opens the list of dir under preset through a sweepCounter
+// over an index with its cache in cacheDir ("" for none), tuned by opts
+// before the list opens.
+func countedList(t *testing.T, dir, preset, cacheDir string, opts ...func(*sweepCounter)) (*Model, *sweepCounter) {
+	t.Helper()
+	var src *sweepCounter
+	m := newListModel(t, []string{dir}, preset, 120, 40, longAgo, func(o *Options) {
+		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, cacheDir)}
+		for _, opt := range opts {
+			opt(src)
+		}
+		o.Sessions = src
+	})
+	return m, src
+}
+
 // take returns the sweeps and the replays since the last take.
 func (c *sweepCounter) take() ([][]int64, [][]string) {
 	c.mu.Lock()
@@ -421,12 +437,7 @@ func (c *sweepCounter) take() ([][]int64, [][]string) {
 // under that policy draws.
 func TestSessionListChartKeepsPoints(t *testing.T) {
 	dir := fleetFixture(t)
-	var src *sweepCounter
-	withCounter := func(o *Options) {
-		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, "")}
-		o.Sessions = src
-	}
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, withCounter)
+	m, src := countedList(t, dir, "harness-rs-0.0.40", "")
 	others := slices.DeleteFunc(replay.ChartCeilings(m.policy, 0), func(c int64) bool { return c == m.policy.Ceiling })
 	if sweeps, replays := src.take(); len(sweeps) != 1 || !slices.Equal(sweeps[0], others) || len(replays) != 1 {
 		t.Fatalf("first: sweeps %v and %d replays, want one sweep at %v and one replay", sweeps, len(replays), others)
@@ -487,11 +498,7 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 // their points; the footer and chart are a list's opened afresh.
 func TestSessionListChartPartly(t *testing.T) {
 	dir := fleetFixture(t)
-	var src *sweepCounter
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, func(o *Options) {
-		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, "")}
-		o.Sessions = src
-	})
+	m, src := countedList(t, dir, "harness-rs-0.0.40", "")
 	src.take()
 	lone := m.fleet.list.rows[0].Path
 	delete(m.fleet.points, lone)
@@ -547,11 +554,7 @@ func TestSessionListKeepsReading(t *testing.T) {
 // that policy. A truncating policy's next are not computed.
 func TestSessionListPrefetch(t *testing.T) {
 	dir := fleetFixture(t)
-	var src *sweepCounter
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
-		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, "")}
-		o.Sessions = src
-	})
+	m, src := countedList(t, dir, "harness-rs-0.0.50", "")
 	if sweeps, replays := src.take(); len(sweeps) != 2 || len(replays) != 2 {
 		t.Fatalf("opened: sweeps %v and %d replays, want the chart's and d's", sweeps, len(replays))
 	}
@@ -587,11 +590,7 @@ func TestSessionListPrefetchReopened(t *testing.T) {
 	if err := first.Index.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	var src *sweepCounter
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
-		src = &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, cache), noneHeld: true}
-		o.Sessions = src
-	})
+	m, src := countedList(t, dir, "harness-rs-0.0.50", cache, func(c *sweepCounter) { c.noneHeld = true })
 	src.take()
 	for _, k := range []string{"d", "-", "d"} {
 		press(t, m, k)
