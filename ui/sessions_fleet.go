@@ -423,11 +423,11 @@ func (f *listScreen) chartCeilings() []int64 {
 }
 
 // pointsStand tells whether a chart point under p at its ceiling is a
-// session's replay's figures: the + and - keys move along
-// the chart (replay.ChartCeilings). It is where the policy at each ceiling
-// is the same but for the ceiling: not with per-tool ceilings, which + and
-// - round, nor with a policy that follows each session's version, which
-// the chart applies first.
+// session's replay's figures: the + and - keys move along the chart
+// (replay.ChartCeilings). It is where the policy at each ceiling is the
+// same but for the ceiling: not with per-tool ceilings, which + and -
+// round, nor with a policy that follows each session's version, which the
+// chart applies first.
 func pointsStand(p policy.Policy) bool {
 	if p.Ceiling <= 0 || p.FollowVersion {
 		return false
