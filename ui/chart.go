@@ -9,7 +9,6 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/replay"
-	"github.com/spillway-dev/spillway/transcript"
 )
 
 // chart holds the savings curve's points, computed one at a time in the
@@ -81,10 +80,11 @@ func (c *chart) addReplay(applied policy.Policy, runs []*replay.Run) {
 	if applied.Ceiling <= 0 {
 		return
 	}
-	pt := runs[0].Point()
-	for _, rp := range runs[1:] {
-		pt = pt.Plus(rp.Point(), rp.Totals.RecordedCalls > 0)
+	pts, usage := make([]replay.SweepPoint, len(runs)), make([]bool, len(runs))
+	for i, rp := range runs {
+		pts[i], usage[i] = rp.Point(), replay.RecordsUsage(rp.Prepared.Session)
 	}
+	pt := replay.PartsPoint(pts, usage)
 	knobs := knobsKey(applied)
 	if _, ok := c.anchors[knobs]; !ok {
 		c.anchors[knobs] = applied.Ceiling
@@ -132,19 +132,15 @@ func (c *chart) next(preps []*replay.Prepared, policy policy.Policy) tea.Cmd {
 	ceiling := ceilings[i]
 	c.busy = true
 	return func() tea.Msg {
-		var point replay.SweepPoint
+		pts, usage := make([]replay.SweepPoint, len(preps)), make([]bool, len(preps))
 		for i, p := range preps {
-			pts, err := p.Sweep(policy, []int64{ceiling})
+			swept, err := p.Sweep(policy, []int64{ceiling})
 			if err != nil {
 				return sweptMsg{prep: prep, knobs: knobs, err: err}
 			}
-			if i == 0 {
-				point = pts[0]
-				continue
-			}
-			point = point.Plus(pts[0], slices.ContainsFunc(p.Session.Calls, func(c transcript.Call) bool { return c.Usage != nil }))
+			pts[i], usage[i] = swept[0], replay.RecordsUsage(p.Session)
 		}
-		return sweptMsg{prep: prep, knobs: knobs, point: point}
+		return sweptMsg{prep: prep, knobs: knobs, point: replay.PartsPoint(pts, usage)}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // SweepPoint is one ceiling's outcome over a session.
@@ -55,6 +56,44 @@ func (a SweepPoint) Plus(b SweepPoint, dollars bool) SweepPoint {
 		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
 	}
 	return a
+}
+
+// PartsPoint is a session's point at one ceiling from its parts' (its own
+// log's first; usage[i] tells whether part i's log records usage): their
+// counts added, and the dollars of the parts that record usage, unknown
+// when one of those has none or none records any, as the session's totals
+// add them. So a session's point is its replay's figures, whichever part
+// records the usage.
+func PartsPoint(pts []SweepPoint, usage []bool) SweepPoint {
+	out := SweepPoint{Ceiling: pts[0].Ceiling, Own: pts[0].Own}
+	priced := false
+	for i, pt := range pts {
+		switch {
+		case !usage[i]:
+			out = out.Plus(pt, false)
+		case !priced:
+			out = out.Plus(pt, false)
+			out.Cost, out.CostAfter = copyCost(pt.Cost), copyCost(pt.CostAfter)
+			priced = true
+		default:
+			out = out.Plus(pt, true)
+		}
+	}
+	return out
+}
+
+// RecordsUsage tells whether a call of s records usage: a part of a
+// session without any adds no dollars to it (PartsPoint).
+func RecordsUsage(s *transcript.Session) bool {
+	return slices.ContainsFunc(s.Calls, func(c transcript.Call) bool { return c.Usage != nil })
+}
+
+func copyCost(c *float64) *float64 {
+	if c == nil {
+		return nil
+	}
+	v := *c
+	return &v
 }
 
 func addCost(a, b *float64) *float64 {

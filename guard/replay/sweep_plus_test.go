@@ -75,3 +75,34 @@ func TestChartCeilings(t *testing.T) {
 		}
 	}
 }
+
+// TestPartsPoint: a session's point adds its parts' counts and the
+// dollars of the parts that record usage, by hand: a session whose own log
+// records none takes its sub-agents'; one part that records usage without
+// a price makes them unknown; none recording any leaves them unknown.
+func TestPartsPoint(t *testing.T) {
+	usd := func(v float64) *float64 { return &v }
+	own := SweepPoint{Ceiling: 2048, Own: true, Acted: 1, Saved: 10}
+	sub := SweepPoint{Ceiling: 2048, Acted: 2, Saved: 5, Cost: usd(0.25), CostAfter: usd(0.125)}
+	other := SweepPoint{Ceiling: 2048, Saved: 1, Cost: usd(0.5), CostAfter: usd(0.5)}
+	for _, tt := range []struct {
+		name  string
+		pts   []SweepPoint
+		usage []bool
+		want  SweepPoint
+	}{
+		{"usage in the sub-agents alone", []SweepPoint{own, sub, other}, []bool{false, true, true},
+			SweepPoint{Ceiling: 2048, Own: true, Acted: 3, Saved: 16, Cost: usd(0.75), CostAfter: usd(0.625)}},
+		{"a part without a price", []SweepPoint{sub, own, other}, []bool{true, true, true},
+			SweepPoint{Ceiling: 2048, Acted: 3, Saved: 16}},
+		{"no usage anywhere", []SweepPoint{own, own}, []bool{false, false},
+			SweepPoint{Ceiling: 2048, Own: true, Acted: 2, Saved: 20}},
+	} {
+		if d := cmp.Diff(tt.want, PartsPoint(tt.pts, tt.usage)); d != "" {
+			t.Errorf("%s (-by hand +got):\n%s", tt.name, d)
+		}
+	}
+	if *sub.Cost != 0.25 {
+		t.Errorf("PartsPoint changed a part's cost: %v", *sub.Cost)
+	}
+}

@@ -373,27 +373,6 @@ func liveFigures(s *app.Session, row *Row) {
 // BurnWindow is how far back the burn rate looks from the last call.
 const BurnWindow = 10 * time.Minute
 
-// sumKnown adds the parts' costs after a policy: unknown when a part that
-// records usage has none, or when none records any.
-func sumKnown(costs []*float64, recorded []bool) *float64 {
-	var sum float64
-	any := false
-	for i, c := range costs {
-		if !recorded[i] {
-			continue
-		}
-		if c == nil {
-			return nil
-		}
-		sum += *c
-		any = true
-	}
-	if !any {
-		return nil
-	}
-	return &sum
-}
-
 // Held is the session of path, with its sub-agents, as the Service holds
 // it, read and counted; nil when it does not (any more).
 func (a *Service) Held(path string) *app.Session {
@@ -440,9 +419,9 @@ func replayed(s *app.Session, pol policy.Policy) Savings {
 		}
 		pts = append(pts, rp.Point())
 		rp.Release()
-		recorded = append(recorded, hasUsage(p.Session))
+		recorded = append(recorded, replay.RecordsUsage(p.Session))
 	}
-	return SavingsAt(s.Session.Path, partsPoint(pts, recorded))
+	return SavingsAt(s.Session.Path, replay.PartsPoint(pts, recorded))
 }
 
 // SavingsAt is the figures of a replay of the session at path whose
@@ -454,20 +433,6 @@ func SavingsAt(path string, pt replay.SweepPoint) Savings {
 	h := pt.Hazards
 	return Savings{Path: path, CostAfter: pt.CostAfter, Saved: pt.Saved, Point: pt,
 		Hazards: replay.HazardCounts{UsedHidden: h.UsedHidden, SuppressedUnseen: h.SuppressedUnseen, Stale: h.Stale, Retrievable: h.Retrievable}}
-}
-
-// partsPoint is a session's point at one ceiling from its parts' (its own
-// log's first): their counts added, and their dollars as sumKnown adds
-// them, from the parts whose logs record usage (recorded).
-func partsPoint(pts []replay.SweepPoint, recorded []bool) replay.SweepPoint {
-	out := replay.SweepPoint{Ceiling: pts[0].Ceiling, Own: pts[0].Own}
-	costs, after := make([]*float64, len(pts)), make([]*float64, len(pts))
-	for i, pt := range pts {
-		out = out.Plus(pt, false)
-		costs[i], after[i] = pt.Cost, pt.CostAfter
-	}
-	out.Cost, out.CostAfter = sumKnown(costs, recorded), sumKnown(after, recorded)
-	return out
 }
 
 // warm reads, in the background until ctx ends, the sessions of paths
@@ -530,17 +495,13 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 			for i := range pts {
 				byCeiling[i] = append(byCeiling[i], pts[i])
 			}
-			recorded[k] = hasUsage(p.Session)
+			recorded[k] = replay.RecordsUsage(p.Session)
 		}
 		for _, pts := range byCeiling {
-			out.Points = append(out.Points, partsPoint(pts, recorded))
+			out.Points = append(out.Points, replay.PartsPoint(pts, recorded))
 		}
 		return out
 	})
-}
-
-func hasUsage(s *transcript.Session) bool {
-	return slices.ContainsFunc(s.Calls, func(c transcript.Call) bool { return c.Usage != nil })
 }
 
 // each runs do on every session of paths, held ones on all cores, the
