@@ -495,8 +495,8 @@ func (m *Model) tune(msg tea.KeyPressMsg) tea.Cmd {
 		p.SetDedupe(from)
 		return m.setPolicy(p, "repeats suppressed from the "+human.Ordinal(from)+" identical call")
 	case key.Matches(msg, k.Spill):
-		p := m.policy.Clone()
-		if err := p.SetSpill(p.Action != policy.Spill); err != nil {
+		p, err := spillToggled(m.policy)
+		if err != nil {
 			return m.ctx.flash(err.Error())
 		}
 		return m.setPolicy(p, "action: "+string(p.Action))
@@ -524,6 +524,14 @@ func dedupeToggled(p policy.Policy) (policy.Policy, error) {
 		from = max(2, p.Dedupe.From)
 	}
 	err := p.SetDedupe(from)
+	return p, err
+}
+
+// spillToggled is p spilling where it truncates and truncating where it
+// spills, as the s key does.
+func spillToggled(p policy.Policy) (policy.Policy, error) {
+	p = p.Clone()
+	err := p.SetSpill(p.Action != policy.Spill)
 	return p, err
 }
 

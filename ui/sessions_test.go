@@ -439,8 +439,15 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	dir := fleetFixture(t)
 	m, src := countedList(t, dir, "harness-rs-0.0.40", "")
 	others := slices.DeleteFunc(replay.ChartCeilings(m.policy, 0), func(c int64) bool { return c == m.policy.Ceiling })
-	if sweeps, replays := src.take(); len(sweeps) != 1 || !slices.Equal(sweeps[0], others) || len(replays) != 1 {
-		t.Fatalf("first: sweeps %v and %d replays, want one sweep at %v and one replay", sweeps, len(replays), others)
+	// The chart's, then d's and s's computed ahead (prefetch).
+	sweeps, replays := src.take()
+	if len(sweeps) != 3 || len(replays) != 3 {
+		t.Fatalf("first: sweeps %v and %d replays, want three of each: the chart's, d's and s's", sweeps, len(replays))
+	}
+	for _, sw := range sweeps {
+		if !slices.Equal(sw, others) {
+			t.Fatalf("first: sweeps %v, each to be at %v", sweeps, others)
+		}
 	}
 	fresh := func(tune func(*policy.Policy)) (footer, chart string) {
 		t.Helper()
@@ -458,12 +465,15 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 		tune            func(*policy.Policy)
 	}{
 		{"+", 0, 0, scale(2)},
-		// and d's next, its chart in: it spills
+		// Its points computed ahead; then those of the keys next to it:
+		// d's, and s's (truncating again, but with a spill's preview).
 		{"s", 2, 2, func(p *policy.Policy) { scale(2)(p); _ = p.SetSpill(p.Action != policy.Spill) }},
 		{"u", 0, 0, scale(2)},
 		{"-", 0, 0, func(*policy.Policy) {}},
 		{"- - -", 0, 0, scale(1.0 / 8)},
-		{"-", 1, 0, scale(1.0 / 16)}, // 1,536 bytes, below the chart's least ceiling: its own point is its replay's
+		// 1,536 bytes, below the chart's least ceiling: its own point is
+		// its replay's, and d's and s's there are computed ahead.
+		{"-", 3, 0, scale(1.0 / 16)},
 		{"+ + + +", 0, 0, func(*policy.Policy) {}},
 	}
 	for _, st := range steps {
@@ -484,8 +494,8 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	typed := m.policy.Clone()
 	typed.SetCeiling(20000)
 	drive(t, m, m.retune(typed))
-	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 1 {
-		t.Errorf("at a typed ceiling: sweeps at %v and %d replays, want none and one", sweeps, len(replays))
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 3 {
+		t.Errorf("at a typed ceiling: sweeps at %v and %d replays, want none and three (its own, d's and s's ahead)", sweeps, len(replays))
 	}
 	if pts, missing := m.fleet.fleetCurve(); missing != 0 || len(pts) != len(others)+2 {
 		t.Errorf("at a typed ceiling: %d points, %d sessions missing, want %d and none", len(pts), missing, len(others)+2)
@@ -503,8 +513,15 @@ func TestSessionListChartPartly(t *testing.T) {
 	lone := m.fleet.list.rows[0].Path
 	delete(m.fleet.points, lone)
 	press(t, m, "+")
-	if sweeps, replays := src.take(); len(replays) != 1 || !slices.Equal(replays[0], []string{lone}) || len(sweeps) != 1 {
-		t.Errorf("replays %v and sweeps %v, want one of %s alone and one sweep", replays, sweeps, lone)
+	// Its own, and d's and s's ahead, for which it lost its points too.
+	sweeps, replays := src.take()
+	if len(replays) != 3 || len(sweeps) != 3 {
+		t.Errorf("replays %v and sweeps %v, want three of %s alone and three sweeps", replays, sweeps, lone)
+	}
+	for _, r := range replays {
+		if !slices.Equal(r, []string{lone}) {
+			t.Errorf("replays %v, want %s alone", replays, lone)
+		}
 	}
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	pol.SetCeiling(2 * pol.Ceiling)
@@ -518,8 +535,9 @@ func TestSessionListChartPartly(t *testing.T) {
 
 // TestSessionListKeepsReading: the replay of every session is kept once
 // done, for what it may still do (read the sessions shown from the index's
-// cache); a move along the chart keeps it, another key stops it; a replay
-// of some sessions, or a sweep, is let go once done.
+// cache); a move along the chart, or to a policy computed ahead (d), keeps
+// it, a ceiling off the chart stops it; a replay of some sessions, or a
+// sweep, is let go once done.
 func TestSessionListKeepsReading(t *testing.T) {
 	m := newListModel(t, []string{fleetFixture(t)}, "harness-rs-0.0.40", 120, 40, longAgo)
 	f := m.fleet
@@ -542,37 +560,51 @@ func TestSessionListKeepsReading(t *testing.T) {
 		t.Errorf("after a move along the chart, jobs %v held, want %v", got, first)
 	}
 	press(t, m, "d")
+	if got := kept(); !slices.Equal(got, first) {
+		t.Errorf("after d, jobs %v held, want %v", got, first)
+	}
+	typed := m.policy.Clone()
+	typed.SetCeiling(20000)
+	drive(t, m, m.retune(typed))
 	if got := kept(); len(got) != 1 || got[0] == first[0] {
-		t.Errorf("after d, jobs %v held, want the new replay alone", got)
+		t.Errorf("at a typed ceiling, jobs %v held, want the new replay alone", got)
 	}
 }
 
-// TestSessionListPrefetch: once a spilling policy's chart is in, the list
-// computes the points of the policy d would put in force, on the sessions
-// it holds, so that d takes every session's figures from them, with no
-// replay and no sweep: the footer and chart of a list opened afresh under
-// that policy. A truncating policy's next are not computed.
+// TestSessionListPrefetch: once a policy's chart is in, the list computes
+// the points of the policies d and s would put in force, on the sessions
+// it holds, so that either key takes every session's figures from them,
+// with no replay and no sweep: the footer and chart of a list opened
+// afresh under that policy. s's are a truncating policy's, which read
+// and count every cut again.
 func TestSessionListPrefetch(t *testing.T) {
 	dir := fleetFixture(t)
 	m, src := countedList(t, dir, "harness-rs-0.0.50", "")
-	if sweeps, replays := src.take(); len(sweeps) != 2 || len(replays) != 2 {
-		t.Fatalf("opened: sweeps %v and %d replays, want the chart's and d's", sweeps, len(replays))
-	}
-	press(t, m, "d")
-	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 0 {
-		t.Errorf("d: sweeps %v and %d replays, want none", sweeps, len(replays))
+	if sweeps, replays := src.take(); len(sweeps) != 3 || len(replays) != 3 {
+		t.Fatalf("opened: sweeps %v and %d replays, want the chart's, d's and s's", sweeps, len(replays))
 	}
 	pol, _ := policy.Preset("harness-rs-0.0.50")
-	_ = pol.SetDedupe(2)
-	fresh := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) { o.Policy = pol })
-	for _, line := range []string{"4 sessions", "cost saved"} {
-		if got, want := lineWith(t, m, line), lineWith(t, fresh, line); got != want {
-			t.Errorf("%s\nopened afresh\n%s", got, want)
+	for _, k := range []string{"d", "s"} {
+		press(t, m, k)
+		// Then the policies a key away from the new one: after d, s's
+		// (truncating, repeats suppressed) is computed ahead; after s,
+		// both were (its d goes back to the first s's).
+		want := map[string]int{"d": 1, "s": 0}[k]
+		if sweeps, replays := src.take(); len(sweeps) != want || len(replays) != want {
+			t.Errorf("%s: sweeps %v and %d replays, want %d of each", k, sweeps, len(replays), want)
 		}
-	}
-	press(t, m, "s") // truncating
-	if sweeps, replays := src.take(); len(sweeps) != 1 || len(replays) != 1 {
-		t.Errorf("s: sweeps %v and %d replays, want the chart's alone", sweeps, len(replays))
+		switch k {
+		case "d":
+			_ = pol.SetDedupe(2)
+		case "s":
+			_ = pol.SetSpill(false)
+		}
+		fresh := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) { o.Policy = pol })
+		for _, line := range []string{"4 sessions", "cost saved"} {
+			if got, want := lineWith(t, m, line), lineWith(t, fresh, line); got != want {
+				t.Errorf("after %s: %s\nopened afresh\n%s", k, got, want)
+			}
+		}
 	}
 }
 
