@@ -12,12 +12,14 @@ import "slices"
 
 // memosPerKind bounds the memos of one kind a file keeps, the last kept
 // staying, so that a few policies tried after the one a list opens under
-// leave its figures; maxMemos bounds all of a file's, as read, and
+// leave its figures: the list computes ahead those of the two policies a
+// key away (d, s) once its chart is in, and a key then adds the next
+// two's; maxMemos bounds all of a file's, as read, and
 // maxMemoBytes a memo's value: a cache file is read whole, at every start.
 // A grouped JSON report keeps each session's summary, 5-6 KB, 18 KB with
 // three sub-agents on the 2 GB fleet.
 const (
-	memosPerKind = 3
+	memosPerKind = 5
 	maxMemos     = 16
 	maxMemoBytes = 64 << 10
 )
