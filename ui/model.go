@@ -321,6 +321,7 @@ func (m *Model) openSession() tea.Cmd {
 	}
 	s := m.newSession(Source{Name: path, Path: path, Subagents: subs})
 	m.sess = s
+	m.fleet.pauseAhead()
 	m.layout()
 	if l.live[path] {
 		return m.toSession(s, s.init(true))
@@ -338,7 +339,7 @@ func (m *Model) backToList() tea.Cmd {
 	m.sess.leave()
 	m.sess = nil
 	m.overlay = noOverlay
-	return nil
+	return m.fleet.resumeAhead()
 }
 
 // onList tells whether the session list is on screen.

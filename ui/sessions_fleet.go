@@ -63,12 +63,14 @@ type listScreen struct {
 	// (replay.ChartCeilings): its points stay as + and - move the ceiling.
 	anchors map[string]int64
 	// aheadTried counts the policies one key away (aheadOf) the
-	// generation's prefetch has taken up; aheadRunning says one of its
-	// jobs is under way.
-	aheadTried   int
-	aheadRunning bool
-	unswept      map[string]bool
-	sweeping     bool
+	// generation's prefetch has taken up; aheadJob is the number of its
+	// job under way, 0 for none; away says a session is shown, for which
+	// nothing is computed ahead.
+	aheadTried int
+	aheadJob   int
+	away       bool
+	unswept    map[string]bool
+	sweeping   bool
 	// version counts the changes of each session's log seen by a scan:
 	// what a job began on before the last one is stale, whatever its
 	// generation.
@@ -456,7 +458,7 @@ func pointsStand(p policy.Policy) bool {
 // forgotten.
 func (f *listScreen) newGeneration() {
 	f.gen++
-	f.aheadTried, f.aheadRunning = 0, false
+	f.aheadTried, f.aheadJob = 0, 0
 	f.list.savings = map[string]sessions.Savings{}
 	f.unswept = map[string]bool{}
 	f.pending = map[string]bool{}
@@ -669,7 +671,9 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 			}
 		}
 		if msg.done {
-			f.aheadRunning = false
+			if msg.job.id == f.aheadJob {
+				f.aheadJob = 0
+			}
 			return f.prefetch()
 		}
 		return msg.next
@@ -761,7 +765,7 @@ func aheadOf(p policy.Policy) []policy.Policy {
 // and the next generation goes on from the points it has. What it
 // replays is kept in the cache, for the list reopened.
 func (f *listScreen) prefetch() tea.Cmd {
-	if f.aheadRunning || len(f.pending) > 0 || f.sweeping {
+	if f.away || f.aheadJob != 0 || len(f.pending) > 0 || f.sweeping {
 		return nil
 	}
 	src, ok := f.src.(aheadSource)
@@ -802,13 +806,32 @@ func (f *listScreen) prefetch() tea.Cmd {
 			continue
 		}
 		f.anchors[knobs] = anchor
-		f.aheadRunning = true
 		slices.Sort(swept)
 		chart := slices.DeleteFunc(slices.Clone(ceilings), func(c int64) bool { return c == next.Ceiling })
 		ctx, id := f.startJob(false)
+		f.aheadJob = id
 		return aheadCmd(ctx, id, f.src, src, f.gen, next, held, others, chart, own, swept, f.version)
 	}
 	return nil
+}
+
+// pauseAhead stops computing ahead while a session is shown, which the
+// work it may never need would slow; resumeAhead goes on, from the first
+// policy of aheadOf whose points are not all in.
+func (f *listScreen) pauseAhead() {
+	f.away = true
+	if j := f.jobs[f.aheadJob]; j != nil {
+		j.cancel()
+		delete(f.jobs, f.aheadJob)
+	}
+	if f.aheadJob != 0 {
+		f.aheadJob, f.aheadTried = 0, 0
+	}
+}
+
+func (f *listScreen) resumeAhead() tea.Cmd {
+	f.away = false
+	return f.prefetch()
 }
 
 // sweepFleet computes the chart's points for the sessions that lack them,

@@ -608,6 +608,23 @@ func TestSessionListPrefetch(t *testing.T) {
 	}
 }
 
+// TestSessionListPrefetchWaitsForTheList: nothing is computed ahead while
+// a session opened from the list is shown, for keys that may not come;
+// back on the list, it goes on.
+func TestSessionListPrefetchWaitsForTheList(t *testing.T) {
+	m, src := countedList(t, fleetFixture(t), "harness-rs-0.0.50", "")
+	src.take()
+	press(t, m, "enter", "s") // s's points were computed ahead: none for the list to replay
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 0 {
+		t.Errorf("s in a session: the list swept %v and replayed %d times, want nothing computed ahead", sweeps, len(replays))
+	}
+	press(t, m, "esc")
+	// d's, from the truncating policy s put in force
+	if sweeps, replays := src.take(); len(sweeps) != 1 || len(replays) != 1 {
+		t.Errorf("back on the list: sweeps %v and %d replays, want one of each", sweeps, len(replays))
+	}
+}
+
 // TestSessionListPrefetchReopened: reopened from the index's cache, the
 // list takes d's points from there for the sessions it does not hold yet,
 // reading none: d, then - and d again, neither replay nor sweep.
