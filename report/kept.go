@@ -29,7 +29,7 @@ import (
 // options.
 
 // keeping is what a report keeps of each session in the index: under
-// kind (the index keeps the last three of a kind per log), for spec.
+// kind (the index keeps the last few of a kind per log), for spec.
 type keeping[T any] struct {
 	kind   string
 	spec   []byte

@@ -99,7 +99,8 @@ func (ix *Index) memo(kind string, key uint64, files []string) ([]byte, []fileKe
 }
 
 // SetMemo keeps value for the file at path under kind and key, in place of
-// what the two held, and of the oldest of kind past memosPerKind; nothing
+// what the two held, and of the oldest of kind past memosPerKind, and the
+// oldest of all past maxMemos; nothing
 // is kept for a file the index holds no record of, or a value over
 // maxMemoBytes. The cache file takes it at the next write (a Scan's, or
 // Flush).
@@ -122,6 +123,9 @@ func (ix *Index) SetMemo(path, kind string, key uint64, value []byte) {
 		oldest := slices.IndexFunc(memos, func(m memo) bool { return m.kind == kind })
 		memos = slices.Delete(memos, oldest, oldest+1)
 	}
+	// And of all kinds: a record of more is read as a damaged cache,
+	// every figure of every log lost (five kinds of five did it).
+	memos = memos[max(0, len(memos)-maxMemos):]
 	r.Memos = memos
 	ix.cache.dirty = true
 }

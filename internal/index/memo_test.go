@@ -51,3 +51,47 @@ func TestMemos(t *testing.T) {
 		t.Error("a memo is taken after its file went")
 	}
 }
+
+// TestMemosOfManyKinds: however many kinds a file's memos are of (the
+// list's replays and sweeps, a report in each format, a sweep), it keeps
+// at most maxMemos, the oldest let go, and the cache file that holds them
+// is read back whole.
+func TestMemosOfManyKinds(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "logs")
+	path := filepath.Join(dir, "s.jsonl")
+	writeClaude(t, path, "s", call{msg: "1", at: at(1), input: 1, result: "x"})
+	opt := Options{CacheDir: filepath.Join(root, "cache")}
+	ix, _, _ := openScanned(t, opt, dir)
+	kinds := []string{"list replay", "list sweep", "report text", "report json", "sweep text"}
+	for _, kind := range kinds {
+		for k := range uint64(memosPerKind) {
+			ix.SetMemo(path, kind, k, []byte(kind))
+		}
+	}
+	if err := ix.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	ix, _, _ = openScanned(t, opt, dir)
+	kept := 0
+	for _, kind := range kinds {
+		for k := range uint64(memosPerKind) {
+			if v, ok := ix.Memo(kind, k, path); ok {
+				if string(v) != kind {
+					t.Errorf("%s %d: %q", kind, k, v)
+				}
+				kept++
+			}
+		}
+	}
+	if kept != maxMemos {
+		t.Errorf("%d memos read back, want %d", kept, maxMemos)
+	}
+	last := kinds[len(kinds)-1]
+	if _, ok := ix.Memo(last, memosPerKind-1, path); !ok {
+		t.Error("the newest memo is let go")
+	}
+	if _, ok := ix.Memo(kinds[0], 0, path); ok {
+		t.Error("the oldest memo is kept past maxMemos")
+	}
+}
