@@ -39,25 +39,6 @@ func grouped(g *Grouping) (groups, calls bool) {
 	return true, g.Calls
 }
 
-// sessionSummary is a session without its calls, results and events, as a
-// grouped report without --calls lists it: the fields set here hide the
-// session's own.
-type sessionSummary struct {
-	*Session
-	Calls     *struct{}        `json:"calls,omitempty"`
-	Results   *struct{}        `json:"results,omitempty"`
-	Events    *struct{}        `json:"events,omitempty"`
-	Subagents []sessionSummary `json:"subagents,omitempty"`
-}
-
-func summary(s *Session) sessionSummary {
-	out := sessionSummary{Session: s}
-	for _, sub := range s.Subagents {
-		out.Subagents = append(out.Subagents, summary(sub))
-	}
-	return out
-}
-
 func (j *jsonWriter) Groups(g *Groups) error {
 	j.groups = g
 	return nil

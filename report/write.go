@@ -66,15 +66,12 @@ func (j *jsonWriter) Begin() error {
 }
 
 func (j *jsonWriter) Render(s *Session) ([]byte, error) {
-	var v any = s
-	if _, calls := grouped(j.group); !calls {
-		v = summary(s)
-	}
-	data, err := encodeJSON(v, false)
+	_, calls := grouped(j.group)
+	data, err := sessionJSON(s, calls)
 	if err != nil {
 		return nil, fmt.Errorf("encode session %s: %w", s.Path, err)
 	}
-	return data, nil
+	return termtext.JSON(data), nil
 }
 
 // encodeJSON is the one JSON encoding of every document report writes,

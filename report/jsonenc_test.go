@@ -1,0 +1,195 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+)
+
+// sessionSummary is the shape sessionJSON writes without calls, as
+// encoding/json writes it: the session's fields, those set here hiding its
+// own, and the sub-agents' summaries last.
+type sessionSummary struct {
+	*Session
+	Calls     *struct{}        `json:"calls,omitempty"`
+	Results   *struct{}        `json:"results,omitempty"`
+	Events    *struct{}        `json:"events,omitempty"`
+	Subagents []sessionSummary `json:"subagents,omitempty"`
+}
+
+func summaryOf(s *Session) sessionSummary {
+	out := sessionSummary{Session: s}
+	for _, sub := range s.Subagents {
+		out.Subagents = append(out.Subagents, summaryOf(sub))
+	}
+	return out
+}
+
+// sameAsStandard fails t where sessionJSON writes s otherwise than
+// encoding/json, with calls and without.
+func sameAsStandard(t *testing.T, s *Session) {
+	t.Helper()
+	for _, calls := range []bool{true, false} {
+		var v any = s
+		if !calls {
+			v = summaryOf(s)
+		}
+		want, wantErr := json.Marshal(v)
+		got, err := sessionJSON(s, calls)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("calls %v: error %v, encoding/json's %v", calls, err, wantErr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			i := 0
+			for i < min(len(got), len(want)) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("calls %v: differs from encoding/json at byte %d:\n got %q\nwant %q", calls, i,
+				got[max(0, i-60):min(len(got), i+60)], want[max(0, i-60):min(len(want), i+60)])
+		}
+	}
+}
+
+// filler sets every exported field it reaches, cycling through values
+// that exercise each of encoding/json's rules.
+type filler struct {
+	strs   []string
+	floats []float64
+	n      int
+}
+
+func newFiller() *filler {
+	return &filler{
+		strs: []string{"plain", "a<b>&c", "q\"b\\s/", "\b\f\n\r\t\x00\x1f\x7f", "é ü 漢字 🙂",
+			"\u2028\u2029", "bad \xff\xfe utf8 \xe2\x82", "\u200b\u202e\u0085", ""},
+		floats: []float64{0.1, 1e-7, 1e21, 123456.789, 3e-5, -0.5, 0, 1e-6, 9.99e20, 0.0033277500000000004},
+	}
+}
+
+func (f *filler) fill(v reflect.Value, depth int) {
+	f.n++
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(f.strs[f.n%len(f.strs)])
+	case reflect.Bool:
+		v.SetBool(f.n%2 == 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(f.n*37) - 50)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(uint64(f.n * 41))
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(f.floats[f.n%len(f.floats)])
+	case reflect.Pointer:
+		if depth > 3 {
+			return
+		}
+		p := reflect.New(v.Type().Elem())
+		f.fill(p.Elem(), depth+1)
+		v.Set(p)
+	case reflect.Slice:
+		if depth > 3 {
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), 2, 2)
+		for i := range 2 {
+			f.fill(s.Index(i), depth+1)
+		}
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		for range 2 {
+			k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+			f.fill(k, depth+1)
+			f.fill(e, depth+1)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 3, 9, 16, 0, f.n%60, f.n*1000, time.UTC)))
+			return
+		}
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				f.fill(v.Field(i), depth)
+			}
+		}
+	}
+}
+
+// TestSessionJSONAsStandard holds the hand-written session JSON to
+// encoding/json's bytes: with every field of every type set (so a field
+// added and not written fails here), with every one left zero, on
+// values JSON cannot hold, and on every shared log replayed.
+func TestSessionJSONAsStandard(t *testing.T) {
+	t.Run("every field", func(t *testing.T) {
+		f := newFiller()
+		for range 3 { // the fill cycles through different values each time
+			var s Session
+			f.fill(reflect.ValueOf(&s).Elem(), 0)
+			if len(s.Calls) == 0 || s.Calls[0].CostDetail == nil || s.Calls[0].CostDetail.Rewrite == nil ||
+				len(s.Results) == 0 || s.Results[0].Hazard == nil || s.Results[0].Text == nil ||
+				len(s.Subagents) == 0 || len(s.Subagents[0].Calls) == 0 {
+				t.Fatal("the filler left fields empty")
+			}
+			sameAsStandard(t, &s)
+		}
+	})
+	t.Run("zero", func(t *testing.T) {
+		sameAsStandard(t, &Session{})
+		sameAsStandard(t, &Session{Calls: []Call{{}}, Results: []Result{{Hazard: &Hazard{}}}, Subagents: []*Session{{}}})
+	})
+	t.Run("refused", func(t *testing.T) {
+		nan, year := math.NaN(), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+		sameAsStandard(t, &Session{Calls: []Call{{CostUSD: &nan}}})
+		sameAsStandard(t, &Session{Calls: []Call{{Time: &year}}})
+		sameAsStandard(t, &Session{Calls: []Call{{CostParts: &CostParts{Output: math.Inf(1)}}}})
+	})
+	t.Run("shared logs", func(t *testing.T) {
+		dir := sharedtest.Dir(t) + "/transcripts"
+		pol, err := policy.Preset(policy.DefaultPreset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, texts := range []bool{false, true} {
+			k := &keptSessions{}
+			opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase),
+				SpillRoot: t.TempDir(), Texts: texts}
+			if _, err := Generate([]string{dir}, nil, opt, k, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if len(k.sessions) < 10 {
+				t.Fatalf("%d sessions read", len(k.sessions))
+			}
+			hazards := 0
+			for _, s := range k.sessions {
+				hazards += s.Totals.Hazards.Total()
+				sameAsStandard(t, s)
+			}
+			if hazards == 0 {
+				t.Error("no hazard among the shared logs: the policy cut nothing")
+			}
+		}
+	})
+}
+
+// keptSessions is a Writer that keeps what it is given.
+type keptSessions struct{ sessions []*Session }
+
+func (k *keptSessions) Begin() error { return nil }
+func (k *keptSessions) Render(s *Session) ([]byte, error) {
+	k.sessions = append(k.sessions, s)
+	return nil, nil
+}
+func (k *keptSessions) Write([]byte) error { return nil }
+func (k *keptSessions) End() error         { return nil }
