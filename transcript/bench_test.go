@@ -2,6 +2,9 @@ package transcript
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/spillway-dev/spillway/internal/corpus"
@@ -62,4 +65,47 @@ func BenchmarkReadCodex(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFollowCatchUp follows a log until it has read it all, as the
+// inspector does a log written in the last minute: the time includes the
+// updates sent while reading, each a copy of the session so far. The log
+// is SPILLWAY_LARGE_SESSION's (LARGE=1 scripts/speed-table.sh), else a
+// generated one of 200,000 calls with 256-byte results (about 210 MB).
+func BenchmarkFollowCatchUp(b *testing.B) {
+	path := os.Getenv("SPILLWAY_LARGE_SESSION")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "follow.jsonl")
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := corpus.WriteSession(f, 1, 200_000, 256); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(info.Size())
+	updates := 0
+	for b.Loop() {
+		ctx, cancel := context.WithCancel(context.Background())
+		ch, err := Follow(ctx, path, FollowOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for u := range ch {
+			updates++
+			if u.Offset >= info.Size() {
+				break
+			}
+		}
+		cancel()
+	}
+	b.ReportMetric(float64(updates)/float64(b.N), "updates/op")
 }
