@@ -11,8 +11,8 @@ import (
 
 // A session's JSON is appended field by field rather than by
 // encoding/json's reflection, which was a third of `report --format json`'s
-// CPU over many sessions (docs/speed.md#report); goccy/go-json, as fast for
-// half of that, reads Go's runtime internals through unsafe. The bytes are
+// CPU over many sessions (docs/speed.md#report); goccy/go-json, as fast,
+// reads Go's runtime internals through unsafe. The bytes are
 // encoding/json's, which TestSessionJSONAsStandard holds them to for every
 // field of every type here, and for every shared log: where a type gains a
 // field, that test fails until it is written here too. The per-session
