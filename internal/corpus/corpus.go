@@ -74,6 +74,9 @@ var (
 	words   = strings.Fields("the context window tool result token cache read write budget policy ceiling spill preview head tail lock file grep match function return error value config module package import build test")
 	epoch   = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	version = "2.1.126"
+	// benchCwd is the working folder every record names, as Claude Code's
+	// do: without it, finding a log's project read its first MiB.
+	benchCwd = "/home/dev/src/bench"
 )
 
 // compactAt is the prompt size at which a generated session compacts, as
@@ -93,7 +96,7 @@ func WriteSession(w io.Writer, seed uint64, calls, resultBytes int) (Totals, err
 	parent := ""
 	lineNo := 0
 	line := func(v map[string]any) error {
-		v["sessionId"], v["version"] = sid, version
+		v["sessionId"], v["version"], v["cwd"] = sid, version, benchCwd
 		v["timestamp"] = now.Format(time.RFC3339Nano)
 		lineNo++
 		uuid := fmt.Sprintf("%08x-0000-4000-8000-%012d", seed, lineNo)
