@@ -50,34 +50,12 @@ func (e *jsonEnc) session(s *Session, calls bool) {
 	e.raw(`,"relation":`)
 	e.str(s.Relation)
 	e.raw(`,"models":`)
-	e.strs(s.Models)
+	jsonList(e, s.Models, func(m *string) { e.str(*m) })
 	if calls {
 		e.raw(`,"calls":`)
-		if s.Calls == nil {
-			e.raw("null")
-		} else {
-			e.raw("[")
-			for i := range s.Calls {
-				if i > 0 {
-					e.raw(",")
-				}
-				e.call(&s.Calls[i])
-			}
-			e.raw("]")
-		}
+		jsonList(e, s.Calls, e.call)
 		e.raw(`,"results":`)
-		if s.Results == nil {
-			e.raw("null")
-		} else {
-			e.raw("[")
-			for i := range s.Results {
-				if i > 0 {
-					e.raw(",")
-				}
-				e.result(&s.Results[i])
-			}
-			e.raw("]")
-		}
+		jsonList(e, s.Results, e.result)
 		e.raw(`,"events":`)
 		e.std(s.Events)
 	}
@@ -165,25 +143,15 @@ func (e *jsonEnc) call(c *Call) {
 		e.str(*c.CountedIn)
 	}
 	e.raw(`,"extra":`)
-	if c.Extra == nil {
-		e.raw("null")
-	} else {
-		e.raw("[")
-		for i := range c.Extra {
-			x := &c.Extra[i]
-			if i > 0 {
-				e.raw(",")
-			}
-			e.raw(`{"model":`)
-			e.str(x.Model)
-			e.raw(`,"recorded":`)
-			e.tokens(&x.Recorded)
-			e.raw(`,"cost_usd":`)
-			e.floatPtr(x.CostUSD)
-			e.raw("}")
-		}
-		e.raw("]")
-	}
+	jsonList(e, c.Extra, func(x *ExtraUsage) {
+		e.raw(`{"model":`)
+		e.str(x.Model)
+		e.raw(`,"recorded":`)
+		e.tokens(&x.Recorded)
+		e.raw(`,"cost_usd":`)
+		e.floatPtr(x.CostUSD)
+		e.raw("}")
+	})
 	e.raw(`,"cost_parts":`)
 	if p := c.CostParts; p == nil {
 		e.raw("null")
@@ -332,6 +300,22 @@ func (e *jsonEnc) result(r *Result) {
 	e.raw("}")
 }
 
+// jsonList appends items as a JSON array, null for a nil slice.
+func jsonList[T any](e *jsonEnc, items []T, each func(*T)) {
+	if items == nil {
+		e.raw("null")
+		return
+	}
+	e.raw("[")
+	for i := range items {
+		if i > 0 {
+			e.raw(",")
+		}
+		each(&items[i])
+	}
+	e.raw("]")
+}
+
 func (e *jsonEnc) tokens(t *Tokens) {
 	e.raw(`{"input":`)
 	e.int(t.Input)
@@ -415,20 +399,6 @@ func (e *jsonEnc) time(t *time.Time) {
 	e.b = append(b, '"')
 }
 
-func (e *jsonEnc) strs(ss []string) {
-	if ss == nil {
-		e.raw("null")
-		return
-	}
-	e.raw("[")
-	for i, s := range ss {
-		if i > 0 {
-			e.raw(",")
-		}
-		e.str(s)
-	}
-	e.raw("]")
-}
 
 // std appends v as encoding/json writes it.
 func (e *jsonEnc) std(v any) {
