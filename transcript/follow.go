@@ -20,7 +20,9 @@ type FollowOptions struct {
 	Poll     time.Duration
 	PollOnly bool
 	// Every bounds how often updates are sent while lines keep arriving
-	// (default 30ms): a burst becomes one update, not one per line.
+	// (default 30ms): a burst becomes one update, not one per line. An
+	// update also waits ten times what the last one took (a copy of the
+	// session so far), which spaces them out only for very long sessions.
 	Every time.Duration
 }
 
