@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -22,8 +23,17 @@ import (
 // writes summary(s): without calls, results and events, and with the
 // sub-agents' summaries last.
 func sessionJSON(s *Session, calls bool) ([]byte, error) {
-	e := jsonEnc{b: make([]byte, 0, 512+1280*len(s.Calls)+640*len(s.Results))}
+	size := 4096 // a summary
+	if calls {
+		size += 896*len(s.Calls) + 448*len(s.Results)
+	}
+	e := jsonEnc{b: make([]byte, 0, size)}
 	e.session(s, calls)
+	if cap(e.b)-len(e.b) > len(e.b)/8 {
+		// A report may hold it a while (waiting on the sessions it is
+		// reconciled with): not with room it never uses.
+		e.b = bytes.Clone(e.b)
+	}
 	return e.b, e.err
 }
 
