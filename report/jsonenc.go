@@ -409,7 +409,6 @@ func (e *jsonEnc) time(t *time.Time) {
 	e.b = append(b, '"')
 }
 
-
 // std appends v as encoding/json writes it.
 func (e *jsonEnc) std(v any) {
 	data, err := json.Marshal(v)
