@@ -19,9 +19,9 @@ import (
 // field, that test fails until it is written here too. The per-session
 // parts (totals, policy, warnings) still go through encoding/json.
 
-// sessionJSON is s as encoding/json writes it, or, with calls false, as it
-// writes summary(s): without calls, results and events, and with the
-// sub-agents' summaries last.
+// sessionJSON is s as encoding/json writes it, or, with calls false, the
+// summary a grouped report lists without --calls: without calls, results
+// and events, and with the sub-agents' summaries last.
 func sessionJSON(s *Session, calls bool) ([]byte, error) {
 	size := 4096 // a summary
 	if calls {

@@ -74,9 +74,10 @@ func (j *jsonWriter) Render(s *Session) ([]byte, error) {
 	return termtext.JSON(data), nil
 }
 
-// encodeJSON is the one JSON encoding of every document report writes,
-// with the controls in its strings escaped for terminals. Its bytes (<, >
-// and & escaped, invalid UTF-8 as U+FFFD) are TestJSONGolden's.
+// encodeJSON is the JSON encoding of every document report writes (a
+// --format json session's by sessionJSON, to the same bytes), with the
+// controls in its strings escaped for terminals. Its bytes (<, > and &
+// escaped, invalid UTF-8 as U+FFFD) are TestJSONGolden's.
 func encodeJSON(v any, indent bool) ([]byte, error) {
 	var data []byte
 	var err error
