@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -162,7 +163,7 @@ func TestSessionJSONAsStandard(t *testing.T) {
 		sameAsStandard(t, &Session{Calls: []Call{{CostParts: &CostParts{Output: math.Inf(1)}}}})
 	})
 	t.Run("shared logs", func(t *testing.T) {
-		dir := sharedtest.Dir(t) + "/transcripts"
+		dir := filepath.Join(sharedtest.Dir(t), "transcripts")
 		pol, err := policy.Preset(policy.DefaultPreset)
 		if err != nil {
 			t.Fatal(err)
