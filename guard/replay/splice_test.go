@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // TestTokensAfterAreExact replays results full of what escaping and
@@ -73,5 +78,72 @@ func TestTokensAfterAreExact(t *testing.T) {
 		if preset.Name != "none" && acted == 0 {
 			t.Errorf("%s: no result acted on", preset.Name)
 		}
+	}
+}
+
+// TestTokensAfterAreExactCodex does the same under every Codex preset, on
+// every shared Codex log and on commands' outputs long enough that the
+// tool's own cut is cut again to the recording budget (which it checks
+// happens, the tool's header kept), at every sweep ceiling going down and
+// up again.
+func TestTokensAfterAreExactCodex(t *testing.T) {
+	c, err := tokens.Get(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var long strings.Builder
+	for i := 0; long.Len() < 150_000; i++ {
+		fmt.Fprintf(&long, "src/pkg%03d/file_%d.go:%d: undefined: handler%d (naïve café 😀)\n", i%97, i, i*7, i)
+	}
+	sessions := []*transcript.Session{generic(t,
+		call("1", "shell", nil), result("1", long.String(), false),
+		call("2", "exec", nil), result("2", "Script completed\nWall time 0.1 seconds\nOutput:\n"+long.String()[:60_000], false))}
+	for _, path := range sharedtest.Transcripts(t, "codex_*.jsonl") {
+		s, err := transcript.ReadFile(path, transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	execs, recut := 0, false
+	for k, s := range sessions {
+		p, err := Prepare(context.Background(), s, tokens.NewCache(c), pricing.Default(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, preset := range policy.Presets() {
+			if preset.Style != harness.Codex {
+				continue
+			}
+			down := SweepCeilings(preset)
+			slices.Reverse(down)
+			for _, ceiling := range append(down, SweepCeilings(preset)...) {
+				pol := preset.AtCeiling(ceiling)
+				rp, err := p.Replay(pol, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rp.Results {
+					if r.Outcome == Kept || r.Outcome == Excluded {
+						continue
+					}
+					if pol.IsExec(r.Source.Tool) {
+						execs++
+					}
+					if k == 0 && r.Index == 0 && pol.Name == "codex-pre-0.125.0" && ceiling == 512 {
+						// Cut by the tool at 10,000 tokens under its header,
+						// then to the record's budget: the header stays.
+						recut = strings.HasPrefix(r.Text, "Total output lines: 2079\n") && len(r.Text) < 3000
+					}
+					if want := int64(c.Count(r.Text)); r.TokensAfter != want {
+						t.Fatalf("%s, %s at %d, result %d (%s): %d tokens after, counting the text whole gives %d",
+							filepath.Base(s.Path), pol.Name, ceiling, r.Index, r.Source.Tool, r.TokensAfter, want)
+					}
+				}
+			}
+		}
+	}
+	if execs == 0 || !recut {
+		t.Errorf("%d commands' outputs cut; one cut again to the record's budget: %v", execs, recut)
 	}
 }
