@@ -64,16 +64,7 @@ func TestTokensAfterAreExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range rp.Results {
-				if r.Outcome == Kept || r.Outcome == Excluded {
-					continue
-				}
-				acted++
-				if want := int64(c.Count(r.Text)); r.TokensAfter != want {
-					t.Fatalf("%s at %d, result %d (%s): %d tokens after, counting the text whole gives %d",
-						pol.Name, pol.Ceiling, r.Index, r.Outcome, r.TokensAfter, want)
-				}
-			}
+			acted += len(exactAfter(t, c, rp, fmt.Sprintf("%s at %d", pol.Name, pol.Ceiling)))
 		}
 		if preset.Name != "none" && acted == 0 {
 			t.Errorf("%s: no result acted on", preset.Name)
@@ -123,10 +114,7 @@ func TestTokensAfterAreExactCodex(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, r := range rp.Results {
-					if r.Outcome == Kept || r.Outcome == Excluded {
-						continue
-					}
+				for _, r := range exactAfter(t, c, rp, fmt.Sprintf("%s, %s at %d", filepath.Base(s.Path), pol.Name, ceiling)) {
 					if pol.IsExec(r.Source.Tool) {
 						execs++
 					}
@@ -135,10 +123,6 @@ func TestTokensAfterAreExactCodex(t *testing.T) {
 						// then to the record's budget: the header stays.
 						recut = strings.HasPrefix(r.Text, "Total output lines: 2079\n") && len(r.Text) < 3000
 					}
-					if want := int64(c.Count(r.Text)); r.TokensAfter != want {
-						t.Fatalf("%s, %s at %d, result %d (%s): %d tokens after, counting the text whole gives %d",
-							filepath.Base(s.Path), pol.Name, ceiling, r.Index, r.Source.Tool, r.TokensAfter, want)
-					}
 				}
 			}
 		}
@@ -146,4 +130,23 @@ func TestTokensAfterAreExactCodex(t *testing.T) {
 	if execs == 0 || !recut {
 		t.Errorf("%d commands' outputs cut; one cut again to the record's budget: %v", execs, recut)
 	}
+}
+
+// exactAfter fails t where a result rp shaped has another count after the
+// policy than its text counted whole, and returns the results it shaped.
+func exactAfter(t *testing.T, c *tokens.Counter, rp *Run, where string) []*Result {
+	t.Helper()
+	var acted []*Result
+	for i := range rp.Results {
+		r := &rp.Results[i]
+		if r.Outcome == Kept || r.Outcome == Excluded {
+			continue
+		}
+		acted = append(acted, r)
+		if want := int64(c.Count(r.Text)); r.TokensAfter != want {
+			t.Fatalf("%s, result %d (%s, %s): %d tokens after, counting the text whole gives %d",
+				where, r.Index, r.Source.Tool, r.Outcome, r.TokensAfter, want)
+		}
+	}
+	return acted
 }
