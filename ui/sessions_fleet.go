@@ -296,27 +296,37 @@ type aheadSource interface {
 	Remembered(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) []string
 }
 
-// aheadCmd takes, in one job for the points of a policy not in force
-// (prefetch), the figures of others from the index's cache where it has
-// them (their own point, then the chart's at ceilings), reading no log;
-// and for the sessions held, replays them under pol where own says their
-// own point is missing, and sweeps them at swept, the chart's points
-// they lack.
-func aheadCmd(ctx context.Context, id int, src sessions.Source, ahead aheadSource, gen int, pol policy.Policy, held, others []string, ceilings []int64, own bool, swept []int64, versions map[string]int) tea.Cmd {
-	paths := append(slices.Clip(held), others...)
-	job := newJobStart(id, pol, paths, versions)
+// aheadWork is one job of prefetch: the points of pol, a policy not in
+// force, for the sessions that lack some.
+type aheadWork struct {
+	pol policy.Policy
+	// others are not held: their figures come from the index's cache
+	// where it has them (their own point, then chart's), reading no log.
+	others []string
+	chart  []int64
+	// held are replayed under pol where own says one lacks its own point,
+	// and swept at the chart's points they lack.
+	held  []string
+	own   bool
+	swept []int64
+}
+
+// aheadCmd does w in one job.
+func aheadCmd(ctx context.Context, id int, src sessions.Source, ahead aheadSource, gen int, w aheadWork, versions map[string]int) tea.Cmd {
+	paths := append(slices.Clip(w.held), w.others...)
+	job := newJobStart(id, w.pol, paths, versions)
 	job.ahead = true
 	return func() tea.Msg {
 		s := newStream()
 		crash.Go(func() {
 			defer s.finish()
-			ahead.Remembered(ctx, pol, others, nil, s.push)
-			ahead.Remembered(ctx, pol, others, ceilings, s.push)
-			if len(held) == 0 || own && src.Replay(ctx, pol, held, s.push) != nil || ctx.Err() != nil {
+			ahead.Remembered(ctx, w.pol, w.others, nil, s.push)
+			ahead.Remembered(ctx, w.pol, w.others, w.chart, s.push)
+			if len(w.held) == 0 || w.own && src.Replay(ctx, w.pol, w.held, s.push) != nil || ctx.Err() != nil {
 				return
 			}
-			if len(swept) > 0 {
-				_ = src.Sweep(ctx, pol, held, swept, s.push)
+			if len(w.swept) > 0 {
+				_ = src.Sweep(ctx, w.pol, w.held, w.swept, s.push)
 			}
 		})
 		return s.wait(gen, false, paths, job)()
@@ -782,35 +792,33 @@ func (f *listScreen) prefetch() tea.Cmd {
 			anchor = next.Ceiling // as retune would anchor it
 		}
 		ceilings := replay.ChartCeilings(next, anchor)
-		var held, others []string
-		var own bool      // a session held lacks the point at next's ceiling
-		var swept []int64 // and these
+		w := aheadWork{pol: next}
 		for _, r := range f.list.rows {
 			missing := f.missingCeilings(r.Path, knobs, ceilings)
 			switch {
 			case len(missing) == 0:
 			case src.Held(r.Path) != nil:
-				held = append(held, r.Path)
+				w.held = append(w.held, r.Path)
 				for _, c := range missing {
 					if c == next.Ceiling {
-						own = true
-					} else if !slices.Contains(swept, c) {
-						swept = append(swept, c)
+						w.own = true
+					} else if !slices.Contains(w.swept, c) {
+						w.swept = append(w.swept, c)
 					}
 				}
 			default:
-				others = append(others, r.Path)
+				w.others = append(w.others, r.Path)
 			}
 		}
-		if len(held)+len(others) == 0 {
+		if len(w.held)+len(w.others) == 0 {
 			continue
 		}
 		f.anchors[knobs] = anchor
-		slices.Sort(swept)
-		chart := slices.DeleteFunc(slices.Clone(ceilings), func(c int64) bool { return c == next.Ceiling })
+		slices.Sort(w.swept)
+		w.chart = slices.DeleteFunc(slices.Clone(ceilings), func(c int64) bool { return c == next.Ceiling })
 		ctx, id := f.startJob(false)
 		f.aheadJob = id
-		return aheadCmd(ctx, id, f.src, src, f.gen, next, held, others, chart, own, swept, f.version)
+		return aheadCmd(ctx, id, f.src, src, f.gen, w, f.version)
 	}
 	return nil
 }

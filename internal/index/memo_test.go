@@ -10,12 +10,7 @@ import (
 // a few of a kind under other keys, the oldest let go past memosPerKind;
 // it is not taken once its file changed, nor for a file never scanned.
 func TestMemos(t *testing.T) {
-	root := t.TempDir()
-	dir := filepath.Join(root, "logs")
-	path := filepath.Join(dir, "s.jsonl")
-	writeClaude(t, path, "s", call{msg: "1", at: at(1), input: 1, result: "x"})
-	opt := Options{CacheDir: filepath.Join(root, "cache")}
-	ix, _, _ := openScanned(t, opt, dir)
+	ix, opt, dir, path := scannedLog(t)
 	for k := range uint64(memosPerKind + 1) {
 		ix.SetMemo(path, "replay", k, []byte{byte(k)})
 	}
@@ -57,12 +52,7 @@ func TestMemos(t *testing.T) {
 // at most maxMemos, the oldest let go, and the cache file that holds them
 // is read back whole.
 func TestMemosOfManyKinds(t *testing.T) {
-	root := t.TempDir()
-	dir := filepath.Join(root, "logs")
-	path := filepath.Join(dir, "s.jsonl")
-	writeClaude(t, path, "s", call{msg: "1", at: at(1), input: 1, result: "x"})
-	opt := Options{CacheDir: filepath.Join(root, "cache")}
-	ix, _, _ := openScanned(t, opt, dir)
+	ix, opt, dir, path := scannedLog(t)
 	kinds := []string{"list replay", "list sweep", "report text", "report json", "sweep text"}
 	for _, kind := range kinds {
 		for k := range uint64(memosPerKind) {
@@ -94,4 +84,17 @@ func TestMemosOfManyKinds(t *testing.T) {
 	if _, ok := ix.Memo(kinds[0], 0, path); ok {
 		t.Error("the oldest memo is kept past maxMemos")
 	}
+}
+
+// scannedLog is an index with a cache folder that has scanned one log,
+// path, in dir.
+func scannedLog(t *testing.T) (ix *Index, opt Options, dir, path string) {
+	t.Helper()
+	root := t.TempDir()
+	dir = filepath.Join(root, "logs")
+	path = filepath.Join(dir, "s.jsonl")
+	writeClaude(t, path, "s", call{msg: "1", at: at(1), input: 1, result: "x"})
+	opt = Options{CacheDir: filepath.Join(root, "cache")}
+	ix, _, _ = openScanned(t, opt, dir)
+	return ix, opt, dir, path
 }
