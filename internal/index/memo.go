@@ -14,8 +14,8 @@ import "slices"
 // staying, so that a few policies tried after the one a list opens under
 // leave its figures: the list computes ahead those of the two policies a
 // key away (d, s) once its chart is in, and a key then adds the next
-// two's; maxMemos bounds all of a file's, as read, and
-// maxMemoBytes a memo's value: a cache file is read whole, at every start.
+// two's; maxMemos bounds all of a file's, as read, and maxMemoBytes a
+// memo's value: a cache file is read whole, at every start.
 // A grouped JSON report keeps each session's summary, 5-6 KB, 18 KB with
 // three sub-agents on the 2 GB fleet.
 const (
@@ -99,11 +99,10 @@ func (ix *Index) memo(kind string, key uint64, files []string) ([]byte, []fileKe
 }
 
 // SetMemo keeps value for the file at path under kind and key, in place of
-// what the two held, and of the oldest of kind past memosPerKind, and the
-// oldest of all past maxMemos; nothing
-// is kept for a file the index holds no record of, or a value over
-// maxMemoBytes. The cache file takes it at the next write (a Scan's, or
-// Flush).
+// what the two held, of the oldest of kind past memosPerKind, and of the
+// oldest of all past maxMemos; nothing is kept for a file the index holds
+// no record of, or a value over maxMemoBytes. The cache file takes it at
+// the next write (a Scan's, or Flush).
 func (ix *Index) SetMemo(path, kind string, key uint64, value []byte) {
 	if len(value) > maxMemoBytes {
 		return
