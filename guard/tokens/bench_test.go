@@ -60,7 +60,7 @@ func benchmarkCount(b *testing.B, warm bool) {
 				for b.Loop() {
 					if !warm {
 						b.StopTimer()
-						c.pieces = newPieceCache()
+						c.pieces, c.short = newPieceCache(), new(shortMemo)
 						b.StartTimer()
 					}
 					c.Count(text)

@@ -19,6 +19,17 @@ func (c *Counter) countPiece(piece string) int {
 			return 1
 		}
 		return 2
+	case len(piece) <= maxShortPiece:
+		key := shortKey(piece)
+		if n, ok := c.short.get(key); ok {
+			return n
+		}
+		n := 1
+		if !c.t.isToken(piece) {
+			n = c.t.mergeSmall(piece)
+		}
+		c.short.put(key, n)
+		return n
 	case c.t.isToken(piece):
 		return 1
 	case len(piece) > c.window:

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 )
 
-// Pieces whose counts are memoized: shorter ones merge about as fast as
-// the cache answers, longer ones are rare and would crowd it.
-const minCachedPiece, maxCachedPiece = 6, 128
+// Pieces whose counts are memoized here: shorter ones are in the short
+// memo, longer ones are rare and would crowd it.
+const minCachedPiece, maxCachedPiece = maxShortPiece + 1, 128
 
 const pieceSlots = 1 << 15
 

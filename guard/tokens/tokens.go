@@ -37,6 +37,7 @@ type Counter struct {
 	enc    Encoding
 	t      *tables
 	pieces *pieceCache
+	short  *shortMemo
 	window int // longest piece merged at once
 }
 
@@ -69,7 +70,7 @@ func Get(enc Encoding) (*Counter, error) {
 }
 
 func newCounter(enc Encoding, t *tables) *Counter {
-	return &Counter{enc: enc, t: t, pieces: newPieceCache(), window: window}
+	return &Counter{enc: enc, t: t, pieces: newPieceCache(), short: new(shortMemo), window: window}
 }
 
 // Encoding returns the counter's encoding.
