@@ -176,9 +176,11 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 			})
 		}
 	}
-	prompts(s.Leading.Prompts, -1)
-	for i := range s.Calls {
-		prompts(s.Calls[i].Prompts, int32(i))
+	if len(ix.refs) > 0 {
+		prompts(s.Leading.Prompts, -1)
+		for i := range s.Calls {
+			prompts(s.Calls[i].Prompts, int32(i))
+		}
 	}
 	ix.found = make([][]keyOcc, len(p.items))
 	return ix, tokenScanner{only: only, runsOnly: runsOnly}
@@ -187,6 +189,11 @@ func newHazardIndex(p *Prepared) (*hazardIndex, tokenScanner) {
 // scan finds the output strings one result's text holds, in the order
 // they were first output.
 func (ix *hazardIndex) scan(ts *tokenScanner, text string) []keyOcc {
+	if len(ix.refs) == 0 {
+		// The agent wrote nothing distinctive, as in a fifth of the 2 GB
+		// fleet's sessions: no result can hold it.
+		return nil
+	}
 	var found []keyOcc
 	ts.distinctive(text, func(key string, from, to int) {
 		if k, ok := ix.byKey[key]; ok {

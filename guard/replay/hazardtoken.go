@@ -73,6 +73,7 @@ func (ts *tokenScanner) may(key string) bool { return ts.only == nil || ts.only.
 type prefixSet struct {
 	bits  []uint64
 	shift uint // 64 less the bitmap's bits, log 2
+	empty bool // of no strings: has says no to all
 }
 
 const (
@@ -104,7 +105,7 @@ func newPrefixSet(hashes []uint64) *prefixSet {
 	if cap(ps.bits) < words {
 		ps.bits = make([]uint64, words)
 	}
-	ps.bits, ps.shift = ps.bits[:words], uint(64-logBits)
+	ps.bits, ps.shift, ps.empty = ps.bits[:words], uint(64-logBits), len(hashes) == 0
 	for _, h := range hashes {
 		h = h * 0x9E3779B97F4A7C15 >> ps.shift
 		ps.bits[h/64] |= 1 << (h % 64)
@@ -382,7 +383,7 @@ func skipLineNumber(text string, i int) int {
 // a rolling hash of the last runLen bytes tells, with a scanner's set,
 // whether a window may be one looked for before it is built.
 func (ts *tokenScanner) runs(text string, emit func(string, int, int)) {
-	if len(text) < runLen {
+	if len(text) < runLen || ts.runsOnly != nil && ts.runsOnly.empty {
 		return
 	}
 	known := ts.knownNames()
