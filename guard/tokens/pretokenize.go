@@ -24,6 +24,11 @@ package tokens
 const wordish = cLetter | cNumber | cSpace
 
 func nextO200k(s string, p int) int {
+	if s[p] < 0x80 {
+		if e := nextO200kASCII(s, p); e >= 0 {
+			return e
+		}
+	}
 	c0, w0 := classAt(s, p)
 	if c0&(cLetter|cNumber|cNewline) == 0 {
 		// An optional prefix rune before a word.
