@@ -29,9 +29,11 @@ func shortKey(s string) uint64 {
 
 func shortSlot(key uint64) uint64 { return key * 0x9E3779B97F4A7C15 >> (64 - shortSlotBits) }
 
+// get is the count remembered for key; an empty slot, 0, matches no key,
+// all of which have a length.
 func (m *shortMemo) get(key uint64) (int, bool) {
 	e := m[shortSlot(key)].Load()
-	if e&(1<<shortKeyBits-1) == key && e != 0 {
+	if e&(1<<shortKeyBits-1) == key {
 		return int(e >> shortKeyBits), true
 	}
 	return 0, false
