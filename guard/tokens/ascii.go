@@ -59,9 +59,6 @@ func nextO200kASCII(s string, p int) int {
 		}
 		return i
 	}
-	if b == ' ' && p+1 < len(s) && s[p+1] >= 0x80 {
-		return -1
-	}
 	// A run of spaces, as whitespace does.
 	q, lastNL, last := p, -1, p
 	for q < len(s) {
@@ -79,11 +76,5 @@ func nextO200kASCII(s string, p int) int {
 		last = q
 		q++
 	}
-	switch {
-	case lastNL >= 0:
-		return lastNL + 1
-	case q == len(s) || last == p:
-		return q
-	}
-	return last
+	return spacesEnd(s, p, q, lastNL, last)
 }

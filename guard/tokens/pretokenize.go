@@ -176,6 +176,13 @@ func whitespace(s string, p int) int {
 		last = q
 		q += w
 	}
+	return spacesEnd(s, p, q, lastNL, last)
+}
+
+// spacesEnd is where the piece of the run of spaces s[p:q] ends, lastNL
+// being the start of its last newline (-1 for none) and last of its last
+// rune.
+func spacesEnd(s string, p, q, lastNL, last int) int {
 	switch {
 	case lastNL >= 0:
 		return lastNL + 1
