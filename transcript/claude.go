@@ -85,6 +85,7 @@ func newClaudeParser(b *builder) *claudeParser { return initClaudeParser(new(cla
 func initClaudeParser(p *claudeParser, b *builder) *claudeParser {
 	reader, copies := p.reader.scratch(), p.copies.scratch()
 	reader.keep, copies.copies = !b.sizesOnly, true
+	reader.measureResults = b.dropResults // dropped once measured: not decoded
 	*p = claudeParser{b: b, groups: newHashTable(b.lines / 3), uuids: newHashTable(b.lines),
 		calls: spareClaude.get(b.lines / 3), seed: maphash.MakeSeed(), reader: reader, copies: copies}
 	return p

@@ -136,13 +136,15 @@ type claudeResult struct {
 }
 
 // claudeReader reads lines into records; keep tells it to keep texts,
-// and copies that it reads the copies of a sub-agent's lines that
-// progress lines hold, whose advisor usage is not read.
+// measureResults to measure the tool results' all the same, and copies
+// that it reads the copies of a sub-agent's lines that progress lines
+// hold, whose advisor usage is not read.
 type claudeReader struct {
-	scan   scanner
-	rec    claudeRecord
-	keep   bool
-	copies bool
+	scan           scanner
+	rec            claudeRecord
+	keep           bool
+	measureResults bool
+	copies         bool
 	// buf is scratch space for texts unescaped to be measured.
 	buf []byte
 	// lastUsage is the message.usage read last, as written, and what was
@@ -650,9 +652,10 @@ func (l *claudeReader) readBlock(b *claudeBlock) {
 func (l *claudeReader) readResult(r *claudeResult) (dup bool) {
 	s := &l.scan
 	*r = claudeResult{kind: s.kind()}
+	keep := l.keep && !l.measureResults
 	switch r.kind {
 	case '"':
-		if l.keep {
+		if keep {
 			raw, esc := s.raw()
 			r.text = l.text(raw, esc)
 			return false
@@ -694,7 +697,7 @@ func (l *claudeReader) readResult(r *claudeResult) (dup bool) {
 				switch {
 				case s.peek() != '"':
 					s.skip()
-				case l.keep:
+				case keep:
 					text = s.str()
 				default:
 					var ok bool
@@ -718,7 +721,7 @@ func (l *claudeReader) readResult(r *claudeResult) (dup bool) {
 		}
 	}
 	switch {
-	case l.keep:
+	case keep:
 		r.text = string(l.buf)
 	case !measured:
 		// A text not measured: the builder checks the texts joined.

@@ -34,7 +34,7 @@ func newCodexParser(b *builder) *codexParser { return initCodexParser(new(codexP
 // space of its scanner.
 func initCodexParser(p *codexParser, b *builder) *codexParser {
 	head, scratch := p.scan.head[:0], p.scan.scratch[:0]
-	*p = codexParser{b: b, open: -1, scan: codexScan{measure: b.sizesOnly, head: head, scratch: scratch}}
+	*p = codexParser{b: b, open: -1, scan: codexScan{measure: b.sizesOnly || b.dropResults, head: head, scratch: scratch}}
 	return p
 }
 
@@ -441,7 +441,7 @@ func (p *codexParser) output(item *codexPayload, line int, t time.Time) {
 		}
 	case '[':
 		ok := false
-		if p.b.sizesOnly {
+		if c.measure {
 			r.DroppedBytes, r.Images, r.Other, ok = c.measureContent(out, true)
 		}
 		if !ok {
@@ -453,7 +453,7 @@ func (p *codexParser) output(item *codexPayload, line int, t time.Time) {
 		// Older rollouts: {"content": "...", "success": bool}.
 		content := member(out, "content", true, nil)
 		ok := false
-		if p.b.sizesOnly && kindOf(content) == '"' {
+		if c.measure && kindOf(content) == '"' {
 			r.DroppedBytes, _, _, ok = c.measureContent(content, true)
 		}
 		if !ok {

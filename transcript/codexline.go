@@ -52,7 +52,8 @@ type codexCounts struct {
 // codexScan reads lines into records.
 type codexScan struct {
 	keyCheck
-	// measure is set where the reader keeps sizes only.
+	// measure is set where the reader keeps no output's text, only its
+	// size (Options.SizesOnly and DropResultTexts).
 	measure bool
 	// head is scratch space for the unescaped head of an output, and
 	// scratch for a text unescaped to be copied.

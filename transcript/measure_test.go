@@ -203,7 +203,38 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes 
 		t.Fatalf("reading in full: %v; by size: %v", err, err2)
 	}
 	sameAhead(t, data, name, opt, sizes, err2)
+	opt.SizesOnly, opt.DropResultTexts = false, true
+	dropped, err3 := Read(bytes.NewReader(data), name, opt)
+	if fmt.Sprint(err) != fmt.Sprint(err3) {
+		t.Fatalf("reading in full: %v; without the results' texts: %v", err, err3)
+	}
+	sameAhead(t, data, name, opt, dropped, err3)
+	if err == nil {
+		if want := withoutResultTexts(full); !reflect.DeepEqual(want, dropped) {
+			t.Fatalf("reading without the results' texts changed the session (-full +dropped):\n%s", cmp.Diff(want, dropped))
+		}
+	}
 	return full, sizes, err
+}
+
+// withoutResultTexts copies s as a DropResultTexts read keeps it: every
+// result's text dropped, its length in DroppedBytes.
+func withoutResultTexts(s *Session) *Session {
+	c := *s
+	drop := func(call Call) Call {
+		call.Results = slices.Clone(call.Results)
+		for i := range call.Results {
+			r := &call.Results[i]
+			r.DroppedBytes, r.Text = r.DroppedBytes+len(r.Text), ""
+		}
+		return call
+	}
+	c.Leading = drop(c.Leading)
+	c.Calls = slices.Clone(c.Calls)
+	for i := range c.Calls {
+		c.Calls[i] = drop(c.Calls[i])
+	}
+	return &c
 }
 
 // sameAhead checks that data read ahead (readahead.go), in batches of

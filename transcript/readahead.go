@@ -12,8 +12,8 @@ import (
 	"github.com/spillway-dev/spillway/internal/crash"
 )
 
-// Reading ahead: a large Claude Code log read for its sizes alone is read
-// on more than one core. The caller's goroutine reads the input into
+// Reading ahead: a large Claude Code log read for its sizes alone, or
+// without its results' texts, is read on more than one core. The caller's goroutine reads the input into
 // batches of lines, some batches ahead of the line it feeds the Decoder;
 // other goroutines read those batches' lines into records
 // (claudeReader.read, which depends on no line before); and the Decoder
@@ -46,7 +46,7 @@ const (
 
 // readsAhead tells whether Read reads an input ahead, from its options.
 func readsAhead(opt Options) bool {
-	return opt.SizesOnly && (opt.Format == "" || opt.Format == FormatClaude) &&
+	return (opt.SizesOnly || opt.DropResultTexts) && (opt.Format == "" || opt.Format == FormatClaude) &&
 		(opt.size >= readAheadBytes && runtime.GOMAXPROCS(0) > 1 || opt.aheadBatch > 0)
 }
 
@@ -287,7 +287,7 @@ func (d *Decoder) readAhead(r io.Reader, maxLine, batchBytes int) error {
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0)-1, 4)) {
 		crash.GoIn(&wg, func() {
-			l := claudeReader{keep: keep}
+			l := claudeReader{keep: keep, measureResults: d.dropResults}
 			for b := range work {
 				// A batch may come more than once, or after the caller
 				// took it: only the taker reads it.

@@ -53,6 +53,10 @@ type (
 		// which could not be read.
 		subs   []*transcript.Session
 		subErr error
+		// recorded prices its calls as recorded until the first replay,
+		// where no rows came first: a session read without its results'
+		// texts is read once, as quickly as for its sizes alone.
+		recorded *replay.Recorded
 	}
 	// textReadMsg carries a result's text read again for the detail pane.
 	textReadMsg struct {
@@ -117,9 +121,10 @@ func (o Options) pipeline() app.Options {
 // rowsFirstBytes or more is then read for its sizes alone, which goes
 // several times faster than a full read and brings every call with its
 // recorded cost. Last comes the read with the texts the replay needs
-// (loadedMsg), which takes their place; above textsOnDemandBytes it keeps
+// (loadedMsg), which takes their place; from textsOnDemandBytes it keeps
 // no result's text, each read again from the file when needed
-// (app.FileTexts). What the session asks of the garbage collector is
+// (app.FileTexts), which makes it as quick as the read for sizes: it is
+// the only one, and brings the recorded costs itself. What the session asks of the garbage collector is
 // given back when ctx ends.
 func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 	return func() tea.Msg {
@@ -157,7 +162,8 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 					msgs <- msg
 				}
 			}
-			if fromFile && size >= rowsFirstBytes {
+			onDemand := in.Reader == nil && size >= textsOnDemandBytes
+			if fromFile && size >= rowsFirstBytes && !onDemand {
 				if msg, err := readRows(src, o, progress); err == nil { // else the full read says what is wrong
 					msgs <- msg
 					phase.Store("reading texts")
@@ -165,7 +171,7 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 			}
 			done.Store(0)
 			var msg loadedMsg
-			if in.Reader == nil && size >= textsOnDemandBytes {
+			if onDemand {
 				s, texts, err := app.Options{Read: opt}.LoadTexts(src.Path, progress)
 				msg = loadedMsg{src: src.Path, session: s, texts: texts, err: err}
 			} else {
@@ -176,6 +182,9 @@ func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 				full := opt
 				full.SizesOnly = false
 				msg.subs, msg.subErr = app.Options{Read: full}.LoadSubagents(msg.session, subagentsOf(src))
+				if onDemand {
+					msg.recorded = priceRecorded(msg.session, o.Prices)
+				}
 			}
 			msgs <- msg
 		})

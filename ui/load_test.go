@@ -88,6 +88,49 @@ func TestRowsBeforeTexts(t *testing.T) {
 	}
 }
 
+// TestOnDemandReadOnce: a file whose results' texts are read again when
+// needed is read once, not first for its sizes: the one read brings the
+// calls priced as recorded, which the rows show until the replay, each
+// as the replay then prices it.
+func TestOnDemandReadOnce(t *testing.T) {
+	defer func(rows, onDemand int64) { rowsFirstBytes, textsOnDemandBytes = rows, onDemand }(rowsFirstBytes, textsOnDemandBytes)
+	rowsFirstBytes, textsOnDemandBytes = 0, 0
+	path := writeDemo(t)
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
+		Counter: counter, Theme: "dark"})
+	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	msg := loadCmd(m.sess.run, m.sess.src, m.opt)()
+	for {
+		p, ok := msg.(progressMsg)
+		if !ok {
+			break
+		}
+		msg = p.next()
+	}
+	loaded, ok := msg.(loadedMsg)
+	if !ok || loaded.texts == nil || loaded.recorded == nil {
+		t.Fatalf("the first message is %T (texts on demand %v, priced %v), not the one read", msg, ok && loaded.texts != nil, ok && loaded.recorded != nil)
+	}
+	_, count := m.Update(toSess(m, loaded)) // its counting not run yet
+	if counting := screen(m); !strings.Contains(counting, "→…") || strings.Contains(counting, "?→") {
+		t.Errorf("rows before the replay are not priced as recorded:\n%s", counting)
+	}
+	drive(t, m, count)
+	if m.sess.replay == nil || m.sess.table.recorded != nil {
+		t.Fatalf("after the replay: replay %v, recorded still held %v", m.sess.replay != nil, m.sess.table.recorded != nil)
+	}
+	for i, c := range m.sess.replay.Calls {
+		got, want := loaded.recorded.Calls[i].Cost, c.Cost
+		if (got == nil) != (want == nil) || got != nil && *got != *want {
+			t.Errorf("call %d: recorded cost before the replay %v, the replay's %v", i, costOf(got), costOf(want))
+		}
+	}
+}
+
 func costOf(v *float64) any {
 	if v == nil {
 		return nil

@@ -225,6 +225,9 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		// The texts are in; the rows keep their recorded prices until the
 		// first replay gives the figures after the policy.
 		s.recorded, s.partial = nil, false
+		if msg.recorded != nil {
+			s.table.recorded = msg.recorded
+		}
 		if msg.err != nil {
 			s.table.recorded = nil
 			s.err = msg.err
