@@ -32,7 +32,8 @@ func TestSerdeString(t *testing.T) {
 // of long texts, valid UTF-8 and not, and compares with escaping one rune
 // at a time.
 func TestSerdeStringEightAtATime(t *testing.T) {
-	specials := []string{"\"", "\\", "\n", "\x00", "\x1f", " ", "\x7f", "é", "😀", "\u2028", "\xff", "\xe2\x82"}
+	specials := []string{"\"", "\\", "\n", "\x00", "\x1f", " ", "\x7f", "é", "😀", "\u2028", "\xff", "\xe2\x82",
+		"\b", "\t", "\v", "\f", "\r", "\x07", "\x0e", "\x20", "!", "\x1b"}
 	for _, sp := range specials {
 		for at := range 24 {
 			for _, fill := range []string{"a", "é"} {
@@ -541,5 +542,25 @@ func TestClaudeShaped(t *testing.T) {
 		if got := ClaudeShaped(text); got != want {
 			t.Errorf("ClaudeShaped(%q) = %v, want %v", text, got, want)
 		}
+	}
+}
+
+// BenchmarkMeasure measures a Read's numbered lines, as most of a Claude
+// Code log's result text is: a newline and an arrow every few dozen bytes.
+func BenchmarkMeasure(b *testing.B) {
+	var sb strings.Builder
+	words := []string{"return", "value", "ceiling", "\"quoted\"", "budget", "\tindent", "é", "window"}
+	for line := 1; sb.Len() < 1<<20; line++ {
+		fmt.Fprintf(&sb, "%6d→", line)
+		for k := range 3 + line%9 {
+			sb.WriteString(words[(line*7+k)%len(words)])
+			sb.WriteByte(' ')
+		}
+		sb.WriteByte('\n')
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Measure(text)
 	}
 }
