@@ -429,7 +429,10 @@ func (b *builder) addResult(r ToolResult) {
 // fileResult is addResult for a result whose CallID's entry in toolCalls
 // was looked up: head, and whether there is one.
 func (b *builder) fileResult(r ToolResult, head int, known bool) {
-	r.Text = b.valid(r.Line, r.Text)
+	if !utf8.ValidString(r.Text) {
+		b.noteInvalid(r.Line)
+		r.Text, r.TextAt = strings.ToValidUTF8(r.Text, "\uFFFD"), 0 // not as written
+	}
 	if b.sizesOnly || b.dropResults {
 		r.DroppedBytes += len(r.Text)
 		r.Text = ""

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"slices"
 	"time"
@@ -583,6 +584,9 @@ func (p *claudeParser) toolResult(b *claudeBlock, line int, t time.Time) {
 	case 0, 'n':
 	case '"', '[':
 		r.Text, r.DroppedBytes, r.Images, r.Other = c.text, c.size, c.images, c.other
+		if c.kind == '"' && c.at <= math.MaxInt32 {
+			r.TextAt = int32(c.at)
+		}
 	default:
 		p.b.warnf(line, "tool_result content is a %s, not text or blocks", typeName(c.kind))
 	}

@@ -133,6 +133,7 @@ type claudeResult struct {
 	text          string
 	size          int
 	images, other int
+	at            int // where a string's quote is in the line
 }
 
 // claudeReader reads lines into records; keep tells it to keep texts,
@@ -655,6 +656,7 @@ func (l *claudeReader) readResult(r *claudeResult) (dup bool) {
 	keep := l.keep && !l.measureResults
 	switch r.kind {
 	case '"':
+		r.at = s.pos
 		if keep {
 			raw, esc := s.raw()
 			r.text = l.text(raw, esc)

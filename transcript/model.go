@@ -193,8 +193,13 @@ type ToolResult struct {
 	IsError bool
 	// Clipped means the log itself shortened the text: the real result was larger.
 	Clipped bool
-	Images  int // image blocks: counted, not decoded
-	Other   int // other non-text blocks
+	// TextAt is where, in line Line as the reader read it, the JSON
+	// string the text was decoded from starts (its quote), so that the
+	// text can be read again from there alone (ResultText); 0 where it
+	// is not one string, or was not valid UTF-8 as written.
+	TextAt int32
+	Images int // image blocks: counted, not decoded
+	Other  int // other non-text blocks
 	// Status carries a format's own state where it has one (Antigravity: RUNNING).
 	Status string
 	// DroppedBytes is the size of a text the reader measured but did not

@@ -293,6 +293,36 @@ func (r *LineReader) Read(name string, line []byte) (*Session, error) {
 	return r.d.Finish()
 }
 
+// ResultText is r's text decoded from line alone, line n of the file it
+// was read from (without its newline), where the reader noted where it
+// starts (ToolResult.TextAt): the string there, unescaped as the reader
+// unescapes it. ok is false where it did not, or where the line holds no
+// string of r's length there (the file changed); the caller then reads
+// the line whole. It decodes no more of the line than the text, as a
+// text read again for a replay is most of its line.
+func ResultText(line []byte, n int, r *ToolResult) (text string, ok bool) {
+	if r.TextAt <= 0 {
+		return "", false
+	}
+	line = trimLine(line, n)
+	at := int(r.TextAt)
+	if at >= len(line) || line[at] != '"' {
+		return "", false
+	}
+	var s scanner
+	s.reset(line)
+	s.pos = at
+	raw, esc := s.raw()
+	if s.bad {
+		return "", false
+	}
+	text = string(raw)
+	if esc {
+		text = unescapedString(raw)
+	}
+	return text, len(text) == r.Bytes()
+}
+
 // Records is how many lines were read as records of the format so far.
 func (d *Decoder) Records() int { return d.records }
 

@@ -160,6 +160,10 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 		return "", t.changed(r, fmt.Sprintf("reading line %d: %v", r.Line, err))
 	}
 	line = bytes.TrimSuffix(line, []byte("\n"))
+	if text, ok := transcript.ResultText(line, r.Line, r); ok {
+		t.keep(key, to-from, text)
+		return text, nil
+	}
 	lr, done := lineReader(t.format)
 	defer done()
 	s, err := lr.Read(t.path, line)
@@ -168,14 +172,20 @@ func (t *FileTexts) Text(r *transcript.ToolResult) (string, error) {
 	}
 	for _, got := range s.Results() {
 		if got.CallID == r.CallID && len(got.Text) == r.DroppedBytes {
-			if t.pool != nil {
-				t.pool.read.Add(to - from)
-				t.pool.texts.put(key, got.Text)
-			}
+			t.keep(key, to-from, got.Text)
 			return got.Text, nil
 		}
 	}
 	return "", t.changed(r, fmt.Sprintf("line %d holds no result %q of %d bytes", r.Line, r.CallID, r.DroppedBytes))
+}
+
+// keep notes a text read again, from a line of n bytes, in the pool's
+// cache where the file is opened through one.
+func (t *FileTexts) keep(key textKey, n int64, text string) {
+	if t.pool != nil {
+		t.pool.read.Add(n)
+		t.pool.texts.put(key, text)
+	}
 }
 
 // Current is the error reading any text again would give now because the
