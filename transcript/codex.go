@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -438,6 +439,9 @@ func (p *codexParser) output(item *codexPayload, line int, t time.Time) {
 			c.appendHead(out[1:len(out)-1], codexHeadBytes)
 		} else {
 			r.Text = textOf(out)
+		}
+		if item.outputAt <= math.MaxInt32 {
+			r.TextAt = int32(item.outputAt)
 		}
 	case '[':
 		ok := false

@@ -34,6 +34,8 @@ type codexPayload struct {
 	// keeps sizes only.
 	outputSize     int
 	outputMeasured bool
+	// outputAt is where output starts in the line.
+	outputAt int
 	// info is the value of info; where it is an object, last and total
 	// are its usage objects' counts where hasLast and hasTotal say it has
 	// them as objects, and infoModel, infoModelName and infoMetadata its
@@ -132,6 +134,8 @@ func (c *codexScan) readPayload(f *codexPayload) {
 		case "input":
 			field = &f.input
 		case "output":
+			c.peek()
+			f.outputAt = c.pos
 			if c.measure && c.peek() == '"' {
 				f.outputSize, f.output, f.outputMeasured = c.strLen()
 				continue
