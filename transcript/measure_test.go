@@ -173,8 +173,7 @@ func sameButTexts(t *testing.T, full, sizes *Session) {
 
 // withoutTexts copies s with every text a SizesOnly read drops cleared.
 func withoutTexts(s *Session) *Session {
-	c := *s
-	clear := func(call Call) Call {
+	return eachCall(s, func(call Call) Call {
 		call.Text = ""
 		call.Results = slices.Clone(call.Results)
 		for i := range call.Results {
@@ -185,11 +184,16 @@ func withoutTexts(s *Session) *Session {
 			call.Prompts[i].Text = ""
 		}
 		return call
-	}
-	c.Leading = clear(c.Leading)
+	})
+}
+
+// eachCall copies s with f applied to every call, the leading one too.
+func eachCall(s *Session, f func(Call) Call) *Session {
+	c := *s
+	c.Leading = f(c.Leading)
 	c.Calls = slices.Clone(c.Calls)
 	for i := range c.Calls {
-		c.Calls[i] = clear(c.Calls[i])
+		c.Calls[i] = f(c.Calls[i])
 	}
 	return &c
 }
@@ -220,21 +224,14 @@ func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes 
 // withoutResultTexts copies s as a DropResultTexts read keeps it: every
 // result's text dropped, its length in DroppedBytes.
 func withoutResultTexts(s *Session) *Session {
-	c := *s
-	drop := func(call Call) Call {
+	return eachCall(s, func(call Call) Call {
 		call.Results = slices.Clone(call.Results)
 		for i := range call.Results {
 			r := &call.Results[i]
 			r.DroppedBytes, r.Text = r.DroppedBytes+len(r.Text), ""
 		}
 		return call
-	}
-	c.Leading = drop(c.Leading)
-	c.Calls = slices.Clone(c.Calls)
-	for i := range c.Calls {
-		c.Calls[i] = drop(c.Calls[i])
-	}
-	return &c
+	})
 }
 
 // sameAhead checks that data read ahead (readahead.go), in batches of
@@ -290,16 +287,20 @@ func spaced(data []byte) []byte {
 	return out.Bytes()
 }
 
-// TestSizesOnly reads the fixtures, the shared real logs and a generated
-// session both ways, as written and spaced out.
-func TestSizesOnly(t *testing.T) {
+// realLogs are the fixtures and the real logs, the shared ones included.
+func realLogs(t *testing.T) []string {
 	paths, _ := filepath.Glob(fixture("*.jsonl"))
 	claude, _ := filepath.Glob(fixture("../claude/*.jsonl"))
 	paths = append(paths, claude...)
 	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real", "*.jsonl.gz"))
 	paths = append(paths, real...)
-	paths = append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
-	for _, path := range paths {
+	return append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
+}
+
+// TestSizesOnly reads the fixtures, the shared real logs and a generated
+// session both ways, as written and spaced out.
+func TestSizesOnly(t *testing.T) {
+	for _, path := range realLogs(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			data := readFixture(t, path)
 			for _, text := range [][]byte{data, spaced(data)} {

@@ -2,10 +2,7 @@ package transcript
 
 import (
 	"bytes"
-	"path/filepath"
 	"testing"
-
-	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // TestResultText: every result of the fixtures and the shared logs whose
@@ -14,14 +11,8 @@ import (
 // sizes, without the results' texts); a line changed after the read is
 // refused, not misread.
 func TestResultText(t *testing.T) {
-	paths, _ := filepath.Glob(fixture("*.jsonl"))
-	claude, _ := filepath.Glob(fixture("../claude/*.jsonl"))
-	paths = append(paths, claude...)
-	real, _ := filepath.Glob(filepath.Join("..", "testdata", "real", "*.jsonl.gz"))
-	paths = append(paths, real...)
-	paths = append(paths, sharedtest.Transcripts(t, "*.jsonl")...)
 	noted := 0
-	for _, path := range paths {
+	for _, path := range realLogs(t) {
 		data := readFixture(t, path)
 		lines := bytes.Split(data, []byte("\n"))
 		full, err := Read(bytes.NewReader(data), path, Options{})

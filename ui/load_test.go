@@ -21,17 +21,8 @@ import (
 // of its sizes, each priced as the replay of the full read prices it, and
 // the figures after the policy wait for the texts.
 func TestRowsBeforeTexts(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "demo.jsonl")
-	if err := os.WriteFile(path, demoData(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := policy.Preset(policy.DefaultPreset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
-		Counter: counter, Theme: "dark"})
-	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	path := writeDemo(t)
+	m := demoModel(t, path, 40)
 	rows, err := readRows(m.sess.src, m.opt, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -95,22 +86,8 @@ func TestRowsBeforeTexts(t *testing.T) {
 func TestOnDemandReadOnce(t *testing.T) {
 	defer func(rows, onDemand int64) { rowsFirstBytes, textsOnDemandBytes = rows, onDemand }(rowsFirstBytes, textsOnDemandBytes)
 	rowsFirstBytes, textsOnDemandBytes = 0, 0
-	path := writeDemo(t)
-	pol, err := policy.Preset(policy.DefaultPreset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
-		Counter: counter, Theme: "dark"})
-	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
-	msg := loadCmd(m.sess.run, m.sess.src, m.opt)()
-	for {
-		p, ok := msg.(progressMsg)
-		if !ok {
-			break
-		}
-		msg = p.next()
-	}
+	m := demoModel(t, writeDemo(t), 40)
+	msg := firstLoadMsg(m)
 	loaded, ok := msg.(loadedMsg)
 	if !ok || loaded.texts == nil || loaded.recorded == nil {
 		t.Fatalf("the first message is %T (texts on demand %v, priced %v), not the one read", msg, ok && loaded.texts != nil, ok && loaded.recorded != nil)
@@ -184,6 +161,19 @@ func TestTextsOnDemandScreen(t *testing.T) {
 	}
 }
 
+// firstLoadMsg runs m's session's load until its first message past
+// its progress.
+func firstLoadMsg(m *Model) tea.Msg {
+	msg := loadCmd(m.sess.run, m.sess.src, m.opt)()
+	for {
+		p, ok := msg.(progressMsg)
+		if !ok {
+			return msg
+		}
+		msg = p.next()
+	}
+}
+
 // writeDemo writes the demo session to a file of its own.
 func writeDemo(t *testing.T) string {
 	t.Helper()
@@ -198,15 +188,23 @@ func writeDemo(t *testing.T) string {
 // rows tall, and runs it until nothing is left to do.
 func openDemo(t *testing.T, path string, height int) *Model {
 	t.Helper()
+	m := demoModel(t, path, height)
+	leaveAtEnd(t, m)
+	drive(t, m, m.Init())
+	return m
+}
+
+// demoModel is the inspector of the session at path under the default
+// policy, 160 columns by height rows, not started.
+func demoModel(t *testing.T, path string, height int) *Model {
+	t.Helper()
 	pol, err := policy.Preset(policy.DefaultPreset)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark"})
-	leaveAtEnd(t, m)
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: height})
-	drive(t, m, m.Init())
 	return m
 }
 
@@ -225,15 +223,7 @@ func TestFirstFrameBeforeAnyCount(t *testing.T) {
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: func() (replay.TokenCounter, error) { counted.Add(1); return counter() }, Theme: "dark"})
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
-	s := m.sess
-	msg := loadCmd(s.run, s.src, m.opt)()
-	for {
-		p, ok := msg.(progressMsg)
-		if !ok {
-			break
-		}
-		msg = p.next()
-	}
+	msg := firstLoadMsg(m)
 	rows, ok := msg.(rowsMsg)
 	if !ok || !rows.partial {
 		t.Fatalf("the first message is %T, not the first part's rows", msg)
