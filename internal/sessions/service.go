@@ -387,21 +387,21 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 	if a.Replayer != nil {
 		return a.Replayer.Replay(ctx, pol, paths, emit)
 	}
+	do := func(s *app.Session) Savings { return replayed(s, pol) }
 	keys := a.memoKeys(pol, nil, paths)
 	rest := a.remembered(ctx, memoReplay, keys, paths, emit)
 	others := chartOthers(pol)
-	// Its chart's renderings too, while its texts are read: what the
-	// chart's ceilings render is kept (replay.Options.CountsOnly), which
-	// the chart would otherwise read again and count.
-	do := func(s *app.Session) Savings {
+	a.warm(ctx, paths, rest, func(s *app.Session) Savings {
+		// Its chart too, as a cold list's: what the chart's ceilings render
+		// is kept (replay.Options.CountsOnly), which the next policy's
+		// chart would otherwise read again and count.
 		for _, p := range s.Parts() {
 			if _, err := p.Sweep(pol, others); err != nil || ctx.Err() != nil {
 				break
 			}
 		}
-		return replayed(s, pol)
-	}
-	a.warm(ctx, paths, rest, do)
+		return do(s)
+	})
 	if len(rest) == 0 {
 		return ctx.Err()
 	}
