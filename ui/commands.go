@@ -124,8 +124,8 @@ func (o Options) pipeline() app.Options {
 // (loadedMsg), which takes their place; from textsOnDemandBytes it keeps
 // no result's text, each read again from the file when needed
 // (app.FileTexts), which makes it as quick as the read for sizes: it is
-// the only one, and brings the recorded costs itself. What the session asks of the garbage collector is
-// given back when ctx ends.
+// the only one, and brings the recorded costs itself. What the session
+// asks of the garbage collector is given back when ctx ends.
 func loadCmd(ctx context.Context, src Source, o Options) tea.Cmd {
 	return func() tea.Msg {
 		opt := o.Read
