@@ -430,8 +430,7 @@ func (b *builder) addResult(r ToolResult) {
 // was looked up: head, and whether there is one.
 func (b *builder) fileResult(r ToolResult, head int, known bool) {
 	if !utf8.ValidString(r.Text) {
-		b.noteInvalid(r.Line)
-		r.Text, r.TextAt = strings.ToValidUTF8(r.Text, "\uFFFD"), 0 // not as written
+		r.Text, r.TextAt = b.valid(r.Line, r.Text), 0 // not as written
 	}
 	if b.sizesOnly || b.dropResults {
 		r.DroppedBytes += len(r.Text)

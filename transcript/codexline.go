@@ -134,9 +134,9 @@ func (c *codexScan) readPayload(f *codexPayload) {
 		case "input":
 			field = &f.input
 		case "output":
-			c.peek()
+			kind := c.peek()
 			f.outputAt = c.pos
-			if c.measure && c.peek() == '"' {
+			if c.measure && kind == '"' {
 				f.outputSize, f.output, f.outputMeasured = c.strLen()
 				continue
 			}

@@ -198,6 +198,10 @@ func eachCall(s *Session, f func(Call) Call) *Session {
 	return &c
 }
 
+// readBoth reads data in full and for its sizes, and returns both. It
+// checks on the way that the sizes read ahead are as read line by line,
+// and that a read without the results' texts, line by line and ahead, is
+// the full read with those texts dropped.
 func readBoth(t *testing.T, data []byte, name string, opt Options) (full, sizes *Session, err error) {
 	t.Helper()
 	full, err = Read(bytes.NewReader(data), name, opt)

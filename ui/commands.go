@@ -323,7 +323,8 @@ func readTextCmd(p *replay.Prepared, r *transcript.ToolResult) tea.Cmd {
 
 // rowsFirstBytes is the smallest file whose calls are shown from a read
 // of its sizes before its texts are in: below it the full read takes
-// about as long as a frame. Tests lower it.
+// about as long as a frame; from textsOnDemandBytes the one read is as
+// quick. Tests lower it.
 var rowsFirstBytes int64 = 32 << 20
 
 // priceRecorded prices every call of a session read for its sizes as
