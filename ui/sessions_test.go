@@ -439,10 +439,10 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	dir := fleetFixture(t)
 	m, src := countedList(t, dir, "harness-rs-0.0.40", "")
 	others := slices.DeleteFunc(replay.ChartCeilings(m.policy, 0), func(c int64) bool { return c == m.policy.Ceiling })
-	// The chart's, then d's and s's computed ahead (prefetch).
+	// The chart's, then d's, s's and both's computed ahead (prefetch).
 	sweeps, replays := src.take()
-	if len(sweeps) != 3 || len(replays) != 3 {
-		t.Fatalf("first: sweeps %v and %d replays, want three of each: the chart's, d's and s's", sweeps, len(replays))
+	if len(sweeps) != 4 || len(replays) != 4 {
+		t.Fatalf("first: sweeps %v and %d replays, want four of each: the chart's, d's, s's and both's", sweeps, len(replays))
 	}
 	for _, sw := range sweeps {
 		if !slices.Equal(sw, others) {
@@ -472,8 +472,8 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 		{"-", 0, 0, func(*policy.Policy) {}},
 		{"- - -", 0, 0, scale(1.0 / 8)},
 		// 1,536 bytes, below the chart's least ceiling: its own point is
-		// its replay's, and d's and s's there are computed ahead.
-		{"-", 3, 0, scale(1.0 / 16)},
+		// its replay's, and d's, s's and both's there are computed ahead.
+		{"-", 4, 0, scale(1.0 / 16)},
 		{"+ + + +", 0, 0, func(*policy.Policy) {}},
 	}
 	for _, st := range steps {
@@ -494,8 +494,8 @@ func TestSessionListChartKeepsPoints(t *testing.T) {
 	typed := m.policy.Clone()
 	typed.SetCeiling(20000)
 	drive(t, m, m.retune(typed))
-	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 3 {
-		t.Errorf("at a typed ceiling: sweeps at %v and %d replays, want none and three (its own, d's and s's ahead)", sweeps, len(replays))
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 4 {
+		t.Errorf("at a typed ceiling: sweeps at %v and %d replays, want none and four (its own, d's, s's and both's ahead)", sweeps, len(replays))
 	}
 	if pts, missing := m.fleet.fleetCurve(); missing != 0 || len(pts) != len(others)+2 {
 		t.Errorf("at a typed ceiling: %d points, %d sessions missing, want %d and none", len(pts), missing, len(others)+2)
@@ -513,10 +513,11 @@ func TestSessionListChartPartly(t *testing.T) {
 	lone := m.fleet.list.rows[0].Path
 	delete(m.fleet.points, lone)
 	press(t, m, "+")
-	// Its own, and d's and s's ahead, for which it lost its points too.
+	// Its own, and d's, s's and both's ahead, for which it lost its
+	// points too.
 	sweeps, replays := src.take()
-	if len(replays) != 3 || len(sweeps) != 3 {
-		t.Errorf("replays %v and sweeps %v, want three of %s alone and three sweeps", replays, sweeps, lone)
+	if len(replays) != 4 || len(sweeps) != 4 {
+		t.Errorf("replays %v and sweeps %v, want four of %s alone and four sweeps", replays, sweeps, lone)
 	}
 	for _, r := range replays {
 		if !slices.Equal(r, []string{lone}) {
@@ -580,18 +581,17 @@ func TestSessionListKeepsReading(t *testing.T) {
 func TestSessionListPrefetch(t *testing.T) {
 	dir := fleetFixture(t)
 	m, src := countedList(t, dir, "harness-rs-0.0.50", "")
-	if sweeps, replays := src.take(); len(sweeps) != 3 || len(replays) != 3 {
-		t.Fatalf("opened: sweeps %v and %d replays, want the chart's, d's and s's", sweeps, len(replays))
+	if sweeps, replays := src.take(); len(sweeps) != 4 || len(replays) != 4 {
+		t.Fatalf("opened: sweeps %v and %d replays, want the chart's, d's, s's and both's", sweeps, len(replays))
 	}
 	pol, _ := policy.Preset("harness-rs-0.0.50")
 	for _, k := range []string{"d", "s"} {
 		press(t, m, k)
-		// Then the policies a key away from the new one: after d, s's
-		// (truncating, repeats suppressed) is computed ahead; after s,
-		// both were (its d goes back to the first s's).
-		want := map[string]int{"d": 1, "s": 0}[k]
-		if sweeps, replays := src.take(); len(sweeps) != want || len(replays) != want {
-			t.Errorf("%s: sweeps %v and %d replays, want %d of each", k, sweeps, len(replays), want)
+		// The policies a key or two away from the new one are the four
+		// corners of d and s, all computed ahead when the list opened:
+		// after d, s's (truncating, repeats suppressed) is both's.
+		if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 0 {
+			t.Errorf("%s: sweeps %v and %d replays, want none", k, sweeps, len(replays))
 		}
 		switch k {
 		case "d":
@@ -614,14 +614,16 @@ func TestSessionListPrefetch(t *testing.T) {
 func TestSessionListPrefetchWaitsForTheList(t *testing.T) {
 	m, src := countedList(t, fleetFixture(t), "harness-rs-0.0.50", "")
 	src.take()
-	press(t, m, "enter", "s") // s's points were computed ahead: none for the list to replay
-	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 0 {
-		t.Errorf("s in a session: the list swept %v and replayed %d times, want nothing computed ahead", sweeps, len(replays))
+	// 1,536 bytes, below the chart's least ceiling: the list replays
+	// its sessions there for its own point, and computes nothing ahead.
+	press(t, m, "enter", "-", "-", "-", "-")
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 1 {
+		t.Errorf("- in a session: the list swept %v and replayed %d times, want its own replay alone", sweeps, len(replays))
 	}
 	press(t, m, "esc")
-	// d's, from the truncating policy s put in force
-	if sweeps, replays := src.take(); len(sweeps) != 1 || len(replays) != 1 {
-		t.Errorf("back on the list: sweeps %v and %d replays, want one of each", sweeps, len(replays))
+	// d's, s's and both's points there
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 3 {
+		t.Errorf("back on the list: sweeps %v and %d replays, want three replays", sweeps, len(replays))
 	}
 }
 
