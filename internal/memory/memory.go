@@ -148,6 +148,49 @@ func Live() int64 {
 	return int64(sample[0].Value.Uint64())
 }
 
+// Idle gives the system back the heap the collector has freed but the
+// runtime still keeps, when that is more than idleSlack past what is live:
+// for a front end gone idle after holding much and working more (the
+// session list once its chart and what it computes ahead are in), whose
+// heap the runtime otherwise keeps as large as the pace let it grow. It
+// collects the garbage first, so it takes a moment of the caller's
+// goroutine, and returns whether it did.
+func Idle() bool {
+	if !returnable(heapRetained()) {
+		return false
+	}
+	debug.FreeOSMemory()
+	return true
+}
+
+// idleSlack is what the heap may keep past what is live before Idle gives
+// it back: a collection of the whole heap costs more than it is worth.
+const idleSlack = 64 << 20
+
+// retained is the heap the runtime keeps from the system and what of it
+// was live at the last collection.
+type retained struct{ kept, live uint64 }
+
+func heapRetained() retained {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	var r retained
+	for _, s := range sample[:3] {
+		if s.Value.Kind() == metrics.KindUint64 {
+			r.kept += s.Value.Uint64()
+		}
+	}
+	if s := sample[3]; s.Value.Kind() == metrics.KindUint64 {
+		r.live = s.Value.Uint64()
+	}
+	return r
+}
+
+// returnable tells whether r keeps enough past what is live to be given
+// back.
+func returnable(r retained) bool { return r.kept > r.live+idleSlack }
+
 // withinLimit is total memory, or limit when it is set and lower.
 func withinLimit(total, limit int64) int64 {
 	if limit > 0 && (total <= 0 || limit < total) {

@@ -115,3 +115,37 @@ func TestLive(t *testing.T) {
 	}
 	runtime.KeepAlive(held)
 }
+
+// TestIdle: a heap that kept 256 MiB of garbage past what is live is given
+// back, and once given back it is not collected again for nothing.
+func TestIdle(t *testing.T) {
+	for _, c := range []struct {
+		r    retained
+		want bool
+	}{
+		{retained{kept: 900 << 20, live: 800 << 20}, true},
+		{retained{kept: 864 << 20, live: 800 << 20}, false}, // 64 MiB past: kept
+		{retained{kept: 865 << 20, live: 800 << 20}, true},
+		{retained{kept: 10 << 20, live: 0}, false},
+	} {
+		if got := returnable(c.r); got != c.want {
+			t.Errorf("returnable(%+v) = %v, want %v", c.r, got, c.want)
+		}
+	}
+	reset(t)
+	debug.SetGCPercent(-1) // the garbage stays until Idle collects it
+	garbage := make([][]byte, 256)
+	for i := range garbage {
+		garbage[i] = make([]byte, 1<<20)
+	}
+	runtime.KeepAlive(garbage)
+	if !Idle() {
+		t.Fatalf("256 MiB of garbage not given back: %+v", heapRetained())
+	}
+	if r := heapRetained(); returnable(r) {
+		t.Errorf("after Idle the heap keeps %d bytes past %d live", r.kept-r.live, r.live)
+	}
+	if Idle() {
+		t.Error("Idle collected again a heap it had given back")
+	}
+}
