@@ -1,10 +1,14 @@
 package transcript
 
 import (
+	"bytes"
 	"fmt"
+	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spillway-dev/spillway/internal/corpus"
 )
 
 // TestChunk checks that slices cut from one chunk keep their own
@@ -122,5 +126,61 @@ func TestGrowCalls(t *testing.T) {
 		if len(b.s.Calls) != 1000 {
 			t.Errorf("%s: %d calls after growing, want 1000", tt.name, len(b.s.Calls))
 		}
+	}
+}
+
+// TestPartsCompact: a session read in full, as it is kept, holds its
+// calls' tool calls, results and prompts each in one array of their
+// exact number, in the order of the calls (the leading ones last), with
+// no room left in any call's slice; without the results' texts and read
+// ahead too.
+func TestPartsCompact(t *testing.T) {
+	var buf bytes.Buffer
+	if _, err := corpus.WriteSession(&buf, 7, 200, 2048); err != nil {
+		t.Fatal(err)
+	}
+	logs := map[string][]byte{"generated.jsonl": buf.Bytes()}
+	for _, path := range realLogs(t) {
+		logs[filepath.Base(path)] = readFixture(t, path)
+	}
+	for name, data := range logs {
+		for _, opt := range []Options{{}, {DropResultTexts: true}, {DropResultTexts: true, aheadBatch: 4 << 10}} {
+			s, err := Read(bytes.NewReader(data), name, opt)
+			if err != nil {
+				continue // not a transcript: the errors' tests have it
+			}
+			var tools [][]ToolCall
+			var results [][]ToolResult
+			var prompts [][]Prompt
+			for i := range s.Calls {
+				c := &s.Calls[i]
+				tools, results, prompts = append(tools, c.ToolCalls), append(results, c.Results), append(prompts, c.Prompts)
+			}
+			results, prompts = append(results, s.Leading.Results), append(prompts, s.Leading.Prompts)
+			oneArray(t, name+" tool calls", tools)
+			oneArray(t, name+" results", results)
+			oneArray(t, name+" prompts", prompts)
+		}
+	}
+}
+
+// oneArray checks that parts lie one after another in one array, each
+// with its capacity at its length.
+func oneArray[T any](t *testing.T, what string, parts [][]T) {
+	t.Helper()
+	var end uintptr
+	size := unsafe.Sizeof(*new(T))
+	for k, p := range parts {
+		if len(p) == 0 {
+			continue
+		}
+		if cap(p) != len(p) {
+			t.Fatalf("%s: part %d has room for %d more", what, k, cap(p)-len(p))
+		}
+		at := uintptr(unsafe.Pointer(unsafe.SliceData(p)))
+		if end != 0 && at != end {
+			t.Fatalf("%s: part %d is not where part %d ended", what, k, k-1)
+		}
+		end = at + uintptr(len(p))*size
 	}
 }

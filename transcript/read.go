@@ -557,8 +557,49 @@ func (d *Decoder) Finish() (*Session, error) {
 	if n := len(s.Calls); !d.sizesOnly && n >= 64 && cap(s.Calls)-n > n/8 {
 		s.Calls = slices.Clone(s.Calls)
 	}
+	if !d.sizesOnly && d.b.arena == nil {
+		compactParts(s)
+	}
 	d.finishSession(s)
 	return s, nil
+}
+
+// compactParts lays the calls' tool calls, results and prompts out each
+// in one array of their exact number, as a session read in full is kept:
+// the arrays they were appended in (chunk) held a third more results than
+// the calls did (each array's room left, the slices moved on to the next),
+// 34 MB of the 2 GB fleet's 724 MB of heap held by the session list.
+func compactParts(s *Session) {
+	var tools, results, prompts int
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		tools, results, prompts = tools+len(c.ToolCalls), results+len(c.Results), prompts+len(c.Prompts)
+	}
+	results, prompts = results+len(s.Leading.Results), prompts+len(s.Leading.Prompts)
+	toolArr, resultArr, promptArr := make([]ToolCall, 0, tools), make([]ToolResult, 0, results), make([]Prompt, 0, prompts)
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		c.ToolCalls = moveTo(&toolArr, c.ToolCalls)
+		c.Results = moveTo(&resultArr, c.Results)
+		c.Prompts = moveTo(&promptArr, c.Prompts)
+	}
+	s.Leading.Results = moveTo(&resultArr, s.Leading.Results)
+	s.Leading.Prompts = moveTo(&promptArr, s.Leading.Prompts)
+}
+
+// moveTo copies part to the end of *arr and returns the copy, its
+// capacity at its length (as chunk cuts it); an empty part keeps no
+// array alive.
+func moveTo[T any](arr *[]T, part []T) []T {
+	if len(part) == 0 {
+		if part == nil {
+			return nil
+		}
+		return []T{}
+	}
+	from := len(*arr)
+	*arr = append(*arr, part...)
+	return (*arr)[from:len(*arr):len(*arr)]
 }
 
 func (d *Decoder) finishSession(s *Session) {
