@@ -129,7 +129,8 @@ func TestGrowCalls(t *testing.T) {
 	}
 }
 
-// TestPartsCompact: a session read in full, as it is kept, holds its
+// TestPartsCompact: a session read in full, as it is kept (of up to
+// compactMax parts of a kind, as every one here), holds its
 // calls' tool calls, results and prompts each in one array of their
 // exact number, in the order of the calls (the leading ones last), with
 // no room left in any call's slice; without the results' texts and read

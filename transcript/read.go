@@ -568,7 +568,10 @@ func (d *Decoder) Finish() (*Session, error) {
 // in one array of their exact number, as a session read in full is kept:
 // the arrays they were appended in (chunk) held a third more results than
 // the calls did (each array's room left, the slices moved on to the next),
-// 34 MB of the 2 GB fleet's 724 MB of heap held by the session list.
+// 34 MB of the 2 GB fleet's 724 MB of heap held by the session list. An
+// array's room is at most maxChunk, a small share of a session of many
+// more: one of 184,497 results was read 0.12 s slower for the copy, with
+// the same peak.
 func compactParts(s *Session) {
 	var tools, results, prompts int
 	for i := range s.Calls {
@@ -576,6 +579,9 @@ func compactParts(s *Session) {
 		tools, results, prompts = tools+len(c.ToolCalls), results+len(c.Results), prompts+len(c.Prompts)
 	}
 	results, prompts = results+len(s.Leading.Results), prompts+len(s.Leading.Prompts)
+	if max(tools, results, prompts) > compactMax {
+		return
+	}
 	toolArr, resultArr, promptArr := make([]ToolCall, 0, tools), make([]ToolResult, 0, results), make([]Prompt, 0, prompts)
 	for i := range s.Calls {
 		c := &s.Calls[i]
@@ -586,6 +592,9 @@ func compactParts(s *Session) {
 	s.Leading.Results = moveTo(&resultArr, s.Leading.Results)
 	s.Leading.Prompts = moveTo(&promptArr, s.Leading.Prompts)
 }
+
+// compactMax is the most parts of a kind compactParts lays out again.
+const compactMax = 8 * maxChunk
 
 // moveTo copies part to the end of *arr and returns the copy, its
 // capacity at its length (as chunk cuts it); an empty part keeps no
