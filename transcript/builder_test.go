@@ -129,8 +129,8 @@ func TestGrowCalls(t *testing.T) {
 	}
 }
 
-// TestPartsCompact: a session read in full, as it is kept (of up to
-// compactMax parts of a kind, as every one here), holds its
+// TestPartsCompact: a session read in full with Options.Compact (of up
+// to compactMax parts of a kind, as every one here) holds its
 // calls' tool calls, results and prompts each in one array of their
 // exact number, in the order of the calls (the leading ones last), with
 // no room left in any call's slice; without the results' texts and read
@@ -145,7 +145,7 @@ func TestPartsCompact(t *testing.T) {
 		logs[filepath.Base(path)] = readFixture(t, path)
 	}
 	for name, data := range logs {
-		for _, opt := range []Options{{}, {DropResultTexts: true}, {DropResultTexts: true, aheadBatch: 4 << 10}} {
+		for _, opt := range []Options{{Compact: true}, {Compact: true, DropResultTexts: true}, {Compact: true, DropResultTexts: true, aheadBatch: 4 << 10}} {
 			s, err := Read(bytes.NewReader(data), name, opt)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)

@@ -40,6 +40,11 @@ type Options struct {
 	// does nothing, so that a caller that clears SizesOnly on a copy of
 	// these options reads in full.
 	TotalsOnly bool
+	// Compact lays the calls' tool calls, results and prompts out each in
+	// one array of their exact number once read in full: for a session
+	// held long among many (the session list's), at the cost of a copy
+	// (compactParts).
+	Compact bool
 	// SizeHint is the input's size, for a Decoder fed its lines (which
 	// cannot tell it), to size the reader's tables once rather than grow
 	// them line by line; Read and ReadFile find it themselves.
@@ -173,7 +178,9 @@ type Decoder struct {
 	dropResults bool
 	// totalsOnly: Options.TotalsOnly, with SizesOnly.
 	totalsOnly bool
-	arena      *Arena // Options.Arena, for Read's own Decoder only
+	// compact: Options.Compact.
+	compact bool
+	arena   *Arena // Options.Arena, for Read's own Decoder only
 }
 
 // heldLine is a line read before the format was known; size is set, and
@@ -211,7 +218,7 @@ func (d *Decoder) init(name string, opt Options, b *builder, lp lineParser) {
 	}
 	*d = Decoder{name: name, format: opt.Format, sizesOnly: opt.SizesOnly, size: opt.size,
 		maxLine: lines.Limit{Max: opt.MaxLineBytes}.Effective(), dropResults: opt.DropResultTexts,
-		totalsOnly: opt.SizesOnly && opt.TotalsOnly}
+		totalsOnly: opt.SizesOnly && opt.TotalsOnly, compact: opt.Compact}
 	if opt.once {
 		d.arena = opt.Arena
 	}
@@ -557,7 +564,7 @@ func (d *Decoder) Finish() (*Session, error) {
 	if n := len(s.Calls); !d.sizesOnly && n >= 64 && cap(s.Calls)-n > n/8 {
 		s.Calls = slices.Clone(s.Calls)
 	}
-	if !d.sizesOnly && d.b.arena == nil {
+	if d.compact && !d.sizesOnly && d.arena == nil {
 		compactParts(s)
 	}
 	d.finishSession(s)
@@ -565,13 +572,14 @@ func (d *Decoder) Finish() (*Session, error) {
 }
 
 // compactParts lays the calls' tool calls, results and prompts out each
-// in one array of their exact number, as a session read in full is kept:
-// the arrays they were appended in (chunk) held a third more results than
-// the calls did (each array's room left, the slices moved on to the next),
-// 34 MB of the 2 GB fleet's 724 MB of heap held by the session list. An
-// array's room is at most maxChunk, a small share of a session of many
-// more: one of 184,497 results was read 0.12 s slower for the copy, with
-// the same peak.
+// in one array of their exact number (Options.Compact): the arrays they
+// were appended in (chunk) held a third more results than the calls did
+// (each array's room left, the slices moved on to the next), 34 MB of the
+// 2 GB fleet's 724 MB of heap held by the session list. The copy made a
+// read of a 3.7 MB session about 5% slower, which a session read once
+// does not pay. An array's room is at most maxChunk, a small share of a
+// session of many more: one of 184,497 results was read 0.12 s slower
+// for the copy, with the same peak.
 func compactParts(s *Session) {
 	var tools, results, prompts int
 	for i := range s.Calls {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -341,5 +342,52 @@ func TestFirstReplayReadsNoTextAgain(t *testing.T) {
 	}
 	if src.texts.ReadBytes() == 0 {
 		t.Error("cutting read no text again: the held sessions kept them")
+	}
+}
+
+// TestHeldCompact: the sessions the list holds keep their calls' results
+// in one array of their exact number (transcript.Options.Compact), held
+// in full and held without their texts alike.
+func TestHeldCompact(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for seed := range uint64(2) {
+		var buf bytes.Buffer
+		if _, err := corpus.WriteSession(&buf, seed, 300, 2048); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", seed))
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	for _, budget := range []app.Budget{{Whole: 1 << 40}, {Lean: 1 << 40}} {
+		src := newList(t, []string{dir}, app.Options{Prices: pricing.Default(), Counter: counter})
+		src.Budget = &budget
+		if _, _, err := src.Scan(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := src.Replay(context.Background(), pol, paths, func(Savings) {}); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range paths {
+			held := src.Held(p)
+			if held == nil {
+				t.Fatalf("%s not held under %+v", p, budget)
+			}
+			var end uintptr
+			for i, c := range held.Session.Calls {
+				if len(c.Results) == 0 {
+					continue
+				}
+				at := uintptr(unsafe.Pointer(unsafe.SliceData(c.Results)))
+				if cap(c.Results) != len(c.Results) || end != 0 && at != end {
+					t.Fatalf("%s held under %+v: call %d's results are not where the last call's ended, or have room", p, budget, i)
+				}
+				end = at + uintptr(len(c.Results))*unsafe.Sizeof(c.Results[0])
+			}
+		}
 	}
 }

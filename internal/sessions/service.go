@@ -614,6 +614,7 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 	a.mu.Unlock()
 	opt := a.Options
 	opt.Read.SizesOnly = false
+	opt.Read.Compact = true // held among many, between replays
 	opt.TextFiles = a.texts
 	opt.Reconciled = true // marked above, as the index read them
 	_, err := app.Each(ctx, read, nil, opt, func(s *app.Session) (Savings, error) {
