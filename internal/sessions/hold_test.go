@@ -350,17 +350,12 @@ func TestFirstReplayReadsNoTextAgain(t *testing.T) {
 // in full and held without their texts alike.
 func TestHeldCompact(t *testing.T) {
 	dir := t.TempDir()
-	var paths []string
-	for seed := range uint64(2) {
-		var buf bytes.Buffer
-		if _, err := corpus.WriteSession(&buf, seed, 300, 2048); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", seed))
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, path)
+	if _, err := corpus.WriteDir(dir, corpus.Shape{Sessions: 2, Calls: 300, ResultBytes: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(paths) != 2 {
+		t.Fatalf("logs written: %v", paths)
 	}
 	pol, _ := policy.Preset(policy.DefaultPreset)
 	for _, budget := range []app.Budget{{Whole: 1 << 40}, {Lean: 1 << 40}} {
