@@ -13,16 +13,16 @@ import (
 )
 
 // Reading ahead: a large Claude Code log read for its sizes alone, or
-// without its results' texts, is read on more than one core. The caller's goroutine reads the input into
-// batches of lines, some batches ahead of the line it feeds the Decoder;
-// other goroutines read those batches' lines into records
-// (claudeReader.read, which depends on no line before); and the Decoder
-// then applies what was read of each line, in order, as Feed would have
-// applied it there (claudeParser.apply). A batch no other goroutine has taken when
-// its turn comes is read by the caller itself, so that reading ahead never
-// waits for a goroutine the machine gives no processor: at worst it reads
-// as Feed does. Reading a line's fields was two thirds of the Decoder's
-// time on a 1 GB log.
+// without its results' texts, is read on more than one core. The
+// caller's goroutine reads the input into batches of lines, some batches
+// ahead of the line it feeds the Decoder; other goroutines read those
+// batches' lines into records (claudeReader.read, which depends on no
+// line before); and the Decoder then applies what was read of each line,
+// in order, as Feed would have applied it there (claudeParser.apply). A
+// batch no other goroutine has taken when its turn comes is read by the
+// caller itself, so that reading ahead never waits for a goroutine the
+// machine gives no processor: at worst it reads as Feed does. Reading a
+// line's fields was two thirds of the Decoder's time on a 1 GB log.
 
 const (
 	// readAheadBytes is the smallest input read ahead: below it the
