@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/spillway-dev/spillway/internal/validutf8"
 )
 
 // builder holds what every reader needs while it assembles a Session: the
@@ -183,7 +185,7 @@ func (b *builder) skip(kind string) { b.s.Skipped[kind]++ }
 // line. Only the text spillway keeps is checked: what it ignores cannot
 // mislead it.
 func (b *builder) valid(line int, s string) string {
-	if utf8.ValidString(s) {
+	if validutf8.String(s) {
 		return s
 	}
 	b.noteInvalid(line)
@@ -429,7 +431,7 @@ func (b *builder) addResult(r ToolResult) {
 // fileResult is addResult for a result whose CallID's entry in toolCalls
 // was looked up: head, and whether there is one.
 func (b *builder) fileResult(r ToolResult, head int, known bool) {
-	if !utf8.ValidString(r.Text) {
+	if !validutf8.String(r.Text) {
 		r.Text, r.TextAt = b.valid(r.Line, r.Text), 0 // not as written
 	}
 	if b.sizesOnly || b.dropResults {

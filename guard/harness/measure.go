@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/validutf8"
 )
 
 // serdeString quotes s as serde_json's compact writer does: only '"', '\\'
@@ -21,7 +23,7 @@ func serdeString(s string) string {
 func writeSerde(b *strings.Builder, s string) {
 	b.WriteByte('"')
 	const hex = "0123456789abcdef"
-	valid := utf8.ValidString(s)
+	valid := validutf8.String(s)
 	run := 0 // start of the bytes not yet written, which need no escape
 	for i := 0; i < len(s); {
 		i = skipPlain(s, i, valid)
@@ -85,7 +87,7 @@ type Sizes struct {
 // bytes (BenchmarkMeasure: 420-430 MB/s a byte at a time, 820-880 so; the
 // generated 1 GiB log's texts 420-510 and 600-700).
 func Measure(s string) Sizes {
-	if !utf8.ValidString(s) {
+	if !validutf8.String(s) {
 		return measureInvalid(s)
 	}
 	n := int64(len(s))
@@ -221,7 +223,7 @@ func skipPlain(s string, i int, valid bool) int {
 // processor time under spillway's hook in Claude Code. In valid UTF-8 a
 // character has one leading byte, and takes two units when it starts four.
 func UTF16Len(s string) int64 {
-	if !utf8.ValidString(s) {
+	if !validutf8.String(s) {
 		return Measure(s).UTF16 // an invalid byte is one U+FFFD
 	}
 	n, i := int64(len(s)), 0

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/validutf8"
 )
 
 // Requoted is the start of a result's serialization quoted once more,
@@ -79,7 +81,7 @@ func quoteTwice(text string, closed bool) (inner string, serialized int) {
 	b.WriteString(`\"`)
 	serialized = 1
 	const hex = "0123456789abcdef"
-	valid := utf8.ValidString(text)
+	valid := validutf8.String(text)
 	run := 0 // start of the bytes not yet written, which need no escape
 	for i := 0; i < len(text); {
 		i = skipPlain(text, i, valid)

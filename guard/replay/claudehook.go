@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/internal/safefile"
+	"github.com/spillway-dev/spillway/internal/validutf8"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -237,7 +237,7 @@ func (p *Prepared) persistedText(it *item, h *hookPersisted) (string, error) {
 		}
 		text = b.String()
 	}
-	if !utf8.ValidString(text) {
+	if !validutf8.String(text) {
 		return "", fmt.Errorf("%s is not UTF-8 text", h.path)
 	}
 	return text + h.after, nil

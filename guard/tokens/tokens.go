@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/spillway-dev/spillway/internal/validutf8"
 )
 
 // Encoding names a BPE encoding.
@@ -80,7 +82,7 @@ func (c *Counter) Encoding() Encoding { return c.enc }
 // <|endoftext|> are plain text, and each byte of invalid UTF-8 counts as a
 // U+FFFD, as in tiktoken-go, which encodes the text's runes.
 func (c *Counter) Count(text string) int {
-	valid := utf8.ValidString(text)
+	valid := validutf8.String(text)
 	next := c.t.next
 	n := 0
 	for p := 0; p < len(text); {
