@@ -63,7 +63,7 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 		}
 	}
 	p, err := sweepEach(inputs, stdin, opt, errw, "sweep", ceilings, func(prep *replay.Prepared) ([]replay.SweepPoint, error) {
-		return prep.Sweep(opt.Policy, ceilings)
+		return prep.Sweep(opt.Policy, ceilings, replay.Options{})
 	}, add)
 	return doc, p, err
 }

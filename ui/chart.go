@@ -134,7 +134,7 @@ func (c *chart) next(preps []*replay.Prepared, policy policy.Policy) tea.Cmd {
 	return func() tea.Msg {
 		pts, usage := make([]replay.SweepPoint, len(preps)), make([]bool, len(preps))
 		for i, p := range preps {
-			swept, err := p.Sweep(policy, []int64{ceiling})
+			swept, err := p.Sweep(policy, []int64{ceiling}, replay.Options{})
 			if err != nil {
 				return sweptMsg{prep: prep, knobs: knobs, err: err}
 			}

@@ -327,6 +327,9 @@ type fleetTotals struct {
 	failed  int
 	saved   int64 // prompt tokens
 	hazards int   // over the sessions replayed
+	// hazardsLater counts the sessions replayed whose hazards are not
+	// looked for yet (sessions.Savings.HazardsLater).
+	hazardsLater int
 }
 
 func (l *sessionList) totals() fleetTotals {
@@ -338,6 +341,9 @@ func (l *sessionList) totals() fleetTotals {
 		if s, ok := l.savings[r.Path]; ok {
 			t.saved += s.Saved
 			t.hazards += s.Hazards.Total()
+			if s.HazardsLater {
+				t.hazardsLater++
+			}
 		}
 		if r.Cost == nil {
 			t.unpriced++
@@ -470,7 +476,10 @@ func (l *sessionList) columns() []listColumn {
 	if l.anyHazards() {
 		all = append(all, listColumn{title: "hazards", width: 7, priority: 4, right: true, cell: func(r *sessions.Row) string {
 			s, ok := l.savings[r.Path]
-			if !ok || s.Hazards.Total() == 0 {
+			switch {
+			case ok && s.HazardsLater:
+				return st.Muted.Render("…")
+			case !ok || s.Hazards.Total() == 0:
 				return ""
 			}
 			return st.Marker[themes.Hazard].Render(themes.Hazard.Glyph() + human.Count(int64(s.Hazards.Total())))

@@ -71,8 +71,11 @@ type listScreen struct {
 	aheadTried int
 	aheadJob   int
 	away, idle bool
-	unswept    map[string]bool
-	sweeping   bool
+	// hazardsTried are the sessions the generation has looked for
+	// hazards in (findHazards), found or not.
+	hazardsTried map[string]bool
+	unswept      map[string]bool
+	sweeping     bool
 	// version counts the changes of each session's log seen by a scan:
 	// what a job began on before the last one is stale, whatever its
 	// generation.
@@ -127,8 +130,9 @@ type jobStart struct {
 	knobs    string
 	versions map[string]int
 	// ahead marks a job for the chart's points of a policy not in force
-	// (prefetch).
-	ahead bool
+	// (prefetch); hazards, one that looks for the hazards of the policy in
+	// force that its replays and sweeps left for later (findHazards).
+	ahead, hazards bool
 }
 
 // listJob is a replay or sweep of the list's. A replay of every session
@@ -313,6 +317,29 @@ type aheadWork struct {
 	swept []int64
 }
 
+// hazardSource is a session source whose replays and sweeps leave the
+// hazards for later, and that looks for them apart.
+type hazardSource interface {
+	Hazards(ctx context.Context, pol policy.Policy, paths []string, emit func(sessions.Savings)) error
+}
+
+// hazardsCmd looks for the hazards of paths replayed under pol, in the
+// background until ctx ends, as job id.
+func hazardsCmd(ctx context.Context, id int, src hazardSource, gen int, pol policy.Policy, paths []string, versions map[string]int) tea.Cmd {
+	job := newJobStart(id, pol, paths, versions)
+	job.hazards = true
+	return func() tea.Msg {
+		s := newStream()
+		crash.Go(func() {
+			defer s.finish()
+			if err := src.Hazards(ctx, pol, paths, s.push); err != nil && ctx.Err() == nil {
+				s.push(sessions.Savings{Err: err})
+			}
+		})
+		return s.wait(gen, false, paths, job)()
+	}
+}
+
 // aheadCmd does w in one job.
 func aheadCmd(ctx context.Context, id int, src sessions.Source, ahead aheadSource, gen int, w aheadWork, versions map[string]int) tea.Cmd {
 	paths := append(slices.Clip(w.held), w.others...)
@@ -340,7 +367,7 @@ func newListScreen(ctx *Context, opt Options, pol policy.Policy) *listScreen {
 	run, stop := context.WithCancel(context.Background())
 	return &listScreen{ctx: ctx, opt: opt, policy: pol, run: run, stop: stop, src: opt.Sessions, name: opt.SessionsName, list: sessionList{ctx: ctx, savings: map[string]sessions.Savings{}},
 		pending: map[string]bool{}, points: map[string]map[string]map[int64]replay.SweepPoint{}, unswept: map[string]bool{},
-		version: map[string]int{}, jobs: map[int]*listJob{}, anchors: map[string]int64{knobsKey(pol): pol.Ceiling}}
+		version: map[string]int{}, jobs: map[int]*listJob{}, hazardsTried: map[string]bool{}, anchors: map[string]int64{knobsKey(pol): pol.Ceiling}}
 }
 
 // fromList marks the messages of the list's commands.
@@ -471,6 +498,7 @@ func pointsStand(p policy.Policy) bool {
 func (f *listScreen) newGeneration() {
 	f.gen++
 	f.aheadTried, f.aheadJob = 0, 0
+	f.hazardsTried = map[string]bool{}
 	f.list.savings = map[string]sessions.Savings{}
 	f.unswept = map[string]bool{}
 	f.pending = map[string]bool{}
@@ -584,6 +612,7 @@ func (f *listScreen) takeScan(msg fleetScannedMsg) tea.Cmd {
 			delete(f.list.savings, r.Path)
 			delete(f.points, r.Path)
 			delete(f.unswept, r.Path)
+			delete(f.hazardsTried, r.Path)
 			f.version[r.Path]++
 			f.pending[r.Path] = true
 		}
@@ -672,6 +701,25 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 	}
 	if msg.gen != f.gen {
 		return nil // the job was cancelled; what it sent is stale
+	}
+	if msg.job.hazards {
+		for _, s := range msg.items {
+			if s.Err != nil || s.Path == "" || msg.job.versions[s.Path] != f.version[s.Path] {
+				continue // replayed again, or left as it was
+			}
+			f.list.savings[s.Path] = s
+			f.putPoint(s.Path, msg.job.knobs, s.Point)
+		}
+		if len(msg.items) > 0 {
+			f.list.refresh()
+		}
+		if msg.done {
+			if msg.job.id == f.aheadJob {
+				f.aheadJob = 0
+			}
+			return f.prefetch()
+		}
+		return msg.next
 	}
 	if msg.job.ahead {
 		for _, s := range msg.items {
@@ -789,6 +837,9 @@ func (f *listScreen) prefetch() tea.Cmd {
 	if f.away || f.aheadJob != 0 || len(f.pending) > 0 || f.sweeping {
 		return nil
 	}
+	if cmd := f.findHazards(); cmd != nil {
+		return cmd
+	}
 	src, ok := f.src.(aheadSource)
 	if !ok {
 		return nil
@@ -843,6 +894,31 @@ func (f *listScreen) prefetch() tea.Cmd {
 	}
 }
 
+// findHazards looks, once the totals and chart are in and before
+// anything is computed ahead, for the hazards the replays of the policy
+// in force left for later (sessions.Savings.HazardsLater): the sessions
+// whose figures lack them are replayed again. The chart's points keep
+// theirs for later, until + or - puts their ceiling in force.
+func (f *listScreen) findHazards() tea.Cmd {
+	src, ok := f.src.(hazardSource)
+	if !ok {
+		return nil
+	}
+	var paths []string
+	for _, r := range f.list.rows {
+		if s, ok := f.list.savings[r.Path]; ok && s.HazardsLater && !f.hazardsTried[r.Path] {
+			paths = append(paths, r.Path)
+			f.hazardsTried[r.Path] = true
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	ctx, id := f.startJob(false)
+	f.aheadJob = id
+	return hazardsCmd(ctx, id, src, f.gen, f.policy, paths, f.version)
+}
+
 // pauseAhead stops computing ahead while a session is shown, which the
 // work it may never need would slow; resumeAhead goes on, from the first
 // policy of aheadOf whose points are not all in.
@@ -854,6 +930,7 @@ func (f *listScreen) pauseAhead() {
 	}
 	if f.aheadJob != 0 {
 		f.aheadJob, f.aheadTried = 0, 0
+		f.hazardsTried = map[string]bool{} // its job may have been the hazards'
 	}
 }
 
@@ -1071,6 +1148,9 @@ func (f *listScreen) totalsLine() string {
 	}
 	if t.hazards > 0 {
 		parts = append(parts, linePart{text: st.Marker[themes.Hazard].Render(hazardsText(t.hazards)), priority: 9})
+	}
+	if t.hazardsLater > 0 {
+		parts = append(parts, linePart{text: st.Muted.Render(fmt.Sprintf("hazards: looking… %d to go", t.hazardsLater)), priority: 9})
 	}
 	if t.unpriced > 0 {
 		// The cost above leaves these sessions out: kept after the cost,

@@ -23,7 +23,8 @@ import (
 
 // TestSessionListMatchesReport checks every figure the list shows of each
 // real session against the report of the same folder under the same
-// policy: calls, cost before and after, tokens saved, the largest result.
+// policy: calls, cost before and after, tokens saved, the largest result,
+// and the hazards, which the list looks for once its chart is in.
 func TestSessionListMatchesReport(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -95,11 +96,21 @@ func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJ
 	for _, r := range rows {
 		paths = append(paths, r.Path)
 	}
-	if err := src.Replay(context.Background(), pol, paths, func(s sessions.Savings) {
+	keep := func(s sessions.Savings) {
 		mu.Lock()
 		saved[s.Path] = s
 		mu.Unlock()
-	}); err != nil {
+	}
+	if err := src.Replay(context.Background(), pol, paths, keep); err != nil {
+		t.Fatal(err)
+	}
+	var later []string
+	for path, s := range saved {
+		if s.HazardsLater {
+			later = append(later, path)
+		}
+	}
+	if err := src.Hazards(context.Background(), pol, later, keep); err != nil {
 		t.Fatal(err)
 	}
 
@@ -114,6 +125,11 @@ func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJ
 			Cost      *float64 `json:"cost_usd"`
 			CostAfter *float64 `json:"cost_usd_after"`
 			Saved     int64    `json:"saved_tokens"`
+			Hazards   struct {
+				UsedHidden       int `json:"used_hidden"`
+				SuppressedUnseen int `json:"suppressed_unseen"`
+				Stale            int `json:"stale"`
+			} `json:"hazards"`
 		} `json:"totals"`
 		Subagents []struct {
 			Results []struct {
@@ -135,6 +151,8 @@ func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJ
 	same := func(a, b *float64) bool {
 		return (a == nil) == (b == nil) && (a == nil || math.Abs(*a-*b) < 1e-9)
 	}
+	hazards := 0
+	defer func() { t.Logf("%d hazards, %d sessions' looked for after their replay", hazards, len(later)) }()
 	for _, s := range doc.Sessions {
 		r, ok := byPath[s.Path]
 		if !ok {
@@ -152,6 +170,11 @@ func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJ
 			}
 		}
 		sv := saved[s.Path]
+		h := s.Totals.Hazards
+		hazards += h.UsedHidden + h.SuppressedUnseen + h.Stale
+		if sv.HazardsLater || sv.Hazards.UsedHidden != h.UsedHidden || sv.Hazards.SuppressedUnseen != h.SuppressedUnseen || sv.Hazards.Stale != h.Stale {
+			t.Errorf("%s: list hazards %+v (later %v); report %+v", name, sv.Hazards, sv.HazardsLater, h)
+		}
 		// The calls billed in this log, as report --by session counts them.
 		if r.Calls != s.Totals.APICalls-s.Totals.Copied || !same(r.Cost, s.Totals.Cost) || r.LargestResult != largest ||
 			!same(sv.CostAfter, s.Totals.CostAfter) || sv.Saved != s.Totals.Saved || sv.Err != nil {

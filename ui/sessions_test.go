@@ -374,12 +374,15 @@ type sweepCounter struct {
 	mu       sync.Mutex
 	sweeps   [][]int64
 	replayed [][]string
-	noneHeld bool // it tells of no session held
+	hazards  [][]string // the sessions of each Hazards
+	calls    []string   // "replay", "sweep" and "hazards", in the order called
+	noneHeld bool       // it tells of no session held
 }
 
 func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) error {
 	c.mu.Lock()
 	c.sweeps = append(c.sweeps, ceilings)
+	c.calls = append(c.calls, "sweep")
 	c.mu.Unlock()
 	return c.Source.Sweep(ctx, pol, paths, ceilings, emit)
 }
@@ -387,6 +390,7 @@ func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []str
 func (c *sweepCounter) Replay(ctx context.Context, pol policy.Policy, paths []string, emit func(sessions.Savings)) error {
 	c.mu.Lock()
 	c.replayed = append(c.replayed, paths)
+	c.calls = append(c.calls, "replay")
 	c.mu.Unlock()
 	return c.Source.Replay(ctx, pol, paths, emit)
 }
@@ -401,6 +405,15 @@ func (c *sweepCounter) Held(path string) *app.Session {
 
 func (c *sweepCounter) Remembered(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) []string {
 	return c.Source.(aheadSource).Remembered(ctx, pol, paths, ceilings, emit)
+}
+
+// Hazards is the source's, noted.
+func (c *sweepCounter) Hazards(ctx context.Context, pol policy.Policy, paths []string, emit func(sessions.Savings)) error {
+	c.mu.Lock()
+	c.hazards = append(c.hazards, paths)
+	c.calls = append(c.calls, "hazards")
+	c.mu.Unlock()
+	return c.Source.(hazardSource).Hazards(ctx, pol, paths, emit)
 }
 
 // countedList opens the list of dir under preset through a sweepCounter
@@ -569,6 +582,60 @@ func TestSessionListKeepsReading(t *testing.T) {
 	drive(t, m, m.retune(typed))
 	if got := kept(); len(got) != 1 || got[0] == first[0] {
 		t.Errorf("at a typed ceiling, jobs %v held, want the new replay alone", got)
+	}
+}
+
+// TestSessionListFindsHazardsAfterChart: the list's replays and sweep
+// leave the hazards for later, and once the chart is in, before anything
+// is computed ahead, it looks for them in the sessions whose replay shaped
+// a result: the fixtures' two (a connection string cut off and used, a
+// repeat of a cut result suppressed), as a replay that looks for them at
+// once finds them (TestHazardFixtures). Until then the footer says so, and
+// the hazards column shows which are left.
+func TestSessionListFindsHazardsAfterChart(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "hazards")
+	src := &sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: pricing.Default(), Counter: counter}, "")}
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, func(o *Options) {
+		o.Policy.SetCeiling(4096)
+		o.Sessions = src
+	})
+	if want := []string{"replay", "sweep", "hazards"}; len(src.calls) < 4 || !slices.Equal(src.calls[:3], want) || src.calls[3] != "replay" {
+		t.Errorf("calls %v: want %v, then the replays computed ahead", src.calls, want)
+	}
+	var names []string
+	for _, p := range slices.Concat(src.hazards...) {
+		names = append(names, filepath.Base(p))
+	}
+	slices.Sort(names)
+	// The sessions whose results the policy shapes: head-dsn's and
+	// user-dsn's are cut too, with nothing of the cut used after.
+	if want := []string{"head-dsn.jsonl", "repeat-cut.jsonl", "repeat-small.jsonl", "tail-dsn.jsonl", "user-dsn.jsonl"}; !slices.Equal(names, want) {
+		t.Errorf("hazards looked for in %v, want %v", names, want)
+	}
+	footer := lineWith(t, m, "5 sessions")
+	if !strings.Contains(footer, "2 hazards") || strings.Contains(footer, "looking") {
+		t.Errorf("footer %q: want 2 hazards, all looked for", footer)
+	}
+
+	// A session whose hazards are left: the footer and its row say so.
+	l := &m.fleet.list
+	var tail string
+	for _, r := range l.rows {
+		if filepath.Base(r.Path) == "tail-dsn.jsonl" {
+			tail = r.Path
+		}
+	}
+	s := l.savings[tail]
+	s.HazardsLater, s.Hazards = true, replay.HazardCounts{}
+	l.savings[tail] = s
+	l.refresh()
+	if footer := lineWith(t, m, "5 sessions"); !strings.Contains(footer, "1 hazard") || !strings.Contains(footer, "hazards: looking… 1 to go") {
+		t.Errorf("one left: footer %q", footer)
+	}
+	for _, line := range strings.Split(ansi.Strip(screen(m)), "\n") {
+		if strings.Contains(line, ".jsonl") && strings.Contains(line, "…") != strings.Contains(line, "tail-dsn") {
+			t.Errorf("want tail-dsn's row alone to show its hazards left for later: %q", line)
+		}
 	}
 }
 

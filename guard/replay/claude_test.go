@@ -169,7 +169,7 @@ func TestSweepByVersion(t *testing.T) {
 			if got := p.Applied(pol).Ceiling; got != tt.applied {
 				t.Errorf("applied ceiling %d, want %d", got, tt.applied)
 			}
-			pts, err := p.Sweep(pol, asked)
+			pts, err := p.Sweep(pol, asked, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

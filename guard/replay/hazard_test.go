@@ -88,6 +88,31 @@ func TestHazardFixtures(t *testing.T) {
 			if diff := cmp.Diff(tt.counts, rp.Totals.Hazards); diff != "" {
 				t.Errorf("counts (-want +got):\n%s", diff)
 			}
+
+			// Left for later (the session list's replays), none is looked
+			// for where a result is shaped, until the index is built; then
+			// they are the same.
+			p := prepared(t, s)
+			early, err := p.Replay(pol, Options{HazardsLater: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shaped := slices.ContainsFunc(tt.outcomes, func(o string) bool { return o != "keep" })
+			if early.HazardsLater != shaped || early.Point().HazardsLater != shaped || early.Totals.Hazards != (HazardCounts{}) {
+				t.Errorf("before the index: later %v (point %v), hazards %+v; want later %v and none",
+					early.HazardsLater, early.Point().HazardsLater, early.Totals.Hazards, shaped)
+			}
+			p.IndexHazards()
+			late, err := p.Replay(pol, Options{HazardsLater: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if late.HazardsLater || late.Point().HazardsLater {
+				t.Error("after the index: hazards still left for later")
+			}
+			if diff := cmp.Diff(tt.counts, late.Totals.Hazards); diff != "" {
+				t.Errorf("after the index, counts (-want +got):\n%s", diff)
+			}
 		})
 	}
 }

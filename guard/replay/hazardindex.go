@@ -84,7 +84,10 @@ type occ struct{ item, from, to int32 }
 func (p *Prepared) IndexHazards() { p.hazardIndex() }
 
 func (p *Prepared) hazardIndex() *hazardIndex {
-	p.hazardOnce.Do(func() { p.hazards = buildHazardIndex(p) })
+	p.hazardOnce.Do(func() {
+		p.hazards = buildHazardIndex(p)
+		p.hazardsIndexed.Store(true)
+	})
 	return p.hazards
 }
 

@@ -52,6 +52,8 @@ type Prepared struct {
 	parts      []*CostParts
 	hazardOnce sync.Once
 	hazards    *hazardIndex // built by the first replay that shapes a result
+	// hazardsIndexed is set once hazards is (Options.HazardsLater).
+	hazardsIndexed atomic.Bool
 
 	// Persisted holds, by the file Claude Code would persist them to,
 	// outputs whose file is not written yet, as the model would receive
@@ -364,6 +366,18 @@ func (p *Prepared) claudeShaped(it *item) bool {
 	return harness.ClaudeShaped(it.r.Text)
 }
 
+// textsHeld tells whether the texts a replay would read again are held
+// still, as read: a session read with them, to be dropped once prepared
+// and replayed (app.Options.TextFiles).
+func (p *Prepared) textsHeld() bool {
+	for i := range p.items {
+		if r := p.items[i].r; r.DroppedBytes > 0 {
+			return r.Text != ""
+		}
+	}
+	return true
+}
+
 // TextsOnDemand says the results' texts are read again when needed, not
 // held by the session.
 func (p *Prepared) TextsOnDemand() bool { return p.texts != nil }
@@ -496,16 +510,20 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	total := len(p.items)
-	// Where the texts are read on demand, the hazard index takes what it
-	// needs of each as it is counted, rather than reading them all again.
-	// So does the view of spillway's hook in Claude Code, which every
-	// replay of a Claude Code session under another harness's policy
-	// looks through.
+	// Where the texts are read again from their files, the hazard index
+	// takes what it needs of each as it is counted, rather than reading
+	// them all again; where they are still held as read (the session
+	// list's first read, which drops them once replayed), the first
+	// replay that looks for hazards builds it. So does the view of
+	// spillway's hook in Claude Code, which every replay of a Claude Code
+	// session under another harness's policy looks through.
 	var hz *hazardIndex
 	var hzScan tokenScanner
 	var hooks []hookItem
 	if p.texts != nil {
-		hz, hzScan = newHazardIndex(p)
+		if !p.textsHeld() {
+			hz, hzScan = newHazardIndex(p)
+		}
 		if p.Session.Format == transcript.FormatClaude {
 			hooks = make([]hookItem, total)
 		}
@@ -514,12 +532,15 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 				p.sized[k].Do(func() {}) // measured as counted
 			}
 			hzScan.release()
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && hz != nil {
 				hz.finish()
-				p.hazardOnce.Do(func() { p.hazards = hz })
-				if hooks != nil {
-					p.hookOnce.Do(func() { p.hookItems = hooks })
-				}
+				p.hazardOnce.Do(func() {
+					p.hazards = hz
+					p.hazardsIndexed.Store(true)
+				})
+			}
+			if ctx.Err() == nil && hooks != nil {
+				p.hookOnce.Do(func() { p.hookItems = hooks })
 			}
 		}()
 	}
@@ -538,7 +559,9 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 				it.claudeShaped = harness.ClaudeShaped(text)
 				it.setCodex(harness.ParseCodexOutput(text), it.codexOf().maxOutput)
 				it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
-				hz.found[i] = hz.scan(&ts, text)
+				if hz != nil {
+					hz.found[i] = hz.scan(&ts, text)
+				}
 				if hooks != nil && !p.hookKeeps(it, &hooks[i]) {
 					p.hookOf(it, &hooks[i], text)
 				}

@@ -112,11 +112,11 @@ func TestShapedReuseRealLogs(t *testing.T) {
 							same(t, where+": calls", w.Calls, g.Calls)
 							same(t, where+": totals", w.Totals, g.Totals)
 						}
-						w, err := want.Sweep(pol, ceilings)
+						w, err := want.Sweep(pol, ceilings, Options{})
 						if err != nil {
 							t.Fatal(err)
 						}
-						g, err := got.Sweep(pol, ceilings)
+						g, err := got.Sweep(pol, ceilings, Options{})
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -21,6 +21,9 @@ type SweepPoint struct {
 	Cost      *float64     `json:"cost_usd"`
 	CostAfter *float64     `json:"cost_usd_after"`
 	Hazards   SweepHazards `json:"hazards"`
+	// HazardsLater says the hazards were not looked for
+	// (Options.HazardsLater): Hazards counts none.
+	HazardsLater bool `json:"-"`
 }
 
 // SweepHazards counts a sweep point's hazards by kind, and the used_hidden
@@ -52,6 +55,7 @@ func (a SweepPoint) Plus(b SweepPoint, dollars bool) SweepPoint {
 	a.Suppressed += b.Suppressed
 	a.Saved += b.Saved
 	a.Hazards.Add(b.Hazards)
+	a.HazardsLater = a.HazardsLater || b.HazardsLater
 	if dollars {
 		a.Cost, a.CostAfter = addCost(a.Cost, b.Cost), addCost(a.CostAfter, b.CostAfter)
 	}
@@ -284,13 +288,14 @@ func bytesToUnit(n int64, u policy.Unit) int64 {
 // writing them, for the figures alone (Options.CountsOnly). A policy that
 // follows the Claude Code version (policy.ForVersion) is taken as that
 // version applied it, and then at each ceiling as asked: every point is
-// at its ceiling, the version's own included.
-func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64) ([]SweepPoint, error) {
+// at its ceiling, the version's own included. Of opt, only HazardsLater
+// is taken.
+func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64, opt Options) ([]SweepPoint, error) {
 	pol = p.Applied(pol)
 	pol.FollowVersion = false
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
-		rp, err := p.Replay(pol.AtCeiling(c), Options{CountsOnly: true})
+		rp, err := p.Replay(pol.AtCeiling(c), Options{CountsOnly: true, HazardsLater: opt.HazardsLater})
 		if err != nil {
 			return nil, err
 		}
@@ -313,6 +318,6 @@ func (r *Run) Point() SweepPoint {
 		Suppressed: t.Actions[Suppressed],
 		Saved:      t.SavedPerCall,
 		Cost:       t.Cost, CostAfter: t.CostAfter,
-		Hazards: sweepHazards(t.Hazards),
+		Hazards: sweepHazards(t.Hazards), HazardsLater: r.HazardsLater,
 	}
 }

@@ -162,7 +162,7 @@ func (a *Service) remembering(kind string, keys map[string]uint64, emit func(Sav
 		return emit
 	}
 	return func(s Savings) {
-		if k, ok := keys[s.Path]; ok && s.Err == nil {
+		if k, ok := keys[s.Path]; ok && s.Err == nil && !s.HazardsLater {
 			a.Index.SetMemo(s.Path, kind, k, encodeSavings(s))
 		}
 		emit(s)
@@ -173,6 +173,11 @@ func (a *Service) remembering(kind string, keys map[string]uint64, emit func(Sav
 func encodeSavings(s Savings) []byte {
 	b := appendCost(nil, s.CostAfter)
 	b = binary.AppendVarint(b, s.Saved)
+	later := int64(0)
+	if s.HazardsLater {
+		later = 1 // never kept by remembering, but told apart
+	}
+	b = binary.AppendVarint(b, later)
 	for _, n := range []int{s.Hazards.UsedHidden, s.Hazards.SuppressedUnseen, s.Hazards.Stale, s.Hazards.Retrievable} {
 		b = binary.AppendVarint(b, int64(n))
 	}
@@ -195,6 +200,9 @@ func appendPoint(b []byte, p replay.SweepPoint) []byte {
 	own := int64(0)
 	if p.Own {
 		own = 1
+	}
+	if p.HazardsLater {
+		own |= 2
 	}
 	for _, n := range []int64{p.Ceiling, own, int64(p.Acted), int64(p.Suppressed), p.Saved} {
 		b = binary.AppendVarint(b, n)
@@ -242,7 +250,8 @@ func (r *savingsReader) cost() *float64 {
 func (r *savingsReader) point() replay.SweepPoint {
 	var p replay.SweepPoint
 	p.Ceiling = r.int()
-	p.Own = r.int() == 1
+	flags := r.int()
+	p.Own, p.HazardsLater = flags&1 != 0, flags&2 != 0
 	p.Acted, p.Suppressed = int(r.int()), int(r.int())
 	p.Saved = r.int()
 	p.Cost, p.CostAfter = r.cost(), r.cost()
@@ -256,6 +265,7 @@ func decodeSavings(b []byte) (Savings, error) {
 	var s Savings
 	s.CostAfter = r.cost()
 	s.Saved = r.int()
+	s.HazardsLater = r.int() == 1
 	s.Hazards.UsedHidden, s.Hazards.SuppressedUnseen = int(r.int()), int(r.int())
 	s.Hazards.Stale, s.Hazards.Retrievable = int(r.int()), int(r.int())
 	s.Point = r.point()
