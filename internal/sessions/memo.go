@@ -30,6 +30,9 @@ import (
 // beside a log that a replay may read (Claude Code's persisted outputs)
 // are not looked at. A session shown from them is not read then, but in
 // the background (warm), so that the next policy only replays it.
+// Figures whose hazards were left for later (Savings.HazardsLater) are
+// kept as they are, and the list looks for the hazards once it shows
+// them, as it does after its own replays.
 
 // Memo kinds: a replay's figures and a sweep's.
 const (
@@ -162,7 +165,7 @@ func (a *Service) remembering(kind string, keys map[string]uint64, emit func(Sav
 		return emit
 	}
 	return func(s Savings) {
-		if k, ok := keys[s.Path]; ok && s.Err == nil && !s.HazardsLater {
+		if k, ok := keys[s.Path]; ok && s.Err == nil {
 			a.Index.SetMemo(s.Path, kind, k, encodeSavings(s))
 		}
 		emit(s)
@@ -175,7 +178,7 @@ func encodeSavings(s Savings) []byte {
 	b = binary.AppendVarint(b, s.Saved)
 	later := int64(0)
 	if s.HazardsLater {
-		later = 1 // never kept by remembering, but told apart
+		later = 1
 	}
 	b = binary.AppendVarint(b, later)
 	for _, n := range []int{s.Hazards.UsedHidden, s.Hazards.SuppressedUnseen, s.Hazards.Stale, s.Hazards.Retrievable} {
