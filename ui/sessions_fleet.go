@@ -703,9 +703,16 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 		return nil // the job was cancelled; what it sent is stale
 	}
 	if msg.job.hazards {
+		var errs []string
 		for _, s := range msg.items {
-			if s.Err != nil || s.Path == "" || msg.job.versions[s.Path] != f.version[s.Path] {
-				continue // replayed again, or left as it was
+			if s.Err != nil {
+				// A log that could not be read again: the rescan that
+				// finds it changed replays it; its hazards stay left.
+				errs = append(errs, "hazards: "+s.Err.Error())
+				continue
+			}
+			if s.Path == "" || msg.job.versions[s.Path] != f.version[s.Path] {
+				continue // replayed again
 			}
 			f.list.savings[s.Path] = s
 			f.putPoint(s.Path, msg.job.knobs, s.Point)
@@ -713,13 +720,17 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 		if len(msg.items) > 0 {
 			f.list.refresh()
 		}
+		next := msg.next
 		if msg.done {
 			if msg.job.id == f.aheadJob {
 				f.aheadJob = 0
 			}
-			return f.prefetch()
+			next = f.prefetch()
 		}
-		return msg.next
+		if len(errs) > 0 {
+			return tea.Batch(next, f.ctx.flash(strings.Join(errs, "; ")))
+		}
+		return next
 	}
 	if msg.job.ahead {
 		for _, s := range msg.items {
