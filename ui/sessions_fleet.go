@@ -1172,7 +1172,7 @@ func (f *listScreen) totalsLine() string {
 		parts = append(parts, linePart{text: st.Marker[themes.Hazard].Render(hazardsText(t.hazards)), priority: 9})
 	}
 	if t.hazardsLater > 0 {
-		parts = append(parts, linePart{text: st.Muted.Render("hazards: looking… "+human.Count(int64(t.hazardsLater))+" to go"), priority: 9})
+		parts = append(parts, linePart{text: st.Muted.Render("hazards: looking… " + human.Count(int64(t.hazardsLater)) + " to go"), priority: 9})
 	}
 	if t.unpriced > 0 {
 		// The cost above leaves these sessions out: kept after the cost,
