@@ -84,11 +84,8 @@ type occ struct{ item, from, to int32 }
 func (p *Prepared) IndexHazards() { p.hazardIndex() }
 
 func (p *Prepared) hazardIndex() *hazardIndex {
-	p.hazardOnce.Do(func() {
-		p.hazards = buildHazardIndex(p)
-		p.hazardsIndexed.Store(true)
-	})
-	return p.hazards
+	p.hazardOnce.Do(func() { p.hazards.Store(buildHazardIndex(p)) })
+	return p.hazards.Load()
 }
 
 func buildHazardIndex(p *Prepared) *hazardIndex {

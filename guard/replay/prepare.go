@@ -51,9 +51,10 @@ type Prepared struct {
 	partsOnce  sync.Once
 	parts      []*CostParts
 	hazardOnce sync.Once
-	hazards    *hazardIndex // built by the first replay that shapes a result
-	// hazardsIndexed is set once hazards is (Options.HazardsLater).
-	hazardsIndexed atomic.Bool
+	// hazards is built by the first replay that shapes a result, and
+	// looked at without building it by one that leaves hazards for later
+	// (Options.HazardsLater).
+	hazards atomic.Pointer[hazardIndex]
 
 	// Persisted holds, by the file Claude Code would persist them to,
 	// outputs whose file is not written yet, as the model would receive
@@ -534,10 +535,7 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 			hzScan.release()
 			if ctx.Err() == nil && hz != nil {
 				hz.finish()
-				p.hazardOnce.Do(func() {
-					p.hazards = hz
-					p.hazardsIndexed.Store(true)
-				})
+				p.hazardOnce.Do(func() { p.hazards.Store(hz) })
 			}
 			if ctx.Err() == nil && hooks != nil {
 				p.hookOnce.Do(func() { p.hookItems = hooks })

@@ -414,7 +414,7 @@ func (p *Prepared) Replay(pol policy.Policy, opt Options) (*Run, error) {
 		d.save(opt.Repeats, p)
 	}
 	hazards := !pol.Inert() && !opt.NoHazards
-	if hazards && opt.HazardsLater && !p.hazardsIndexed.Load() && rp.shapedAny() {
+	if hazards && opt.HazardsLater && p.hazards.Load() == nil && rp.shapedAny() {
 		hazards, rp.HazardsLater = false, true
 	}
 	rp.countAfter(hazards)
