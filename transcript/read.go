@@ -323,9 +323,10 @@ func ResultText(line []byte, n int, r *ToolResult) (text string, ok bool) {
 	if s.bad {
 		return "", false
 	}
-	text = string(raw)
 	if esc {
 		text = unescapedString(raw)
+	} else {
+		text = string(raw)
 	}
 	return text, len(text) == r.Bytes()
 }

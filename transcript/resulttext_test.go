@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -71,6 +72,28 @@ func TestResultText(t *testing.T) {
 		text, ok := ResultText(tt.line, 1, r)
 		if ok != tt.again || ok && text != full.Results()[0].Text {
 			t.Errorf("%s: read again %q (%v), want %q (%v)", tt.name, text, ok, full.Results()[0].Text, tt.again)
+		}
+	}
+}
+
+// TestResultTextAllocatesOnce: a text read again, escaped or not, costs
+// one allocation of its size. The list reads every text of a month of
+// logs again to index their hazards; a second copy was a fifth of all it
+// allocated.
+func TestResultTextAllocatesOnce(t *testing.T) {
+	for _, content := range []string{`plain text of a result`, strings.Repeat(`a line of \"grep\" output, as most results hold\n`, 20)} {
+		line := []byte(`{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-03-01T09:00:00Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"` + content + `"}]}}`)
+		s, err := Read(bytes.NewReader(line), "log.jsonl", Options{DropResultTexts: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.Results()[0]
+		if allocs := testing.AllocsPerRun(100, func() {
+			if _, ok := ResultText(line, 1, r); !ok {
+				t.Fatal("not read again")
+			}
+		}); allocs != 1 {
+			t.Errorf("%.20s…: %v allocations, want 1", content, allocs)
 		}
 	}
 }
