@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // reset forgets every demand and the environment read, and puts back the
@@ -148,4 +149,48 @@ func TestIdle(t *testing.T) {
 	if Idle() {
 		t.Error("Idle collected again a heap it had given back")
 	}
+}
+
+// TestTrackFollowsTheLiveHeap: a Track demand's limit is what the heap
+// holds live after each collection plus its headroom, falls when the heap
+// lets go, and is gone with the demand.
+func TestTrackFollowsTheLiveHeap(t *testing.T) {
+	reset(t)
+	const headroom = 64 << 20
+	d := Track(func(live int64) int64 { return headroom })
+	// settled waits for the limit set after a collection: within a MiB of
+	// the live heap plus headroom, as a collection of this test's own
+	// garbage moves the live heap by bytes. A cleanup armed while a
+	// collection marks runs after the next: one more is run if it lags.
+	settled := func(step string) int64 {
+		t.Helper()
+		for tries := 0; ; tries++ {
+			_, limit := Now()
+			want := Live() + headroom
+			if limit > want-1<<20 && limit < want+1<<20 {
+				return limit
+			}
+			if tries == 500 {
+				t.Fatalf("%s: limit %d, want the live heap %d plus %d", step, limit, Live(), headroom)
+			}
+			if tries%100 == 99 {
+				runtime.GC()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	held := make([]byte, 128<<20)
+	runtime.GC()
+	holding := settled("holding 128 MiB")
+	runtime.KeepAlive(held)
+	held = nil
+	runtime.GC()
+	if let := settled("let go"); holding-let < 120<<20 {
+		t.Errorf("limit %d after letting 128 MiB go, %d before", let, holding)
+	}
+	d.Release()
+	check(t, "released", 100, math.MaxInt64)
+	runtime.GC()
+	time.Sleep(10 * time.Millisecond)
+	check(t, "a collection after", 100, math.MaxInt64)
 }

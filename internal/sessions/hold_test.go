@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,6 +21,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/corpus"
 	"github.com/spillway-dev/spillway/internal/index"
+	"github.com/spillway-dev/spillway/internal/memory"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/internal/slowtest"
 )
@@ -385,4 +388,43 @@ func TestHeldCompact(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestListBoundsItsMemory: a list holding sessions without their texts
+// asks for a limit on the memory in use, past what the heap holds live
+// by the pace's headroom and listSlack, kept as the heap grows: a pace
+// alone let the 2 GB fleet's list hold 0.35 GB of freed pages.
+func TestListBoundsItsMemory(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := corpus.WriteDir(dir, corpus.Shape{Sessions: 2, Calls: 300, ResultBytes: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	src := newList(t, []string{dir}, app.Options{Prices: pricing.Default(), Counter: counter})
+	src.Budget = &app.Budget{Lean: 1 << 40}
+	if _, _, err := src.Scan(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := policy.Preset(policy.DefaultPreset)
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err := src.Replay(context.Background(), pol, paths, func(Savings) {}); err != nil {
+		t.Fatal(err)
+	}
+	if src.Held(paths[0]) == nil || !src.Held(paths[0]).TextsOnDemand() {
+		t.Fatal("the list holds no session without its texts")
+	}
+	held := make([]byte, 64<<20) // the heap grows after the scan
+	for tries := 0; ; tries++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+		live := memory.Live()
+		_, limit := memory.Now()
+		// At least a quarter of live past it, at most all of it.
+		if limit >= live*5/4+listSlack && limit <= 2*live+listSlack {
+			break
+		}
+		if tries == 20 {
+			t.Fatalf("limit %d with %d live: want between %d and %d", limit, live, live*5/4+listSlack, 2*live+listSlack)
+		}
+	}
+	runtime.KeepAlive(held)
 }
