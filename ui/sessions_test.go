@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -371,12 +372,13 @@ func jobNow(m *Model) jobStart {
 // and the sessions of every replay.
 type sweepCounter struct {
 	sessions.Source
-	mu       sync.Mutex
-	sweeps   [][]int64
-	replayed [][]string
-	hazards  [][]string // the sessions of each Hazards
-	calls    []string   // "replay", "sweep" and "hazards", in the order called
-	noneHeld bool       // it tells of no session held
+	mu           sync.Mutex
+	sweeps       [][]int64
+	replayed     [][]string
+	hazards      [][]string      // the sessions of each Hazards
+	hazardsUnder []policy.Policy // and its policy
+	calls        []string        // "replay", "sweep" and "hazards", in the order called
+	noneHeld     bool            // it tells of no session held
 }
 
 func (c *sweepCounter) Sweep(ctx context.Context, pol policy.Policy, paths []string, ceilings []int64, emit func(sessions.Savings)) error {
@@ -411,6 +413,7 @@ func (c *sweepCounter) Remembered(ctx context.Context, pol policy.Policy, paths 
 func (c *sweepCounter) Hazards(ctx context.Context, pol policy.Policy, paths []string, emit func(sessions.Savings)) error {
 	c.mu.Lock()
 	c.hazards = append(c.hazards, paths)
+	c.hazardsUnder = append(c.hazardsUnder, pol)
 	c.calls = append(c.calls, "hazards")
 	c.mu.Unlock()
 	return c.Source.(hazardSource).Hazards(ctx, pol, paths, emit)
@@ -603,7 +606,7 @@ func TestSessionListFindsHazardsAfterChart(t *testing.T) {
 		t.Errorf("calls %v: want the chart's, d's and s's, then %v", src.calls, want[6:])
 	}
 	var names []string
-	for _, p := range slices.Concat(src.hazards...) {
+	for _, p := range src.hazards[0] {
 		names = append(names, filepath.Base(p))
 	}
 	slices.Sort(names)
@@ -616,6 +619,23 @@ func TestSessionListFindsHazardsAfterChart(t *testing.T) {
 	if !strings.Contains(footer, "2 hazards") || strings.Contains(footer, "looking") {
 		t.Errorf("footer %q: want 2 hazards, all looked for", footer)
 	}
+	// Then those of d's and s's policies, whose charts came before: both's
+	// came after, and found its hazards in the indexes built.
+	ahead := aheadOf(m.fleet.policy)
+	if len(src.hazardsUnder) != 3 || !reflect.DeepEqual(src.hazardsUnder[1:], ahead[:2]) {
+		t.Errorf("hazards looked for under %d policies, want the one in force's, then d's and s's", len(src.hazardsUnder))
+	}
+	// d shows its figures with their hazards at once, looking for none.
+	fresh := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo, func(o *Options) { o.Policy = ahead[0] })
+	looked := len(src.hazards)
+	press(t, m, "d")
+	if got, want := lineWith(t, m, "5 sessions"), lineWith(t, fresh, "5 sessions"); got != want || strings.Contains(got, "looking") {
+		t.Errorf("after d: %s\nopened afresh\n%s", got, want)
+	}
+	if len(src.hazards) != looked {
+		t.Errorf("after d: hazards looked for under %v", src.hazardsUnder[looked:])
+	}
+	press(t, m, "d")
 
 	// A session whose hazards are left: the footer and its row say so.
 	l := &m.fleet.list
