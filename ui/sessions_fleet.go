@@ -123,6 +123,8 @@ type (
 		next  tea.Cmd
 	}
 	fleetTickMsg struct{}
+	// fleetKeptMsg says why the figures could not be written to the cache.
+	fleetKeptMsg struct{ err error }
 )
 
 // jobStart is what a replay or sweep began with.
@@ -318,6 +320,10 @@ type aheadWork struct {
 	swept []int64
 }
 
+// keeper is a session source that writes the figures it keeps to a cache
+// when asked.
+type keeper interface{ Keep() error }
+
 // hazardSource is a session source whose replays and sweeps leave the
 // hazards for later, and that looks for them apart.
 type hazardSource interface {
@@ -381,6 +387,7 @@ func (fleetTickMsg) fromList()     {}
 func (fleetWatchMsg) fromList()    {}
 func (fleetChangedMsg) fromList()  {}
 func (fleetExpireMsg) fromList()   {}
+func (fleetKeptMsg) fromList()     {}
 
 // init starts the first scan.
 func (f *listScreen) init() tea.Cmd { return f.rescan() }
@@ -407,6 +414,8 @@ func (f *listScreen) update(msg fromList) tea.Cmd {
 		return f.changed(msg)
 	case fleetExpireMsg:
 		return f.expired()
+	case fleetKeptMsg:
+		return f.ctx.flash(msg.err.Error())
 	case fleetTickMsg:
 		f.ticking = false
 		if !f.following {
@@ -921,11 +930,21 @@ func (f *listScreen) prefetch() tea.Cmd {
 	if f.idle {
 		return nil
 	}
-	// Nothing left to do: the heap the work grew is given back, which on
-	// the 2 GB fleet took the list's RSS from 1.27-1.31 GB to 0.85 GB.
+	// Nothing left to do: the figures are written to the cache, for a
+	// list closed with its terminal, and the heap the work grew is given
+	// back, which on the 2 GB fleet took the list's RSS from 1.27-1.31 GB
+	// to 0.85 GB.
 	f.idle = true
+	keep, _ := f.src.(keeper)
 	return func() tea.Msg {
+		var err error
+		if keep != nil {
+			err = keep.Keep()
+		}
 		memory.Idle()
+		if err != nil {
+			return fleetKeptMsg{err}
+		}
 		return nil
 	}
 }

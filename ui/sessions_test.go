@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -714,8 +715,8 @@ func TestSessionListPrefetchWaitsForTheList(t *testing.T) {
 	}
 }
 
-// TestSessionListPrefetchReopened: reopened from the index's cache, the
-// list takes d's points from there for the sessions it does not hold yet,
+// TestSessionListPrefetchReopened: reopened from the index's cache, which
+// the first list wrote once idle, the list takes d's points from there for the sessions it does not hold yet,
 // reading none: d, then - and d again, neither replay nor sweep.
 func TestSessionListPrefetchReopened(t *testing.T) {
 	dir := fleetFixture(t)
@@ -725,9 +726,8 @@ func TestSessionListPrefetchReopened(t *testing.T) {
 		first = indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, cache)
 		o.Sessions = first
 	})
-	if err := first.Index.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	// Not quit: the list wrote its figures once idle, as for a terminal
+	// closed under it.
 	m, src := countedList(t, dir, "harness-rs-0.0.50", cache, func(c *sweepCounter) { c.noneHeld = true })
 	src.take()
 	for _, k := range []string{"d", "-", "d"} {
@@ -1275,5 +1275,22 @@ func TestSessionListChartAfterChange(t *testing.T) {
 				t.Errorf("chart waits for %d sessions", missing)
 			}
 		})
+	}
+}
+
+// failingKeeper is a source whose cache cannot be written.
+type failingKeeper struct{ *sweepCounter }
+
+func (failingKeeper) Keep() error { return errors.New("session index not saved: disk full") }
+
+// TestSessionListSaysItsFiguresWereNotKept: a cache the idle list could
+// not write its figures to is said, not left for the next start to find.
+func TestSessionListSaysItsFiguresWereNotKept(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.50", 120, 40, longAgo, func(o *Options) {
+		o.Sessions = failingKeeper{&sweepCounter{Source: indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, "")}}
+	})
+	if !strings.Contains(screen(m), "disk full") {
+		t.Errorf("the list says nothing of its cache not written:\n%s", screen(m))
 	}
 }

@@ -439,6 +439,17 @@ func replayed(s *app.Session, pol policy.Policy) Savings {
 	return SavingsAt(s.Session.Path, replay.PartsPoint(pts, recorded))
 }
 
+// Keep writes to the index's cache now the figures kept so far, which it
+// writes otherwise when its files are scanned again and when the program
+// ends: a list whose terminal is closed ends without a word. Nil without
+// an index or its cache.
+func (a *Service) Keep() error {
+	if a.Index == nil {
+		return nil
+	}
+	return a.Index.Flush()
+}
+
 // SavingsAt is the figures of a replay of the session at path whose
 // point is pt: a replay's figures are its point's, so that a chart's
 // point at a ceiling stands for the replay under the policy at that
