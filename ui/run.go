@@ -3,6 +3,8 @@ package ui
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -21,6 +23,21 @@ func run(opt Options, terminal ...tea.ProgramOption) error {
 	m := New(opt)
 	p := tea.NewProgram(m, terminal...)
 	crashed := crash.Catch(p.Kill)
+	// A terminal closed under the program hangs it up, which Bubble Tea
+	// leaves to end it at once: it ends as on q instead, so that what it
+	// keeps (the list's figures, in the index's cache) is written.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	ran := make(chan struct{})
+	defer close(ran)
+	go func() {
+		select {
+		case <-hup:
+			p.Quit()
+		case <-ran:
+		}
+	}()
 	_, err := p.Run()
 	if c := crashed(); c != nil {
 		fmt.Fprintf(os.Stderr, "spillway: %s\n%s", termtext.Escape(c.Error()), c.Stack)
