@@ -931,7 +931,7 @@ func (f *listScreen) prefetch() tea.Cmd {
 		return nil
 	}
 	// Nothing left to do: the figures are written to the cache, for a
-	// list closed with its terminal, and the heap the work grew is given
+	// list killed rather than quit, and the heap the work grew is given
 	// back, which on the 2 GB fleet took the list's RSS from 1.27-1.31 GB
 	// to 0.85 GB.
 	f.idle = true

@@ -6,11 +6,12 @@
 // list of sessions held between replays, a batch read) asks for a pace or
 // a limit with Pace or Limit, and gives it back with Release when it lets
 // go; one that grows as it works asks with Track for a limit kept at a
-// headroom past what the heap holds. The pace in force is the lowest asked for, never above the baseline
-// (Go's 100, or what SetBaseline set for the batch commands); the limit in
-// force is the lowest asked for. GOGC and GOMEMLIMIT, when set, stand:
-// nothing here raises the pace or the limit past them. As every request
-// is one of a set, giving one back never undoes another's.
+// headroom past what the heap holds. The pace in force is the lowest asked
+// for, never above the baseline (Go's 100, or what SetBaseline set for the
+// batch commands); the limit in force is the lowest asked for. GOGC and
+// GOMEMLIMIT, when set, stand: nothing here raises the pace or the limit
+// past them. As every request is one of a set, giving one back never
+// undoes another's.
 package memory
 
 import (

@@ -441,8 +441,8 @@ func replayed(s *app.Session, pol policy.Policy) Savings {
 
 // Keep writes to the index's cache now the figures kept so far, which it
 // writes otherwise when its files are scanned again and when the program
-// ends: a list whose terminal is closed ends without a word. Nil without
-// an index or its cache.
+// ends: a list killed ends without a word. Nil without an index or its
+// cache.
 func (a *Service) Keep() error {
 	if a.Index == nil {
 		return nil
@@ -734,7 +734,7 @@ func listPace(live int64) int64 { return max(25, min(100, 100*listHeadroom/live)
 // collection, and for the memory in use to stay within listSlack of that,
 // for as long as the Service holds sessions without their texts; a.mu is
 // held. The limit alone took the 2 GB fleet's list from 1.30-1.31 GB at
-// its peak to 1.05 GB, for 7% more CPU.
+// its peak to 1.05 GB, for about 5% more processor time.
 func (a *Service) pace() {
 	live := memory.Live()
 	if live == 0 {
