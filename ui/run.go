@@ -31,13 +31,13 @@ func run(opt Options, terminal ...tea.ProgramOption) error {
 	defer signal.Stop(hup)
 	ran := make(chan struct{})
 	defer close(ran)
-	go func() {
+	crash.Go(func() {
 		select {
 		case <-hup:
 			p.Quit()
 		case <-ran:
 		}
-	}()
+	})
 	_, err := p.Run()
 	if c := crashed(); c != nil {
 		fmt.Fprintf(os.Stderr, "spillway: %s\n%s", termtext.Escape(c.Error()), c.Stack)
