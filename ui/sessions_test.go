@@ -636,7 +636,7 @@ func TestSessionListFindsHazardsAfterChart(t *testing.T) {
 	if len(src.hazards) != looked {
 		t.Errorf("after d: hazards looked for under %v", src.hazardsUnder[looked:])
 	}
-	press(t, m, "d")
+	press(t, m, "d") // back to the policy it opened under
 
 	// A session whose hazards are left: the footer and its row say so.
 	l := &m.fleet.list
@@ -716,8 +716,9 @@ func TestSessionListPrefetchWaitsForTheList(t *testing.T) {
 }
 
 // TestSessionListPrefetchReopened: reopened from the index's cache, which
-// the first list wrote once idle, the list takes d's points from there for the sessions it does not hold yet,
-// reading none: d, then - and d again, neither replay nor sweep.
+// the first list wrote once idle, the list takes d's points from there
+// for the sessions it does not hold yet, reading none: d, then - and d
+// again, neither replay nor sweep.
 func TestSessionListPrefetchReopened(t *testing.T) {
 	dir := fleetFixture(t)
 	cache := t.TempDir()
@@ -726,8 +727,7 @@ func TestSessionListPrefetchReopened(t *testing.T) {
 		first = indexSessions(t, []string{dir}, app.Options{Prices: o.Prices, Counter: counter}, cache)
 		o.Sessions = first
 	})
-	// Not quit: the list wrote its figures once idle, as for a terminal
-	// closed under it.
+	// Not quit: the list wrote its figures once idle, as for one killed.
 	m, src := countedList(t, dir, "harness-rs-0.0.50", cache, func(c *sweepCounter) { c.noneHeld = true })
 	src.take()
 	for _, k := range []string{"d", "-", "d"} {
