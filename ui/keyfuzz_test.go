@@ -122,9 +122,16 @@ func TestRandomKeysLong(t *testing.T) {
 	fleet := fleetFixture(t)
 	t.Chdir(t.TempDir())
 	execProcess = func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return func() tea.Msg { return fn(nil) } }
-	defer func() { execProcess = tea.ExecProcess }()
-	randomKeys(t, newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark"), 7, 10_000)
-	randomKeys(t, newListModel(t, []string{fleet}, "claude-code", 120, 40, longAgo), 7, 10_000)
+	t.Cleanup(func() { execProcess = tea.ExecProcess }) // after the subtests, which a defer is not
+	// Side by side: each is about 10 s of one processor.
+	t.Run("session", func(t *testing.T) {
+		t.Parallel()
+		randomKeys(t, newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark"), 7, 10_000)
+	})
+	t.Run("list", func(t *testing.T) {
+		t.Parallel()
+		randomKeys(t, newListModel(t, []string{fleet}, "claude-code", 120, 40, longAgo), 7, 10_000)
+	})
 }
 
 // FuzzKeys presses the keys its input names, a byte each, into the
