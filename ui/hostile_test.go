@@ -63,30 +63,43 @@ func TestPromptsDeleteWordForward(t *testing.T) {
 // stops the program, with the terminal left as it was found (the
 // alternate screen left last), and is reported as a panic, not lost.
 func TestPanicStopsProgram(t *testing.T) {
-	in, feed := io.Pipe()
-	defer feed.Close()
-	var out syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Prices: pricing.Default(), Counter: counter},
-			tea.WithInput(in), tea.WithOutput(&out), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
-	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "demo.jsonl") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	done, out := runDemo(t)
 	crash.Go(func() { panic("boom\x1b]0;title\x07") })
 	select {
 	case err := <-done:
 		if err == nil || !errors.Is(err, tea.ErrProgramPanic) || !strings.Contains(err.Error(), "boom") {
 			t.Fatalf("run = %v, want the panic reported", err)
 		}
-		screen := out.String()
-		if enter, leave := strings.LastIndex(screen, ansi.SetModeAltScreenSaveCursor), strings.LastIndex(screen, ansi.ResetModeAltScreenSaveCursor); enter < 0 || leave < enter {
-			t.Errorf("the alternate screen was not left: entered at %d, left at %d", enter, leave)
-		}
+		leftAltScreen(t, out.String())
 	case <-time.After(10 * time.Second):
 		t.Fatal("a panic on a background goroutine left the program running")
+	}
+}
+
+// runDemo runs the inspector on the demo session, on a terminal of pipes,
+// until it has drawn its first screen; done tells how run ended.
+func runDemo(t *testing.T) (done chan error, out *syncBuffer) {
+	in, feed := io.Pipe()
+	t.Cleanup(func() { feed.Close() })
+	out = &syncBuffer{}
+	done = make(chan error, 1)
+	go func() {
+		done <- run(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Prices: pricing.Default(), Counter: counter},
+			tea.WithInput(in), tea.WithOutput(out), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "demo.jsonl") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return done, out
+}
+
+// leftAltScreen fails unless screen, all a program wrote, left the
+// alternate screen last.
+func leftAltScreen(t *testing.T, screen string) {
+	t.Helper()
+	if enter, leave := strings.LastIndex(screen, ansi.SetModeAltScreenSaveCursor), strings.LastIndex(screen, ansi.ResetModeAltScreenSaveCursor); enter < 0 || leave < enter {
+		t.Errorf("the alternate screen was not left: entered at %d, left at %d", enter, leave)
 	}
 }
 
