@@ -98,3 +98,45 @@ func scannedLog(t *testing.T) (ix *Index, opt Options, dir, path string) {
 	ix, _, _ = openScanned(t, opt, dir)
 	return ix, opt, dir, path
 }
+
+// TestMemoOfAScannedFile: a memo of a file the last Scan found as it was
+// recorded is looked up with a stat alone, its head not read again; a
+// file put in its place since, of the same size and time, is not taken
+// for it.
+func TestMemoOfAScannedFile(t *testing.T) {
+	ix, _, _, path := scannedLog(t)
+	ix.SetMemo(path, "replay", 1, []byte("v"))
+	heads := 0
+	oldStat := statFile
+	statFile = func(path string, buf []byte) (fileKey, error) {
+		heads++
+		return oldStat(path, buf)
+	}
+	t.Cleanup(func() { statFile = oldStat })
+	if v, ok := ix.Memo("replay", 1, path); !ok || string(v) != "v" || heads != 0 {
+		t.Errorf("memo %q %v, %d heads read; want it, none read", v, ok, heads)
+	}
+
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-2] ^= 1 // within the last line's JSON: the same size
+	other := path + ".new"
+	if err := os.WriteFile(other, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(other, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ix.Memo("replay", 1, path); ok {
+		t.Error("a memo is taken for the file put in its place")
+	}
+}
