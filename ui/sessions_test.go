@@ -716,9 +716,10 @@ func TestSessionListPrefetchWaitsForTheList(t *testing.T) {
 }
 
 // TestSessionListPrefetchReopened: reopened from the index's cache, which
-// the first list wrote once idle, the list takes d's points from there
-// for the sessions it does not hold yet, reading none: d, then - and d
-// again, neither replay nor sweep.
+// the first list wrote once idle, the list takes its chart from there
+// with its replay, not in a sweep after it, and d's points for the
+// sessions it does not hold yet, reading none: d, then - and d again,
+// neither replay nor sweep.
 func TestSessionListPrefetchReopened(t *testing.T) {
 	dir := fleetFixture(t)
 	cache := t.TempDir()
@@ -729,7 +730,12 @@ func TestSessionListPrefetchReopened(t *testing.T) {
 	})
 	// Not quit: the list wrote its figures once idle, as for one killed.
 	m, src := countedList(t, dir, "harness-rs-0.0.50", cache, func(c *sweepCounter) { c.noneHeld = true })
-	src.take()
+	if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 1 {
+		t.Errorf("reopened: sweeps %v and %d replays, want one replay", sweeps, len(replays))
+	}
+	if strings.Contains(lineWith(t, m, "cost saved"), "…") {
+		t.Errorf("reopened, the chart is not drawn:\n%s", ansi.Strip(screen(m)))
+	}
 	for _, k := range []string{"d", "-", "d"} {
 		press(t, m, k)
 		if sweeps, replays := src.take(); len(sweeps) != 0 || len(replays) != 0 {
