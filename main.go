@@ -812,7 +812,9 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme
 	list := sessions.NewIndexed(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
 	list.Resolved = inputs
 	o.Sessions = list
+	stopScan := list.ScanAhead()
 	err = runUI(o)
+	stopScan()
 	if ferr := ix.Flush(); ferr != nil { // what a followed list left unwritten
 		printError(stderr, ferr)
 	}

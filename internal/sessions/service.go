@@ -184,6 +184,8 @@ type Service struct {
 	// caller: the first scan takes them instead of walking the folders
 	// again.
 	Resolved []app.Input
+	// early is the scan ScanAhead began, until a Scan takes it.
+	early    *earlyScan
 	watching atomic.Int32
 	// stopping counts the watches not yet done with their end: the
 	// index's cache is written once a watch's context is done.
