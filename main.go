@@ -657,7 +657,18 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		printError(stderr, err)
 		return exitUsage
 	}
-	if code, done := runSessionList(fs, common, paths, theme, follow, noFollow, stdout, stderr); done {
+	// The options are read once, for the list or the inspector; a report
+	// instead reads its own.
+	terminal := isTerminal(stdout)
+	var opt app.Options
+	if terminal {
+		var err error
+		if opt, err = common.options(fs, stderr); err != nil {
+			printError(stderr, err)
+			return exitUsage
+		}
+	}
+	if code, done := runSessionList(fs, common, opt, paths, theme, follow, noFollow, stdout, stderr); done {
 		return code
 	}
 	src, notice := ui.Source{}, ""
@@ -674,7 +685,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 			src = ui.Source{Name: "demo", Data: demoSession}
 		}
 	}
-	if !isTerminal(stdout) {
+	if !terminal {
 		if notice != "" {
 			// The inspector would show it; the report goes where it can be read.
 			fmt.Fprintf(stderr, "spillway: %s\n", termtext.Escape(notice))
@@ -686,11 +697,6 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 			name = "-"
 		}
 		return reportInstead(fs, common, []string{name}, src.Name, in, stdout, stderr)
-	}
-	opt, err := common.options(fs, stderr)
-	if err != nil {
-		printError(stderr, err)
-		return exitUsage
 	}
 	dir := false
 	if src.Path != "" {
@@ -713,7 +719,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		}
 		src = ui.Source{Name: inputs[0].Path, Path: inputs[0].Path}
 	}
-	err = runUI(inspectorOptions(common, opt, ui.Options{Source: src, Follow: following, Theme: theme, Notice: notice}))
+	err := runUI(inspectorOptions(common, opt, ui.Options{Source: src, Follow: following, Theme: theme, Notice: notice}))
 	if err != nil {
 		printError(stderr, err)
 		var nt *transcript.NotTranscriptError
@@ -767,53 +773,59 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 // runSessionList opens the session list when paths (several, or a folder
 // of more than one session) or discovery give more than one session; done
 // is false when they give one or none, for the inspector to open that.
-func runSessionList(fs *flag.FlagSet, common *commonFlags, paths []string, theme string, follow, noFollow bool, stdout, stderr io.Writer) (code int, done bool) {
+func runSessionList(fs *flag.FlagSet, common *commonFlags, opt app.Options, paths []string, theme string, follow, noFollow bool, stdout, stderr io.Writer) (code int, done bool) {
+	switch {
+	case len(paths) == 1 && paths[0] == "-":
+		return 0, false
+	case len(paths) == 1:
+		if info, err := os.Stat(paths[0]); err != nil || !info.IsDir() {
+			return 0, false
+		}
+	}
+	terminal := isTerminal(stdout)
+	var ix *index.Index
+	var ixErr error
+	if terminal {
+		// Opened before the sessions are found, so that it reads its cache
+		// meanwhile: a list reopened waited for finding the 2 GB fleet's
+		// sessions (50-60 ms) before it began to.
+		noCache, _ := fs.GetBool("no-cache")
+		ix, ixErr = index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, NoCache: noCache})
+	}
 	name := ""
 	var inputs []app.Input // resolved once: the list starts from them
 	switch {
 	case len(paths) > 1:
 		name = fmt.Sprintf("%d paths", len(paths))
-	case len(paths) == 1 && paths[0] != "-":
-		if info, err := os.Stat(paths[0]); err != nil || !info.IsDir() {
-			return 0, false
-		}
+	case len(paths) == 1:
 		var err error
 		if inputs, err = app.Resolve(paths, app.SystemEnv()); err != nil || len(inputs) < 2 {
 			return 0, false // one session, or an error the inspector reports
 		}
 		name = paths[0]
-	case len(paths) == 0:
+	default:
 		var err error
 		if inputs, err = app.Discover(app.SystemEnv()); err != nil || len(inputs) < 2 {
 			return 0, false
 		}
 		name = "every session found"
-	default:
-		return 0, false
 	}
-	if !isTerminal(stdout) {
+	if !terminal {
 		if len(paths) == 0 {
 			return 0, false // the newest session's report, as without a list
 		}
 		return reportInstead(fs, common, paths, "stdin", nil, stdout, stderr), true
 	}
-	opt, err := common.options(fs, stderr)
-	if err != nil {
-		printError(stderr, err)
+	if ixErr != nil {
+		printError(stderr, ixErr)
 		return exitUsage, true
 	}
 	o := inspectorOptions(common, opt, ui.Options{Theme: theme, Follow: follow, NoFollow: noFollow, SessionsName: name})
-	noCache, _ := fs.GetBool("no-cache")
-	ix, err := index.Open(index.Options{Prices: o.Prices, Read: o.Read, NoCache: noCache})
-	if err != nil {
-		printError(stderr, err)
-		return exitUsage, true
-	}
 	list := sessions.NewIndexed(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
 	list.Resolved = inputs
 	o.Sessions = list
 	stopScan := list.ScanAhead()
-	err = runUI(o)
+	err := runUI(o)
 	stopScan()
 	if ferr := ix.Flush(); ferr != nil { // what a followed list left unwritten
 		printError(stderr, ferr)
