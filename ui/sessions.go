@@ -211,10 +211,10 @@ func deref(p *float64) float64 {
 // replayed or when it is not known.
 func (l *sessionList) after(r *sessions.Row) (after float64, ok bool) {
 	s, done := l.savings[r.Path]
-	if !done || s.CostAfter == nil || r.Cost == nil {
+	if !done || s.Point.CostAfter == nil || r.Cost == nil {
 		return 0, false
 	}
-	return *s.CostAfter, true
+	return *s.Point.CostAfter, true
 }
 
 // saved is the dollars a row's policy saves.
@@ -328,7 +328,7 @@ type fleetTotals struct {
 	saved   int64 // prompt tokens
 	hazards int   // over the sessions replayed
 	// hazardsLater counts the sessions replayed whose hazards are not
-	// looked for yet (sessions.Savings.HazardsLater).
+	// looked for yet (replay.SweepPoint.HazardsLater).
 	hazardsLater int
 }
 
@@ -339,9 +339,9 @@ func (l *sessionList) totals() fleetTotals {
 		t.sessions++
 		t.calls += r.Calls
 		if s, ok := l.savings[r.Path]; ok {
-			t.saved += s.Saved
-			t.hazards += s.Hazards.Total()
-			if s.HazardsLater {
+			t.saved += s.Point.Saved
+			t.hazards += s.Point.Hazards.Total()
+			if s.Point.HazardsLater {
 				t.hazardsLater++
 			}
 		}
@@ -447,7 +447,7 @@ func (l *sessionList) columns() []listColumn {
 			after := "…"
 			if a, ok := l.after(r); ok {
 				after = human.MoneyLike(&a, *r.Cost)
-			} else if s, ok := l.savings[r.Path]; ok && (s.Err != nil || s.CostAfter == nil) {
+			} else if s, ok := l.savings[r.Path]; ok && (s.Err != nil || s.Point.CostAfter == nil) {
 				after = "?"
 			}
 			return human.Money(r.Cost) + "→" + after
@@ -477,12 +477,12 @@ func (l *sessionList) columns() []listColumn {
 		all = append(all, listColumn{title: "hazards", width: 7, priority: 4, right: true, cell: func(r *sessions.Row) string {
 			s, ok := l.savings[r.Path]
 			switch {
-			case ok && s.HazardsLater:
+			case ok && s.Point.HazardsLater:
 				return st.Muted.Render("…")
-			case !ok || s.Hazards.Total() == 0:
+			case !ok || s.Point.Hazards.Total() == 0:
 				return ""
 			}
-			return st.Marker[themes.Hazard].Render(themes.Hazard.Glyph() + human.Count(int64(s.Hazards.Total())))
+			return st.Marker[themes.Hazard].Render(themes.Hazard.Glyph() + human.Count(int64(s.Point.Hazards.Total())))
 		}})
 	}
 	if len(l.live) > 0 {
@@ -636,7 +636,7 @@ func partLine(cols []listColumn, p *sessions.Part, last bool) string {
 // anyHazards tells whether a replay found a hazard in any session.
 func (l *sessionList) anyHazards() bool {
 	for _, s := range l.savings {
-		if s.Hazards.Total() > 0 {
+		if s.Point.Hazards.Total() > 0 {
 			return true
 		}
 	}

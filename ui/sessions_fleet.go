@@ -977,7 +977,7 @@ func (f *listScreen) prefetch() tea.Cmd {
 
 // findHazards looks, once the totals and chart are in, for the hazards
 // the replays of the first of pols left for later
-// (sessions.Savings.HazardsLater), and replays again the sessions whose
+// (replay.SweepPoint.HazardsLater), and replays again the sessions whose
 // figures lack them: for the policy in force, its figures; for another,
 // its point at its ceiling, which the key that puts it in force shows.
 // The chart's other points keep theirs for later, until + or - puts
@@ -995,7 +995,7 @@ func (f *listScreen) findHazards(pols ...policy.Policy) tea.Cmd {
 			var later bool
 			if knobs == inForce {
 				s, ok := f.list.savings[r.Path]
-				later = ok && s.HazardsLater
+				later = ok && s.Point.HazardsLater
 			} else {
 				pt, ok := f.points[r.Path][knobs][pol.Ceiling]
 				later = ok && pt.HazardsLater

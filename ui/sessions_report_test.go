@@ -106,7 +106,7 @@ func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJ
 	}
 	var later []string
 	for path, s := range saved {
-		if s.HazardsLater {
+		if s.Point.HazardsLater {
 			later = append(later, path)
 		}
 	}
@@ -172,14 +172,14 @@ func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJ
 		sv := saved[s.Path]
 		h := s.Totals.Hazards
 		hazards += h.UsedHidden + h.SuppressedUnseen + h.Stale
-		if sv.HazardsLater || sv.Hazards.UsedHidden != h.UsedHidden || sv.Hazards.SuppressedUnseen != h.SuppressedUnseen || sv.Hazards.Stale != h.Stale {
-			t.Errorf("%s: list hazards %+v (later %v); report %+v", name, sv.Hazards, sv.HazardsLater, h)
+		if sv.Point.HazardsLater || sv.Point.Hazards.UsedHidden != h.UsedHidden || sv.Point.Hazards.SuppressedUnseen != h.SuppressedUnseen || sv.Point.Hazards.Stale != h.Stale {
+			t.Errorf("%s: list hazards %+v (later %v); report %+v", name, sv.Point.Hazards, sv.Point.HazardsLater, h)
 		}
 		// The calls billed in this log, as report --by session counts them.
 		if r.Calls != s.Totals.APICalls-s.Totals.Copied || !same(r.Cost, s.Totals.Cost) || r.LargestResult != largest ||
-			!same(sv.CostAfter, s.Totals.CostAfter) || sv.Saved != s.Totals.Saved || sv.Err != nil {
+			!same(sv.Point.CostAfter, s.Totals.CostAfter) || sv.Point.Saved != s.Totals.Saved || sv.Err != nil {
 			t.Errorf("%s: list calls %d cost %v after %v saved %d largest %d (%v); report %d %v %v %d %d",
-				name, r.Calls, fmtCost(r.Cost), fmtCost(sv.CostAfter), sv.Saved, r.LargestResult, sv.Err,
+				name, r.Calls, fmtCost(r.Cost), fmtCost(sv.Point.CostAfter), sv.Point.Saved, r.LargestResult, sv.Err,
 				s.Totals.APICalls-s.Totals.Copied, fmtCost(s.Totals.Cost), fmtCost(s.Totals.CostAfter), s.Totals.Saved, largest)
 		}
 	}

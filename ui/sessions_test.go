@@ -647,7 +647,7 @@ func TestSessionListFindsHazardsAfterChart(t *testing.T) {
 		}
 	}
 	s := l.savings[tail]
-	s.HazardsLater, s.Hazards = true, replay.HazardCounts{}
+	s.Point.HazardsLater, s.Point.Hazards = true, replay.SweepHazards{}
 	l.savings[tail] = s
 	l.refresh()
 	if footer := lineWith(t, m, "5 sessions"); !strings.Contains(footer, "1 hazard") || !strings.Contains(footer, "hazards: looking… 1 to go") {
@@ -794,12 +794,12 @@ func TestSessionListNeverBlocks(t *testing.T) {
 		t.Errorf("no progress shown:\n%s", ansi.Strip(screen(m)))
 	}
 	stale := 0.5
-	m.Update(fleetSavedMsg{gen: m.fleet.gen - 1, items: []sessions.Savings{{Path: "/a.jsonl", CostAfter: &stale}}})
+	m.Update(fleetSavedMsg{gen: m.fleet.gen - 1, items: []sessions.Savings{{Path: "/a.jsonl", Point: replay.SweepPoint{CostAfter: &stale}}}})
 	if _, ok := m.fleet.list.savings["/a.jsonl"]; ok {
 		t.Error("a stale replay's figures were taken")
 	}
-	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []sessions.Savings{{Path: "/a.jsonl", CostAfter: &stale}}, done: true, job: jobNow(m)})
-	if s, ok := m.fleet.list.savings["/a.jsonl"]; !ok || *s.CostAfter != 0.5 {
+	m.Update(fleetSavedMsg{gen: m.fleet.gen, items: []sessions.Savings{{Path: "/a.jsonl", Point: replay.SweepPoint{CostAfter: &stale}}}, done: true, job: jobNow(m)})
+	if s, ok := m.fleet.list.savings["/a.jsonl"]; !ok || *s.Point.CostAfter != 0.5 {
 		t.Error("the current replay's figures were not taken")
 	}
 }
@@ -1208,7 +1208,7 @@ func TestSessionListHazards(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s was not replayed", name)
 		}
-		if got := s.Hazards.Total(); got != n {
+		if got := s.Point.Hazards.Total(); got != n {
 			t.Errorf("%s: %d hazards, want %d", name, got, n)
 		}
 	}

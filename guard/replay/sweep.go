@@ -35,6 +35,9 @@ type SweepHazards struct {
 	Stale            int `json:"stale"`
 }
 
+// Total is every hazard, as HazardCounts.Total counts them.
+func (h SweepHazards) Total() int { return h.UsedHidden + h.SuppressedUnseen + h.Stale }
+
 func sweepHazards(h HazardCounts) SweepHazards {
 	return SweepHazards{h.UsedHidden, h.Retrievable, h.SuppressedUnseen, h.Stale}
 }

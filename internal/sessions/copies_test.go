@@ -59,12 +59,12 @@ func TestCopiesReplayedAlone(t *testing.T) {
 	}
 	// $0.398306 as recorded, $0.260020 under harness-rs-0.0.40 (README's
 	// sweep).
-	if s := replayed(first, unrelated)[first]; s.Err != nil || s.CostAfter == nil || *s.CostAfter < 0.26001 || *s.CostAfter > 0.26003 {
+	if s := replayed(first, unrelated)[first]; s.Err != nil || s.Point.CostAfter == nil || *s.Point.CostAfter < 0.26001 || *s.Point.CostAfter > 0.26003 {
 		t.Fatalf("first: %+v", s)
 	}
 	second := write("second.jsonl", demo)
 	got := replayed(second)
-	if s := got[second]; s.CostAfter == nil || *s.CostAfter != 0 {
+	if s := got[second]; s.Point.CostAfter == nil || *s.Point.CostAfter != 0 {
 		t.Errorf("the copy replayed alone: %+v, want nothing after", s)
 	}
 	if s, ok := got[""]; ok {

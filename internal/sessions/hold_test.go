@@ -180,7 +180,7 @@ func TestHeldWithoutTexts(t *testing.T) {
 			}
 			acted := 0
 			for _, s := range want {
-				if s.Saved > 0 {
+				if s.Point.Saved > 0 {
 					acted++
 				}
 			}
@@ -304,7 +304,7 @@ func TestFirstReplayReadsNoTextAgain(t *testing.T) {
 			if s.Err != nil {
 				t.Errorf("%s: %v", s.Path, s.Err)
 			}
-			saved += s.Saved
+			saved += s.Point.Saved
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -30,7 +30,7 @@ import (
 // beside a log that a replay may read (Claude Code's persisted outputs)
 // are not looked at. A session shown from them is not read then, but in
 // the background (warm), so that the next policy only replays it.
-// Figures whose hazards were left for later (Savings.HazardsLater) are
+// Figures whose hazards were left for later (SweepPoint.HazardsLater) are
 // kept as they are, and the list looks for the hazards once it shows
 // them, as it does after its own replays.
 
@@ -173,17 +173,7 @@ func (a *Service) remembering(kind string, keys map[string]uint64, emit func(Sav
 
 // encodeSavings writes s but its path and error, as decodeSavings reads it.
 func encodeSavings(s Savings) []byte {
-	b := appendCost(nil, s.CostAfter)
-	b = binary.AppendVarint(b, s.Saved)
-	later := int64(0)
-	if s.HazardsLater {
-		later = 1
-	}
-	b = binary.AppendVarint(b, later)
-	for _, n := range []int{s.Hazards.UsedHidden, s.Hazards.SuppressedUnseen, s.Hazards.Stale, s.Hazards.Retrievable} {
-		b = binary.AppendVarint(b, int64(n))
-	}
-	b = appendPoint(b, s.Point)
+	b := appendPoint(nil, s.Point)
 	b = binary.AppendVarint(b, int64(len(s.Points)))
 	for _, p := range s.Points {
 		b = appendPoint(b, p)
@@ -265,11 +255,6 @@ func (r *savingsReader) point() replay.SweepPoint {
 func decodeSavings(b []byte) (Savings, error) {
 	r := &savingsReader{b: b}
 	var s Savings
-	s.CostAfter = r.cost()
-	s.Saved = r.int()
-	s.HazardsLater = r.int() == 1
-	s.Hazards.UsedHidden, s.Hazards.SuppressedUnseen = int(r.int()), int(r.int())
-	s.Hazards.Stale, s.Hazards.Retrievable = int(r.int()), int(r.int())
 	s.Point = r.point()
 	n := r.int()
 	if n < 0 || n > int64(len(r.b)) {

@@ -28,10 +28,9 @@ func TestSavingsCodec(t *testing.T) {
 			Cost: f(float64(k) + 0.1), CostAfter: f(float64(k) + 0.2),
 			Hazards: replay.SweepHazards{UsedHidden: 1, Retrievable: 2, SuppressedUnseen: 3, Stale: 4}, HazardsLater: true}
 	}
-	in := Savings{CostAfter: f(1.0 / 3), Saved: -5, HazardsLater: true, Hazards: replay.HazardCounts{UsedHidden: 6, SuppressedUnseen: 7, Stale: 8, Retrievable: 9},
-		Point: pt(10), Points: []replay.SweepPoint{pt(2048), pt(4096)}}
+	in := Savings{Point: pt(10), Points: []replay.SweepPoint{pt(2048), pt(4096)}}
 	// A field added to the figures and not to the codec fails here.
-	for _, v := range []any{in, in.Hazards, in.Point, in.Point.Hazards} {
+	for _, v := range []any{in, in.Point, in.Point.Hazards} {
 		rv := reflect.ValueOf(v)
 		for i := range rv.NumField() {
 			if name := rv.Type().Field(i).Name; name != "Path" && name != "Err" && rv.Field(i).IsZero() {
@@ -256,8 +255,6 @@ func openIndexed(t *testing.T, dir, cacheDir string, opt app.Options, noCache bo
 	return src, ix, paths
 }
 
-// figuresOf is every session's figures under pol: its replay's, with the
-// points of its sweep at ceilings.
 // laterAlike compares two chart points without their hazards where
 // either left them for later (replay.Options.HazardsLater): a list
 // reopened from the cache builds its sessions' hazard indexes in the
@@ -271,6 +268,8 @@ var laterAlike = cmp.FilterValues(func(a, b replay.SweepPoint) bool { return a.H
 		return cmp.Equal(a, b)
 	}))
 
+// figuresOf is every session's figures under pol: its replay's, with the
+// points of its sweep at ceilings.
 func figuresOf(t *testing.T, src *Service, pol policy.Policy, paths []string, ceilings []int64) map[string]Savings {
 	t.Helper()
 	ctx := context.Background()
@@ -297,7 +296,7 @@ func figuresOf(t *testing.T, src *Service, pol policy.Policy, paths []string, ce
 	// Then, as the list does, the hazards its replays left for later.
 	var later []string
 	for path, s := range got {
-		if s.HazardsLater {
+		if s.Point.HazardsLater {
 			later = append(later, path)
 		}
 	}

@@ -80,11 +80,11 @@ func TestPointIsReplay(t *testing.T) {
 				}
 				// By hand, the sub-agent's one call at claude-sonnet-4-5's $3,
 				// $3.75 and $15 a million: 7 in + 300 written + 30 out.
-				if s.Path == quiet && (s.CostAfter == nil || math.Abs(*s.CostAfter-0.001596) > 1e-12) {
-					t.Errorf("%s: the session whose sub-agent alone records usage costs %v, want $0.001596", policyKey(at), s.CostAfter)
+				if s.Path == quiet && (s.Point.CostAfter == nil || math.Abs(*s.Point.CostAfter-0.001596) > 1e-12) {
+					t.Errorf("%s: the session whose sub-agent alone records usage costs %v, want $0.001596", policyKey(at), s.Point.CostAfter)
 				}
 				compared++
-				if s.Saved > 0 {
+				if s.Point.Saved > 0 {
 					acted++
 				}
 			})

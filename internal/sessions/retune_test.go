@@ -89,9 +89,9 @@ func TestRetuneFolder(t *testing.T) {
 				failed++
 				return
 			}
-			saved += s.Saved
-			if s.CostAfter != nil {
-				dollars += *s.CostAfter
+			saved += s.Point.Saved
+			if s.Point.CostAfter != nil {
+				dollars += *s.Point.CostAfter
 			}
 		})
 		if err != nil {
@@ -232,8 +232,8 @@ func TestReopenFolder(t *testing.T) {
 		listed := time.Since(start)
 		var dollars float64
 		err = src.Replay(ctx, pol, paths, func(s Savings) {
-			if s.CostAfter != nil {
-				dollars += *s.CostAfter
+			if s.Point.CostAfter != nil {
+				dollars += *s.Point.CostAfter
 			}
 		})
 		if err != nil {

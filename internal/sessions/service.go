@@ -90,23 +90,15 @@ type Part struct {
 // policy.
 type Savings struct {
 	Path string
-	// CostAfter is nil when the cost is not known.
-	CostAfter *float64
-	// Saved is the prompt tokens the policy takes out, over every call.
-	Saved int64
-	// Hazards count what the policy hid that the agent went on to use,
-	// over the session and its sub-agents.
-	Hazards replay.HazardCounts
 	// Point is what a Replay saved, as the chart's point at the policy's
-	// ceiling; Points are the savings at each ceiling a Sweep was asked
-	// for.
+	// ceiling: its cost after (nil when not known), the prompt tokens the
+	// policy takes out over every call, and the hazards, what the policy
+	// hid that the agent went on to use (none looked for yet where
+	// HazardsLater, until the Service's Hazards replays it). Points are
+	// the savings at each ceiling a Sweep was asked for.
 	Point  replay.SweepPoint
 	Points []replay.SweepPoint
-	// HazardsLater says the replay did not look for hazards: Hazards
-	// counts none until the Service's Hazards replays it (and a Point or
-	// one of Points says the same of itself).
-	HazardsLater bool
-	Err          error
+	Err    error
 }
 
 // Lister lists the sessions. Its methods are called from commands, never
@@ -458,9 +450,7 @@ func (a *Service) Keep() error {
 // ceiling.
 func SavingsAt(path string, pt replay.SweepPoint) Savings {
 	pt.Own = true
-	h := pt.Hazards
-	return Savings{Path: path, CostAfter: pt.CostAfter, Saved: pt.Saved, Point: pt, HazardsLater: pt.HazardsLater,
-		Hazards: replay.HazardCounts{UsedHidden: h.UsedHidden, SuppressedUnseen: h.SuppressedUnseen, Stale: h.Stale, Retrievable: h.Retrievable}}
+	return Savings{Path: path, Point: pt}
 }
 
 // warm reads, in the background until ctx ends, the sessions of paths
