@@ -58,8 +58,7 @@ func (ix *Index) unchanged(path string, recorded fileKey) bool {
 	ix.mu.Unlock()
 	if scanned && s.key.same(recorded) {
 		info, err := os.Stat(path)
-		return err == nil && info.Mode().IsRegular() && info.Size() == recorded.Size &&
-			info.ModTime().UnixNano() == recorded.ModTime && inode(info) == recorded.Inode
+		return err == nil && info.Mode().IsRegular() && statKey(info).sameStat(recorded)
 	}
 	k, err := stat(path)
 	return err == nil && k.same(recorded)

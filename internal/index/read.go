@@ -44,7 +44,17 @@ func endsLine(f *os.File, size int64) bool {
 }
 
 func (k fileKey) same(o fileKey) bool {
-	return k.Size == o.Size && k.ModTime == o.ModTime && k.Inode == o.Inode && k.HeadLen == o.HeadLen && k.Head == o.Head
+	return k.sameStat(o) && k.HeadLen == o.HeadLen && k.Head == o.Head
+}
+
+// sameStat compares what a stat tells of a file: its size, time and inode.
+func (k fileKey) sameStat(o fileKey) bool {
+	return k.Size == o.Size && k.ModTime == o.ModTime && k.Inode == o.Inode
+}
+
+// statKey is the part of a file's key its FileInfo gives, the head unread.
+func statKey(info os.FileInfo) fileKey {
+	return fileKey{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Inode: inode(info)}
 }
 
 // fileSum is what the index keeps of one file: its totals as one session
@@ -106,7 +116,7 @@ func statOpen(path string, buf []byte) (fileKey, error) {
 		return fileKey{}, err
 	}
 	defer f.Close()
-	k := fileKey{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Inode: inode(info)}
+	k := statKey(info)
 	got, err := f.ReadAt(buf[:min(int64(len(buf)), k.Size)], 0)
 	if err != nil && err != io.EOF {
 		return fileKey{}, fmt.Errorf("read %s: %w", path, err)
@@ -118,7 +128,7 @@ func statOpen(path string, buf []byte) (fileKey, error) {
 
 // keyOf reads up to n bytes of f's start and returns its key and them.
 func keyOf(f *os.File, info os.FileInfo, n int) (fileKey, []byte, error) {
-	k := fileKey{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Inode: inode(info)}
+	k := statKey(info)
 	buf := make([]byte, min(int64(n), k.Size))
 	got, err := f.ReadAt(buf, 0)
 	if err != nil && err != io.EOF {
