@@ -36,16 +36,26 @@ func TestMain(m *testing.M) {
 	realharness.ServeMCPIfAsked()
 	os.Unsetenv("COLUMNS")
 	// The reports of many sessions keep their figures in the session
-	// index: in the tests' own folder, never the user's.
+	// index: in the tests' own folder, never the user's. A test that runs
+	// this binary again (TestInterruptedOut) shares its folder, which only
+	// this process removes: the other may end by a signal.
+	if shared := os.Getenv(testCacheEnv); shared != "" {
+		os.Setenv("SPILLWAY_CACHE_DIR", shared)
+		os.Exit(m.Run())
+	}
 	cache, err := os.MkdirTemp("", "spillway-cache")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("SPILLWAY_CACHE_DIR", cache)
+	os.Setenv(testCacheEnv, cache)
 	code := m.Run()
 	os.RemoveAll(cache)
 	os.Exit(code)
 }
+
+// testCacheEnv names the tests' cache folder to the processes they start.
+const testCacheEnv = "SPILLWAY_TEST_CACHE_DIR"
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
