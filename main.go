@@ -823,6 +823,7 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, opt app.Options, path
 	o := inspectorOptions(common, opt, ui.Options{Theme: theme, Follow: follow, NoFollow: noFollow, SessionsName: name})
 	list := sessions.NewIndexed(paths, app.SystemEnv(), app.Options{Prices: o.Prices, Read: o.Read, Counter: o.Counter}, ix)
 	list.Resolved = inputs
+	list.Ahead = ui.AheadOf
 	o.Sessions = list
 	stopScan := list.ScanAhead()
 	err := runUI(o)

@@ -63,7 +63,7 @@ type listScreen struct {
 	// anchors are the ceilings each knobs' chart was first drawn at
 	// (replay.ChartCeilings): its points stay as + and - move the ceiling.
 	anchors map[string]int64
-	// aheadTried counts the policies a key or two away (aheadOf) the
+	// aheadTried counts the policies a key or two away (AheadOf) the
 	// generation's prefetch has taken up; aheadJob is the number of its
 	// job under way, 0 for none; away says a session is shown, for which
 	// nothing is computed ahead; idle, that the list has given back its
@@ -854,12 +854,12 @@ func (f *listScreen) takeSaved(msg fleetSavedMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// aheadOf are the policies a key or two away from p whose charts the list
+// AheadOf are the policies a key or two away from p whose charts the list
 // computes ahead (prefetch), in that order: the repeat key's (d), the
 // spill key's (s), then both's, which either key leads on to, so that
 // the four corners of d and s are in whichever order they are pressed;
 // only those where a chart point stands for a replay under them.
-func aheadOf(p policy.Policy) []policy.Policy {
+func AheadOf(p policy.Policy) []policy.Policy {
 	var out []policy.Policy
 	add := func(q policy.Policy, err error) {
 		if err == nil && pointsStand(q) {
@@ -875,7 +875,7 @@ func aheadOf(p policy.Policy) []policy.Policy {
 }
 
 // prefetch computes, once the chart is in, the points of the policies the
-// repeat and spill keys would put in force (aheadOf), one after the
+// repeat and spill keys would put in force (AheadOf), one after the
 // other, so that either key takes every session's figures from them
 // (retune): replaying the sessions held, and taking the others' from the
 // index's cache where it has them (a session not held yet is being read
@@ -895,7 +895,7 @@ func (f *listScreen) prefetch() tea.Cmd {
 	src, ok := f.src.(aheadSource)
 	var candidates []policy.Policy
 	if ok {
-		candidates = aheadOf(f.policy)
+		candidates = AheadOf(f.policy)
 	}
 	for {
 		// The hazards left for later come after the charts of the repeat
@@ -1020,7 +1020,7 @@ func (f *listScreen) findHazards(pols ...policy.Policy) tea.Cmd {
 
 // pauseAhead stops computing ahead while a session is shown, which the
 // work it may never need would slow; resumeAhead goes on, from the first
-// policy of aheadOf whose points are not all in.
+// policy of AheadOf whose points are not all in.
 func (f *listScreen) pauseAhead() {
 	f.away = true
 	if j := f.jobs[f.aheadJob]; j != nil {

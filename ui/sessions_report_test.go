@@ -82,7 +82,9 @@ func indexSessions(t testing.TB, paths []string, opt app.Options, dir string) *s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sessions.NewIndexed(paths, app.Env{}, opt, ix)
+	src := sessions.NewIndexed(paths, app.Env{}, opt, ix)
+	src.Ahead = AheadOf // as the program's list
+	return src
 }
 
 func matchReport(t *testing.T, src *sessions.Service, pol policy.Policy, reportJSON []byte) {

@@ -436,6 +436,46 @@ func countedList(t *testing.T, dir, preset, cacheDir string, opts ...func(*sweep
 	return m, src
 }
 
+// TestSessionListComputedAhead: a list that holds none of its sessions
+// (past its memory bounds) computes, with its first replay, its chart and
+// the figures the repeat and spill keys lead to: once it is idle, d, s, d
+// and - ask the source for nothing more, and show what a list holding its
+// sessions shows.
+func TestSessionListComputedAhead(t *testing.T) {
+	dir := fleetFixture(t)
+	keys := []string{"d", "s", "d", "-"}
+	figures := func(m *Model) string { return lineWith(t, m, "4 sessions") + "\n" + lineWith(t, m, "cost saved") }
+	held := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	var want []string
+	for _, k := range keys {
+		press(t, held, k)
+		want = append(want, figures(held))
+	}
+	m, src := countedList(t, dir, "harness-rs-0.0.40", "", func(c *sweepCounter) {
+		c.Source.(*sessions.Service).Budget = &app.Budget{}
+	})
+	src.mu.Lock()
+	src.calls = nil
+	src.mu.Unlock()
+	for i, k := range keys {
+		press(t, m, k)
+		if got := figures(m); got != want[i] {
+			t.Errorf("after %s:\n%s\nwant, as held:\n%s", strings.Join(keys[:i+1], " "), got, want[i])
+		}
+	}
+	if len(src.calls) > 0 {
+		t.Errorf("the keys asked the source for %v", src.calls)
+	}
+	if n := len(slices.Collect(maps.Keys(m.fleet.list.savings))); n != 4 {
+		t.Errorf("%d sessions' figures shown", n)
+	}
+	for _, r := range m.fleet.list.rows {
+		if src.Held(r.Path) != nil {
+			t.Errorf("%s held", filepath.Base(r.Path))
+		}
+	}
+}
+
 // take returns the sweeps and the replays since the last take.
 func (c *sweepCounter) take() ([][]int64, [][]string) {
 	c.mu.Lock()
@@ -622,7 +662,7 @@ func TestSessionListFindsHazardsAfterChart(t *testing.T) {
 	}
 	// Then those of d's and s's policies, whose charts came before: both's
 	// came after, and found its hazards in the indexes built.
-	ahead := aheadOf(m.fleet.policy)
+	ahead := AheadOf(m.fleet.policy)
 	if len(src.hazardsUnder) != 3 || !reflect.DeepEqual(src.hazardsUnder[1:], ahead[:2]) {
 		t.Errorf("hazards looked for under %d policies, want the one in force's, then d's and s's", len(src.hazardsUnder))
 	}

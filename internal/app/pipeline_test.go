@@ -514,16 +514,17 @@ func TestEachResultRoom(t *testing.T) {
 	}
 }
 
-// TestLeanBound: the logs held without their texts are half the
-// machine's memory, within 64 GiB, and 8 GiB where it is not known.
+// TestLeanBound: the logs held without their texts are a quarter of the
+// machine's memory, within 1 GiB, and what is held in full where it is
+// not known.
 func TestLeanBound(t *testing.T) {
 	for _, tt := range []struct{ memory, want int64 }{
-		{0, 8 << 30},
-		{-1, 8 << 30},
-		{8 << 30, 4 << 30},
-		{24 << 30, 12 << 30},
-		{128 << 30, 64 << 30},
-		{1 << 40, 64 << 30},
+		{0, holdBytes},
+		{-1, holdBytes},
+		{2 << 30, 512 << 20},
+		{3 << 30, 768 << 20},
+		{8 << 30, 1 << 30},
+		{1 << 40, 1 << 30},
 	} {
 		if got := leanBound(tt.memory); got != tt.want {
 			t.Errorf("leanBound(%d) = %d, want %d", tt.memory, got, tt.want)

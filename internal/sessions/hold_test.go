@@ -69,10 +69,12 @@ func retunings(t *testing.T) []policy.Policy {
 	return pols
 }
 
-// listFigures replays the sessions of paths under every policy of pols
-// and sweeps them, with the list holding them as h says, and returns
-// every session's savings by policy and path. It runs each policy twice:
-// the second replays what the first held.
+// listFigures replays the sessions of paths under every policy of pols,
+// looks for the hazards the replay left for later and sweeps them, with
+// the list holding them as h says, and returns every session's savings by
+// policy and path, with its hazards. It runs each policy twice: the second
+// replays what the first held. A replay's figures are the same as those
+// with the hazards but for the hazards it left for later, if it did.
 func listFigures(t *testing.T, paths []string, h holding, pols []policy.Policy) map[string]Savings {
 	t.Helper()
 	src := newList(t, paths, app.Options{Prices: pricing.Default(), Counter: counter})
@@ -89,11 +91,28 @@ func listFigures(t *testing.T, paths []string, h holding, pols []policy.Policy) 
 	got := map[string]Savings{}
 	for k, pol := range pols {
 		for pass := range 2 {
+			replayed := map[string]Savings{}
 			err := src.Replay(ctx, pol, listed, func(s Savings) {
 				if s.Err != nil {
 					t.Errorf("%s: %s: %v", pol.Name, s.Path, s.Err)
 				}
+				replayed[s.Path] = s
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = src.Hazards(ctx, pol, listed, func(s Savings) {
+				if s.Err != nil {
+					t.Errorf("%s hazards: %s: %v", pol.Name, s.Path, s.Err)
+				}
 				got[policyKey(pol)+" "+s.Path] = s
+				r := replayed[s.Path]
+				if r.Point.HazardsLater {
+					r.Point.Hazards, r.Point.HazardsLater = s.Point.Hazards, false
+				}
+				if d := cmp.Diff(s, r, cmpopts.EquateErrors()); d != "" {
+					t.Errorf("%s, %s: %s's replay (-with hazards +replayed):\n%s", h.name, pol.Name, s.Path, d)
+				}
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -427,4 +446,130 @@ func TestListBoundsItsMemory(t *testing.T) {
 		}
 	}
 	runtime.KeepAlive(held)
+}
+
+// keysAhead are the policies the list's repeat and spill keys lead to
+// from p, as the list computes them ahead (Service.Ahead).
+func keysAhead(p policy.Policy) []policy.Policy {
+	dedupe := func(p policy.Policy) (policy.Policy, error) {
+		p = p.Clone()
+		from := 0
+		if !p.Dedupe.Enabled {
+			from = max(2, p.Dedupe.From)
+		}
+		return p, p.SetDedupe(from)
+	}
+	spill := func(p policy.Policy) (policy.Policy, error) {
+		p = p.Clone()
+		return p, p.SetSpill(p.Action != policy.Spill)
+	}
+	var out []policy.Policy
+	if q, err := dedupe(p); err == nil {
+		out = append(out, q)
+	}
+	if q, err := spill(p); err == nil {
+		out = append(out, q)
+		if q, err := dedupe(q); err == nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// TestComputedAhead: a list that holds none of its sessions computes,
+// while it reads each for a replay, the chart's other points and the
+// totals and charts of the policies a key away, hazards and all, and
+// keeps them; each is what a list holding the sessions gives when asked
+// for it, and a list reopened takes them from its cache, reading no log.
+func TestComputedAhead(t *testing.T) {
+	dir := t.TempDir()
+	shape := corpus.Fleet{Claude: 4, Codex: 3, MeanCalls: 24, ResultBytes: 8192, SubagentEvery: 2, ResumeEvery: 2, Projects: 2}
+	if _, err := corpus.WriteFleet(dir, shape); err != nil {
+		t.Fatal(err)
+	}
+	paths := append([]string{dir}, sharedLogs(t)...)
+	opt := app.Options{Prices: pricing.Default(), Counter: counter}
+	ctx := context.Background()
+	pols := retunings(t)
+	for _, pol := range []policy.Policy{pols[0], pols[2], pols[3], pols[len(pols)-1]} {
+		cacheDir := t.TempDir()
+		open := func() (*Service, *index.Index) {
+			ix, err := index.Open(index.Options{Prices: opt.Prices, CacheDir: cacheDir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := NewIndexed(paths, app.Env{}, opt, ix)
+			src.Budget = &app.Budget{}
+			src.Ahead = keysAhead
+			return src, ix
+		}
+		ahead, ix := open()
+		listed := listPaths(t, ahead)
+		if err := ahead.Replay(ctx, pol, listed, func(s Savings) {
+			if s.Err != nil || s.Point.HazardsLater {
+				t.Errorf("%s: %s: %v, hazards left for later %v", pol.Name, s.Path, s.Err, s.Point.HazardsLater)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(ahead.held); n > 0 {
+			t.Errorf("%s: a list holding nothing held %d sessions", pol.Name, n)
+		}
+		held := newList(t, paths, opt)
+		held.Budget = &app.Budget{Whole: 1 << 40}
+		if _, _, err := held.Scan(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		acted := 0
+		for _, q := range append([]policy.Policy{pol}, keysAhead(pol)...) {
+			others := chartOthers(q)
+			for _, ceilings := range [][]int64{nil, others} {
+				want := map[string]Savings{}
+				keep := func(s Savings) {
+					if s.Err != nil {
+						t.Errorf("%s: %s: %v", q.Name, s.Path, s.Err)
+					}
+					want[s.Path] = s
+				}
+				// Its hazards first, so that the sweep finds them too.
+				if err := held.Hazards(ctx, q, listed, keep); err != nil {
+					t.Fatal(err)
+				}
+				if ceilings != nil {
+					clear(want)
+					if err := held.Sweep(ctx, q, listed, ceilings, keep); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got := map[string]Savings{}
+				rest := ahead.Remembered(ctx, q, listed, ceilings, func(s Savings) { got[s.Path] = s })
+				if len(rest) > 0 {
+					t.Errorf("%s, ceilings %v: %d of %d sessions not computed ahead", q.Name, ceilings, len(rest), len(listed))
+				}
+				if d := cmp.Diff(want, got, cmpopts.EquateErrors()); d != "" {
+					t.Errorf("%s, ceilings %v (-held +computed ahead):\n%s", q.Name, ceilings, d)
+				}
+				for _, s := range got {
+					if s.Point.Saved > 0 || slices.ContainsFunc(s.Points, func(p replay.SweepPoint) bool { return p.Saved > 0 }) {
+						acted++
+					}
+				}
+			}
+		}
+		if acted == 0 {
+			t.Errorf("%s: no policy saved anything: the comparison shows nothing", pol.Name)
+		}
+		if err := ix.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		reopened, _ := open()
+		listPaths(t, reopened)
+		for _, q := range append([]policy.Policy{pol}, keysAhead(pol)...) {
+			for _, ceilings := range [][]int64{nil, chartOthers(q)} {
+				if rest := reopened.Remembered(ctx, q, listed, ceilings, func(Savings) {}); len(rest) > 0 {
+					t.Errorf("reopened, %s, ceilings %v: %d of %d sessions not in the cache", q.Name, ceilings, len(rest), len(listed))
+				}
+			}
+		}
+	}
 }

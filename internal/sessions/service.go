@@ -7,11 +7,14 @@
 // A Service lists the sessions through the session index, reads them for
 // replays through the shared pipeline (app.Each), and holds what it read
 // between replays within the budget app.DefaultBudget gives, so that a new
-// policy only replays: sessions of up to Budget.Whole of logs read in full, then of up
-// to Budget.Lean without their results' texts, which are read again from
-// their files when a replay needs them; the others are read again for
-// each replay. Its replays go to a Replayer, its own by default; another
-// (cached replays, a faster backend) can stand in for it.
+// policy only replays: a list of up to Budget.Whole of logs read in full,
+// one of up to Budget.Lean without their results' texts, which are read
+// again from their files when a replay needs them. A larger list holds
+// none: while it reads each session for a replay it computes what the
+// list's chart and keys show next (Service.Ahead) and keeps it in the
+// index's memos; a policy not computed ahead reads the sessions again.
+// Its replays go to a Replayer, its own by default; another (cached
+// replays, a faster backend) can stand in for it.
 package sessions
 
 import (
@@ -146,14 +149,21 @@ type Service struct {
 	// Now, when set, is the clock a session is live by, that of the list
 	// showing it; nil is time.Now.
 	Now func() time.Time
+	// Ahead, when set, are the policies a key away from one in force
+	// whose figures the list computes ahead. A session its Budget does not
+	// hold has their totals and charts, and its own chart, computed while
+	// it is read for a replay, and kept in the index's memos, where the
+	// list takes them as a list reopened does: it is not read again for
+	// them.
+	Ahead func(policy.Policy) []policy.Policy
 
 	mu sync.Mutex
 	// seen holds each session's row by its stamp when it was read.
 	seen map[string]scanned
 	// held holds the sessions read in full, by path, until they change,
-	// of at most Budget.Whole of logs in all; past it, of at most
-	// onDemandBytes more, without their results' texts (onDemand), which
-	// texts reads again when a replay needs them.
+	// where all the logs are within Budget.Whole; past it, within
+	// Budget.Lean, without their results' texts (onDemand), which texts
+	// reads again when a replay needs them (holding).
 	held          map[string]*app.Session
 	heldBytes     int64
 	onDemand      map[string]bool
@@ -408,7 +418,37 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 	if len(rest) == 0 {
 		return ctx.Err()
 	}
-	return a.each(ctx, rest, a.remembering(memoReplay, keys, emit), do)
+	return a.each(ctx, rest, a.remembering(memoReplay, keys, emit), do, a.spare(ctx, pol))
+}
+
+// spare is what a replay under pol computes, for the list's chart and
+// keys, of a session it reads and does not hold, while its texts are in
+// hand: its chart's other points, and the totals and charts of the
+// policies a key away (Ahead), each kept as its own replay or sweep
+// would keep it. Nil where nothing could be kept.
+func (a *Service) spare(ctx context.Context, pol policy.Policy) func(*app.Session) {
+	if a.Index == nil {
+		return nil
+	}
+	var ahead []policy.Policy
+	if a.Ahead != nil {
+		ahead = a.Ahead(pol)
+	}
+	return func(s *app.Session) {
+		path := []string{s.Session.Path}
+		keep := func(kind string, pol policy.Policy, ceilings []int64, sv Savings) {
+			if sv.Err == nil && ctx.Err() == nil {
+				a.remembering(kind, a.memoKeys(pol, ceilings, path), func(Savings) {})(sv)
+			}
+		}
+		others := chartOthers(pol)
+		keep(memoSweep, pol, others, swept(ctx, s, pol, others))
+		for _, q := range ahead {
+			keep(memoReplay, q, nil, replayed(s, q))
+			others := chartOthers(q)
+			keep(memoSweep, q, others, swept(ctx, s, q, others))
+		}
+	}
 }
 
 // hazardsLater is how the list replays and sweeps its sessions: looking
@@ -464,9 +504,11 @@ func (a *Service) warm(ctx context.Context, paths, rest []string, do func(*app.S
 	}
 	a.mu.Lock()
 	var cold []string
-	for _, p := range paths {
-		if a.held[p] == nil && !replaying[p] {
-			cold = append(cold, p)
+	if whole, lean := a.holding(); whole || lean {
+		for _, p := range paths {
+			if a.held[p] == nil && !replaying[p] {
+				cold = append(cold, p)
+			}
 		}
 	}
 	a.mu.Unlock()
@@ -476,7 +518,7 @@ func (a *Service) warm(ctx context.Context, paths, rest []string, do func(*app.S
 	a.warming.Add(1)
 	crash.Go(func() {
 		defer a.warming.Done()
-		_ = a.each(ctx, cold, func(Savings) {}, do)
+		_ = a.each(ctx, cold, func(Savings) {}, do, nil)
 	})
 }
 
@@ -497,7 +539,7 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 	}
 	return a.each(ctx, paths, a.remembering(memoSweep, keys, emit), func(s *app.Session) Savings {
 		return swept(ctx, s, pol, ceilings)
-	})
+	}, nil)
 }
 
 // swept is session s swept at ceilings under pol: its Points.
@@ -545,14 +587,17 @@ func (a *Service) Hazards(ctx context.Context, pol policy.Policy, paths []string
 			p.IndexHazards()
 		}
 		return replayed(s, pol)
-	})
+	}, nil)
 }
 
 // each runs do on every session of paths, held ones on all cores, the
 // others read first, and hands the results to emit until ctx ends. Past
 // Budget.Whole, a session is read and held without its results' texts; one
 // whose file no longer holds a text a replay asked for is read again.
-func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), do func(*app.Session) Savings) error {
+// Past Budget.Lean, a session read is not held: it builds its hazard index
+// before do, so that its figures lack no hazards a later read would have
+// to find, and then does spare (when not nil).
+func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), do func(*app.Session) Savings, spare func(*app.Session)) error {
 	a.mu.Lock()
 	var held []*app.Session
 	var read []app.Input
@@ -635,24 +680,20 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 		return ctx.Err()
 	}
 	a.mu.Lock()
-	// Below Budget.Whole of logs in all, the sessions are read and held in
-	// full; past it, without their texts, which costs a half or less of
-	// their logs: holding some in full would cost more memory than all
-	// the others, for replays that are quick either way.
-	var total int64
-	for _, sc := range a.seen {
-		total += sc.size
-	}
 	b := a.budget()
-	full, onDemand, limit := a.heldBytes, a.onDemandBytes, b.Lean
+	whole, lean := a.holding()
+	full, onDemand := a.heldBytes, a.onDemandBytes
+	unheld := map[string]bool{}
 	for i := range read {
 		size := a.seen[read[i].Path].size
 		switch {
-		case total <= b.Whole && full+size <= b.Whole:
+		case whole && full+size <= b.Whole:
 			full += size
-		case onDemand+size <= limit:
+		case lean && onDemand+size <= b.Lean:
 			onDemand += size
 			read[i].TextsOnDemand = true
+		default:
+			unheld[read[i].Path] = true
 		}
 	}
 	a.mu.Unlock()
@@ -671,14 +712,22 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 			carryMarks(s, sc.marks)
 		}
 		a.mu.Unlock()
+		if unheld[s.Session.Path] {
+			for _, p := range s.Parts() {
+				p.IndexHazards()
+			}
+		}
 		out := do(s)
 		if err := textErr(s); err != nil {
 			return Savings{}, err
 		}
+		if unheld[s.Session.Path] && spare != nil {
+			spare(s)
+		}
 		// Replayed with the texts it was read with; held without them,
 		// since another replay may take it from now on.
 		s.DropTexts()
-		if seen {
+		if seen && !unheld[s.Session.Path] {
 			a.mu.Lock()
 			if _, still := a.seen[s.Session.Path]; still {
 				a.hold(s, sc.size)
@@ -738,6 +787,22 @@ func (a *Service) pace() {
 		return
 	}
 	a.paced.Set(listPace(live))
+}
+
+// holding says how the sessions read are held, by the size of all the
+// list's logs: in full within Budget.Whole; past it, without their texts
+// (which costs a half or less of their logs) within Budget.Lean; past
+// both, not at all. It is all or none: a key whose figures were not
+// computed ahead waits for the sessions not held to be read again, so
+// holding some of them would cost memory and leave the wait as it is.
+// a.mu is held.
+func (a *Service) holding() (whole, lean bool) {
+	var total int64
+	for _, sc := range a.seen {
+		total += sc.size
+	}
+	b := a.budget()
+	return total <= b.Whole, total > b.Whole && total <= b.Lean
 }
 
 // hold keeps s, of size bytes of logs, when it fits its budget; a.mu is
