@@ -878,8 +878,8 @@ func AheadOf(p policy.Policy) []policy.Policy {
 // repeat and spill keys would put in force (AheadOf), one after the
 // other, so that either key takes every session's figures from them
 // (retune): replaying the sessions held, and taking the others' from the
-// index's cache where it has them (a session not held yet is being read
-// by the replay before). A truncating policy's chart reads and counts
+// index's cache where it has them (a source that holds none computes them
+// while it reads each session for its replay: sessions.Service.Ahead). A truncating policy's chart reads and counts
 // every cut again: on the 2 GB fleet the list works 12-14 s more after its
 // chart, in the background (9 s of it for d's and s's), where a key
 // pressed before waits for what is left. After the first two policies,
