@@ -879,10 +879,11 @@ func AheadOf(p policy.Policy) []policy.Policy {
 // other, so that either key takes every session's figures from them
 // (retune): replaying the sessions held, and taking the others' from the
 // index's cache where it has them (a source that holds none computes them
-// while it reads each session for its replay: sessions.Service.Ahead). A truncating policy's chart reads and counts
-// every cut again: on the 2 GB fleet the list works 12-14 s more after its
-// chart, in the background (9 s of it for d's and s's), where a key
-// pressed before waits for what is left. After the first two policies,
+// while it reads each session for its replay: sessions.Service.Ahead). A
+// truncating policy's chart reads and counts every cut again: a list held
+// without its texts works 12-14 s more after its chart on the 2 GB fleet,
+// in the background (9 s of it for d's and s's), where a key pressed
+// before waits for what is left. After the first two policies,
 // it looks for the hazards the policy in force left for later
 // (findHazards), and after the last, for those the policies computed
 // ahead left. A key cancels it, and the next generation goes on from the

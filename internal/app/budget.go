@@ -16,7 +16,8 @@ type Budget struct {
 	Whole int64
 	// Lean is the logs, in bytes, whose sessions are held without their
 	// results' texts, read again from their files when a replay needs
-	// them (FileTexts, Input.TextsOnDemand).
+	// them (FileTexts, Input.TextsOnDemand). The session list holds all
+	// its sessions so or none.
 	Lean int64
 }
 

@@ -427,7 +427,7 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 // policies a key away (Ahead), each kept as its own replay or sweep
 // would keep it. Nil where nothing could be kept.
 func (a *Service) spare(ctx context.Context, pol policy.Policy) func(*app.Session) {
-	if a.Index == nil {
+	if a.memoKeys(pol, nil, nil) == nil {
 		return nil
 	}
 	var ahead []policy.Policy
@@ -591,12 +591,12 @@ func (a *Service) Hazards(ctx context.Context, pol policy.Policy, paths []string
 }
 
 // each runs do on every session of paths, held ones on all cores, the
-// others read first, and hands the results to emit until ctx ends. Past
-// Budget.Whole, a session is read and held without its results' texts; one
-// whose file no longer holds a text a replay asked for is read again.
-// Past Budget.Lean, a session read is not held: it builds its hazard index
-// before do, so that its figures lack no hazards a later read would have
-// to find, and then does spare (when not nil).
+// others read first, and hands the results to emit until ctx ends. A
+// session read is held as holding says; one held without its results'
+// texts whose file no longer holds a text a replay asked for is read
+// again. One not to be held builds its hazard index before do, so that its
+// figures lack no hazards a later read would have to find, and then does
+// spare (when not nil).
 func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), do func(*app.Session) Savings, spare func(*app.Session)) error {
 	a.mu.Lock()
 	var held []*app.Session
