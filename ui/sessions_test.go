@@ -463,10 +463,12 @@ func TestSessionListComputedAhead(t *testing.T) {
 			t.Errorf("after %s:\n%s\nwant, as held:\n%s", strings.Join(keys[:i+1], " "), got, want[i])
 		}
 	}
+	src.mu.Lock()
 	if len(src.calls) > 0 {
 		t.Errorf("the keys asked the source for %v", src.calls)
 	}
-	if n := len(slices.Collect(maps.Keys(m.fleet.list.savings))); n != 4 {
+	src.mu.Unlock()
+	if n := len(m.fleet.list.savings); n != 4 {
 		t.Errorf("%d sessions' figures shown", n)
 	}
 	for _, r := range m.fleet.list.rows {

@@ -512,9 +512,11 @@ func TestComputedAhead(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		ahead.mu.Lock()
 		if n := len(ahead.held); n > 0 {
 			t.Errorf("%s: a list holding nothing held %d sessions", pol.Name, n)
 		}
+		ahead.mu.Unlock()
 		held := newList(t, paths, opt)
 		held.Budget = &app.Budget{Whole: 1 << 40}
 		if _, _, err := held.Scan(ctx, nil); err != nil {
