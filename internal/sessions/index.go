@@ -92,25 +92,24 @@ type earlyScan struct {
 }
 
 // report tells the progress of the scan to the Scan that took it, and
-// keeps it for one that takes it later.
+// keeps it for one that takes it later. progress is called under e.mu, as
+// in follow: one call at a time, in order, as a scan of its own calls it.
 func (e *earlyScan) report(done, total int) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.doneN, e.totalN = done, total
-	progress := e.progress
-	e.mu.Unlock()
-	if progress != nil {
-		progress(done, total)
+	if e.progress != nil {
+		e.progress(done, total)
 	}
 }
 
 // follow hands progress what the scan reported so far, then the rest.
 func (e *earlyScan) follow(progress func(done, total int)) {
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.progress = progress
-	done, total := e.doneN, e.totalN
-	e.mu.Unlock()
-	if progress != nil && total > 0 {
-		progress(done, total)
+	if progress != nil && e.totalN > 0 {
+		progress(e.doneN, e.totalN)
 	}
 }
 
