@@ -879,7 +879,8 @@ func AheadOf(p policy.Policy) []policy.Policy {
 // other, so that either key takes every session's figures from them
 // (retune): replaying the sessions held, and taking the others' from the
 // index's cache where it has them (a source that holds none computes them
-// while it reads each session for its replay: sessions.Service.Ahead). A
+// while it reads each session again for the hazards of the policy in
+// force: sessions.Service.Ahead, so that there those come first). A
 // truncating policy's chart reads and counts every cut again: a list held
 // without its texts works 12-14 s more after its chart on the 2 GB fleet,
 // in the background (9 s of it for d's and s's), where a key pressed
@@ -895,16 +896,19 @@ func (f *listScreen) prefetch() tea.Cmd {
 	}
 	src, ok := f.src.(aheadSource)
 	var candidates []policy.Policy
+	holdsNone := false
 	if ok {
 		candidates = AheadOf(f.policy)
+		holdsNone = !slices.ContainsFunc(f.list.rows, func(r sessions.Row) bool { return src.Held(r.Path) != nil })
 	}
 	for {
 		// The hazards left for later come after the charts of the repeat
 		// and spill keys' own policies, for the keys pressed first: on the
 		// 2 GB fleet s pressed 5 s after the chart took 9-10 s with the
 		// hazards first, 3-4 s without (its chart reads and counts every
-		// cut again).
-		if f.aheadTried >= min(2, len(candidates)) {
+		// cut again). Where no session is held, they come first: those
+		// charts are computed with them.
+		if f.aheadTried >= min(2, len(candidates)) || holdsNone {
 			if cmd := f.findHazards(f.policy); cmd != nil {
 				return cmd
 			}

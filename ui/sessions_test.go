@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -437,10 +438,10 @@ func countedList(t *testing.T, dir, preset, cacheDir string, opts ...func(*sweep
 }
 
 // TestSessionListComputedAhead: a list that holds none of its sessions
-// (past its memory bounds) computes, with its first replay, its chart and
-// the figures the repeat and spill keys lead to: once it is idle, d, s, d
-// and - ask the source for nothing more, and show what a list holding its
-// sessions shows.
+// (past its memory bounds) computes, with its first replay, its chart, and
+// as it reads them again for their hazards, the figures the repeat and
+// spill keys lead to: once it is idle, d, s, d and - read no log, ask the
+// source for nothing, and show what a list holding its sessions shows.
 func TestSessionListComputedAhead(t *testing.T) {
 	dir := fleetFixture(t)
 	keys := []string{"d", "s", "d", "-"}
@@ -451,12 +452,22 @@ func TestSessionListComputedAhead(t *testing.T) {
 		press(t, held, k)
 		want = append(want, figures(held))
 	}
+	var reads atomic.Int64
 	m, src := countedList(t, dir, "harness-rs-0.0.40", "", func(c *sweepCounter) {
-		c.Source.(*sessions.Service).Budget = &app.Budget{}
+		svc := c.Source.(*sessions.Service)
+		svc.Budget = &app.Budget{}
+		svc.Options.ReadFile = func(path string, o transcript.Options) (*transcript.Session, error) {
+			reads.Add(1)
+			return transcript.ReadFile(path, o)
+		}
 	})
+	if reads.Load() == 0 {
+		t.Fatal("the list read no log: the count below shows nothing")
+	}
 	src.mu.Lock()
 	src.calls = nil
 	src.mu.Unlock()
+	reads.Store(0)
 	for i, k := range keys {
 		press(t, m, k)
 		if got := figures(m); got != want[i] {
@@ -468,6 +479,9 @@ func TestSessionListComputedAhead(t *testing.T) {
 		t.Errorf("the keys asked the source for %v", src.calls)
 	}
 	src.mu.Unlock()
+	if n := reads.Load(); n > 0 {
+		t.Errorf("the keys read %d logs", n)
+	}
 	if n := len(m.fleet.list.savings); n != 4 {
 		t.Errorf("%d sessions' figures shown", n)
 	}

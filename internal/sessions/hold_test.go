@@ -477,10 +477,11 @@ func keysAhead(p policy.Policy) []policy.Policy {
 }
 
 // TestComputedAhead: a list that holds none of its sessions computes,
-// while it reads each for a replay, the chart's other points and the
-// totals and charts of the policies a key away, hazards and all, and
-// keeps them; each is what a list holding the sessions gives when asked
-// for it, and a list reopened takes them from its cache, reading no log.
+// while it reads each for a replay, its chart, and as it reads each again
+// for the hazards, the chart and the totals and charts of the policies a
+// key away, hazards and all, and keeps them; each is what a list holding
+// the sessions gives when asked for it, and a list reopened takes them
+// from its cache, reading no log.
 func TestComputedAhead(t *testing.T) {
 	dir := t.TempDir()
 	shape := corpus.Fleet{Claude: 4, Codex: 3, MeanCalls: 24, ResultBytes: 8192, SubagentEvery: 2, ResumeEvery: 2, Projects: 2}
@@ -505,7 +506,16 @@ func TestComputedAhead(t *testing.T) {
 		}
 		ahead, ix := open()
 		listed := listPaths(t, ahead)
+		// Its replay leaves every session's hazards for later, so that the
+		// list reads it again for them and computes the rest ahead.
 		if err := ahead.Replay(ctx, pol, listed, func(s Savings) {
+			if s.Err != nil || !s.Point.HazardsLater {
+				t.Errorf("%s: %s: %v, hazards left for later %v", pol.Name, s.Path, s.Err, s.Point.HazardsLater)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ahead.Hazards(ctx, pol, listed, func(s Savings) {
 			if s.Err != nil || s.Point.HazardsLater {
 				t.Errorf("%s: %s: %v, hazards left for later %v", pol.Name, s.Path, s.Err, s.Point.HazardsLater)
 			}
