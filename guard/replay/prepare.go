@@ -241,10 +241,19 @@ type TokenCounter interface {
 
 // encodingOf names a counter's encoding for notes.
 func encodingOf(c TokenCounter) string {
-	if k, ok := c.(*tokens.Cache); ok {
-		return string(k.Counter().Encoding())
+	if k, ok := c.(interface{ Encoding() tokens.Encoding }); ok {
+		return string(k.Encoding())
 	}
 	return "estimated"
+}
+
+// ResultCounter is a TokenCounter that counts the results' own texts,
+// which Prepare asks it for, apart from the others (replacements,
+// calibration): a counter given to every reading of a session can keep
+// the counts of these alone.
+type ResultCounter interface {
+	TokenCounter
+	CountResult(text string) int
 }
 
 // Progress reports counting: done of total texts.
@@ -564,7 +573,11 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 					p.hookOf(it, &hooks[i], text)
 				}
 			}
-			it.tokens = int64(p.Counter.Count(text))
+			if rc, ok := p.Counter.(ResultCounter); ok {
+				it.tokens = int64(rc.CountResult(text))
+			} else {
+				it.tokens = int64(p.Counter.Count(text))
+			}
 			it.size[unitIndex(policy.Tokens)] = it.tokens
 			// What repeat suppression compares, for the tools it looks
 			// at by default, as the hook's sums (sumsEarly): turning it

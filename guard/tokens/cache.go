@@ -60,6 +60,7 @@ func (pc *pieceCache) put(piece string, n int) {
 type Cache struct {
 	c     *Counter
 	seeds [2]maphash.Seed
+	limit int // texts remembered at most
 	mu    sync.Mutex
 	m     map[cacheKey]int
 }
@@ -77,12 +78,20 @@ type cacheKey struct {
 var cachedTexts = 1 << 19
 
 // NewCache returns an empty Cache over c.
-func NewCache(c *Counter) *Cache {
-	return &Cache{c: c, seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, m: map[cacheKey]int{}}
+func NewCache(c *Counter) *Cache { return NewCacheOf(c, cachedTexts, 0) }
+
+// NewCacheOf is NewCache remembering up to texts texts rather than
+// cachedTexts, with room made for expected of them: a map grown a text at
+// a time to hundreds of thousands leaves as much again behind it.
+func NewCacheOf(c *Counter, texts, expected int) *Cache {
+	return &Cache{c: c, seeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, limit: texts, m: make(map[cacheKey]int, min(expected, texts))}
 }
 
 // Counter returns the Counter the cache counts with.
 func (k *Cache) Counter() *Counter { return k.c }
+
+// Encoding is the encoding the cache counts in.
+func (k *Cache) Encoding() Encoding { return k.c.Encoding() }
 
 // Count returns k.Counter().Count(text), counting each distinct text once.
 func (k *Cache) Count(text string) int {
@@ -95,7 +104,7 @@ func (k *Cache) Count(text string) int {
 	}
 	n = k.c.Count(text)
 	k.mu.Lock()
-	if len(k.m) >= cachedTexts {
+	if len(k.m) >= k.limit {
 		k.m = map[cacheKey]int{}
 	}
 	k.m[key] = n

@@ -515,12 +515,20 @@ func TestComputedAhead(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
+		// Read again, they count none of their results again.
+		counted := ahead.results.Len()
+		if counted == 0 {
+			t.Errorf("%s: no result's count kept for the second reading", pol.Name)
+		}
 		if err := ahead.Hazards(ctx, pol, listed, func(s Savings) {
 			if s.Err != nil || s.Point.HazardsLater {
 				t.Errorf("%s: %s: %v, hazards left for later %v", pol.Name, s.Path, s.Err, s.Point.HazardsLater)
 			}
 		}); err != nil {
 			t.Fatal(err)
+		}
+		if n := ahead.results.Len(); n != counted {
+			t.Errorf("%s: read again for their hazards, the sessions counted %d results' texts again", pol.Name, n-counted)
 		}
 		ahead.mu.Lock()
 		if n := len(ahead.held); n > 0 {
