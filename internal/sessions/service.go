@@ -424,7 +424,7 @@ func (a *Service) Replay(ctx context.Context, pol policy.Policy, paths []string,
 	if len(rest) == 0 {
 		return ctx.Err()
 	}
-	return a.each(ctx, rest, a.remembering(memoReplay, keys, emit), do, a.spare(ctx, pol, false, nil))
+	return a.each(ctx, rest, a.remembering(memoReplay, keys, emit), do, false, a.spare(ctx, pol, false, nil))
 }
 
 // spare is what a pass under pol computes, for the list's chart and
@@ -530,7 +530,7 @@ func (a *Service) warm(ctx context.Context, paths, rest []string, do func(*app.S
 	a.warming.Add(1)
 	crash.Go(func() {
 		defer a.warming.Done()
-		_ = a.each(ctx, cold, func(Savings) {}, do, nil)
+		_ = a.each(ctx, cold, func(Savings) {}, do, false, nil)
 	})
 }
 
@@ -549,9 +549,12 @@ func (a *Service) Sweep(ctx context.Context, pol policy.Policy, paths []string, 
 	if paths = a.remembered(ctx, memoSweep, keys, paths, emit); len(paths) == 0 {
 		return ctx.Err()
 	}
+	// A session not held is swept with its hazards, as a held one whose
+	// hazards were looked for is: its points would otherwise wait for a
+	// reading of their own.
 	return a.each(ctx, paths, a.remembering(memoSweep, keys, emit), func(s *app.Session) Savings {
 		return swept(ctx, s, pol, ceilings)
-	}, nil)
+	}, true, nil)
 }
 
 // swept is session s swept at ceilings under pol: its Points.
@@ -605,15 +608,16 @@ func (a *Service) Hazards(ctx context.Context, pol policy.Policy, paths []string
 			p.IndexHazards()
 		}
 		return replayed(s, pol)
-	}, a.spare(ctx, pol, true, ahead))
+	}, false, a.spare(ctx, pol, true, ahead))
 }
 
 // each runs do on every session of paths, held ones on all cores, the
 // others read first, and hands the results to emit until ctx ends. A
 // session read is held as holding says; one held without its results'
 // texts whose file no longer holds a text a replay asked for is read
-// again. One not to be held does spare (when not nil) after do.
-func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), do func(*app.Session) Savings, spare func(*app.Session, *Savings)) error {
+// again. One not to be held builds its hazard index before do when index
+// says so, and does spare (when not nil) after do.
+func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), do func(*app.Session) Savings, index bool, spare func(*app.Session, *Savings)) error {
 	a.mu.Lock()
 	var held []*app.Session
 	var read []app.Input
@@ -739,6 +743,11 @@ func (a *Service) each(ctx context.Context, paths []string, emit func(Savings), 
 			carryMarks(s, sc.marks)
 		}
 		a.mu.Unlock()
+		if index && unheld[s.Session.Path] {
+			for _, p := range s.Parts() {
+				p.IndexHazards()
+			}
+		}
 		out := do(s)
 		if err := textErr(s); err != nil {
 			return Savings{}, err
