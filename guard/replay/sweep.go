@@ -36,7 +36,9 @@ type SweepHazards struct {
 }
 
 // Total is every hazard, as HazardCounts.Total counts them.
-func (h SweepHazards) Total() int { return h.UsedHidden + h.SuppressedUnseen + h.Stale }
+func (h SweepHazards) Total() int {
+	return HazardCounts{UsedHidden: h.UsedHidden, SuppressedUnseen: h.SuppressedUnseen, Stale: h.Stale}.Total()
+}
 
 func sweepHazards(h HazardCounts) SweepHazards {
 	return SweepHazards{h.UsedHidden, h.Retrievable, h.SuppressedUnseen, h.Stale}

@@ -32,12 +32,12 @@ var machineLean = sync.OnceValue(func() int64 { return leanBound(memory.Physical
 // machine of memory bytes (0: not known), all of them or none
 // (sessions.Service). Such a session holds about half its logs' size, and
 // the process's peak was 0.55 times the logs (1.05 GB for the 2 GB fleet's
-// 1.9 GB); not held, the list computes ahead what its keys show while it
-// reads, and that fleet's list peaked at 0.12 GB, idle 12-30 s sooner,
-// where a key whose figures were not computed ahead (a preset, a typed
-// ceiling) waits for every session to be read again: 35 s against 9 s
-// there. Up to 1 GiB of logs (a peak near 0.55 GB) and a quarter of the
-// memory; where the memory is not known, what is held in full.
+// 1.9 GB); not held, each is read twice, computing ahead what the keys
+// show, and that fleet's list peaked at 0.2 GB, where a key whose figures
+// were not computed ahead (a preset, a typed ceiling) waits for every
+// session to be read again: 12.9 s to its totals against 9 s there. Up to
+// 1 GiB of logs (a peak near 0.55 GB) and a quarter of the memory; where
+// the memory is not known, what is held in full.
 func leanBound(memory int64) int64 {
 	if memory <= 0 {
 		return holdBytes
