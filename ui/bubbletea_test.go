@@ -41,6 +41,7 @@ func TestFollowStartsInBackground(t *testing.T) {
 	t.Cleanup(func() { follow = transcript.Follow })
 	policy, _ := policy.Preset("harness-rs-0.0.40")
 	m := New(Options{Source: Source{Path: t.TempDir()}, Follow: true, Policy: policy, Prices: pricing.Default(), Counter: counter})
+	leaveAtEnd(t, m)
 
 	frame := make(chan string, 1)
 	var cmd tea.Cmd
@@ -113,6 +114,7 @@ func spilledSession(t *testing.T) (*Model, string) {
 		Source: Source{Name: transcriptPath, Path: transcriptPath}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark",
 	})
+	leaveAtEnd(t, m)
 	drive(t, m, m.Init())
 	send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
 	return m, path
@@ -332,6 +334,7 @@ func TestFollowedFolderNamesItsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := New(Options{Source: Source{Name: dir, Path: dir}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+	leaveAtEnd(t, m)
 	send(t, m, tea.WindowSizeMsg{Width: 100, Height: 20})
 	s, err := transcript.Read(bytes.NewReader(demoData(t)), filepath.Join(dir, "proj", "sess.jsonl"), transcript.Options{})
 	if err != nil {
@@ -506,6 +509,7 @@ func TestFollowedStatesEnd(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := New(Options{Source: Source{Name: "new.jsonl", Path: "new.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+			leaveAtEnd(t, m)
 			send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
 			send(t, m, toSess(m, followMsg{id: m.sess.followID, update: tt.update}))
 			out := ansi.Strip(screen(m))

@@ -278,6 +278,7 @@ func TestFollowOffOnKeepsWarning(t *testing.T) {
 	os.Chtimes(path, old, old)
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+	leaveAtEnd(t, m)
 	drive(t, m, m.Init())
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
 	if f := lineWith(t, m, "16 calls"); !strings.Contains(f, "1 warning (W)") {

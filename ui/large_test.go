@@ -40,6 +40,7 @@ func TestLargeSessionTimes(t *testing.T) {
 	start := time.Now()
 	m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter,
 		SpillRoot: spills, Theme: "dark"})
+	leaveAtEnd(t, m)
 	l := newLoop(m)
 	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	l.run(m.Init())

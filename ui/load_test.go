@@ -204,6 +204,7 @@ func demoModel(t *testing.T, path string, height int) *Model {
 	}
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark"})
+	leaveAtEnd(t, m)
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: height})
 	return m
 }
@@ -222,6 +223,7 @@ func TestFirstFrameBeforeAnyCount(t *testing.T) {
 	pol, _ := policy.Preset(policy.DefaultPreset)
 	m := New(Options{Source: Source{Name: "demo.jsonl", Path: path}, Policy: pol, Prices: pricing.Default(),
 		Counter: func() (replay.TokenCounter, error) { counted.Add(1); return counter() }, Theme: "dark"})
+	leaveAtEnd(t, m)
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	msg := firstLoadMsg(m)
 	rows, ok := msg.(rowsMsg)

@@ -291,6 +291,7 @@ func TestSessionViewSubagents(t *testing.T) {
 		path := filepath.Join(dir, "main.jsonl")
 		pol, _ := policy.Preset("none")
 		m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+		leaveAtEnd(t, m)
 		drive(t, m, m.Init())
 		send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 		check(t, m)

@@ -825,6 +825,7 @@ func TestSessionListNeverBlocks(t *testing.T) {
 	src := &blockingSource{rows: []sessions.Row{{Path: "/a.jsonl", Calls: 3, Cost: &usd}}, cancelled: make(chan string, 4)}
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	m := New(Options{Policy: pol, Prices: pricing.Default(), Sessions: src, SessionsName: "fake"})
+	leaveAtEnd(t, m)
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	// The scan's command, run by hand: its replay command is not run.
 	_, cmd := m.Update(fleetScannedMsg{rows: src.rows})

@@ -31,6 +31,7 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 	}
 	m := New(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, SpillRoot: root, Theme: "dark"})
+	leaveAtEnd(t, m)
 	drive(t, m, m.Init())
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	press(t, m, "+", "-", "-", "+") // four more replays
@@ -106,6 +107,7 @@ func TestFooterRealized(t *testing.T) {
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	m := New(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(),
 		Counter: counter, Theme: "dark", Ledger: dir})
+	leaveAtEnd(t, m)
 	drive(t, m, m.Init())
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
 	if out := ansi.Strip(screen(m)); !strings.Contains(out, "cost $0.3983 → $0.3740 −6.1% · hook cut 38.2k → 2,100 tokens in 2 · T0") {
