@@ -27,13 +27,19 @@ func sessionJSON(s *Session, calls bool) ([]byte, error) {
 	if calls {
 		size += 896*len(s.Calls) + 448*len(s.Results)
 	}
-	e := jsonEnc{b: make([]byte, 0, size)}
-	e.session(s, calls)
-	if cap(e.b)-len(e.b) > len(e.b)/8 {
+	b, err := appendSessionJSON(make([]byte, 0, size), s, calls)
+	if cap(b)-len(b) > len(b)/8 {
 		// A report may hold it a while (waiting on the sessions it is
 		// reconciled with): not with room it never uses.
-		e.b = bytes.Clone(e.b)
+		b = bytes.Clone(b)
 	}
+	return b, err
+}
+
+// appendSessionJSON appends sessionJSON's bytes to b.
+func appendSessionJSON(b []byte, s *Session, calls bool) ([]byte, error) {
+	e := jsonEnc{b: b}
+	e.session(s, calls)
 	return e.b, e.err
 }
 

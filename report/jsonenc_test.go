@@ -2,19 +2,24 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
+	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
 // sessionSummary is the shape sessionJSON writes without calls, as
@@ -191,12 +196,70 @@ func TestSessionJSONAsStandard(t *testing.T) {
 }
 
 // keptSessions is a Writer that keeps what it is given.
-type keptSessions struct{ sessions []*Session }
+type keptSessions struct {
+	mu       sync.Mutex // Render runs on several goroutines
+	sessions []*Session
+}
 
 func (k *keptSessions) Begin() error { return nil }
 func (k *keptSessions) Render(s *Session) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	k.sessions = append(k.sessions, s)
 	return nil, nil
 }
 func (k *keptSessions) Write([]byte) error { return nil }
 func (k *keptSessions) End() error         { return nil }
+
+// TestJSONWriterReusesWritten: a session the JSON writer renders into the
+// buffer of one it wrote before is what it renders alone, whether the one
+// before was larger or smaller.
+func TestJSONWriterReusesWritten(t *testing.T) {
+	pol, err := policy.Preset(policy.DefaultPreset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := &keptSessions{}
+	opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase), SpillRoot: t.TempDir()}
+	if _, err := Generate([]string{filepath.Join(sharedtest.Dir(t), "transcripts")}, nil, opt, k, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	// Largest, smallest, next largest, next smallest...
+	slices.SortFunc(k.sessions, func(a, b *Session) int { return cmp.Compare(len(b.Calls), len(a.Calls)) })
+	var order []*Session
+	for i, j := 0, len(k.sessions)-1; i <= j; i, j = i+1, j-1 {
+		order = append(order, k.sessions[i])
+		if i < j {
+			order = append(order, k.sessions[j])
+		}
+	}
+	w, err := NewWriter("json", io.Discard, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := map[*byte]bool{}
+	reused := 0
+	for _, s := range order {
+		got, err := w.Render(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sessionJSON(s, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want = termtext.JSON(want); !bytes.Equal(got, want) {
+			t.Fatalf("%s (%d calls) rendered after others differs from it rendered alone", s.Path, len(s.Calls))
+		}
+		if written[unsafe.SliceData(got)] {
+			reused++
+		}
+		written[unsafe.SliceData(got)] = true
+		if err := w.Write(got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if reused == 0 {
+		t.Errorf("none of %d sessions was rendered into a buffer written before", len(order))
+	}
+}

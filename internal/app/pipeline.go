@@ -632,13 +632,13 @@ func logBytes(files []file) int64 {
 type HeldBytes interface{ HeldBytes() int64 }
 
 // resultSize is about how many bytes v holds: as it tells (HeldBytes), a
-// byte slice's or string's length, or a kilobyte.
+// byte slice's capacity, a string's length, or a kilobyte.
 func resultSize(v any) int64 {
 	switch v := v.(type) {
 	case HeldBytes:
 		return v.HeldBytes()
 	case []byte:
-		return int64(len(v))
+		return int64(cap(v))
 	case string:
 		return int64(len(v))
 	}
