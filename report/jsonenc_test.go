@@ -213,7 +213,7 @@ func (k *keptSessions) End() error         { return nil }
 
 // TestJSONWriterReusesWritten: a session the JSON writer renders into the
 // buffer of one it wrote before is what it renders alone, whether the one
-// before was larger or smaller.
+// before was larger or smaller; a buffer too large to keep is let go.
 func TestJSONWriterReusesWritten(t *testing.T) {
 	pol, err := policy.Preset(policy.DefaultPreset)
 	if err != nil {
@@ -261,5 +261,13 @@ func TestJSONWriterReusesWritten(t *testing.T) {
 	}
 	if reused == 0 {
 		t.Errorf("none of %d sessions was rendered into a buffer written before", len(order))
+	}
+	// A rendering too large to keep is not kept.
+	large, _ := NewWriter("json", io.Discard, "")
+	if err := large.Write(make([]byte, keptRendering+1)); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := large.(*jsonWriter).reuse(); ok {
+		t.Errorf("a rendering of %d bytes is kept for the next session", cap(b))
 	}
 }

@@ -125,11 +125,16 @@ func (j *jsonWriter) Write(data []byte) error {
 	}
 	j.n++
 	_, err := j.w.Write(data)
-	if j.written != nil {
+	if j.written != nil && cap(data) <= keptRendering {
 		j.written.Put(&data)
 	}
 	return err
 }
+
+// keptRendering bounds the buffers kept for the next session: a session
+// of hundreds of thousands of calls renders hundreds of MB, which kept
+// would count as live and let the heap grow by several times it.
+const keptRendering = 8 << 20
 
 // reuse is the buffer of a session written, emptied, when there is one.
 func (j *jsonWriter) reuse() ([]byte, bool) {
