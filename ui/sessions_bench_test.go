@@ -37,6 +37,7 @@ func BenchmarkFleetRetune(b *testing.B) {
 	opt := Options{Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark", SessionsName: "bench", NoFollow: true}
 	opt.Sessions = indexSessions(b, []string{dir}, app.Options{Prices: opt.Prices, Counter: counter}, "")
 	m := New(opt)
+	leaveAtEnd(b, m)
 	l := newLoop(m)
 	l.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	l.run(m.Init())
