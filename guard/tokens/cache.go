@@ -72,9 +72,9 @@ type cacheKey struct {
 }
 
 // cachedTexts bounds the texts a Cache from NewCache remembers (32 bytes
-// each, and the map's room to grow): past it, it forgets them all and starts again. A
-// list of thousands of sessions, tuned at many ceilings, counted more
-// than two million.
+// each, and the map's room to grow): past it, it forgets them all and
+// starts again. A list of thousands of sessions, tuned at many ceilings,
+// counted more than two million.
 var cachedTexts = 1 << 19
 
 // NewCache returns an empty Cache over c.
