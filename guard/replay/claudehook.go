@@ -49,6 +49,8 @@ import (
 //     leaves the output as it was instead, and so does the replay.
 //  5. Repeats are judged a model response at a time (see deduper), as the
 //     hook sees the calls of one response run at once.
+//  6. A spill file that cannot be written leaves the output as it was,
+//     where a harness-rs policy would truncate instead (see shape).
 //
 // A policy in Claude Code's own style is Claude Code itself, replayed by
 // its own rules, never through the hook.

@@ -610,15 +610,25 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		r.Outcome, r.Reason, r.pending = Truncated, over, true
 		return
 	}
+	// Where the spill file cannot be written, a harness may truncate
+	// instead; spillway's hook never does, since what it cut would then be
+	// nowhere: it leaves the output as it was and says so in its log.
+	fallback := pol.OnSpillError
+	if rp.hook {
+		fallback = policy.FallbackKeep
+	}
 	if pol.Style == harness.HarnessRS {
 		// What the harness itself could not write, it never spilled.
 		if why := harness.HarnessRSUnwritable(it.r.Tool, it.r.CallID); why != "" {
 			r.Reason = over + "; " + why
-			if pol.OnSpillError == policy.FallbackTruncate {
+			if fallback == policy.FallbackTruncate {
 				r.Outcome, r.pending = Truncated, true
 				r.Reason += ": truncated instead"
 			} else {
 				r.Reason += ": the original stays"
+			}
+			if rp.hook {
+				r.Warning = "spill file not written (" + why + "); the original stays inline"
 			}
 			return
 		}
@@ -657,7 +667,7 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	}
 	rp.Totals.SpillFailures++
 	r.Warning = fmt.Sprintf("spill file not written (%v)", err)
-	if pol.OnSpillError == policy.FallbackTruncate && pol.Style == harness.HarnessRS {
+	if fallback == policy.FallbackTruncate && pol.Style == harness.HarnessRS {
 		r.Outcome, r.Locator = Truncated, ""
 		r.Text, r.parts = rp.truncate(it, s, ceiling)
 		r.Warning += "; truncated instead"

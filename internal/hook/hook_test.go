@@ -186,6 +186,20 @@ func TestFailOpen(t *testing.T) {
 		}, read, "input over 0 MiB"},
 		{"cache not writable", func(t *testing.T) Config { return unwritable(t, config(t, "harness-rs-0.0.50", 500)) },
 			read, "ledger not written: mkdir "},
+		// harness-rs truncates what it cannot spill; the hook keeps it,
+		// since what it cut would then be nowhere.
+		{"spill file not writable", func(t *testing.T) Config { return config(t, "harness-rs-0.0.50", 500) },
+			func(t *testing.T) string {
+				stdin := read(t)
+				var in Input
+				json.Unmarshal([]byte(stdin), &in)
+				os.WriteFile(filepath.Join(in.Cwd, ".harness"), nil, 0o600) // a file where its folder should be
+				return stdin
+			}, "spill file not written (mkdir "},
+		{"spill file not writable by harness-rs", func(t *testing.T) Config { return config(t, "harness-rs-0.0.50", 500) },
+			func(t *testing.T) string {
+				return input(t, "mcp__s/t", "toolu_r", nil, long)
+			}, "spill file not written (the tool name has a '/', so harness-rs cannot write its spill file); the original stays inline"},
 		{"repeat state not writable", func(t *testing.T) Config {
 			cfg := config(t, "harness-rs-0.0.50-dedupe", 500)
 			os.WriteFile(filepath.Join(cfg.Cache, "hook"), nil, 0o600)
