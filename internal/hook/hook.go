@@ -44,6 +44,20 @@ type Input struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolResponse   json.RawMessage `json:"tool_response"`
 	ToolUseID      string          `json:"tool_use_id"`
+	// AgentID names the sub-agent whose call this is; "" on the main
+	// thread. Each agent is a conversation of its own, as the replay reads
+	// a sub-agent's log apart: a result one of them received is no repeat
+	// for another.
+	AgentID string `json:"agent_id"`
+}
+
+// stateName is whose repeat state a call is judged by: its session's
+// main thread, or one sub-agent of it.
+func (in *Input) stateName() string {
+	if in.AgentID == "" {
+		return in.SessionID
+	}
+	return in.SessionID + "-agent-" + in.AgentID
 }
 
 // Config is what the hook runs with.
@@ -145,7 +159,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 	var st *stateFile
 	opt := replay.Options{Store: locatorStore{base: in.Cwd}, NoHazards: true}
 	if pol.Dedupe.Enabled {
-		st, err = openState(filepath.Join(cfg.Cache, "hook"), in.SessionID, cfg.Now())
+		st, err = openState(filepath.Join(cfg.Cache, "hook"), in.stateName(), cfg.Now())
 		if err != nil {
 			return nil, fmt.Errorf("repeat state: %w", err)
 		}

@@ -406,3 +406,31 @@ func TestReadOnlyCache(t *testing.T) {
 		t.Errorf("answer %q, stderr %q", answer, stderr)
 	}
 }
+
+// A sub-agent is a conversation of its own: the main thread's Read is no
+// repeat for a sub-agent that reads the same file, nor one sub-agent's for
+// another, while a sub-agent reading it twice is suppressed.
+func TestRepeatsPerAgent(t *testing.T) {
+	cfg := config(t, "harness-rs-0.0.50-dedupe", 1<<20)
+	cwd := t.TempDir()
+	read := func(id, agent string) string {
+		in := map[string]any{"session_id": "sess", "transcript_path": filepath.Join(cwd, "sess.jsonl"), "cwd": cwd,
+			"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_use_id": id, "tool_input": map[string]any{"file_path": "/f"},
+			"tool_response": map[string]any{"type": "text", "file": map[string]any{"content": "# facts", "startLine": 1}}}
+		if agent != "" {
+			in["agent_id"] = agent
+		}
+		data, _ := json.Marshal(in)
+		answer, _, _ := call(t, cfg, string(data))
+		return answer
+	}
+	for _, c := range []struct {
+		id, agent string
+		repeat    bool
+	}{{"toolu_1", "", false}, {"toolu_2", "a1", false}, {"toolu_3", "a2", false}, {"toolu_4", "a1", true}, {"toolu_5", "", true}} {
+		answer := read(c.id, c.agent)
+		if got := strings.Contains(answer, "You already made this exact call"); got != c.repeat {
+			t.Errorf("%s (agent %q): suppressed %v, want %v: %.100q", c.id, c.agent, got, c.repeat, answer)
+		}
+	}
+}
