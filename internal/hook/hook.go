@@ -125,6 +125,10 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 		return nil, errors.New("input without a session, tool or tool_use_id")
 	case cfg.PolicyErr != nil:
 		return nil, cfg.PolicyErr
+	case cfg.Cache == "":
+		// Relative to nothing, the ledger and the repeat state would be
+		// written in the agent's working folder.
+		return nil, errors.New("no user cache folder (neither $XDG_CACHE_HOME nor $HOME is set) for the ledger")
 	}
 	pol := cfg.Policy
 	out, err := readOutput(in.ToolName, in.ToolResponse)

@@ -227,6 +227,30 @@ func TestFailOpen(t *testing.T) {
 	if answer, _, stderr := call(t, cfg, read(t)); answer != "" || !strings.Contains(stderr, "spillway hook: ") || !strings.Contains(stderr, "no policy") {
 		t.Errorf("answer %q, stderr %q", answer, stderr)
 	}
+	// Without a cache folder nothing is written, least of all in the
+	// agent's working folder or the hook's own.
+	cfg = config(t, "harness-rs-0.0.50-dedupe", 500)
+	cfg.Cache = ""
+	stdin := read(t)
+	var in Input
+	json.Unmarshal([]byte(stdin), &in)
+	t.Chdir(in.Cwd)
+	if answer, _, stderr := call(t, cfg, stdin); answer != "" || !strings.Contains(stderr, "no user cache folder") {
+		t.Errorf("answer %q, stderr %q", answer, stderr)
+	}
+	if names, _ := os.ReadDir(in.Cwd); len(names) != 0 {
+		t.Errorf("wrote %v in the working folder", names)
+	}
+	// What the log says of the input is escaped onto its line.
+	cfg = config(t, "harness-rs-0.0.50", 500)
+	stdin = read(t)
+	json.Unmarshal([]byte(stdin), &in)
+	hostile := filepath.Join(in.Cwd, "\x1b]0;title\x07\x1b[2J")
+	os.WriteFile(hostile, nil, 0o600)
+	stdin = strings.Replace(stdin, `"cwd":"`, `"cwd":"`+strings.TrimSuffix(quote(hostile)[1:], `"`)+`/x","_":"`, 1)
+	if _, log, _ := call(t, cfg, stdin); !strings.Contains(log, `\x1b]0;title\x07\x1b[2J`) || strings.ContainsRune(log, 0x1b) {
+		t.Errorf("log %q", log)
+	}
 }
 
 // The hook's command run as Claude Code runs it: this test binary, told

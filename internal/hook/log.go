@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
 // The hook's log is hook.log in spillway's cache folder, a line per
@@ -25,7 +27,9 @@ type logger struct {
 
 // log writes a line about the call in: to the log, else to stderr.
 func (l *logger) log(in *Input, format string, args ...any) {
-	msg := strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " ")
+	// What is logged can hold names from the input (a working folder, a
+	// tool's error): escaped, one line, as the status line's log.
+	msg := termtext.Escape(fmt.Sprintf(format, args...))
 	line := fmt.Sprintf("%s session=%s tool_use_id=%s tool=%s: %s\n", l.now().UTC().Format(time.RFC3339),
 		quoteField(in.SessionID), quoteField(in.ToolUseID), quoteField(in.ToolName), msg)
 	if err := l.append(line); err != nil && l.stderr != nil {
