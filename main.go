@@ -406,6 +406,24 @@ func (c *commonFlags) register(fs *flag.FlagSet, preset string) {
 	c.policy.register(fs, preset)
 }
 
+// loadPrices reads the price file at path, and says on stderr which of
+// its rows it left out.
+func loadPrices(path string, stderr io.Writer) (*pricing.Table, error) {
+	prices, err := pricing.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(prices.Unreadable); n > 0 {
+		more := ""
+		if n > 3 {
+			more = fmt.Sprintf("; and %d more", n-3)
+		}
+		fmt.Fprintf(stderr, "spillway: price table %s: left out, unpriced, rows whose fields do not decode or hold a price out of range: %s%s\n",
+			termtext.Escape(path), termtext.Escape(strings.Join(prices.Unreadable[:min(n, 3)], "; ")), more)
+	}
+	return prices, nil
+}
+
 // options turns the flags into report options; a price file's unreadable
 // rows are reported to stderr.
 func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, error) {
@@ -415,16 +433,8 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	}
 	prices := pricing.Default()
 	if c.prices != "" {
-		if prices, err = pricing.Load(c.prices); err != nil {
+		if prices, err = loadPrices(c.prices, stderr); err != nil {
 			return app.Options{}, err
-		}
-		if n := len(prices.Unreadable); n > 0 {
-			more := ""
-			if n > 3 {
-				more = fmt.Sprintf("; and %d more", n-3)
-			}
-			fmt.Fprintf(stderr, "spillway: price table %s: left out, unpriced, rows whose fields do not decode: %s%s\n",
-				termtext.Escape(c.prices), termtext.Escape(strings.Join(prices.Unreadable[:min(n, 3)], "; ")), more)
 		}
 	}
 	policy, err := c.policy.resolve(fs)

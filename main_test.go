@@ -103,7 +103,7 @@ func TestReportCommand(t *testing.T) {
 		// since the file gives no one-hour rate; everything else is free.
 		{name: "own price file", args: []string{"report", "--prices", prices, fixture("claude.jsonl")}, stdoutHas: "cost: $1015.000000"},
 		{name: "LiteLLM's own price file", args: []string{"report", "--prices", litellm, fixture("claude.jsonl")}, stdoutHas: "cost: $1015.000000",
-			stderrHas: `left out, unpriced, rows whose fields do not decode: "odd": json: cannot unmarshal string`, stderrLine: true},
+			stderrHas: `left out, unpriced, rows whose fields do not decode or hold a price out of range: "odd": json: cannot unmarshal string`, stderrLine: true},
 		{name: "not a transcript", args: []string{"report", notes}, code: 2, stderrHas: notes + " is not an agent transcript", stderrLine: true},
 		{name: "empty file", args: []string{"report", empty}, code: 1, stderrHas: "empty transcript", stderrLine: true},
 		{name: "empty directory", args: []string{"report", emptyDir}, code: 1, stderrHas: "no sessions found", stderrLine: true},

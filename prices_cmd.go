@@ -22,7 +22,7 @@ func runPrices(models []string, format, file string, stdout, stderr io.Writer) i
 	}
 	table := pricing.Default()
 	if file != "" {
-		if table, err = pricing.Load(file); err != nil {
+		if table, err = loadPrices(file, stderr); err != nil {
 			printError(stderr, err)
 			return 1
 		}

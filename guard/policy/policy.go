@@ -7,7 +7,6 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -343,9 +342,14 @@ func oneOf[T ~string](field string, v T, allowed ...T) error {
 	return fmt.Errorf("unknown %s %q (want %s, or leave it out)", field, v, strings.Join(names, ", "))
 }
 
-// Load reads a policy written by Save (or by hand).
+// maxPolicyFile bounds a policy file, whose fields are a few names and
+// numbers.
+const maxPolicyFile = 1 << 20
+
+// Load reads a policy written by Save (or by hand): a regular file of at
+// most maxPolicyFile bytes (a device or a FIFO would never end).
 func Load(file string) (Policy, error) {
-	data, err := os.ReadFile(file)
+	data, err := safefile.ReadFile(file, maxPolicyFile)
 	if err != nil {
 		return Policy{}, fmt.Errorf("read policy: %w", err)
 	}

@@ -97,6 +97,14 @@ func TestPolicyFile(t *testing.T) {
 	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "celing") {
 		t.Errorf("misspelled knob: %v", err)
 	}
+	// Only a regular file of a bounded size is read: /dev/zero or a FIFO
+	// would never end, in the hook as anywhere.
+	os.Truncate(file, maxPolicyFile+1)
+	for _, path := range []string{file, os.DevNull, t.TempDir()} {
+		if _, err := Load(path); err == nil {
+			t.Errorf("%s loaded", path)
+		}
+	}
 }
 
 // TestPolicyFileTypo: a misspelt value of a knob that takes one of a few

@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -112,7 +112,11 @@ func Parse(data []byte, source string) (*Table, error) {
 			continue
 		}
 		var e Entry
-		if err := json.Unmarshal(row, &e); err != nil {
+		err := json.Unmarshal(row, &e)
+		if err == nil {
+			err = e.check()
+		}
+		if err != nil {
 			t.Unreadable = append(t.Unreadable, fmt.Sprintf("%q: %v", name, err))
 			continue
 		}
@@ -125,12 +129,37 @@ func Parse(data []byte, source string) (*Table, error) {
 	return t, nil
 }
 
+// maxPrice bounds a price per token: a dollar, thousands of times the
+// dearest model's. Past it a sum of a month's tokens loses its cents, and
+// a few such sums are infinite.
+const maxPrice = 1.0
+
+// check refuses a price that is negative or past maxPrice.
+func (e *Entry) check() error {
+	prices := []*float64{&e.Input, &e.Output, e.CacheRead, e.CacheWrite, e.CacheWrite1h,
+		e.InputAbove200k, e.OutputAbove200k, e.CacheReadAbove200k, e.CacheWriteAbove200k, e.CacheWrite1hAbove200k,
+		e.InputAbove272k, e.OutputAbove272k, e.CacheReadAbove272k, e.CacheWriteAbove272k}
+	for _, p := range prices {
+		if p != nil && !(*p >= 0 && *p <= maxPrice) {
+			return fmt.Errorf("a price of %g a token, not between 0 and %g", *p, maxPrice)
+		}
+	}
+	if f := e.Specific.Fast; !(f >= 0 && f <= 1000) {
+		return fmt.Errorf("a fast-mode multiplier of %g, not between 0 and 1000", f)
+	}
+	return nil
+}
+
 // priced tells whether a price field is present and not null.
 func priced(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 
-// Load reads a LiteLLM-shaped price file from disk.
+// maxPriceFile bounds a price file: LiteLLM's whole table is a few MB.
+const maxPriceFile = 64 << 20
+
+// Load reads a LiteLLM-shaped price file from disk: a regular file of at
+// most maxPriceFile bytes (a device or a FIFO would never end).
 func Load(path string) (*Table, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path, maxPriceFile)
 	if err != nil {
 		return nil, fmt.Errorf("read price table: %w", err)
 	}

@@ -2,6 +2,7 @@ package pricing
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -232,7 +233,10 @@ func TestParse(t *testing.T) {
 		"plain-model": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "max_input_tokens": 128000.0},
 		"image-model": {"output_cost_per_image": 0.04},
 		"null-price": {"input_cost_per_token": null, "output_cost_per_token": 2e-6},
-		"odd-row": {"input_cost_per_token": "1e-6", "output_cost_per_token": 2e-6}
+		"odd-row": {"input_cost_per_token": "1e-6", "output_cost_per_token": 2e-6},
+		"negative": {"input_cost_per_token": -1e-6, "output_cost_per_token": 2e-6},
+		"huge": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "cache_read_input_token_cost": 1e308},
+		"fast": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6, "provider_specific_entry": {"fast": -2}}
 	}`)
 	table, err := Parse(data, "inline")
 	if err != nil {
@@ -244,7 +248,15 @@ func TestParse(t *testing.T) {
 	if _, _, ok := table.Lookup("null-price"); ok {
 		t.Error("a null price must leave the model unpriced, not priced at $0")
 	}
-	wantUnreadable := []string{`"odd-row": json: cannot unmarshal string into Go struct field Entry.input_cost_per_token of type float64`}
+	// A price no model has (negative, or past a dollar a token, whose sums
+	// reach infinity) leaves its row out, said, as a row that does not
+	// decode.
+	wantUnreadable := []string{
+		`"fast": a fast-mode multiplier of -2, not between 0 and 1000`,
+		`"huge": a price of 1e+308 a token, not between 0 and 1`,
+		`"negative": a price of -1e-06 a token, not between 0 and 1`,
+		`"odd-row": json: cannot unmarshal string into Go struct field Entry.input_cost_per_token of type float64`,
+	}
 	if diff := cmp.Diff(wantUnreadable, table.Unreadable); diff != "" {
 		t.Errorf("unreadable rows (-want +got):\n%s", diff)
 	}
@@ -312,6 +324,23 @@ func TestMaxInputTokens(t *testing.T) {
 	for name, want := range map[string]TokenLimit{"claude-sonnet-4-5": 1_000_000, "claude-haiku-4-5": 200_000, "gpt-5": 272_000, "glm-4.7": 0} {
 		if m, _ := Default().Match(name); m.Entry.MaxInputTokens != want {
 			t.Errorf("embedded %s: max input %d, want %d", name, m.Entry.MaxInputTokens, want)
+		}
+	}
+}
+
+// A price file is read only when it is a regular file of a bounded size:
+// /dev/zero or a FIFO given as --prices would never end.
+func TestLoadBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, maxPriceFile+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{big, os.DevNull, t.TempDir()} {
+		if _, err := Load(path); err == nil {
+			t.Errorf("%s loaded", path)
 		}
 	}
 }
