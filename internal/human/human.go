@@ -62,12 +62,16 @@ func Money(v *float64) string {
 		return "?"
 	}
 	switch x := *v; {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "?"
 	case x < 1:
 		return fmt.Sprintf("$%.4f", x)
 	case x < 1000:
 		return fmt.Sprintf("$%.2f", x)
-	default:
+	case x < 1e15: // dollars that count to the unit in an int64
 		return "$" + Count(int64(x+0.5))
+	default:
+		return fmt.Sprintf("$%.3g", x)
 	}
 }
 

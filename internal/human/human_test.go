@@ -51,7 +51,10 @@ func TestFormatters(t *testing.T) {
 		}
 	}
 	for in, want := range map[float64]string{0.0722: "$0.0722", 0.99994: "$0.9999", 3.14159: "$3.14", 999.994: "$999.99",
-		1202.6: "$1,203", 1_000_000: "$1,000,000"} {
+		1202.6: "$1,203", 1_000_000: "$1,000,000", 999_999_999_999_999: "$999,999,999,999,999",
+		// Past what counts to the dollar in an int64, where it wrapped to
+		// $-9,223,372,036,854,775,808.
+		1e15: "$1e+15", 1e308: "$1e+308", math.Inf(1): "?", math.NaN(): "?"} {
 		if got := Money(&in); got != want {
 			t.Errorf("Money(%v) = %q, want %q", in, got, want)
 		}

@@ -32,6 +32,10 @@ type Input struct {
 	} `json:"context_window"`
 }
 
+// maxClaimedCost bounds the session cost Claude Code's figure is taken
+// for: a trillion dollars.
+const maxClaimedCost = 1e12
+
 // maxInput bounds what is read of standard input: Claude Code sends a few
 // kilobytes.
 const maxInput = 1 << 20
@@ -46,8 +50,14 @@ func readInput(r io.Reader) (Input, error) {
 	if len(b) > maxInput {
 		return in, errors.New("the status input is over 1 MiB")
 	}
-	if err := json.Unmarshal(b, &in); err != nil {
+	// A field of a type it does not take is left out, the others read on
+	// (encoding/json's own way): the line shows what it can.
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(b, &in); err != nil && !errors.As(err, &typeErr) {
 		return in, fmt.Errorf("the status input is not Claude Code's JSON: %w", err)
+	}
+	if c := in.Cost.TotalCostUSD; c != nil && !(*c >= 0 && *c < maxClaimedCost) {
+		in.Cost.TotalCostUSD = nil // not a cost: said as unknown
 	}
 	if in.TranscriptPath == "" {
 		return in, errors.New("the status input names no transcript_path")

@@ -170,6 +170,9 @@ func Predict(path string, opt Options) error {
 // replaySession fills p with the replay of the session at path: report's,
 // so that what the line shows is what report says.
 func replaySession(path string, opt app.Options, p *Prediction) error {
+	if err := regularLog(path); err != nil {
+		return err
+	}
 	inputs, err := app.Resolve([]string{path}, app.SystemEnv())
 	if err != nil {
 		return err

@@ -27,6 +27,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -200,6 +201,9 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 // a new sub-agent log would appear (state.Dirs), and found again only
 // when one of them changed.
 func resolve(path string, state *sessionState, env app.Env) (app.Input, error) {
+	if err := regularLog(path); err != nil {
+		return app.Input{}, err
+	}
 	dirs := subagentDirs(path)
 	if state.Dirs != nil && maps.Equal(state.Dirs, dirs) {
 		return app.Input{Path: path, Subagents: state.Subagents}, nil
@@ -215,6 +219,20 @@ func resolve(path string, state *sessionState, env app.Env) (app.Input, error) {
 	}
 	state.Dirs, state.Subagents = dirs, inputs[0].Subagents
 	return inputs[0], nil
+}
+
+// regularLog says why path is not a session's log where it is not a
+// regular file: a folder named as the transcript would be searched, on
+// every refresh, for every log below it.
+func regularLog(path string) error {
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, not a session's log", path, safefile.Kind(info.Mode()))
+	}
+	return nil
 }
 
 // subagentDirs are the folders where a new sub-agent log of the session at

@@ -159,6 +159,17 @@ func TestLine(t *testing.T) {
 	if got, want := line(t, path, now, differs), "$0.0156 · Claude Code says $0.0257 · ctx 12.0k/200.0k (6%) · cache 4m00s left"; got != want {
 		t.Errorf("Claude Code's $0.0257:\n got %q\nwant %q", got, want)
 	}
+	// A figure that is no cost is not shown; a field of a type the line
+	// does not take leaves that part out, not the line.
+	for _, extra := range []map[string]any{
+		{"cost": map[string]any{"total_cost_usd": -5}},
+		{"cost": map[string]any{"total_cost_usd": 1e308}},
+		{"cost": 0.5, "model": "claude-sonnet-4-5", "version": 2.1, "session_id": 123},
+	} {
+		if got, want := line(t, path, now, extra), "$0.0156 · ctx 12.0k/1.00M (1%) · cache 4m00s left"; got != want {
+			t.Errorf("%v:\n got %q\nwant %q", extra, got, want)
+		}
+	}
 }
 
 // TestFit pins what is dropped, and in what order, as the line narrows.
@@ -216,7 +227,7 @@ func TestFailOpen(t *testing.T) {
 		{"not JSON", "{", "spillway: no status input from Claude Code", "not Claude Code's JSON"},
 		{"no transcript named", `{"session_id":"x"}`, "spillway: no status input from Claude Code", "names no transcript_path"},
 		{"transcript not there yet", statusInput(t, filepath.Join(dir, "none.jsonl"), nil), "spillway: no transcript yet", "none.jsonl"},
-		{"a folder", statusInput(t, dir, nil), "spillway: transcript unreadable", "no sessions found"},
+		{"a folder", statusInput(t, dir, nil), "spillway: transcript unreadable", "is a folder, not a session's log"},
 		{"not a transcript", statusInput(t, notTranscript(t), nil), "spillway: transcript unreadable", "not an agent transcript"},
 	}, osFailCases(t)...) {
 		t.Run(tt.name, func(t *testing.T) {
