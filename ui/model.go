@@ -709,7 +709,7 @@ func (m *Model) scaleCeiling(f float64) tea.Cmd {
 			c = int64(float64(c) / f)
 		}
 	}
-	p.SetCeiling(max(1, int64(float64(c)*f)))
+	p.SetCeiling(max(1, int64(min(float64(c)*f, policy.MaxCeiling))))
 	return m.setPolicy(p, ceilingText(p))
 }
 

@@ -73,6 +73,19 @@ func TestAtCeiling(t *testing.T) {
 	if p.Ceiling != 50_000 || p.PerTool["Bash"] != 30_000 {
 		t.Errorf("AtCeiling changed the policy it was taken from: %d %v", p.Ceiling, p.PerTool)
 	}
+	// Raised as far as it goes, a per-tool ceiling rises with it, where
+	// 30,000 × 2^53 wrapped negative and the ceiling fell to 1; past the
+	// most, the ceiling stops there.
+	for c, want := range map[int64]map[string]int64{
+		1 << 53:       {"Bash": 30_000 * (1 << 53) / 50_000, "Read": -1},
+		1 << 62:       {"Bash": 30_000 * (1 << 53) / 50_000, "Read": -1},
+		1_000_000_000: {"Bash": 600_000_000, "Read": -1},
+	} {
+		q := p.AtCeiling(c)
+		if q.Ceiling != min(c, MaxCeiling) || !maps.Equal(q.PerTool, want) {
+			t.Errorf("AtCeiling(%d) = %d %v, want %v", c, q.Ceiling, q.PerTool, want)
+		}
+	}
 }
 
 func TestPolicyFile(t *testing.T) {

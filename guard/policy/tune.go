@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"maps"
+	"math/bits"
 
 	"github.com/spillway-dev/spillway/guard/harness"
 )
@@ -59,15 +60,31 @@ func (p Policy) AtCeiling(c int64) Policy {
 	return p
 }
 
-// SetCeiling sets the ceiling in the policy's unit, scaling the per-tool
-// ceilings by the same factor so their proportions are kept.
+// MaxCeiling is the largest ceiling, 2^53: no result is that large, and
+// a size flag takes no more (human.ParseSize).
+const MaxCeiling = 1 << 53
+
+// SetCeiling sets the ceiling in the policy's unit, at most MaxCeiling,
+// scaling the per-tool ceilings by the same factor so their proportions
+// are kept.
 func (p *Policy) SetCeiling(c int64) {
+	c = min(max(0, c), MaxCeiling)
 	if p.Ceiling > 0 && c > 0 {
 		for tool, v := range p.PerTool {
 			if v > 0 {
-				p.PerTool[tool] = max(1, v*c/p.Ceiling)
+				p.PerTool[tool] = max(1, scaled(v, c, p.Ceiling))
 			}
 		}
 	}
-	p.Ceiling = max(0, c)
+	p.Ceiling = c
+}
+
+// scaled is v*c/base, all positive, without overflow: at most MaxCeiling.
+func scaled(v, c, base int64) int64 {
+	hi, lo := bits.Mul64(uint64(v), uint64(c))
+	if hi >= uint64(base) {
+		return MaxCeiling
+	}
+	q, _ := bits.Div64(hi, lo, uint64(base))
+	return int64(min(q, MaxCeiling))
 }
