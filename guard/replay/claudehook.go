@@ -278,30 +278,41 @@ func (p *Prepared) readPersisted(path string) ([]byte, error) {
 // the model receives through the hook (rules 3 and 4); a result the hook
 // cannot replace stays as logged.
 func (rp *Run) hookAfter(it *item, r *Result) {
-	h := &rp.Prepared.hookView()[r.Index]
-	if h.keep != "" {
-		rp.unshape(it, r, r.Reason+"; "+h.keep)
-		return
-	}
-	text := r.Text
-	switch {
-	case h.numbering != nil:
-		text = harness.NumberRead(r.Text, *h.numbering)
-	case it.r.Tool == "Bash":
-		text = harness.BashOutput(r.Text)
-	}
-	if harness.ClaudeBlank(text) {
-		text = harness.ClaudeNoOutput(it.r.Tool)
-	}
-	if limit, ok := harness.ClaudeOwnLimit(it.r.Tool); ok && harness.UTF16Over(text, limit) {
-		rp.unshape(it, r, fmt.Sprintf("%s; what the model would receive is over Claude Code's own limit of %s, which would persist it again, so the hook leaves it",
-			r.Reason, policy.FormatSize(limit, policy.UTF16Units)))
+	text, leaves := rp.hookReceives(it, r.Index, r.Text)
+	if leaves != "" {
+		rp.unshape(it, r, r.Reason+"; "+leaves)
 		return
 	}
 	if text != r.Text {
 		r.parts = nil
 	}
 	r.Replacement, r.Text = r.Text, text
+}
+
+// hookReceives is what the model receives through the hook where the
+// policy makes replacement of result i's subject (rules 3 and 4), or why
+// the hook leaves the result as logged. It is asked before a spill file
+// is written too, so that none is written for a result the hook leaves.
+func (rp *Run) hookReceives(it *item, i int, replacement string) (text, leaves string) {
+	h := &rp.Prepared.hookView()[i]
+	if h.keep != "" {
+		return "", h.keep
+	}
+	text = replacement
+	switch {
+	case h.numbering != nil:
+		text = harness.NumberRead(replacement, *h.numbering)
+	case it.r.Tool == "Bash":
+		text = harness.BashOutput(replacement)
+	}
+	if harness.ClaudeBlank(text) {
+		text = harness.ClaudeNoOutput(it.r.Tool)
+	}
+	if limit, ok := harness.ClaudeOwnLimit(it.r.Tool); ok && harness.UTF16Over(text, limit) {
+		return "", fmt.Sprintf("what the model would receive is over Claude Code's own limit of %s, which would persist it again, so the hook leaves it",
+			policy.FormatSize(limit, policy.UTF16Units))
+	}
+	return text, ""
 }
 
 // unshape leaves r as logged.

@@ -650,6 +650,13 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		rp.sharedSpill(f, r, ceiling)
 		return
 	}
+	if rp.hook {
+		// No file is written for a result the hook then leaves as it was.
+		if _, leaves := rp.hookReceives(it, r.Index, text); leaves != "" {
+			rp.unshape(it, r, over+"; "+leaves)
+			return
+		}
+	}
 	var where string
 	var err error
 	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {

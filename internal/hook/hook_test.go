@@ -458,3 +458,19 @@ func TestRepeatsPerAgent(t *testing.T) {
 		}
 	}
 }
+
+// A result the hook leaves as it came, its replacement being over Claude
+// Code's own limit for the tool, leaves no spill file either, where one
+// was written before the hook let the result go.
+func TestNoSpillLeft(t *testing.T) {
+	cfg := config(t, "harness-rs-0.0.50", 35_000)
+	cfg.Policy.PreviewHead = 40_000 // a preview longer than Bash's 30,000
+	stdin := input(t, "Bash", "toolu_b", map[string]any{"command": "seq"},
+		map[string]any{"stdout": strings.Repeat("0123456789\n", 8_000), "stderr": "", "interrupted": false, "isImage": false})
+	var in Input
+	json.Unmarshal([]byte(stdin), &in)
+	answer, log, _ := call(t, cfg, stdin)
+	if names, _ := os.ReadDir(in.Cwd); answer != "" || len(names) != 0 {
+		t.Errorf("answer %.80q, wrote %v; log %q", answer, names, log)
+	}
+}
