@@ -129,10 +129,11 @@ func Parse(data []byte, source string) (*Table, error) {
 	return t, nil
 }
 
-// maxPrice bounds a price per token: a dollar, thousands of times the
-// dearest model's. Past it a sum of a month's tokens loses its cents, and
-// a few such sums are infinite.
-const maxPrice = 1.0
+// maxPrice bounds a price per token: a million dollars, far past any
+// model's (ccusage's own tests price tokens at up to $100), and far below
+// where sums of tokens priced so reach infinity (a price of 1e308 made the
+// costs NaN, and the inspector panic).
+const maxPrice = 1e6
 
 // check refuses a price that is negative or past maxPrice.
 func (e *Entry) check() error {

@@ -253,8 +253,8 @@ func TestParse(t *testing.T) {
 	// decode.
 	wantUnreadable := []string{
 		`"fast": a fast-mode multiplier of -2, not between 0 and 1000`,
-		`"huge": a price of 1e+308 a token, not between 0 and 1`,
-		`"negative": a price of -1e-06 a token, not between 0 and 1`,
+		`"huge": a price of 1e+308 a token, not between 0 and 1e+06`,
+		`"negative": a price of -1e-06 a token, not between 0 and 1e+06`,
 		`"odd-row": json: cannot unmarshal string into Go struct field Entry.input_cost_per_token of type float64`,
 	}
 	if diff := cmp.Diff(wantUnreadable, table.Unreadable); diff != "" {
