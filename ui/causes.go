@@ -87,7 +87,13 @@ func (d *detailPane) costLines(s *transcript.Session, rp *replay.Run, call int, 
 		return v / total
 	}
 	cause := p.Cause()
-	lines = []string{st.Label.Render(fmt.Sprintf("why %s: %s, %s of it", human.USD(&total), cause, pct(share(causeUSD(p, cause)))))}
+	// The parts, summed, can be a micro-dollar off the call's cost as the
+	// rest of the screen shows it: the title shows that cost.
+	cost := total
+	if c := rp.Calls[call].Cost; c != nil {
+		cost = *c
+	}
+	lines = []string{st.Label.Render(fmt.Sprintf("why %s: %s, %s of it", human.USD(&cost), cause, pct(share(causeUSD(p, cause)))))}
 	marked := cause // the row of the cause
 	if cause == replay.CauseNewResults {
 		marked = replay.CauseNewContext

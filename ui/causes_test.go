@@ -15,6 +15,8 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -357,6 +359,29 @@ func TestPauseLine(t *testing.T) {
 		}
 		if got := pauseLine(s, 1, 0, prep.CostParts()[1]); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestDetailCostIsTheCall: the title of every call's cost parts in a
+// shared log says the call's cost as its row and report say it, where the
+// parts, summed, were a micro-dollar off on a few calls ($0.078167 for
+// call 2 of scout's $0.078166).
+func TestDetailCostIsTheCall(t *testing.T) {
+	paths := sharedtest.Transcripts(t, "claude-code_scout_*.jsonl")
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark")
+	rp := m.sess.replay
+	for i, c := range rp.Calls {
+		if c.Cost == nil {
+			continue
+		}
+		lines, _ := m.sess.detail.costLines(rp.Prepared.Session, rp, i, false)
+		if want := "why " + human.USD(c.Cost) + ":"; len(lines) == 0 || !strings.HasPrefix(ansi.Strip(lines[0]), want) {
+			t.Errorf("call %d: %q, want it to open %q", i, lines, want)
 		}
 	}
 }
