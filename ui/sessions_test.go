@@ -342,7 +342,7 @@ func TestSessionListTuning(t *testing.T) {
 func testTuning(t *testing.T) {
 	dir := fleetFixture(t)
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
-	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 1 without a price · 3,012 tokens") {
+	if got := lineWith(t, m, "4 sessions"); !strings.HasPrefix(got, "4 sessions · 7 calls · cost $0.1020 → $0.0930 −8.9% · saved $0.0090 · 1 without a price · −3,012 tokens") {
 		t.Errorf("footer: %s", got)
 	}
 	before := lineWith(t, m, "4 sessions")
@@ -1106,7 +1106,7 @@ func TestSessionListNotesBeforeTokens(t *testing.T) {
 	}
 	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
 	footer := strings.TrimRight(lineWith(t, m, "4 sessions"), " ")
-	if !strings.HasSuffix(footer, "saved $0.0090 · 1 without a price · 1 warning (W) · 3,012 tokens") {
+	if !strings.HasSuffix(footer, "saved $0.0090 · 1 without a price · 1 warning (W) · −3,012 tokens") {
 		t.Errorf("footer: %s", footer)
 	}
 	send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
