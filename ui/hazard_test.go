@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/themes"
 )
 
@@ -77,5 +78,35 @@ func TestHazardInViewer(t *testing.T) {
 	}
 	if !strings.Contains(ansi.Strip(screen(m)), "DATABASE_URL="+dsn) {
 		t.Errorf("the viewer does not show the used line:\n%s", ansi.Strip(screen(m)))
+	}
+}
+
+// TestNextEventSelectsTheResult: ] stops on a call whose results the
+// policy changed with the first such result selected, so that enter opens
+// it, where it kept the one selected before (raze's call 3: result 9
+// kept, result 10 spilled).
+func TestNextEventSelectsTheResult(t *testing.T) {
+	paths := sharedtest.Transcripts(t, "codex_raze_*.jsonl")
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark")
+	stops := 0
+	for range 50 {
+		before := m.sess.currentCall()
+		press(t, m, "]")
+		if m.sess.currentCall() == before {
+			break
+		}
+		stops++
+		p, call := m.sess.at(m.sess.currentCall())
+		rs := callResults(p.replay, call)
+		if i := m.sess.detail.result; i >= len(rs) || rs[i].Outcome == replay.Kept {
+			t.Errorf("call %d: result %d of %d selected, which the policy keeps", call, i, len(rs))
+		}
+	}
+	if stops == 0 {
+		t.Fatal("] stopped nowhere")
 	}
 }

@@ -719,9 +719,19 @@ func (s *sessionScreen) jumpEvent(dir int) tea.Cmd {
 	if s.replay == nil {
 		return s.ctx.flash("still replaying")
 	}
-	acted := s.callsWith(func(r *replay.Result) bool { return r.Outcome != replay.Kept })
+	changed := func(r *replay.Result) bool { return r.Outcome != replay.Kept }
+	acted := s.callsWith(changed)
 	if !s.table.seek(dir, func(call int) bool { return acted[call] }) {
 		return s.ctx.flash("no further guard action")
+	}
+	// The call's first result the policy changed is the one selected, as
+	// H selects the first with a hazard: enter opens it.
+	p, call := s.at(s.currentCall())
+	for i, r := range callResults(p.replay, call) {
+		if changed(r) {
+			s.detail.result, s.detail.key = i, ""
+			break
+		}
 	}
 	return nil
 }
