@@ -207,13 +207,15 @@ func policyLine(p policy.Policy, width int) string {
 	if p.FollowVersion {
 		return termtext.Truncate("policy "+termtext.Escape(p.Name)+" · as the version that recorded each session did", width)
 	}
-	parts := []linePart{{text: "policy " + termtext.Escape(p.Name), priority: 10}, {text: ceilingText(p), priority: 9}}
+	ceiling := ceilingText(p)
+	parts := []linePart{{text: "policy " + termtext.Escape(p.Name), priority: 10}, {text: ceiling, priority: 9, short: strings.TrimPrefix(ceiling, "ceiling ")}}
 	if len(p.PerTool) > 0 {
 		parts = append(parts, linePart{text: "per-tool ceilings", priority: 5})
 	}
 	parts = append(parts, linePart{text: string(p.Action), priority: 7})
 	if p.Dedupe.Enabled {
-		parts = append(parts, linePart{text: "dedupe from the " + human.Ordinal(p.Dedupe.From) + " identical call", priority: 6})
+		from := human.Ordinal(p.Dedupe.From)
+		parts = append(parts, linePart{text: "dedupe from the " + from + " identical call", priority: 6, short: "dedupe from " + from})
 	} else {
 		parts = append(parts, linePart{text: "no dedupe", priority: 6})
 	}
@@ -398,12 +400,16 @@ func plural(n int, one, many string) string {
 type linePart struct {
 	text     string
 	priority int
+	// short, where set, says the part in fewer cells: taken, lowest
+	// priority first, before any part is left out.
+	short string
 }
 
-// fitLine joins parts with sep in at most width cells, leaving out the
-// parts of the lowest priority (of equals, the last) until the rest fit,
-// and cutting what is left when one part alone is too wide: a line keeps
-// what matters most, wherever it stands.
+// fitLine joins parts with sep in at most width cells, saying parts
+// shortly (lowest priority first), then leaving out the parts of the
+// lowest priority (of equals, the last) until the rest fit, and cutting
+// what is left when one part alone is too wide: a line keeps what matters
+// most, wherever it stands.
 func fitLine(parts []linePart, sep string, width int) string {
 	join := func() string {
 		texts := make([]string, len(parts))
@@ -413,6 +419,20 @@ func fitLine(parts []linePart, sep string, width int) string {
 		return strings.Join(texts, sep)
 	}
 	line := join()
+	for ansi.StringWidth(line) > width {
+		at := -1
+		for i, p := range parts {
+			if p.short != "" && (at < 0 || p.priority < parts[at].priority) {
+				at = i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		parts = slices.Clone(parts)
+		parts[at].text, parts[at].short = parts[at].short, ""
+		line = join()
+	}
 	for len(parts) > 1 && ansi.StringWidth(line) > width {
 		drop := 0
 		for i, p := range parts {
