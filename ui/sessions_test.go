@@ -1114,6 +1114,12 @@ func TestSessionListNotesBeforeTokens(t *testing.T) {
 	if keys := lines[len(lines)-1]; !strings.Contains(keys, "? help") {
 		t.Errorf("key line at 80 columns: %s", keys)
 	}
+	// The list's warnings are a line per session, which enter opens.
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	press(t, m, "W")
+	if head := strings.SplitN(ansi.Strip(screen(m)), "\n", 2)[0]; !strings.Contains(head, "enter opens its session") {
+		t.Errorf("the list's warnings: %s", head)
+	}
 }
 
 // TestSessionListFilterEcho: the header and the no-match line echo the

@@ -705,7 +705,11 @@ func (m *Model) clampOverlay() {
 // selected highlighted.
 func (m *Model) warningsScreen() []string {
 	st := m.ctx.Styles
-	hint := st.Muted.Render(" · j/k select · enter goes to its call · W or esc to close")
+	goes := "enter goes to its call"
+	if m.sess == nil {
+		goes = "enter opens its session" // the list's: a line per session
+	}
+	hint := st.Muted.Render(" · j/k select · " + goes + " · W or esc to close")
 	if m.ctx.notice != "" {
 		hint = st.Muted.Render(" · ") + st.Warning.Render(termtext.Escape(m.ctx.notice)) // the footer is not drawn
 	}
