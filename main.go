@@ -729,6 +729,7 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		}
 		src = ui.Source{Name: inputs[0].Path, Path: inputs[0].Path}
 	}
+	src.Folder = dir && following
 	err := runUI(inspectorOptions(common, opt, ui.Options{Source: src, Follow: following, Theme: theme, Notice: notice}))
 	if err != nil {
 		printError(stderr, err)

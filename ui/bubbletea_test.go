@@ -496,11 +496,13 @@ func TestFollowedStatesEnd(t *testing.T) {
 		name   string
 		update transcript.Update
 		want   string
+		folder bool
 	}{
-		{"empty", transcript.Update{Path: "new.jsonl"}, "the file holds no session now; waiting for its first lines"},
+		{"empty", transcript.Update{Path: "new.jsonl"}, "the file holds no session now; waiting for its first lines", false},
 		{"no record yet", transcript.Update{Path: "new.jsonl", Offset: 5, Size: 5},
-			"the file holds no session yet: none of its 5 bytes is a record of a known format; waiting for more lines"},
-		{"still reading", transcript.Update{Path: "new.jsonl", Offset: 0, Size: 4000}, "reading ░"},
+			"the file holds no session yet: none of its 5 bytes is a record of a known format; waiting for more lines", false},
+		{"still reading", transcript.Update{Path: "new.jsonl", Offset: 0, Size: 4000}, "reading ░", false},
+		{"empty folder", transcript.Update{Path: "new.jsonl"}, "the folder holds no session yet; waiting for one to be written", true},
 	}
 	pol, err := policy.Preset("harness-rs-0.0.50")
 	if err != nil {
@@ -508,7 +510,7 @@ func TestFollowedStatesEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := New(Options{Source: Source{Name: "new.jsonl", Path: "new.jsonl"}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+			m := New(Options{Source: Source{Name: "new.jsonl", Path: "new.jsonl", Folder: tt.folder}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
 			leaveAtEnd(t, m)
 			send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
 			send(t, m, toSess(m, followMsg{id: m.sess.followID, update: tt.update}))

@@ -37,10 +37,13 @@ import (
 
 // Source is what the inspector opens.
 type Source struct {
-	Name  string    // shown in the header
-	Path  string    // a file, or a directory when following
-	Stdin io.Reader // standard input
-	Data  []byte    // in memory (the demo)
+	Name string // shown in the header
+	Path string // a file, or a directory when following
+	// Folder says Path is a directory, followed for the session written
+	// in it last.
+	Folder bool
+	Stdin  io.Reader // standard input
+	Data   []byte    // in memory (the demo)
 	// Subagents are the logs of the session's sub-agents, when known; nil
 	// looks for them beside Path.
 	Subagents []string

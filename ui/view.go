@@ -234,6 +234,9 @@ func (v *sessionScreen) loadingLines() []string {
 	if v.waiting && v.waitedBytes > 0 {
 		return []string{st.Muted.Render(fmt.Sprintf("the file holds no session yet: none of its %d bytes is a record of a known format; waiting for more lines", v.waitedBytes))}
 	}
+	if v.waiting && v.src.Folder && v.session == nil && v.src.Name == v.src.Path {
+		return []string{st.Muted.Render("the folder holds no session yet; waiting for one to be written")}
+	}
 	if v.waiting {
 		return []string{st.Muted.Render("the file holds no session now; waiting for its first lines")}
 	}
