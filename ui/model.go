@@ -13,6 +13,7 @@ package ui
 
 import (
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -384,6 +385,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlayScroll += max(1, m.ctx.Height-2)
 		case key.Matches(msg, k.PageUp):
 			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
+		case key.Matches(msg, k.Top):
+			m.overlayScroll = 0
+		case key.Matches(msg, k.Bottom):
+			m.overlayScroll = math.MaxInt32 // clampOverlay brings it to the last page
 		case key.Matches(msg, k.Quit, k.Back, k.Help):
 			m.overlay = noOverlay
 		}

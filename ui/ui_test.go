@@ -701,6 +701,11 @@ func TestScrollAndFocus(t *testing.T) {
 		{"the help scrolls to its end on a short terminal", data, "harness-rs-0.0.40", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown"}, func(m *Model) string {
 			return want(strings.HasPrefix(lastLine(m), "After figures assume"), "last line %q", lastLine(m))
 		}},
+		{"G and g take the help to its end and back", data, "harness-rs-0.0.40", 60, 15, []string{"?", "G"}, func(m *Model) string {
+			end := strings.HasPrefix(lastLine(m), "After figures assume")
+			press(t, m, "g")
+			return want(end && m.overlayScroll == 0 && m.overlay == helpOverlay, "at its end %v, then offset %d", end, m.overlayScroll)
+		}},
 		{"+ from no ceiling goes to the preset's own", data, "agentscope", 120, 40, []string{"e", "ctrl+u", "0", "enter", "+"}, func(m *Model) string {
 			return want(m.policy.Ceiling == 80_000 && m.undo[len(m.undo)-1].Ceiling == 0 && m.ctx.notice == "ceiling 80,000 UTF-16 units",
 				"ceiling %d after %d, notice %q; want agentscope's 80,000 after none", m.policy.Ceiling, m.undo[len(m.undo)-1].Ceiling, m.ctx.notice)
