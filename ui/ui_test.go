@@ -701,6 +701,11 @@ func TestScrollAndFocus(t *testing.T) {
 		{"the help scrolls to its end on a short terminal", data, "harness-rs-0.0.40", 60, 15, []string{"?", "pgdown", "pgdown", "pgdown"}, func(m *Model) string {
 			return want(strings.HasPrefix(lastLine(m), "After figures assume"), "last line %q", lastLine(m))
 		}},
+		{"a long file name is shortened, not left out, at 80 columns", data, "harness-rs-0.0.40", 80, 24, []string{"o"}, func(m *Model) string {
+			m.sess.src.Name = strings.Repeat("a-long-name-", 8) + ".jsonl"
+			head := strings.SplitN(ansi.Strip(m.View().Content), "\n", 2)[0]
+			return want(head == "spillway · a-long-name-a-long-name-a-long-… · sorted by cost, highest first", "header %q", head)
+		}},
 		{"G and g take the help to its end and back", data, "harness-rs-0.0.40", 60, 15, []string{"?", "G"}, func(m *Model) string {
 			end := strings.HasPrefix(lastLine(m), "After figures assume")
 			press(t, m, "g")

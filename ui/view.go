@@ -135,6 +135,10 @@ func (m *Model) header() []string {
 	return lines
 }
 
+// shortName is the most cells a file's name takes in a header too narrow
+// for it whole: enough to tell the shared logs apart.
+const shortName = 32
+
 // header names the file, its format, models and title, and the live
 // state, the least of them left out first where they do not fit.
 func (v *sessionScreen) header() string {
@@ -143,7 +147,8 @@ func (v *sessionScreen) header() string {
 	if name == "" {
 		name = v.src.Path
 	}
-	parts := []linePart{{text: st.Title.Render("spillway"), priority: 10}, {text: termtext.Escape(filepath.Base(name)), priority: 8}}
+	base := termtext.Escape(filepath.Base(name))
+	parts := []linePart{{text: st.Title.Render("spillway"), priority: 10}, {text: base, priority: 8, short: termtext.Truncate(base, shortName)}}
 	if s := v.session; s != nil {
 		f := string(s.Format)
 		if s.Version != "" {
