@@ -35,15 +35,7 @@ files=$(find "$corpus" -name '*.jsonl' | wc -l)
 corpus_mb=$(du -sm "$corpus" | cut -f1)
 find "$corpus" -name '*.jsonl' -exec cat {} + >/dev/null # warm the page cache for every tool
 
-native=${CCUSAGE:-}
-if [ -z "$native" ] && command -v npm >/dev/null; then
-  if [ ! -d "$work/ccusage/node_modules/ccusage" ]; then
-    (mkdir -p "$work/ccusage" && cd "$work/ccusage" && npm install --silent ccusage@20.0.24 >/dev/null)
-  fi
-  native=$(ls "$work"/ccusage/node_modules/@ccusage/ccusage-*/bin/ccusage 2>/dev/null | head -1)
-  [ -n "$native" ] && chmod +x "$native" # the package ships it without the execute bit
-fi
-[ -z "$native" ] && echo "ccusage not found (set CCUSAGE or install npm): not timed"
+native=$(scripts/ccusage.sh "$work")
 
 runs=${RUNS:-5}
 run() { # label, command...: one timed run appended to $work/label.time

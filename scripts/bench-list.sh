@@ -32,15 +32,7 @@ find "$fleet" -name '*.jsonl' -newermt '-16 minutes' -exec touch -d '-1 hour' {}
 go build -o "$work/spillway" .
 find "$fleet" -name '*.jsonl' -exec cat {} + >/dev/null # warm the page cache
 
-native=${CCUSAGE:-}
-if [ -z "$native" ] && command -v npm >/dev/null; then
-  if [ ! -d "$work/ccusage/node_modules/ccusage" ]; then
-    (mkdir -p "$work/ccusage" && cd "$work/ccusage" && npm install --silent ccusage@20.0.24 >/dev/null)
-  fi
-  native=$(ls "$work"/ccusage/node_modules/@ccusage/ccusage-*/bin/ccusage 2>/dev/null | head -1)
-  [ -n "$native" ] && chmod +x "$native" # the package ships it without the execute bit
-fi
-[ -z "$native" ] && echo "ccusage not found (set CCUSAGE or install npm): not timed"
+native=$(scripts/ccusage.sh "$work")
 
 ms() { echo $(($(date +%s%N) / 1000000)); }
 screen() { tmux capture-pane -p -t spillway-bench 2>/dev/null || true; }

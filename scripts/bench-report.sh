@@ -5,7 +5,7 @@
 #
 #   [RUNS=5] scripts/bench-report.sh [WORKDIR]   (default: a folder under $TMPDIR)
 #
-# Needs Go; ccusage is installed from the npm registry when npm is present,
+# Needs Go; ccusage is installed from the npm registry when npm is present and CCUSAGE is not set,
 # and the comparison of totals uses python3 when present. It ends with the
 # table of the three commands, which it writes into docs/speed.md (block
 # scripts/bench-report.sh); scripts/speed-table.sh measures the rest.
@@ -38,17 +38,7 @@ row() { # label, what: the table's row for label's runs
     printf "| %s | %.2f s (median of %d runs, %.2f-%.2f s); %d MB peak RSS |\n", what, w[int((NR+1)/2)], NR, w[1], w[NR], m/1024}'
 }
 
-native=""
-if command -v npm >/dev/null; then
-  if [ ! -x "$work/ccusage/node_modules/.bin/ccusage" ]; then
-    (mkdir -p "$work/ccusage" && cd "$work/ccusage" && npm install --silent ccusage@20.0.24 >/dev/null)
-  fi
-  native=$(ls "$work"/ccusage/node_modules/@ccusage/ccusage-*/bin/ccusage 2>/dev/null | head -1)
-  [ -n "$native" ] && chmod +x "$native" # the package ships it without the execute bit
-  native=${native:-$work/ccusage/node_modules/.bin/ccusage}
-else
-  echo "npm not found: ccusage not timed"
-fi
+native=$(scripts/ccusage.sh "$work")
 
 rm -f "$work"/*.time
 rm -rf "$work/cache"

@@ -16,7 +16,6 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/internal/human"
-	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -368,12 +367,7 @@ func TestPauseLine(t *testing.T) {
 // parts, summed, were a micro-dollar off on a few calls ($0.078167 for
 // call 2 of scout's $0.078166).
 func TestDetailCostIsTheCall(t *testing.T) {
-	paths := sharedtest.Transcripts(t, "claude-code_scout_*.jsonl")
-	data, err := os.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark")
+	m := newModel(t, sharedLog(t, "claude-code_scout_*.jsonl"), "harness-rs-0.0.50", 120, 40, "dark")
 	rp := m.sess.replay
 	for i, c := range rp.Calls {
 		if c.Cost == nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/spillway-dev/spillway/guard/replay"
-	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/themes"
 )
 
@@ -86,12 +85,7 @@ func TestHazardInViewer(t *testing.T) {
 // it, where it kept the one selected before (raze's call 3: result 9
 // kept, result 10 spilled).
 func TestNextEventSelectsTheResult(t *testing.T) {
-	paths := sharedtest.Transcripts(t, "codex_raze_*.jsonl")
-	data, err := os.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newModel(t, data, "harness-rs-0.0.50", 120, 40, "dark")
+	m := newModel(t, sharedLog(t, "codex_raze_*.jsonl"), "harness-rs-0.0.50", 120, 40, "dark")
 	stops := 0
 	for range 50 {
 		before := m.sess.currentCall()

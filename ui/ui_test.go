@@ -29,6 +29,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/keytest"
 	"github.com/spillway-dev/spillway/internal/memory"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/spillview"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -99,6 +100,18 @@ func newModel(t testing.TB, data []byte, preset string, w, h int, theme string) 
 	drive(t, m, m.Init())
 	send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	return m
+}
+
+// sharedLog is the shared log pattern names (skipped where the shared
+// logs are absent).
+func sharedLog(t testing.TB, pattern string) []byte {
+	t.Helper()
+	paths := sharedtest.Transcripts(t, pattern)
+	data, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // leaveAtEnd leaves m's screens when the test ends, as quitting does:
