@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spillway-dev/spillway/guard/export"
 	"github.com/spillway-dev/spillway/guard/policy"
@@ -45,14 +46,25 @@ func (m *Model) writeFormatPath(format int) string {
 }
 
 // writePrompt asks where to write, naming the format and the key that
-// changes it.
+// changes it; in fewer words where the full ones would leave the path
+// fewer than pathCells cells (at 80 columns, the hook's left it 9: its
+// settings file could not be seen).
 func (m *Model) writePrompt() string {
 	next := m.ctx.Keys.WriteFormat.Help().Key
+	long := fmt.Sprintf("write policy as %s (%s: next format) to: ", m.formats()[m.writeFormat], next)
+	short := fmt.Sprintf("write %s (%s: format) to: ", m.formats()[m.writeFormat], next)
 	if m.installing() {
-		return fmt.Sprintf("install policy as Claude Code hook (%s: next format) in settings file: ", next)
+		long = fmt.Sprintf("install policy as Claude Code hook (%s: next format) in settings file: ", next)
+		short = fmt.Sprintf("install as hook (%s: format) in: ", next)
 	}
-	return fmt.Sprintf("write policy as %s (%s: next format) to: ", m.formats()[m.writeFormat], next)
+	if m.ctx.Width-ansi.StringWidth(long) < pathCells {
+		return short
+	}
+	return long
 }
+
+// pathCells is the room a write prompt leaves for the path at least.
+const pathCells = 40
 
 // nextWriteFormat moves the open write prompt to the next format; the
 // offered file follows it unless another one was chosen before.

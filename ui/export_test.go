@@ -173,3 +173,19 @@ func TestWriteHookRefusesLink(t *testing.T) {
 		t.Errorf("notice %q\nwant   %q", m.ctx.notice, want)
 	}
 }
+
+// TestWritePromptNarrow: at 80 columns the hook's prompt says what it does
+// in few words, leaving the settings file it offers seen; it left it 9
+// cells.
+func TestWritePromptNarrow(t *testing.T) {
+	m := newModel(t, demoData(t), "harness-rs-0.0.50", 80, 24, "dark")
+	m.opt.InstallHook = func(policy.Policy, string) (string, error) { return "", nil }
+	m.opt.HookSettings = "/home/u/.claude/settings.json"
+	press(t, m, "w")
+	for range len(export.Targets) + 1 {
+		press(t, m, "tab")
+	}
+	if line := screenText(m); !m.installing() || !strings.Contains(line, "install as hook (tab: format) in: /home/u/.claude/settings.json") {
+		t.Errorf("at 80 columns:\n%s", line)
+	}
+}
