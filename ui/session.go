@@ -633,6 +633,16 @@ func (s *sessionScreen) key(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		return s.openPager(), true
 	case key.Matches(msg, k.Focus) && s.detail.height == 0:
 		return s.ctx.flash("no room for the detail pane: the terminal is too short"), true
+	case key.Matches(msg, k.Right, k.Left):
+		// The call's results, whichever pane has the focus: enter opens
+		// the one selected.
+		dir := 1
+		if key.Matches(msg, k.Left) {
+			dir = -1
+		}
+		p, call := s.at(s.currentCall())
+		s.detail.selectResult(dir, len(callResults(p.replay, call)))
+		return nil, true
 	}
 	switch {
 	case key.Matches(msg, k.Up):

@@ -461,6 +461,14 @@ func TestKeys(t *testing.T) {
 			return want(m.sess.detail.result == 0 && hasLine(m.sess.detail.lines, "› result 0 · Read · 880B → 880B · 240 → 240 tok counted · keep (962 JSON bytes ≤ 24,576 JSON bytes)"),
 				"result %d:\n%s", m.sess.detail.result, strings.Join(m.sess.detail.lines[:min(8, len(m.sess.detail.lines))], "\n"))
 		}},
+		// The same from the table, the focus staying there.
+		{"Right", nil, []string{"l"}, func(m *Model) string {
+			return want(m.sess.detail.result == 1 && m.sess.focus == focusTable && hasLine(m.sess.detail.lines, "› result 1 · Read · 1.6K → 1.6K · 550 → 550 tok counted · keep (1,762 JSON bytes ≤ 24,576 JSON bytes)"),
+				"result %d, focus %v", m.sess.detail.result, m.sess.focus)
+		}},
+		{"Left", []string{"right"}, []string{"h"}, func(m *Model) string {
+			return want(m.sess.detail.result == 0 && m.sess.focus == focusTable, "result %d, focus %v", m.sess.detail.result, m.sess.focus)
+		}},
 	} {
 		covered[tt.binding] = true
 		t.Run(tt.binding, func(t *testing.T) {
