@@ -248,9 +248,9 @@ func TestParse(t *testing.T) {
 	if _, _, ok := table.Lookup("null-price"); ok {
 		t.Error("a null price must leave the model unpriced, not priced at $0")
 	}
-	// A price no model has (negative, or past a dollar a token, whose sums
-	// reach infinity) leaves its row out, said, as a row that does not
-	// decode.
+	// A price no model has (negative, or past a million dollars a token,
+	// whose sums reach infinity) leaves its row out, said, as a row that
+	// does not decode.
 	wantUnreadable := []string{
 		`"fast": a fast-mode multiplier of -2, not between 0 and 1000`,
 		`"huge": a price of 1e+308 a token, not between 0 and 1e+06`,
