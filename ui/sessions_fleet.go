@@ -1244,7 +1244,10 @@ func (f *listScreen) totalsLine() string {
 		after, gain := t.after, t.cost-t.after
 		cost = "cost " + human.MoneyLike(&t.cost, like) + " → " + human.MoneyLike(&after, like) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
 		saved = "saved " + st.Saved.Render(human.MoneyLike(&gain, like))
-		tokens = "−" + human.Compact(t.saved) + " tokens"
+		tokens = human.Compact(t.saved) + " tokens"
+		if t.saved > 0 {
+			tokens = "−" + tokens // saved, as the percentage beside the cost
+		}
 	}
 	parts = append(parts, linePart{text: cost, priority: 10})
 	if saved != "" {
