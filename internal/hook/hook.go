@@ -195,6 +195,11 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 	r := &rp.Results[0]
 	if w := r.Warning; w != "" {
 		lg.log(in, "%s", w)
+	} else if ceiling, limited := pol.CeilingFor(in.ToolName); r.Outcome == replay.Kept && out != nil && limited && r.Size > ceiling {
+		// Over the ceiling and left as it came (a persisted output that
+		// cannot be read, a Read that is not numbered lines, a replacement
+		// Claude Code would persist again): nothing else would say so.
+		lg.log(in, "left as it is: %s", r.Reason)
 	}
 	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded || out == nil {
 		return nil, nil

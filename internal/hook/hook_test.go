@@ -473,4 +473,8 @@ func TestNoSpillLeft(t *testing.T) {
 	if names, _ := os.ReadDir(in.Cwd); answer != "" || len(names) != 0 {
 		t.Errorf("answer %.80q, wrote %v; log %q", answer, names, log)
 	}
+	// The log says why a result over the ceiling went through.
+	if !strings.Contains(log, "left as it is: 87,999 bytes > 35,000 bytes; what the model would receive is over Claude Code's own limit") {
+		t.Errorf("log %q", log)
+	}
 }
