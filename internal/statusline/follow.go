@@ -194,7 +194,11 @@ func followLog(path string, prev *logState, prices func() *pricing.Table, read t
 	}
 	st.End, st.Behind = end, end < size && from+maxRead < size
 	if end <= from {
-		st.Resume, st.Total = from, st.Settled.clone()
+		// No line ends in what is left (one still being written, or a
+		// file with no newline at all): nothing to read again until it
+		// changes, where a log of 1 GB without one was searched whole on
+		// every call.
+		st.Resume, st.Total, st.Behind = from, st.Settled.clone(), false
 		return st, st.mark(f)
 	}
 	opt := read

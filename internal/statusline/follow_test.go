@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +132,26 @@ func TestFollowCatchesUp(t *testing.T) {
 	}
 	if info, _ := os.Stat(src); calls < int(info.Size()/maxRead) {
 		t.Errorf("%d calls read %d bytes, at most %d each", calls, info.Size(), maxRead)
+	}
+}
+
+// TestFollowNoNewline: a log past one call's read without a newline is
+// looked at once, not searched again on every call until it changes.
+func TestFollowNoNewline(t *testing.T) {
+	defer func(n int64) { maxRead = n }(maxRead)
+	maxRead = 1 << 10
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	write(t, path, strings.Repeat("x", 4<<10))
+	st, err := followLog(path, nil, pricing.Default, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := followLog(path, st, pricing.Default, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Behind || again != st {
+		t.Errorf("behind %v, read again %v", st.Behind, again != st)
 	}
 }
 
