@@ -283,6 +283,11 @@ func (p *claudeParser) call(msgID, requestID, sessionID, model []byte, sidechain
 		return idx, false
 	}
 	t := utcTime(timestamp)
+	if t.IsZero() && len(timestamp) > 0 {
+		// The call has no time: a cut by date leaves it out, a group by
+		// date has no day for it.
+		p.b.warnf(line, "timestamp %q is not a time the reader knows: the call has none", string(timestamp[:min(len(timestamp), 40)]))
+	}
 	if sidechain && p.replays == nil {
 		p.indexReplays()
 	}

@@ -223,3 +223,15 @@ func TestTotalsOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreadableTimestamp: a response whose timestamp the reader cannot
+// read is counted without a time and says so, where it went silently
+// timeless; read for totals only, the same.
+func TestUnreadableTimestamp(t *testing.T) {
+	const line = `{"type":"assistant","uuid":"U","sessionId":"s","timestamp":"yesterday","requestId":"R","message":{"id":"M","model":"claude-sonnet-4-6","usage":{"input_tokens":3,"output_tokens":7},"content":[{"type":"text","text":"hi"}]}}`
+	s := readTotals(t, []byte(line+"\n"), "t.jsonl")
+	want := []Warning{{Line: 1, Message: `timestamp "yesterday" is not a time the reader knows: the call has none`}}
+	if diff := cmp.Diff(want, s.Warnings); diff != "" || len(s.Calls) != 1 || !s.Calls[0].Time.IsZero() {
+		t.Errorf("warnings (-want +got):\n%s%d calls", diff, len(s.Calls))
+	}
+}
