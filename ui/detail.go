@@ -232,7 +232,7 @@ func (d *detailPane) render(s *transcript.Session, rp *replay.Run, call int) []s
 	}
 	original, read := d.original(rp, r)
 	if r.SpillPath != "" {
-		add(st.Muted.Render(termtext.Truncate("spill file: "+termtext.Escape(r.SpillPath)+" (enter opens it)", w)))
+		add(st.Muted.Render(termtext.Truncate("spill file: "+termtext.Escape(r.SpillPath)+" (enter opens the result it holds)", w)))
 	} else if p := harness.AgentSpillPath(original); p != "" {
 		d.agentFile = p
 		state := " (looking for it…)"

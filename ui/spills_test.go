@@ -59,6 +59,13 @@ func TestSpillsWrittenWhenNeeded(t *testing.T) {
 		t.Errorf("the spill file holds %d bytes, not the Read's content's %d", len(data), len(content))
 	}
 	press(t, m, "q") // close the viewer
+	// The detail pane names the file, and what enter opens: the result it
+	// holds, in the viewer, not the file itself.
+	send(t, m, tea.WindowSizeMsg{Width: 400, Height: 40}) // room for the file's whole path
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "spill file: "+spilled[0].SpillPath+" (enter opens the result it holds)") {
+		t.Errorf("the detail pane does not name the spill file:\n%s", out)
+	}
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 
 	policyFile := filepath.Join(t.TempDir(), "policy.json")
 	writeTo(t, m, policyFile)
