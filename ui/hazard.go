@@ -37,14 +37,7 @@ func (v *sessionScreen) jumpHazard() tea.Cmd {
 // showHazard selects the call's first result with a hazard and opens the
 // detail pane at its lines, whole.
 func (v *sessionScreen) showHazard() {
-	p, call := v.at(v.currentCall())
-	for i, r := range callResults(p.replay, call) {
-		if r.Hazard != nil {
-			v.detail.result, v.detail.key = i, ""
-			v.detail.toHazard = true
-			return
-		}
-	}
+	v.detail.toHazard = v.selectFirst(func(r *replay.Result) bool { return r.Hazard != nil })
 }
 
 // hazardLines say what the policy hid of r that the agent went on to use,

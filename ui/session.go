@@ -693,12 +693,6 @@ func (s *sessionScreen) detailKey(msg tea.KeyPressMsg) bool {
 		s.detail.offset = 0
 	case key.Matches(msg, k.Bottom):
 		s.detail.offset = math.MaxInt // refresh keeps it within the content
-	case key.Matches(msg, k.Right):
-		p, call := s.at(s.currentCall())
-		s.detail.selectResult(1, len(callResults(p.replay, call)))
-	case key.Matches(msg, k.Left):
-		p, call := s.at(s.currentCall())
-		s.detail.selectResult(-1, len(callResults(p.replay, call)))
 	case key.Matches(msg, k.Back):
 		s.focus = focusTable
 	default:
@@ -734,16 +728,21 @@ func (s *sessionScreen) jumpEvent(dir int) tea.Cmd {
 	if !s.table.seek(dir, func(call int) bool { return acted[call] }) {
 		return s.ctx.flash("no further guard action")
 	}
-	// The call's first result the policy changed is the one selected, as
-	// H selects the first with a hazard: enter opens it.
+	s.selectFirst(changed) // enter opens it
+	return nil
+}
+
+// selectFirst selects the current call's first result that ok accepts,
+// reporting whether there is one.
+func (s *sessionScreen) selectFirst(ok func(*replay.Result) bool) bool {
 	p, call := s.at(s.currentCall())
 	for i, r := range callResults(p.replay, call) {
-		if changed(r) {
+		if ok(r) {
 			s.detail.result, s.detail.key = i, ""
-			break
+			return true
 		}
 	}
-	return nil
+	return false
 }
 
 // callsWith are the calls shown after which a result that ok accepts

@@ -427,6 +427,9 @@ func fitLine(parts []linePart, sep string, width int) string {
 		return strings.Join(texts, sep)
 	}
 	line := join()
+	if ansi.StringWidth(line) > width {
+		parts = slices.Clone(parts) // the caller's are not changed
+	}
 	for ansi.StringWidth(line) > width {
 		at := -1
 		for i, p := range parts {
@@ -437,7 +440,6 @@ func fitLine(parts []linePart, sep string, width int) string {
 		if at < 0 {
 			break
 		}
-		parts = slices.Clone(parts)
 		parts[at].text, parts[at].short = parts[at].short, ""
 		line = join()
 	}
@@ -448,7 +450,7 @@ func fitLine(parts []linePart, sep string, width int) string {
 				drop = i
 			}
 		}
-		parts = slices.Delete(slices.Clone(parts), drop, drop+1)
+		parts = slices.Delete(parts, drop, drop+1)
 		line = join()
 	}
 	return termtext.Truncate(line, width)
