@@ -1,8 +1,10 @@
 package report
 
 import (
+	"io"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/spillway-dev/spillway/guard/policy"
@@ -84,3 +86,31 @@ func TestByToolRecordedReal(t *testing.T) {
 }
 
 func fmtRate(r float64) string { return strconv.FormatFloat(r, 'f', 3, 64) }
+
+// TestCostsMoreReal: under harness-rs-0.0.40, raze's four cut results
+// save -1,891, 1,808, 371 and -628 tokens (two cuts quoted again are
+// longer than the outputs), carried by 14, 13, 11 and 11 calls: 5,797
+// more prompt tokens in all, and the text report says the policy adds.
+func TestCostsMoreReal(t *testing.T) {
+	path := sharedtest.Transcripts(t, "codex_raze_*.jsonl")[0]
+	full, err := transcript.ReadFile(path, transcript.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	s := buildPolicy(t, full, pricing.Default(), pol)
+	if got, want := *s.Totals.PromptTokensAfter-s.Totals.PromptTokens, int64(-1_891*14+1_808*13+371*11-628*11); got != -want {
+		t.Errorf("prompt tokens grew by %d; want %d", got, -want)
+	}
+	w, err := NewWriter("text", io.Discard, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := w.Render(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "  cost: $0.821934 → $0.824148 under harness-rs-0.0.40 (+$0.002214, +0.3%); prompt tokens 1,257,132 → 1,262,929\n"; !strings.Contains(string(out), want) {
+		t.Errorf("want %q in:\n%s", want, out)
+	}
+}

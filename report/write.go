@@ -384,13 +384,13 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	case tot.CallsNoData == tot.APICalls:
 		b.WriteString(" (the log records no usage)")
 	case active && tot.CostUSDAfter != nil:
-		saved := *tot.CostUSD - *tot.CostUSDAfter
-		share := 0.0
-		if *tot.CostUSD > 0 {
-			share = 100 * saved / *tot.CostUSD
+		saved, sign := *tot.CostUSD-*tot.CostUSDAfter, "−"
+		if saved < 0 { // replacements longer than their results
+			saved, sign = -saved, "+"
 		}
-		fmt.Fprintf(&b, " → %s under %s (−%s, %.1f%%); prompt tokens %s → %s",
-			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), human.USD(&saved), share, human.Count(tot.PromptTokens), human.Count(*tot.PromptTokensAfter))
+		fmt.Fprintf(&b, " → %s under %s (%s%s, %s); prompt tokens %s → %s",
+			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), sign, human.USD(&saved), strings.TrimLeft(human.Change(*tot.CostUSD, *tot.CostUSDAfter), "−"),
+			human.Count(tot.PromptTokens), human.Count(*tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")
 	if tot.HarnessCostNote != "" {
@@ -611,10 +611,15 @@ func unpricedNames(models []string) string {
 // in it, beside what the policy above would.
 func realizedLine(r *RealizedTotals) string {
 	saved := ""
-	if r.SavedUSD != nil {
+	switch {
+	case r.SavedUSD == nil:
+	case *r.SavedUSD < 0:
+		more := -*r.SavedUSD
+		saved = fmt.Sprintf(", about %s more paid", human.USD(&more))
+	default:
 		saved = fmt.Sprintf(", about %s not paid", human.USD(r.SavedUSD))
 	}
-	return fmt.Sprintf("  realized by spillway's hook (%s): %s shaped, %s → %s, tokens %s → %s (−%s)%s\n",
+	return fmt.Sprintf("  realized by spillway's hook (%s): %s shaped, %s → %s, tokens %s → %s (%s)%s\n",
 		termtext.Escape(strings.Join(r.Policies, ", ")), plural(r.Results, "result"), human.Bytes(r.Bytes), human.Bytes(r.BytesAfter),
-		human.Count(r.Tokens), human.Count(r.TokensAfter), human.Count(r.Tokens-r.TokensAfter), saved)
+		human.Count(r.Tokens), human.Count(r.TokensAfter), human.Less(r.Tokens-r.TokensAfter, human.Count), saved)
 }

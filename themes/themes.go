@@ -199,3 +199,12 @@ func New(p Palette) *Styles {
 	}
 	return s
 }
+
+// Gain is the style of a saving of n: Saved, or Warning where n is below
+// zero (a policy that made the prompt longer).
+func (s *Styles) Gain(n float64) lipgloss.Style {
+	if n < 0 {
+		return s.Warning
+	}
+	return s.Saved
+}

@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
 )
 
@@ -175,5 +177,40 @@ func TestChartByClaudeVersion(t *testing.T) {
 				t.Errorf("the policy line does not say %q:\n%s", tt.ceiling, out)
 			}
 		})
+	}
+}
+
+// TestLongerReplacementShowsAdded: under harness-rs-0.0.40 at 64 KiB the
+// demo's 70,611-byte Read, cut and quoted again, is 73,198 bytes: 30,182
+// tokens become 31,245, 947 calibrated, which every call that carries it
+// pays for. The calls show it added, not taken out, and the session's
+// cost after takes it in (sweep's 65,536 row: $0.380681).
+func TestLongerReplacementShowsAdded(t *testing.T) {
+	pol, err := policy.Preset("harness-rs-0.0.40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol.SetCeiling(65536)
+	m := New(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(), Counter: counter})
+	leaveAtEnd(t, m)
+	drive(t, m, m.Init())
+	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	out := ansi.Strip(screen(m))
+	if !strings.Contains(out, "cost $0.3983 → $0.3807 −4.4%") {
+		t.Errorf("header: want cost $0.3983 → $0.3807 −4.4%%:\n%s", out)
+	}
+	// The 3 calls that carry the Read before a suppressed repeat saves
+	// more than it adds, and the result's own line.
+	if n := strings.Count(out, "+947"); n != 4 || !strings.Contains(out, "· +947 tok calibrated ·") {
+		t.Errorf("%d figures show +947; want 3 calls' and the result's:\n%s", n, out)
+	}
+	// Call 1 writes the 947 to the cache; call 2 reads them from it.
+	press(t, m, "j")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "+947 tokens: 947 more new, 0 more cached") {
+		t.Errorf("call 1's detail does not say what the policy adds:\n%s", out)
+	}
+	press(t, m, "j")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "+947 tokens: 0 more new, 947 more cached") {
+		t.Errorf("call 2's detail does not say what the policy adds:\n%s", out)
 	}
 }

@@ -361,16 +361,21 @@ func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) 
 			}
 			add(st.Value.Render(fmt.Sprintf("prompt %s → %s tokens (recorded → %s) · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()),
 				rp.Calibration.Source(), human.USD(rc.Cost), human.USD(rc.CostAfter))))
-			if saved := rc.Saved(); saved > 0 {
-				cached := u.CacheRead - after.CacheRead
+			switch saved, cached := rc.Saved(), u.CacheRead-after.CacheRead; {
+			case saved > 0:
 				add(st.Saved.Render(fmt.Sprintf("−%s tokens: %s fewer new, %s fewer cached", human.Count(saved), human.Count(saved-cached), human.Count(cached))))
+			case saved < 0: // a replacement longer than its result
+				add(st.Warning.Render(fmt.Sprintf("+%s tokens: %s more new, %s more cached", human.Count(-saved), human.Count(cached-saved), human.Count(-cached))))
 			}
 		}
 	} else {
 		note := "no usage recorded for this call"
 		if rp != nil && call < len(rp.Calls) {
-			if saved := rp.Calls[call].Saved(); saved > 0 {
+			switch saved := rp.Calls[call].Saved(); {
+			case saved > 0:
 				note += fmt.Sprintf("; the policy would take out about %s tokens, estimated from its results (~ in the table)", human.Count(saved))
+			case saved < 0:
+				note += fmt.Sprintf("; the policy would add about %s tokens, estimated from its results (~ in the table)", human.Count(-saved))
 			}
 		}
 		add(st.Muted.Render(note))
@@ -408,8 +413,8 @@ func (d *detailPane) resultLine(r *replay.Result, calls int, source string) stri
 		line += fmt.Sprintf(" · %s → %s tok counted", human.Count(r.Tokens), human.Count(r.TokensAfter))
 	}
 	line += " · " + action + " (" + termtext.Escape(r.Reason) + ")"
-	if r.Saved > 0 {
-		line += " · " + st.Saved.Render(fmt.Sprintf("−%s tok %s", human.Count(r.Saved), source))
+	if r.Saved != 0 {
+		line += " · " + st.Gain(float64(r.Saved)).Render(human.Less(r.Saved, human.Count)+" tok "+source)
 	}
 	switch {
 	case r.CarryCalls > 0:

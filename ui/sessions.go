@@ -463,7 +463,7 @@ func (l *sessionList) columns() []listColumn {
 			case s == 0:
 				return st.Muted.Render("$0")
 			}
-			return st.Saved.Render(human.MoneyLike(&s, *r.Cost)) // to the cents of its cost
+			return st.Gain(s).Render(human.MoneyLike(&s, *r.Cost)) // to the cents of its cost
 		}},
 		{title: "largest", width: 7, priority: 5, right: true, cell: func(r *sessions.Row) string {
 			if r.LargestResult == 0 {

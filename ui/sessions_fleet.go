@@ -1242,11 +1242,11 @@ func (f *listScreen) totalsLine() string {
 		// Every figure of the line to the cents of the largest.
 		like := t.cost
 		after, gain := t.after, t.cost-t.after
-		cost = "cost " + human.MoneyLike(&t.cost, like) + " → " + human.MoneyLike(&after, like) + " " + st.Saved.Render("−"+human.Percent(t.cost, t.after))
-		saved = "saved " + st.Saved.Render(human.MoneyLike(&gain, like))
+		cost = "cost " + human.MoneyLike(&t.cost, like) + " → " + human.MoneyLike(&after, like) + " " + st.Gain(gain).Render(human.Change(t.cost, t.after))
+		saved = "saved " + st.Gain(gain).Render(human.MoneyLike(&gain, like))
 		tokens = human.Compact(t.saved) + " tokens"
-		if t.saved > 0 {
-			tokens = "−" + tokens // saved, as the percentage beside the cost
+		if t.saved != 0 {
+			tokens = human.Less(t.saved, human.Compact) + " tokens" // saved, as the percentage beside the cost
 		}
 	}
 	parts = append(parts, linePart{text: cost, priority: 10})

@@ -537,9 +537,9 @@ func (t *callTable) columns() []column {
 			case !ci.recorded:
 				// No usage recorded: an estimate from the results' sizes,
 				// not a prompt that shrank.
-				return st.Muted.Render("~−" + human.Compact(ci.saved))
+				return st.Muted.Render("~" + human.Less(ci.saved, human.Compact))
 			}
-			return st.Saved.Render("−" + human.Compact(ci.saved))
+			return st.Gain(float64(ci.saved)).Render(human.Less(ci.saved, human.Compact))
 		}},
 		{title: "prompt → after", width: 15, priority: 4, right: true, cell: func(_ int, ci *callInfo) string {
 			if ci.prompt < 0 {

@@ -364,7 +364,7 @@ func (v *sessionScreen) totalsLine() string {
 		}
 		cost := "cost ? (a model has no price)"
 		if t.Cost != nil && t.CostAfter != nil {
-			cost = fmt.Sprintf("cost %s → %s", human.Money(t.Cost), moneyAfter(t.CostAfter, t.Cost)) + " " + st.Saved.Render("−"+human.Percent(*t.Cost, *t.CostAfter))
+			cost = fmt.Sprintf("cost %s → %s", human.Money(t.Cost), moneyAfter(t.CostAfter, t.Cost)) + " " + st.Gain(*t.Cost-*t.CostAfter).Render(human.Change(*t.Cost, *t.CostAfter))
 		}
 		parts = append(parts, linePart{text: tok, priority: 4}, linePart{text: cost, priority: 10})
 	} else {
@@ -620,7 +620,7 @@ func savedShare(points []replay.SweepPoint, prompt int64) (share func(replay.Swe
 		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) }
 		return share, func(p replay.SweepPoint) string { return human.Compact(p.Saved) + " tok" }, "tokens"
 	}
-	return share, func(p replay.SweepPoint) string { return pct(max(share(p), 0)) }, what
+	return share, func(p replay.SweepPoint) string { return pct(share(p)) }, what
 }
 
 // ceilingLabel is a chart's ceiling in K of 1,024 of its unit (M of

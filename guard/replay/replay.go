@@ -50,7 +50,8 @@ type Result struct {
 	Bytes, BytesAfter   int64
 	Tokens, TokensAfter int64 // estimated by the tokenizer
 	// Saved is the model's tokens taken out of every call that carries the
-	// result: the estimate difference, calibrated.
+	// result: the estimate difference, calibrated; negative where the
+	// policy made the result longer.
 	Saved int64
 	// Text is what the model would see under the policy.
 	Text string
@@ -99,7 +100,7 @@ type Call struct {
 
 // Saved is what the policy takes out of the call's prompt: the recorded
 // prompt less the after one (no bucket goes below 0), or the estimate
-// where nothing was recorded.
+// where nothing was recorded; negative where the policy adds to it.
 func (c Call) Saved() int64 {
 	if c.Usage == nil || c.UsageAfter == nil {
 		return c.Fresh + c.Carried
@@ -824,9 +825,10 @@ func (rp *Run) finish(it *item, r *Result) {
 		r.TokensAfter = r.Tokens
 	} else {
 		r.BytesAfter = r.afterBytes
-		if diff := r.Tokens - r.TokensAfter; diff > 0 {
-			r.Saved = rp.Calibration.apply(diff)
-		}
+		// A replacement longer than the result (a preview and notice
+		// around a small result, a cut quoted again) saves a negative
+		// amount: the calls that carry it cost more.
+		r.Saved = rp.Calibration.apply(r.Tokens - r.TokensAfter)
 	}
 	t.Results++
 	t.Actions[r.Outcome]++

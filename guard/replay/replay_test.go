@@ -397,17 +397,17 @@ func TestCostAfter(t *testing.T) {
 	}
 }
 
-// TestLongerPlaceholderSavesNothing: a marker longer than the result it
-// cuts shows the growth in TokensAfter but leaves every call's cost as
-// recorded.
-func TestLongerPlaceholderSavesNothing(t *testing.T) {
+// TestLongerPlaceholderCostsMore: a marker longer than the result it
+// cuts adds its growth to every call that carries it, as a saving is
+// taken out: written to the cache at the first call, read from it after.
+func TestLongerPlaceholderCostsMore(t *testing.T) {
 	c0 := call("1", "fetch", nil)
 	c0["usage"] = map[string]any{"input_tokens": 10, "cache_creation_input_tokens": 2000, "output_tokens": 100}
-	s := generic(t,
-		c0, result("1", strings.Repeat("w", 12), false),
-		map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "",
-			"usage": map[string]any{"input_tokens": 10, "cache_creation_input_tokens": 600, "cache_read_input_tokens": 2010, "output_tokens": 20}},
-	)
+	reply := func(write, read int) map[string]any {
+		return map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "",
+			"usage": map[string]any{"input_tokens": 10, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 20}}
+	}
+	s := generic(t, c0, result("1", strings.Repeat("w", 12), false), reply(600, 2010), reply(50, 2620))
 	pol := mustPreset(t, "codex")
 	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 4, 0
 	rp, err := prepared(t, s).Replay(pol, Options{})
@@ -416,11 +416,19 @@ func TestLongerPlaceholderSavesNothing(t *testing.T) {
 	}
 	// 2 bytes each side of "…8 chars truncated…": 1 word becomes 3.
 	r := rp.Results[0]
-	if r.Outcome != Truncated || r.Text != "ww…8 chars truncated…ww" || r.Tokens != 1 || r.TokensAfter != 3 || r.Saved != 0 {
+	if r.Outcome != Truncated || r.Text != "ww…8 chars truncated…ww" || r.Tokens != 1 || r.TokensAfter != 3 || r.Saved != -2 {
 		t.Fatalf("result: %s %q, tokens %d → %d, saved %d", r.Outcome, r.Text, r.Tokens, r.TokensAfter, r.Saved)
 	}
-	if tot := rp.Totals; tot.PromptAfter != tot.Prompt || *tot.CostAfter != *tot.Cost {
-		t.Errorf("prompt %d → %d, cost %v → %v; want unchanged", tot.Prompt, tot.PromptAfter, *tot.Cost, *tot.CostAfter)
+	if u := rp.Calls[1].UsageAfter; u.CacheCreation != 602 || u.CacheRead != 2010 {
+		t.Errorf("first call after: %+v; want 2 more tokens written to the cache", *u)
+	}
+	if u := rp.Calls[2].UsageAfter; u.CacheCreation != 50 || u.CacheRead != 2622 {
+		t.Errorf("second call after: %+v; want 2 more tokens read from the cache", *u)
+	}
+	// Sonnet 4.5: $3.75 a million tokens written to the cache, $0.30 read.
+	tot := rp.Totals
+	if tot.PromptAfter != tot.Prompt+4 || tot.SavedPerCall != -4 || math.Abs(*tot.CostAfter-*tot.Cost-2*(3.75e-6+3e-7)) > 1e-12 {
+		t.Errorf("prompt %d → %d, saved %d, cost %v → %v; want 4 tokens and $0.0000081 more", tot.Prompt, tot.PromptAfter, tot.SavedPerCall, *tot.Cost, *tot.CostAfter)
 	}
 }
 

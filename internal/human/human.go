@@ -64,6 +64,9 @@ func Money(v *float64) string {
 	switch x := *v; {
 	case math.IsNaN(x) || math.IsInf(x, 0):
 		return "?"
+	case x < 0:
+		neg := -x
+		return "-" + Money(&neg)
 	case x < 1:
 		return fmt.Sprintf("$%.4f", x)
 	case x < 1000:
@@ -84,7 +87,11 @@ func MoneyLike(v *float64, like float64) string {
 	if v == nil || like < 1 || math.Abs(*v) >= 1000 {
 		return Money(v)
 	}
-	if x := *v; x != 0 && math.Abs(x) < 0.005 {
+	if x := *v; x < 0 {
+		neg := -x
+		return "-" + MoneyLike(&neg, like)
+	}
+	if x := *v; x != 0 && x < 0.005 {
 		return "<$0.01"
 	}
 	return fmt.Sprintf("$%.2f", *v)
@@ -96,6 +103,28 @@ func Percent(before, after float64) string {
 		return "0%"
 	}
 	return fmt.Sprintf("%.1f%%", 100*(before-after)/before)
+}
+
+// Change writes how far after is below before, as a share of before,
+// with its sign: "−36.2%" less, "+0.4%" more (a policy that made the
+// prompt longer), "−0%" where before is nothing.
+func Change(before, after float64) string {
+	if before <= 0 {
+		return "−0%"
+	}
+	if after > before {
+		return fmt.Sprintf("+%.1f%%", 100*(after-before)/before)
+	}
+	return fmt.Sprintf("−%.1f%%", 100*(before-after)/before)
+}
+
+// Less writes n taken out, as f writes it, with its sign: "−31.9k" for a
+// saving, "+1.2k" for a negative one.
+func Less(n int64, f func(int64) string) string {
+	if n < 0 {
+		return "+" + f(-n)
+	}
+	return "−" + f(n)
 }
 
 // Bytes writes a size in binary units: 1536 → "1.5 KiB".

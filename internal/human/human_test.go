@@ -54,7 +54,9 @@ func TestFormatters(t *testing.T) {
 		1202.6: "$1,203", 1_000_000: "$1,000,000", 999_999_999_999_999: "$999,999,999,999,999",
 		// Past what counts to the dollar in an int64, where it wrapped to
 		// $-9,223,372,036,854,775,808.
-		1e15: "$1e+15", 1e308: "$1e+308", math.Inf(1): "?", math.NaN(): "?"} {
+		1e15: "$1e+15", 1e308: "$1e+308", math.Inf(1): "?", math.NaN(): "?",
+		// A saving below zero: a policy that made the prompt longer.
+		-0.0123: "-$0.0123", -3.14159: "-$3.14", -1202.6: "-$1,203", math.Inf(-1): "?"} {
 		if got := Money(&in); got != want {
 			t.Errorf("Money(%v) = %q, want %q", in, got, want)
 		}
@@ -75,6 +77,19 @@ func TestFormatters(t *testing.T) {
 			t.Errorf("Percent(%v, %v) = %q, want %q", tt.before, tt.after, got, tt.want)
 		}
 	}
+	for _, tt := range []struct {
+		before, after float64
+		want          string
+	}{{0.3983, 0.2542, "−36.2%"}, {2, 3, "+50.0%"}, {2, 2, "−0.0%"}, {0, 1, "−0%"}, {-1, 0, "−0%"}} {
+		if got := Change(tt.before, tt.after); got != tt.want {
+			t.Errorf("Change(%v, %v) = %q, want %q", tt.before, tt.after, got, tt.want)
+		}
+	}
+	for n, want := range map[int64]string{31_949: "−31.9k", 0: "−0", -1_200: "+1,200"} {
+		if got := Less(n, Compact); got != want {
+			t.Errorf("Less(%d, Compact) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 // TestMoneyLike: the figures of a line round alike, to the cents of its
@@ -92,6 +107,8 @@ func TestMoneyLike(t *testing.T) {
 		{0.1827, 0.5, "$0.1827"},
 		{0.0225, 12345.678, "$0.02"},
 		{12345.678, 12345.678, "$12,346"},
+		{-0.1827, 12.11, "-$0.18"},
+		{-0.0023, 5, "-<$0.01"},
 	} {
 		if got := MoneyLike(usd(tt.v), tt.like); got != tt.want {
 			t.Errorf("MoneyLike(%v, like %v) = %q, want %q", tt.v, tt.like, got, tt.want)

@@ -137,9 +137,14 @@ func (v *view) savesPart() part {
 	if v.Stale {
 		mark = "~" // the last prediction, made before the latest calls
 	}
+	style := func(s *themes.Styles) lipgloss.Style { return s.Gain(usd) }
+	if usd < 0 { // replacements longer than their results
+		more := -usd
+		amount := mark + human.Money(&more)
+		return part{prio: prioSaves, long: fmt.Sprintf("costs %s more (+%.0f%%)%s", amount, -100*share, under), short: "costs +" + amount, style: style}
+	}
 	amount := mark + human.Money(&usd)
-	return part{prio: prioSaves, long: fmt.Sprintf("saves %s (%.0f%%)%s", amount, 100*share, under), short: "saves " + amount,
-		style: func(s *themes.Styles) lipgloss.Style { return s.Saved }}
+	return part{prio: prioSaves, long: fmt.Sprintf("saves %s (%.0f%%)%s", amount, 100*share, under), short: "saves " + amount, style: style}
 }
 
 // realizedParts say what spillway's hook cut as the session ran, from its
@@ -158,14 +163,25 @@ func (v *view) realizedParts() []part {
 	if r.Results == 1 {
 		results = "1 result"
 	}
-	cut := part{prio: prioSaves, style: func(s *themes.Styles) lipgloss.Style { return s.Saved }}
-	if r.SavedUSD != nil {
+	cut, gain := part{prio: prioSaves}, float64(r.Tokens-r.TokensAfter)
+	switch {
+	case r.SavedUSD != nil && *r.SavedUSD < 0:
+		more := -*r.SavedUSD
+		usd := mark + human.Money(&more)
+		gain = *r.SavedUSD
+		cut.long, cut.short = "hook added "+usd+" on "+results, "hook +"+usd
+	case r.SavedUSD != nil:
 		usd := mark + human.Money(r.SavedUSD)
+		gain = *r.SavedUSD
 		cut.long, cut.short = "hook saved "+usd+" on "+results, "hook "+usd
-	} else {
+	case gain < 0:
+		tokens := mark + human.Compact(r.TokensAfter-r.Tokens)
+		cut.long, cut.short = "hook added "+tokens+" tokens on "+results, "hook +"+tokens+" tok"
+	default:
 		tokens := mark + human.Compact(r.Tokens-r.TokensAfter)
 		cut.long, cut.short = "hook cut "+tokens+" tokens on "+results, "hook −"+tokens+" tok"
 	}
+	cut.style = func(s *themes.Styles) lipgloss.Style { return s.Gain(gain) }
 	var differ []string
 	if p.Acted > 0 {
 		more := fmt.Sprintf("%d more", p.Acted)

@@ -495,3 +495,32 @@ func TestFitRealized(t *testing.T) {
 		}
 	}
 }
+
+// TestFitCostsMore: a policy whose replacements are longer than the
+// results they replace says what it adds, never a negative saving.
+func TestFitCostsMore(t *testing.T) {
+	cost, after := 4.2137, 4.3412
+	v := &view{Cost: cost, Recorded: 40, Reading: 1, Policy: "harness-rs-0.0.40",
+		Predicted: &Prediction{Cost: &cost, CostAfter: &after},
+		Last:      &LastCall{Time: t0, Model: "claude-sonnet-4-5", CacheRead: 140000, CacheWrite5m: 2000, Input: 3},
+		Window:    200000, Now: t0.Add(48 * time.Second)}
+	for width, want := range map[int]string{
+		0:  "$4.21 · costs $0.1275 more (+3%) under harness-rs-0.0.40 · 0 hazards · ctx 142.0k/200.0k (71%)",
+		40: "$4.21 · costs +$0.1275 · ctx 71%",
+	} {
+		if got := v.render(width, nil); got != want {
+			t.Errorf("width %d:\n got %q\nwant %q", width, got, want)
+		}
+	}
+	added := -0.0412
+	v.Predicted.CostAfter = &cost
+	v.Predicted.Realized = &Realized{Totals: ledger.Totals{Results: 1, Tokens: 6_305, TokensAfter: 8_196}, SavedUSD: &added,
+		Policies: []string{"harness-rs-0.0.40"}}
+	if got, want := v.render(0, nil), "$4.21 · hook added $0.0412 on 1 result · as predicted under harness-rs-0.0.40 · 0 hazards · ctx 142.0k/200.0k (71%)"; got != want {
+		t.Errorf("realized:\n got %q\nwant %q", got, want)
+	}
+	v.Predicted.Realized.SavedUSD = nil
+	if got, want := v.render(0, nil), "$4.21 · hook added 1,891 tokens on 1 result · as predicted under harness-rs-0.0.40 · 0 hazards · ctx 142.0k/200.0k (71%)"; got != want {
+		t.Errorf("realized, no price:\n got %q\nwant %q", got, want)
+	}
+}
