@@ -671,7 +671,11 @@ func (m *Model) helpLines() []string {
 	for _, mk := range themes.Markers() {
 		lines = append(lines, "  "+st.Marker[mk].Render(mk.Glyph())+"  "+mk.Name())
 	}
-	lines = append(lines, "", st.Muted.Render("After figures assume the agent would have made the same calls and written the same output."))
+	lines = append(lines, "")
+	caveat := "After figures assume the agent would have made the same calls and written the same output."
+	for _, l := range strings.Split(ansi.Wordwrap(caveat, max(1, m.ctx.Width), ""), "\n") {
+		lines = append(lines, st.Muted.Render(l))
+	}
 	return lines
 }
 
