@@ -22,7 +22,7 @@ import (
 // TestSpillsWrittenWhenNeeded: replays write no spill file; opening a
 // spilled result writes its file alone, and writing the policy writes all
 // the replay's. Under harness-rs-0.0.50 the demo spills two results over
-// 24 KiB: call 0's 70.6K Read and call 1's 30.1K Grep.
+// 24 KiB: call 0's 69.0K Read and call 1's 29.4K Grep.
 func TestSpillsWrittenWhenNeeded(t *testing.T) {
 	root := t.TempDir()
 	pol, err := policy.Preset("harness-rs-0.0.50")

@@ -399,7 +399,7 @@ func TestKeys(t *testing.T) {
 		{"Tools", nil, []string{"T"}, func(m *Model) string { return want(m.sess.overlay == toolsOverlay, "overlay %v", m.sess.overlay) }},
 		{"Context", nil, []string{"C"}, func(m *Model) string { return want(m.sess.overlay == contextOverlay, "overlay %v", m.sess.overlay) }},
 		{"Copy", nil, []string{"y"}, func(m *Model) string {
-			return want(strings.HasPrefix(m.ctx.notice, "copied result 0's text as recorded, 70.6K"), "notice %q", m.ctx.notice)
+			return want(strings.HasPrefix(m.ctx.notice, "copied result 0's text as recorded, 69.0K"), "notice %q", m.ctx.notice)
 		}},
 		{"Pager", nil, nil, func(m *Model) string {
 			// As Bubble Tea does: the program runs, then the callback's

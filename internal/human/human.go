@@ -141,16 +141,17 @@ func Bytes(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
-// ShortBytes writes a size in at most 6 characters, in decimal units:
-// 812B, 70.6K, 1.2M.
+// ShortBytes writes a size in at most 6 characters, in K of 1,024 bytes
+// as the ceilings beside it are: 812B, 69.0K, 1.2M.
 func ShortBytes(n int64) string {
+	const k, m = 1 << 10, 1 << 20
 	switch {
-	case n < 1000:
+	case n < k:
 		return fmt.Sprintf("%dB", n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fK", float64(n)/1000)
+	case n < 1000*k: // 1000.0K would take 7
+		return fmt.Sprintf("%.1fK", float64(n)/k)
 	default:
-		return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+		return fmt.Sprintf("%.1fM", float64(n)/m)
 	}
 }
 

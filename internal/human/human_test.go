@@ -64,7 +64,8 @@ func TestFormatters(t *testing.T) {
 	if got := Money(nil); got != "?" {
 		t.Errorf("Money(nil) = %q", got)
 	}
-	for n, want := range map[int64]string{0: "0B", 999: "999B", 1000: "1.0K", 70_600: "70.6K", 999_949: "999.9K", 1_200_000: "1.2M"} {
+	for n, want := range map[int64]string{0: "0B", 999: "999B", 1023: "1023B", 1024: "1.0K", 70_611: "69.0K", 1000*1024 - 52: "999.9K",
+		1000 * 1024: "1.0M", 1_258_291: "1.2M"} {
 		if got := ShortBytes(n); got != want {
 			t.Errorf("ShortBytes(%d) = %q, want %q", n, got, want)
 		}
