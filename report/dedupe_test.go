@@ -13,6 +13,8 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/guard/tokens"
+	"github.com/spillway-dev/spillway/internal/app"
 )
 
 // TestSweepDedupe pins the repeat-suppression sweep over
@@ -135,5 +137,26 @@ func TestSweepDedupe(t *testing.T) {
 	if !strings.HasPrefix(cs.String(), wantCSV) || strings.Count(cs.String(), "\n") != 6 ||
 		!strings.Contains(cs.String(), "harness-rs-0.0.40,claude-code-2.1.86,2,4,14190,0.086235000,0.043665000,0,0,1,0,1,0\n") {
 		t.Errorf("CSV:\n%s", cs.String())
+	}
+}
+
+// TestSweepDedupeAloneAdds: on the demo at 64 KiB, harness-rs-0.0.40's cut
+// of the 70,611-byte Read, quoted again, is longer than the Read (947
+// tokens calibrated, carried by 12 calls), so the policy without repeat
+// suppression adds 11,364 tokens; the note says so, not "saves -11,364".
+func TestSweepDedupeAloneAdds(t *testing.T) {
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	pol.SetCeiling(65536)
+	opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
+	doc, _, err := SweepDedupe([]string{filepath.Join("..", "testdata", "demo.jsonl")}, nil, opt, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := doc.Write(&text, "text", 1000); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Without it the policy adds 11,364 tokens, $0.006676;"; !strings.Contains(strings.Join(strings.Fields(text.String()), " "), want) {
+		t.Errorf("want %q in:\n%s", want, text.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/themes"
 )
 
 // TestKnobsKey: the chart's points are kept by every knob but the ceiling;
@@ -212,5 +213,43 @@ func TestLongerReplacementShowsAdded(t *testing.T) {
 	press(t, m, "j")
 	if out := ansi.Strip(screen(m)); !strings.Contains(out, "+947 tokens: 0 more new, 947 more cached") {
 		t.Errorf("call 2's detail does not say what the policy adds:\n%s", out)
+	}
+	// Call 4 carries the Read's growth and a repeat suppressed: each part
+	// by its sign.
+	press(t, m, "j", "j")
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "−1,130 tokens: 2,077 fewer new, 947 more cached") {
+		t.Errorf("call 4's detail:\n%s", out)
+	}
+	// The chart: 64K marked, saving less than 128K, no point adding.
+	if chart := ansi.Strip(m.sess.chartLine()); !strings.Contains(chart, "▸64K▁ 4.4% 128K▁") {
+		t.Errorf("chart %q", chart)
+	}
+}
+
+// TestChartAdds: a ceiling whose replacements are longer than the results
+// they replace draws − where a saving draws a bar, says so in the head,
+// and, marked, says what it adds rather than a negative saving; with no
+// ceiling saving, the head says none does.
+func TestChartAdds(t *testing.T) {
+	pal, err := themes.Pick("dark", true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &Context{Styles: themes.New(pal)}
+	pol, _ := policy.Preset("agentscope")
+	point := func(ceiling int64, before, after float64) replay.SweepPoint {
+		return replay.SweepPoint{Ceiling: ceiling, Cost: &before, CostAfter: &after}
+	}
+	pol.SetCeiling(2048)
+	mixed := []replay.SweepPoint{point(2048, 10, 10.13), point(4096, 10, 9.8), point(8192, 10, 9.6), point(16384, 10, 10)}
+	want := "cost saved by ceiling, █ = best 4.0% at 8K (− adds, K = 1,024 UTF-16 units): ▸2K− adds 1.3% 4K▄ 8K█ 16K "
+	if got := ansi.Strip(drawChart(ctx, pol, mixed, 0, 0, 200)); !strings.HasPrefix(got, want) {
+		t.Errorf("mixed:\n got %q\nwant %q…", got, want)
+	}
+	pol.SetCeiling(4096)
+	none := []replay.SweepPoint{point(2048, 10, 10.13), point(4096, 10, 10)}
+	want = "cost saved by ceiling: none at any (− adds, K = 1,024 UTF-16 units): 2K− ▸4K  0.0%"
+	if got := ansi.Strip(drawChart(ctx, pol, none, 0, 0, 200)); !strings.HasPrefix(got, want) {
+		t.Errorf("none:\n got %q\nwant %q…", got, want)
 	}
 }

@@ -361,11 +361,17 @@ func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) 
 			}
 			add(st.Value.Render(fmt.Sprintf("prompt %s → %s tokens (recorded → %s) · cost %s → %s", human.Count(u.Prompt()), human.Count(after.Prompt()),
 				rp.Calibration.Source(), human.USD(rc.Cost), human.USD(rc.CostAfter))))
-			switch saved, cached := rc.Saved(), u.CacheRead-after.CacheRead; {
-			case saved > 0:
-				add(st.Saved.Render(fmt.Sprintf("−%s tokens: %s fewer new, %s fewer cached", human.Count(saved), human.Count(saved-cached), human.Count(cached))))
-			case saved < 0: // a replacement longer than its result
-				add(st.Warning.Render(fmt.Sprintf("+%s tokens: %s more new, %s more cached", human.Count(-saved), human.Count(cached-saved), human.Count(-cached))))
+			if saved := rc.Saved(); saved != 0 {
+				// Each part by its own sign: a call may carry one result
+				// made shorter and another made longer.
+				cached := u.CacheRead - after.CacheRead
+				part := func(n int64, what string) string {
+					if n < 0 || n == 0 && saved < 0 {
+						return human.Count(-n) + " more " + what
+					}
+					return human.Count(n) + " fewer " + what
+				}
+				add(st.Gain(float64(saved)).Render(human.Less(saved, human.Count) + " tokens: " + part(saved-cached, "new") + ", " + part(cached, "cached")))
 			}
 		}
 	} else {

@@ -373,7 +373,11 @@ func (v *sessionScreen) totalsLine() string {
 	if r := v.realized; r != nil {
 		// What the hook cut when it ran in this session, beside what the
 		// policy above would.
-		parts = append(parts, linePart{text: st.Saved.Render(fmt.Sprintf("hook cut %s → %s tokens in %d", human.Compact(r.Tokens), human.Compact(r.TokensAfter), r.Results)), priority: 7})
+		verb := "cut"
+		if r.TokensAfter > r.Tokens {
+			verb = "grew" // replacements longer than the outputs
+		}
+		parts = append(parts, linePart{text: st.Gain(float64(r.Tokens - r.TokensAfter)).Render(fmt.Sprintf("hook %s %s → %s tokens in %d", verb, human.Compact(r.Tokens), human.Compact(r.TokensAfter), r.Results)), priority: 7})
 	}
 	for _, mk := range themes.Markers() {
 		n := markerCount(t, mk)
@@ -530,11 +534,13 @@ func drawChart(ctx *Context, pol policy.Policy, points []replay.SweepPoint, miss
 	st := ctx.Styles
 	bars := []rune("▁▂▃▄▅▆▇█")
 	share, figure, what := savedShare(points, prompt)
-	best, at := 0.0, -1
+	best, at, adds := 0.0, -1, false
 	for i, p := range points {
-		if v := share(p); v > best {
+		v := share(p)
+		if v > best {
 			best, at = v, i
 		}
+		adds = adds || v < 0
 	}
 	marked := -1 // the point at the ceiling applied, or the nearest to it
 	if pol.Ceiling > 0 {
@@ -547,28 +553,40 @@ func drawChart(ctx *Context, pol policy.Policy, points []replay.SweepPoint, miss
 	}
 	cells := make([]string, 0, len(points)+1)
 	for i, p := range points {
-		bar := " " // nothing saved
-		if v := share(p); v > 0 && best > 0 {
+		bar, barStyle := " ", st.ChartBar // nothing saved
+		switch v := share(p); {
+		case v > 0 && best > 0:
 			bar = string(bars[min(len(bars)-1, int(math.Ceil(v/best*float64(len(bars))))-1)])
+		case v < 0: // the ceiling costs more than none: replacements longer than their results
+			bar, barStyle = "−", st.Warning
 		}
-		cell := ceilingLabel(p.Ceiling) + bar
-		if i == marked {
-			cells = append(cells, st.ChartCurrent.Render("▸"+cell+" "+figure(p)))
-		} else {
-			cells = append(cells, st.ChartBar.Render(cell))
+		label := ceilingLabel(p.Ceiling)
+		switch {
+		case i == marked && share(p) < 0:
+			cells = append(cells, st.ChartCurrent.Render("▸"+label)+st.Warning.Render(bar+" "+figure(p)))
+		case i == marked:
+			cells = append(cells, st.ChartCurrent.Render("▸"+label+bar+" "+figure(p)))
+		case share(p) < 0:
+			cells = append(cells, st.ChartBar.Render(label)+barStyle.Render(bar))
+		default:
+			cells = append(cells, st.ChartBar.Render(label+bar))
 		}
 	}
 	if missing > 0 {
 		cells = append(cells, st.Muted.Render(strings.Repeat("·", missing)))
 	}
 	unit := "K = " + policy.FormatSize(1024, pol.Unit)
+	key := unit
+	if adds {
+		key = "− adds, " + unit
+	}
 	heads := []string{
-		fmt.Sprintf("%s saved by ceiling, █ = best %s at %s (%s):", what, figure(pointAt(points, at)), ceilingLabel(pointAt(points, at).Ceiling), unit),
+		fmt.Sprintf("%s saved by ceiling, █ = best %s at %s (%s):", what, figure(pointAt(points, at)), ceilingLabel(pointAt(points, at).Ceiling), key),
 		fmt.Sprintf("saved, █ = %s (%s):", figure(pointAt(points, at)), unit),
 		fmt.Sprintf("saved, █ = %s:", figure(pointAt(points, at))),
 	}
 	if best <= 0 {
-		heads = []string{fmt.Sprintf("%s saved by ceiling: none at any (%s):", what, unit), "saved: none (" + unit + "):", "saved: none:"}
+		heads = []string{fmt.Sprintf("%s saved by ceiling: none at any (%s):", what, key), "saved: none (" + unit + "):", "saved: none:"}
 	}
 	body := strings.Join(cells, " ")
 	legend := make([]string, 0, 6)
@@ -618,9 +636,19 @@ func savedShare(points []replay.SweepPoint, prompt int64) (share func(replay.Swe
 		what = "prompt"
 	default:
 		share = func(p replay.SweepPoint) float64 { return float64(p.Saved) }
-		return share, func(p replay.SweepPoint) string { return human.Compact(p.Saved) + " tok" }, "tokens"
+		return share, func(p replay.SweepPoint) string {
+			if p.Saved < 0 {
+				return "adds " + human.Compact(-p.Saved) + " tok"
+			}
+			return human.Compact(p.Saved) + " tok"
+		}, "tokens"
 	}
-	return share, func(p replay.SweepPoint) string { return pct(share(p)) }, what
+	return share, func(p replay.SweepPoint) string {
+		if v := share(p); v < 0 {
+			return "adds " + pct(-v)
+		}
+		return pct(share(p))
+	}, what
 }
 
 // ceilingLabel is a chart's ceiling in K of 1,024 of its unit (M of

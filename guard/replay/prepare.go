@@ -779,6 +779,11 @@ func (p *Prepared) remove(u transcript.Usage, fresh, carried int64) transcript.U
 	}
 	fromNew(fresh, false)
 	fromCache := min(carried, u.CacheRead)
+	if carried < 0 && u.CacheRead == 0 {
+		// Growth at a call that read nothing from the cache: its whole
+		// prefix was sent again, the growth with it.
+		fromCache = 0
+	}
 	u.CacheRead -= fromCache
 	fromNew(carried-fromCache, true)
 	return u

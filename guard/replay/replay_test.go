@@ -407,7 +407,9 @@ func TestLongerPlaceholderCostsMore(t *testing.T) {
 		return map[string]any{"role": "assistant", "model": "claude-sonnet-4-5", "content": "",
 			"usage": map[string]any{"input_tokens": 10, "cache_creation_input_tokens": write, "cache_read_input_tokens": read, "output_tokens": 20}}
 	}
-	s := generic(t, c0, result("1", strings.Repeat("w", 12), false), reply(600, 2010), reply(50, 2620))
+	// The third call found the cache expired: it wrote its whole prefix
+	// again, and the growth with it.
+	s := generic(t, c0, result("1", strings.Repeat("w", 12), false), reply(600, 2010), reply(50, 2620), reply(2700, 0))
 	pol := mustPreset(t, "codex")
 	pol.Unit, pol.Ceiling, pol.Allowance = policy.UTF8Bytes, 4, 0
 	rp, err := prepared(t, s).Replay(pol, Options{})
@@ -425,10 +427,13 @@ func TestLongerPlaceholderCostsMore(t *testing.T) {
 	if u := rp.Calls[2].UsageAfter; u.CacheCreation != 50 || u.CacheRead != 2622 {
 		t.Errorf("second call after: %+v; want 2 more tokens read from the cache", *u)
 	}
+	if u := rp.Calls[3].UsageAfter; u.CacheCreation != 2702 || u.CacheRead != 0 {
+		t.Errorf("third call after: %+v; want 2 more tokens written to the cache, none read", *u)
+	}
 	// Sonnet 4.5: $3.75 a million tokens written to the cache, $0.30 read.
 	tot := rp.Totals
-	if tot.PromptAfter != tot.Prompt+4 || tot.SavedPerCall != -4 || math.Abs(*tot.CostAfter-*tot.Cost-2*(3.75e-6+3e-7)) > 1e-12 {
-		t.Errorf("prompt %d → %d, saved %d, cost %v → %v; want 4 tokens and $0.0000081 more", tot.Prompt, tot.PromptAfter, tot.SavedPerCall, *tot.Cost, *tot.CostAfter)
+	if tot.PromptAfter != tot.Prompt+6 || tot.SavedPerCall != -6 || math.Abs(*tot.CostAfter-*tot.Cost-2*(3.75e-6+3e-7+3.75e-6)) > 1e-12 {
+		t.Errorf("prompt %d → %d, saved %d, cost %v → %v; want 6 tokens and $0.0000156 more", tot.Prompt, tot.PromptAfter, tot.SavedPerCall, *tot.Cost, *tot.CostAfter)
 	}
 }
 

@@ -53,7 +53,12 @@ func AppendUSD(dst []byte, v *float64) []byte {
 	if v == nil {
 		return append(dst, "unknown"...)
 	}
-	return strconv.AppendFloat(append(dst, '$'), *v, 'f', 6, 64)
+	var buf [32]byte
+	digits := strconv.AppendFloat(buf[:0], math.Abs(*v), 'f', 6, 64)
+	if *v < 0 && string(digits) != "0.000000" { // what rounds to nothing has no sign
+		dst = append(dst, '-')
+	}
+	return append(append(dst, '$'), digits...)
 }
 
 // Money writes dollars compactly: $0.0722, $3.14, $1,203; "?" when unknown.

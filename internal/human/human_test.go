@@ -35,7 +35,7 @@ func TestFormatters(t *testing.T) {
 	if got := USD(&v); got != "$0.012346" {
 		t.Errorf("USD = %q", got)
 	}
-	for in, want := range map[float64]string{0: "$0.000000", 24.8412345: "$24.841234", 0.0000005: "$0.000000", 1e6: "$1000000.000000"} {
+	for in, want := range map[float64]string{0: "$0.000000", 24.8412345: "$24.841234", 0.0000005: "$0.000000", 1e6: "$1000000.000000", -0.130866: "-$0.130866", -0.0000004: "$0.000000"} {
 		if got := USD(&in); got != want {
 			t.Errorf("USD(%v) = %q, want %q", in, got, want)
 		}

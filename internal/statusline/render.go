@@ -140,8 +140,8 @@ func (v *view) savesPart() part {
 	style := func(s *themes.Styles) lipgloss.Style { return s.Gain(usd) }
 	if usd < 0 { // replacements longer than their results
 		more := -usd
-		amount := mark + human.Money(&more)
-		return part{prio: prioSaves, long: fmt.Sprintf("costs %s more (+%.0f%%)%s", amount, -100*share, under), short: "costs +" + amount, style: style}
+		amount := human.Money(&more)
+		return part{prio: prioSaves, long: fmt.Sprintf("costs %s more (+%.0f%%)%s", mark+amount, -100*share, under), short: "costs " + mark + "+" + amount, style: style}
 	}
 	amount := mark + human.Money(&usd)
 	return part{prio: prioSaves, long: fmt.Sprintf("saves %s (%.0f%%)%s", amount, 100*share, under), short: "saves " + amount, style: style}
@@ -167,25 +167,29 @@ func (v *view) realizedParts() []part {
 	switch {
 	case r.SavedUSD != nil && *r.SavedUSD < 0:
 		more := -*r.SavedUSD
-		usd := mark + human.Money(&more)
+		usd := human.Money(&more)
 		gain = *r.SavedUSD
-		cut.long, cut.short = "hook added "+usd+" on "+results, "hook +"+usd
+		cut.long, cut.short = "hook added "+mark+usd+" on "+results, "hook "+mark+"+"+usd
 	case r.SavedUSD != nil:
 		usd := mark + human.Money(r.SavedUSD)
 		gain = *r.SavedUSD
 		cut.long, cut.short = "hook saved "+usd+" on "+results, "hook "+usd
 	case gain < 0:
-		tokens := mark + human.Compact(r.TokensAfter-r.Tokens)
-		cut.long, cut.short = "hook added "+tokens+" tokens on "+results, "hook +"+tokens+" tok"
+		tokens := human.Compact(r.TokensAfter - r.Tokens)
+		cut.long, cut.short = "hook added "+mark+tokens+" tokens on "+results, "hook "+mark+"+"+tokens+" tok"
 	default:
-		tokens := mark + human.Compact(r.Tokens-r.TokensAfter)
-		cut.long, cut.short = "hook cut "+tokens+" tokens on "+results, "hook −"+tokens+" tok"
+		tokens := human.Compact(r.Tokens - r.TokensAfter)
+		cut.long, cut.short = "hook cut "+mark+tokens+" tokens on "+results, "hook "+mark+"−"+tokens+" tok"
 	}
 	cut.style = func(s *themes.Styles) lipgloss.Style { return s.Gain(gain) }
 	var differ []string
 	if p.Acted > 0 {
 		more := fmt.Sprintf("%d more", p.Acted)
-		if usd, _, ok := p.Saved(); ok {
+		switch usd, _, ok := p.Saved(); {
+		case ok && usd < 0: // what it cuts is longer than what it replaces
+			usd = -usd
+			more += " (costing " + human.Money(&usd) + " more)"
+		case ok:
 			more += " (" + human.Money(&usd) + ")"
 		}
 		differ = append(differ, "the replay cuts "+more)

@@ -523,4 +523,17 @@ func TestFitCostsMore(t *testing.T) {
 	if got, want := v.render(0, nil), "$4.21 · hook added 1,891 tokens on 1 result · as predicted under harness-rs-0.0.40 · 0 hazards · ctx 142.0k/200.0k (71%)"; got != want {
 		t.Errorf("realized, no price:\n got %q\nwant %q", got, want)
 	}
+	// The replay would shape 2 more results, each longer than before; the
+	// prediction predates the latest calls (~, before the sign).
+	v.Predicted.CostAfter, v.Predicted.Acted, v.Stale = &after, 2, true
+	if got, want := v.render(0, nil), "$4.21 · hook added ~1,891 tokens on 1 result · ≠ predicted under harness-rs-0.0.40: the replay cuts 2 more (costing $0.1275 more) · 0 hazards · ctx 142.0k/200.0k (71%)"; got != want {
+		t.Errorf("the replay cuts more:\n got %q\nwant %q", got, want)
+	}
+	if got, want := v.render(40, nil), "$4.21 · hook ~+1,891 tok · ctx 71%"; got != want {
+		t.Errorf("stale, short:\n got %q\nwant %q", got, want)
+	}
+	v.Predicted.Realized = nil
+	if got, want := v.render(40, nil), "$4.21 · costs ~+$0.1275 · ctx 71%"; got != want {
+		t.Errorf("stale saving, short:\n got %q\nwant %q", got, want)
+	}
 }
