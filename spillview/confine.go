@@ -126,7 +126,7 @@ func (r Root) open(real string) (*os.File, fs.FileInfo, error) {
 		if errors.Is(err, safefile.ErrNotRegular) {
 			return nil, nil, err
 		}
-		return nil, nil, fmt.Errorf("is not opened: %w", err)
+		return nil, nil, fmt.Errorf("cannot be read: %w", err)
 	}
 	return f, info, nil
 }

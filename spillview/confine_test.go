@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spillway-dev/spillway/themes"
 )
 
 // agentTree lays out where agents spill, as on a real machine, and
@@ -304,4 +306,21 @@ func FuzzOpenSpilled(f *testing.F) {
 			t.Errorf("OpenSpilled(%q) opened %s, holding %q", p, real, b[:n])
 		}
 	})
+}
+
+// TestAgentSpillUnmarked: the parts the model saw of a result are ranges
+// of the transcript's text; opened instead, an agent's spill file is
+// another text, shown unmarked. Marked with the result's ranges, its
+// first lines read as unseen though the model was given them.
+func TestAgentSpillUnmarked(t *testing.T) {
+	_, transcript := agentTree(t)
+	path := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "tool-results", "toolu_2.txt")
+	if err := os.WriteFile(path, []byte("claude spill\n"+numbered(20)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := Source{Path: path, Roots: AgentRoots(transcript), Text: "Full output saved to: " + path, Seen: []Range{{From: 0, To: 10}}}
+	m := open(t, src, themes.New(themes.Mono), 80, 8)
+	if out := strings.Join(plainRows(m), "\n"); strings.Contains(out, "would not see") || !strings.Contains(out, "claude spill") {
+		t.Errorf("the spill file is marked with the result's ranges:\n%s", out)
+	}
 }

@@ -12,6 +12,7 @@ package spillview
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -116,7 +117,11 @@ func (x *lineIndex) pop() {
 // (src.Roots set) only inside the folders it spills to (OpenSpilled).
 // Past maxLines lines the rest of the text is not shown, and the note
 // says how much was left.
-func Open(src Source) (*Document, error) {
+func Open(src Source) (*Document, error) { return OpenContext(context.Background(), src) }
+
+// OpenContext is Open, given up (its error ctx's) when ctx is done: a
+// viewer left while a large file is indexed stops reading it.
+func OpenContext(ctx context.Context, src Source) (*Document, error) {
 	var f *os.File
 	var info fs.FileInfo
 	switch {
@@ -145,13 +150,13 @@ func Open(src Source) (*Document, error) {
 	}
 	if f == nil {
 		d := &Document{src: src, r: strings.NewReader(src.Text), size: int64(len(src.Text))}
-		if err := d.index(); err != nil {
+		if err := d.index(ctx); err != nil {
 			return nil, fmt.Errorf("index spilled text: %w", err)
 		}
 		return d, nil
 	}
 	d := &Document{src: src, r: f, f: f, size: info.Size()}
-	if err := d.index(); err != nil {
+	if err := d.index(ctx); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("index spill file %s: %w", src.Path, err)
 	}
@@ -164,7 +169,7 @@ func Open(src Source) (*Document, error) {
 func (d *Document) Source() Source { return d.src }
 
 // index records every line start in one pass over the text.
-func (d *Document) index() error {
+func (d *Document) index(ctx context.Context) error {
 	if d.size == 0 {
 		return nil
 	}
@@ -173,6 +178,9 @@ func (d *Document) index() error {
 	var off int64
 	var last byte
 	for off < d.size {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n, err := d.r.ReadAt(buf[:min(int64(len(buf)), d.size-off)], off)
 		chunk := buf[:n]
 		for i := 0; ; {

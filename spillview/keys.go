@@ -34,8 +34,8 @@ func DefaultNavKeyMap() NavKeyMap {
 	return NavKeyMap{
 		Up:       binding([]string{"k", "up"}, "↑/k", "up"),
 		Down:     binding([]string{"j", "down"}, "↓/j", "down"),
-		PageUp:   binding([]string{"pgup", "b", "ctrl+b"}, "pgup/b", "page up"),
-		PageDown: binding([]string{"pgdown", "space", "ctrl+f"}, "pgdn/space", "page down"),
+		PageUp:   binding([]string{"pgup", "b", "ctrl+b"}, "pgup/b/ctrl+b", "page up"),
+		PageDown: binding([]string{"pgdown", "space", "ctrl+f"}, "pgdn/space/ctrl+f", "page down"),
 		Top:      binding([]string{"g", "home"}, "g/home", "top"),
 		Bottom:   binding([]string{"G", "end"}, "G/end", "bottom"),
 		Left:     binding([]string{"h", "left"}, "←/h", "scroll left"),

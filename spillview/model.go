@@ -1,6 +1,7 @@
 package spillview
 
 import (
+	"context"
 	"math"
 	"slices"
 	"sort"
@@ -32,10 +33,10 @@ type SearchedMsg struct {
 // CloseMsg is sent when the user leaves the viewer (q / esc).
 type CloseMsg struct{}
 
-// OpenCmd opens src and returns an OpenedMsg.
-func OpenCmd(src Source) tea.Cmd {
+// OpenCmd opens src and returns an OpenedMsg; ctx done gives it up.
+func OpenCmd(ctx context.Context, src Source) tea.Cmd {
 	return func() tea.Msg {
-		d, err := Open(src)
+		d, err := OpenContext(ctx, src)
 		return OpenedMsg{Doc: d, Src: src, Err: err}
 	}
 }
@@ -68,6 +69,10 @@ type Model struct {
 	seen    seenMap
 	err     error
 	loading bool
+	// stopOpen gives up the open Load began; closed: the viewer was left,
+	// and what an open still running brings is let go.
+	stopOpen context.CancelFunc
+	closed   bool
 
 	top int // first line shown
 	x   int // first column shown
@@ -77,6 +82,7 @@ type Model struct {
 	searching bool   // the prompt is open
 	pending   string // query whose search is running
 	query     string // query whose matches are shown
+	lastQuery string // the last query asked for, which enter alone asks again
 	matches   []int
 	cur       int // index into matches
 	searchErr error
@@ -121,12 +127,12 @@ func (m *Model) SetDocument(doc *Document, src Source) {
 	if m.doc != nil && m.doc != doc {
 		m.doc.Close()
 	}
-	m.doc, m.src = doc, src
+	m.doc, m.src, m.closed = doc, src, false
 	if doc != nil {
 		m.src = doc.Source() // an agent's spill file resolved, or why not
 	}
 	m.err, m.loading = nil, doc == nil
-	m.seen = newSeenMap(doc, src.Seen)
+	m.seen = newSeenMap(doc, m.src.Seen) // the document's: none for a file whose text is not the result's
 	m.top, m.x = 0, 0
 	m.searching = false
 	m.input.Blur()
@@ -136,8 +142,11 @@ func (m *Model) SetDocument(doc *Document, src Source) {
 // Load shows src as opening and returns the Cmd that opens it; hand the
 // OpenedMsg it yields to Update.
 func (m *Model) Load(src Source) tea.Cmd {
+	m.stop()
 	m.SetDocument(nil, src)
-	return OpenCmd(src)
+	ctx, cancel := context.WithCancel(context.Background())
+	m.stopOpen = cancel
+	return OpenCmd(ctx, src)
 }
 
 // SetError shows err in place of the text (an open that failed).
@@ -147,9 +156,19 @@ func (m *Model) SetError(err error) {
 
 // Close closes the document.
 func (m *Model) Close() error {
+	m.stop()
 	err := m.doc.Close()
-	m.doc = nil
+	m.doc, m.closed, m.loading = nil, true, false
+	m.clearSearch() // the matches of a large file are not kept either
 	return err
+}
+
+// stop gives up an open still running.
+func (m *Model) stop() {
+	if m.stopOpen != nil {
+		m.stopOpen()
+		m.stopOpen = nil
+	}
 }
 
 // Searching reports that the search prompt is open: the root must then
@@ -169,7 +188,7 @@ func (m Model) Position() (top, lines int) {
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case OpenedMsg:
-		if !sameSource(m.src, msg.Src) && (m.loading || m.doc != nil || m.err != nil) {
+		if m.closed || !sameSource(m.src, msg.Src) && (m.loading || m.doc != nil || m.err != nil) {
 			msg.Doc.Close() // an open superseded by a later Load
 			return m, nil
 		}
@@ -254,8 +273,11 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		if m.doc == nil {
 			return m, nil
 		}
+		// As the inspector's prompts: empty, the last query in its
+		// place, which enter alone searches again.
 		m.searching = true
 		m.input.Reset()
+		m.input.Placeholder = m.lastQuery
 		return m, m.input.Focus()
 	case key.Matches(msg, k.Next):
 		m.stepMatch(1)
@@ -279,11 +301,14 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.searching = false
 		m.input.Blur()
 		query := m.input.Value()
+		if query == "" {
+			query = m.lastQuery
+		}
 		m.clearSearch()
 		if query == "" || m.doc == nil {
 			return m, nil
 		}
-		m.pending = query
+		m.pending, m.lastQuery = query, query
 		return m, searchCmd(m.doc, query)
 	}
 	var cmd tea.Cmd

@@ -1,7 +1,9 @@
 package spillview
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -261,15 +263,23 @@ func TestSearchPrompt(t *testing.T) {
 	if top, _ := m.Position(); top != 50 || m.query != "" {
 		t.Errorf("after esc: top %d query %q", top, m.query)
 	}
-	// Enter on an empty prompt clears the last search.
+	// The prompt opens empty, the last query in its place; enter alone
+	// searches again, as the inspector's prompts do.
 	m = search(t, m, "line 099")
 	if len(m.matches) != 1 {
 		t.Fatalf("matches = %v", m.matches)
 	}
 	m, _ = m.Update(press("/"))
+	if m.input.Value() != "" || m.input.Placeholder != "line 099" {
+		t.Errorf("prompt: value %q, placeholder %q", m.input.Value(), m.input.Placeholder)
+	}
 	m, cmd = m.Update(press("enter"))
-	if cmd != nil || len(m.matches) != 0 || m.query != "" {
-		t.Errorf("empty search: cmd %v matches %v query %q", cmd != nil, m.matches, m.query)
+	if cmd == nil {
+		t.Fatal("enter alone did not search again")
+	}
+	m, _ = m.Update(cmd())
+	if len(m.matches) != 1 || m.query != "line 099" {
+		t.Errorf("enter alone: matches %v query %q", m.matches, m.query)
 	}
 }
 
@@ -343,7 +353,7 @@ func TestOpenedMsg(t *testing.T) {
 		t.Fatalf("lines = %d", lines)
 	}
 	// An open superseded by a later Load is dropped and closed.
-	late := OpenCmd(src)().(OpenedMsg)
+	late := OpenCmd(context.Background(), src)().(OpenedMsg)
 	next := Source{Title: "result 4", Text: "x\n"}
 	cmd = m.Load(next)
 	m, _ = m.Update(late)
@@ -358,7 +368,7 @@ func TestOpenedMsg(t *testing.T) {
 		t.Errorf("lines = %d", lines)
 	}
 	// Also when it arrives after the later open has been shown.
-	m, _ = m.Update(OpenCmd(src)())
+	m, _ = m.Update(OpenCmd(context.Background(), src)())
 	if _, lines := m.Position(); lines != 1 || m.src.Title != "result 4" {
 		t.Errorf("late OpenedMsg replaced the document: %d lines, %q", lines, m.src.Title)
 	}
@@ -491,5 +501,50 @@ func TestFindScrollsNoFurtherThanNeeded(t *testing.T) {
 	}
 	if !strings.Contains(rows, "listens on") {
 		t.Errorf("the short lines are scrolled out of view (x=%d):\n%s", m.x, rows)
+	}
+}
+
+// TestCloseGivesUpOpen: leaving the viewer while a file is indexed stops
+// the indexing, and what the open brings afterwards is let go, the file
+// closed; the search's matches go with the document.
+func TestCloseGivesUpOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spill.txt")
+	if err := os.WriteFile(path, []byte(numbered(30)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := New(themes.New(themes.Mono), DefaultKeyMap())
+	m.SetSize(60, 10)
+	cmd := m.Load(Source{Title: "result 3", Path: path})
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	msg := cmd().(OpenedMsg)
+	if !errors.Is(msg.Err, context.Canceled) {
+		t.Errorf("open after close: %v, want it given up", msg.Err)
+	}
+	m, _ = m.Update(msg)
+	if m.doc != nil || m.err != nil {
+		t.Errorf("the viewer took what an open given up brought: doc %v, err %v", m.doc, m.err)
+	}
+
+	// Opened, searched, closed: nothing kept.
+	d, err := Open(Source{Text: numbered(30)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.SetDocument(d, Source{Text: numbered(30)})
+	m.pending = "line 01"
+	m, _ = m.Update(searchCmd(d, "line 01")())
+	if len(m.matches) == 0 {
+		t.Fatal("no matches")
+	}
+	m.Close()
+	if m.doc != nil || len(m.matches) != 0 {
+		t.Errorf("closed, the viewer keeps %v and %d matches", m.doc, len(m.matches))
+	}
+	late := OpenCmd(context.Background(), Source{Text: "x\n"})().(OpenedMsg)
+	m, _ = m.Update(late)
+	if m.doc != nil {
+		t.Error("an open that ends after the viewer was left was shown")
 	}
 }

@@ -1,6 +1,7 @@
 package spillview
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -71,7 +72,7 @@ func TestGolden(t *testing.T) {
 			t.Run("error", func(t *testing.T) {
 				m := New(styles, DefaultKeyMap())
 				m.SetSize(80, 20)
-				m, _ = m.Update(OpenCmd(Source{Title: "result 9", Path: filepath.Join("no", "such", "spill.txt")})())
+				m, _ = m.Update(OpenCmd(context.Background(), Source{Title: "result 9", Path: filepath.Join("no", "such", "spill.txt")})())
 				golden.RequireEqual(t, []byte(m.View()))
 			})
 		})

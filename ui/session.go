@@ -203,6 +203,7 @@ func (s *sessionScreen) openHeld(held *app.Session) tea.Cmd {
 // leave stops everything the screen started and lets its session go.
 func (s *sessionScreen) leave() {
 	s.stop()
+	s.spill.Close()
 	if s.cancelFollow != nil {
 		s.cancelFollow()
 	}
@@ -331,7 +332,10 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		s.spill, cmd = s.spill.Update(msg)
 		return cmd
 	case spillview.CloseMsg:
+		// The file, its line index and matches go with the viewer, and
+		// an open still running is given up.
 		s.overlay, s.opening = noOverlay, nil
+		s.spill.Close()
 		return nil
 	case pagerReadyMsg:
 		return s.pagerReady(msg)
