@@ -266,7 +266,7 @@ func (d *Document) lineOf(off int64) int {
 // readLine reads line i for display, at most maxLineRead bytes of it.
 // rest is how many bytes of the line were left unread.
 func (d *Document) readLine(i int) (raw []byte, from, rest int64, err error) {
-	from, to, _ := d.span(i)
+	from, to, next := d.span(i)
 	n := min(to-from, maxLineRead)
 	raw = make([]byte, n)
 	got, err := d.r.ReadAt(raw, from)
@@ -286,8 +286,8 @@ func (d *Document) readLine(i int) (raw []byte, from, rest int64, err error) {
 				break
 			}
 		}
-	} else if len(raw) > 0 && raw[len(raw)-1] == '\r' {
-		raw = raw[:len(raw)-1] // CRLF
+	} else if next > to && len(raw) > 0 && raw[len(raw)-1] == '\r' {
+		raw = raw[:len(raw)-1] // CRLF; a CR that ends the text is shown
 	}
 	return raw, from, rest, nil
 }

@@ -284,3 +284,21 @@ func BenchmarkSearch50MB(b *testing.B) {
 		}
 	}
 }
+
+// TestLoneCRKept: a CR before a line's LF is the line break's; one that
+// ends the text is the text's own and is shown.
+func TestLoneCRKept(t *testing.T) {
+	for text, want := range map[string]string{"one\rtwo\r": "one\rtwo\r", "one\r\n": "one", "one\r\ntwo\r": "one"} {
+		d, err := Open(Source{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw, _, _, _ := d.readLine(0); string(raw) != want {
+			t.Errorf("%q: line 1 %q, want %q", text, raw, want)
+		}
+	}
+	d, _ := Open(Source{Text: "one\r\ntwo\r"})
+	if raw, _, _, _ := d.readLine(1); string(raw) != "two\r" {
+		t.Errorf("last line %q, want %q", raw, "two\r")
+	}
+}

@@ -83,6 +83,7 @@ type Model struct {
 	pending   string // query whose search is running
 	query     string // query whose matches are shown
 	lastQuery string // the last query asked for, which enter alone asks again
+	matchPast bool   // the current match is past the part of its line shown
 	matches   []int
 	cur       int // index into matches
 	searchErr error
@@ -317,7 +318,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 func (m *Model) clearSearch() {
-	m.pending, m.query, m.matches, m.cur, m.searchErr = "", "", nil, 0, nil
+	m.pending, m.query, m.matches, m.cur, m.searchErr, m.matchPast = "", "", nil, 0, nil, false
 }
 
 func (m *Model) searched(msg SearchedMsg) {
@@ -352,13 +353,15 @@ func (m *Model) stepMatch(d int) {
 func (m *Model) revealMatch() {
 	line := m.matches[m.cur]
 	m.reveal(line)
+	m.matchPast = false
 	raw, _, _, err := m.doc.readLine(line)
 	if err != nil {
 		return
 	}
 	spans := findFold(string(raw), m.query)
 	if len(spans) == 0 {
-		return // past what is read of the line
+		m.matchPast = true // past what is read of the line: the status says so
+		return
 	}
 	before, _ := convert(raw[:spans[0][0]], nil, math.MaxInt)
 	col, tw, qw := piecesWidth(before), m.textWidth(), termtext.Width(m.query)

@@ -548,3 +548,19 @@ func TestCloseGivesUpOpen(t *testing.T) {
 		t.Error("an open that ends after the viewer was left was shown")
 	}
 }
+
+// TestMatchPastShown: a match past the part of a long line the viewer
+// reads is counted, and the status says it cannot be shown.
+func TestMatchPastShown(t *testing.T) {
+	text := "short line\n" + strings.Repeat("x", maxLineRead+100) + "NEEDLE\n"
+	m := open(t, Source{Text: text}, themes.New(themes.Mono), 120, 10)
+	m = search(t, m, "needle")
+	rows := plainRows(m)
+	if status := rows[len(rows)-1]; !strings.Contains(status, `"needle" match 1 of 1 past the 64.0 KiB of its line shown`) {
+		t.Errorf("status %q", status)
+	}
+	m = search(t, m, "short")
+	if rows := plainRows(m); strings.Contains(rows[len(rows)-1], "past the") {
+		t.Errorf("a match shown is said to be past: %q", rows[len(rows)-1])
+	}
+}

@@ -317,8 +317,11 @@ func (m Model) statusRow(win []rowRef) string {
 	case m.query != "" && len(m.matches) == 0:
 		right = s.Warning.Render(termtext.Line("no match for " + q))
 	case m.query != "":
-		right = s.Muted.Render(termtext.Line(fmt.Sprintf("%s match %s of %s", q, human.Count(int64(m.cur+1)), human.Count(int64(len(m.matches)))))) +
-			s.Faint.Render(" · n/N")
+		right = s.Muted.Render(termtext.Line(fmt.Sprintf("%s match %s of %s", q, human.Count(int64(m.cur+1)), human.Count(int64(len(m.matches))))))
+		if m.matchPast {
+			right += s.Warning.Render(" past the " + human.Bytes(maxLineRead) + " of its line shown")
+		}
+		right += s.Faint.Render(" · n/N")
 	default:
 		right = s.Faint.Render(m.keys.Help.Help().Key + " " + m.keys.Help.Help().Desc)
 	}
