@@ -28,6 +28,7 @@ func Escape(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
+	var marks stack
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -35,12 +36,33 @@ func Escape(s string) string {
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
+		case marks.over(r):
+			writeEscaped(&b, r)
 		default:
 			writeRune(&b, r, size)
 		}
 		i += size
 	}
 	return b.String()
+}
+
+// maxMarks is how many combining marks in a row are drawn on one
+// character; those past it are escaped. Written scripts stack a few (a
+// vowel and a tone, cantillation); hundreds, as in "zalgo" text, draw over
+// the rows around in terminals that stack them.
+const maxMarks = 4
+
+// stack counts the combining marks in a row.
+type stack int
+
+// over tells whether r is a combining mark past maxMarks in a row.
+func (n *stack) over(r rune) bool {
+	if r < 0x300 || !unicode.In(r, unicode.Mn, unicode.Me) {
+		*n = 0
+		return false
+	}
+	*n++
+	return *n > maxMarks
 }
 
 // Text makes s safe to paste into a terminal, as a text of many lines:
@@ -87,15 +109,21 @@ func Line(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	col := 0
+	var marks stack
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == '\t' {
+			marks = 0
 			n := TabWidth - col%TabWidth
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
 		} else {
 			before := b.Len()
-			writeRune(&b, r, size)
+			if marks.over(r) {
+				writeEscaped(&b, r)
+			} else {
+				writeRune(&b, r, size)
+			}
 			col += ansi.StringWidth(b.String()[before:])
 		}
 		i += size
@@ -104,6 +132,14 @@ func Line(s string) string {
 }
 
 // writeRune writes r safely.
+func writeEscaped(b *strings.Builder, r rune) {
+	if r > 0xffff {
+		fmt.Fprintf(b, `\U%08x`, r)
+	} else {
+		fmt.Fprintf(b, `\u%04x`, r)
+	}
+}
+
 func writeRune(b *strings.Builder, r rune, size int) {
 	switch {
 	case r == utf8.RuneError && size == 1:
@@ -114,11 +150,7 @@ func writeRune(b *strings.Builder, r rune, size int) {
 		b.WriteByte(hex[r>>4])
 		b.WriteByte(hex[r&0xf])
 	case bidi(r) || invisible(r):
-		if r > 0xffff {
-			fmt.Fprintf(b, `\U%08x`, r)
-		} else {
-			fmt.Fprintf(b, `\u%04x`, r)
-		}
+		writeEscaped(b, r)
 	default:
 		b.WriteRune(r)
 	}

@@ -178,3 +178,25 @@ func TestText(t *testing.T) {
 		}
 	}
 }
+
+// TestCombiningMarks: a letter keeps the marks written scripts stack on
+// it; past four in a row they are escaped, not drawn over the rows around.
+func TestCombiningMarks(t *testing.T) {
+	acute := "\u0301"
+	for in, want := range map[string]string{
+		"e" + acute:                      "e" + acute,
+		"e" + strings.Repeat(acute, 4):   "e" + strings.Repeat(acute, 4),
+		"e" + strings.Repeat(acute, 6):   "e" + strings.Repeat(acute, 4) + `\u0301\u0301`,
+		"a" + acute + "b" + acute + "\t": "a" + acute + "b" + acute, // each letter its own
+	} {
+		if got := Escape(in); !strings.HasPrefix(got, want) {
+			t.Errorf("Escape(%q) = %q, want %q…", in, got, want)
+		}
+		if got := Line(in); !strings.HasPrefix(got, want) {
+			t.Errorf("Line(%q) = %q, want %q…", in, got, want)
+		}
+	}
+	if got := Line(strings.Repeat(acute, 500)); strings.Count(got, acute) != 4 || Width(got) != 6*496 {
+		t.Errorf("500 marks: %d drawn, %d cells", strings.Count(got, acute), Width(got))
+	}
+}
