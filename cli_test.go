@@ -157,7 +157,7 @@ func TestPolicyFlagDefault(t *testing.T) {
 	// printed $0.216937. (Replayed as spillway's hook enforces it in Claude
 	// Code, the Reads' spilled contents are numbered again: $0.179312 when
 	// they were not.)
-	const line = "  cost: $0.398306 → $0.177525 under harness-rs-0.0.50+custom (−$0.220780, 55.4%); prompt tokens 619,430 → 221,561\n"
+	const line = "  cost: $0.398306 → $0.177525 under harness-rs-0.0.50+custom (−$0.220780, −55.4%); prompt tokens 619,430 → 221,561\n"
 	for _, args := range [][]string{
 		{"report", "--max-bytes", "8KiB", "--spill-dir", spill, demo},
 		{"report", "--preset", "harness-rs-0.0.50", "--max-bytes", "8KiB", "--spill-dir", spill, demo},

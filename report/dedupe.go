@@ -149,17 +149,16 @@ func (d *DedupeDoc) Write(w io.Writer, format string, width int) error {
 		ceiling = "ceiling " + policy.FormatSize(d.Policy.Ceiling, d.Policy.Unit)
 	}
 	var b strings.Builder
-	verb, tokens, dollars := "saves", d.Alone.Saved, savedUSD(&d.Alone)
-	if tokens < 0 { // replacements longer than their results
-		verb, tokens = "adds", -tokens
-		if dollars != nil {
-			more := -*dollars
-			dollars = &more
+	alone := fmt.Sprintf("saves %s tokens, %s", human.Count(d.Alone.Saved), orDash(human.USD(savedUSD(&d.Alone))))
+	if d.Alone.Saved < 0 { // replacements longer than their results
+		more := savedUSD(&d.Alone)
+		if more != nil {
+			*more = -*more
 		}
+		alone = fmt.Sprintf("costs %s more tokens, %s", human.Count(-d.Alone.Saved), orDash(human.USD(more)))
 	}
-	writeNote(&b, fmt.Sprintf("Repeat suppression on top of %s (%s), over %s, %s. Without it the policy %s %s tokens, %s; each rule's figures are what it adds.",
-		termtext.Escape(d.Policy.Name), ceiling, countOf(d.Sessions, "session"), countOf(d.Results, "tool result"),
-		verb, human.Count(tokens), orDash(human.USD(dollars))), width, "")
+	writeNote(&b, fmt.Sprintf("Repeat suppression on top of %s (%s), over %s, %s. Without it the policy %s; each rule's figures are what it saves beyond that.",
+		termtext.Escape(d.Policy.Name), ceiling, countOf(d.Sessions, "session"), countOf(d.Results, "tool result"), alone), width, "")
 	rows := d.rows()
 	col := func(title string, priority int, cell func(r *dedupeRow) string) textColumn {
 		return figureColumn(rows, title, priority, cell)

@@ -83,7 +83,7 @@ func TestSweepDedupe(t *testing.T) {
 		lines = append(lines, strings.Join(strings.Fields(l), " "))
 	}
 	wantText := []string{
-		"Repeat suppression on top of harness-rs-0.0.40 (ceiling 24,576 JSON bytes), over 1 session, 9 tool results. Without it the policy saves 0 tokens, $0.000000; each rule's figures are what it adds.",
+		"Repeat suppression on top of harness-rs-0.0.40 (ceiling 24,576 JSON bytes), over 1 session, 9 tool results. Without it the policy saves 0 tokens, $0.000000; each rule's figures are what it saves beyond that.",
 		"rule suppressing fired tokens saved saved across a compaction after own write unseen repeats stale used hidden",
 		"harness-rs from the 2nd identical call 2 10,406 $0.031218 0 0 0 0 0",
 		"from the 3rd identical call 1 4,730 $0.014190 0 0 0 0 0",
@@ -143,7 +143,7 @@ func TestSweepDedupe(t *testing.T) {
 // TestSweepDedupeAloneAdds: on the demo at 64 KiB, harness-rs-0.0.40's cut
 // of the 70,611-byte Read, quoted again, is longer than the Read (947
 // tokens calibrated, carried by 12 calls), so the policy without repeat
-// suppression adds 11,364 tokens; the note says so, not "saves -11,364".
+// suppression costs 11,364 more tokens; the note says so, not "saves -11,364".
 func TestSweepDedupeAloneAdds(t *testing.T) {
 	pol, _ := policy.Preset("harness-rs-0.0.40")
 	pol.SetCeiling(65536)
@@ -156,7 +156,7 @@ func TestSweepDedupeAloneAdds(t *testing.T) {
 	if err := doc.Write(&text, "text", 1000); err != nil {
 		t.Fatal(err)
 	}
-	if want := "Without it the policy adds 11,364 tokens, $0.006676;"; !strings.Contains(strings.Join(strings.Fields(text.String()), " "), want) {
+	if want := "Without it the policy costs 11,364 more tokens, $0.006676;"; !strings.Contains(strings.Join(strings.Fields(text.String()), " "), want) {
 		t.Errorf("want %q in:\n%s", want, text.String())
 	}
 }

@@ -389,7 +389,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 			saved, sign = -saved, "+"
 		}
 		fmt.Fprintf(&b, " → %s under %s (%s%s, %s); prompt tokens %s → %s",
-			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), sign, human.USD(&saved), strings.TrimLeft(human.Change(*tot.CostUSD, *tot.CostUSDAfter), "−"),
+			human.USD(tot.CostUSDAfter), termtext.Escape(s.Policy.Name), sign, human.USD(&saved), human.Change(*tot.CostUSD, *tot.CostUSDAfter),
 			human.Count(tot.PromptTokens), human.Count(*tot.PromptTokensAfter))
 	}
 	b.WriteString("\n")

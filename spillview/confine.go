@@ -101,21 +101,21 @@ func (r Root) open(real string) (*os.File, fs.FileInfo, error) {
 	}
 	want, err := os.Lstat(lexical)
 	if err != nil || !want.IsDir() {
-		return nil, nil, fmt.Errorf("is not opened: its spill folder %s is not a folder", lexical)
+		return nil, nil, fmt.Errorf("has a spill folder that cannot be used: %s is not a folder", lexical)
 	}
 	b, err := os.OpenRoot(base)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("cannot be read: %w", err)
 	}
 	defer b.Close()
 	d, err := b.OpenRoot(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("is not opened: its spill folder %s: %w", lexical, err)
+		return nil, nil, fmt.Errorf("has a spill folder that cannot be used: %s: %w", lexical, err)
 	}
 	defer d.Close()
 	// Base may be /: the folder opened must be the one looked at.
 	if got, err := d.Stat("."); err != nil || !os.SameFile(got, want) {
-		return nil, nil, fmt.Errorf("is not opened: its spill folder %s changed while it was opened", lexical)
+		return nil, nil, fmt.Errorf("has a spill folder that cannot be used: %s changed while it was opened", lexical)
 	}
 	f, info, err := safefile.OpenIn(d, name)
 	if err != nil {

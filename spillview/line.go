@@ -126,6 +126,7 @@ func (m Model) linePieces(i, limit int, match bool) []piece {
 func convert(raw []byte, seen []Range, limit int) (pieces []piece, complete bool) {
 	seen = snapRanges(raw, seen)
 	col, pos, ri := 0, 0, 0
+	var marks termtext.Marks // carried across pieces: a mark's run may span them
 	for pos < len(raw) {
 		if col >= limit {
 			return pieces, false
@@ -150,6 +151,7 @@ func convert(raw []byte, seen []Range, limit int) (pieces []piece, complete bool
 			pieces = append(pieces, piece{strings.Repeat(" ", n), n, t})
 			col += n
 			pos++
+			marks = 0
 			continue
 		}
 		if k := bytes.IndexByte(raw[pos:end], '\t'); k >= 0 {
@@ -158,7 +160,7 @@ func convert(raw []byte, seen []Range, limit int) (pieces []piece, complete bool
 		if end-pos > convertChunk {
 			end = backToRune(raw, pos, pos+convertChunk)
 		}
-		text := termtext.Line(string(raw[pos:end]))
+		text := marks.Line(string(raw[pos:end]))
 		w := len(text)
 		if !printableASCII(text) {
 			w = termtext.Width(text)

@@ -2,6 +2,7 @@ package spillview
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -189,7 +190,9 @@ func (m Model) Position() (top, lines int) {
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case OpenedMsg:
-		if m.closed || !sameSource(m.src, msg.Src) && (m.loading || m.doc != nil || m.err != nil) {
+		// Dropped: what comes after the viewer was left, an open given up
+		// (the same result may be opening again), one superseded.
+		if m.closed || errors.Is(msg.Err, context.Canceled) || !sameSource(m.src, msg.Src) && (m.loading || m.doc != nil || m.err != nil) {
 			msg.Doc.Close() // an open superseded by a later Load
 			return m, nil
 		}
@@ -199,7 +202,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		if msg.Src.Find != "" && m.doc != nil {
-			m.pending = msg.Src.Find
+			m.pending, m.lastQuery = msg.Src.Find, msg.Src.Find
 			return m, searchCmd(m.doc, msg.Src.Find)
 		}
 		return m, nil

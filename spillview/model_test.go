@@ -526,6 +526,19 @@ func TestCloseGivesUpOpen(t *testing.T) {
 	if m.doc != nil || m.err != nil {
 		t.Errorf("the viewer took what an open given up brought: doc %v, err %v", m.doc, m.err)
 	}
+	// Left and opened again at once: the open given up is not shown as an
+	// error while the new one runs.
+	first := m.Load(Source{Title: "result 3", Path: path})
+	m.Close()
+	second := m.Load(Source{Title: "result 3", Path: path})
+	m, _ = m.Update(first())
+	if m.err != nil || !m.loading {
+		t.Errorf("an open given up showed: err %v, loading %v", m.err, m.loading)
+	}
+	m, _ = m.Update(second())
+	if _, lines := m.Position(); lines != 30 || m.err != nil {
+		t.Errorf("the second open: %d lines, err %v", lines, m.err)
+	}
 
 	// Opened, searched, closed: nothing kept.
 	d, err := Open(Source{Text: numbered(30)})
@@ -562,5 +575,29 @@ func TestMatchPastShown(t *testing.T) {
 	m = search(t, m, "short")
 	if rows := plainRows(m); strings.Contains(rows[len(rows)-1], "past the") {
 		t.Errorf("a match shown is said to be past: %q", rows[len(rows)-1])
+	}
+}
+
+// TestFindIsLastQuery: a result opened searching (from a hazard) takes
+// that query as the one enter alone asks again.
+func TestFindIsLastQuery(t *testing.T) {
+	m := New(themes.New(themes.Mono), DefaultKeyMap())
+	m.SetSize(60, 10)
+	cmd := m.Load(Source{Text: numbered(30), Find: "line 012"})
+	m, cmd = m.Update(cmd())
+	m, _ = m.Update(cmd())
+	if len(m.matches) != 1 {
+		t.Fatalf("matches %v", m.matches)
+	}
+	m, _ = m.Update(press("/"))
+	if m.input.Placeholder != "line 012" {
+		t.Errorf("placeholder %q", m.input.Placeholder)
+	}
+	m, cmd = m.Update(press("enter"))
+	if cmd == nil {
+		t.Fatal("enter alone did not search again")
+	}
+	if m, _ = m.Update(cmd()); len(m.matches) != 1 {
+		t.Errorf("matches %v", m.matches)
 	}
 }

@@ -319,3 +319,17 @@ func TestSearchWhileViewing(t *testing.T) {
 		t.Errorf("matches = %d, want 1100", len(m.matches))
 	}
 }
+
+// TestMarksAcrossPieces: the line is made safe 1 KiB at a time, and a run
+// of combining marks that crosses a piece's end still draws only four.
+func TestMarksAcrossPieces(t *testing.T) {
+	raw := []byte(strings.Repeat("x", 1014) + "a" + strings.Repeat("\u0301", 100))
+	pieces, _ := convert(raw, nil, 1<<20)
+	var all strings.Builder
+	for _, p := range pieces {
+		all.WriteString(p.text)
+	}
+	if n := strings.Count(all.String(), "\u0301"); n != 4 {
+		t.Errorf("%d marks drawn over %d pieces, want 4", n, len(pieces))
+	}
+}

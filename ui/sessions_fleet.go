@@ -1244,6 +1244,10 @@ func (f *listScreen) totalsLine() string {
 		after, gain := t.after, t.cost-t.after
 		cost = "cost " + human.MoneyLike(&t.cost, like) + " → " + human.MoneyLike(&after, like) + " " + st.Gain(gain).Render(human.Change(t.cost, t.after))
 		saved = "saved " + st.Gain(gain).Render(human.MoneyLike(&gain, like))
+		if gain < 0 { // replacements longer than their results
+			more := -gain
+			saved = "adds " + st.Gain(gain).Render(human.MoneyLike(&more, like))
+		}
 		tokens = human.Compact(t.saved) + " tokens"
 		if t.saved != 0 {
 			tokens = human.Less(t.saved, human.Compact) + " tokens" // saved, as the percentage beside the cost

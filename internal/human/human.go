@@ -71,7 +71,10 @@ func Money(v *float64) string {
 		return "?"
 	case x < 0:
 		neg := -x
-		return "-" + Money(&neg)
+		if abs := Money(&neg); abs != "$0.0000" { // what rounds to nothing has no sign
+			return "-" + abs
+		}
+		return "$0.0000"
 	case x < 1:
 		return fmt.Sprintf("$%.4f", x)
 	case x < 1000:
@@ -100,14 +103,6 @@ func MoneyLike(v *float64, like float64) string {
 		return "<$0.01"
 	}
 	return fmt.Sprintf("$%.2f", *v)
-}
-
-// Percent writes the share of before that after saves: "36.2%".
-func Percent(before, after float64) string {
-	if before <= 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%.1f%%", 100*(before-after)/before)
 }
 
 // Change writes how far after is below before, as a share of before,
@@ -153,7 +148,7 @@ func ShortBytes(n int64) string {
 	switch {
 	case n < k:
 		return fmt.Sprintf("%dB", n)
-	case n < 1000*k: // 1000.0K would take 7
+	case math.Round(float64(n)*10/k) < 10000: // 1000.0K would take 7
 		return fmt.Sprintf("%.1fK", float64(n)/k)
 	default:
 		return fmt.Sprintf("%.1fM", float64(n)/m)

@@ -20,22 +20,25 @@ const TabWidth = 4
 
 // Escape renders s on one line: newlines and tabs as \n and \t, every other
 // control character (ESC starting a CSI or OSC sequence, BEL, C1 controls,
-// DEL) as \xNN, bidirectional overrides and invisible format characters as
-// \uNNNN (\UNNNNNNNN above U+FFFF), invalid bytes as U+FFFD.
+// DEL) as \xNN, bidirectional overrides, invisible format characters and
+// combining marks past maxMarks in a row as \uNNNN (\UNNNNNNNN above
+// U+FFFF), invalid bytes as U+FFFD.
 func Escape(s string) string {
 	if plain(s) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
-	var marks stack
+	var marks Marks
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == '\n':
 			b.WriteString(`\n`)
+			marks = 0
 		case r == '\t':
 			b.WriteString(`\t`)
+			marks = 0
 		case marks.over(r):
 			writeEscaped(&b, r)
 		default:
@@ -52,11 +55,12 @@ func Escape(s string) string {
 // the rows around in terminals that stack them.
 const maxMarks = 4
 
-// stack counts the combining marks in a row.
-type stack int
+// Marks counts the combining marks in a row, across the pieces of a line
+// made safe one at a time (Marks.Line).
+type Marks int
 
 // over tells whether r is a combining mark past maxMarks in a row.
-func (n *stack) over(r rune) bool {
+func (n *Marks) over(r rune) bool {
 	if r < 0x300 || !unicode.In(r, unicode.Mn, unicode.Me) {
 		*n = 0
 		return false
@@ -103,17 +107,26 @@ func Lines(s string) []string {
 
 // Line makes one line safe, expanding tabs (a lone \r is escaped).
 func Line(s string) string {
+	var marks Marks
+	return marks.Line(s)
+}
+
+// Line is Line for s, the next piece of a line: the marks that ended the
+// piece before count with those s begins with.
+func (marks *Marks) Line(s string) string {
 	if plain(s) {
+		if s != "" {
+			*marks = 0
+		}
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	col := 0
-	var marks stack
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == '\t' {
-			marks = 0
+			*marks = 0
 			n := TabWidth - col%TabWidth
 			b.WriteString(strings.Repeat(" ", n))
 			col += n
@@ -131,7 +144,7 @@ func Line(s string) string {
 	return b.String()
 }
 
-// writeRune writes r safely.
+// writeEscaped writes r as a \u or \U escape.
 func writeEscaped(b *strings.Builder, r rune) {
 	if r > 0xffff {
 		fmt.Fprintf(b, `\U%08x`, r)
@@ -140,6 +153,7 @@ func writeEscaped(b *strings.Builder, r rune) {
 	}
 }
 
+// writeRune writes r safely.
 func writeRune(b *strings.Builder, r rune, size int) {
 	switch {
 	case r == utf8.RuneError && size == 1:
