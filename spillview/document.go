@@ -271,6 +271,9 @@ func (d *Document) readLine(i int) (raw []byte, from, rest int64, err error) {
 	raw = make([]byte, n)
 	got, err := d.r.ReadAt(raw, from)
 	raw = raw[:got]
+	if errors.Is(err, io.EOF) && got == 0 && to > from {
+		return nil, from, 0, fmt.Errorf("line %d is gone: the file is shorter than when it was opened", i+1)
+	}
 	if err != nil && !(errors.Is(err, io.EOF) && got > 0) {
 		return nil, from, 0, fmt.Errorf("read line %d: %w", i+1, err)
 	}

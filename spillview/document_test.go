@@ -302,3 +302,23 @@ func TestLoneCRKept(t *testing.T) {
 		t.Errorf("last line %q, want %q", raw, "two\r")
 	}
 }
+
+// TestShrunk: a line the file no longer holds says so, where it said
+// "read line 9: EOF".
+func TestShrunk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shrink.txt")
+	if err := os.WriteFile(path, []byte(numbered(20)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(Source{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := os.Truncate(path, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := d.readLine(10); err == nil || err.Error() != "line 11 is gone: the file is shorter than when it was opened" {
+		t.Errorf("line 11: %v", err)
+	}
+}
