@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/spillway-dev/spillway/internal/ledger"
 	"io"
 	"math"
 	"os"
@@ -656,4 +657,16 @@ func FuzzCSVText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRealizedLineAdds: the hook's realized line says what it added where
+// its replacements were longer: 625 → 768 tokens is +143, and the dollars
+// as more paid, not as a negative saving.
+func TestRealizedLineAdds(t *testing.T) {
+	more := -0.010523
+	r := &RealizedTotals{Totals: ledger.Totals{Results: 1, Bytes: 2048, BytesAfter: 4096, Tokens: 625, TokensAfter: 768}, SavedUSD: &more, Policies: []string{"harness-rs-0.0.40"}}
+	want := "  realized by spillway's hook (harness-rs-0.0.40): 1 result shaped, 2.0 KiB → 4.0 KiB, tokens 625 → 768 (+143), about $0.010523 more paid\n"
+	if got := realizedLine(r); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
 }

@@ -1360,3 +1360,19 @@ func TestSessionListSaysItsFiguresWereNotKept(t *testing.T) {
 		t.Errorf("the list says nothing of its cache not written:\n%s", screen(m))
 	}
 }
+
+// TestSessionListFooterAdds: a session whose policy costs more than none
+// is summed as it is: the footer says what the policy adds, not a negative
+// saving. beta: $0.0225 recorded, $0.0235 after, 400 tokens more.
+func TestSessionListFooterAdds(t *testing.T) {
+	dir := fleetFixture(t)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, longAgo)
+	beta := rowOf(t, m, "beta")
+	after := 0.0235
+	send(t, m, fleetSavedMsg{gen: m.fleet.gen, items: []sessions.Savings{{Path: beta.Path, Point: replay.SweepPoint{Saved: -400, Cost: beta.Cost, CostAfter: &after}}},
+		done: true, paths: []string{beta.Path}, job: jobNow(m)})
+	press(t, m, "/", "g", "p", "t", "enter")
+	if f := lineWith(t, m, "1 session"); !strings.HasPrefix(f, "1 session · 1 call · cost $0.0225 → $0.0235 +4.4% · adds $0.0010 · +400 tokens") {
+		t.Errorf("footer: %s", f)
+	}
+}

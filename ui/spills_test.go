@@ -121,3 +121,21 @@ func TestFooterRealized(t *testing.T) {
 		t.Errorf("footer:\n%s", out)
 	}
 }
+
+// TestFooterRealizedGrew: a hook whose replacement was longer than the
+// output (625 → 768 tokens) says it grew it, not that it cut it.
+func TestFooterRealizedGrew(t *testing.T) {
+	dir := t.TempDir()
+	if err := ledger.Append(dir, ledger.Entry{Session: "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de", ToolUseID: "toolu_demo01", Tool: "Grep", Tokens: 625, TokensAfter: 768}); err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := policy.Preset("harness-rs-0.0.40")
+	m := New(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(),
+		Counter: counter, Theme: "dark", Ledger: dir})
+	leaveAtEnd(t, m)
+	drive(t, m, m.Init())
+	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "· hook grew 625 → 768 tokens in 1 ·") {
+		t.Errorf("footer:\n%s", out)
+	}
+}

@@ -553,22 +553,22 @@ func drawChart(ctx *Context, pol policy.Policy, points []replay.SweepPoint, miss
 	}
 	cells := make([]string, 0, len(points)+1)
 	for i, p := range points {
-		bar, barStyle := " ", st.ChartBar // nothing saved
-		switch v := share(p); {
-		case v > 0 && best > 0:
-			bar = string(bars[min(len(bars)-1, int(math.Ceil(v/best*float64(len(bars))))-1)])
-		case v < 0: // the ceiling costs more than none: replacements longer than their results
-			bar, barStyle = "−", st.Warning
+		v, label := share(p), ceilingLabel(p.Ceiling)
+		if v < 0 { // the ceiling costs more than none: replacements longer than their results
+			if i == marked {
+				cells = append(cells, st.ChartCurrent.Render("▸"+label)+st.Warning.Render("− "+figure(p)))
+			} else {
+				cells = append(cells, st.ChartBar.Render(label)+st.Warning.Render("−"))
+			}
+			continue
 		}
-		label := ceilingLabel(p.Ceiling)
-		switch {
-		case i == marked && share(p) < 0:
-			cells = append(cells, st.ChartCurrent.Render("▸"+label)+st.Warning.Render(bar+" "+figure(p)))
-		case i == marked:
+		bar := " " // nothing saved
+		if v > 0 && best > 0 {
+			bar = string(bars[min(len(bars)-1, int(math.Ceil(v/best*float64(len(bars))))-1)])
+		}
+		if i == marked {
 			cells = append(cells, st.ChartCurrent.Render("▸"+label+bar+" "+figure(p)))
-		case share(p) < 0:
-			cells = append(cells, st.ChartBar.Render(label)+barStyle.Render(bar))
-		default:
+		} else {
 			cells = append(cells, st.ChartBar.Render(label+bar))
 		}
 	}
