@@ -35,7 +35,41 @@ func open(t testing.TB, src Source, styles *themes.Styles, w, h int) Model {
 	m := New(styles, DefaultKeyMap())
 	m.SetSize(w, h)
 	m.SetDocument(d, src)
+	return shown(m)
+}
+
+// shown runs the read of the lines m asked for, as the program would run
+// the Cmd, and hands them to it.
+func shown(m Model) Model {
+	if read := m.fill(); read != nil {
+		m, _ = m.Update(read())
+	} else if m.doc != nil && !m.held.holds(m.asked[0], m.asked[1]) {
+		m, _ = m.Update(readLines(m.doc, m.seen, m.reads, m.asked[0], m.asked[1], m.held))
+	}
 	return m
+}
+
+// run runs cmd, and those of the messages it brings, as the program
+// would: only for Cmds that end, never a cursor's blink.
+func run(m Model, cmd tea.Cmd) Model {
+	if cmd == nil {
+		return m
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range batch {
+			m = run(m, c)
+		}
+		return m
+	}
+	m, cmd = m.Update(msg)
+	return run(m, cmd)
+}
+
+// send hands msg to m, then the lines it asked for.
+func send(m Model, msg tea.Msg) Model {
+	m, _ = m.Update(msg)
+	return shown(m)
 }
 
 func press(s string) tea.KeyPressMsg { return keytest.Press(s) }
@@ -43,7 +77,7 @@ func press(s string) tea.KeyPressMsg { return keytest.Press(s) }
 // typeText sends each rune of s as a key press.
 func typeText(m Model, s string) Model {
 	for _, r := range s {
-		m, _ = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+		m = send(m, tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 	return m
 }

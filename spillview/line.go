@@ -2,7 +2,6 @@ package spillview
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -10,7 +9,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
 )
@@ -92,31 +90,38 @@ type piece struct {
 	tone  tone
 }
 
-// convertChunk bounds the bytes escaped at once, so conversion can stop
-// soon after the right edge of a long line.
+// convertChunk bounds the bytes escaped into one piece, so that cutting a
+// long line at the window's edges measures little of it again.
 const convertChunk = 1 << 10
 
-// linePieces reads line i and converts it to safe pieces up to limit
-// cells, with the query's matches marked when match is set.
-func (m Model) linePieces(i, limit int, match bool) []piece {
-	raw, from, rest, err := m.doc.readLine(i)
-	if err != nil {
-		msg := termtext.Line(err.Error())
-		return []piece{{msg, termtext.Width(msg), toneError}}
+// cells is the width of a piece that may be absent.
+func (p *piece) cells() int {
+	if p == nil {
+		return 0
 	}
-	pieces, complete := convert(raw, m.seen.clip(from, from+int64(len(raw))), limit)
-	if match {
-		t := toneMatch
-		if len(m.matches) > 0 && m.matches[m.cur] == i {
-			t = toneCurrent
+	return p.width
+}
+
+// matchColumn is the column where query first matches in the pieces'
+// text, as highlight marks it.
+func matchColumn(pieces []piece, query string) (col int, found bool) {
+	var all strings.Builder
+	for _, p := range pieces {
+		all.WriteString(p.text)
+	}
+	spans := findFold(all.String(), query)
+	if len(spans) == 0 {
+		return 0, false
+	}
+	at := spans[0][0]
+	for _, p := range pieces {
+		if at < len(p.text) {
+			return col + termtext.Width(p.text[:at]), true
 		}
-		pieces = highlight(pieces, m.query, t)
+		at -= len(p.text)
+		col += p.width
 	}
-	if rest > 0 && complete {
-		note := fmt.Sprintf(" … %s more bytes of this line not shown", human.Count(rest))
-		pieces = append(pieces, piece{note, termtext.Width(note), toneNote})
-	}
-	return pieces
+	return col, true
 }
 
 // convert escapes raw into pieces split where the seen ranges (relative to

@@ -3,7 +3,6 @@ package spillview
 import (
 	"context"
 	"errors"
-	"math"
 	"slices"
 	"sort"
 
@@ -78,6 +77,12 @@ type Model struct {
 	top int // first line shown
 	x   int // first column shown
 
+	// held are the converted lines around the window; asked is the range
+	// of the latest read, and reads counts the reads asked for.
+	held  heldLines
+	asked [2]int
+	reads int
+
 	input     prompt.Input
 	help      bool   // the help is shown
 	searching bool   // the prompt is open
@@ -85,6 +90,7 @@ type Model struct {
 	query     string // query whose matches are shown
 	lastQuery string // the last query asked for, which enter alone asks again
 	matchPast bool   // the current match is past the part of its line shown
+	revealing bool   // the current match's column is sought once its line is held
 	matches   []int
 	cur       int // index into matches
 	searchErr error
@@ -99,8 +105,9 @@ func New(styles *themes.Styles, keys KeyMap) Model {
 	return m
 }
 
-// SetSize sets the cells the pane fills.
-func (m *Model) SetSize(width, height int) {
+// SetSize sets the cells the pane fills; the Cmd reads the lines a
+// larger window shows.
+func (m *Model) SetSize(width, height int) tea.Cmd {
 	m.width, m.height = max(width, 0), max(height, 0)
 	w := m.width - 2 // the prompt and the cursor
 	if hint := termtext.Width(m.keys.promptHint()); m.width >= 40+hint {
@@ -108,6 +115,7 @@ func (m *Model) SetSize(width, height int) {
 	}
 	m.input.SetWidth(max(w, 1))
 	m.setTop(m.top)
+	return m.fill()
 }
 
 // SetStyles changes the theme.
@@ -136,6 +144,7 @@ func (m *Model) SetDocument(doc *Document, src Source) {
 	m.err, m.loading = nil, doc == nil
 	m.seen = newSeenMap(doc, m.src.Seen) // the document's: none for a file whose text is not the result's
 	m.top, m.x = 0, 0
+	m.held, m.asked = heldLines{}, [2]int{}
 	m.searching = false
 	m.input.Blur()
 	m.clearSearch()
@@ -161,6 +170,7 @@ func (m *Model) Close() error {
 	m.stop()
 	err := m.doc.Close()
 	m.doc, m.closed, m.loading = nil, true, false
+	m.held, m.asked = heldLines{}, [2]int{}
 	m.clearSearch() // the matches of a large file are not kept either
 	return err
 }
@@ -185,10 +195,22 @@ func (m Model) Position() (top, lines int) {
 	return m.top, m.doc.Lines()
 }
 
-// Update handles keys, the mouse wheel, OpenedMsg and SearchedMsg. The
-// search itself runs in the returned Cmd.
+// Update handles keys, the mouse wheel, OpenedMsg, SearchedMsg and
+// LinesMsg. The search, and the reading of the lines a move brings into
+// view, run in the returned Cmd.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	m, cmd := m.update(msg)
+	if fill := m.fill(); fill != nil {
+		cmd = tea.Batch(cmd, fill)
+	}
+	return m, cmd
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case LinesMsg:
+		m.takeLines(msg)
+		return m, nil
 	case OpenedMsg:
 		// Dropped: what comes after the viewer was left, an open given up
 		// (the same result may be opening again), one superseded.
@@ -321,7 +343,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 func (m *Model) clearSearch() {
-	m.pending, m.query, m.matches, m.cur, m.searchErr, m.matchPast = "", "", nil, 0, nil, false
+	m.pending, m.query, m.matches, m.cur, m.searchErr, m.matchPast, m.revealing = "", "", nil, 0, nil, false, false
 }
 
 func (m *Model) searched(msg SearchedMsg) {
@@ -351,23 +373,31 @@ func (m *Model) stepMatch(d int) {
 }
 
 // revealMatch brings the current match into view: its line, and sideways
-// the match itself, which a long line can hold far past the right edge.
-// Like scrollRight, it reads that one line (bounded) to know where.
+// the match itself, which a long line can hold far past the right edge,
+// once that line is held.
 func (m *Model) revealMatch() {
-	line := m.matches[m.cur]
-	m.reveal(line)
-	m.matchPast = false
-	raw, _, _, err := m.doc.readLine(line)
-	if err != nil {
+	m.reveal(m.matches[m.cur])
+	m.matchPast, m.revealing = false, true
+	m.revealColumn()
+}
+
+// revealColumn scrolls sideways to the current match, as highlight marks
+// it, if its line is held and the match still to be revealed.
+func (m *Model) revealColumn() {
+	if !m.revealing || len(m.matches) == 0 {
 		return
 	}
-	spans := findFold(string(raw), m.query)
-	if len(spans) == 0 {
-		m.matchPast = true // past what is read of the line: the status says so
+	l, ok := m.held.get(m.matches[m.cur])
+	if !ok {
 		return
 	}
-	before, _ := convert(raw[:spans[0][0]], nil, math.MaxInt)
-	col, tw, qw := piecesWidth(before), m.textWidth(), termtext.Width(m.query)
+	m.revealing = false
+	col, found := matchColumn(l.pieces, m.query)
+	if !found {
+		m.matchPast = l.note != nil // past what is read of the line: the status says so
+		return
+	}
+	tw, qw := m.textWidth(), termtext.Width(m.query)
 	if col >= m.x && col+qw <= m.x+tw {
 		return
 	}
@@ -432,24 +462,23 @@ func (m *Model) scrollLeft() {
 	m.x = max(m.x-m.hstep(), 0)
 }
 
-// scrollRight moves right while some line on screen goes on past the
-// right edge; it reads the visible lines (bounded) to know.
+// scrollRight moves right while some line on screen, of those held, goes
+// on past the right edge.
 func (m *Model) scrollRight() {
 	tw := m.textWidth()
 	if m.doc == nil || tw <= 0 {
 		return
 	}
-	step := m.hstep()
 	widest := 0
 	for _, r := range m.rows(m.top, m.layout().win) {
-		if !r.sep {
-			widest = max(widest, piecesWidth(m.linePieces(r.line, m.x+step+tw, false)))
+		if l, ok := m.held.get(r.line); ok && !r.sep {
+			widest = max(widest, l.width+l.note.cells())
 		}
 	}
 	if widest <= m.x+tw {
 		return
 	}
-	m.x = min(m.x+step, widest-tw)
+	m.x = min(m.x+m.hstep(), widest-tw)
 }
 
 // hstep is half the text width, as less scrolls sideways.

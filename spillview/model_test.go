@@ -3,10 +3,12 @@ package spillview
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -48,8 +50,12 @@ func TestVerticalKeys(t *testing.T) {
 			if top, lines := m.Position(); top != tt.top || lines != 100 {
 				t.Errorf("%s from %d: Position = %d, %d; want %d, 100", k, tt.from, top, lines, tt.top)
 			}
-			if cmd != nil {
-				t.Errorf("%s: unexpected Cmd", k)
+			if cmd != nil { // the lines it brings into view, read off Update
+				lines, ok := cmd().(LinesMsg)
+				if !ok {
+					t.Fatalf("%s: a Cmd that is not a read of lines", k)
+				}
+				m, _ = m.Update(lines)
 			}
 			if got := plainRows(m)[1]; !strings.HasPrefix(strings.TrimSpace(got), strconv.Itoa(tt.top+1)+" ") {
 				t.Errorf("%s from %d: first text row = %q", k, tt.from, got)
@@ -62,13 +68,13 @@ func TestVerticalKeys(t *testing.T) {
 // shares the window.
 func TestBottomWithSeparator(t *testing.T) {
 	m := open(t, headTail(), themes.New(themes.Mono), 80, 20)
-	m, _ = m.Update(press("G"))
+	m = send(m, press("G"))
 	rows := plainRows(m)
 	if last := rows[len(rows)-2]; !strings.Contains(last, "line 100:") {
 		t.Errorf("last text row after G = %q", last)
 	}
 	// From the top, page down until the end: every line is shown once.
-	m, _ = m.Update(press("g"))
+	m = send(m, press("g"))
 	seen := map[string]bool{}
 	for range 20 {
 		for _, r := range plainRows(m) {
@@ -76,7 +82,7 @@ func TestBottomWithSeparator(t *testing.T) {
 				seen[r[i:i+8]] = true
 			}
 		}
-		m, _ = m.Update(press("pgdown"))
+		m = send(m, press("pgdown"))
 	}
 	if len(seen) != 100 {
 		t.Errorf("paging showed %d distinct lines, want 100", len(seen))
@@ -109,7 +115,7 @@ func TestHorizontalKeys(t *testing.T) {
 		{"g", 200 - 36 - 36}, // vertical moves keep the column
 	}...)
 	for _, s := range steps {
-		m, _ = m.Update(press(s.key))
+		m = send(m, press(s.key))
 		if m.x != s.x {
 			t.Fatalf("after %s: x = %d, want %d", s.key, m.x, s.x)
 		}
@@ -133,17 +139,17 @@ func TestMouseWheel(t *testing.T) {
 		{tea.MouseWheelDown, 3}, {tea.MouseWheelDown, 6}, {tea.MouseWheelUp, 3},
 		{tea.MouseWheelUp, 0}, {tea.MouseWheelUp, 0},
 	} {
-		m, _ = m.Update(tea.MouseWheelMsg{Button: s.button})
+		m = send(m, tea.MouseWheelMsg{Button: s.button})
 		if top, _ := m.Position(); top != s.top {
 			t.Errorf("wheel %v: top = %d, want %d", s.button, top, s.top)
 		}
 	}
 	m.setTop(89)
-	m, _ = m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	m = send(m, tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	if top, _ := m.Position(); top != 90 {
 		t.Errorf("wheel down at the end: top = %d", top)
 	}
-	m, _ = m.Update(tea.MouseClickMsg{Button: tea.MouseLeft})
+	m = send(m, tea.MouseClickMsg{Button: tea.MouseLeft})
 	if top, _ := m.Position(); top != 90 {
 		t.Errorf("a click moved the view to %d", top)
 	}
@@ -166,7 +172,7 @@ func TestClose(t *testing.T) {
 // result of the Cmd.
 func search(t testing.TB, m Model, query string) Model {
 	t.Helper()
-	m, _ = m.Update(press("/"))
+	m = send(m, press("/"))
 	if !m.Searching() {
 		t.Fatal("/ did not open the prompt")
 	}
@@ -185,7 +191,7 @@ func search(t testing.TB, m Model, query string) Model {
 	if msg.Query != query || msg.Err != nil {
 		t.Fatalf("SearchedMsg = %+v", msg)
 	}
-	m, _ = m.Update(msg)
+	m = send(m, msg)
 	return m
 }
 
@@ -214,7 +220,7 @@ func TestSearchFlow(t *testing.T) {
 		{"n", 0, 0},  // and back to the first
 	}
 	for _, s := range steps {
-		m, _ = m.Update(press(s.key))
+		m = send(m, press(s.key))
 		if top, _ := m.Position(); m.cur != s.cur || top != s.top {
 			t.Errorf("after %s: match %d top %d, want match %d top %d", s.key, m.cur, top, s.cur, s.top)
 		}
@@ -224,7 +230,7 @@ func TestSearchFlow(t *testing.T) {
 	}
 	// A match already on screen does not scroll.
 	m.setTop(5)
-	m, _ = m.Update(press("n"))
+	m = send(m, press("n"))
 	if top, _ := m.Position(); top != 5 || m.cur != 1 {
 		t.Errorf("n to a visible match: top %d match %d", top, m.cur)
 	}
@@ -233,20 +239,20 @@ func TestSearchFlow(t *testing.T) {
 func TestSearchPrompt(t *testing.T) {
 	m := open(t, Source{Text: numbered(100)}, themes.New(themes.Mono), 80, 12)
 	m.setTop(50)
-	m, _ = m.Update(press("/"))
+	m = send(m, press("/"))
 	// In the prompt, keys are text: q and j do not close or scroll.
 	m = typeText(m, "qj")
 	if !m.Searching() || m.input.Value() != "qj" {
 		t.Fatalf("prompt: searching %v value %q", m.Searching(), m.input.Value())
 	}
-	m, _ = m.Update(press("backspace"))
+	m = send(m, press("backspace"))
 	if m.input.Value() != "q" {
 		t.Errorf("backspace: value %q", m.input.Value())
 	}
 	if rows := plainRows(m); !strings.HasPrefix(rows[len(rows)-1], "/q") {
 		t.Errorf("prompt row = %q", rows[len(rows)-1])
 	}
-	m, _ = m.Update(tea.PasteMsg{Content: "u\x1b[2Jx"})
+	m = send(m, tea.PasteMsg{Content: "u\x1b[2Jx"})
 	if v := m.input.Value(); strings.ContainsRune(v, '\x1b') {
 		t.Errorf("pasted escape kept: %q", v)
 	}
@@ -269,7 +275,7 @@ func TestSearchPrompt(t *testing.T) {
 	if len(m.matches) != 1 {
 		t.Fatalf("matches = %v", m.matches)
 	}
-	m, _ = m.Update(press("/"))
+	m = send(m, press("/"))
 	if m.input.Value() != "" || m.input.Placeholder != "line 099" {
 		t.Errorf("prompt: value %q, placeholder %q", m.input.Value(), m.input.Placeholder)
 	}
@@ -277,7 +283,7 @@ func TestSearchPrompt(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("enter alone did not search again")
 	}
-	m, _ = m.Update(cmd())
+	m = send(m, cmd())
 	if len(m.matches) != 1 || m.query != "line 099" {
 		t.Errorf("enter alone: matches %v query %q", m.matches, m.query)
 	}
@@ -290,7 +296,7 @@ func TestSearchNoMatch(t *testing.T) {
 	if !strings.Contains(rows[len(rows)-1], `no match for "zebra"`) {
 		t.Errorf("status = %q", rows[len(rows)-1])
 	}
-	m, _ = m.Update(press("n"))
+	m = send(m, press("n"))
 	if top, _ := m.Position(); top != 0 {
 		t.Errorf("n without matches moved to %d", top)
 	}
@@ -300,20 +306,20 @@ func TestSearchNoMatch(t *testing.T) {
 // dropped.
 func TestSearchStale(t *testing.T) {
 	m := open(t, Source{Text: numbered(20)}, themes.New(themes.Mono), 80, 12)
-	m, _ = m.Update(press("/"))
+	m = send(m, press("/"))
 	m = typeText(m, "line 005")
 	m, first := m.Update(press("enter"))
-	m, _ = m.Update(press("/"))
+	m = send(m, press("/"))
 	m = typeText(m, "line 007")
 	m, second := m.Update(press("enter"))
-	m, _ = m.Update(first())
+	m = send(m, first())
 	if m.query != "" || len(m.matches) != 0 {
 		t.Fatalf("stale result taken: query %q", m.query)
 	}
 	if rows := plainRows(m); !strings.Contains(rows[len(rows)-1], `searching "line 007"`) {
 		t.Errorf("status while searching = %q", rows[len(rows)-1])
 	}
-	m, _ = m.Update(second())
+	m = send(m, second())
 	if diff := cmp.Diff([]int{6}, m.matches); diff != "" || m.query != "line 007" {
 		t.Errorf("matches (-want +got):\n%s", diff)
 	}
@@ -321,7 +327,7 @@ func TestSearchStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ = m.Update(SearchedMsg{Query: "line 007", Lines: []int{0}, doc: other})
+	m = send(m, SearchedMsg{Query: "line 007", Lines: []int{0}, doc: other})
 	if diff := cmp.Diff([]int{6}, m.matches); diff != "" {
 		t.Errorf("result for another document taken:\n%s", diff)
 	}
@@ -329,7 +335,7 @@ func TestSearchStale(t *testing.T) {
 
 func TestSearchError(t *testing.T) {
 	m := open(t, Source{Text: numbered(20)}, themes.New(themes.Mono), 80, 12)
-	m, _ = m.Update(SearchedMsg{Query: "x", Err: errors.New("search: read failed\x1b[2J")})
+	m = send(m, SearchedMsg{Query: "x", Err: errors.New("search: read failed\x1b[2J")})
 	out := m.View()
 	if strings.Contains(out, "\x1b[2J") {
 		t.Error("error text reached the view raw")
@@ -348,7 +354,7 @@ func TestOpenedMsg(t *testing.T) {
 	if rows := plainRows(m); !strings.Contains(rows[1], "opening…") || !strings.Contains(rows[0], "result 3") {
 		t.Errorf("loading view = %q", rows)
 	}
-	m, _ = m.Update(cmd())
+	m = send(m, cmd())
 	if _, lines := m.Position(); lines != 30 {
 		t.Fatalf("lines = %d", lines)
 	}
@@ -356,19 +362,19 @@ func TestOpenedMsg(t *testing.T) {
 	late := OpenCmd(context.Background(), src)().(OpenedMsg)
 	next := Source{Title: "result 4", Text: "x\n"}
 	cmd = m.Load(next)
-	m, _ = m.Update(late)
+	m = send(m, late)
 	if m.doc != nil {
 		t.Error("stale OpenedMsg shown")
 	}
 	if _, err := late.Doc.Search("line"); err == nil {
 		t.Error("stale document left open")
 	}
-	m, _ = m.Update(cmd())
+	m = send(m, cmd())
 	if _, lines := m.Position(); lines != 1 {
 		t.Errorf("lines = %d", lines)
 	}
 	// Also when it arrives after the later open has been shown.
-	m, _ = m.Update(OpenCmd(context.Background(), src)())
+	m = send(m, OpenCmd(context.Background(), src)())
 	if _, lines := m.Position(); lines != 1 || m.src.Title != "result 4" {
 		t.Errorf("late OpenedMsg replaced the document: %d lines, %q", lines, m.src.Title)
 	}
@@ -382,14 +388,14 @@ func TestOpenError(t *testing.T) {
 	m := New(themes.New(themes.Mono), DefaultKeyMap())
 	m.SetSize(80, 8)
 	cmd := m.Load(Source{Title: "result 9", Path: missing})
-	m, _ = m.Update(cmd())
+	m = send(m, cmd())
 	rows := plainRows(m)
 	if want := "open spill file no/such/spill.txt: no such file or directory"; !strings.Contains(rows[1], want) {
 		t.Errorf("rows = %q, want %q", rows, want)
 	}
 	// Keys do nothing but close.
 	for _, k := range []string{"j", "G", "l", "/", "n", "ctrl+d"} {
-		m, _ = m.Update(press(k))
+		m = send(m, press(k))
 	}
 	if m.Searching() {
 		t.Error("search opened without a document")
@@ -437,7 +443,7 @@ func TestHelp(t *testing.T) {
 		}
 	}
 	m := open(t, Source{Text: "one\ntwo\n"}, themes.New(themes.Mono), 80, 20)
-	m, _ = m.Update(press("?"))
+	m = send(m, press("?"))
 	rows := plainRows(m)
 	if !strings.HasPrefix(rows[0], "viewer keys") || !strings.Contains(strings.Join(rows, "\n"), "ctrl+u prompt: clear") {
 		t.Errorf("? does not show the help:\n%s", strings.Join(rows, "\n"))
@@ -458,7 +464,7 @@ func TestSearchRevealsMatchSideways(t *testing.T) {
 	if m.cur != 0 || m.x != 0 {
 		t.Fatalf("first match %d, x %d; want 0, 0", m.cur, m.x)
 	}
-	m, _ = m.Update(press("n"))
+	m = send(m, press("n"))
 	// 10,000 × ("ab" and a tab to the next 4-cell stop) + 20,000 cells.
 	col := 10_000*4 + 20_000
 	if tw := m.textWidth(); m.x > col || col+len("needle") > m.x+tw {
@@ -467,7 +473,7 @@ func TestSearchRevealsMatchSideways(t *testing.T) {
 	if !strings.Contains(strings.Join(plainRows(m), "\n"), "needle") {
 		t.Errorf("the match is not drawn:\n%s", strings.Join(plainRows(m), "\n"))
 	}
-	m, _ = m.Update(press("n"))
+	m = send(m, press("n"))
 	if m.cur != 0 || m.x != 0 {
 		t.Errorf("back to the first match: match %d, x %d; want 0, 0", m.cur, m.x)
 	}
@@ -487,11 +493,8 @@ func TestFindScrollsNoFurtherThanNeeded(t *testing.T) {
 	}
 	m := New(themes.New(themes.Mono), DefaultKeyMap())
 	m.SetSize(80, 10)
-	m, cmd := m.Update(OpenedMsg{Doc: d, Src: src})
+	m = run(m, func() tea.Msg { return OpenedMsg{Doc: d, Src: src} })
 	t.Cleanup(func() { d.Close() })
-	for cmd != nil {
-		m, cmd = m.Update(cmd())
-	}
 	if m.x == 0 {
 		t.Fatal("the viewer did not scroll to the string")
 	}
@@ -522,7 +525,7 @@ func TestCloseGivesUpOpen(t *testing.T) {
 	if !errors.Is(msg.Err, context.Canceled) {
 		t.Errorf("open after close: %v, want it given up", msg.Err)
 	}
-	m, _ = m.Update(msg)
+	m = send(m, msg)
 	if m.doc != nil || m.err != nil {
 		t.Errorf("the viewer took what an open given up brought: doc %v, err %v", m.doc, m.err)
 	}
@@ -531,11 +534,11 @@ func TestCloseGivesUpOpen(t *testing.T) {
 	first := m.Load(Source{Title: "result 3", Path: path})
 	m.Close()
 	second := m.Load(Source{Title: "result 3", Path: path})
-	m, _ = m.Update(first())
+	m = send(m, first())
 	if m.err != nil || !m.loading {
 		t.Errorf("an open given up showed: err %v, loading %v", m.err, m.loading)
 	}
-	m, _ = m.Update(second())
+	m = send(m, second())
 	if _, lines := m.Position(); lines != 30 || m.err != nil {
 		t.Errorf("the second open: %d lines, err %v", lines, m.err)
 	}
@@ -547,7 +550,7 @@ func TestCloseGivesUpOpen(t *testing.T) {
 	}
 	m.SetDocument(d, Source{Text: numbered(30)})
 	m.pending = "line 01"
-	m, _ = m.Update(searchCmd(d, "line 01")())
+	m = send(m, searchCmd(d, "line 01")())
 	if len(m.matches) == 0 {
 		t.Fatal("no matches")
 	}
@@ -556,7 +559,7 @@ func TestCloseGivesUpOpen(t *testing.T) {
 		t.Errorf("closed, the viewer keeps %v and %d matches", m.doc, len(m.matches))
 	}
 	late := OpenCmd(context.Background(), Source{Text: "x\n"})().(OpenedMsg)
-	m, _ = m.Update(late)
+	m = send(m, late)
 	if m.doc != nil {
 		t.Error("an open that ends after the viewer was left was shown")
 	}
@@ -583,21 +586,78 @@ func TestMatchPastShown(t *testing.T) {
 func TestFindIsLastQuery(t *testing.T) {
 	m := New(themes.New(themes.Mono), DefaultKeyMap())
 	m.SetSize(60, 10)
-	cmd := m.Load(Source{Text: numbered(30), Find: "line 012"})
-	m, cmd = m.Update(cmd())
-	m, _ = m.Update(cmd())
+	load := m.Load(Source{Text: numbered(30), Find: "line 012"})
+	m = run(m, load)
 	if len(m.matches) != 1 {
 		t.Fatalf("matches %v", m.matches)
 	}
-	m, _ = m.Update(press("/"))
+	m = send(m, press("/"))
 	if m.input.Placeholder != "line 012" {
 		t.Errorf("placeholder %q", m.input.Placeholder)
 	}
-	m, cmd = m.Update(press("enter"))
+	m, cmd := m.Update(press("enter"))
 	if cmd == nil {
 		t.Fatal("enter alone did not search again")
 	}
-	if m, _ = m.Update(cmd()); len(m.matches) != 1 {
+	if m = run(m, cmd); len(m.matches) != 1 {
 		t.Errorf("matches %v", m.matches)
+	}
+}
+
+// countingReaderAt counts the reads of a document.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	c.n.Add(1)
+	return c.r.ReadAt(p, off)
+}
+
+// TestNoReadsInViewOrUpdate: the file is read only by the Cmds the viewer
+// returns, never while it draws or handles a message, and a match on a
+// line not yet read is revealed sideways once the line arrives.
+func TestNoReadsInViewOrUpdate(t *testing.T) {
+	text := numbered(200) + strings.Repeat("wide 世界\tcell ", 400) + "needle\n" + numbered(5)
+	m := open(t, Source{Path: writeFile(t, "spill.txt", text)}, themes.New(themes.Dark), 80, 20)
+	reads := &countingReaderAt{r: m.doc.r}
+	m.doc.r = reads
+	step := func(name string, msg tea.Msg) {
+		t.Helper()
+		var cmd tea.Cmd
+		m, cmd = m.Update(msg)
+		_ = m.View()
+		if n := reads.n.Load(); n != 0 {
+			t.Fatalf("%s: %d reads in Update or View", name, n)
+		}
+		for cmd != nil { // the Cmd reads; what it brings is handled without reading
+			var next tea.Cmd
+			got := cmd()
+			if batch, ok := got.(tea.BatchMsg); ok && len(batch) > 0 {
+				got = batch[len(batch)-1]()
+			}
+			reads.n.Store(0)
+			m, next = m.Update(got)
+			_ = m.View()
+			if n := reads.n.Load(); n != 0 {
+				t.Fatalf("%s: %d reads handling %T", name, n, got)
+			}
+			cmd = next
+		}
+	}
+	for _, k := range []string{"j", "G", "l", "l", "h", "g", "pgdown", "ctrl+d"} {
+		step(k, press(k))
+	}
+	step("/", press("/"))
+	for _, r := range "needle" {
+		m, _ = m.Update(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	step("enter", press("enter"))
+	if m.matches == nil || m.x == 0 || m.revealing {
+		t.Fatalf("match not revealed: matches %v, x %d, still to reveal %v", m.matches, m.x, m.revealing)
+	}
+	if rows := strings.Join(plainRows(m), "\n"); !strings.Contains(rows, "needle") {
+		t.Errorf("the match is not on screen:\n%s", rows)
 	}
 }

@@ -267,7 +267,17 @@ func (m Model) lineRow(i int, g gutter) string {
 		b.WriteByte(' ')
 	}
 	tw := max(m.width-g.width(), 0)
-	pieces := group(cut(m.linePieces(i, m.x+tw, m.isMatch(i)), m.x, tw))
+	var pieces []piece // blank until the line is read
+	if l, ok := m.held.get(i); ok {
+		pieces = l.pieces
+		if m.isMatch(i) {
+			pieces = highlight(pieces, m.query, m.matchTone(i))
+		}
+		if l.note != nil {
+			pieces = append(pieces[:len(pieces):len(pieces)], *l.note)
+		}
+	}
+	pieces = group(cut(pieces, m.x, tw))
 	exact := p.fast // then every width below is a byte count
 	for _, pc := range pieces {
 		b.WriteString(p.tone[pc.tone].render(pc.text))
@@ -278,6 +288,15 @@ func (m Model) lineRow(i int, g gutter) string {
 		return b.String()
 	}
 	return termtext.Fit(b.String(), m.width)
+}
+
+// matchTone is the tone of line i's matches: the current match's line
+// stands out.
+func (m Model) matchTone(i int) tone {
+	if len(m.matches) > 0 && m.matches[m.cur] == i {
+		return toneCurrent
+	}
+	return toneMatch
 }
 
 func (m Model) isMatch(line int) bool {

@@ -55,11 +55,11 @@ func TestGolden(t *testing.T) {
 			}{
 				{"top", func(m Model) Model { return m }},
 				{"gap", func(m Model) Model { m.setTop(5); return m }},
-				{"bottom", func(m Model) Model { m, _ = m.Update(press("G")); return m }},
-				{"scrolled", func(m Model) Model { m.setTop(3); m, _ = m.Update(press("l")); return m }},
-				{"prompt", func(m Model) Model { m, _ = m.Update(press("/")); return typeText(m, "match") }},
-				{"search", func(m Model) Model { m.setTop(2); m = search(t, m, "match"); m, _ = m.Update(press("n")); return m }},
-				{"help", func(m Model) Model { m, _ = m.Update(press("?")); return m }},
+				{"bottom", func(m Model) Model { return send(m, press("G")) }},
+				{"scrolled", func(m Model) Model { m.setTop(3); return send(m, press("l")) }},
+				{"prompt", func(m Model) Model { return typeText(send(m, press("/")), "match") }},
+				{"search", func(m Model) Model { m.setTop(2); m = search(t, m, "match"); return send(m, press("n")) }},
+				{"help", func(m Model) Model { return send(m, press("?")) }},
 			}
 			for _, v := range views {
 				t.Run(v.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestGolden(t *testing.T) {
 			t.Run("error", func(t *testing.T) {
 				m := New(styles, DefaultKeyMap())
 				m.SetSize(80, 20)
-				m, _ = m.Update(OpenCmd(context.Background(), Source{Title: "result 9", Path: filepath.Join("no", "such", "spill.txt")})())
+				m = send(m, OpenCmd(context.Background(), Source{Title: "result 9", Path: filepath.Join("no", "such", "spill.txt")})())
 				golden.RequireEqual(t, []byte(m.View()))
 			})
 		})
@@ -101,11 +101,11 @@ func TestViewEscapesHostileText(t *testing.T) {
 	for _, styles := range []*themes.Styles{themes.New(themes.Dark), themes.New(themes.Mono)} {
 		views := map[string]func(m Model) Model{
 			"top":      func(m Model) Model { return m },
-			"scrolled": func(m Model) Model { m, _ = m.Update(press("l")); m, _ = m.Update(press("j")); return m },
+			"scrolled": func(m Model) Model { return send(send(m, press("l")), press("j")) },
 			"search":   func(m Model) Model { return search(t, m, "title") },
 			"prompt": func(m Model) Model {
-				m, _ = m.Update(press("/"))
-				m, _ = m.Update(tea.PasteMsg{Content: "\x1b]0;x\x07"})
+				m = send(m, press("/"))
+				m = send(m, tea.PasteMsg{Content: "\x1b]0;x\x07"})
 				return m
 			},
 			"narrow": func(m Model) Model { m.SetSize(7, 4); return m },
@@ -145,13 +145,13 @@ func TestViewSizes(t *testing.T) {
 		"long": func(t *testing.T) Model {
 			m := open(t, Source{Text: long, Seen: []Range{{0, 5000}}, Note: "n"}, themes.New(themes.Mono), 80, 20)
 			for range 5 {
-				m, _ = m.Update(press("l"))
+				m = send(m, press("l"))
 			}
 			return m
 		},
 		"prompt": func(t *testing.T) Model {
 			m := open(t, headTail(), themes.New(themes.Dark), 80, 20)
-			m, _ = m.Update(press("/"))
+			m = send(m, press("/"))
 			return typeText(m, strings.Repeat("long query ", 20))
 		},
 		"search": func(t *testing.T) Model {
@@ -161,7 +161,7 @@ func TestViewSizes(t *testing.T) {
 		"nodoc": func(t *testing.T) Model { return New(nil, DefaultKeyMap()) },
 		"error": func(t *testing.T) Model {
 			m := New(themes.New(themes.Dark), DefaultKeyMap())
-			m, _ = m.Update(OpenedMsg{Src: Source{Title: "x"}, Err: os.ErrNotExist})
+			m = send(m, OpenedMsg{Src: Source{Title: "x"}, Err: os.ErrNotExist})
 			return m
 		},
 	}
@@ -174,7 +174,7 @@ func TestViewSizes(t *testing.T) {
 				// Moving at this size keeps it inside the cells too.
 				for _, k := range []string{"G", "l", "pgup", "ctrl+d", "k"} {
 					if !m.Searching() {
-						m, _ = m.Update(press(k))
+						m = send(m, press(k))
 					}
 					checkSize(t, m.View(), s[0], s[1])
 				}
@@ -206,7 +206,7 @@ func TestHugeSingleLine(t *testing.T) {
 	}
 	first := plainRows(m)[1]
 	for range 2000 {
-		m, _ = m.Update(press("l"))
+		m = send(m, press("l"))
 	}
 	end := plainRows(m)[1]
 	if took := time.Since(start); took > 2*time.Second {
@@ -305,16 +305,16 @@ func TestPaint(t *testing.T) {
 // goroutine, while the view keeps drawing the same document (run -race).
 func TestSearchWhileViewing(t *testing.T) {
 	m := open(t, Source{Text: numbered(2000), Seen: []Range{{0, 100}}}, themes.New(themes.Dark), 80, 20)
-	m, _ = m.Update(press("/"))
+	m = send(m, press("/"))
 	m = typeText(m, "line 1")
 	m, cmd := m.Update(press("enter"))
 	done := make(chan tea.Msg)
 	go func() { done <- cmd() }()
 	for range 50 {
-		m, _ = m.Update(press("space"))
+		m = send(m, press("space"))
 		_ = m.View()
 	}
-	m, _ = m.Update(<-done)
+	m = send(m, <-done)
 	if len(m.matches) != 1100 { // "line 100".."line 199" and "line 1000".."line 1999"
 		t.Errorf("matches = %d, want 1100", len(m.matches))
 	}

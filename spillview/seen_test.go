@@ -106,7 +106,7 @@ func TestSeenRendering(t *testing.T) {
 		}
 	}
 	m.setTop(72)
-	rows = plainRows(m)
+	rows = plainRows(shown(m))
 	want = []string{
 		" 73 [┆] [line 073: the quick brown fox jumps]",
 		" 74 [┆] [line 074: the quick brown fox jumps]",

@@ -243,7 +243,7 @@ func (m *Model) toSession(s *sessionScreen, cmd tea.Cmd) tea.Cmd {
 					out[i] = wrap(c)
 				}
 				return out
-			case fromSession, spillview.OpenedMsg, spillview.SearchedMsg, spillview.CloseMsg:
+			case fromSession, spillview.OpenedMsg, spillview.SearchedMsg, spillview.LinesMsg, spillview.CloseMsg:
 				return sessionEnvelope{id: id, msg: msg}
 			default:
 				return msg
@@ -268,8 +268,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
-		m.layout()
-		return nil
+		return m.layout()
 	case tea.BackgroundColorMsg:
 		m.ctx.Dark = msg.IsDark()
 		m.applyTheme()
@@ -764,12 +763,14 @@ func (m *Model) click(msg tea.MouseClickMsg) tea.Cmd {
 	return nil
 }
 
-// layout hands out the screen to the screens.
-func (m *Model) layout() {
+// layout hands out the screen to the screens; the Cmd reads what a
+// larger screen shows.
+func (m *Model) layout() tea.Cmd {
 	w, h := m.ctx.Width, m.ctx.Height
 	body := max(0, h-chromeLines(h))
+	var cmd tea.Cmd
 	if m.sess != nil {
-		m.sess.setSize(w, headerLines(h), body)
+		cmd = m.toSession(m.sess, m.sess.setSize(w, headerLines(h), body))
 	}
 	if m.fleet != nil {
 		m.fleet.list.setSize(w, body)
@@ -777,6 +778,7 @@ func (m *Model) layout() {
 	}
 	m.sizeInput()
 	m.help.SetWidth(w)
+	return cmd
 }
 
 // noticeTTL is how long a notice stays in the footer; 0 keeps it until

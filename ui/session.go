@@ -327,7 +327,7 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		return s.spillsWritten(msg)
 	case agentFileMsg:
 		return s.agentFileFound(msg)
-	case spillview.OpenedMsg, spillview.SearchedMsg:
+	case spillview.OpenedMsg, spillview.SearchedMsg, spillview.LinesMsg:
 		var cmd tea.Cmd
 		s.spill, cmd = s.spill.Update(msg)
 		return cmd
@@ -857,7 +857,7 @@ func (s *sessionScreen) openResult() tea.Cmd {
 		return s.ctx.flash("this call has no tool result to open")
 	}
 	s.overlay = spillOverlay
-	s.spill.SetSize(s.ctx.Width, s.ctx.Height)
+	s.spill.SetSize(s.ctx.Width, s.ctx.Height) // no document until the open ends: nothing to read
 	if agentFile == "" {
 		return s.spill.Load(src)
 	}
@@ -979,7 +979,7 @@ func (s *sessionScreen) click(msg tea.MouseClickMsg) {
 
 // setSize hands out the body, h lines from screen row top, to the table
 // and the detail pane.
-func (s *sessionScreen) setSize(w, top, h int) {
+func (s *sessionScreen) setSize(w, top, h int) tea.Cmd {
 	tableH := h
 	detailH := 0
 	if h >= 12 {
@@ -993,5 +993,5 @@ func (s *sessionScreen) setSize(w, top, h int) {
 	if detailH == 0 {
 		s.focus = focusTable // keys must not scroll a pane that is not shown
 	}
-	s.spill.SetSize(s.ctx.Width, s.ctx.Height)
+	return s.spill.SetSize(s.ctx.Width, s.ctx.Height)
 }

@@ -1,0 +1,107 @@
+package spillview
+
+import (
+	"fmt"
+	"math"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/spillway-dev/spillway/internal/human"
+	"github.com/spillway-dev/spillway/internal/termtext"
+)
+
+// The lines around the window are read and converted by a Cmd and held in
+// the model, so that neither View nor Update reads the file, and a line
+// scrolled far to the right is converted once rather than on every frame.
+
+// LinesMsg brings lines read for the window; the model drops it unless it
+// is the latest read of the document it shows.
+type LinesMsg struct {
+	doc  *Document
+	read int
+	held heldLines
+}
+
+// shownLine is one line converted for display.
+type shownLine struct {
+	pieces []piece // the text read of it, whole, or why it could not be
+	width  int     // of pieces
+	note   *piece  // what is left unread, after the text; nil when none
+}
+
+// heldLines are the converted lines [first, first+len(lines)).
+type heldLines struct {
+	first int
+	lines []shownLine
+}
+
+func (h heldLines) get(i int) (*shownLine, bool) {
+	if i < h.first || i >= h.first+len(h.lines) {
+		return nil, false
+	}
+	return &h.lines[i-h.first], true
+}
+
+func (h heldLines) holds(from, to int) bool {
+	return from >= h.first && to <= h.first+len(h.lines)
+}
+
+// readLines reads and converts lines [from, to) of d, but for those
+// already held (never changed once converted). I/O: it runs in a Cmd.
+func readLines(d *Document, seen seenMap, read, from, to int, held heldLines) LinesMsg {
+	h := heldLines{first: from, lines: make([]shownLine, 0, to-from)}
+	for i := from; i < to; i++ {
+		if l, ok := held.get(i); ok {
+			h.lines = append(h.lines, *l)
+			continue
+		}
+		h.lines = append(h.lines, convertLine(d, seen, i))
+	}
+	return LinesMsg{doc: d, read: read, held: h}
+}
+
+// convertLine reads line i and converts all that is read of it.
+func convertLine(d *Document, seen seenMap, i int) shownLine {
+	raw, from, rest, err := d.readLine(i)
+	if err != nil {
+		msg := termtext.Line(err.Error())
+		w := termtext.Width(msg)
+		return shownLine{pieces: []piece{{msg, w, toneError}}, width: w}
+	}
+	pieces, _ := convert(raw, seen.clip(from, from+int64(len(raw))), math.MaxInt)
+	l := shownLine{pieces: pieces, width: piecesWidth(pieces)}
+	if rest > 0 {
+		text := fmt.Sprintf(" … %s more bytes of this line not shown", human.Count(rest))
+		l.note = &piece{text, termtext.Width(text), toneNote}
+	}
+	return l
+}
+
+// fill asks for the lines around the window when those it shows, and
+// half a window either side, are not held or being read: a window each
+// side, so that scrolling a line or a page shows lines already held.
+func (m *Model) fill() tea.Cmd {
+	if m.doc == nil || m.doc.Lines() == 0 {
+		return nil
+	}
+	win := max(m.layout().win, 1)
+	n := m.doc.Lines()
+	lo, hi := max(m.top-win/2, 0), min(m.top+win+win/2, n)
+	if m.held.holds(lo, hi) || lo >= m.asked[0] && hi <= m.asked[1] {
+		return nil
+	}
+	from, to := max(m.top-win, 0), min(m.top+2*win, n)
+	m.reads++
+	m.asked = [2]int{from, to}
+	d, seen, read, held := m.doc, m.seen, m.reads, m.held
+	return func() tea.Msg { return readLines(d, seen, read, from, to, held) }
+}
+
+// takeLines keeps lines read for the document shown by the latest read.
+func (m *Model) takeLines(msg LinesMsg) {
+	if msg.doc != m.doc || m.doc == nil || msg.read != m.reads {
+		return
+	}
+	m.held = msg.held
+	m.revealColumn()
+}
