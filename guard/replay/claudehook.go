@@ -13,6 +13,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/internal/validutf8"
 	"github.com/spillway-dev/spillway/transcript"
@@ -203,8 +204,9 @@ func (p *Prepared) measureHook(u policy.Unit) {
 	})
 }
 
-// maxPersisted bounds what is read of a persisted output.
-const maxPersisted = 64 << 20
+// maxPersisted bounds what is read of a persisted output (a variable for
+// tests).
+var maxPersisted int64 = 64 << 20
 
 // persistedText is the whole output of item it, which Claude Code
 // persisted to h.path: the file read, a Bash output cut as Claude Code
@@ -213,11 +215,10 @@ func (p *Prepared) persistedText(it *item, h *hookPersisted) (string, error) {
 	if text, ok := p.Persisted[h.path]; ok {
 		return text + h.after, nil
 	}
-	data, err := p.readPersisted(h.path)
+	text, err := p.readPersisted(h.path)
 	if err != nil {
 		return "", err
 	}
-	text := string(data)
 	switch {
 	case it.r.Tool == "Bash":
 		text = harness.BashOutput(text)
@@ -227,7 +228,7 @@ func (p *Prepared) persistedText(it *item, h *hookPersisted) (string, error) {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		if err := json.Unmarshal(data, &blocks); err != nil {
+		if err := json.NewDecoder(strings.NewReader(text)).Decode(&blocks); err != nil {
 			return "", fmt.Errorf("%s: %w", h.path, err)
 		}
 		var b strings.Builder
@@ -247,8 +248,10 @@ func (p *Prepared) persistedText(it *item, h *hookPersisted) (string, error) {
 
 // readPersisted reads a file Claude Code persisted an output to: only a
 // regular file in a tool-results folder of the transcript's project
-// folder, however the log names it.
-func (p *Prepared) readPersisted(path string) ([]byte, error) {
+// folder, however the log names it. It is read into one string of the
+// file's size: read whole into a growing buffer and copied, three 60 MB
+// outputs took a report to 687 MB.
+func (p *Prepared) readPersisted(path string) (string, error) {
 	root := p.dir
 	if filepath.Base(root) == "subagents" {
 		root = filepath.Dir(filepath.Dir(root))
@@ -256,22 +259,30 @@ func (p *Prepared) readPersisted(path string) ([]byte, error) {
 	clean := filepath.Clean(path)
 	if !filepath.IsAbs(clean) || filepath.Base(filepath.Dir(clean)) != "tool-results" ||
 		!strings.HasPrefix(clean, root+string(filepath.Separator)) {
-		return nil, errors.New("the file it names is not in the session's tool-results folder")
+		return "", errors.New("the file it names is not in the session's tool-results folder")
 	}
 	info, err := os.Lstat(clean)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	f, _, err := safefile.OpenRegular(clean, info)
+	f, info, err := safefile.OpenRegular(clean, info)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxPersisted+1))
-	if err == nil && len(data) > maxPersisted {
-		err = fmt.Errorf("%s is over %d MiB", clean, maxPersisted>>20)
+	tooLarge := fmt.Errorf("%s is over %s", clean, human.Bytes(maxPersisted))
+	if info.Size() > maxPersisted {
+		return "", tooLarge
 	}
-	return data, err
+	var b strings.Builder
+	b.Grow(int(info.Size()))
+	if _, err := io.Copy(&b, io.LimitReader(f, maxPersisted+1)); err != nil {
+		return "", err
+	}
+	if int64(b.Len()) > maxPersisted {
+		return "", tooLarge
+	}
+	return b.String(), nil
 }
 
 // hookAfter turns what the policy made of a result's subject into what

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/guard/spill"
 	"github.com/spillway-dev/spillway/transcript"
 )
 
@@ -216,5 +217,63 @@ func TestHookOneAtATime(t *testing.T) {
 				t.Errorf("%s, %s: one at a time (-whole +one):\n%s", preset, clear, diff)
 			}
 		}
+	}
+}
+
+// A spill planned for an output Claude Code persisted does not hold the
+// output: the file is read again when the spill file is written, and a
+// file gone by then writes no spill file rather than an empty one.
+func TestPersistedSpillReadWhenWritten(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "sess", "tool-results")
+	os.MkdirAll(results, 0o700)
+	whole := strings.Repeat("0123456789abcdef\n", 4000) // 68,000 bytes
+	persistedFile := filepath.Join(results, "b1.txt")
+	os.WriteFile(persistedFile, []byte(whole), 0o600)
+	s := claudeSession(t, filepath.Join(dir, "sess.jsonl"), call("b1", "Bash", nil),
+		result("b1", harness.ClaudePersisted(int64(len(whole)), persistedFile, whole[:2000], 2000, true), false))
+	pol := withCeiling(t, "harness-rs-0.0.50", 4096)
+	planned := &spill.Planned{Dir: spill.Dir{Root: t.TempDir(), Session: s.ID, Policy: pol.Name}}
+	rp, err := prepared(t, s).Replay(pol, Options{Store: planned})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rp.Results[0]
+	if r.Outcome != Spilled || r.SpillPath == "" {
+		t.Fatalf("%s: %s", r.Outcome, r.Reason)
+	}
+	os.Remove(persistedFile)
+	if n, err := planned.WriteAll(); n != 0 || err == nil {
+		t.Fatalf("with the output gone: %d written, %v", n, err)
+	}
+	// Put back changed, which only a read at writing can show.
+	again := strings.ToUpper(whole)
+	os.WriteFile(persistedFile, []byte(again), 0o600)
+	if n, err := planned.WriteAll(); n != 1 || err != nil {
+		t.Fatalf("%d written: %v", n, err)
+	}
+	got, err := os.ReadFile(r.SpillPath)
+	if err != nil || string(got) != harness.BashOutput(again) {
+		t.Errorf("spill file holds %.40q (%v), want the output as read when written", got, err)
+	}
+}
+
+// A persisted output over the bound is left as logged, unread.
+func TestPersistedOverBound(t *testing.T) {
+	defer func(n int64) { maxPersisted = n }(maxPersisted)
+	maxPersisted = 1000
+	dir := t.TempDir()
+	results := filepath.Join(dir, "sess", "tool-results")
+	os.MkdirAll(results, 0o700)
+	file := filepath.Join(results, "b1.txt")
+	os.WriteFile(file, []byte(strings.Repeat("x", 1001)), 0o600)
+	s := claudeSession(t, filepath.Join(dir, "sess.jsonl"), call("b1", "Bash", nil),
+		result("b1", harness.ClaudePersisted(1001, file, strings.Repeat("x", 500), 2000, true), false))
+	rp, err := prepared(t, s).Replay(withCeiling(t, "harness-rs-0.0.40", 300), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rp.Results[0]; r.Outcome != Kept || !strings.Contains(r.Reason, "b1.txt is over 1000 B") {
+		t.Errorf("%s: %s", r.Outcome, r.Reason)
 	}
 }

@@ -660,11 +660,25 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 	}
 	var where string
 	var err error
-	if later, ok := opt.Store.(LaterStore); ok && rp.Prepared.texts != nil {
-		where, err = later.WriteLater(f, func() (string, error) {
+	content := func() (string, error) {
+		_, _, f, _ := rp.spill(rp.subject(r.Index, false), ceiling)
+		return f.Content, rp.Prepared.TextErr()
+	}
+	persisted := rp.hook && rp.Prepared.hookView()[r.Index].persisted != nil
+	if persisted {
+		// Read again from Claude Code's file when the spill file is
+		// written, rather than held while planned: three 60 MB outputs
+		// held 172 MB for as long as the replay.
+		content = func() (string, error) {
+			if _, err := rp.Prepared.persistedText(it, rp.Prepared.hookView()[r.Index].persisted); err != nil {
+				return "", err // checked first: the subject of a file gone is ""
+			}
 			_, _, f, _ := rp.spill(rp.subject(r.Index, false), ceiling)
-			return f.Content, rp.Prepared.TextErr()
-		})
+			return f.Content, nil
+		}
+	}
+	if later, ok := opt.Store.(LaterStore); ok && (rp.Prepared.texts != nil || persisted) {
+		where, err = later.WriteLater(f, content)
 	} else {
 		where, err = opt.Store.Write(f)
 	}
