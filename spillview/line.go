@@ -126,16 +126,23 @@ func matchColumn(pieces []piece, query string) (col int, found bool) {
 
 // convert escapes raw into pieces split where the seen ranges (relative to
 // raw) begin and end, expanding tabs itself so that tab stops stay right
-// across pieces. It stops once limit cells are converted; complete reports
-// that all of raw was.
-func convert(raw []byte, seen []Range, limit int) (pieces []piece, complete bool) {
+// across pieces. A piece holds about convertChunk bytes of raw at most, of
+// one tone: a piece per tab made a 64 KiB line of tabs 3 MB of pieces.
+func convert(raw []byte, seen []Range) []piece {
 	seen = snapRanges(raw, seen)
+	var pieces []piece
+	var run strings.Builder // the piece being made
+	runW, runRaw := 0, 0
+	runTone := toneSeen
+	flush := func() {
+		if run.Len() > 0 {
+			pieces = append(pieces, piece{run.String(), runW, runTone})
+		}
+		run, runW, runRaw = strings.Builder{}, 0, 0
+	}
 	col, pos, ri := 0, 0, 0
 	var marks termtext.Marks // carried across pieces: a mark's run may span them
 	for pos < len(raw) {
-		if col >= limit {
-			return pieces, false
-		}
 		for ri < len(seen) && seen[ri].To <= int64(pos) {
 			ri++
 		}
@@ -143,6 +150,10 @@ func convert(raw []byte, seen []Range, limit int) (pieces []piece, complete bool
 		t := toneUnseen
 		if in {
 			t = toneSeen
+		}
+		if t != runTone || runRaw >= convertChunk {
+			flush()
+			runTone = t
 		}
 		end := len(raw)
 		if ri < len(seen) {
@@ -153,7 +164,9 @@ func convert(raw []byte, seen []Range, limit int) (pieces []piece, complete bool
 		}
 		if raw[pos] == '\t' {
 			n := termtext.TabWidth - col%termtext.TabWidth
-			pieces = append(pieces, piece{strings.Repeat(" ", n), n, t})
+			run.WriteString("        "[:n])
+			runW += n
+			runRaw++
 			col += n
 			pos++
 			marks = 0
@@ -162,19 +175,27 @@ func convert(raw []byte, seen []Range, limit int) (pieces []piece, complete bool
 		if k := bytes.IndexByte(raw[pos:end], '\t'); k >= 0 {
 			end = pos + k
 		}
-		if end-pos > convertChunk {
-			end = backToRune(raw, pos, pos+convertChunk)
+		room := convertChunk - runRaw
+		if room < utf8.UTFMax { // too little for a rune: a piece of its own
+			flush()
+			room = convertChunk
+		}
+		if end-pos > room {
+			end = backToRune(raw, pos, pos+room)
 		}
 		text := marks.Line(string(raw[pos:end]))
 		w := len(text)
 		if !printableASCII(text) {
 			w = termtext.Width(text)
 		}
-		pieces = append(pieces, piece{text, w, t})
+		run.WriteString(text)
+		runW += w
+		runRaw += end - pos
 		col += w
 		pos = end
 	}
-	return pieces, true
+	flush()
+	return pieces
 }
 
 // snapRanges moves range ends that fall inside a UTF-8 sequence back to

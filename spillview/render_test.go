@@ -257,7 +257,7 @@ func BenchmarkViewLargeFile(b *testing.B) {
 }
 
 func TestCutWideCharacters(t *testing.T) {
-	pieces, _ := convert([]byte("a世界b"), []Range{{0, 8}}, 100)
+	pieces := convert([]byte("a世界b"), []Range{{0, 8}})
 	for _, tt := range []struct {
 		x, w int
 		want string
@@ -324,12 +324,31 @@ func TestSearchWhileViewing(t *testing.T) {
 // of combining marks that crosses a piece's end still draws only four.
 func TestMarksAcrossPieces(t *testing.T) {
 	raw := []byte(strings.Repeat("x", 1014) + "a" + strings.Repeat("\u0301", 100))
-	pieces, _ := convert(raw, nil, 1<<20)
+	pieces := convert(raw, nil)
 	var all strings.Builder
 	for _, p := range pieces {
 		all.WriteString(p.text)
 	}
 	if n := strings.Count(all.String(), "\u0301"); n != 4 {
 		t.Errorf("%d marks drawn over %d pieces, want 4", n, len(pieces))
+	}
+}
+
+// TestConvertFewPieces: a line is held as pieces of about 1 KiB each,
+// however many tabs it has, with its tab stops kept across them.
+func TestConvertFewPieces(t *testing.T) {
+	raw := []byte(strings.Repeat("\tab", 1<<14)) // 48 KiB, 16,384 tabs
+	pieces := convert(raw, []Range{{0, 1 << 15}})
+	if len(pieces) > 50 {
+		t.Errorf("%d pieces for %d bytes", len(pieces), len(raw))
+	}
+	var all strings.Builder
+	width := 0
+	for _, p := range pieces {
+		all.WriteString(p.text)
+		width += p.width
+	}
+	if want := "    ab" + strings.Repeat("  ab", 1<<14-1); all.String() != want || width != len(want) {
+		t.Errorf("converted to %d cells, want %d", width, len(want))
 	}
 }

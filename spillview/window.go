@@ -2,7 +2,6 @@ package spillview
 
 import (
 	"fmt"
-	"math"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -68,7 +67,7 @@ func convertLine(d *Document, seen seenMap, i int) shownLine {
 		w := termtext.Width(msg)
 		return shownLine{pieces: []piece{{msg, w, toneError}}, width: w}
 	}
-	pieces, _ := convert(raw, seen.clip(from, from+int64(len(raw))), math.MaxInt)
+	pieces := convert(raw, seen.clip(from, from+int64(len(raw))))
 	l := shownLine{pieces: pieces, width: piecesWidth(pieces)}
 	if rest > 0 {
 		text := fmt.Sprintf(" … %s more bytes of this line not shown", human.Count(rest))
