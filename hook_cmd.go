@@ -33,7 +33,29 @@ import (
 const hookCommand = "hook claude-code"
 
 // isHookCommand tells whether a settings command is spillway's hook.
-func isHookCommand(cmd string) bool { return strings.Contains(cmd, " "+hookCommand) }
+func isHookCommand(cmd string) bool { return isSpillwayCommand(cmd, strings.Fields(hookCommand)...) }
+
+// isSpillwayCommand tells whether a settings command runs spillway with
+// args first: its program is this spillway (the same file, under any
+// name) or a file named spillway. Another tool's command whose words
+// merely include them is not spillway's, nor is a program whose name
+// only begins with spillway.
+func isSpillwayCommand(cmd string, args ...string) bool {
+	words, err := shellWords(cmd)
+	if err != nil || len(words) < 1+len(args) || !slices.Equal(words[1:1+len(args)], args) {
+		return false
+	}
+	if strings.TrimSuffix(filepath.Base(words[0]), ".exe") == "spillway" {
+		return true
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	a, errA := os.Stat(words[0])
+	b, errB := os.Stat(self)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
 
 // newHookCommand is spillway hook: the PostToolUse hook Claude Code runs,
 // and the commands that put it in Claude Code's settings and take it out.

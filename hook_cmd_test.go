@@ -228,3 +228,56 @@ func TestDescribeHookPolicy(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// Only spillway's own entries are spillway's: another tool's command that
+// contains the same words, or a program named like spillway, is left to
+// its owner by install, uninstall and status.
+func TestSpillwayCommands(t *testing.T) {
+	exe, _ := os.Executable()
+	link := filepath.Join(t.TempDir(), "sw")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd        string
+		hook, line bool
+	}{
+		{shellQuote(exe) + " hook claude-code --preset=codex", true, false},
+		{shellQuote(link) + " hook claude-code", true, false}, // this spillway under another name
+		{"/usr/local/bin/spillway hook claude-code --max-bytes=1", true, false},
+		{"'/opt/my tools/spillway' statusline --preset=codex", false, true},
+		{shellQuote(exe) + " statusline", false, true},
+		{"other-tool hook claude-code --foo", false, false},
+		{"spillway-wrapper hook claude-code", false, false},
+		{"spillway-wrapper statusline --my-own", false, false},
+		{"echo spillway hook claude-code", false, false},
+		{"spillway report hook claude-code", false, false},
+		{"spillway 'hook claude-code'", false, false},
+	} {
+		if got := isHookCommand(c.cmd); got != c.hook {
+			t.Errorf("isHookCommand(%q) = %v", c.cmd, got)
+		}
+		if got := isSpillwayCommand(c.cmd, "statusline"); got != c.line {
+			t.Errorf("a status line %q: ours = %v", c.cmd, got)
+		}
+	}
+
+	// Installed beside another tool's hook with the same words, and taken
+	// out, spillway's leaves the other as it was.
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	original := `{"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"other-tool hook claude-code --foo"}]}]}}` + "\n"
+	os.WriteFile(settings, []byte(original), 0o600)
+	if code, out, errs := runCLI(t, "", "hook", "install", "--settings", settings); code != 0 {
+		t.Fatal(out, errs)
+	}
+	if data, _ := os.ReadFile(settings); !strings.Contains(string(data), "other-tool hook claude-code --foo") {
+		t.Fatalf("install took out the other tool's hook:\n%s", data)
+	}
+	if code, out, errs := runCLI(t, "", "hook", "uninstall", "--settings", settings); code != 0 {
+		t.Fatal(out, errs)
+	}
+	if data, _ := os.ReadFile(settings); string(data) != original {
+		t.Errorf("after uninstalling:\n%s", data)
+	}
+}

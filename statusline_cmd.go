@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,8 +117,7 @@ type statusLineSetting struct {
 const statusLineRefresh = 5
 
 // installedStatusLine is the settings file's statusLine command, and
-// whether it is spillway's: a command whose program is spillway (by its
-// file's name) and whose first argument is statusline.
+// whether it is spillway's: spillway's program, statusline first.
 func installedStatusLine(f *claudesettings.File) (command string, ours, ok bool) {
 	raw, ok := f.Member(statusLineKey)
 	if !ok {
@@ -129,9 +127,7 @@ func installedStatusLine(f *claudesettings.File) (command string, ours, ok bool)
 	if json.Unmarshal(raw, &s) != nil {
 		return string(raw), false, true
 	}
-	words, err := shellWords(s.Command)
-	ours = err == nil && len(words) >= 2 && strings.HasPrefix(filepath.Base(words[0]), "spillway") && words[1] == "statusline"
-	return s.Command, ours, true
+	return s.Command, isSpillwayCommand(s.Command, "statusline"), true
 }
 
 func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings string, force bool, stdout, stderr io.Writer) int {
