@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
@@ -203,6 +204,7 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 	}
 	byParent := groupIndex(files, listing)
 	var out []Input
+	once := onceEach{}
 	for _, n := range all {
 		switch {
 		case n.path == "-":
@@ -211,13 +213,55 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 			out = append(out, Input{Path: n.path, Err: n.err})
 		}
 		for _, f := range n.files {
-			if in, ok := byParent[f]; ok { // else a sub-agent, under its parent
+			// Not a sub-agent (read under its parent), nor a file named
+			// again, by another path or a link: its session counts once.
+			if in, ok := byParent[f]; ok && once.first(f) {
 				out = append(out, in)
 			}
 		}
 		out = append(out, n.skipped...)
 	}
 	return out, nil
+}
+
+// onceEach tells files apart by what they are, not by how they are named.
+type onceEach struct {
+	paths  map[string]bool
+	byStat map[sizeTime][]os.FileInfo
+}
+
+type sizeTime struct {
+	size int64
+	time time.Time
+}
+
+// first tells whether the file at path is met for the first time: false
+// for a path met already, or the same file met by another path. A file
+// that cannot be examined is met once by each path.
+func (o *onceEach) first(path string) bool {
+	if o.paths == nil {
+		o.paths, o.byStat = map[string]bool{}, map[sizeTime][]os.FileInfo{}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	if o.paths[abs] {
+		return false
+	}
+	o.paths[abs] = true
+	info, err := os.Stat(path)
+	if err != nil {
+		return true
+	}
+	k := sizeTime{info.Size(), info.ModTime()}
+	for _, other := range o.byStat[k] {
+		if os.SameFile(info, other) {
+			return false
+		}
+	}
+	o.byStat[k] = append(o.byStat[k], info)
+	return true
 }
 
 // filePaths are the paths of the files to read, in order, and an input

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -379,5 +380,27 @@ func TestResolveRenamedSidechainReal(t *testing.T) {
 	}
 	if !found || len(got) != 13 {
 		t.Errorf("%d inputs, the fasthooks session among them: %v", len(got), found)
+	}
+}
+
+// TestResolveEachFileOnce: a file named twice, within a folder named too,
+// or through a link, is one session; a copy of it is another.
+func TestResolveEachFileOnce(t *testing.T) {
+	root := tree(t, map[string]string{"p/s1.jsonl": "s1", "p/s1-copy.jsonl": "s1", "p/s2.jsonl": "s2"},
+		"p/s2.jsonl", "p/s1-copy.jsonl", "p/s1.jsonl")
+	if err := os.Symlink(filepath.Join(root, "p", "s1.jsonl"), filepath.Join(root, "latest.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	got, err := Resolve([]string{"p/s1.jsonl", "p", "./p/s1.jsonl", "latest.jsonl", root + "/p/s2.jsonl"}, Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, in := range got {
+		paths = append(paths, in.Path)
+	}
+	if want := []string{"p/s1.jsonl", "p/s2.jsonl", "p/s1-copy.jsonl"}; !slices.Equal(paths, want) {
+		t.Errorf("inputs %q, want %q", paths, want)
 	}
 }
