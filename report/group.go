@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -93,11 +94,12 @@ func localZoneName() string {
 // counted, for until the first instant no longer counted.
 func ParseBound(s string, zone *time.Location, until bool) (time.Time, error) {
 	for _, layout := range []string{time.DateOnly, "20060102"} {
-		if day, err := time.ParseInLocation(layout, s, zone); err == nil {
+		if day, err := time.Parse(layout, s); err == nil { // a date, not yet an instant
 			if until {
 				day = day.AddDate(0, 0, 1)
 			}
-			return day, nil
+			y, m, d := day.Date()
+			return dayStart(y, m, d, zone), nil
 		}
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -108,6 +110,24 @@ func ParseBound(s string, zone *time.Location, until bool) (time.Time, error) {
 		t = t.Add(time.Nanosecond)
 	}
 	return t, nil
+}
+
+// dayStart is the first instant of the day y-m-d in zone: its midnight,
+// or, where the clocks change at midnight (America/Santiago) or skip the
+// day (Pacific/Apia, 2011-12-30), the change. time.Date puts a midnight
+// that does not exist on either side of the change.
+func dayStart(y int, m time.Month, d int, zone *time.Location) time.Time {
+	t := time.Date(y, m, d, 0, 0, 0, 0, zone)
+	ty, tm, td := t.Date()
+	switch c := cmp.Compare(ty*10000+int(tm)*100+td, y*10000+int(m)*100+d); {
+	case c < 0: // the day before: the day begins where its clock ends
+		_, end := t.ZoneBounds()
+		return end
+	case c > 0: // past the day: the day, if any, began at the change
+		start, _ := t.ZoneBounds()
+		return start
+	}
+	return t
 }
 
 // Group is one row of a grouped report: what the calls of one key (a
@@ -435,9 +455,10 @@ func dateKey(t *time.Time, zone *time.Location, by string) string {
 	local := t.In(zone)
 	switch by {
 	case "week":
+		// The Sunday that begins the week, by the calendar alone: its
+		// midnight may not exist in zone.
 		y, m, d := local.Date()
-		start := time.Date(y, m, d-int(local.Weekday()), 0, 0, 0, 0, zone)
-		return start.Format(time.DateOnly)
+		return time.Date(y, m, d-int(local.Weekday()), 12, 0, 0, 0, time.UTC).Format(time.DateOnly)
 	case "month":
 		return local.Format("2006-01")
 	}

@@ -468,6 +468,53 @@ func TestParseBound(t *testing.T) {
 	}
 }
 
+// TestDaysWithoutMidnight: a day whose midnight the clocks skip begins
+// at the change, and a day skipped whole is empty. Santiago's clocks go
+// from 2026-09-05 23:59:59 -04 to 2026-09-06 01:00 -03; Apia's from
+// 2011-12-29 23:59:59 -10 to 2011-12-31 00:00 +14.
+func TestDaysWithoutMidnight(t *testing.T) {
+	santiago, err1 := time.LoadLocation("America/Santiago")
+	apia, err2 := time.LoadLocation("Pacific/Apia")
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	change := time.Date(2026, 9, 6, 4, 0, 0, 0, time.UTC)
+	skip := time.Date(2011, 12, 30, 10, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		in    string
+		zone  *time.Location
+		until bool
+		want  time.Time
+	}{
+		{"2026-09-06", santiago, false, change},
+		{"2026-09-05", santiago, true, change},
+		{"2026-09-05", santiago, false, time.Date(2026, 9, 5, 4, 0, 0, 0, time.UTC)},
+		{"2026-09-07", santiago, false, time.Date(2026, 9, 7, 3, 0, 0, 0, time.UTC)},
+		{"2011-12-29", apia, false, time.Date(2011, 12, 29, 10, 0, 0, 0, time.UTC)},
+		{"2011-12-29", apia, true, skip},
+		{"2011-12-30", apia, false, skip},
+		{"2011-12-30", apia, true, skip},
+		{"2011-12-31", apia, false, skip},
+	} {
+		if got, err := ParseBound(tt.in, tt.zone, tt.until); err != nil || !got.Equal(tt.want) {
+			t.Errorf("ParseBound(%q, %s, until %v) = %v, %v; want %v", tt.in, tt.zone, tt.until, got.UTC(), err, tt.want)
+		}
+	}
+	// A week begins on its Sunday, whether or not that Sunday has a midnight.
+	for _, tt := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2026, 9, 6, 5, 0, 0, 0, time.UTC), "2026-09-06"},  // Sunday 02:00 -03
+		{time.Date(2026, 9, 8, 15, 0, 0, 0, time.UTC), "2026-09-06"}, // Tuesday
+		{time.Date(2026, 9, 6, 3, 30, 0, 0, time.UTC), "2026-08-30"}, // Saturday 23:30 -04
+	} {
+		if got := dateKey(&tt.at, santiago, "week"); got != tt.want {
+			t.Errorf("week of %v = %s, want %s", tt.at.In(santiago), got, tt.want)
+		}
+	}
+}
+
 // TestSessionNames pins the by-session table's file column: paths under
 // the shared folder, escaped (the table elides them as it has room).
 func TestSessionNames(t *testing.T) {
