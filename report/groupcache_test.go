@@ -302,8 +302,8 @@ func TestSweepFromCache(t *testing.T) {
 	}
 }
 
-// TestGroupsNamedTwice: a log named twice is two sessions, the second a
-// copy of the first; the cache, which keeps one share a log, is not used.
+// TestGroupsNamedTwice: a log named twice is one session, with the cache
+// as without.
 func TestGroupsNamedTwice(t *testing.T) {
 	log := filepath.Join("testdata", "by", "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c1.jsonl")
 	none, _ := policy.Preset("none")
@@ -321,8 +321,8 @@ func TestGroupsNamedTwice(t *testing.T) {
 			t.Errorf("run %d with the cache:\n%s\nwant\n%s", i, out.String(), want)
 		}
 	}
-	if !strings.Contains(want, "2 sessions, 1 API call") {
-		t.Errorf("the log named twice is not two sessions of one call:\n%s", want)
+	if !strings.Contains(want, "1 session, 1 API call") {
+		t.Errorf("the log named twice is not one session of one call:\n%s", want)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/spillway-dev/spillway/internal/app"
@@ -145,19 +144,16 @@ type keptCache struct {
 const maxKeptBytes = 256 << 20
 
 // openKept opens the index for a report of inputs under opt, or returns
-// nil where nothing is to be kept: no cache folder, standard input, a log
-// named twice (its second session is a copy of the first, both of one
-// path), or an index that cannot be opened.
+// nil where nothing is to be kept: no cache folder, standard input, or
+// an index that cannot be opened.
 func openKept(inputs []app.Input, opt Options, kind string, spec []byte, warn func(error)) *keptCache {
 	if opt.CacheDir == "" {
 		return nil
 	}
-	named := make(map[string]bool, len(inputs))
 	for _, in := range inputs {
-		if in.Path == "-" || named[filepath.Clean(in.Path)] {
+		if in.Path == "-" {
 			return nil
 		}
-		named[filepath.Clean(in.Path)] = true
 	}
 	ix, err := index.Open(index.Options{Prices: opt.Prices, Read: opt.Read, CacheDir: opt.CacheDir, FlushOnly: true})
 	if err != nil {
