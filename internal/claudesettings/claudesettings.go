@@ -389,6 +389,9 @@ func strip(v any, ours func(string) bool) any {
 	}
 	post, ok := hooks["PostToolUse"].([]any)
 	if !ok {
+		if len(hooks) == 0 { // as install's edit taken out leaves it
+			delete(root, "hooks")
+		}
 		return v
 	}
 	var kept []any

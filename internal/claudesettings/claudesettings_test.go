@@ -44,6 +44,7 @@ func TestInstallUninstall(t *testing.T) {
 		"empty PostToolUse": "{\n  \"hooks\": {\n    \"PostToolUse\": []\n  }\n}\n",
 		"crlf":              "{\r\n  \"a\": 1,\r\n  \"hooks\": {\r\n    \"PostToolUse\": [\r\n      {\"matcher\": \"x\", \"hooks\": []}\r\n    ]\r\n  }\r\n}\r\n",
 		"empty object":      "{}",
+		"empty hooks":       `{"hooks": {}}`,
 		"missing":           "",
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -75,8 +76,8 @@ func TestInstallUninstall(t *testing.T) {
 			}
 			want := original
 			switch name {
-			case "empty PostToolUse", "empty object":
-				want = map[string]string{"empty PostToolUse": "{}\n", "empty object": "{}"}[name] // an empty list taken as none
+			case "empty PostToolUse", "empty object", "empty hooks":
+				want = map[string]string{"empty PostToolUse": "{}\n", "empty object": "{}", "empty hooks": "{}"}[name] // an empty list taken as none
 			case "missing":
 				want = "{}\n"
 			}
