@@ -78,7 +78,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fang.WithVersion(version()),
 		fang.WithoutManpage(),
 		fang.WithErrorHandler(printCommandError))
-	if err != nil {
+	switch {
+	case errors.Is(err, errLineShown):
+		return 0
+	case err != nil:
 		// The commands print their own errors and set code; what reaches
 		// here is what cobra itself rejected: a bad command line.
 		return exitUsage
@@ -102,6 +105,9 @@ func (e escapedError) Unwrap() error { return e.err }
 // part) in fang's style on a terminal, and as printError's one line
 // elsewhere.
 func printCommandError(w io.Writer, styles fang.Styles, err error) {
+	if errors.Is(err, errLineShown) {
+		return
+	}
 	out := w
 	if cw, ok := w.(*colorprofile.Writer); ok {
 		out = cw.Forward

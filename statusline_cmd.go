@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,6 +61,16 @@ echo '{"transcript_path":"session.jsonl"}' | spillway statusline`,
 	cmd.Run = func(cmd *cobra.Command, _ []string) {
 		*code = runStatusline(cmd.Flags(), common, theme, color, width, predict, stdin, stdout, stderr)
 	}
+	// A command line Claude Code runs that cobra rejects still prints a
+	// line, which says what is wrong, and exits 0.
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		err = flagError(c, err)
+		if c != cmd {
+			return err
+		}
+		fmt.Fprintf(stdout, "spillway statusline: %s\n", termtext.Escape(err.Error()))
+		return errLineShown
+	})
 
 	var scope, settings string
 	var force bool
@@ -98,6 +109,10 @@ spillway statusline install --scope project --policy spillway-policy.json`,
 	cmd.AddCommand(installCmd, uninstallCmd)
 	return cmd
 }
+
+// errLineShown is a bad command line the status line has said on its
+// line: the run still succeeds.
+var errLineShown = errors.New("the status line says what is wrong")
 
 // statusLineKey is Claude Code's setting of the status line.
 const statusLineKey = "statusLine"
@@ -264,7 +279,7 @@ func statuslineOptions(fs *flag.FlagSet, common *commonFlags) (statusline.Option
 		return opt, err
 	}
 	if opt.Dir, err = index.DefaultCacheDir(); err != nil {
-		return opt, err
+		return opt, errors.New("no folder to keep its state in: set SPILLWAY_CACHE_DIR, XDG_CACHE_HOME or HOME")
 	}
 	opt.Dir += string(os.PathSeparator) + "statusline"
 	opt.Pipeline = app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: pol,

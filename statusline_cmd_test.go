@@ -141,6 +141,28 @@ func TestStatuslineBadPolicy(t *testing.T) {
 	}
 }
 
+// TestStatuslineBadCommandLine: a flag cobra rejects, or no folder for
+// the line's state, is said on the line too, and the command exits 0;
+// install still refuses a bad flag as every command does.
+func TestStatuslineBadCommandLine(t *testing.T) {
+	t.Setenv("SPILLWAY_CACHE_DIR", t.TempDir())
+	for _, args := range [][]string{{"statusline", "--bogus\x1b[2J"}, {"statusline", "--width", "abc"}} {
+		code, out, errs := runCLI(t, `{"transcript_path":"x"}`, args...)
+		if code != 0 || !strings.HasPrefix(out, "spillway statusline: ") || strings.Count(out, "\n") != 1 || strings.Contains(out, "\x1b") || errs != "" {
+			t.Errorf("%q: exit %d, printed %q, %q", args, code, out, errs)
+		}
+	}
+	t.Setenv("SPILLWAY_CACHE_DIR", "")
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	if code, out, _ := runCLI(t, `{"transcript_path":"x"}`, "statusline"); code != 0 || !strings.Contains(out, "no folder to keep its state in") {
+		t.Errorf("without a cache folder: exit %d, printed %q", code, out)
+	}
+	if code, _, errs := runCLI(t, "", "statusline", "install", "--bogus"); code != exitUsage || !strings.Contains(errs, "--bogus") {
+		t.Errorf("install with a bad flag: exit %d, %q", code, errs)
+	}
+}
+
 // TestStatuslineColors: coloured on a terminal and when Claude Code runs
 // it (it draws the line's ANSI colours), in what TERM and COLORTERM
 // allow; plain in a pipe, with NO_COLOR or --color never.
