@@ -1,6 +1,7 @@
 package statusline
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,8 +24,12 @@ type Input struct {
 	} `json:"model"`
 	Cost struct {
 		// TotalCostUSD is Claude Code's own reckoning of the session's
-		// cost, sub-agents included; nil when it sent none.
-		TotalCostUSD *float64 `json:"total_cost_usd"`
+		// cost, sub-agents included; nil when it sent none, or not a
+		// number.
+		TotalCostUSD *float64 `json:"-"`
+		// Claimed is it as sent: encoding/json sets a *float64 to 0
+		// before it finds the value is not a number.
+		Claimed json.RawMessage `json:"total_cost_usd"`
 	} `json:"cost"`
 	ContextWindow struct {
 		// Size is the current model's context window in tokens.
@@ -56,8 +61,10 @@ func readInput(r io.Reader) (Input, error) {
 	if err := json.Unmarshal(b, &in); err != nil && !errors.As(err, &typeErr) {
 		return in, fmt.Errorf("the status input is not Claude Code's JSON: %w", err)
 	}
-	if c := in.Cost.TotalCostUSD; c != nil && !(*c >= 0 && *c < maxClaimedCost) {
-		in.Cost.TotalCostUSD = nil // not a cost: said as unknown
+	var c float64
+	if raw := bytes.TrimSpace(in.Cost.Claimed); len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') &&
+		json.Unmarshal(raw, &c) == nil && c >= 0 && c < maxClaimedCost {
+		in.Cost.TotalCostUSD = &c // else not a cost: said as unknown
 	}
 	if in.TranscriptPath == "" {
 		return in, errors.New("the status input names no transcript_path")

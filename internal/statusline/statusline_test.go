@@ -164,6 +164,10 @@ func TestLine(t *testing.T) {
 	for _, extra := range []map[string]any{
 		{"cost": map[string]any{"total_cost_usd": -5}},
 		{"cost": map[string]any{"total_cost_usd": 1e308}},
+		{"cost": map[string]any{"total_cost_usd": "abc"}}, // not $0.0000
+		{"cost": map[string]any{"total_cost_usd": "0.5"}},
+		{"cost": map[string]any{"total_cost_usd": nil}},
+		{"cost": map[string]any{"total_cost_usd": true}},
 		{"cost": 0.5, "model": "claude-sonnet-4-5", "version": 2.1, "session_id": 123},
 	} {
 		if got, want := line(t, path, now, extra), "$0.0156 · ctx 12.0k/1.00M (1%) · cache 4m00s left"; got != want {
