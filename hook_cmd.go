@@ -192,7 +192,7 @@ func settingsFlags(c *cobra.Command, scope, settings *string) {
 
 // ownCommand is the shell command that runs this binary's subcommand with
 // the policy p of flags (hookArgs): what Claude Code's settings run.
-func ownCommand(subcommand string, flags *policyFlags, p policy.Policy) (string, error) {
+func ownCommand(subcommand string, flags *policyFlags, p policy.Policy, extra ...string) (string, error) {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.Abs(exe)
@@ -207,6 +207,7 @@ func ownCommand(subcommand string, flags *policyFlags, p policy.Policy) (string,
 	if err != nil {
 		return "", err
 	}
+	args = append(args, extra...)
 	return strings.TrimSpace(shellQuote(exe) + " " + subcommand + " " + strings.Join(quoteAll(args), " ")), nil
 }
 

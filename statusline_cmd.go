@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -89,6 +91,11 @@ spillway statusline install --scope project --policy spillway-policy.json`,
 	}
 	target(installCmd)
 	installCmd.Flags().BoolVar(&force, "force", false, "replace a status line that is not spillway's")
+	installCmd.Flags().StringVar(&theme, "theme", theme, "the line's colours, written into its command: "+strings.Join(themes.Names, ", "))
+	complete(installCmd, "theme", themes.Names)
+	installCmd.Flags().StringVar(&color, "color", color, "auto, always or never, written into its command")
+	complete(installCmd, "color", []string{"auto", "always", "never"})
+	installCmd.Flags().IntVar(&width, "width", 0, "the line's width in cells, written into its command (default $COLUMNS, which Claude Code sets)")
 	installFlags := &policyFlags{}
 	installFlags.register(installCmd.Flags(), policy.DefaultPreset)
 	_ = installCmd.Flags().MarkHidden("spill-dir") // the line plans spills, writes none
@@ -151,7 +158,12 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 		printError(stderr, err)
 		return exitUsage
 	}
-	command, err := ownCommand("statusline", flags, p)
+	display, err := displayArgs(fs)
+	if err != nil {
+		printError(stderr, err)
+		return exitUsage
+	}
+	command, err := ownCommand("statusline", flags, p, display...)
 	if err != nil {
 		printError(stderr, err)
 		return 1
@@ -166,7 +178,7 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 			f.Path, theirs, f.Path+claudesettings.BackupSuffix))
 		return 1
 	}
-	data, err := f.SetMember(statusLineKey, statusLineSetting{Type: "command", Command: command, RefreshInterval: statusLineRefresh})
+	data, err := f.SetMember(statusLineKey, statusLineValue(f, command))
 	if err != nil {
 		printError(stderr, err)
 		return 1
@@ -185,6 +197,59 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 		fmt.Fprintf(stdout, "the file as it was: %s\n", termtext.Escape(backup))
 	}
 	return 0
+}
+
+// displayArgs are the install command's --theme, --color and --width,
+// checked, as the status line's command takes them; none when not given.
+func displayArgs(fs *flag.FlagSet) ([]string, error) {
+	var args []string
+	if fs.Changed("theme") {
+		theme, _ := fs.GetString("theme")
+		if _, err := themes.Pick(theme, true, false); err != nil {
+			return nil, err
+		}
+		args = append(args, "--theme="+theme)
+	}
+	if fs.Changed("color") {
+		color, _ := fs.GetString("color")
+		if !slices.Contains([]string{"auto", "always", "never"}, color) {
+			return nil, fmt.Errorf("--color %q: want auto, always or never", color)
+		}
+		args = append(args, "--color="+color)
+	}
+	if fs.Changed("width") {
+		width, _ := fs.GetInt("width")
+		if width < 0 {
+			return nil, fmt.Errorf("--width %d: want 0 (the terminal's) or more", width)
+		}
+		args = append(args, "--width="+strconv.Itoa(width))
+	}
+	return args, nil
+}
+
+// statusLineValue is the statusLine setting install writes: spillway's
+// command, refreshed every statusLineRefresh seconds, with what else the
+// user set in spillway's setting (Claude Code's padding) kept.
+func statusLineValue(f *claudesettings.File, command string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a command holds & and >
+	_ = enc.Encode(statusLineSetting{Type: "command", Command: command, RefreshInterval: statusLineRefresh})
+	out := bytes.TrimSuffix(bytes.TrimSpace(b.Bytes()), []byte("}"))
+	var kept map[string]json.RawMessage
+	if raw, ok := f.Member(statusLineKey); ok {
+		if _, ours, _ := installedStatusLine(f); ours {
+			_ = json.Unmarshal(raw, &kept)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(kept)) {
+		if k == "type" || k == "command" || k == "refreshInterval" {
+			continue
+		}
+		name, _ := json.Marshal(k)
+		out = append(append(append(append(out, ','), name...), ':'), kept[k]...)
+	}
+	return append(out, '}')
 }
 
 func runStatuslineUninstall(fs *flag.FlagSet, scope, settings string, stdout, stderr io.Writer) int {

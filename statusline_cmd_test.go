@@ -388,3 +388,35 @@ func TestStatuslineInstall(t *testing.T) {
 		t.Errorf("a link: %d %s", code, errs)
 	}
 }
+
+// TestStatuslineInstallDisplay: install writes the line's --theme, --color
+// and --width into its command, refuses values the line would refuse, and
+// keeps what else the user set in spillway's setting.
+func TestStatuslineInstallDisplay(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	exe, _ := os.Executable()
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if code, _, errs := runCLI(t, "", "statusline", "install", "--settings", path, "--theme", "light", "--color", "always", "--width", "100"); code != 0 {
+		t.Fatal(errs)
+	}
+	var got struct{ StatusLine map[string]any }
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &got); err != nil || got.StatusLine["command"] != exe+" statusline --theme=light --color=always --width=100" {
+		t.Fatalf("%v: %s", err, b)
+	}
+	// Claude Code's padding, set by the user, stays through a reinstall.
+	os.WriteFile(path, []byte(strings.Replace(string(b), `"refreshInterval": 5`, `"refreshInterval": 5, "padding": 2`, 1)), 0o600)
+	if code, _, errs := runCLI(t, "", "statusline", "install", "--settings", path, "--theme", "dark"); code != 0 {
+		t.Fatal(errs)
+	}
+	b, _ = os.ReadFile(path)
+	if err := json.Unmarshal(b, &got); err != nil || got.StatusLine["padding"] != 2.0 || got.StatusLine["command"] != exe+" statusline --theme=dark" {
+		t.Errorf("%v: %s", err, b)
+	}
+	for _, bad := range [][]string{{"--theme", "neon"}, {"--color", "purple"}, {"--width", "-1"}} {
+		if code, _, errs := runCLI(t, "", append([]string{"statusline", "install", "--settings", path}, bad...)...); code != exitUsage || errs == "" {
+			t.Errorf("%q: exit %d, %q", bad, code, errs)
+		}
+	}
+}
