@@ -60,8 +60,8 @@ func DefaultKeyMap() KeyMap {
 	nav.Right.SetHelp("→/l", "next result")
 	return KeyMap{
 		NavKeyMap:    nav,
-		NextEvent:    b([]string{"]"}, "]", "next guard action"),
-		PrevEvent:    b([]string{"["}, "[", "previous guard action"),
+		NextEvent:    b([]string{"]"}, "]", "next changed call"),
+		PrevEvent:    b([]string{"["}, "[", "previous changed call"),
 		Costliest:    b([]string{"c"}, "c", "costliest call"),
 		NextHazard:   b([]string{"H"}, "H", "next hazard"),
 		Bookmark:     b([]string{"m"}, "m", "bookmark call"),

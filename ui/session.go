@@ -730,7 +730,10 @@ func (s *sessionScreen) jumpEvent(dir int) tea.Cmd {
 	changed := func(r *replay.Result) bool { return r.Outcome != replay.Kept }
 	acted := s.callsWith(changed)
 	if !s.table.seek(dir, func(call int) bool { return acted[call] }) {
-		return s.ctx.flash("no further guard action")
+		if dir < 0 {
+			return s.ctx.flash("no call before this one that the policy changed")
+		}
+		return s.ctx.flash("no call after this one that the policy changed")
 	}
 	s.selectFirst(changed) // enter opens it
 	return nil

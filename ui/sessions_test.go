@@ -1084,7 +1084,7 @@ func TestSessionListHelpListsItsKeys(t *testing.T) {
 			t.Errorf("list help lacks %q:\n%s", want, out)
 		}
 	}
-	for _, not := range []string{"costliest call", "next guard action", "bookmark call", "calls/detail", "open full result", "next match"} {
+	for _, not := range []string{"costliest call", "next changed call", "bookmark call", "calls/detail", "open full result", "next match"} {
 		if strings.Contains(out, not) {
 			t.Errorf("list help names %q, which the list does not answer to:\n%s", not, out)
 		}

@@ -902,3 +902,35 @@ func followedDemo(t *testing.T) (m *Model, snapshot func(n int) *transcript.Sess
 	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
 	return m, snapshot
 }
+
+// TestReadmeScreen: README's screen of the demo is the inspector's as it
+// draws it, at 100 columns and as many rows as README shows, so that it
+// never drifts from the program.
+func TestReadmeScreen(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const intro = "demo, under the `harness-rs-0.0.40` preset:\n\n```\n"
+	i := strings.Index(string(readme), intro)
+	if i < 0 {
+		t.Fatal("README has no screen of the demo")
+	}
+	block := string(readme[i+len(intro):])
+	block = block[:strings.Index(block, "\n```")]
+	pol, err := policy.Preset("harness-rs-0.0.40")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Source: Source{Name: "demo", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "mono"})
+	leaveAtEnd(t, m)
+	drive(t, m, m.Init())
+	send(t, m, tea.WindowSizeMsg{Width: 100, Height: strings.Count(block, "\n") + 1})
+	rows := strings.Split(ansi.Strip(screen(m)), "\n")
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+	}
+	if got := strings.Join(rows, "\n"); got != block {
+		t.Errorf("README's screen is not the program's; the program draws:\n%s", got)
+	}
+}
