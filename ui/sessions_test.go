@@ -243,7 +243,7 @@ func TestSessionListNumbers(t *testing.T) {
 	if got := strings.Join(shownNames(m), " "); got != "beta" {
 		t.Errorf("filter gpt: %s", got)
 	}
-	if f := lineWith(t, m, "1 session"); !strings.HasPrefix(f, "1 session · 1 call · cost $0.0225 → $0.0225 −0.0% · saved $0.0000") {
+	if f := lineWith(t, m, "1 session"); !strings.HasPrefix(f, "1 session · 1 call · cost $0.0225 → $0.0225 0.0% · saved $0.0000") {
 		t.Errorf("filtered footer: %s", f)
 	}
 	// By project, from a Windows cwd too; esc clears the filter.
@@ -353,7 +353,7 @@ func testTuning(t *testing.T) {
 		t.Errorf("generation %d after two keys, want %d", m.fleet.gen, gen+2)
 	}
 	after := lineWith(t, m, "4 sessions")
-	if after == before || !strings.HasPrefix(after, "4 sessions · 7 calls · cost $0.1020 → $0.1020 −0.0%") {
+	if after == before || !strings.HasPrefix(after, "4 sessions · 7 calls · cost $0.1020 → $0.1020 0.0%") {
 		t.Errorf("footer after + +: %s (before %s)", after, before)
 	}
 	if c := lineWith(t, m, "cost saved"); c == chart || !strings.Contains(c, "▸96K") {

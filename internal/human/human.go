@@ -107,22 +107,30 @@ func MoneyLike(v *float64, like float64) string {
 
 // Change writes how far after is below before, as a share of before,
 // with its sign: "−36.2%" less, "+0.4%" more (a policy that made the
-// prompt longer), "−0%" where before is nothing.
+// prompt longer), "0.0%" where it rounds to no change, "0%" where before
+// is nothing.
 func Change(before, after float64) string {
 	if before <= 0 {
-		return "−0%"
+		return "0%"
 	}
-	if after > before {
-		return fmt.Sprintf("+%.1f%%", 100*(after-before)/before)
+	share := fmt.Sprintf("%.1f%%", 100*math.Abs(after-before)/before)
+	switch {
+	case share == "0.0%":
+		return share
+	case after > before:
+		return "+" + share
 	}
-	return fmt.Sprintf("−%.1f%%", 100*(before-after)/before)
+	return "−" + share
 }
 
 // Less writes n taken out, as f writes it, with its sign: "−31.9k" for a
-// saving, "+1.2k" for a negative one.
+// saving, "+1.2k" for a negative one, "0" for none.
 func Less(n int64, f func(int64) string) string {
-	if n < 0 {
+	switch {
+	case n < 0:
 		return "+" + f(-n)
+	case n == 0:
+		return f(0)
 	}
 	return "−" + f(n)
 }

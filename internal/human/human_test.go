@@ -73,12 +73,12 @@ func TestFormatters(t *testing.T) {
 	for _, tt := range []struct {
 		before, after float64
 		want          string
-	}{{0.3983, 0.2542, "−36.2%"}, {2, 3, "+50.0%"}, {2, 2, "−0.0%"}, {0, 1, "−0%"}, {-1, 0, "−0%"}} {
+	}{{0.3983, 0.2542, "−36.2%"}, {2, 3, "+50.0%"}, {2, 2, "0.0%"}, {10000, 10000.001, "0.0%"}, {0, 1, "0%"}, {-1, 0, "0%"}} {
 		if got := Change(tt.before, tt.after); got != tt.want {
 			t.Errorf("Change(%v, %v) = %q, want %q", tt.before, tt.after, got, tt.want)
 		}
 	}
-	for n, want := range map[int64]string{31_949: "−31.9k", 0: "−0", -1_200: "+1,200"} {
+	for n, want := range map[int64]string{31_949: "−31.9k", 0: "0", -1_200: "+1,200"} {
 		if got := Less(n, Compact); got != want {
 			t.Errorf("Less(%d, Compact) = %q, want %q", n, got, want)
 		}
