@@ -188,14 +188,16 @@ func pauseLine(s *transcript.Session, call, first int, p *replay.CostParts) stri
 	}
 	lifetime := lifetimeText(replay.Lifetime(*c.Usage))
 	var why string
-	switch rw.Why {
-	case replay.RewriteExpired:
+	switch {
+	case rw.Why == replay.RewriteExpired:
 		why = fmt.Sprintf("the cache had expired, %s being past its %s", rw.Pause.Round(time.Second), lifetime)
+	case c.Usage.CacheRead == 0:
+		why = "the prompt changed from its start, none of it read from the cache"
 	default:
 		why = fmt.Sprintf("the prompt changed after its first %s tokens, those read from the cache", human.Count(c.Usage.CacheRead))
-		if timed {
-			why += ", within the cache's " + lifetime
-		}
+	}
+	if timed && rw.Why != replay.RewriteExpired {
+		why += ", within the cache's " + lifetime
 	}
 	return fmt.Sprintf("%s; cache rewrite: %s tokens written again (the prompt grew %s), %s: %s",
 		line, human.Count(rw.Tokens), human.Count(rw.Grew), human.USD(&rw.USD), why)

@@ -336,6 +336,9 @@ func TestPauseLine(t *testing.T) {
 	}{
 		{"prefix changed", transcript.Call{Model: model, Time: at.Add(time.Minute), Usage: &rewrite},
 			head + "the prompt changed after its first 2,000 tokens, those read from the cache, within the cache's five minutes"},
+		// 11,000 written, 1,000 of them growth: 10,000 × 3.75e-6 = $0.037500.
+		{"nothing read", transcript.Call{Model: model, Time: at.Add(time.Minute), Usage: &transcript.Usage{Input: 3, CacheCreation: 11000}},
+			"1m0s after call 0; cache rewrite: 10,000 tokens written again (the prompt grew 1,000), $0.037500: the prompt changed from its start, none of it read from the cache, within the cache's five minutes"},
 		{"model changed", transcript.Call{Model: "claude-sonnet-4-5-20250929", Time: at.Add(time.Minute), Usage: &rewrite},
 			"1m0s after call 0; the model changed from claude-sonnet-4-5, and each model has a cache of its own: a new context, its whole prompt new"},
 		{"compaction", transcript.Call{Model: model, Segment: 1, Time: at.Add(time.Minute), Usage: &rewrite},

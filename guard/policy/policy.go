@@ -38,7 +38,13 @@ var unitNames = map[Unit]string{
 	ApproxTokens: "tokens (bytes/4)", Tokens: "tokens",
 }
 
-// FormatSize writes a size with its unit: "24,576 JSON bytes".
+// unitNamesOne label a size of one.
+var unitNamesOne = map[Unit]string{
+	JSONBytes: "JSON byte", UTF8Bytes: "byte", UTF16Units: "UTF-16 unit", Codepoints: "code point",
+	ApproxTokens: "token (bytes/4)", Tokens: "token",
+}
+
+// FormatSize writes a size with its unit: "24,576 JSON bytes", "1 JSON byte".
 func FormatSize(n int64, u Unit) string {
 	return string(AppendSize(nil, n, u))
 }
@@ -46,7 +52,11 @@ func FormatSize(n int64, u Unit) string {
 // AppendSize appends FormatSize(n, u) to dst, for a replay that says a
 // size of every result without building each part apart.
 func AppendSize(dst []byte, n int64, u Unit) []byte {
-	name, ok := unitNames[u]
+	names := unitNames
+	if n == 1 {
+		names = unitNamesOne
+	}
+	name, ok := names[u]
 	if !ok {
 		name = string(u)
 	}

@@ -156,3 +156,17 @@ func TestPolicyFileTypo(t *testing.T) {
 		t.Errorf("a policy leaving the enumerated knobs out: %v", err)
 	}
 }
+
+// TestFormatSize: a size of one takes the unit's singular.
+func TestFormatSize(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		u    Unit
+		want string
+	}{{24_576, JSONBytes, "24,576 JSON bytes"}, {1, JSONBytes, "1 JSON byte"}, {1, UTF16Units, "1 UTF-16 unit"},
+		{0, Tokens, "0 tokens"}, {1, ApproxTokens, "1 token (bytes/4)"}, {1, Codepoints, "1 code point"}} {
+		if got := FormatSize(tt.n, tt.u); got != tt.want {
+			t.Errorf("FormatSize(%d, %s) = %q, want %q", tt.n, tt.u, got, tt.want)
+		}
+	}
+}
