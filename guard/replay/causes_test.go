@@ -42,6 +42,22 @@ func TestCauses(t *testing.T) {
 			why:  RewritePrefix,
 		},
 		{
+			// A rewrite small beside its prompt is still one (will-it-rain's
+			// call 152 in the shared logs, on claude-sonnet-4-5: write
+			// 3.75e-6, read 3e-7, input 3e-6, output 1.5e-5): the prompt grew
+			// 167,321 − 158,905 = 8,416, and of the 13,176 written 4,760 were
+			// there before, the prompt changed after its first 154,142.
+			name: "small rewrite of a large prompt",
+			calls: []transcript.Call{
+				{Model: "claude-sonnet-4-5", Time: at, Usage: &transcript.Usage{Input: 1, CacheCreation: 970, CacheRead: 157_934, Output: 2}},
+				{Model: "claude-sonnet-4-5", Time: at.Add(62 * time.Second), Usage: &transcript.Usage{Input: 3, CacheCreation: 13_176, CacheRead: 154_142, Output: 26}},
+			},
+			// new 8,416 × 3.75e-6; carried 154,142 × 3e-7 + 3 × 3e-6;
+			// rewrite 4,760 × 3.75e-6; output 26 × 1.5e-5
+			want: want{0.03156, 0.0462516, 0.01785, 0, 0.00039, 8416, 154_145, 4760, 8416, 0, CauseCarried},
+			why:  RewritePrefix,
+		},
+		{
 			// The same after a pause longer than the hour the cache lives.
 			name: "cache expired",
 			calls: []transcript.Call{

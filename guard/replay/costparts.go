@@ -153,7 +153,7 @@ func Lifetime(u transcript.Usage) time.Duration {
 // why.
 func rewrite(calls []transcript.Call, j int, cs Causes) *Rewrite {
 	c := &calls[j]
-	if cs.After < 0 || cs.RewriteTokens <= max(RewriteFloor, c.Usage.Prompt()/10) {
+	if cs.After < 0 || cs.RewriteTokens < RewriteFloor {
 		return nil
 	}
 	pc := &calls[cs.After]
