@@ -9,7 +9,7 @@ import (
 // NavKeyMap is the moving about that the viewer and the inspector share:
 // one set of bindings, so that both answer to the same keys.
 type NavKeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom, Left, Right key.Binding
+	Up, Down, PageUp, PageDown, HalfUp, HalfDown, Top, Bottom, Left, Right key.Binding
 }
 
 // PromptKeyMap is what a one-line prompt answers to besides typing.
@@ -20,7 +20,7 @@ type PromptKeyMap struct {
 // KeyMap is every key the viewer answers to.
 type KeyMap struct {
 	NavKeyMap
-	HalfUp, HalfDown, Search, Next, Prev, Help, Close key.Binding
+	Search, Next, Prev, Help, Close key.Binding
 	// Prompt is the search prompt's.
 	Prompt PromptKeyMap
 }
@@ -36,6 +36,8 @@ func DefaultNavKeyMap() NavKeyMap {
 		Down:     binding([]string{"j", "down"}, "↓/j", "down"),
 		PageUp:   binding([]string{"pgup", "b", "ctrl+b"}, "pgup/b/ctrl+b", "page up"),
 		PageDown: binding([]string{"pgdown", "space", "ctrl+f"}, "pgdn/space/ctrl+f", "page down"),
+		HalfUp:   binding([]string{"ctrl+u"}, "ctrl+u", "½ page up"),
+		HalfDown: binding([]string{"ctrl+d"}, "ctrl+d", "½ page down"),
 		Top:      binding([]string{"g", "home"}, "g/home", "top"),
 		Bottom:   binding([]string{"G", "end"}, "G/end", "bottom"),
 		Left:     binding([]string{"h", "left"}, "←/h", "scroll left"),
@@ -56,8 +58,6 @@ func DefaultPromptKeyMap() PromptKeyMap {
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		NavKeyMap: DefaultNavKeyMap(),
-		HalfUp:    binding([]string{"ctrl+u"}, "ctrl+u", "half page up"),
-		HalfDown:  binding([]string{"ctrl+d"}, "ctrl+d", "half page down"),
 		Search:    binding([]string{"/"}, "/", "search"),
 		Next:      binding([]string{"n"}, "n", "next match"),
 		Prev:      binding([]string{"N"}, "N", "previous match"),

@@ -128,7 +128,7 @@ func (k KeyMap) ListShortHelp() []key.Binding {
 // FullHelp is the help screen, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
 		{k.NextEvent, k.PrevEvent, k.Costliest, k.Bookmark, k.NextBookmark, k.Sort},
 		{k.Search, k.NextMatch, k.PrevMatch, k.Focus, k.Left, k.Right},
 		{k.Layout, k.Open, k.Back, k.Raise, k.Lower, k.Exact},
@@ -144,7 +144,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // list answers to, so that none it lists does nothing there.
 func (k KeyMap) ListFullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom},
 		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.List.Subagents, k.Warnings, k.Follow},
 		{k.Raise, k.Lower, k.Exact, k.Dedupe, k.DedupeFrom, k.Spill},
 		{k.Preset, k.Undo, k.Write, k.Help, k.Quit, k.Interrupt},

@@ -384,6 +384,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.overlayScroll += max(1, m.ctx.Height-2)
 		case key.Matches(msg, k.PageUp):
 			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height-2))
+		case key.Matches(msg, k.HalfDown):
+			m.overlayScroll += max(1, m.ctx.Height/2)
+		case key.Matches(msg, k.HalfUp):
+			m.overlayScroll = max(0, m.overlayScroll-max(1, m.ctx.Height/2))
 		case key.Matches(msg, k.Top):
 			m.overlayScroll = 0
 		case key.Matches(msg, k.Bottom):
@@ -442,6 +446,10 @@ func (m *Model) warningsKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.warningCursor += room
 	case key.Matches(msg, k.PageUp):
 		m.warningCursor = max(0, m.warningCursor-room)
+	case key.Matches(msg, k.HalfDown):
+		m.warningCursor += max(1, room/2)
+	case key.Matches(msg, k.HalfUp):
+		m.warningCursor = max(0, m.warningCursor-max(1, room/2))
 	case key.Matches(msg, k.Bottom):
 		m.warningCursor = len(m.warningLines()) - 1
 	case key.Matches(msg, k.Top):

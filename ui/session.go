@@ -657,6 +657,10 @@ func (s *sessionScreen) key(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		s.table.move(-max(1, s.table.height-1))
 	case key.Matches(msg, k.PageDown):
 		s.table.move(max(1, s.table.height-1))
+	case key.Matches(msg, k.HalfUp):
+		s.table.move(-max(1, s.table.height/2))
+	case key.Matches(msg, k.HalfDown):
+		s.table.move(max(1, s.table.height/2))
 	case key.Matches(msg, k.Top):
 		s.table.top()
 	case key.Matches(msg, k.Bottom):
@@ -693,6 +697,10 @@ func (s *sessionScreen) detailKey(msg tea.KeyPressMsg) bool {
 		s.detail.scroll(max(1, s.detail.height-1))
 	case key.Matches(msg, k.PageUp):
 		s.detail.scroll(-max(1, s.detail.height-1))
+	case key.Matches(msg, k.HalfDown):
+		s.detail.scroll(max(1, s.detail.height/2))
+	case key.Matches(msg, k.HalfUp):
+		s.detail.scroll(-max(1, s.detail.height/2))
 	case key.Matches(msg, k.Top):
 		s.detail.offset = 0
 	case key.Matches(msg, k.Bottom):

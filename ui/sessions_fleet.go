@@ -1130,6 +1130,10 @@ func (f *listScreen) key(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		l.move(-max(1, l.visible()-1))
 	case key.Matches(msg, k.PageDown):
 		l.move(max(1, l.visible()-1))
+	case key.Matches(msg, k.HalfUp):
+		l.move(-max(1, l.visible()/2))
+	case key.Matches(msg, k.HalfDown):
+		l.move(max(1, l.visible()/2))
 	case key.Matches(msg, k.Top):
 		l.top()
 	case key.Matches(msg, k.Bottom):

@@ -193,7 +193,7 @@ func (v *sessionScreen) viewKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.ctx.Keys
 	scrolls := v.overlay == toolsOverlay
 	switch {
-	case !scrolls && key.Matches(msg, k.Down, k.Up, k.PageDown, k.PageUp):
+	case !scrolls && key.Matches(msg, k.Down, k.Up, k.PageDown, k.PageUp, k.HalfDown, k.HalfUp):
 	case key.Matches(msg, k.Down):
 		v.overlayScroll++
 	case key.Matches(msg, k.Up):
@@ -202,6 +202,10 @@ func (v *sessionScreen) viewKey(msg tea.KeyPressMsg) tea.Cmd {
 		v.overlayScroll += max(1, v.ctx.Height-2)
 	case key.Matches(msg, k.PageUp):
 		v.overlayScroll = max(0, v.overlayScroll-max(1, v.ctx.Height-2))
+	case key.Matches(msg, k.HalfDown):
+		v.overlayScroll += max(1, v.ctx.Height/2)
+	case key.Matches(msg, k.HalfUp):
+		v.overlayScroll = max(0, v.overlayScroll-max(1, v.ctx.Height/2))
 	case key.Matches(msg, k.Quit, k.Back):
 		v.overlay = noOverlay
 	case v.overlay == toolsOverlay && key.Matches(msg, k.Tools):

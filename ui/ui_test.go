@@ -305,6 +305,9 @@ func TestKeys(t *testing.T) {
 		{"Up", []string{"j", "j"}, []string{"k"}, callIs(1)},
 		{"PageDown", nil, []string{"pgdown"}, func(m *Model) string { return want(m.sess.currentCall() > 5, "call %d", m.sess.currentCall()) }},
 		{"PageUp", []string{"G"}, []string{"pgup"}, func(m *Model) string { return want(m.sess.currentCall() < 12, "call %d", m.sess.currentCall()) }},
+		// Half of the table's 15 rows at 120×40.
+		{"HalfDown", nil, []string{"ctrl+d"}, callIs(7)},
+		{"HalfUp", []string{"G"}, []string{"ctrl+u"}, callIs(8)},
 		{"Bottom", nil, []string{"G"}, callIs(15)},
 		{"Top", []string{"G"}, []string{"g"}, callIs(0)},
 		// The 30 KB Grep is left as it is: cut to 24 KiB, it would still be
