@@ -363,12 +363,22 @@ func (m *Model) searched(msg SearchedMsg) {
 	m.revealMatch()
 }
 
+// stepMatch goes to the next match (d 1) or the previous (d -1): from the
+// current one while it is on screen, else, as less does, from the lines
+// the user scrolled to.
 func (m *Model) stepMatch(d int) {
 	n := len(m.matches)
 	if n == 0 {
 		return
 	}
-	m.cur = ((m.cur+d)%n + n) % n
+	top, bottom := m.top, m.top+m.visibleLines(m.top)
+	if line := m.matches[m.cur]; line >= top && line < bottom {
+		m.cur = ((m.cur+d)%n + n) % n
+	} else if d > 0 {
+		m.cur = sort.SearchInts(m.matches, top) % n // the first at or below the top, else the first
+	} else {
+		m.cur = (sort.SearchInts(m.matches, bottom) - 1 + n) % n // the last above the bottom, else the last
+	}
 	m.revealMatch()
 }
 

@@ -661,3 +661,29 @@ func TestNoReadsInViewOrUpdate(t *testing.T) {
 		t.Errorf("the match is not on screen:\n%s", rows)
 	}
 }
+
+// TestStepFromScreen: n and N go on from the current match while it is
+// on screen, and, once the user has scrolled away, from what is on screen,
+// as less does.
+func TestStepFromScreen(t *testing.T) {
+	m := open(t, Source{Text: numbered(200)}, themes.New(themes.Mono), 80, 20)
+	m = search(t, m, "5: the") // lines 5, 15, …, 195: 0-based 4, 14, …, 194
+	current := func() int { return m.matches[m.cur] }
+	if current() != 4 {
+		t.Fatalf("first match on line %d", current()+1)
+	}
+	m = send(m, press("G"))
+	m = send(m, press("n"))
+	if current() != 184 {
+		t.Errorf("n at the bottom: line %d, want 185, the first on screen", current()+1)
+	}
+	m = send(m, press("N"))
+	if current() != 174 {
+		t.Errorf("N from there: line %d, want 175", current()+1)
+	}
+	m = send(m, press("g"))
+	m = send(m, press("N"))
+	if top, _ := m.Position(); current() != 14 || top != 0 {
+		t.Errorf("N at the top: line %d (top %d), want 15, the last on screen", current()+1, top)
+	}
+}
