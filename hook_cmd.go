@@ -379,7 +379,9 @@ func runHookUninstall(fs *flag.FlagSet, scope, settings string, stdout, stderr i
 func runHookStatus(settings string, stdout, stderr io.Writer) int {
 	var paths []string
 	for _, s := range claudesettings.Scopes {
-		if p, err := settingsPath(string(s), ""); err == nil {
+		// The user's and the project's are one file where the project is
+		// the home folder.
+		if p, err := settingsPath(string(s), ""); err == nil && !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
 	}

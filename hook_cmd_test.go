@@ -281,3 +281,17 @@ func TestSpillwayCommands(t *testing.T) {
 		t.Errorf("after uninstalling:\n%s", data)
 	}
 }
+
+// TestHookStatusOnce: run in the home folder, where the user's settings
+// and the project's are one file, status names it once.
+func TestHookStatusOnce(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Chdir(home)
+	code, out, errs := runCLI(t, "", "hook", "status")
+	if path := filepath.Join(home, ".claude", "settings.json"); code != 0 || strings.Count(out, path) != 1 {
+		t.Errorf("exit %d, %s names %s other than once:\n%s", code, errs, path, out)
+	}
+}
