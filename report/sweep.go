@@ -65,6 +65,9 @@ func Sweep(inputs []string, stdin io.Reader, opt Options, errw io.Writer) (*Swee
 	p, err := sweepEach(inputs, stdin, opt, errw, "sweep", ceilings, func(prep *replay.Prepared) ([]replay.SweepPoint, error) {
 		return prep.Sweep(opt.Policy, ceilings, replay.Options{})
 	}, add)
+	if doc.Points == nil {
+		doc.Points = []replay.SweepPoint{} // no session swept: an empty list, as the schema has it
+	}
 	return doc, p, err
 }
 

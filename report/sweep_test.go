@@ -365,3 +365,20 @@ func TestSweepOwnIsReport(t *testing.T) {
 		})
 	}
 }
+
+// TestSweepNothing: with no session to sweep, the JSON's points are an
+// empty list, as its schema has them, not null.
+func TestSweepNothing(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	os.WriteFile(empty, nil, 0o600)
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
+	doc, _, err := Sweep([]string{empty}, nil, opt, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := doc.Write(&out, "json", 0); err != nil || !strings.Contains(out.String(), `"points":[]`) {
+		t.Errorf("%v: %s", err, out.String())
+	}
+}
