@@ -259,6 +259,11 @@ type Groups struct {
 	// Untimed counts the calls the cut left out because their log gives
 	// them no time.
 	Untimed int `json:"untimed_calls_left_out,omitempty"`
+	// Warnings counts what the sessions' reports warn of (lines that could
+	// not be read, usage that is no count), over WarnedSessions of them:
+	// what those lines held is in no figure.
+	Warnings       int `json:"warnings,omitempty"`
+	WarnedSessions int `json:"sessions_with_warnings,omitempty"`
 
 	loc *time.Location // the zone
 }
@@ -271,6 +276,8 @@ type grouper struct {
 	total Group
 	// untimed counts the calls without a time the cut left out.
 	untimed int
+	// warnings are the sessions' warnings, over warned sessions.
+	warnings, warned int
 }
 
 func newGrouper(g Grouping) *grouper {
@@ -282,8 +289,9 @@ type part struct {
 	keys    map[string]*Group
 	order   []string
 	total   Group
-	any     bool // the session is in the report: no cut, or a call in it
-	untimed int  // calls the cut left out for want of a time
+	any      bool // the session is in the report: no cut, or a call in it
+	untimed  int  // calls the cut left out for want of a time
+	warnings int  // the session's report's, its sub-agents' included
 }
 
 func (p *part) group(key string) *Group {
@@ -299,7 +307,7 @@ func (p *part) group(key string) *Group {
 // split sums the counted calls of s and its sub-agents by key. It reads
 // only s; many sessions may be split at once.
 func (gr *grouper) split(s *Session) *part {
-	p := &part{keys: map[string]*Group{}, total: Group{Sessions: 1}}
+	p := &part{keys: map[string]*Group{}, total: Group{Sessions: 1}, warnings: s.Totals.Warnings}
 	zone := gr.g.zone()
 	fixed := ""
 	switch gr.g.By {
@@ -402,6 +410,10 @@ func extraAfter(s *Session, x ExtraUsage) *float64 {
 // add merges a session's part, in the order sessions are reported.
 func (gr *grouper) add(p *part) {
 	gr.untimed += p.untimed
+	if p.warnings > 0 { // its lines may have held calls of the report's
+		gr.warnings += p.warnings
+		gr.warned++
+	}
 	if !p.any {
 		return
 	}
@@ -443,6 +455,7 @@ func (gr *grouper) result() *Groups {
 	out.Total = gr.total
 	out.Total.settle()
 	out.Untimed = gr.untimed
+	out.Warnings, out.WarnedSessions = gr.warnings, gr.warned
 	return out
 }
 

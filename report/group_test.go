@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -542,5 +543,32 @@ func TestSessionNames(t *testing.T) {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestGroupsCountWarnings: a session whose report warns (here of usage
+// that is no count) is said to, in the grouped text and JSON, with the
+// cache and without: its figures lack what those lines held.
+func TestGroupsCountWarnings(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "n0.jsonl")
+	os.WriteFile(log, []byte(`{"type":"assistant","message":{"model":"claude-sonnet-4-5","id":"m1","type":"message","role":"assistant","content":[{"type":"text","text":"x"}],"usage":{"input_tokens":-1000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":20}},"uuid":"a1","sessionId":"n0","timestamp":"2026-02-10T10:00:01.000Z","requestId":"r1"}`+"\n"), 0o600)
+	none, _ := policy.Preset("none")
+	cache := t.TempDir()
+	for _, format := range []string{"text", "json"} {
+		for i, dir := range []string{"", cache, cache} {
+			var out bytes.Buffer
+			opt := Options{Prices: pricing.Default(), Policy: none, CacheDir: dir}
+			if _, err := GenerateGroups([]string{log}, nil, opt, Grouping{By: "day", ZoneName: "UTC"}, format, &out, io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			want := "1 warning in 1 session: what those lines held is not counted"
+			if format == "json" {
+				want = `"warnings":1,"sessions_with_warnings":1`
+			}
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%s, run %d: no %q in\n%s", format, i, want, out.String())
+			}
+		}
 	}
 }

@@ -18,11 +18,12 @@ func groupKeeping(opt Options, g Grouping, format string) *keeping[groupDone] {
 		return k
 	}
 	spec, err := json.Marshal(struct {
+		Share                   int // how a share is encoded: 2 with its warnings
 		Format, By, Zone        string
 		Since, Until            int64
 		Policy                  any
 		Encoding, Spills, Table string
-	}{format, g.By, g.ZoneName, unixOrZero(g.Since), unixOrZero(g.Until), opt.Policy, opt.Encoding, opt.SpillRoot, opt.Prices.Source})
+	}{2, format, g.By, g.ZoneName, unixOrZero(g.Since), unixOrZero(g.Until), opt.Policy, opt.Encoding, opt.SpillRoot, opt.Prices.Source})
 	if err == nil {
 		k.kind, k.spec = "report "+format, spec
 	}
@@ -52,6 +53,7 @@ func encodeGroupDone(d groupDone) []byte {
 	p := d.part
 	w.bool(p.any)
 	w.int(int64(p.untimed))
+	w.int(int64(p.warnings))
 	w.group(&p.total)
 	w.int(int64(len(p.order)))
 	for _, k := range p.order {
@@ -67,6 +69,7 @@ func decodeGroupDone(b []byte) (groupDone, error) {
 		p := &part{keys: map[string]*Group{}}
 		p.any = r.bool()
 		p.untimed = int(r.int())
+		p.warnings = int(r.int())
 		p.total = r.group()
 		n := r.count()
 		for range n {

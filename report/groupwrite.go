@@ -193,6 +193,10 @@ func groupNotes(g *Groups) []string {
 	if g.Untimed > 0 {
 		notes = append(notes, fmt.Sprintf("%s left out: the log gives no time to cut by", plural(g.Untimed, "call")))
 	}
+	if g.Warnings > 0 {
+		notes = append(notes, fmt.Sprintf("%s in %s: what those lines held is not counted (spillway report on a session lists its own)",
+			plural(g.Warnings, "warning"), plural(g.WarnedSessions, "session")))
+	}
 	return notes
 }
 
