@@ -417,9 +417,9 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return " "
 		}},
-		{title: "time (UTC)", width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
+		{title: "time (" + time.Now().In(l.ctx.Zone).Format("MST") + ")", width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
 			if t := l.shownTime(r); !t.IsZero() {
-				return t.UTC().Format(timeFormat)
+				return t.In(l.ctx.Zone).Format(timeFormat)
 			}
 			return "–"
 		}},

@@ -42,6 +42,9 @@ func TestMain(m *testing.M) {
 	// The session list rescans when a test says so, and hands on each
 	// replay at once.
 	rescanEvery, streamBatch, liveWatch = 0, 0, false
+	// Times are the machine's (Options.Zone nil): the goldens' are UTC's,
+	// wherever they run.
+	time.Local = time.UTC
 	pace, limit := memory.Now()
 	code := m.Run()
 	if code == 0 && !givenBack(pace, limit) {
