@@ -75,7 +75,17 @@ func ParseZone(name string) (*time.Location, string, error) {
 // /etc/localtime links to, else "local".
 func localZoneName() string {
 	if tz := os.Getenv("TZ"); tz != "" {
-		return strings.TrimPrefix(tz, ":")
+		name := strings.TrimPrefix(tz, ":")
+		if _, err := time.LoadLocation(name); err == nil {
+			return name
+		}
+		if info, err := os.Stat(name); err == nil && info.Mode().IsRegular() { // a zone file by its path
+			if _, zone, ok := strings.Cut(name, "zoneinfo/"); ok {
+				return zone
+			}
+			return name
+		}
+		return "UTC" // a TZ Go cannot load (a POSIX rule): its clock is UTC's
 	}
 	if target, err := os.Readlink("/etc/localtime"); err == nil {
 		if _, name, ok := strings.Cut(target, "zoneinfo/"); ok {
@@ -286,9 +296,9 @@ func newGrouper(g Grouping) *grouper {
 
 // part is one session's share of the groups.
 type part struct {
-	keys    map[string]*Group
-	order   []string
-	total   Group
+	keys     map[string]*Group
+	order    []string
+	total    Group
 	any      bool // the session is in the report: no cut, or a call in it
 	untimed  int  // calls the cut left out for want of a time
 	warnings int  // the session's report's, its sub-agents' included

@@ -572,3 +572,14 @@ func TestGroupsCountWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalZoneName: the machine's zone is named as Go reads TZ; a TZ it
+// cannot load (a POSIX rule) leaves its clock on UTC, and is named so.
+func TestLocalZoneName(t *testing.T) {
+	for tz, want := range map[string]string{"Asia/Kathmandu": "Asia/Kathmandu", ":Europe/Berlin": "Europe/Berlin", "<+0545>-5:45": "UTC", "Mars/Olympus": "UTC"} {
+		t.Setenv("TZ", tz)
+		if got := localZoneName(); got != want {
+			t.Errorf("TZ=%q: %q, want %q", tz, got, want)
+		}
+	}
+}
