@@ -417,7 +417,7 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return " "
 		}},
-		{title: "time (" + time.Now().In(l.ctx.Zone).Format("MST") + ")", width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
+		{title: zoneTitle(l.ctx.Zone), width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
 			if t := l.shownTime(r); !t.IsZero() {
 				return t.In(l.ctx.Zone).Format(timeFormat)
 			}
@@ -641,4 +641,17 @@ func (l *sessionList) anyHazards() bool {
 		}
 	}
 	return false
+}
+
+// zoneTitle is the head of a column of times in zone: an abbreviation
+// such as EST would be wrong for the summer's rows, so a zone with any
+// offset is "local" (the call detail gives each time's abbreviation).
+func zoneTitle(zone *time.Location) string {
+	y := time.Now().Year()
+	_, winter := time.Date(y, 1, 1, 0, 0, 0, 0, zone).Zone()
+	_, summer := time.Date(y, 7, 1, 0, 0, 0, 0, zone).Zone()
+	if winter == 0 && summer == 0 {
+		return "time (UTC)"
+	}
+	return "time (local)"
 }
