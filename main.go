@@ -460,9 +460,11 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	if noCache, err := fs.GetBool("no-cache"); err == nil && !noCache {
 		opt.CacheDir, _ = index.DefaultCacheDir() // none found: nothing kept
 	}
-	if enc, err := c.policy.tokenEncoding(); err == nil {
-		opt.Encoding = string(enc)
+	enc, err := c.policy.tokenEncoding()
+	if err != nil {
+		return app.Options{}, err // refused whether or not a policy will count
 	}
+	opt.Encoding = string(enc)
 	if !policy.Inert() || c.texts {
 		if opt.Counter, err = c.tokenizer(); err != nil {
 			return app.Options{}, err

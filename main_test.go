@@ -110,6 +110,7 @@ func TestReportCommand(t *testing.T) {
 		{name: "missing file", args: []string{"report", filepath.Join(dir, "gone.jsonl")}, code: 1, stderrHas: "no such file", stderrLine: true},
 		{name: "bad format flag", args: []string{"report", "--format", "xml", fixture("claude.jsonl")}, code: 2, stderrHas: `unknown report format "xml"`},
 		{name: "bad input format", args: []string{"report", "--input-format", "aider", fixture("claude.jsonl")}, code: 2, stderrHas: "unknown input format"},
+		{name: "bad encoding without a policy", args: []string{"report", "--encoding", "foo", fixture("claude.jsonl")}, code: 2, stderrHas: `unknown encoding "foo"`, stderrLine: true},
 		{name: "unknown flag", args: []string{"report", "--nope"}, code: 2, stderrHas: "flag provided but not defined"},
 		{name: "help", args: []string{"help"}, stdoutHas: "spillway report"},
 		{name: "a path after --", args: []string{"report", "--", "-gone.jsonl"}, code: 1, stderrHas: "-gone.jsonl: no such file", stderrLine: true},
