@@ -29,7 +29,7 @@ func (f *policyFlags) register(fs *flag.FlagSet, preset string) {
 	}
 	fs.StringVar(&f.preset, "preset", preset, usage)
 	fs.StringVar(&f.policyFile, "policy", "", "policy JSON file, as written by the inspector's w key")
-	fs.StringVar(&f.maxBytes, "max-bytes", "", "ceiling in the policy's unit: 24KiB, 80000, 50kB")
+	fs.StringVar(&f.maxBytes, "max-bytes", "", "ceiling in the policy's unit: 24KiB, 80000, 50kB; 0 for none (repeat suppression alone, with --dedupe)")
 	fs.StringVar(&f.unit, "unit", "", "size unit: json_bytes, utf8_bytes, utf16_units, codepoints, approx_tokens, tokens")
 	fs.BoolVar(&f.dedupe, "dedupe", false, "suppress repeats of read-only calls from the 2nd")
 	fs.IntVar(&f.dedupeFrom, "dedupe-from", 0, "suppress repeats from the N-th identical call")
