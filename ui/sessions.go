@@ -423,20 +423,7 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return "–"
 		}},
-		{title: "project", width: projectWidth, priority: 1, cell: func(r *sessions.Row) string {
-			name := termtext.Escape(r.Project)
-			if r.Project == "" {
-				name = st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
-			}
-			if n := len(r.Parts); n > 0 {
-				mark := "▸"
-				if l.expanded[r.Path] {
-					mark = "▾"
-				}
-				name += st.Muted.Render(fmt.Sprintf(" %s%d sub", mark, n))
-			}
-			return name
-		}},
+		{title: "project", width: projectWidth, priority: 1, cell: func(r *sessions.Row) string { return l.projectCell(r, projectWidth) }},
 		{title: "agent", width: 14, priority: 6, cell: agentName},
 		{title: "model", width: modelWidth, priority: 4, cell: func(r *sessions.Row) string { return modelName(r, modelWidth) }},
 		{title: "calls", width: 5, priority: 3, right: true, cell: func(r *sessions.Row) string { return human.Count(int64(r.Calls)) }},
@@ -525,12 +512,42 @@ func (l *sessionList) columns() []listColumn {
 		}
 	}
 	for i := range cols {
-		if cols[i].title == "model" {
-			width := cols[i].width
+		width := cols[i].width
+		switch cols[i].title {
+		case "model":
 			cols[i].cell = func(r *sessions.Row) string { return modelName(r, width) }
+		case "project":
+			cols[i].cell = func(r *sessions.Row) string { return l.projectCell(r, width) }
 		}
 	}
 	return cols
+}
+
+// projectCell is the row's project in width cells, and its sub-agents'
+// mark: the mark stays whole, short where the name needs the room, and
+// the name gives way to it.
+func (l *sessionList) projectCell(r *sessions.Row, width int) string {
+	st := l.ctx.Styles
+	name := termtext.Escape(r.Project)
+	if r.Project == "" {
+		name = st.Muted.Render(termtext.Escape(filepath.Base(r.Path)))
+	}
+	n := len(r.Parts)
+	if n == 0 {
+		return name
+	}
+	glyph := "▸"
+	if l.expanded[r.Path] {
+		glyph = "▾"
+	}
+	mark := fmt.Sprintf(" %s%d sub", glyph, n)
+	if termtext.Width(name)+termtext.Width(mark) > width {
+		mark = fmt.Sprintf(" %s%d", glyph, n)
+	}
+	if room := width - termtext.Width(mark); termtext.Width(name) > room {
+		name = termtext.Truncate(name, max(room, 1))
+	}
+	return name + st.Muted.Render(mark)
 }
 
 // projectWidth is the project column's least width; maxNameWidth bounds a
