@@ -62,8 +62,13 @@ func hazardLines(st *themes.Styles, r *replay.Result, calls, first, w int) []str
 	if z.Retrievable {
 		head += fmt.Sprintf(" · retrievable: one more call, ~%s tok", human.Count(z.ExtraTokens))
 	}
-	// Wrapped, not cut: where it was used and the evidence are its point.
-	return wordWrap([]string{head, "  “" + termtext.Escape(z.Evidence) + "”"}, w)
+	// Wrapped, not cut: where it was used and the evidence are its point;
+	// the evidence indented as a quote on every line.
+	quote := wordWrap([]string{"“" + termtext.Escape(z.Evidence) + "”"}, max(w-2, 1))
+	for i := range quote {
+		quote[i] = "  " + quote[i]
+	}
+	return append(wordWrap([]string{head}, w), quote...)
 }
 
 // hazardFind is what the spill viewer searches for when it opens r: the

@@ -3,6 +3,7 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,6 +36,14 @@ func TestHazardLines(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", p.Name, diff)
+		}
+		// Narrow, the quote wraps with its indent on every line.
+		var narrow []string
+		for _, l := range hazardLines(st, used, 3, 0, 30) {
+			narrow = append(narrow, ansi.Strip(l))
+		}
+		if want := []string{`  “psql`, `  'postgres://orders@db:5432/o`, `  rders' \x1b[2J”`}; !slices.Equal(narrow[len(narrow)-3:], want) {
+			t.Errorf("%s: narrow quote %q", p.Name, narrow)
 		}
 		// The marker looks like no other.
 		h := st.Marker[themes.Hazard].Render(themes.Hazard.Glyph())
