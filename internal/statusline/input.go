@@ -22,19 +22,36 @@ type Input struct {
 		ID          string `json:"id"`
 		DisplayName string `json:"display_name"`
 	} `json:"model"`
-	Cost struct {
-		// TotalCostUSD is Claude Code's own reckoning of the session's
-		// cost, sub-agents included; nil when it sent none, or not a
-		// number.
-		TotalCostUSD *float64 `json:"-"`
-		// Claimed is it as sent: encoding/json sets a *float64 to 0
-		// before it finds the value is not a number.
-		Claimed json.RawMessage `json:"total_cost_usd"`
-	} `json:"cost"`
+	Cost          Cost `json:"cost"`
 	ContextWindow struct {
 		// Size is the current model's context window in tokens.
 		Size int64 `json:"context_window_size"`
 	} `json:"context_window"`
+}
+
+// Cost is Claude Code's own reckoning of the session's cost.
+type Cost struct {
+	// TotalCostUSD is the session's, sub-agents included; nil when Claude
+	// Code sent none, or what it sent is no cost.
+	TotalCostUSD *float64
+}
+
+// UnmarshalJSON takes total_cost_usd only where it is a cost: encoding/json
+// would set the pointer to 0 before finding that a value is not a number.
+// What is not one leaves the cost unknown, and the rest of the input read.
+func (c *Cost) UnmarshalJSON(b []byte) error {
+	var sent struct {
+		Total json.RawMessage `json:"total_cost_usd"`
+	}
+	if json.Unmarshal(b, &sent) != nil {
+		return nil // not an object: no cost
+	}
+	var v float64
+	raw := bytes.TrimSpace(sent.Total)
+	if len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') && json.Unmarshal(raw, &v) == nil && v >= 0 && v < maxClaimedCost {
+		c.TotalCostUSD = &v
+	}
+	return nil
 }
 
 // maxClaimedCost bounds the session cost Claude Code's figure is taken
@@ -60,11 +77,6 @@ func readInput(r io.Reader) (Input, error) {
 	var typeErr *json.UnmarshalTypeError
 	if err := json.Unmarshal(b, &in); err != nil && !errors.As(err, &typeErr) {
 		return in, fmt.Errorf("the status input is not Claude Code's JSON: %w", err)
-	}
-	var c float64
-	if raw := bytes.TrimSpace(in.Cost.Claimed); len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') &&
-		json.Unmarshal(raw, &c) == nil && c >= 0 && c < maxClaimedCost {
-		in.Cost.TotalCostUSD = &c // else not a cost: said as unknown
 	}
 	if in.TranscriptPath == "" {
 		return in, errors.New("the status input names no transcript_path")
