@@ -446,7 +446,17 @@ func (f *File) Save(data []byte) (backup string, err error) {
 	} else if !info.IsDir() {
 		return "", fmt.Errorf("%s is %s, not a folder: spillway does not write through a link", dir, safefile.Kind(info.Mode()))
 	}
+	// Another spillway editing the file waits for this one: each checks,
+	// under the lock, that the file is still what it read, so that of two
+	// edits at once one says it wrote nothing rather than both saying they
+	// wrote and one being lost.
+	unlock, err := lock(f.Path + lockSuffix)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	mode := fs.FileMode(0o600)
+	changed := fmt.Errorf("%s changed while spillway edited it; nothing written (run the command again)", f.Path)
 	now, err := os.Lstat(f.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -456,8 +466,11 @@ func (f *File) Save(data []byte) (backup string, err error) {
 	case err != nil:
 		return "", err
 	case !f.Exists || !now.Mode().IsRegular() || now.Size() != f.info.Size() || !now.ModTime().Equal(f.info.ModTime()):
-		return "", fmt.Errorf("%s changed while spillway edited it; nothing written (run the command again)", f.Path)
+		return "", changed
 	default:
+		if cur, err := os.ReadFile(f.Path); err != nil || !bytes.Equal(cur, f.Data) {
+			return "", changed // rewritten within the clock's tick, or read again as something else
+		}
 		mode = now.Mode().Perm()
 	}
 	if f.Exists {
@@ -470,6 +483,37 @@ func (f *File) Save(data []byte) (backup string, err error) {
 		}
 	}
 	return backup, writeAtomic(f.Path, data, mode)
+}
+
+// lockSuffix names the lock file Save takes beside the settings file.
+const lockSuffix = ".spillway.lock"
+
+// lockWait bounds how long Save waits for another spillway's edit, and
+// lockStale how old a lock is taken to be one a killed spillway left.
+const lockWait, lockStale = 5 * time.Second, 30 * time.Second
+
+// lock creates the lock file at path, waiting while another holds it, and
+// returns what removes it.
+func lock(path string) (unlock func(), err error) {
+	deadline := time.Now().Add(lockWait)
+	for {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			f.Close()
+			return func() { os.Remove(path) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if info, err := os.Lstat(path); err == nil && time.Since(info.ModTime()) > lockStale {
+			os.Remove(path) // left by a spillway that did not finish
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s is held by another spillway editing the settings; nothing written (run the command again, or remove it if none is running)", path)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // writeAtomic writes data to a new file beside path, syncs it and renames

@@ -1,9 +1,14 @@
 package claudesettings
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -206,5 +211,52 @@ func TestSave(t *testing.T) {
 	h, _ := Load(filepath.Join(dir, "sub", "settings.json"))
 	if backup, err := h.Save([]byte("{}\n")); err != nil || backup != "" {
 		t.Error(backup, err)
+	}
+}
+
+// TestSaveAtOnce: of edits made at once, each that says it wrote is in
+// the file, and the others say nothing was written; none is lost.
+func TestSaveAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(path, []byte(`{"model": "opus"}`), 0o600)
+	const n = 16
+	var wg sync.WaitGroup
+	wrote := make([]bool, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f, err := Load(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			data, err := f.SetMember(fmt.Sprintf("key%d", i), i)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, err = f.Save(data)
+			switch {
+			case err == nil:
+				wrote[i] = true
+			case !strings.Contains(err.Error(), "changed while spillway edited it; nothing written"):
+				t.Errorf("edit %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	var got map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for i, ok := range wrote {
+		if _, in := got[fmt.Sprintf("key%d", i)]; ok != in {
+			t.Errorf("edit %d said it wrote: %v; in the file: %v\n%s", i, ok, in, b)
+		}
+	}
+	if _, err := os.Stat(path + lockSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the lock is left: %v", err)
 	}
 }
