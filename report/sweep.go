@@ -183,7 +183,7 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 		col("stale", 6, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.Stale) }),
 	}, width, tails)
 	if d.Unpriced > 0 {
-		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price.", plural(d.Unpriced, "session")), width, "")
+		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price; the tokens count %s.", plural(d.Unpriced, "session"), pronoun(d.Unpriced)), width, "")
 	}
 	writeNote(&b, fmt.Sprintf("Tokens saved are summed over every call that would no longer carry them; %s.", assumption), width, "")
 	writeNote(&b, hazardColumns, width, "")
@@ -304,4 +304,12 @@ func orDash(s string) string {
 		return "–"
 	}
 	return s
+}
+
+// pronoun is "it" for one, "them" for more.
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

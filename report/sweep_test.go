@@ -382,3 +382,19 @@ func TestSweepNothing(t *testing.T) {
 		t.Errorf("%v: %s", err, out.String())
 	}
 }
+
+// TestSweepUnpricedNote: the text says which sessions the dollars leave
+// out and that the tokens count them (report/testdata/by holds one on a
+// model without a price).
+func TestSweepUnpricedNote(t *testing.T) {
+	pol, _ := policy.Preset("harness-rs-0.0.50")
+	opt := Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}
+	doc, _, err := Sweep([]string{filepath.Join("testdata", "by")}, nil, opt, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := doc.Write(&out, "text", 200); err != nil || !strings.Contains(out.String(), "Dollars leave out 1 session with no recorded usage or no price; the tokens count it.") {
+		t.Errorf("%v:\n%s", err, out.String())
+	}
+}
