@@ -137,8 +137,10 @@ type Styles struct {
 	ChartBar, ChartCurrent                      lipgloss.Style
 	Help                                        help.Styles
 	// Costly marks the costliest calls; ChartAfter is the after-policy
-	// series of a chart, ChartEvent a compaction on it.
-	Costly, ChartAfter, ChartEvent lipgloss.Style
+	// series of a chart, ChartEvent a compaction on it; ChartAfterInBar
+	// the top cell of an after bar, partly filled, inside the recorded
+	// bar: its empty part is drawn in the recorded bar's colour.
+	Costly, ChartAfter, ChartAfterInBar, ChartEvent lipgloss.Style
 }
 
 // New derives the styles of a palette.
@@ -185,6 +187,10 @@ func New(p Palette) *Styles {
 	s.ChartCurrent = fg(p.Good).Bold(true).Reverse(p.Mono)
 	s.Costly = fg(p.Bad).Bold(true).Underline(p.Mono)
 	s.ChartAfter = fg(p.Good).Bold(p.Mono)
+	s.ChartAfterInBar = s.ChartAfter
+	if !p.Mono {
+		s.ChartAfterInBar = s.ChartAfter.Background(p.Accent)
+	}
 	s.ChartEvent = fg(p.Warn).Bold(true)
 	// The key hints take the palette's colours, not the help's own greys.
 	s.Help = help.DefaultStyles(p.Name != "light")

@@ -71,6 +71,10 @@ func (v *sessionScreen) contextScreen() []string {
 			a := eighthsIn(c.after, top, rows, floor)
 			glyph, style := " ", &st.Faint
 			switch {
+			case a > 0 && a < 8 && b > a && !st.Palette.Mono:
+				// The recorded bar goes on above: no gap of the
+				// terminal's background between the two.
+				glyph, style = eighthGlyph(a), &st.ChartAfterInBar
 			case a > 0:
 				glyph, style = eighthGlyph(a), &st.ChartAfter
 			case b > 0 && st.Palette.Mono:
