@@ -269,9 +269,9 @@ type Groups struct {
 	// Untimed counts the calls the cut left out because their log gives
 	// them no time.
 	Untimed int `json:"untimed_calls_left_out,omitempty"`
-	// Warnings counts what the sessions' reports warn of (lines that could
-	// not be read, usage that is no count), over WarnedSessions of them:
-	// what those lines held is in no figure.
+	// Warnings counts what reading the sessions' logs warned of (lines
+	// that could not be read, usage that is no count), over WarnedSessions
+	// of them: what those lines held is in no figure.
 	Warnings       int `json:"warnings,omitempty"`
 	WarnedSessions int `json:"sessions_with_warnings,omitempty"`
 
@@ -301,7 +301,7 @@ type part struct {
 	total    Group
 	any      bool // the session is in the report: no cut, or a call in it
 	untimed  int  // calls the cut left out for want of a time
-	warnings int  // the session's report's, its sub-agents' included
+	warnings int  // the reader's, of the session and its sub-agents
 }
 
 func (p *part) group(key string) *Group {
@@ -317,7 +317,9 @@ func (p *part) group(key string) *Group {
 // split sums the counted calls of s and its sub-agents by key. It reads
 // only s; many sessions may be split at once.
 func (gr *grouper) split(s *Session) *part {
-	p := &part{keys: map[string]*Group{}, total: Group{Sessions: 1}, warnings: s.Totals.Warnings}
+	// The reader's warnings: lines or usage not counted (a replay's, a
+	// spill file not written, leave the recorded figures whole).
+	p := &part{keys: map[string]*Group{}, total: Group{Sessions: 1}, warnings: s.tally.Warnings}
 	zone := gr.g.zone()
 	fixed := ""
 	switch gr.g.By {

@@ -26,8 +26,7 @@ type CostParts struct {
 	ToolResultsKnown bool
 	// Rewrite is set when the call wrote its cache again: it wrote more
 	// to the cache than its prompt grew since the previous call of its
-	// context (Causes.After), by over RewriteFloor tokens and a tenth of
-	// the prompt.
+	// context (Causes.After), by RewriteFloor tokens or more.
 	Rewrite *Rewrite
 	// Causes is the same cost split by why it was paid.
 	Causes Causes
