@@ -42,7 +42,18 @@ func isHookCommand(cmd string) bool { return isSpillwayCommand(cmd, strings.Fiel
 // only begins with spillway.
 func isSpillwayCommand(cmd string, args ...string) bool {
 	words, err := shellWords(cmd)
-	if err != nil || len(words) < 1+len(args) || !slices.Equal(words[1:1+len(args)], args) {
+	if err != nil {
+		return false
+	}
+	// Variables set for the command (SPILLWAY_CACHE_DIR=… spillway …),
+	// by the shell or through env, come before its program.
+	if len(words) > 0 && words[0] == "env" {
+		words = words[1:]
+	}
+	for len(words) > 0 && envAssignment().MatchString(words[0]) {
+		words = words[1:]
+	}
+	if len(words) < 1+len(args) || !slices.Equal(words[1:1+len(args)], args) {
 		return false
 	}
 	if strings.TrimSuffix(filepath.Base(words[0]), ".exe") == "spillway" {
@@ -630,12 +641,16 @@ func quoteAll(args []string) []string {
 	return out
 }
 
-// shellWords splits what shellQuote wrote back into words: plain words
-// and single-quoted stretches.
+// envAssignment is a word that sets a variable for the command after it.
+var envAssignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
+
+// shellWords splits a settings command into words as a shell would, for
+// the forms commands take there: plain words, backslash escapes, single-
+// and double-quoted stretches.
 func shellWords(s string) ([]string, error) {
 	var words []string
 	var cur strings.Builder
-	in, quoted := false, false
+	in, quoted, dquoted := false, false, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -643,8 +658,17 @@ func shellWords(s string) ([]string, error) {
 			quoted = false
 		case quoted:
 			cur.WriteByte(c)
+		case dquoted && c == '"':
+			dquoted = false
+		case dquoted && c == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0:
+			i++
+			cur.WriteByte(s[i])
+		case dquoted:
+			cur.WriteByte(c)
 		case c == '\'':
 			quoted, in = true, true
+		case c == '"':
+			dquoted, in = true, true
 		case c == '\\' && i+1 < len(s):
 			i++
 			cur.WriteByte(s[i])
@@ -660,6 +684,7 @@ func shellWords(s string) ([]string, error) {
 			in = true
 		}
 	}
+	quoted = quoted || dquoted
 	if quoted {
 		return nil, errors.New("an unclosed quote")
 	}

@@ -253,6 +253,10 @@ func TestSpillwayCommands(t *testing.T) {
 		{"echo spillway hook claude-code", false, false},
 		{"spillway report hook claude-code", false, false},
 		{"spillway 'hook claude-code'", false, false},
+		{"SPILLWAY_CACHE_DIR=/x /usr/local/bin/spillway hook claude-code", true, false},
+		{`"/opt/my tools/spillway" statusline`, false, true},
+		{`env SPILLWAY_CACHE_DIR="/a b" spillway hook claude-code --preset=codex`, true, false},
+		{`FOO=1 other-tool hook claude-code`, false, false},
 	} {
 		if got := isHookCommand(c.cmd); got != c.hook {
 			t.Errorf("isHookCommand(%q) = %v", c.cmd, got)
