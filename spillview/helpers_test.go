@@ -44,7 +44,7 @@ func shown(m Model) Model {
 	if read := m.fill(); read != nil {
 		m, _ = m.Update(read())
 	} else if m.doc != nil && !m.held.holds(m.asked[0], m.asked[1]) {
-		m, _ = m.Update(readLines(m.doc, m.seen, m.reads, m.asked[0], m.asked[1], m.held))
+		m, _ = m.Update(readLines(m.doc, m.seen, m.reads, m.asked[0], m.asked[1], m.asked[0], m.asked[1], m.held))
 	}
 	return m
 }

@@ -237,6 +237,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m.key(msg)
 	case tea.MouseWheelMsg:
+		m.revealing = false
 		switch msg.Mouse().Button {
 		case tea.MouseWheelUp:
 			m.setTop(m.top - wheelLines)
@@ -260,6 +261,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	win := max(m.layout().win, 1)
 	k := m.keys
+	m.revealing = false // the user moves on: a match's line arriving later does not pull the view back
 	if m.help {
 		if key.Matches(msg, k.Help, k.Close) {
 			m.help = false

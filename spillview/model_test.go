@@ -687,3 +687,57 @@ func TestStepFromScreen(t *testing.T) {
 		t.Errorf("N at the top: line %d (top %d), want 15, the last on screen", current()+1, top)
 	}
 }
+
+// TestLateLinesKeepScreen: the read asked for where the window went does
+// not blank the screen when the window has come back to lines held, and
+// a match's line arriving after the user moved on does not pull the view
+// sideways.
+func TestLateLinesKeepScreen(t *testing.T) {
+	m := open(t, Source{Text: numbered(1000)}, themes.New(themes.Mono), 80, 24)
+	m, away := m.Update(press("G")) // its read in flight
+	m, back := m.Update(press("g"))
+	if back != nil {
+		t.Fatal("the lines at the top are held: nothing to read")
+	}
+	m, _ = m.Update(away())
+	if rows := plainRows(m); !strings.Contains(rows[1], "line 001") {
+		t.Errorf("the late read blanked the screen: %q", rows[1])
+	}
+
+	long := strings.Repeat("x", 300) + " needle\n"
+	m = open(t, Source{Text: numbered(500) + long}, themes.New(themes.Mono), 80, 24)
+	m = send(m, press("/"))
+	m = typeText(m, "needle")
+	m, find := m.Update(press("enter"))
+	m, read := m.Update(find()) // the match's line is not held yet
+	if !m.revealing || read == nil {
+		t.Fatal("the match's column is not waited for")
+	}
+	m, _ = m.Update(press("g"))
+	if lines, ok := read().(LinesMsg); ok {
+		m, _ = m.Update(lines)
+	}
+	if m.x != 0 || m.top != 0 {
+		t.Errorf("moved to line %d, column %d after the user went back to the top", m.top+1, m.x)
+	}
+}
+
+// TestHeldBudget: of long lines, those on screen are always held, and
+// those around them only within the budget; scrolling on reads the rest.
+func TestHeldBudget(t *testing.T) {
+	defer func(b int) { heldBudget = b }(heldBudget)
+	heldBudget = 64 << 10
+	line := strings.Repeat("\x01", 4095) + "\n" // 16 KiB escaped: the budget holds 4 besides the screen's
+	m := open(t, Source{Text: strings.Repeat(line, 300)}, themes.New(themes.Mono), 80, 24)
+	win := m.layout().win
+	if m.held.first != 0 || len(m.held.lines) < win || len(m.held.lines) > win+5 {
+		t.Errorf("held lines [%d, %d) of a %d-line window", m.held.first, m.held.first+len(m.held.lines), win)
+	}
+	for range 12 {
+		m = send(m, press("space"))
+		top, _ := m.Position()
+		if !m.held.holds(top, top+win) {
+			t.Fatalf("at line %d the window is not held: [%d, %d)", top, m.held.first, m.held.first+len(m.held.lines))
+		}
+	}
+}

@@ -269,15 +269,21 @@ func (m Model) lineRow(i int, g gutter) string {
 	tw := max(m.width-g.width(), 0)
 	var pieces []piece // blank until the line is read
 	if l, ok := m.held.get(i); ok {
-		pieces = l.pieces
+		seq, at := l.pieces, 0 // seq begins at column at
 		if m.isMatch(i) {
-			pieces = highlight(pieces, m.query, m.matchTone(i))
+			// Only around the window: a match reaching into it is whole
+			// within the margin, and a 256 KiB line is not searched again
+			// on every frame.
+			margin := termtext.Width(m.query) + 1
+			at = max(m.x-margin, 0)
+			seq = highlight(cut(l.pieces, at, m.x-at+tw+margin), m.query, m.matchTone(i))
 		}
-		if l.note != nil {
-			pieces = append(pieces[:len(pieces):len(pieces)], *l.note)
+		if l.note != nil && at+piecesWidth(seq) == l.width { // the note follows the line's end
+			seq = append(seq[:len(seq):len(seq)], *l.note)
 		}
+		pieces = cut(seq, m.x-at, tw)
 	}
-	pieces = group(cut(pieces, m.x, tw))
+	pieces = group(pieces)
 	exact := p.fast // then every width below is a byte count
 	for _, pc := range pieces {
 		b.WriteString(p.tone[pc.tone].render(pc.text))

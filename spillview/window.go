@@ -2,6 +2,7 @@ package spillview
 
 import (
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -45,18 +46,46 @@ func (h heldLines) holds(from, to int) bool {
 	return from >= h.first && to <= h.first+len(h.lines)
 }
 
-// readLines reads and converts lines [from, to) of d, but for those
-// already held (never changed once converted). I/O: it runs in a Cmd.
-func readLines(d *Document, seen seenMap, read, from, to int, held heldLines) LinesMsg {
-	h := heldLines{first: from, lines: make([]shownLine, 0, to-from)}
-	for i := from; i < to; i++ {
-		if l, ok := held.get(i); ok {
-			h.lines = append(h.lines, *l)
-			continue
+// heldBudget bounds the text held beyond the lines on screen: a line is
+// up to 64 KiB read, and escaped (tabs, control bytes) up to four times
+// that, so three windows of such lines could hold 150 MB. Tests lower it.
+var heldBudget = 16 << 20
+
+// readLines reads and converts lines [from, to) of d, those on screen
+// ([shown, shownEnd)) first, then those around them while their text
+// stays within heldBudget; lines already held (never changed once
+// converted) are taken as they are. I/O: it runs in a Cmd.
+func readLines(d *Document, seen seenMap, read, from, to, shown, shownEnd int, held heldLines) LinesMsg {
+	size := 0
+	get := func(i int) shownLine {
+		l, ok := held.get(i)
+		if !ok {
+			c := convertLine(d, seen, i)
+			l = &c
 		}
-		h.lines = append(h.lines, convertLine(d, seen, i))
+		for _, p := range l.pieces {
+			size += len(p.text)
+		}
+		return *l
 	}
-	return LinesMsg{doc: d, read: read, held: h}
+	var lines []shownLine
+	for i := shown; i < shownEnd; i++ {
+		lines = append(lines, get(i))
+	}
+	first, last := shown, shownEnd // held: [first, last)
+	var above []shownLine          // in reverse
+	for size < heldBudget && (first > from || last < to) {
+		if last < to {
+			lines = append(lines, get(last))
+			last++
+		}
+		if first > from && size < heldBudget {
+			first--
+			above = append(above, get(first))
+		}
+	}
+	slices.Reverse(above)
+	return LinesMsg{doc: d, read: read, held: heldLines{first: first, lines: append(above, lines...)}}
 }
 
 // convertLine reads line i and converts all that is read of it.
@@ -93,14 +122,24 @@ func (m *Model) fill() tea.Cmd {
 	m.reads++
 	m.asked = [2]int{from, to}
 	d, seen, read, held := m.doc, m.seen, m.reads, m.held
-	return func() tea.Msg { return readLines(d, seen, read, from, to, held) }
+	shown, shownEnd := m.top, min(m.top+win, n)
+	return func() tea.Msg { return readLines(d, seen, read, from, to, shown, shownEnd, held) }
 }
 
-// takeLines keeps lines read for the document shown by the latest read.
+// takeLines keeps lines read for the document shown by the latest read,
+// unless they are for where the window was and what is held is for
+// where it is: a move back needs no read, and the read of the move away
+// would blank the screen.
 func (m *Model) takeLines(msg LinesMsg) {
 	if msg.doc != m.doc || m.doc == nil || msg.read != m.reads {
 		return
 	}
-	m.held = msg.held
+	lo, hi := m.top, min(m.top+max(m.layout().win, 1), m.doc.Lines())
+	if !msg.held.holds(lo, hi) && m.held.holds(lo, hi) {
+		return
+	}
+	// What came may be less than was asked for (heldBudget): the rest is
+	// asked for again when the window nears it.
+	m.held, m.asked = msg.held, [2]int{msg.held.first, msg.held.first + len(msg.held.lines)}
 	m.revealColumn()
 }
