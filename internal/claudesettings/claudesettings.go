@@ -10,6 +10,8 @@ package claudesettings
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -492,21 +494,37 @@ const lockSuffix = ".spillway.lock"
 // lockStale how old a lock is taken to be one a killed spillway left.
 const lockWait, lockStale = 5 * time.Second, 30 * time.Second
 
-// lock creates the lock file at path, waiting while another holds it, and
-// returns what removes it.
+// lock creates the lock file at path, holding a token of its own, waiting
+// while another holds it, and returns what removes it: only while it
+// still holds that token, so that a lock taken over as stale is not
+// removed from under its new holder.
 func lock(path string) (unlock func(), err error) {
+	var b [8]byte
+	rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
 	deadline := time.Now().Add(lockWait)
 	for {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
-			f.Close()
-			return func() { os.Remove(path) }, nil
+			_, werr := f.WriteString(token)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				os.Remove(path)
+				return nil, fmt.Errorf("lock %s: %w", path, werr)
+			}
+			return func() {
+				if held, err := os.ReadFile(path); err == nil && string(held) == token {
+					os.Remove(path)
+				}
+			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		if info, err := os.Lstat(path); err == nil && time.Since(info.ModTime()) > lockStale {
-			os.Remove(path) // left by a spillway that did not finish
+			breakStale(path, token)
 			continue
 		}
 		if time.Now().After(deadline) {
@@ -514,6 +532,20 @@ func lock(path string) (unlock func(), err error) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// breakStale takes away the stale lock at path: it is moved aside first,
+// so that of two spillways breaking it at once one does, and a lock made
+// since, fresh, is put back.
+func breakStale(path, token string) {
+	aside := path + "." + token
+	if os.Rename(path, aside) != nil {
+		return // the other one moved it
+	}
+	if info, err := os.Lstat(aside); err == nil && time.Since(info.ModTime()) <= lockStale {
+		os.Link(aside, path) // a fresh one, moved by mistake: back, unless another is there
+	}
+	os.Remove(aside)
 }
 
 // writeAtomic writes data to a new file beside path, syncs it and renames

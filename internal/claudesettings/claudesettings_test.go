@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -258,5 +259,33 @@ func TestSaveAtOnce(t *testing.T) {
 	}
 	if _, err := os.Stat(path + lockSuffix); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the lock is left: %v", err)
+	}
+}
+
+// TestLockStale: a lock a killed spillway left is taken over, and a lock
+// is removed only by the spillway that holds it.
+func TestLockStale(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json") + lockSuffix
+	os.WriteFile(path, []byte("left"), 0o600)
+	old := time.Now().Add(-2 * lockStale)
+	os.Chtimes(path, old, old)
+	unlock, err := lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Taken over in turn (its holder too slow), it stays for its new holder.
+	os.WriteFile(path, []byte("another's"), 0o600)
+	unlock()
+	if held, _ := os.ReadFile(path); string(held) != "another's" {
+		t.Errorf("the lock removed from under its holder: %q", held)
+	}
+	os.Remove(path)
+	unlock, err = lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
 	}
 }
