@@ -10,7 +10,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/transcript"
@@ -226,13 +225,9 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 
 // onceEach tells files apart by what they are, not by how they are named.
 type onceEach struct {
-	paths  map[string]bool
-	byStat map[sizeTime][]os.FileInfo
-}
-
-type sizeTime struct {
-	size int64
-	time time.Time
+	paths map[string]bool
+	ids   map[[2]uint64]bool
+	other []os.FileInfo // where the system gives no id
 }
 
 // first tells whether the file at path is met for the first time: false
@@ -240,7 +235,7 @@ type sizeTime struct {
 // that cannot be examined is met once by each path.
 func (o *onceEach) first(path string) bool {
 	if o.paths == nil {
-		o.paths, o.byStat = map[string]bool{}, map[sizeTime][]os.FileInfo{}
+		o.paths, o.ids = map[string]bool{}, map[[2]uint64]bool{}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -254,13 +249,19 @@ func (o *onceEach) first(path string) bool {
 	if err != nil {
 		return true
 	}
-	k := sizeTime{info.Size(), info.ModTime()}
-	for _, other := range o.byStat[k] {
+	if id, ok := fileID(info); ok {
+		if o.ids[id] {
+			return false
+		}
+		o.ids[id] = true
+		return true
+	}
+	for _, other := range o.other {
 		if os.SameFile(info, other) {
 			return false
 		}
 	}
-	o.byStat[k] = append(o.byStat[k], info)
+	o.other = append(o.other, info)
 	return true
 }
 
