@@ -503,7 +503,10 @@ func agentOf(s *Session) string {
 // projectOf is the project a session worked in, as transcript.Project
 // names it from the log's start.
 func projectOf(s *Session) string {
-	cwd := ""
+	cwd := s.cwd
+	if s.stdin {
+		return transcript.Project("", cwd) // its path names no file
+	}
 	if f, _, err := safefile.OpenRegular(s.Path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f) // unreadable: the folder alone names it
 		f.Close()

@@ -583,3 +583,24 @@ func TestLocalZoneName(t *testing.T) {
 		}
 	}
 }
+
+// TestStdinProject: a log on standard input is in the project its start
+// records, whatever file named "stdin" lies in the working folder.
+func TestStdinProject(t *testing.T) {
+	log, err := os.ReadFile(filepath.Join("testdata", "by", "codex", "sessions", "2026", "03", "02", "rollout-2026-03-02T10-00-00-c1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "stdin"), []byte(strings.ReplaceAll(string(log), "/home/dev/shop", "/decoy")), 0o600)
+	t.Chdir(dir)
+	none, _ := policy.Preset("none")
+	var out bytes.Buffer
+	opt := Options{Prices: pricing.Default(), Policy: none}
+	if _, err := GenerateGroups([]string{"-"}, bytes.NewReader(log), opt, Grouping{By: "project", ZoneName: "UTC"}, "text", &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "/home/dev/shop") || strings.Contains(out.String(), "/decoy") {
+		t.Errorf("project of the log on standard input:\n%s", out.String())
+	}
+}

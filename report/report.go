@@ -52,6 +52,9 @@ type Session struct {
 	// (the JSON gives each result's spill_path).
 	Spills SpillFiles `json:"-"`
 
+	// stdin and cwd are the log's from standard input (transcript.Session).
+	stdin bool
+	cwd   string
 	// tally is what Totals' figures before the policy are a view of, the
 	// sub-agents' included; replayWarnings count the replay's warnings.
 	tally          app.Tally
@@ -255,7 +258,7 @@ func Build(rp *replay.Run) *Session {
 		ParentID: s.ParentID, Relation: s.Relation.String(),
 		Models: nonNil(s.Models), Calls: make([]Call, 0, len(s.Calls)), Results: make([]Result, 0, len(rp.Results)),
 		Events: []Event{}, Warnings: make([]Warning, 0, len(s.Warnings)), Skipped: s.Skipped, Lines: s.Lines,
-		Policy: rp.Policy,
+		Policy: rp.Policy, stdin: s.Stdin, cwd: s.Cwd,
 		Tokens: TokenNotes{Encoding: p.Encoding(), Calibration: rp.Calibration, Saved: rp.Calibration.Source(), Assumption: assumption},
 	}
 	t := &out.Totals

@@ -55,6 +55,12 @@ type Session struct {
 	// Skipped counts lines of record types the reader does not use, per type.
 	Skipped map[string]int
 	Lines   int // lines read, including blank and skipped ones
+
+	// Stdin: the log came on standard input, and Path only names it: no
+	// file is there to read again. Cwd is then the working folder its start
+	// records (see Cwd), "" when none.
+	Stdin bool
+	Cwd   string
 }
 
 // HarnessCost is a harness's own reckoning of a session's cost: Claude

@@ -114,7 +114,11 @@ func Each[T any](ctx context.Context, inputs []Input, stdin io.Reader, opt Optio
 		}
 	}
 	readStdin := func(f *file, read transcript.Options) {
-		f.session, f.err = transcript.Read(stdin, stdinName, read)
+		head := &headOf{r: stdin}
+		f.session, f.err = transcript.Read(head, stdinName, read)
+		if f.session != nil {
+			f.session.Stdin, f.session.Cwd = true, transcript.Cwd(head.b, head.all)
+		}
 		f.read = true
 	}
 
@@ -743,4 +747,23 @@ func ordered[T any](n, workers int, job func(i int) T, fn func(i int, v T) error
 		}
 	}
 	return nil
+}
+
+// headOf keeps the first bytes read through it, as many as transcript.Cwd
+// looks at, and whether they are all there was.
+type headOf struct {
+	r   io.Reader
+	b   []byte
+	all bool
+}
+
+func (h *headOf) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	if room := transcript.CwdBytes + 1 - len(h.b); room > 0 {
+		h.b = append(h.b, p[:min(n, room)]...)
+	}
+	if err == io.EOF {
+		h.all = len(h.b) <= transcript.CwdBytes
+	}
+	return n, err
 }
