@@ -503,10 +503,10 @@ func agentOf(s *Session) string {
 // projectOf is the project a session worked in, as transcript.Project
 // names it from the log's start.
 func projectOf(s *Session) string {
-	cwd := s.cwd
 	if s.stdin {
-		return transcript.Project("", cwd) // its path names no file
+		return transcript.Project("", s.cwd) // its path names no file
 	}
+	cwd := ""
 	if f, _, err := safefile.OpenRegular(s.Path, nil); err == nil {
 		cwd, _ = transcript.ReadCwd(f) // unreadable: the folder alone names it
 		f.Close()
