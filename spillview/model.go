@@ -79,9 +79,10 @@ type Model struct {
 
 	// held are the converted lines around the window; asked is the range
 	// of the latest read, and reads counts the reads asked for.
-	held  heldLines
-	asked [2]int
-	reads int
+	held    heldLines
+	asked   [2]int
+	reads   int
+	reading bool // the latest read has not come back
 
 	input     prompt.Input
 	help      bool   // the help is shown
@@ -144,7 +145,7 @@ func (m *Model) SetDocument(doc *Document, src Source) {
 	m.err, m.loading = nil, doc == nil
 	m.seen = newSeenMap(doc, m.src.Seen) // the document's: none for a file whose text is not the result's
 	m.top, m.x = 0, 0
-	m.held, m.asked = heldLines{}, [2]int{}
+	m.held, m.asked, m.reading = heldLines{}, [2]int{}, false
 	m.searching = false
 	m.input.Blur()
 	m.clearSearch()
@@ -170,7 +171,7 @@ func (m *Model) Close() error {
 	m.stop()
 	err := m.doc.Close()
 	m.doc, m.closed, m.loading = nil, true, false
-	m.held, m.asked = heldLines{}, [2]int{}
+	m.held, m.asked, m.reading = heldLines{}, [2]int{}, false
 	m.clearSearch() // the matches of a large file are not kept either
 	return err
 }

@@ -733,6 +733,11 @@ func TestHeldBudget(t *testing.T) {
 	if m.held.first != 0 || len(m.held.lines) < win || len(m.held.lines) > win+5 {
 		t.Errorf("held lines [%d, %d) of a %d-line window", m.held.first, m.held.first+len(m.held.lines), win)
 	}
+	m.held, m.asked = heldLines{}, [2]int{}
+	read := m.fill()
+	if m, next := m.Update(read()); next != nil || !m.held.holds(0, win) {
+		t.Fatal("a read that came back short is asked for again at once, and again after it")
+	}
 	for range 12 {
 		m = send(m, press("space"))
 		top, _ := m.Position()

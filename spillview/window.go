@@ -114,15 +114,21 @@ func (m *Model) fill() tea.Cmd {
 	}
 	win := max(m.layout().win, 1)
 	n := m.doc.Lines()
+	shown, shownEnd := m.top, min(m.top+win, n)
 	lo, hi := max(m.top-win/2, 0), min(m.top+win+win/2, n)
-	if m.held.holds(lo, hi) || lo >= m.asked[0] && hi <= m.asked[1] {
+	asked := lo >= m.asked[0] && hi <= m.asked[1]
+	switch {
+	case m.held.holds(lo, hi):
 		return nil
+	case asked && m.reading:
+		return nil // on its way
+	case asked && m.held.holds(shown, shownEnd):
+		return nil // it came back short (heldBudget): asked again when the screen leaves it
 	}
 	from, to := max(m.top-win, 0), min(m.top+2*win, n)
 	m.reads++
-	m.asked = [2]int{from, to}
+	m.asked, m.reading = [2]int{from, to}, true
 	d, seen, read, held := m.doc, m.seen, m.reads, m.held
-	shown, shownEnd := m.top, min(m.top+win, n)
 	return func() tea.Msg { return readLines(d, seen, read, from, to, shown, shownEnd, held) }
 }
 
@@ -134,12 +140,11 @@ func (m *Model) takeLines(msg LinesMsg) {
 	if msg.doc != m.doc || m.doc == nil || msg.read != m.reads {
 		return
 	}
+	m.reading = false
 	lo, hi := m.top, min(m.top+max(m.layout().win, 1), m.doc.Lines())
 	if !msg.held.holds(lo, hi) && m.held.holds(lo, hi) {
 		return
 	}
-	// What came may be less than was asked for (heldBudget): the rest is
-	// asked for again when the window nears it.
-	m.held, m.asked = msg.held, [2]int{msg.held.first, msg.held.first + len(msg.held.lines)}
+	m.held = msg.held
 	m.revealColumn()
 }
