@@ -49,19 +49,21 @@ func (s Dir) Write(f harness.SpillFile) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return writeUnder(s.Root, elems, f.Content)
+	path, _, err := writeUnder(s.Root, elems, f.Content)
+	return path, err
 }
 
 // WriteAt writes f where its locator names it, as the harness would:
 // relative to base when the locator is relative (the agent's working
 // folder). The locator must end in f.File; what it names above that is the
 // root, made 0700 when missing and never a link, and under it f.File is
-// written as Write writes it.
-func WriteAt(base string, f harness.SpillFile) (string, error) {
+// written as Write writes it. created reports that no file was there
+// before, for a caller that takes it back when what it wrote it for fails.
+func WriteAt(base string, f harness.SpillFile) (path string, created bool, err error) {
 	elems := strings.Split(f.File, "/")
 	for _, e := range elems {
 		if !harness.ValidName(e) {
-			return "", fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
+			return "", false, fmt.Errorf("spill file %q: %q is not an escaped file name", f.File, e)
 		}
 	}
 	loc := filepath.FromSlash(f.Locator)
@@ -71,45 +73,48 @@ func WriteAt(base string, f harness.SpillFile) (string, error) {
 	loc = filepath.Clean(loc)
 	suffix := string(filepath.Separator) + filepath.Join(elems...)
 	if !filepath.IsAbs(loc) || !strings.HasSuffix(loc, suffix) || len(loc) == len(suffix) {
-		return "", fmt.Errorf("spill file %q is not where its locator %q leads", f.File, f.Locator)
+		return "", false, fmt.Errorf("spill file %q is not where its locator %q leads", f.File, f.Locator)
 	}
 	return writeUnder(strings.TrimSuffix(loc, suffix), elems, f.Content)
 }
 
 // writeUnder writes content to rootPath/elems..., making the folders
 // between; rootPath is made 0700 when missing and is never a link.
-func writeUnder(rootPath string, elems []string, content string) (string, error) {
+// created reports that no file was at the name before.
+func writeUnder(rootPath string, elems []string, content string) (path string, created bool, err error) {
 	if err := os.MkdirAll(rootPath, 0o700); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if info, err := os.Lstat(rootPath); err != nil {
-		return "", err
+		return "", false, err
 	} else if !info.IsDir() {
-		return "", fmt.Errorf("%s is %s, not a folder", rootPath, safefile.Kind(info.Mode()))
+		return "", false, fmt.Errorf("%s is %s, not a folder", rootPath, safefile.Kind(info.Mode()))
 	}
 	root, err := os.OpenRoot(rootPath)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	defer root.Close()
 	dir := ""
 	for _, e := range elems[:len(elems)-1] {
 		dir = filepath.Join(dir, e)
 		if err := mkdirHere(root, dir); err != nil {
-			return "", err
+			return "", false, err
 		}
 	}
 	name := filepath.Join(dir, elems[len(elems)-1])
 	full := filepath.Join(rootPath, name)
+	_, err = root.Lstat(name)
+	absent := errors.Is(err, fs.ErrNotExist)
 	switch same, err := holds(root, name, content); {
 	case err != nil:
-		return "", err
+		return "", false, err
 	case same:
-		return full, nil
+		return full, false, nil
 	}
 	tmp, err := createIn(root, dir)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	_, werr := tmp.WriteString(content)
 	cerr := tmp.Close()
@@ -122,9 +127,9 @@ func writeUnder(rootPath string, elems []string, content string) (string, error)
 	}
 	if werr != nil {
 		root.Remove(tmpName)
-		return "", werr
+		return "", false, werr
 	}
-	return full, nil
+	return full, absent, nil
 }
 
 // createIn makes a new temporary file in dir inside root, 0600.

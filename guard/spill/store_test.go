@@ -151,15 +151,19 @@ func TestStoreRace(t *testing.T) {
 func TestWriteAt(t *testing.T) {
 	work := t.TempDir()
 	f := harness.SpillFile{Locator: ".harness/spill/c1-Bash.txt", File: "spill/c1-Bash.txt", Content: "whole output"}
-	path, err := WriteAt(work, f)
-	if err != nil || path != filepath.Join(work, ".harness", "spill", "c1-Bash.txt") {
-		t.Fatal(path, err)
+	path, created, err := WriteAt(work, f)
+	if err != nil || !created || path != filepath.Join(work, ".harness", "spill", "c1-Bash.txt") {
+		t.Fatal(path, created, err)
+	}
+	// There already, the same or not, it is not one this call made.
+	if _, created, err := WriteAt(work, f); err != nil || created {
+		t.Errorf("written again: created %v, %v", created, err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != "whole output" {
 		t.Errorf("holds %q", data)
 	}
 	abs := filepath.Join(t.TempDir(), "s", "tool-results", "c1.txt")
-	if path, err := WriteAt(work, harness.SpillFile{Locator: abs, File: "tool-results/c1.txt", Content: "x"}); err != nil || path != abs {
+	if path, _, err := WriteAt(work, harness.SpillFile{Locator: abs, File: "tool-results/c1.txt", Content: "x"}); err != nil || path != abs {
 		t.Error(path, err)
 	}
 	for _, bad := range []harness.SpillFile{
@@ -167,14 +171,14 @@ func TestWriteAt(t *testing.T) {
 		{Locator: ".harness/spill/c~2F1.txt", File: "spill/c1.txt"}, // not where the locator leads
 		{Locator: "/c1.txt", File: "c1.txt"},                        // no folder above the file
 	} {
-		if _, err := WriteAt(work, bad); err == nil {
+		if _, _, err := WriteAt(work, bad); err == nil {
 			t.Errorf("wrote %+v", bad)
 		}
 	}
 	// A link where the root should be is not followed.
 	elsewhere := t.TempDir()
 	os.Symlink(elsewhere, filepath.Join(work, "linked"))
-	if _, err := WriteAt(work, harness.SpillFile{Locator: "linked/spill/c1.txt", File: "spill/c1.txt"}); err == nil {
+	if _, _, err := WriteAt(work, harness.SpillFile{Locator: "linked/spill/c1.txt", File: "spill/c1.txt"}); err == nil {
 		t.Error("wrote through a link")
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {

@@ -107,7 +107,7 @@ func Run(cfg Config, stdin io.Reader, stdout, stderr io.Writer) {
 }
 
 // handle is Run's work: the answer, nil when the policy keeps the result.
-func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error) {
+func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte, err error) {
 	data, err := io.ReadAll(io.LimitReader(stdin, int64(MaxInput)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the input: %w", err)
@@ -161,7 +161,17 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 	// held while it is read, used and written back.
 	var state *replay.Repeats
 	var st *stateFile
-	opt := replay.Options{Store: locatorStore{base: in.Cwd}, NoHazards: true}
+	store := &locatorStore{base: in.Cwd}
+	defer func() {
+		if answer == nil {
+			// The output goes through as it came: a spill file made for a
+			// replacement the model never gets is not left behind.
+			for _, path := range store.created {
+				os.Remove(path)
+			}
+		}
+	}()
+	opt := replay.Options{Store: store, NoHazards: true}
 	if pol.Dedupe.Enabled {
 		st, err = openState(filepath.Join(cfg.Cache, "hook"), in.stateName(), cfg.Now())
 		if err != nil {
@@ -208,7 +218,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 	if err != nil {
 		return nil, err
 	}
-	answer, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
+	reply, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName": "PostToolUse", "updatedToolOutput": replacement}})
 	if err != nil {
 		return nil, err
@@ -228,7 +238,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) ([]byte, error)
 		// What is cut and not recorded is lost to every figure: not cut.
 		return nil, fmt.Errorf("ledger not written: %w", err)
 	}
-	return answer, nil
+	return reply, nil
 }
 
 // measureCounter is the counter the replay measures with: the real one
@@ -252,14 +262,22 @@ type uncounted struct{}
 func (uncounted) Count(string) int { return 0 }
 
 // locatorStore writes a spill file where the replacement says it is, for
-// the agent to read back: relative to the agent's working folder.
-type locatorStore struct{ base string }
+// the agent to read back: relative to the agent's working folder. created
+// are the files it made where none was.
+type locatorStore struct {
+	base    string
+	created []string
+}
 
-func (s locatorStore) Write(f replay.SpillFile) (string, error) {
+func (s *locatorStore) Write(f replay.SpillFile) (string, error) {
 	if s.base == "" {
 		return "", errors.New("no working folder to write the spill file in")
 	}
-	return spill.WriteAt(s.base, f)
+	path, created, err := spill.WriteAt(s.base, f)
+	if created {
+		s.created = append(s.created, path)
+	}
+	return path, err
 }
 
 // ownPersisted is the file Claude Code would persist a text output to

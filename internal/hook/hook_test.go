@@ -214,9 +214,17 @@ func TestFailOpen(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := c.cfg(t)
-			answer, log, stderr := call(t, cfg, c.stdin(t))
+			stdin := c.stdin(t)
+			answer, log, stderr := call(t, cfg, stdin)
 			if answer != "" || stderr != "" || !strings.Contains(log, c.why) || !strings.HasPrefix(log, "2026-12-03T16:00:00Z session=") {
 				t.Errorf("answer %q, stderr %q, log %q, want it to say %q", answer, stderr, log, c.why)
+			}
+			// The output went through as it came: no spill file made for
+			// it is left (the ledger's folder a file, it was made first).
+			var in Input
+			json.Unmarshal([]byte(stdin), &in)
+			if files, _ := filepath.Glob(filepath.Join(in.Cwd, ".harness", "spill", "*")); in.Cwd != "" && len(files) > 0 {
+				t.Errorf("spill files left: %v", files)
 			}
 		})
 	}
