@@ -56,7 +56,7 @@ echo '{"transcript_path":"session.jsonl"}' | spillway statusline`,
 	cmd.Flags().StringVar(&theme, "theme", theme, "colours: "+strings.Join(themes.Names, ", ")+" (auto is dark: a status line cannot ask the terminal)")
 	complete(cmd, "theme", themes.Names)
 	cmd.Flags().StringVar(&color, "color", color, "auto (on a terminal, or when Claude Code runs it), always or never; NO_COLOR forces never")
-	complete(cmd, "color", []string{"auto", "always", "never"})
+	complete(cmd, "color", colorModes)
 	cmd.Flags().IntVar(&width, "width", 0, "the line's width in cells (default $COLUMNS, which Claude Code sets, else the terminal's)")
 	cmd.Flags().StringVar(&predict, "predict", "", "replay the session of this log under the policy and keep the figures (what the status line runs in the background)")
 	_ = cmd.Flags().MarkHidden("predict")
@@ -94,7 +94,7 @@ spillway statusline install --scope project --policy spillway-policy.json`,
 	installCmd.Flags().StringVar(&theme, "theme", theme, "the line's colours, written into its command: "+strings.Join(themes.Names, ", "))
 	complete(installCmd, "theme", themes.Names)
 	installCmd.Flags().StringVar(&color, "color", color, "auto, always or never, written into its command")
-	complete(installCmd, "color", []string{"auto", "always", "never"})
+	complete(installCmd, "color", colorModes)
 	installCmd.Flags().IntVar(&width, "width", 0, "the line's width in cells, written into its command (default $COLUMNS, which Claude Code sets)")
 	installFlags := &policyFlags{}
 	installFlags.register(installCmd.Flags(), policy.DefaultPreset)
@@ -173,12 +173,13 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 		return code
 	}
 	path := termtext.Escape(f.Path)
-	if theirs, ours, ok := installedStatusLine(f); ok && !ours && !force {
+	theirs, ours, ok := installedStatusLine(f)
+	if ok && !ours && !force {
 		printError(stderr, fmt.Errorf("%s has a status line of its own (%s): spillway leaves it as it is; --force replaces it, keeping the file as it was in %s",
 			f.Path, theirs, f.Path+claudesettings.BackupSuffix))
 		return 1
 	}
-	data, err := f.SetMember(statusLineKey, statusLineValue(f, command))
+	data, err := f.SetMember(statusLineKey, statusLineValue(f, command, ours))
 	if err != nil {
 		printError(stderr, err)
 		return 1
@@ -199,23 +200,24 @@ func runStatuslineInstall(fs *flag.FlagSet, flags *policyFlags, scope, settings 
 	return 0
 }
 
+// colorModes are what --color takes.
+var colorModes = []string{"auto", "always", "never"}
+
 // displayArgs are the install command's --theme, --color and --width,
-// checked, as the status line's command takes them; none when not given.
+// checked as the status line checks them, as its command takes them;
+// none when not given.
 func displayArgs(fs *flag.FlagSet) ([]string, error) {
-	var args []string
-	if fs.Changed("theme") {
-		theme, _ := fs.GetString("theme")
-		if _, err := themes.Pick(theme, true, false); err != nil {
-			return nil, err
-		}
-		args = append(args, "--theme="+theme)
+	theme, _ := fs.GetString("theme")
+	color, _ := fs.GetString("color")
+	if _, _, err := statuslineColors(io.Discard, nil, theme, color); err != nil {
+		return nil, err
 	}
-	if fs.Changed("color") {
-		color, _ := fs.GetString("color")
-		if !slices.Contains([]string{"auto", "always", "never"}, color) {
-			return nil, fmt.Errorf("--color %q: want auto, always or never", color)
+	var args []string
+	for _, name := range []string{"theme", "color"} {
+		if fs.Changed(name) {
+			v, _ := fs.GetString(name)
+			args = append(args, "--"+name+"="+v)
 		}
-		args = append(args, "--color="+color)
 	}
 	if fs.Changed("width") {
 		width, _ := fs.GetInt("width")
@@ -229,18 +231,16 @@ func displayArgs(fs *flag.FlagSet) ([]string, error) {
 
 // statusLineValue is the statusLine setting install writes: spillway's
 // command, refreshed every statusLineRefresh seconds, with what else the
-// user set in spillway's setting (Claude Code's padding) kept.
-func statusLineValue(f *claudesettings.File, command string) json.RawMessage {
+// user set in the setting (Claude Code's padding) kept where it is ours.
+func statusLineValue(f *claudesettings.File, command string, ours bool) json.RawMessage {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a command holds & and >
 	_ = enc.Encode(statusLineSetting{Type: "command", Command: command, RefreshInterval: statusLineRefresh})
 	out := bytes.TrimSuffix(bytes.TrimSpace(b.Bytes()), []byte("}"))
 	var kept map[string]json.RawMessage
-	if raw, ok := f.Member(statusLineKey); ok {
-		if _, ours, _ := installedStatusLine(f); ours {
-			_ = json.Unmarshal(raw, &kept)
-		}
+	if raw, ok := f.Member(statusLineKey); ok && ours {
+		_ = json.Unmarshal(raw, &kept)
 	}
 	for _, k := range slices.Sorted(maps.Keys(kept)) {
 		if k == "type" || k == "command" || k == "refreshInterval" {

@@ -105,23 +105,13 @@ func (p *piece) cells() int {
 // matchColumn is the column where query first matches in the pieces'
 // text, as highlight marks it.
 func matchColumn(pieces []piece, query string) (col int, found bool) {
-	var all strings.Builder
-	for _, p := range pieces {
-		all.WriteString(p.text)
-	}
-	spans := findFold(all.String(), query)
-	if len(spans) == 0 {
-		return 0, false
-	}
-	at := spans[0][0]
-	for _, p := range pieces {
-		if at < len(p.text) {
-			return col + termtext.Width(p.text[:at]), true
+	for _, p := range highlight(pieces, query, toneCurrent) {
+		if p.tone == toneCurrent { // convert makes none of this tone
+			return col, true
 		}
-		at -= len(p.text)
 		col += p.width
 	}
-	return col, true
+	return 0, false
 }
 
 // convert escapes raw into pieces split where the seen ranges (relative to

@@ -333,7 +333,7 @@ func (d *detailPane) infoLines(c *transcript.Call, rp *replay.Run, call, w int) 
 		head += fmt.Sprintf(" · sub-agent %s, its call %d", termtext.Escape(d.name), call)
 	}
 	if !c.Time.IsZero() {
-		head += " · " + c.Time.In(d.ctx.Zone).Format(time.DateTime+" MST")
+		head += " · " + c.Time.Local().Format(time.DateTime+" MST")
 	}
 	if c.Model != "" {
 		head += " · " + termtext.Escape(c.Model)

@@ -80,9 +80,6 @@ type Options struct {
 	// Ledger is the folder of spillway's hook ledger: the footer says
 	// what the hook cut from a session it ran in. "" reads none.
 	Ledger string
-	// Zone is the time zone times are shown in, as report shows them;
-	// nil is this machine's.
-	Zone *time.Location
 }
 
 // Context is what every component shares, passed by pointer: the screen's
@@ -94,8 +91,6 @@ type Context struct {
 	Theme         string
 	NoColor       bool
 	Dark          bool
-	// Zone is where times are shown (Options.Zone).
-	Zone *time.Location
 
 	notice   string
 	noticeID int
@@ -174,10 +169,7 @@ type Model struct {
 
 // New returns the inspector for opt.
 func New(opt Options) *Model {
-	ctx := &Context{Keys: DefaultKeyMap(), Theme: opt.Theme, NoColor: opt.NoColor, Dark: true, Zone: opt.Zone}
-	if ctx.Zone == nil {
-		ctx.Zone = time.Local
-	}
+	ctx := &Context{Keys: DefaultKeyMap(), Theme: opt.Theme, NoColor: opt.NoColor, Dark: true}
 	ctx.notice, ctx.keepNotice = opt.Notice, opt.Notice != ""
 	m := &Model{ctx: ctx, opt: opt, policy: opt.Policy, help: help.New(), writePath: "spillway-policy.json"}
 	m.applyTheme()

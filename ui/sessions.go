@@ -417,9 +417,9 @@ func (l *sessionList) columns() []listColumn {
 			}
 			return " "
 		}},
-		{title: zoneTitle(l.ctx.Zone), width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
+		{title: zoneTitle(time.Local), width: timeWidth, priority: 2, cell: func(r *sessions.Row) string {
 			if t := l.shownTime(r); !t.IsZero() {
-				return t.In(l.ctx.Zone).Format(timeFormat)
+				return t.Local().Format(timeFormat)
 			}
 			return "–"
 		}},

@@ -102,11 +102,23 @@ func filesUnder(t *testing.T, root string) []string {
 // results. Those two are left as the log holds them; the policy takes out
 // the repeats alone, as at a ceiling of 0 ($0.374005, report's figure).
 func TestFooterRealized(t *testing.T) {
+	out := demoWithLedger(t,
+		ledger.Entry{Session: demoSessionID, ToolUseID: "toolu_demo00", Tool: "Read", Tokens: 30_182, TokensAfter: 1_100},
+		ledger.Entry{Session: demoSessionID, ToolUseID: "toolu_demo01", Tool: "Grep", Tokens: 8_038, TokensAfter: 1_000})
+	if !strings.Contains(out, "cost $0.3983 → $0.3740 −6.1% · hook cut 38.2k → 2,100 tokens in 2 · T0") {
+		t.Errorf("footer:\n%s", out)
+	}
+}
+
+// demoSessionID is the demo session's id, which its ledger is kept under.
+const demoSessionID = "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de"
+
+// demoWithLedger is the demo's screen under harness-rs-0.0.40 at 160×40,
+// unstyled, its hook ledger holding entries.
+func demoWithLedger(t *testing.T, entries ...ledger.Entry) string {
+	t.Helper()
 	dir := t.TempDir()
-	for _, e := range []ledger.Entry{
-		{Session: "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de", ToolUseID: "toolu_demo00", Tool: "Read", Tokens: 30_182, TokensAfter: 1_100},
-		{Session: "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de", ToolUseID: "toolu_demo01", Tool: "Grep", Tokens: 8_038, TokensAfter: 1_000},
-	} {
+	for _, e := range entries {
 		if err := ledger.Append(dir, e); err != nil {
 			t.Fatal(err)
 		}
@@ -117,25 +129,14 @@ func TestFooterRealized(t *testing.T) {
 	leaveAtEnd(t, m)
 	drive(t, m, m.Init())
 	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
-	if out := ansi.Strip(screen(m)); !strings.Contains(out, "cost $0.3983 → $0.3740 −6.1% · hook cut 38.2k → 2,100 tokens in 2 · T0") {
-		t.Errorf("footer:\n%s", out)
-	}
+	return ansi.Strip(screen(m))
 }
 
 // TestFooterRealizedGrew: a hook whose replacement was longer than the
 // output (625 → 768 tokens) says it grew it, not that it cut it.
 func TestFooterRealizedGrew(t *testing.T) {
-	dir := t.TempDir()
-	if err := ledger.Append(dir, ledger.Entry{Session: "5f0c9a7e-demo-4c1b-9e55-7d2a61b0c0de", ToolUseID: "toolu_demo01", Tool: "Grep", Tokens: 625, TokensAfter: 768}); err != nil {
-		t.Fatal(err)
-	}
-	pol, _ := policy.Preset("harness-rs-0.0.40")
-	m := New(Options{Source: Source{Name: "demo.jsonl", Data: demoData(t)}, Policy: pol, Prices: pricing.Default(),
-		Counter: counter, Theme: "dark", Ledger: dir})
-	leaveAtEnd(t, m)
-	drive(t, m, m.Init())
-	send(t, m, tea.WindowSizeMsg{Width: 160, Height: 40})
-	if out := ansi.Strip(screen(m)); !strings.Contains(out, "· hook grew 625 → 768 tokens in 1 ·") {
+	out := demoWithLedger(t, ledger.Entry{Session: demoSessionID, ToolUseID: "toolu_demo01", Tool: "Grep", Tokens: 625, TokensAfter: 768})
+	if !strings.Contains(out, "· hook grew 625 → 768 tokens in 1 ·") {
 		t.Errorf("footer:\n%s", out)
 	}
 }

@@ -211,12 +211,13 @@ func buildInfo(s *transcript.Session, rp *replay.Run) []callInfo {
 	return info
 }
 
-// callTime is the clock time c started at, in zone; "" when unknown.
-func callTime(c *transcript.Call, zone *time.Location) string {
+// callTime is the clock time c started at, in this machine's zone, as
+// report gives it; "" when unknown.
+func callTime(c *transcript.Call) string {
 	if c.Time.IsZero() {
 		return ""
 	}
-	return c.Time.In(zone).Format(time.TimeOnly)
+	return c.Time.Local().Format(time.TimeOnly)
 }
 
 // callTools names the tools c called, each once, in the order called.
@@ -556,7 +557,7 @@ func (t *callTable) columns() []column {
 			}
 			return human.ShortBytes(ci.resultBytes)
 		}},
-		{title: "time", width: 8, priority: 8, cell: func(call int, _ *callInfo) string { return callTime(t.calls[call], t.ctx.Zone) }},
+		{title: "time", width: 8, priority: 8, cell: func(call int, _ *callInfo) string { return callTime(t.calls[call]) }},
 		{title: "tools", width: 7, priority: 7, cell: func(call int, _ *callInfo) string { return callTools(t.calls[call]) }},
 	}
 	// The column sorted by carries the mark of the order.

@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	// The session list rescans when a test says so, and hands on each
 	// replay at once.
 	rescanEvery, streamBatch, liveWatch = 0, 0, false
-	// Times are the machine's (Options.Zone nil): the goldens' are UTC's,
+	// Times are in the machine's zone: the goldens' are UTC's,
 	// wherever they run.
 	time.Local = time.UTC
 	pace, limit := memory.Now()

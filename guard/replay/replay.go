@@ -664,20 +664,24 @@ func (rp *Run) shape(it *item, r *Result, opt Options) {
 		_, _, f, _ := rp.spill(rp.subject(r.Index, false), ceiling)
 		return f.Content, rp.Prepared.TextErr()
 	}
-	persisted := rp.hook && rp.Prepared.hookView()[r.Index].persisted != nil
-	if persisted {
+	var h *hookPersisted
+	if rp.hook {
+		h = rp.Prepared.hookView()[r.Index].persisted
+	}
+	if h != nil {
 		// Read again from Claude Code's file when the spill file is
 		// written, rather than held while planned: three 60 MB outputs
 		// held 172 MB for as long as the replay.
 		content = func() (string, error) {
-			if _, err := rp.Prepared.persistedText(it, rp.Prepared.hookView()[r.Index].persisted); err != nil {
-				return "", err // checked first: the subject of a file gone is ""
+			whole, err := rp.Prepared.persistedText(it, h)
+			if err != nil {
+				return "", err // a file gone writes nothing, not an empty file
 			}
-			_, _, f, _ := rp.spill(rp.subject(r.Index, false), ceiling)
+			_, _, f, _ := rp.spill(rp.hookSubjectOf(r.Index, whole), ceiling)
 			return f.Content, nil
 		}
 	}
-	if later, ok := opt.Store.(LaterStore); ok && (rp.Prepared.texts != nil || persisted) {
+	if later, ok := opt.Store.(LaterStore); ok && (rp.Prepared.texts != nil || h != nil) {
 		where, err = later.WriteLater(f, content)
 	} else {
 		where, err = opt.Store.Write(f)
@@ -733,22 +737,26 @@ type spillWrite struct {
 	ceiling int64
 }
 
+// hookSubjectOf is result i as the hook shapes it, text its subject (a
+// text of the hook's own): its sizes measured when needed (a persisted
+// output's known), its tokens counted whole.
+func (rp *Run) hookSubjectOf(i int, text string) harness.Subject {
+	it, h := &rp.Prepared.items[i], &rp.Prepared.hookView()[i]
+	s := harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID,
+		Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: int(it.repeat), Counting: rp.countsOnly}
+	if h.persisted != nil {
+		s.JSONLen, s.UTF16Len = rp.Prepared.hookSize(i, unitIndex(policy.JSONBytes)), rp.Prepared.hookSize(i, unitIndex(policy.UTF16Units))
+	}
+	return s
+}
+
 // subject is result i as the styles render it, to be cut (truncated)
 // where cut is set, spilled where not: the token indexes a rendering
 // counts from are given for the style's and its own alone.
 func (rp *Run) subject(i int, cut bool) harness.Subject {
 	it := &rp.Prepared.items[i]
-	if rp.hook {
-		if h := &rp.Prepared.hookView()[i]; !h.own {
-			// A text of the hook's own: its sizes measured when needed
-			// (a persisted output's known), its tokens counted whole.
-			s := harness.Subject{Text: rp.Prepared.hookSubject(i), Tool: it.r.Tool, CallID: it.r.CallID,
-				Session: rp.Prepared.Session.ID, Dir: rp.Prepared.dir, Template: rp.Policy.SpillPath, Repeat: int(it.repeat), Counting: rp.countsOnly}
-			if h.persisted != nil {
-				s.JSONLen, s.UTF16Len = rp.Prepared.hookSize(i, unitIndex(policy.JSONBytes)), rp.Prepared.hookSize(i, unitIndex(policy.UTF16Units))
-			}
-			return s
-		}
+	if rp.hook && !rp.Prepared.hookView()[i].own {
+		return rp.hookSubjectOf(i, rp.Prepared.hookSubject(i))
 	}
 	text := rp.Prepared.Text(it.r)
 	s := harness.Subject{Text: text, Tool: it.r.Tool, CallID: it.r.CallID, Session: rp.Prepared.Session.ID,

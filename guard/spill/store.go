@@ -104,9 +104,8 @@ func writeUnder(rootPath string, elems []string, content string) (path string, c
 	}
 	name := filepath.Join(dir, elems[len(elems)-1])
 	full := filepath.Join(rootPath, name)
-	_, err = root.Lstat(name)
-	absent := errors.Is(err, fs.ErrNotExist)
-	switch same, err := holds(root, name, content); {
+	exists, same, err := holds(root, name, content)
+	switch {
 	case err != nil:
 		return "", false, err
 	case same:
@@ -129,7 +128,7 @@ func writeUnder(rootPath string, elems []string, content string) (path string, c
 		root.Remove(tmpName)
 		return "", false, werr
 	}
-	return full, absent, nil
+	return full, !exists, nil
 }
 
 // createIn makes a new temporary file in dir inside root, 0600.
@@ -183,32 +182,32 @@ func mkdirHere(root *os.Root, dir string) error {
 	return nil
 }
 
-// holds reports whether name inside root is a regular file holding
-// exactly content; a missing file does not. Anything else there is an
+// holds reports whether a file is at name inside root, and whether it is
+// a regular file holding exactly content. Anything else there is an
 // error: it is neither read nor replaced.
-func holds(root *os.Root, name, content string) (bool, error) {
+func holds(root *os.Root, name, content string) (exists, same bool, err error) {
 	path := filepath.Join(root.Name(), name)
 	info, err := root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return false, false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if !info.Mode().IsRegular() {
-		return false, fmt.Errorf("%s is %s, not a regular file", path, safefile.Kind(info.Mode()))
+		return true, false, fmt.Errorf("%s is %s, not a regular file", path, safefile.Kind(info.Mode()))
 	}
 	if info.Size() != int64(len(content)) {
-		return false, nil
+		return true, false, nil
 	}
 	f, got, err := safefile.OpenIn(root, name)
 	if err != nil {
-		return false, err
+		return true, false, err
 	}
 	defer f.Close()
 	if !os.SameFile(info, got) {
-		return false, nil // replaced since: written fresh
+		return true, false, nil // replaced since: written fresh
 	}
 	old, err := io.ReadAll(io.LimitReader(f, int64(len(content))+1))
-	return err == nil && bytes.Equal(old, []byte(content)), nil
+	return true, err == nil && bytes.Equal(old, []byte(content)), nil
 }

@@ -225,26 +225,17 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 
 // onceEach tells files apart by what they are, not by how they are named.
 type onceEach struct {
-	paths map[string]bool
 	ids   map[[2]uint64]bool
 	other []os.FileInfo // where the system gives no id
 }
 
 // first tells whether the file at path is met for the first time: false
-// for a path met already, or the same file met by another path. A file
-// that cannot be examined is met once by each path.
+// for the same file met already, by this path or another. A file that
+// cannot be examined is met once by each naming.
 func (o *onceEach) first(path string) bool {
-	if o.paths == nil {
-		o.paths, o.ids = map[string]bool{}, map[[2]uint64]bool{}
+	if o.ids == nil {
+		o.ids = map[[2]uint64]bool{}
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = path
-	}
-	if o.paths[abs] {
-		return false
-	}
-	o.paths[abs] = true
 	info, err := os.Stat(path)
 	if err != nil {
 		return true
