@@ -197,9 +197,17 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte,
 	if err != nil {
 		return nil, err
 	}
-	if st != nil {
+	// The state is saved once the answer is certain, so that it holds what
+	// the model received: an output that goes through unchanged because
+	// the ledger cannot be written is not remembered as shaped.
+	saveState := func() {
+		if st == nil {
+			return
+		}
 		if err := st.write(state); err != nil {
-			return nil, fmt.Errorf("repeat state not saved: %w", err)
+			// Not remembered, a later repeat of this result is not
+			// suppressed: the agent sees more, never less.
+			lg.log(in, "repeat state not saved: %v", err)
 		}
 	}
 	r := &rp.Results[0]
@@ -212,6 +220,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte,
 		lg.log(in, "left as it is: %s", r.Reason)
 	}
 	if r.Outcome == replay.Kept || r.Outcome == replay.Excluded || out == nil {
+		saveState()
 		return nil, nil
 	}
 	replacement, err := out.replace(r.Replacement, pol.NonText == policy.NonTextKeep)
@@ -238,6 +247,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte,
 		// What is cut and not recorded is lost to every figure: not cut.
 		return nil, fmt.Errorf("ledger not written: %w", err)
 	}
+	saveState()
 	return reply, nil
 }
 

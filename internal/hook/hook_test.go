@@ -228,8 +228,17 @@ func TestFailOpen(t *testing.T) {
 			}
 		})
 	}
+	// An output that goes through because the ledger cannot be written is
+	// not remembered by repeat suppression as the shaped one it was not.
+	cfg := unwritable(t, config(t, "harness-rs-0.0.50-dedupe", 500))
+	if answer, log, _ := call(t, cfg, read(t)); answer != "" || !strings.Contains(log, "ledger not written") {
+		t.Fatalf("answer %q, log %q", answer, log)
+	}
+	if saved, _ := filepath.Glob(filepath.Join(cfg.Cache, "hook", "*.repeats")); len(saved) != 0 {
+		t.Errorf("repeat state saved for an output that went through unchanged: %v", saved)
+	}
 	// With the log itself not writable, stderr says why.
-	cfg := config(t, "harness-rs-0.0.50", 500)
+	cfg = config(t, "harness-rs-0.0.50", 500)
 	cfg.PolicyErr = fmt.Errorf("no policy")
 	os.Mkdir(LogFile(cfg.Cache), 0o700) // a folder where the log should be
 	if answer, _, stderr := call(t, cfg, read(t)); answer != "" || !strings.Contains(stderr, "spillway hook: ") || !strings.Contains(stderr, "no policy") {
