@@ -411,6 +411,9 @@ func (m *Model) revealColumn() {
 		return
 	}
 	tw, qw := m.textWidth(), termtext.Width(m.query)
+	if l.width+l.note.cells() > col+qw && tw > 1 {
+		tw-- // the line goes on past the match: the edge's column marks it
+	}
 	if col >= m.x && col+qw <= m.x+tw {
 		return
 	}

@@ -17,6 +17,7 @@ const (
 	glyphSeen   = "│"
 	glyphUnseen = "┆"
 	glyphPart   = "╎"
+	glyphMore   = "›" // the line goes on past the right edge
 )
 
 // layout is the rows the pane gives to each part.
@@ -281,7 +282,17 @@ func (m Model) lineRow(i int, g gutter) string {
 		if l.note != nil && at+piecesWidth(seq) == l.width { // the note follows the line's end
 			seq = append(seq[:len(seq):len(seq)], *l.note)
 		}
-		pieces = cut(seq, m.x-at, tw)
+		if at+piecesWidth(seq) > m.x+tw && tw > 1 {
+			// The line goes on past the right edge: its last column says
+			// so, as less marks a chopped line.
+			pieces = cut(seq, m.x-at, tw-1)
+			if pad := tw - 1 - piecesWidth(pieces); pad > 0 {
+				pieces = append(pieces, piece{strings.Repeat(" ", pad), pad, toneNote})
+			}
+			pieces = append(pieces, piece{glyphMore, 1, toneNote})
+		} else {
+			pieces = cut(seq, m.x-at, tw)
+		}
 	}
 	pieces = group(pieces)
 	exact := p.fast // then every width below is a byte count

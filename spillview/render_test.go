@@ -352,3 +352,43 @@ func TestConvertFewPieces(t *testing.T) {
 		t.Errorf("converted to %d cells, want %d", width, len(want))
 	}
 }
+
+// A line that goes on past the right edge ends in a mark in the edge's
+// column, as less marks a chopped line; one that ends at the edge, or
+// scrolled to its end, has none, and a wide character cut by the mark's
+// column leaves a blank, not a shifted mark.
+func TestMoreMark(t *testing.T) {
+	const w = 40
+	probe := open(t, Source{Text: "x\n"}, themes.New(themes.Mono), w, 8)
+	tw := probe.textWidth()
+	text := strings.Repeat("a", tw) + "\n" + strings.Repeat("b", tw+1) + "\n" + strings.Repeat("c", tw-2) + "世界\n"
+	m := open(t, Source{Text: text}, themes.New(themes.Mono), w, 8)
+	row := func(m Model, c string) string {
+		for _, r := range plainRows(m) {
+			if strings.Contains(r, c+c+c) {
+				return r
+			}
+		}
+		t.Fatalf("no row of %q in\n%s", c, strings.Join(plainRows(m), "\n"))
+		return ""
+	}
+	ends := func(r string) string { return string([]rune(r)[len([]rune(r))-2:]) }
+	if got := ends(row(m, "a")); got != "aa" {
+		t.Errorf("a line as wide as the pane ends %q, want no mark", got)
+	}
+	if got := ends(row(m, "b")); got != "b›" {
+		t.Errorf("a line one cell wider ends %q, want the mark", got)
+	}
+	if got := ends(row(m, "c")); got != " ›" {
+		t.Errorf("a wide character at the edge: the row ends %q, want a blank and the mark", got)
+	}
+	for _, r := range plainRows(m) {
+		if ansi.StringWidth(r) != w {
+			t.Errorf("row %q is %d cells, want %d", r, ansi.StringWidth(r), w)
+		}
+	}
+	m = send(m, press("l"))
+	if got := ends(row(m, "c")); got != "世界" {
+		t.Errorf("scrolled to its end, the longest line ends %q, want no mark", got)
+	}
+}
