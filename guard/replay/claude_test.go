@@ -145,10 +145,12 @@ func TestClaudeByVersion(t *testing.T) {
 }
 
 // TestSweepByVersion: under a policy that follows the Claude Code
-// version, every point of a sweep is at the ceiling asked for, the
-// latest version's 50,000 among them, which a 2.1.22 session's rules
-// (100,000) and a 1.0.17 session's (none) once turned into a point at
-// another ceiling, so that a chart waiting for 50,000 never completed.
+// version, each point of a sweep is the replay report --max-bytes gives at
+// its ceiling: at the preset's own ceiling (the latest version's 50,000)
+// the session's version's own rules, 100,000 for 2.1.22 and none for
+// 1.0.17, and at any other the ceiling as set. Every point is at the
+// ceiling asked for, so that a chart waiting for 50,000 completes, and
+// its own point is what the totals under the preset say.
 func TestSweepByVersion(t *testing.T) {
 	big := strings.Repeat("0123456789\n", 6000) // 66,000 characters
 	asked := []int64{32 << 10, 50_000, 100_000, 256 << 10}
@@ -157,8 +159,8 @@ func TestSweepByVersion(t *testing.T) {
 		applied int64 // the ceiling the version applied
 		spilled []int // at each ceiling asked
 	}{
-		{"2.1.22", 100_000, []int{1, 1, 0, 0}},
-		{"1.0.17", 0, []int{1, 1, 0, 0}},
+		{"2.1.22", 100_000, []int{1, 0, 0, 0}},
+		{"1.0.17", 0, []int{1, 0, 0, 0}},
 		{"2.1.158", 50_000, []int{1, 1, 0, 0}},
 	} {
 		t.Run(tt.version, func(t *testing.T) {
@@ -175,9 +177,20 @@ func TestSweepByVersion(t *testing.T) {
 			}
 			var ceilings []int64
 			var acted []int
-			for _, pt := range pts {
+			for i, pt := range pts {
 				ceilings = append(ceilings, pt.Ceiling)
 				acted = append(acted, pt.Acted)
+				if own := asked[i] == 50_000; pt.Own != own {
+					t.Errorf("point at %d: own %v, want %v", asked[i], pt.Own, own)
+				}
+				// As report --max-bytes replays it.
+				rp, err := p.Replay(pol.AtCeiling(asked[i]), Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := pt.Saved, rp.Totals.SavedPerCall; got != want {
+					t.Errorf("point at %d saves %d tokens, the replay at that ceiling %d", asked[i], got, want)
+				}
 			}
 			if diff := cmp.Diff(asked, ceilings); diff != "" {
 				t.Errorf("points' ceilings (-asked +got):\n%s", diff)

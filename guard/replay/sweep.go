@@ -290,14 +290,13 @@ func bytesToUnit(n int64, u policy.Unit) int64 {
 }
 
 // Sweep replays the session at each ceiling, planning spills without
-// writing them, for the figures alone (Options.CountsOnly). A policy that
-// follows the Claude Code version (policy.ForVersion) is taken as that
-// version applied it, and then at each ceiling as asked: every point is
-// at its ceiling, the version's own included. Of opt, only HazardsLater
-// is taken.
+// writing them, for the figures alone (Options.CountsOnly). Each point is
+// the replay under pol at that ceiling, as report --max-bytes gives it: a
+// policy that follows the harness's version (policy.ForVersion) is set to
+// the ceiling first and then applied to the session's version, so its own
+// ceiling is the version's own policy and any other is the ceiling as
+// set. Of opt, only HazardsLater is taken.
 func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64, opt Options) ([]SweepPoint, error) {
-	pol = p.Applied(pol)
-	pol.FollowVersion = false
 	out := make([]SweepPoint, 0, len(ceilings))
 	for _, c := range ceilings {
 		rp, err := p.Replay(pol.AtCeiling(c), Options{CountsOnly: true, HazardsLater: opt.HazardsLater})
@@ -306,7 +305,10 @@ func (p *Prepared) Sweep(pol policy.Policy, ceilings []int64, opt Options) ([]Sw
 		}
 		pt := rp.Point()
 		rp.Release()
-		pt.Own = c == pol.Ceiling
+		// At its own ceiling a policy that follows the version is the
+		// version's, whose ceiling may be another: the point is still
+		// the one asked for.
+		pt.Ceiling, pt.Own = c, c == pol.Ceiling
 		out = append(out, pt)
 	}
 	return out, nil
