@@ -170,3 +170,18 @@ func TestFormatSize(t *testing.T) {
 		}
 	}
 }
+
+// A policy that follows the harness's version says which era it was
+// applied as, for Claude Code as for Codex.
+func TestForVersionSays(t *testing.T) {
+	for _, c := range []struct{ preset, version, want string }{
+		{"claude-code", "2.1.121", "(this session: recorded by 2.1.121, replayed as claude-code-2.1.86)"},
+		{"claude-code", "", "(this session: no version recorded, replayed as claude-code-2.1.317)"},
+		{"codex", "0.114.0", "(this session: recorded by 0.114.0, replayed as codex-pre-0.125.0)"},
+	} {
+		p := ForVersion(mustPreset(t, c.preset), c.version)
+		if !strings.HasSuffix(p.Description, c.want) || strings.HasPrefix(p.Description, " ") {
+			t.Errorf("%s for %q: %q, want it to end %q", c.preset, c.version, p.Description, c.want)
+		}
+	}
+}

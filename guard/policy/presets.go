@@ -313,7 +313,8 @@ func ForVersion(p Policy, version string) Policy {
 	case harness.ClaudeCode:
 		p = p.Clone()
 		i := claudeEraIndex(version)
-		era, latest := claudeEra(i), claudeEra(len(harness.ClaudeEras)-1)
+		latest := claudeEra(len(harness.ClaudeEras) - 1)
+		era = claudeEra(i)
 		if p.Ceiling == latest.Ceiling && maps.Equal(p.PerTool, latest.PerTool) {
 			p.Ceiling, p.PerTool = era.Ceiling, maps.Clone(era.PerTool)
 			if p.Action == latest.Action {
