@@ -78,6 +78,14 @@ func TestRealHook(t *testing.T) {
 			{ID: "toolu_m2", Name: "mcp__srv__small", Input: map[string]any{}}}},
 		{Calls: []realharness.Call{bash("toolu_b3", "head -c 8000 /dev/zero | tr '\\0' q")}}, // 8,000 bytes: kept
 	}
+	// The same file read twice by one response: neither is a repeat of the
+	// other. Claude Code writes its transcript every 100 ms, so the hook of
+	// a fast Read often runs before the response's line is there.
+	for i := range 3 {
+		pair := write(fmt.Sprintf("pair%d.txt", i), lines(50, 60, "p"))
+		script = append(script, realharness.Turn{Calls: []realharness.Call{
+			read(fmt.Sprintf("toolu_p%da", i), pair), read(fmt.Sprintf("toolu_p%db", i), pair)}})
+	}
 	tools := []string{"Read", "Bash", "Grep", "Glob", "mcp__srv__big", "mcp__srv__small"}
 	claude := func(settings []byte, cache string, s []realharness.Turn) *realharness.Run {
 		return realharness.RunClaude(t, bin, s, realharness.ClaudeOptions{Work: work, Settings: settings,
@@ -125,7 +133,8 @@ func TestRealHook(t *testing.T) {
 	}
 	wantActions := map[string]string{"toolu_r1": "keep", "toolu_g1": "spill", "toolu_l1": "keep", "toolu_r2": "spill",
 		"toolu_r3": "spill", "toolu_r4": "suppress", "toolu_b1": "spill", "toolu_b2": "keep", "toolu_r5": "keep",
-		"toolu_m1": "spill", "toolu_m2": "keep", "toolu_b3": "keep"}
+		"toolu_m1": "spill", "toolu_m2": "keep", "toolu_b3": "keep",
+		"toolu_p0a": "keep", "toolu_p0b": "keep", "toolu_p1a": "keep", "toolu_p1b": "keep", "toolu_p2a": "keep", "toolu_p2b": "keep"}
 	for id, want := range wantActions {
 		if got := predicted[id].Action; got != want {
 			t.Errorf("%s: %s, want %s (%s)", id, got, want, predicted[id].Reason)

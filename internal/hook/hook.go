@@ -173,6 +173,9 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte,
 	}()
 	opt := replay.Options{Store: store, NoHazards: true}
 	if pol.Dedupe.Enabled {
+		// Looked for before the lock is taken: the hooks of the other
+		// calls of the response may be waiting for the same lines.
+		opt.Batch = responseOf(in.TranscriptPath, in.ToolUseID)
 		st, err = openState(filepath.Join(cfg.Cache, "hook"), in.stateName(), cfg.Now())
 		if err != nil {
 			return nil, fmt.Errorf("repeat state: %w", err)
@@ -182,7 +185,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte,
 			lg.log(in, "repeat state unreadable, started afresh: %v", err)
 			state = &replay.Repeats{}
 		}
-		opt.Repeats, opt.Batch = state, responseOf(in.TranscriptPath, in.ToolUseID)
+		opt.Repeats = state
 	}
 	counter, err := measureCounter(cfg, &pol)
 	if err != nil {
@@ -314,10 +317,31 @@ var plainID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 // maxTail bounds what is read of the transcript to find a call's response.
 const maxTail = 1 << 20
 
+// Claude Code writes its transcript from a queue it drains every 100 ms
+// (FLUSH_INTERVAL_MS in 2.1.328), so a fast tool's hook can run before the
+// line of the response that made the call is written: without it, the
+// calls of one response were judged as responses of their own (a parallel
+// repeat taken for a repeat, a Read after an Edit of the same response
+// suppressed). The line is looked for again for up to responseWait, a
+// variable for tests.
+var responseWait = 500 * time.Millisecond
+
 // responseOf is the model response that made call id, as the transcript's
 // last lines tell (its message id): the calls of one response are judged
-// together. "" when it is not found there, and the call is its own.
+// together. "" when it is not found there in responseWait, and the call
+// is its own.
 func responseOf(transcriptPath, id string) string {
+	deadline := time.Now().Add(responseWait)
+	for {
+		if r := responseIn(transcriptPath, id); r != "" || time.Now().After(deadline) {
+			return r
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// responseIn is responseOf as the transcript is now.
+func responseIn(transcriptPath, id string) string {
 	info, err := os.Lstat(transcriptPath)
 	if err != nil {
 		return ""

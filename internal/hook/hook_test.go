@@ -273,6 +273,8 @@ func TestFailOpen(t *testing.T) {
 // The hook's command run as Claude Code runs it: this test binary, told
 // by the environment to be the hook.
 func TestMain(m *testing.M) {
+	// The tests' transcripts are written before their hooks run, or never.
+	responseWait = 0
 	if dir := os.Getenv("SPILLWAY_TEST_HOOK_CACHE"); dir != "" {
 		p, _ := policy.Preset("harness-rs-0.0.50-dedupe")
 		p.Unit = policy.UTF8Bytes
@@ -373,6 +375,30 @@ func TestResponseOf(t *testing.T) {
 	}
 	if got := responseOf(filepath.Join(t.TempDir(), "none"), "toolu_1"); got != "" {
 		t.Error(got)
+	}
+}
+
+// A response whose line Claude Code has not written yet when the hook
+// runs (it drains its writes every 100 ms) is waited for, for a while.
+func TestResponseOfLate(t *testing.T) {
+	defer func(w time.Duration) { responseWait = w }(responseWait)
+	responseWait = 2 * time.Second
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(path, []byte("{\"type\":\"user\"}\n"), 0o600)
+	go func() {
+		time.Sleep(150 * time.Millisecond)
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(`{"type":"assistant","message":{"id":"msg_late","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{}}]}}` + "\n")
+		f.Close()
+	}()
+	if got := responseOf(path, "toolu_1"); got != "msg_late" {
+		t.Errorf("%q, want msg_late", got)
+	}
+	// One never written is given up on.
+	responseWait = 50 * time.Millisecond
+	start := time.Now()
+	if got := responseOf(path, "toolu_2"); got != "" || time.Since(start) > time.Second {
+		t.Errorf("%q after %v", got, time.Since(start))
 	}
 }
 
