@@ -78,6 +78,12 @@ func TestRealHook(t *testing.T) {
 			{ID: "toolu_m2", Name: "mcp__srv__small", Input: map[string]any{}}}},
 		{Calls: []realharness.Call{bash("toolu_b3", "head -c 8000 /dev/zero | tr '\\0' q")}}, // 8,000 bytes: kept
 	}
+	// Files Claude Code notes as not UTF-8 text after their lines, over the
+	// ceiling: left as they are, with Claude Code's note.
+	notUTF8 := write("latin1.txt", strings.Repeat("abc\xff\xfe def \xc3\x28 ghi\n", 600))
+	withNUL := write("nul.txt", strings.Repeat("abc\x00def ghi jkl\n", 600))
+	script = append(script, realharness.Turn{Calls: []realharness.Call{read("toolu_u1", notUTF8)}},
+		realharness.Turn{Calls: []realharness.Call{read("toolu_n1", withNUL)}})
 	// The same file read twice by one response: neither is a repeat of the
 	// other. Claude Code writes its transcript every 100 ms, so the hook of
 	// a fast Read often runs before the response's line is there.
@@ -134,6 +140,7 @@ func TestRealHook(t *testing.T) {
 	wantActions := map[string]string{"toolu_r1": "keep", "toolu_g1": "spill", "toolu_l1": "keep", "toolu_r2": "spill",
 		"toolu_r3": "spill", "toolu_r4": "suppress", "toolu_b1": "spill", "toolu_b2": "keep", "toolu_r5": "keep",
 		"toolu_m1": "spill", "toolu_m2": "keep", "toolu_b3": "keep",
+		"toolu_u1": "keep", "toolu_n1": "keep",
 		"toolu_p0a": "keep", "toolu_p0b": "keep", "toolu_p1a": "keep", "toolu_p1b": "keep", "toolu_p2a": "keep", "toolu_p2b": "keep"}
 	for id, want := range wantActions {
 		if got := predicted[id].Action; got != want {

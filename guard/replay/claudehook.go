@@ -134,8 +134,12 @@ func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 	}
 	if r.Tool == "Read" {
 		n, ok := harness.ReadNumberingOf(text)
-		if !ok {
+		switch {
+		case !ok:
 			h.keep = "not a Read's numbered lines: spillway's hook leaves it as it is"
+			return
+		case harness.ClaudeNotesEncoding(text): // numbering adds neither
+			h.keep = harness.ClaudeEncodingKept
 			return
 		}
 		h.numbering = &n

@@ -64,13 +64,17 @@ func TestHookMode(t *testing.T) {
 		call("b2", "Bash", nil), result("b2", strings.Repeat("y", 500), true),
 		call("t1", "Task", nil), result("t1", strings.Repeat("z", 500), false),
 		call("r2", "Read", map[string]any{"file_path": "/img"}), result("r2", strings.Repeat("not numbered ", 40), false),
+		// Claude Code noted it as not UTF-8 text, or would have (the note
+		// is not the hook's to see): the hook leaves it.
+		call("r3", "Read", map[string]any{"file_path": "/bin"}),
+		result("r3", harness.NumberRead(strings.Repeat("ab\ufffd\n", 200), harness.ReadNumbering{Start: 1, Sep: "\t"}), false),
 	)
 	pol := withCeiling(t, "harness-rs-0.0.40", 300) // truncation at 300 JSON bytes
 	rp, err := prepared(t, s).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"truncate", "truncate", "keep", "keep", "keep"}
+	want := []string{"truncate", "truncate", "keep", "keep", "keep", "keep"}
 	if diff := cmp.Diff(want, outcomes(rp)); diff != "" {
 		t.Fatalf("outcomes (-want +got):\n%s", diff)
 	}
@@ -93,7 +97,7 @@ func TestHookMode(t *testing.T) {
 	if bash.Replacement != wantRep || bash.Text != wantRep || !strings.HasPrefix(wantRep, `{"bytes_kept":300,"bytes_total":52893,`) {
 		t.Errorf("Bash replaced with %.80q", bash.Replacement)
 	}
-	for i, why := range []string{2: "the call failed", 3: "leaves this tool's output", 4: "not a Read's numbered lines"} {
+	for i, why := range []string{2: "the call failed", 3: "leaves this tool's output", 4: "not a Read's numbered lines", 5: "not plain UTF-8 text"} {
 		if i >= 2 && (!strings.Contains(rp.Results[i].Reason, why) || rp.Results[i].Text != s.Calls[i].Results[0].Text) {
 			t.Errorf("result %d: %q", i, rp.Results[i].Reason)
 		}

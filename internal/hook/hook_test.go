@@ -361,6 +361,26 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
+// A Read Claude Code follows with a note on the file's encoding (NUL
+// bytes, bytes not UTF-8, UTF-16 big-endian) is left as it is: the hook
+// does not see the note, and a replacement would lose it.
+func TestReadEncodingNoted(t *testing.T) {
+	bom := filepath.Join(t.TempDir(), "utf16be.txt")
+	os.WriteFile(bom, []byte("\xfe\xff\x00a"), 0o600)
+	for name, c := range map[string]struct{ path, content string }{
+		"NUL":        {"/f", strings.Repeat("abc\x00def\n", 200)},
+		"not UTF-8":  {"/f", strings.Repeat("abc\ufffd def\n", 200)},
+		"UTF-16 BOM": {bom, strings.Repeat("abcdef\n", 200)},
+	} {
+		cfg := config(t, "harness-rs-0.0.50", 500)
+		stdin := input(t, "Read", "toolu_r", map[string]any{"file_path": c.path},
+			map[string]any{"type": "text", "file": map[string]any{"filePath": c.path, "content": c.content, "startLine": 1}})
+		if answer, log, _ := call(t, cfg, stdin); answer != "" || !strings.Contains(log, "not plain UTF-8 text") {
+			t.Errorf("%s: answer %.80q, log %q", name, answer, log)
+		}
+	}
+}
+
 // A response is found in the transcript's last lines by its call's id.
 func TestResponseOf(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")

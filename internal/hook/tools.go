@@ -3,9 +3,11 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spillway-dev/spillway/guard/harness"
+	"github.com/spillway-dev/spillway/internal/safefile"
 )
 
 // output is a tool's output as the hook is given it (tool_response), read
@@ -93,6 +95,7 @@ func readRead(resp json.RawMessage) (*output, error) {
 	var r struct {
 		Type string
 		File struct {
+			FilePath  string
 			Content   string
 			StartLine *int
 		}
@@ -102,6 +105,13 @@ func readRead(resp json.RawMessage) (*output, error) {
 	}
 	if r.Type != "text" {
 		return nil, errShape{fmt.Sprintf("a Read of type %q", r.Type)}
+	}
+	if harness.ClaudeNotesEncoding(r.File.Content) || startsUTF16BE(r.File.FilePath) {
+		// Claude Code adds a note after the lines of such a file (NUL
+		// bytes, bytes not UTF-8, UTF-16 big-endian: Edit and Write will
+		// refuse it), which the hook does not see and which a replacement
+		// would lose.
+		return nil, errShape{harness.ClaudeEncodingKept}
 	}
 	start := 1
 	if r.File.StartLine != nil {
@@ -364,4 +374,21 @@ func readMCP(resp json.RawMessage) (*output, error) {
 		return content, nil
 	}
 	return out, nil
+}
+
+// startsUTF16BE tells whether the file at path, a regular file, starts
+// with UTF-16's big-endian byte-order mark, which Claude Code notes after
+// a Read's lines.
+func startsUTF16BE(path string) bool {
+	if path == "" {
+		return false
+	}
+	f, _, err := safefile.OpenRegular(path, nil)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var bom [2]byte
+	n, _ := io.ReadFull(f, bom[:])
+	return n == 2 && bom == [2]byte{0xFE, 0xFF}
 }
