@@ -84,6 +84,16 @@ func TestRealHook(t *testing.T) {
 	withNUL := write("nul.txt", strings.Repeat("abc\x00def ghi jkl\n", 600))
 	script = append(script, realharness.Turn{Calls: []realharness.Call{read("toolu_u1", notUTF8)}},
 		realharness.Turn{Calls: []realharness.Call{read("toolu_n1", withNUL)}})
+	// A Glob Claude Code cuts at 100 files, saying so in a last line: left
+	// as it is, over the ceiling and as a repeat.
+	for i := range 130 {
+		write(fmt.Sprintf("many/a-long-file-name-so-that-a-hundred-of-them-pass-the-ceiling-%03d.go", i), "package many\n")
+	}
+	glob := realharness.Call{Name: "Glob", Input: map[string]any{"pattern": "**/*.go", "path": filepath.Join(work, "many")}}
+	glob.ID = "toolu_l2"
+	script = append(script, realharness.Turn{Calls: []realharness.Call{glob}})
+	glob.ID = "toolu_l3"
+	script = append(script, realharness.Turn{Calls: []realharness.Call{glob}})
 	// The same file read twice by one response: neither is a repeat of the
 	// other. Claude Code writes its transcript every 100 ms, so the hook of
 	// a fast Read often runs before the response's line is there.
@@ -140,7 +150,7 @@ func TestRealHook(t *testing.T) {
 	wantActions := map[string]string{"toolu_r1": "keep", "toolu_g1": "spill", "toolu_l1": "keep", "toolu_r2": "spill",
 		"toolu_r3": "spill", "toolu_r4": "suppress", "toolu_b1": "spill", "toolu_b2": "keep", "toolu_r5": "keep",
 		"toolu_m1": "spill", "toolu_m2": "keep", "toolu_b3": "keep",
-		"toolu_u1": "keep", "toolu_n1": "keep",
+		"toolu_u1": "keep", "toolu_n1": "keep", "toolu_l2": "keep", "toolu_l3": "keep",
 		"toolu_p0a": "keep", "toolu_p0b": "keep", "toolu_p1a": "keep", "toolu_p1b": "keep", "toolu_p2a": "keep", "toolu_p2b": "keep"}
 	for id, want := range wantActions {
 		if got := predicted[id].Action; got != want {

@@ -39,6 +39,28 @@ func ClaudeNotesEncoding(content string) bool { return strings.ContainsAny(conte
 // ClaudeEncodingKept is why such a Read is left as it is.
 const ClaudeEncodingKept = "a Read of a file that is not plain UTF-8 text: Claude Code notes it after the lines, which a replacement would lose; left as it is"
 
+// claudeSearchStopped opens the results of a search Claude Code 2.1.328
+// stopped at its time limit.
+const claudeSearchStopped = "The search stopped before it finished, most likely at its time limit, so these results are incomplete: more matches may exist. Search a more specific path or pattern.\n\n"
+
+// ClaudeSearchIncomplete tells whether text is the result of a Glob or Grep
+// that Claude Code stopped at its time limit, or of a Glob it cut at its
+// limit of files, which it ends with a line saying so: spillway's hook
+// leaves those as they are (its replacement would lose that line).
+func ClaudeSearchIncomplete(tool, text string) bool {
+	switch {
+	case tool != "Glob" && tool != "Grep":
+		return false
+	case strings.HasPrefix(text, claudeSearchStopped):
+		return true
+	case tool != "Glob":
+		return false
+	}
+	last := text[strings.LastIndexByte(text, '\n')+1:]
+	return last == "(Results are truncated. Consider using a more specific path or pattern.)" ||
+		strings.HasPrefix(last, "(Showing ") && strings.HasSuffix(last, " Narrow the pattern or path to see the rest.)")
+}
+
 // readSeps are the separators Claude Code has put after a line number.
 var readSeps = []string{"\t", "→", ":"}
 

@@ -564,3 +564,25 @@ func BenchmarkMeasure(b *testing.B) {
 		Measure(text)
 	}
 }
+
+// The searches Claude Code 2.1.328 cut or stopped, by the lines it adds
+// (GlobTool's mapToolResultToToolResultBlockParam).
+func TestClaudeSearchIncomplete(t *testing.T) {
+	for _, c := range []struct {
+		tool, text string
+		want       bool
+	}{
+		{"Glob", "/a\n/b\n(Showing 2 of 5 matching files; 3 more are not listed. Narrow the pattern or path to see the rest.)", true},
+		{"Glob", "/a\n(Showing the first 1 files; there are more than 9 matches. Narrow the pattern or path to see the rest.)", true},
+		{"Glob", "/a\n(Results are truncated. Consider using a more specific path or pattern.)", true},
+		{"Glob", claudeSearchStopped + "/a\n/b", true},
+		{"Grep", claudeSearchStopped + "a.go:1:x", true},
+		{"Glob", "/a\n/b", false},
+		{"Grep", "/a\n(Results are truncated. Consider using a more specific path or pattern.)", false},
+		{"Bash", claudeSearchStopped + "x", false},
+	} {
+		if got := ClaudeSearchIncomplete(c.tool, c.text); got != c.want {
+			t.Errorf("%s %.60q: %v, want %v", c.tool, c.text, got, c.want)
+		}
+	}
+}

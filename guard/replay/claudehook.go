@@ -149,6 +149,10 @@ func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 		}
 		return
 	}
+	if harness.ClaudeSearchIncomplete(r.Tool, text) {
+		h.keep = "a search Claude Code cut or stopped, which it says in the text: spillway's hook leaves it as it is"
+		return
+	}
 	h.own = true
 	if p.sumsEarly(r.Tool) {
 		h.sum.Store(textSum(text))
