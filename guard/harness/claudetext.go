@@ -302,6 +302,18 @@ func ClaudePersistedPath(text string) (path, after string, ok bool) {
 	return path, text[end+len(close):], path != "" && utf8.ValidString(path)
 }
 
+// ClaudePersistLimit is the most of an output Claude Code 2.1.328 saves to
+// its tool-results file; an output of this size or more is saved cut, and
+// its message says "Output exceeded the 64MB persist limit" instead. The
+// whole output is then nowhere: spillway's hook leaves it as it is.
+const ClaudePersistLimit = 64 << 20
+
+// ClaudePersistCut tells whether text is the message of an output Claude
+// Code saved cut at ClaudePersistLimit.
+func ClaudePersistCut(text string) bool {
+	return strings.HasPrefix(text, "<persisted-output>\nOutput exceeded the ")
+}
+
 // ClaudeHookTools says whether spillway's hook can replace the output of
 // a Claude Code tool: the tools whose output shape it knows (Read, Bash,
 // Grep, Glob, WebFetch) and MCP tools, whose output is content blocks.

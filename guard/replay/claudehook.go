@@ -122,6 +122,10 @@ func (p *Prepared) hookKeeps(it *item, h *hookItem) bool {
 // hookOf works out what the hook sees of it, whose text is text.
 func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 	r := it.r
+	if harness.ClaudePersistCut(text) {
+		h.keep = "Claude Code saved only the first 64 MiB of it: spillway's hook leaves it as it is"
+		return
+	}
 	if path, after, ok := harness.ClaudePersistedPath(text); ok {
 		h.persisted = &hookPersisted{path: path, after: after}
 		whole, err := p.persistedText(it, h.persisted)

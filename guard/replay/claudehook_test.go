@@ -71,13 +71,16 @@ func TestHookMode(t *testing.T) {
 		// Cut by Claude Code, which says so in a line the hook would lose.
 		call("g1", "Glob", nil), result("g1", strings.Repeat("/a/file.go\n", 100)+
 			"(Showing 100 of 120 matching files; 20 more are not listed. Narrow the pattern or path to see the rest.)", false),
+		// Saved cut by Claude Code: the whole output is nowhere.
+		call("b3", "Bash", nil), result("b3", "<persisted-output>\nOutput exceeded the 64MB persist limit; only the first 64MB were saved to: "+
+			persistedFile+"\n\nPreview (first 2KB):\n"+strings.Repeat("1\n", 1000)+"...\n</persisted-output>", false),
 	)
 	pol := withCeiling(t, "harness-rs-0.0.40", 300) // truncation at 300 JSON bytes
 	rp, err := prepared(t, s).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"truncate", "truncate", "keep", "keep", "keep", "keep", "keep"}
+	want := []string{"truncate", "truncate", "keep", "keep", "keep", "keep", "keep", "keep"}
 	if diff := cmp.Diff(want, outcomes(rp)); diff != "" {
 		t.Fatalf("outcomes (-want +got):\n%s", diff)
 	}
@@ -100,7 +103,7 @@ func TestHookMode(t *testing.T) {
 	if bash.Replacement != wantRep || bash.Text != wantRep || !strings.HasPrefix(wantRep, `{"bytes_kept":300,"bytes_total":52893,`) {
 		t.Errorf("Bash replaced with %.80q", bash.Replacement)
 	}
-	for i, why := range []string{2: "the call failed", 3: "leaves this tool's output", 4: "not a Read's numbered lines", 5: "not plain UTF-8 text", 6: "a search Claude Code cut"} {
+	for i, why := range []string{2: "the call failed", 3: "leaves this tool's output", 4: "not a Read's numbered lines", 5: "not plain UTF-8 text", 6: "a search Claude Code cut", 7: "only the first 64 MiB"} {
 		if i >= 2 && (!strings.Contains(rp.Results[i].Reason, why) || rp.Results[i].Text != s.Calls[i].Results[0].Text) {
 			t.Errorf("result %d: %q", i, rp.Results[i].Reason)
 		}

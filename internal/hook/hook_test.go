@@ -381,6 +381,17 @@ func TestReadEncodingNoted(t *testing.T) {
 	}
 }
 
+// A Bash output Claude Code saved only the first 64 MiB of is left as it
+// is: a spill of its file would say it holds the whole output.
+func TestBashPersistCut(t *testing.T) {
+	cfg := config(t, "harness-rs-0.0.50", 500)
+	stdin := input(t, "Bash", "toolu_b", map[string]any{"command": "seq 1 9000000"}, map[string]any{"stdout": "1\n2\n",
+		"stderr": "", "interrupted": false, "isImage": false, "persistedOutputPath": "/tmp/x.txt", "persistedOutputSize": 70_888_896})
+	if answer, log, _ := call(t, cfg, stdin); answer != "" || !strings.Contains(log, "only the first 64 MiB") {
+		t.Errorf("answer %.80q, log %q", answer, log)
+	}
+}
+
 // A response is found in the transcript's last lines by its call's id.
 func TestResponseOf(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")

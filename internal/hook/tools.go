@@ -159,6 +159,10 @@ func readBash(resp json.RawMessage) (*output, error) {
 	switch {
 	case b.Interrupted, b.IsImage, b.BackgroundTaskID != "", len(b.StructuredContent) > 0, b.StdoutHoldsOutputEnd:
 		return nil, errShape{"an interrupted, backgrounded, image or structured Bash output"}
+	case b.PersistedOutputPath != "" && b.PersistedOutputSize >= harness.ClaudePersistLimit:
+		// Its file holds only the first 64 MiB: a spill of it would say
+		// it holds the whole.
+		return nil, errShape{"a Bash output Claude Code saved only the first 64 MiB of"}
 	}
 	out := harness.BashOutput(b.Stdout)
 	if b.PersistedOutputPath != "" {
