@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/export"
 	"github.com/spillway-dev/spillway/guard/policy"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // TestPolicyExport: the policy flags and a policy file written by the
