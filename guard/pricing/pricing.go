@@ -229,6 +229,9 @@ type Match struct {
 // prefixes, dated or mode suffixes, dots for dashes). It never guesses a
 // neighbouring model: an unknown name has no price.
 func (t *Table) Match(model string) (Match, bool) {
+	if m, ok := t.regional(model); ok {
+		return m, true
+	}
 	var candidates []alias
 	for _, l := range t.layers {
 		if e, ok := l.models[model]; ok {
@@ -240,6 +243,32 @@ func (t *Table) Match(model string) (Match, bool) {
 		for _, a := range candidates {
 			if e, ok := l.models[a.name]; ok {
 				return Match{Key: a.name, Layer: l.source, Rules: a.rules, Entry: e}, true
+			}
+		}
+	}
+	return Match{}, false
+}
+
+// regional prices a Bedrock cross-region name (us.anthropic.claude-…) as
+// Bedrock bills it, a tenth over the model's own price from Claude Sonnet
+// 4.5 on, and as ccusage prices it (LiteLLM's exact keys for such names):
+// the table's regional row for the model, when no layer has the name
+// itself. The global. profiles cost the model's own price.
+func (t *Table) regional(model string) (Match, bool) {
+	prefix := regionPrefix().FindString(model)
+	if prefix == "" || prefix == "global." {
+		return Match{}, false
+	}
+	for _, l := range t.layers {
+		if _, ok := l.models[model]; ok {
+			return Match{}, false
+		}
+	}
+	name := "regional." + model[len(prefix):]
+	for _, name := range []string{name, name + "-v1:0"} {
+		for _, l := range t.layers {
+			if e, ok := l.models[name]; ok {
+				return Match{Key: name, Layer: l.source, Rules: []string{fmt.Sprintf("region prefix %q: Bedrock's regional price", prefix)}, Entry: e}, true
 			}
 		}
 	}

@@ -76,13 +76,17 @@ func TestLookup(t *testing.T) {
 		"anthropic/claude-opus-4-7":                "claude-opus-4-7",
 		"openrouter/anthropic/claude-sonnet-4-6":   "claude-sonnet-4-6",
 		"bedrock/anthropic.claude-sonnet-4-5-v1:0": "claude-sonnet-4-5",
-		"us.anthropic.claude-opus-4-7":             "claude-opus-4-7",
-		"gpt-5.5":                                  "gpt-5.5",
+		// A Bedrock region's profile costs its regional price (a tenth
+		// more from Sonnet 4.5 on, as ccusage's exact keys have it); the
+		// global profile the model's own.
+		"us.anthropic.claude-opus-4-7":     "regional.anthropic.claude-opus-4-7-v1:0",
+		"global.anthropic.claude-opus-4-7": "claude-opus-4-7",
+		"gpt-5.5":                          "gpt-5.5",
 		// Anthropic's own alias of Claude Opus 4, which the dataset lists.
 		"claude-opus-4-0": "claude-opus-4-0",
 		// Proxies' prefixes: Bedrock, its regions, Vertex, OpenRouter.
 		"bedrock/anthropic.claude-sonnet-4-5":         "claude-sonnet-4-5",
-		"eu.anthropic.claude-haiku-4-5-20251001-v1:0": "claude-haiku-4-5-20251001",
+		"eu.anthropic.claude-haiku-4-5-20251001-v1:0": "regional.anthropic.claude-haiku-4-5-20251001-v1:0",
 		"bedrock/us.amazon.nova-pro-v1:0":             "amazon.nova-pro-v1:0",
 		"mistral.mistral-large-2407-v1:0":             "mistral-large-2407",
 		"vertex_ai/gemini-2.5-pro":                    "gemini-2.5-pro",
@@ -107,6 +111,10 @@ func TestLookup(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", model, got, ok, want)
 		}
+	}
+	// $5.50 and $27.50 per million: a tenth over Opus 4.7's $5 and $25.
+	if e, _, _ := table.Lookup("us.anthropic.claude-opus-4-7"); math.Abs(e.Input-5.5e-6) > 1e-15 || math.Abs(e.Output-27.5e-6) > 1e-15 {
+		t.Errorf("us.anthropic.claude-opus-4-7: input %g, output %g per token", e.Input, e.Output)
 	}
 }
 
