@@ -37,6 +37,11 @@ func TestEdgeCases(t *testing.T) {
 			want: summary{Calls: 1},
 		},
 		{
+			name: "invalid UTF-8 in the header's title is warned about",
+			log:  `{"spillway":"transcript/v1","session_id":"s","title":"caf` + "\xe9" + `"}` + "\n" + `{"role":"assistant","model":"m","content":"hi"}`,
+			want: summary{Calls: 1, Warnings: []Warning{{Line: 1, Message: "invalid UTF-8 replaced with U+FFFD"}}},
+		},
+		{
 			name: "a resumed session repeats every line, the compaction too",
 			log:  strings.Repeat(claudeV("2.1.126")+"\n"+claudeU+"\n"+compact+"\n", 2),
 			want: summary{Calls: 1, Results: 1, Compactions: 1, Links: []string{"Read"}, LowerBound: true,

@@ -23,10 +23,10 @@ func (p *genericParser) line(v []byte, line int) bool {
 	p.b.repeatedKeys(line, repeatsKeys(v))
 	get := func(key string) []byte { return member(v, key, true, nil) }
 	if id := stringOf(get("session_id")); len(id) > 0 {
-		p.b.s.ID = string(id)
+		p.b.s.ID = p.b.valid(line, string(id))
 	}
 	if title := stringOf(get("title")); len(title) > 0 {
-		p.b.s.Title = string(title)
+		p.b.s.Title = p.b.valid(line, string(title))
 	}
 	role := string(stringOf(get("role")))
 	t := parseTime(stringOf(get("timestamp")))
