@@ -25,7 +25,7 @@ func TestPricesModels(t *testing.T) {
 
 func TestPricesJSON(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"prices", "--format", "json", "glm-5.1", "us.anthropic.claude-opus-4-7", "gpt-5.5-mini"}, strings.NewReader(""), &out, &errb); code != 0 {
+	if code := run([]string{"prices", "--format", "json", "glm-5.1", "us.anthropic.claude-opus-4-7", "global.anthropic.claude-opus-4-7", "gpt-5.5-mini"}, strings.NewReader(""), &out, &errb); code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 	var got pricesOutput
@@ -47,7 +47,8 @@ func TestPricesJSON(t *testing.T) {
 	}
 	want := []brief{
 		{"glm-5.1", "exact", "glm-5.1", "zai", nil, 1.4, 4.4},
-		{"us.anthropic.claude-opus-4-7", "alias", "claude-opus-4-7", "anthropic", []string{`prefix "us.anthropic." dropped`}, 5, 25},
+		{"us.anthropic.claude-opus-4-7", "alias", "regional.anthropic.claude-opus-4-7-v1:0", "aws", []string{`region prefix "us.": Bedrock's regional price`}, 5.5, 27.5},
+		{"global.anthropic.claude-opus-4-7", "alias", "claude-opus-4-7", "anthropic", []string{`prefix "global.anthropic." dropped`}, 5, 25},
 		{"gpt-5.5-mini", "unpriced", "", "", nil, 0, 0},
 	}
 	if diff := cmp.Diff(want, briefs); diff != "" {
