@@ -166,7 +166,7 @@ func runHookFast(args []string, stdin io.Reader, stdout, stderr io.Writer) bool 
 // hookConfig is what the hook runs with, from its flags; a policy that
 // cannot be had is the config's PolicyErr, for the hook to log.
 func hookConfig(flags *policyFlags, fs *flag.FlagSet) hook.Config {
-	cfg := hook.Config{Encoding: flags.encoding}
+	cfg := hook.Config{Encoding: flags.encoding, ProjectDir: os.Getenv("CLAUDE_PROJECT_DIR")}
 	if dir, err := os.UserCacheDir(); err == nil {
 		cfg.Cache = filepath.Join(dir, "spillway")
 	}

@@ -74,6 +74,11 @@ type Config struct {
 	Counter  func() (replay.TokenCounter, error)
 	Encoding string
 	Now      func() time.Time
+	// ProjectDir is the project's folder ($CLAUDE_PROJECT_DIR, which Claude
+	// Code sets for its hooks): a spill file the policy's text names
+	// relative to the workspace is written there, not in the folder the
+	// agent's shell has moved to (the input's cwd). "" for the cwd.
+	ProjectDir string
 }
 
 // MaxInput bounds what is read of the standard input (a variable for
@@ -162,6 +167,9 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte,
 	var state *replay.Repeats
 	var st *stateFile
 	store := &locatorStore{base: in.Cwd}
+	if filepath.IsAbs(cfg.ProjectDir) {
+		store.base = cfg.ProjectDir
+	}
 	defer func() {
 		if answer == nil {
 			// The output goes through as it came: a spill file made for a

@@ -392,6 +392,27 @@ func TestBashPersistCut(t *testing.T) {
 	}
 }
 
+// A spill file named relative to the workspace is written in the project's
+// folder, though the agent's shell has moved into another (the input's
+// cwd follows it).
+func TestSpillInProject(t *testing.T) {
+	cfg := config(t, "harness-rs-0.0.50", 500)
+	cfg.ProjectDir = t.TempDir()
+	stdin := input(t, "Read", "toolu_r", map[string]any{"file_path": "/f"},
+		map[string]any{"type": "text", "file": map[string]any{"content": long, "startLine": 1}})
+	var in Input
+	json.Unmarshal([]byte(stdin), &in)
+	if answer, log, _ := call(t, cfg, stdin); answer == "" {
+		t.Fatalf("not spilled: %s", log)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.ProjectDir, ".harness", "spill", "toolu_r-Read.txt")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(in.Cwd, ".harness")); err == nil {
+		t.Error("written in the shell's folder too")
+	}
+}
+
 // A response is found in the transcript's last lines by its call's id.
 func TestResponseOf(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
