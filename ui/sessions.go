@@ -98,8 +98,10 @@ func (l *sessionList) current() string {
 }
 
 // refresh filters and sorts again, keeping the selected session.
-func (l *sessionList) refresh() {
-	selected := l.current()
+func (l *sessionList) refresh() { l.show(l.current()) }
+
+// show filters and sorts the rows, the cursor on session selected.
+func (l *sessionList) show(selected string) {
 	l.shown = l.shown[:0]
 	q := strings.ToLower(l.filter)
 	for i := range l.rows {

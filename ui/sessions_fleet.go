@@ -658,9 +658,11 @@ func (f *listScreen) takeScan(msg fleetScannedMsg) tea.Cmd {
 			f.following = f.following || f.now.Sub(r.Modified) < sessions.LiveWindow
 		}
 	}
+	// The selected session is taken before the rows it indexes go.
+	selected := f.list.current()
 	f.list.rows = msg.rows
 	f.markLive()
-	f.list.refresh()
+	f.list.show(selected)
 	if len(changed) > 0 {
 		cmds = append(cmds, f.replayFleet(changed, false))
 	}

@@ -947,6 +947,41 @@ func TestSessionListLive(t *testing.T) {
 	}
 }
 
+// TestSessionListRowsChange: sessions that come and go at a look of a
+// followed list leave the cursor on the session it was on. The selection
+// was taken from the new rows by the old order: a session added moved the
+// cursor to another, and two removed with the cursor on the last row
+// indexed past the rows (a panic).
+func TestSessionListRowsChange(t *testing.T) {
+	dir := fleetFixture(t)
+	live := filepath.Join(dir, "live.jsonl")
+	writeSession(t, live, "/home/u/live", "claude-haiku-4-5", []fleetCall{{at: "2026-03-05T11:45:00Z", input: 10_000, output: 100}})
+	now := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
+	os.Chtimes(live, now, now)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, now)
+	press(t, m, "G")
+	last := m.fleet.list.current()
+	if names := shownNames(m); len(names) != 5 || filepath.Base(last) != names[4]+".jsonl" {
+		t.Fatalf("shown %v, selected %s", names, last)
+	}
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	writeSession(t, fresh, "/home/u/fresh", "gpt-5", []fleetCall{{at: "2026-03-05T11:59:00Z", input: 1000, output: 10}})
+	os.Chtimes(fresh, now, now)
+	send(t, m, fleetTickMsg{})
+	if got := m.fleet.list.current(); got != last || len(shownNames(m)) != 6 {
+		t.Errorf("after a session was added: %v, selected %s, want %s", shownNames(m), got, last)
+	}
+	for _, name := range []string{"fresh", "live"} {
+		if p := filepath.Join(dir, name+".jsonl"); p != last {
+			os.Remove(p)
+		}
+	}
+	send(t, m, fleetTickMsg{})
+	if got := m.fleet.list.current(); got != last || len(shownNames(m)) != 4 {
+		t.Errorf("after two were removed: %v, selected %s, want %s", shownNames(m), got, last)
+	}
+}
+
 // TestSessionListHostile lists a session whose file name, folder and
 // model carry control sequences: they reach the screen only escaped, and
 // drawing the list changes nothing.
