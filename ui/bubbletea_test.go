@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image/color"
 	"os"
@@ -343,6 +344,22 @@ func TestFollowedFolderNamesItsFile(t *testing.T) {
 	send(t, m, toSess(m, followMsg{id: m.sess.followID, update: transcript.Update{Path: s.Path, Session: s}}))
 	if out := ansi.Strip(screen(m)); !strings.HasPrefix(out, "spillway · sess.jsonl") {
 		t.Errorf("the header does not name the followed file:\n%s", out)
+	}
+}
+
+// TestFollowErrorGoes: a problem the follower had (a file it could not
+// open for a while) leaves the footer once an update comes without it.
+func TestFollowErrorGoes(t *testing.T) {
+	m := newModel(t, demoData(t), "harness-rs-0.0.50", 100, 30, "dark")
+	s := m.sess.session
+	send(t, m, toSess(m, followMsg{id: m.sess.followID, update: transcript.Update{Path: s.Path, Session: s,
+		Err: errors.New("open demo.jsonl: permission denied")}}))
+	if out := ansi.Strip(screen(m)); !strings.Contains(out, "permission denied") {
+		t.Fatalf("the follower's problem is not shown:\n%s", out)
+	}
+	send(t, m, toSess(m, followMsg{id: m.sess.followID, update: transcript.Update{Path: s.Path, Session: s}}))
+	if out := ansi.Strip(screen(m)); strings.Contains(out, "permission denied") {
+		t.Errorf("the follower's problem stays once it is gone:\n%s", out)
 	}
 }
 

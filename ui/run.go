@@ -52,8 +52,8 @@ func run(opt Options, terminal ...tea.ProgramOption) error {
 		}
 		return nil
 	}
-	if s := m.sess; s != nil && s.err != nil && s.session == nil {
-		return s.err
+	if s := m.sess; s != nil && s.problem() != nil && s.session == nil {
+		return s.problem()
 	}
 	return nil
 }

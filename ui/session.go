@@ -58,6 +58,10 @@ type sessionScreen struct {
 	progress         progressMsg
 	loading          bool
 	err              error
+	// followErr is the follower's problem as its last update had it (a
+	// file that cannot be opened, a line it could not read): it goes
+	// when the follower recovers, as err, the screen's own, does not.
+	followErr error
 
 	following    bool
 	cancelFollow context.CancelFunc
@@ -524,6 +528,15 @@ func (s *sessionScreen) raiseAlerts(old, rp *replay.Run) {
 	}
 }
 
+// problem is what went wrong for the screen, its own problem first; nil
+// when nothing did.
+func (s *sessionScreen) problem() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.followErr
+}
+
 // followed takes a followed session's newest state.
 func (s *sessionScreen) followed(u transcript.Update) tea.Cmd {
 	s.loading = false
@@ -539,9 +552,7 @@ func (s *sessionScreen) followed(u transcript.Update) tea.Cmd {
 		cmds = append(cmds, s.ctx.flash("the session file was "+string(u.Restarted)+"; read again from the start"))
 		s.replay, s.prep = nil, nil
 	}
-	if u.Err != nil {
-		s.err = u.Err
-	}
+	s.followErr = u.Err
 	if u.Session == nil {
 		switch {
 		case u.Restarted != "" && s.session != nil:

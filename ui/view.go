@@ -313,8 +313,8 @@ func (m *Model) footer() []string {
 				noun = "call"
 			}
 			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", s.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
-		case s != nil && s.err != nil && s.session != nil:
-			last = st.Error.Render(termtext.Truncate(termtext.Escape(s.err.Error()), w))
+		case s != nil && s.problem() != nil && s.session != nil:
+			last = st.Error.Render(termtext.Truncate(termtext.Escape(s.problem().Error()), w))
 		case s == nil:
 			last = m.help.ShortHelpView(m.ctx.Keys.ListShortHelp())
 		case m.fleet != nil:
