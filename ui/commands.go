@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -253,21 +255,50 @@ func subagentsOf(src Source) []string {
 }
 
 // subsReadMsg carries the logs of the sub-agents of the followed file at
-// path.
+// path; same: they are as they were when last read (sig), and were not
+// read again.
 type subsReadMsg struct {
 	path string
 	subs []*transcript.Session
 	err  error
+	sig  string
+	same bool
 }
+
+// subsTickMsg asks the screen following path to look at its sub-agents'
+// logs again: a sub-agent writes its log while its parent's waits.
+type subsTickMsg struct{ path string }
+
+// subsEvery is how often a followed session's sub-agents are looked at;
+// 0 only when the parent changes (tests).
+var subsEvery = 2 * time.Second
 
 // readSubsCmd reads the logs of the sub-agents of src, followed: each in
 // full, reconciled with one another (the followed session is the
-// follower's, not to be changed here).
-func readSubsCmd(src Source, read transcript.Options) tea.Cmd {
+// follower's, not to be changed here), unless none has changed since they
+// were read as sig (their names, sizes and times). Those named in src and
+// those found beside its file now are read: a session's sub-agents start
+// while it runs.
+func readSubsCmd(src Source, read transcript.Options, sig string) tea.Cmd {
 	return func() tea.Msg {
 		paths := subagentsOf(src)
-		if len(paths) == 0 {
-			return subsReadMsg{path: src.Path}
+		if src.Subagents != nil {
+			paths = slices.Clone(paths)
+			for _, p := range subagentsOf(Source{Path: src.Path}) {
+				if !slices.Contains(paths, p) {
+					paths = append(paths, p)
+				}
+			}
+		}
+		var b strings.Builder
+		for _, p := range paths {
+			info, err := os.Stat(p)
+			if err == nil {
+				fmt.Fprintf(&b, "%q %d %d\n", p, info.Size(), info.ModTime().UnixNano())
+			}
+		}
+		if b.String() == sig {
+			return subsReadMsg{path: src.Path, sig: sig, same: true}
 		}
 		var subs []*transcript.Session
 		var errs []error
@@ -280,7 +311,7 @@ func readSubsCmd(src Source, read transcript.Options) tea.Cmd {
 			subs = append(subs, s)
 		}
 		transcript.Reconcile(subs)
-		return subsReadMsg{path: src.Path, subs: subs, err: errors.Join(errs...)}
+		return subsReadMsg{path: src.Path, subs: subs, err: errors.Join(errs...), sig: b.String()}
 	}
 }
 
@@ -539,6 +570,7 @@ func (hazardsIndexedMsg) fromSession() {}
 func (spillsWrittenMsg) fromSession()  {}
 func (pagerReadyMsg) fromSession()     {}
 func (subsReadMsg) fromSession()       {}
+func (subsTickMsg) fromSession()       {}
 
 // realized sums what spillway's hook's ledger in dir holds for session:
 // nil when it holds nothing (or cannot be read).

@@ -297,3 +297,41 @@ func TestSessionViewSubagents(t *testing.T) {
 		check(t, m)
 	})
 }
+
+// TestFollowedSubagentsLater: a followed session counts the sub-agents
+// whose logs appear, or grow, after it is first shown: at the next look
+// (a sub-agent writes while its parent waits) or the parent's next lines.
+func TestFollowedSubagentsLater(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "main.jsonl")
+	writeSession(t, path, "/home/u/main", "claude-sonnet-4-5", []fleetCall{{at: "2026-03-05T10:00:00Z", input: 1000, output: 100}})
+	pol, _ := policy.Preset("none")
+	m := New(Options{Source: Source{Name: path, Path: path}, Policy: pol, Prices: pricing.Default(), Counter: counter, Theme: "dark"})
+	leaveAtEnd(t, m)
+	m.sess.following = true
+	send(t, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	update := func() {
+		s, err := transcript.ReadFile(path, transcript.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		send(t, m, toSess(m, followMsg{id: m.sess.followID, update: transcript.Update{Path: path, Session: s}}))
+	}
+	footer := func(want string) {
+		t.Helper()
+		if out := ansi.Strip(screen(m)); !strings.Contains(out, want) {
+			t.Errorf("no %q:\n%s", want, out)
+		}
+	}
+	update()
+	footer("1 call · tokens 1,000")
+	sub := filepath.Join(dir, "main", "subagents", "agent-a1.jsonl")
+	calls := []fleetCall{{at: "2026-03-05T10:01:00Z", input: 2000, output: 400}}
+	writeSession(t, sub, "/home/u/main", "claude-haiku-4-5", calls)
+	send(t, m, toSess(m, subsTickMsg{path: path}))
+	footer("2 calls · tokens 3,000")
+	calls = append(calls, fleetCall{at: "2026-03-05T10:02:00Z", input: 3000, output: 400})
+	writeSession(t, sub, "/home/u/main", "claude-haiku-4-5", calls)
+	update()
+	footer("3 calls · tokens 6,000")
+}

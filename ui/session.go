@@ -43,9 +43,13 @@ type sessionScreen struct {
 	prep    *replay.Prepared
 	replay  *replay.Run
 	subs    []*subLog
-	// subsOf is the followed file whose sub-agents' logs were sent for.
-	subsOf string
-	chart  chart
+	// subsOf is the followed file whose sub-agents' logs were sent for;
+	// subsSig says how they were when last read, subsReading that a look
+	// is on its way, subsAgain that the parent changed meanwhile.
+	subsOf                 string
+	subsSig                string
+	subsReading, subsAgain bool
+	chart                  chart
 
 	seq int // the replay wanted; older results are dropped
 	// replayed is the seq of the replay shown: while it lags seq, the
@@ -273,16 +277,32 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		if msg.path != s.subsOf || s.session == nil {
 			return nil // read for a file no longer followed
 		}
-		s.subs = nil
-		for _, sub := range msg.subs {
-			s.subs = append(s.subs, &subLog{session: sub})
+		s.subsReading, s.subsSig = false, msg.sig
+		var cmd tea.Cmd
+		if !msg.same {
+			s.subs = nil
+			for _, sub := range msg.subs {
+				s.subs = append(s.subs, &subLog{session: sub})
+			}
+			s.showParts()
+			cmd = s.requestPrepare()
+			if msg.err != nil {
+				cmd = tea.Batch(cmd, s.ctx.flash("a sub-agent's log is left out: "+msg.err.Error()))
+			}
 		}
-		s.showParts()
-		cmd := s.requestPrepare()
-		if msg.err != nil {
-			cmd = tea.Batch(cmd, s.ctx.flash("a sub-agent's log is left out: "+msg.err.Error()))
+		if s.subsAgain {
+			return tea.Batch(cmd, s.readSubs())
+		}
+		if s.following && subsEvery > 0 {
+			path := s.subsOf
+			cmd = tea.Batch(cmd, tea.Tick(subsEvery, func(time.Time) tea.Msg { return subsTickMsg{path: path} }))
 		}
 		return cmd
+	case subsTickMsg:
+		if msg.path != s.subsOf || !s.following || s.subsReading {
+			return nil
+		}
+		return s.readSubs()
 	case followEndedMsg:
 		if msg.id == s.followID {
 			s.following = false
@@ -558,7 +578,7 @@ func (s *sessionScreen) followed(u transcript.Update) tea.Cmd {
 		case u.Restarted != "" && s.session != nil:
 			// The file holds no session yet (truncated to nothing, or a
 			// new file not yet written): the old rows are gone with it.
-			s.session, s.subs = nil, nil
+			s.session, s.subs, s.subsSig = nil, nil, ""
 			s.showParts()
 			s.waiting, s.waitedBytes = true, 0
 		case s.session == nil && u.Offset < u.Size:
@@ -594,17 +614,32 @@ func (s *sessionScreen) followed(u transcript.Update) tea.Cmd {
 		s.table.bottom()
 	}
 	if path := u.Session.Path; path != "" && path != s.subsOf {
-		// Its sub-agents' logs, read once as it is first shown.
-		s.subsOf, s.subs = path, nil
-		src := Source{Path: path}
-		if path == s.src.Path {
-			src.Subagents = s.src.Subagents
-		}
-		read := s.opt.Read
-		read.SizesOnly = false
-		cmds = append(cmds, readSubsCmd(src, read))
+		// Its sub-agents' logs, read as it is first shown, then again
+		// when they change.
+		s.subsOf, s.subs, s.subsSig, s.subsReading = path, nil, "", false
+		cmds = append(cmds, s.readSubs())
+	} else if path != "" {
+		cmds = append(cmds, s.readSubs())
 	}
 	return tea.Batch(append(cmds, s.requestPrepare())...)
+}
+
+// readSubs looks at the followed session's sub-agents' logs, reading them
+// again where they changed; with a look on its way, it asks for another
+// once that one is back.
+func (s *sessionScreen) readSubs() tea.Cmd {
+	if s.subsReading {
+		s.subsAgain = true
+		return nil
+	}
+	s.subsReading, s.subsAgain = true, false
+	src := Source{Path: s.subsOf}
+	if s.subsOf == s.src.Path {
+		src.Subagents = s.src.Subagents
+	}
+	read := s.opt.Read
+	read.SizesOnly = false
+	return readSubsCmd(src, read, s.subsSig)
 }
 
 // key handles a key press on the screen; ok is false for a key it does
