@@ -46,13 +46,15 @@ type File struct {
 	Size    int64
 	// Err, when set, says why the file is not to be read: it is no
 	// regular file (a FIFO, which would keep a reader waiting forever, a
-	// device, a socket), nor a link to one.
+	// device, a socket), nor a link to one; or it is a folder that cannot
+	// be listed, whose sessions are left out.
 	Err error
 }
 
 // Find lists the *.jsonl files under each root, recursively, newest first.
 // Roots that do not exist are skipped. A file that is not a regular file,
-// nor a link to one, is listed with its Err set.
+// nor a link to one, and a folder below a root that cannot be read, are
+// listed with their Err set.
 func Find(roots ...string) ([]File, error) {
 	files, _, err := FindListing(roots...)
 	return files, err
@@ -108,6 +110,7 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 		})
 	}
 	var batch []found
+	var unread []File // folders below a root that cannot be listed
 	listing := Listing{}
 	err := func() error {
 		defer func() {
@@ -127,6 +130,12 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 					if d != nil && d.IsDir() {
 						// Read in part or not at all: not a listing to trust.
 						failed[filepath.Clean(path)] = true
+					}
+					if errors.Is(err, fs.ErrPermission) && path != root && d != nil && d.IsDir() {
+						// Listed with its Err, as a file that is not one
+						// to read: what it holds is left out, and said so.
+						unread = append(unread, File{Path: path, Err: fmt.Errorf("%s cannot be read (%w): the sessions in it are left out", path, err)})
+						return nil
 					}
 					if errors.Is(err, fs.ErrNotExist) || (errors.Is(err, fs.ErrPermission) && path != root) {
 						return nil
@@ -165,6 +174,7 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	files = append(files, unread...)
 	slices.SortStableFunc(files, func(a, b File) int {
 		if c := b.ModTime.Compare(a.ModTime); c != 0 {
 			return c

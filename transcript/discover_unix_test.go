@@ -50,3 +50,26 @@ func TestFindNotRegular(t *testing.T) {
 		t.Errorf("not found: %v", want)
 	}
 }
+
+// A folder below the root that cannot be read is listed with its Err, so
+// that what it holds is said to be left out rather than silently missing.
+func TestFindUnreadableFolder(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder")
+	}
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.jsonl"), []byte("{}\n"), 0o600)
+	closed := filepath.Join(root, "closed")
+	os.Mkdir(closed, 0o700)
+	os.WriteFile(filepath.Join(closed, "b.jsonl"), []byte("{}\n"), 0o600)
+	os.Chmod(closed, 0)
+	t.Cleanup(func() { os.Chmod(closed, 0o700) })
+	files, err := Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[0].Err != nil || files[1].Path != closed || files[1].Err == nil ||
+		!strings.Contains(files[1].Err.Error(), "the sessions in it are left out") {
+		t.Errorf("%+v", files)
+	}
+}
