@@ -94,6 +94,10 @@ type listScreen struct {
 	watchFailed bool
 	dirty       bool
 	expiring    bool
+	// scannedAt is when the last scan came back; pacing, that a look is
+	// set for fleetPace after it.
+	scannedAt time.Time
+	pacing    bool
 }
 
 // Messages of the session list's commands.
@@ -404,6 +408,7 @@ func (fleetWatchMsg) fromList()    {}
 func (fleetChangedMsg) fromList()  {}
 func (fleetExpireMsg) fromList()   {}
 func (fleetKeptMsg) fromList()     {}
+func (fleetPaceMsg) fromList()     {}
 
 // init starts the first scan.
 func (f *listScreen) init() tea.Cmd { return f.rescan() }
@@ -437,6 +442,13 @@ func (f *listScreen) update(msg fromList) tea.Cmd {
 		if !f.following {
 			return nil
 		}
+		return f.rescan()
+	case fleetPaceMsg:
+		f.pacing = false
+		if !f.following || !f.dirty || f.scanning {
+			return nil
+		}
+		f.dirty = false
 		return f.rescan()
 	}
 	return nil
@@ -609,7 +621,7 @@ func (f *listScreen) missingCeilings(path, knobs string, ceilings []int64) []int
 // policy in force, and a followed list looks again in a while.
 func (f *listScreen) takeScan(msg fleetScannedMsg) tea.Cmd {
 	f.scanning = false
-	f.now = clock()
+	f.now, f.scannedAt = clock(), time.Now()
 	var cmds []tea.Cmd
 	if msg.err != nil {
 		f.err = msg.err
@@ -668,7 +680,7 @@ func (f *listScreen) takeScan(msg fleetScannedMsg) tea.Cmd {
 	}
 	if f.dirty {
 		f.dirty = false
-		cmds = append(cmds, f.rescan())
+		cmds = append(cmds, f.rescanPaced())
 	}
 	return tea.Batch(append(cmds, f.followLater())...)
 }

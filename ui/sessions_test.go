@@ -1411,3 +1411,34 @@ func TestSessionListFooterAdds(t *testing.T) {
 		t.Errorf("footer: %s", f)
 	}
 }
+
+// TestSessionListPaced: changes to a followed list's logs are looked at
+// no sooner than fleetPace after the last look came back, however many
+// come meanwhile; then at once.
+func TestSessionListPaced(t *testing.T) {
+	dir := fleetFixture(t)
+	live := filepath.Join(dir, "live.jsonl")
+	writeSession(t, live, "/home/u/live", "claude-haiku-4-5", []fleetCall{{at: "2026-03-05T11:45:00Z", input: 10_000, output: 100}})
+	now := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
+	os.Chtimes(live, now, now)
+	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, now)
+	defer func(p time.Duration) { fleetPace = p }(fleetPace)
+	fleetPace = time.Hour
+	fresh := filepath.Join(dir, "fresh.jsonl")
+	writeSession(t, fresh, "/home/u/fresh", "gpt-5", []fleetCall{{at: "2026-03-05T11:59:00Z", input: 1000, output: 10}})
+	// As the watch's changes ask for it: a timer the first time, nothing
+	// the next.
+	if cmd := m.fleet.rescanPaced(); cmd == nil {
+		t.Error("no look set for later")
+	}
+	if cmd := m.fleet.rescanPaced(); cmd != nil {
+		t.Error("a second look set for later")
+	}
+	if got := shownNames(m); len(got) != 5 || !m.fleet.dirty || !m.fleet.pacing {
+		t.Errorf("looked again at once: %v (dirty %v, pacing %v)", got, m.fleet.dirty, m.fleet.pacing)
+	}
+	send(t, m, fleetPaceMsg{})
+	if got := shownNames(m); len(got) != 6 || m.fleet.dirty || m.fleet.pacing {
+		t.Errorf("not looked at when due: %v (dirty %v, pacing %v)", got, m.fleet.dirty, m.fleet.pacing)
+	}
+}
