@@ -726,6 +726,10 @@ func runInspect(fs *flag.FlagSet, common *commonFlags, paths []string, theme str
 		dir = info.IsDir()
 	}
 	following := follow || (!noFollow && src.Path != "" && (dir || recentlyChanged(src.Path)))
+	if src.Stdin != nil && follow {
+		// Read to its end before it is shown: a pipe has no file to follow.
+		notice, following = "standard input is read to its end, not followed: -f follows files", false
+	}
 	if dir && !following {
 		inputs, err := app.Resolve([]string{src.Path}, app.SystemEnv())
 		if err == nil && inputs[0].Err != nil {
