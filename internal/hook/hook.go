@@ -60,6 +60,24 @@ func (in *Input) stateName() string {
 	return in.SessionID + "-agent-" + in.AgentID
 }
 
+// callsLog is the log Claude Code writes the call's response to: the
+// session's transcript, or a sub-agent's own log beside it
+// (<session>/subagents/agent-<id>.jsonl, in a folder of its own there for
+// some agents), where its calls are and the session's are not.
+func (in *Input) callsLog() string {
+	if in.AgentID == "" || !plainID().MatchString(in.AgentID) || !strings.HasSuffix(in.TranscriptPath, ".jsonl") {
+		return in.TranscriptPath
+	}
+	dir := filepath.Join(strings.TrimSuffix(in.TranscriptPath, ".jsonl"), "subagents")
+	name := "agent-" + in.AgentID + ".jsonl"
+	if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
+		if found, _ := filepath.Glob(filepath.Join(dir, "*", name)); len(found) == 1 {
+			return found[0]
+		}
+	}
+	return filepath.Join(dir, name)
+}
+
 // Config is what the hook runs with.
 type Config struct {
 	Policy policy.Policy
@@ -183,7 +201,7 @@ func handle(cfg *Config, stdin io.Reader, in *Input, lg *logger) (answer []byte,
 	if pol.Dedupe.Enabled {
 		// Looked for before the lock is taken: the hooks of the other
 		// calls of the response may be waiting for the same lines.
-		opt.Batch = responseOf(in.TranscriptPath, in.ToolUseID)
+		opt.Batch = responseOf(in.callsLog(), in.ToolUseID)
 		st, err = openState(filepath.Join(cfg.Cache, "hook"), in.stateName(), cfg.Now())
 		if err != nil {
 			return nil, fmt.Errorf("repeat state: %w", err)

@@ -573,3 +573,24 @@ func TestNoSpillLeft(t *testing.T) {
 		t.Errorf("log %q", log)
 	}
 }
+
+// A sub-agent's calls are in its own log beside the session's, which the
+// hook's input does not name: its response is looked for there.
+func TestCallsLog(t *testing.T) {
+	dir := t.TempDir()
+	session := filepath.Join(dir, "s1.jsonl")
+	nested := filepath.Join(dir, "s1", "subagents", "team", "agent-b2.jsonl")
+	os.MkdirAll(filepath.Dir(nested), 0o700)
+	os.WriteFile(nested, nil, 0o600)
+	for _, c := range []struct{ agent, want string }{
+		{"", session},
+		{"a1", filepath.Join(dir, "s1", "subagents", "agent-a1.jsonl")},
+		{"b2", nested},
+		{"../x", session},
+	} {
+		in := Input{TranscriptPath: session, AgentID: c.agent}
+		if got := in.callsLog(); got != c.want {
+			t.Errorf("agent %q: %s, want %s", c.agent, got, c.want)
+		}
+	}
+}
