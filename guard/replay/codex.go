@@ -90,8 +90,8 @@ func (rp *Run) execCeiling(it *item, ceiling int64) int64 {
 		return ceiling
 	}
 	budget := int64(harness.CodexExecTokens)
-	if m := it.codexOf().maxOutput; m > 0 {
-		budget = m
+	if c := it.codexOf(); c.hasMaxOutput {
+		budget = c.maxOutput
 	}
 	if rp.codex.ExecFollowsLimit {
 		budget = min(budget, ceiling)

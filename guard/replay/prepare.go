@@ -135,8 +135,9 @@ type codexItem struct {
 	// every replay: a replay then reads no text to shape what it keeps.
 	out harness.CodexOutput
 	// maxOutput is the max_output_tokens the call set (Codex's command
-	// tools), 0 where none.
-	maxOutput int64
+	// tools), where hasMaxOutput: 0 keeps nothing of the output.
+	maxOutput    int64
+	hasMaxOutput bool
 }
 
 // noCodex is the codexItem of the items that have none.
@@ -153,12 +154,12 @@ func (it *item) codexOf() *codexItem {
 
 // setCodex sets what Codex's outputs need of it, keeping nothing where
 // that is nothing.
-func (it *item) setCodex(out harness.CodexOutput, maxOutput int64) {
-	if out == (harness.CodexOutput{}) && maxOutput == 0 {
+func (it *item) setCodex(out harness.CodexOutput, maxOutput int64, hasMaxOutput bool) {
+	if out == (harness.CodexOutput{}) && !hasMaxOutput {
 		it.codex = nil
 		return
 	}
-	it.codex = &codexItem{out: out, maxOutput: maxOutput}
+	it.codex = &codexItem{out: out, maxOutput: maxOutput, hasMaxOutput: hasMaxOutput}
 }
 
 // itemCache keeps what cutting an item's text again needs, each part made
@@ -301,11 +302,9 @@ func PrepareTexts(ctx context.Context, s *transcript.Session, counter TokenCount
 		p.items = append(p.items, item{r: r, arrival: int32(arrival), segment: int32(segment), sidechain: sidechain,
 			sentAt: int32(sentAt), repeat: int32(ids[r.CallID])})
 		it := &p.items[len(p.items)-1]
-		var maxOutput int64
-		if n, ok := harness.InputNumber(r.Input, "max_output_tokens"); ok && n > 0 {
-			maxOutput = int64(n)
-		}
-		it.setCodex(harness.ParseCodexOutput(r.Text), maxOutput)
+		n, hasMax := harness.InputNumber(r.Input, "max_output_tokens")
+		hasMax = hasMax && n >= 0
+		it.setCodex(harness.ParseCodexOutput(r.Text), int64(max(n, 0)), hasMax)
 		ids[r.CallID]++
 		if r.DroppedBytes > 0 && (texts == nil || counter == nil) {
 			p.textsDropped = true
@@ -564,7 +563,8 @@ func (p *Prepared) count(ctx context.Context, progress Progress) error {
 				text = p.Text(it.r)
 				it.size = unitSizes(text)
 				it.claudeShaped = harness.ClaudeShaped(text)
-				it.setCodex(harness.ParseCodexOutput(text), it.codexOf().maxOutput)
+				c := it.codexOf()
+				it.setCodex(harness.ParseCodexOutput(text), c.maxOutput, c.hasMaxOutput)
 				it.sum = [2]uint64{maphash.String(sumSeeds[0], text), maphash.String(sumSeeds[1], text)}
 				if hz != nil {
 					hz.found[i] = hz.scan(&ts, text)

@@ -559,6 +559,10 @@ func codexSession(tool string) (files map[string]string, probes []probe) {
 		probes = append(probes, probe{ID: fmt.Sprintf("call_%02d", i+1), Tool: tool, Input: map[string]any{arg: "cat " + name},
 			Raw: files[name], Compact: i == 6, Together: i != 0 && i != 4 && i != 7})
 	}
+	if tool == "exec_command" {
+		// A budget of none: Codex keeps only its header and marker.
+		probes = append(probes, probe{ID: "call_10", Tool: tool, Input: map[string]any{arg: "cat x48001", "max_output_tokens": 0}, Raw: files["x48001"]})
+	}
 	return files, probes
 }
 
