@@ -271,7 +271,7 @@ func codexEra(i int) Policy {
 		// Codex's own command tools (exec: the script output of its code
 		// mode, cut after the status lines), and the shell tools of other
 		// agents' logs replayed as if Codex had run them.
-		ExecTools: []string{"exec_command", "write_stdin", "shell", "local_shell", "container.exec", "shell_command", "exec",
+		ExecTools: []string{"exec_command", "write_stdin", "shell", "local_shell", "container.exec", "shell_command", "exec", "apply_patch",
 			"Bash", "run_command"},
 		HarnessVersion: eraVersion(era.From),
 		Risk:           foreignRisk, ShapeErrors: true, NonText: NonTextKeep,

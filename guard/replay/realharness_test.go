@@ -562,6 +562,17 @@ func codexSession(tool string) (files map[string]string, probes []probe) {
 	if tool == "exec_command" {
 		// A budget of none: Codex keeps only its header and marker.
 		probes = append(probes, probe{ID: "call_10", Tool: tool, Input: map[string]any{arg: "cat x48001", "max_output_tokens": 0}, Raw: files["x48001"]})
+		// A patch that adds 3,000 files: its output is laid out and cut
+		// as a command's.
+		var patch, out strings.Builder
+		patch.WriteString("*** Begin Patch\n")
+		out.WriteString("Success. Updated the following files:\n")
+		for i := range 3000 {
+			fmt.Fprintf(&patch, "*** Add File: patched/file_number_%05d.txt\n+a\n", i)
+			fmt.Fprintf(&out, "A patched/file_number_%05d.txt\n", i)
+		}
+		patch.WriteString("*** End Patch")
+		probes = append(probes, probe{ID: "call_11", Tool: "apply_patch", Input: patch.String(), Raw: out.String()})
 	}
 	return files, probes
 }

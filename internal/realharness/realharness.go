@@ -127,7 +127,7 @@ func check(t testing.TB, bin, name, version, banner string) string {
 type Call struct {
 	ID    string
 	Name  string
-	Input any // marshalled as the call's arguments
+	Input any // marshalled as the call's arguments; a string is a freeform tool's input (Codex's apply_patch)
 }
 
 // Turn is one answer of the stand-in model: the tool calls it makes, or,
@@ -363,6 +363,11 @@ func (s *Standin) openaiEvents(b *bytes.Buffer, id string, turn Turn) {
 			"content": []any{obj{"type": "output_text", "text": turn.Text}}}})
 	}
 	for i, c := range turn.Calls {
+		if text, ok := c.Input.(string); ok {
+			event(b, "response.output_item.done", obj{"type": "response.output_item.done", "output_index": i, "item": obj{
+				"type": "custom_tool_call", "id": "ctc_" + c.ID, "call_id": c.ID, "name": c.Name, "input": text}})
+			continue
+		}
 		args, err := json.Marshal(c.Input)
 		if err != nil {
 			panic(err)
