@@ -263,6 +263,7 @@ type subsReadMsg struct {
 	err  error
 	sig  string
 	same bool
+	took time.Duration
 }
 
 // subsTickMsg asks the screen following path to look at its sub-agents'
@@ -270,8 +271,12 @@ type subsReadMsg struct {
 type subsTickMsg struct{ path string }
 
 // subsEvery is how often a followed session's sub-agents are looked at;
-// 0 only when the parent changes (tests).
-var subsEvery = 2 * time.Second
+// 0 only when the parent changes (tests). A look that read them waits
+// subsPace times what the reading took before the next.
+var (
+	subsEvery = 2 * time.Second
+	subsPace  = 10
+)
 
 // readSubsCmd reads the logs of the sub-agents of src, followed: each in
 // full, reconciled with one another (the followed session is the
@@ -300,6 +305,7 @@ func readSubsCmd(src Source, read transcript.Options, sig string) tea.Cmd {
 		if b.String() == sig {
 			return subsReadMsg{path: src.Path, sig: sig, same: true}
 		}
+		start := time.Now()
 		var subs []*transcript.Session
 		var errs []error
 		for _, p := range paths {
@@ -311,7 +317,7 @@ func readSubsCmd(src Source, read transcript.Options, sig string) tea.Cmd {
 			subs = append(subs, s)
 		}
 		transcript.Reconcile(subs)
-		return subsReadMsg{path: src.Path, subs: subs, err: errors.Join(errs...), sig: b.String()}
+		return subsReadMsg{path: src.Path, subs: subs, err: errors.Join(errs...), sig: b.String(), took: time.Since(start)}
 	}
 }
 

@@ -335,3 +335,32 @@ func TestFollowedSubagentsLater(t *testing.T) {
 	update()
 	footer("3 calls · tokens 6,000")
 }
+
+// TestSubagentLooksOneTimer: however often the parent of a followed
+// session changes, one timer at most waits to look at its sub-agents, and
+// a look is not asked for sooner than subsPace times the last one took.
+func TestSubagentLooksOneTimer(t *testing.T) {
+	defer func(e time.Duration) { subsEvery = e }(subsEvery)
+	subsEvery = time.Hour
+	m := newModel(t, demoData(t), "harness-rs-0.0.50", 100, 30, "dark")
+	s := m.sess
+	s.following, s.subsOf = true, "demo.jsonl"
+	if s.subsLater() == nil || s.subsLater() != nil {
+		t.Fatal("want one timer, then none while it waits")
+	}
+	s.update(subsTickMsg{path: "demo.jsonl"}) // the look begins: reading
+	if s.subsTicking || !s.subsReading {
+		t.Errorf("after the tick: ticking %v, reading %v", s.subsTicking, s.subsReading)
+	}
+	for range 50 { // the parent grows while the look is on its way
+		if s.readSubs() != nil {
+			t.Fatal("a second look while one is on its way")
+		}
+	}
+	// Back, having read for a second: the next waits ten.
+	s.update(subsReadMsg{path: "demo.jsonl", same: true, took: time.Second})
+	if !s.subsReading && !s.subsTicking {
+		t.Error("the change that came meanwhile is not looked at")
+	}
+}
+

@@ -45,11 +45,14 @@ type sessionScreen struct {
 	subs    []*subLog
 	// subsOf is the followed file whose sub-agents' logs were sent for;
 	// subsSig says how they were when last read, subsReading that a look
-	// is on its way, subsAgain that the parent changed meanwhile.
-	subsOf                 string
-	subsSig                string
-	subsReading, subsAgain bool
-	chart                  chart
+	// is on its way, subsAgain that one is wanted once that one (or the
+	// pause after the last, until subsNext) is over, subsTicking that a
+	// timer is set for the next.
+	subsOf                              string
+	subsSig                             string
+	subsReading, subsAgain, subsTicking bool
+	subsNext                            time.Time
+	chart                               chart
 
 	seq int // the replay wanted; older results are dropped
 	// replayed is the seq of the replay shown: while it lags seq, the
@@ -274,10 +277,15 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(s.followed(msg.update), msg.next)
 	case subsReadMsg:
-		if msg.path != s.subsOf || s.session == nil {
+		if msg.path != s.subsOf {
 			return nil // read for a file no longer followed
 		}
-		s.subsReading, s.subsSig = false, msg.sig
+		s.subsReading = false
+		s.subsNext = time.Now().Add(time.Duration(subsPace) * msg.took)
+		if s.session == nil {
+			return nil // read again from its start: looked at with its first lines
+		}
+		s.subsSig = msg.sig
 		var cmd tea.Cmd
 		if !msg.same {
 			s.subs = nil
@@ -293,12 +301,9 @@ func (s *sessionScreen) update(msg tea.Msg) tea.Cmd {
 		if s.subsAgain {
 			return tea.Batch(cmd, s.readSubs())
 		}
-		if s.following && subsEvery > 0 {
-			path := s.subsOf
-			cmd = tea.Batch(cmd, tea.Tick(subsEvery, func(time.Time) tea.Msg { return subsTickMsg{path: path} }))
-		}
-		return cmd
+		return tea.Batch(cmd, s.subsLater())
 	case subsTickMsg:
+		s.subsTicking = false
 		if msg.path != s.subsOf || !s.following || s.subsReading {
 			return nil
 		}
@@ -616,12 +621,24 @@ func (s *sessionScreen) followed(u transcript.Update) tea.Cmd {
 	if path := u.Session.Path; path != "" && path != s.subsOf {
 		// Its sub-agents' logs, read as it is first shown, then again
 		// when they change.
-		s.subsOf, s.subs, s.subsSig, s.subsReading = path, nil, "", false
+		s.subsOf, s.subs, s.subsSig, s.subsReading, s.subsNext = path, nil, "", false, time.Time{}
 		cmds = append(cmds, s.readSubs())
 	} else if path != "" {
 		cmds = append(cmds, s.readSubs())
 	}
 	return tea.Batch(append(cmds, s.requestPrepare())...)
+}
+
+// subsLater sets the timer for the next look at the sub-agents' logs of a
+// followed session, unless one is set: every subsEvery, and no sooner than
+// subsNext.
+func (s *sessionScreen) subsLater() tea.Cmd {
+	if s.subsTicking || !s.following || subsEvery <= 0 {
+		return nil
+	}
+	s.subsTicking = true
+	path := s.subsOf
+	return tea.Tick(max(subsEvery, time.Until(s.subsNext)), func(time.Time) tea.Msg { return subsTickMsg{path: path} })
 }
 
 // readSubs looks at the followed session's sub-agents' logs, reading them
@@ -631,6 +648,10 @@ func (s *sessionScreen) readSubs() tea.Cmd {
 	if s.subsReading {
 		s.subsAgain = true
 		return nil
+	}
+	if time.Now().Before(s.subsNext) {
+		s.subsAgain = true
+		return s.subsLater()
 	}
 	s.subsReading, s.subsAgain = true, false
 	src := Source{Path: s.subsOf}

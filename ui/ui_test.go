@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	noticeTTL, chartPause = 0, 0
 	// The session list rescans when a test says so, and hands on each
 	// replay at once.
-	rescanEvery, streamBatch, liveWatch, subsEvery, fleetPace = 0, 0, false, 0, 0
+	rescanEvery, streamBatch, liveWatch, subsEvery, subsPace, fleetPace = 0, 0, false, 0, 0, 0
 	// Times are in the machine's zone: the goldens' are UTC's,
 	// wherever they run.
 	time.Local = time.UTC
