@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spillway-dev/spillway/ui"
 )
 
 // TestFIFOLogs: a FIFO named *.jsonl in a folder, or a link to one or to a
@@ -196,4 +198,30 @@ func TestHostileFIFONames(t *testing.T) {
 		return
 	}
 	t.Skip("this file system refuses names with control characters")
+}
+
+// A folder of one session and a FIFO opens that session, not the list:
+// the FIFO, listed with its error, is no second session.
+func TestFolderOfOneAndAFIFO(t *testing.T) {
+	demo, err := os.ReadFile(filepath.Join("testdata", "demo.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	session := filepath.Join(dir, "c.jsonl")
+	os.WriteFile(session, demo, 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	terminal, run := isTerminal, runUI
+	t.Cleanup(func() { isTerminal, runUI = terminal, run })
+	isTerminal = func(io.Writer) bool { return true }
+	var got ui.Options
+	runUI = func(o ui.Options) error { got = o; return nil }
+	if code, _, stderr := runCLI(t, "", "--no-follow", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got.Sessions != nil || got.Source.Path != session {
+		t.Errorf("list %v, source %q; want the session %s", got.Sessions != nil, got.Source.Path, session)
+	}
 }

@@ -796,6 +796,18 @@ func inspectorOptions(common *commonFlags, opt app.Options, o ui.Options) ui.Opt
 // runSessionList opens the session list when paths (several, or a folder
 // of more than one session) or discovery give more than one session; done
 // is false when they give one or none, for the inspector to open that.
+// readable counts the inputs that are sessions to read: not a FIFO, nor a
+// folder that cannot be listed, which are listed with their error.
+func readable(inputs []app.Input) int {
+	n := 0
+	for _, in := range inputs {
+		if in.Err == nil {
+			n++
+		}
+	}
+	return n
+}
+
 func runSessionList(fs *flag.FlagSet, common *commonFlags, opt app.Options, paths []string, theme string, follow, noFollow bool, stdout, stderr io.Writer) (code int, done bool) {
 	switch {
 	case len(paths) == 1 && paths[0] == "-":
@@ -822,13 +834,13 @@ func runSessionList(fs *flag.FlagSet, common *commonFlags, opt app.Options, path
 		name = fmt.Sprintf("%d paths", len(paths))
 	case len(paths) == 1:
 		var err error
-		if inputs, err = app.Resolve(paths, app.SystemEnv()); err != nil || len(inputs) < 2 {
+		if inputs, err = app.Resolve(paths, app.SystemEnv()); err != nil || readable(inputs) < 2 {
 			return 0, false // one session, or an error the inspector reports
 		}
 		name = paths[0]
 	default:
 		var err error
-		if inputs, err = app.Discover(app.SystemEnv()); err != nil || len(inputs) < 2 {
+		if inputs, err = app.Discover(app.SystemEnv()); err != nil || readable(inputs) < 2 {
 			return 0, false
 		}
 		name = "every session found"
