@@ -196,6 +196,9 @@ func (f *follower) handle(ev lines.Event) {
 		if ev.Path != "" {
 			f.path = ev.Path // the session moved, with its folder: same file
 		}
+		// Read again: a problem of the watch is over. A decoder that
+		// failed says so again at each line.
+		f.err = nil
 		for _, line := range ev.Lines {
 			if err := f.dec.Feed(line); err != nil {
 				f.err = err

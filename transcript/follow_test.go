@@ -2,12 +2,15 @@ package transcript
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spillway-dev/spillway/transcript/lines"
 )
 
 // claudeLines returns the fixture's records, one string per line.
@@ -356,5 +359,26 @@ func TestFollowEmptyFile(t *testing.T) {
 			t.Errorf("%s: first update %+v, want no session, nothing read of nothing", p, u)
 		}
 		cancel()
+	}
+}
+
+// A problem of the watch (a file that could not be read for a while) is
+// over at the next lines read; a file that is no transcript stays one.
+func TestFollowErrorClears(t *testing.T) {
+	f := &follower{path: "s.jsonl"}
+	f.handle(lines.Event{Kind: lines.Error, Err: errors.New("open s.jsonl: permission denied")})
+	if u := f.update(); u.Err == nil {
+		t.Fatal("the error is not said")
+	}
+	f.handle(lines.Event{Kind: lines.Lines, Lines: [][]byte{[]byte(`{"spillway":"transcript/v1","session_id":"s"}`)}, Offset: 46})
+	if u := f.update(); u.Err != nil {
+		t.Errorf("after lines read: %v", u.Err)
+	}
+	g := &follower{path: "notes.jsonl"}
+	for range detectLimit + 1 {
+		g.handle(lines.Event{Kind: lines.Lines, Lines: [][]byte{[]byte("just text")}})
+	}
+	if u := g.update(); u.Err == nil {
+		t.Error("a file that is no transcript is not said to be one")
 	}
 }
