@@ -366,11 +366,12 @@ func TestFollowEmptyFile(t *testing.T) {
 // over at the next lines read; a file that is no transcript stays one.
 func TestFollowErrorClears(t *testing.T) {
 	f := &follower{path: "s.jsonl"}
+	f.handle(lines.Event{Kind: lines.Lines, Lines: [][]byte{[]byte(`{"spillway":"transcript/v1","session_id":"s"}`)}, Offset: 46})
 	f.handle(lines.Event{Kind: lines.Error, Err: errors.New("open s.jsonl: permission denied")})
 	if u := f.update(); u.Err == nil {
 		t.Fatal("the error is not said")
 	}
-	f.handle(lines.Event{Kind: lines.Lines, Lines: [][]byte{[]byte(`{"spillway":"transcript/v1","session_id":"s"}`)}, Offset: 46})
+	f.handle(lines.Event{Kind: lines.Lines, Lines: [][]byte{[]byte(`{"role":"assistant","model":"m","content":"hi"}`)}, Offset: 94})
 	if u := f.update(); u.Err != nil {
 		t.Errorf("after lines read: %v", u.Err)
 	}
