@@ -47,7 +47,8 @@ func TestPricesJSON(t *testing.T) {
 	}
 	want := []brief{
 		{"glm-5.1", "exact", "glm-5.1", "zai", nil, 1.4, 4.4},
-		{"us.anthropic.claude-opus-4-7", "alias", "regional.anthropic.claude-opus-4-7-v1:0", "aws", []string{`region prefix "us.": Bedrock's regional price`}, 5.5, 27.5},
+		{"us.anthropic.claude-opus-4-7", "alias", "claude-opus-4-7", "anthropic", []string{`prefix "us.anthropic." dropped`,
+			`region prefix "us.": ×1.10, as regional.anthropic.claude-opus-4-7-v1:0 is to the model's own price`}, 5.5, 27.5},
 		{"global.anthropic.claude-opus-4-7", "alias", "claude-opus-4-7", "anthropic", []string{`prefix "global.anthropic." dropped`}, 5, 25},
 		{"gpt-5.5-mini", "unpriced", "", "", nil, 0, 0},
 	}

@@ -232,6 +232,11 @@ func (t *Table) Match(model string) (Match, bool) {
 	if m, ok := t.regional(model); ok {
 		return m, true
 	}
+	return t.match(model)
+}
+
+// match is Match but for Bedrock's regional prices.
+func (t *Table) match(model string) (Match, bool) {
 	var candidates []alias
 	for _, l := range t.layers {
 		if e, ok := l.models[model]; ok {
@@ -252,8 +257,10 @@ func (t *Table) Match(model string) (Match, bool) {
 // regional prices a Bedrock cross-region name (us.anthropic.claude-…) as
 // Bedrock bills it, a tenth over the model's own price from Claude Sonnet
 // 4.5 on, and as ccusage prices it (LiteLLM's exact keys for such names):
-// the table's regional row for the model, when no layer has the name
-// itself. The global. profiles cost the model's own price.
+// the model's own row, its long-context rates and window with it, scaled
+// as the table's regional row for the model is to its own price. Only
+// where no layer has the name itself; global. profiles cost the model's
+// own price.
 func (t *Table) regional(model string) (Match, bool) {
 	prefix := regionPrefix().FindString(model)
 	if prefix == "" || prefix == "global." {
@@ -264,15 +271,44 @@ func (t *Table) regional(model string) (Match, bool) {
 			return Match{}, false
 		}
 	}
-	name := "regional." + model[len(prefix):]
-	for _, name := range []string{name, name + "-v1:0"} {
-		for _, l := range t.layers {
-			if e, ok := l.models[name]; ok {
-				return Match{Key: name, Layer: l.source, Rules: []string{fmt.Sprintf("region prefix %q: Bedrock's regional price", prefix)}, Entry: e}, true
+	base, ok := t.match(model)
+	if !ok || base.Entry.Input <= 0 {
+		return Match{}, false
+	}
+	rest := model[len(prefix):]
+	vendor := vendorPrefix().FindString(rest)
+	undated := dateSuffix().ReplaceAllString(base.Key, "")
+	for _, name := range []string{rest, vendor + base.Key, vendor + undated} {
+		for _, name := range []string{"regional." + name, "regional." + name + "-v1:0"} {
+			for _, l := range t.layers {
+				if e, ok := l.models[name]; ok {
+					k := e.Input / base.Entry.Input
+					base.Entry = base.Entry.scaled(k)
+					base.Rules = append(slices.Clip(base.Rules), fmt.Sprintf("region prefix %q: ×%.2f, as %s is to the model's own price", prefix, k, name))
+					return base, true
+				}
 			}
 		}
 	}
 	return Match{}, false
+}
+
+// scaled is e with every rate k times its own.
+func (e Entry) scaled(k float64) Entry {
+	rate := func(p *float64) *float64 {
+		if p == nil {
+			return nil
+		}
+		v := *p * k
+		return &v
+	}
+	e.Input, e.Output = e.Input*k, e.Output*k
+	for _, p := range []**float64{&e.CacheRead, &e.CacheWrite, &e.CacheWrite1h,
+		&e.InputAbove200k, &e.OutputAbove200k, &e.CacheReadAbove200k, &e.CacheWriteAbove200k, &e.CacheWrite1hAbove200k,
+		&e.InputAbove272k, &e.OutputAbove272k, &e.CacheReadAbove272k, &e.CacheWriteAbove272k} {
+		*p = rate(*p)
+	}
+	return e
 }
 
 // Lookup finds the price of model as Match does, returning the table's name

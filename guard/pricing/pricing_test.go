@@ -79,14 +79,14 @@ func TestLookup(t *testing.T) {
 		// A Bedrock region's profile costs its regional price (a tenth
 		// more from Sonnet 4.5 on, as ccusage's exact keys have it); the
 		// global profile the model's own.
-		"us.anthropic.claude-opus-4-7":     "regional.anthropic.claude-opus-4-7-v1:0",
+		"us.anthropic.claude-opus-4-7":     "claude-opus-4-7",
 		"global.anthropic.claude-opus-4-7": "claude-opus-4-7",
 		"gpt-5.5":                          "gpt-5.5",
 		// Anthropic's own alias of Claude Opus 4, which the dataset lists.
 		"claude-opus-4-0": "claude-opus-4-0",
 		// Proxies' prefixes: Bedrock, its regions, Vertex, OpenRouter.
 		"bedrock/anthropic.claude-sonnet-4-5":         "claude-sonnet-4-5",
-		"eu.anthropic.claude-haiku-4-5-20251001-v1:0": "regional.anthropic.claude-haiku-4-5-20251001-v1:0",
+		"eu.anthropic.claude-haiku-4-5-20251001-v1:0": "claude-haiku-4-5-20251001",
 		"bedrock/us.amazon.nova-pro-v1:0":             "amazon.nova-pro-v1:0",
 		"mistral.mistral-large-2407-v1:0":             "mistral-large-2407",
 		"vertex_ai/gemini-2.5-pro":                    "gemini-2.5-pro",
@@ -115,6 +115,13 @@ func TestLookup(t *testing.T) {
 	// $5.50 and $27.50 per million: a tenth over Opus 4.7's $5 and $25.
 	if e, _, _ := table.Lookup("us.anthropic.claude-opus-4-7"); math.Abs(e.Input-5.5e-6) > 1e-15 || math.Abs(e.Output-27.5e-6) > 1e-15 {
 		t.Errorf("us.anthropic.claude-opus-4-7: input %g, output %g per token", e.Input, e.Output)
+	}
+	// Sonnet 4.5's long-context rates and window come with it: $6.60 over
+	// 200K against its own $6, the window its own.
+	own, _, _ := table.Lookup("claude-sonnet-4-5-20250929")
+	e, _, _ := table.Lookup("us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+	if e.InputAbove200k == nil || math.Abs(*e.InputAbove200k-6.6e-6) > 1e-15 || e.MaxInputTokens != own.MaxInputTokens || own.MaxInputTokens == 0 {
+		t.Errorf("us.anthropic.claude-sonnet-4-5-20250929-v1:0: above 200K %v, window %d (its own %d)", e.InputAbove200k, e.MaxInputTokens, own.MaxInputTokens)
 	}
 }
 
