@@ -363,4 +363,3 @@ func TestSubagentLooksOneTimer(t *testing.T) {
 		t.Error("the change that came meanwhile is not looked at")
 	}
 }
-
