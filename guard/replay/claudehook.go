@@ -119,6 +119,9 @@ func (p *Prepared) hookKeeps(it *item, h *hookItem) bool {
 	return h.keep != ""
 }
 
+// searchCut is why a search Claude Code cut or stopped is left as it is.
+const searchCut = "a search Claude Code cut or stopped, which it says in the text: spillway's hook leaves it as it is"
+
 // hookOf works out what the hook sees of it, whose text is text.
 func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 	r := it.r
@@ -131,6 +134,10 @@ func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 		whole, err := p.persistedText(it, h.persisted)
 		if err != nil {
 			h.keep = fmt.Sprintf("Claude Code persisted it and its whole output cannot be read (%v)", err)
+			return
+		}
+		if harness.ClaudeSearchIncomplete(r.Tool, whole) {
+			h.keep = searchCut
 			return
 		}
 		h.persisted.size = unitSizes(whole)
@@ -154,7 +161,7 @@ func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 		return
 	}
 	if harness.ClaudeSearchIncomplete(r.Tool, text) {
-		h.keep = "a search Claude Code cut or stopped, which it says in the text: spillway's hook leaves it as it is"
+		h.keep = searchCut
 		return
 	}
 	h.own = true

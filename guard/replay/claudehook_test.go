@@ -56,6 +56,10 @@ func TestHookMode(t *testing.T) {
 	os.WriteFile(persistedFile, []byte("\n"+whole.String()+"\n\n"), 0o600)
 	persisted := harness.ClaudePersisted(int64(whole.Len()), persistedFile, harness.BashOutput(whole.String()[:30000]), 2000, true)
 
+	stopped := "The search stopped before it finished, most likely at its time limit, so these results are incomplete: more matches may exist. Search a more specific path or pattern.\n\n" +
+		strings.Repeat("a.go:1:needle\n", 3000)
+	grepFile := filepath.Join(results, "grep1.txt")
+	os.WriteFile(grepFile, []byte(stopped), 0o600)
 	content := strings.Repeat("abcdefghij\n", 40) + "end" // 443 bytes
 	numbered := harness.NumberRead(content, harness.ReadNumbering{Start: 1, Sep: "\t"})
 	s := claudeSession(t, transcriptPath,
@@ -74,13 +78,15 @@ func TestHookMode(t *testing.T) {
 		// Saved cut by Claude Code: the whole output is nowhere.
 		call("b3", "Bash", nil), result("b3", "<persisted-output>\nOutput exceeded the 64MB persist limit; only the first 64MB were saved to: "+
 			persistedFile+"\n\nPreview (first 2KB):\n"+strings.Repeat("1\n", 1000)+"...\n</persisted-output>", false),
+		// Persisted, and stopped at the time limit, as its file says.
+		call("g2", "Grep", nil), result("g2", harness.ClaudePersisted(int64(len(stopped)), grepFile, stopped, 2000, true), false),
 	)
 	pol := withCeiling(t, "harness-rs-0.0.40", 300) // truncation at 300 JSON bytes
 	rp, err := prepared(t, s).Replay(pol, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"truncate", "truncate", "keep", "keep", "keep", "keep", "keep", "keep"}
+	want := []string{"truncate", "truncate", "keep", "keep", "keep", "keep", "keep", "keep", "keep"}
 	if diff := cmp.Diff(want, outcomes(rp)); diff != "" {
 		t.Fatalf("outcomes (-want +got):\n%s", diff)
 	}
@@ -103,7 +109,7 @@ func TestHookMode(t *testing.T) {
 	if bash.Replacement != wantRep || bash.Text != wantRep || !strings.HasPrefix(wantRep, `{"bytes_kept":300,"bytes_total":52893,`) {
 		t.Errorf("Bash replaced with %.80q", bash.Replacement)
 	}
-	for i, why := range []string{2: "the call failed", 3: "leaves this tool's output", 4: "not a Read's numbered lines", 5: "not plain UTF-8 text", 6: "a search Claude Code cut", 7: "only the first 64 MiB"} {
+	for i, why := range []string{2: "the call failed", 3: "leaves this tool's output", 4: "not a Read's numbered lines", 5: "not plain UTF-8 text", 6: "a search Claude Code cut", 7: "only the first 64 MiB", 8: "a search Claude Code cut"} {
 		if i >= 2 && (!strings.Contains(rp.Results[i].Reason, why) || rp.Results[i].Text != s.Calls[i].Results[0].Text) {
 			t.Errorf("result %d: %q", i, rp.Results[i].Reason)
 		}
