@@ -84,6 +84,11 @@ func TestRealHook(t *testing.T) {
 	withNUL := write("nul.txt", strings.Repeat("abc\x00def ghi jkl\n", 600))
 	script = append(script, realharness.Turn{Calls: []realharness.Call{read("toolu_u1", notUTF8)}},
 		realharness.Turn{Calls: []realharness.Call{read("toolu_n1", withNUL)}})
+	// Claude Code decides from the whole file: lines of plain text read
+	// from one whose first line is not UTF-8 are noted too.
+	cafe := write("cafe.txt", "caf\xe9\n"+lines(2000, 60, "c"))
+	script = append(script, realharness.Turn{Calls: []realharness.Call{{ID: "toolu_u2", Name: "Read",
+		Input: map[string]any{"file_path": cafe, "offset": 500, "limit": 400}}}})
 	// A Glob Claude Code cuts at 100 files, saying so in a last line: left
 	// as it is, over the ceiling and as a repeat.
 	for i := range 130 {
@@ -150,7 +155,7 @@ func TestRealHook(t *testing.T) {
 	wantActions := map[string]string{"toolu_r1": "keep", "toolu_g1": "spill", "toolu_l1": "keep", "toolu_r2": "spill",
 		"toolu_r3": "spill", "toolu_r4": "suppress", "toolu_b1": "spill", "toolu_b2": "keep", "toolu_r5": "keep",
 		"toolu_m1": "spill", "toolu_m2": "keep", "toolu_b3": "keep",
-		"toolu_u1": "keep", "toolu_n1": "keep", "toolu_l2": "keep", "toolu_l3": "keep",
+		"toolu_u1": "keep", "toolu_n1": "keep", "toolu_u2": "keep", "toolu_l2": "keep", "toolu_l3": "keep",
 		"toolu_p0a": "keep", "toolu_p0b": "keep", "toolu_p1a": "keep", "toolu_p1b": "keep", "toolu_p2a": "keep", "toolu_p2b": "keep"}
 	for id, want := range wantActions {
 		if got := predicted[id].Action; got != want {

@@ -29,16 +29,6 @@ type ReadNumbering struct {
 	Suffix string
 }
 
-// ClaudeNotesEncoding tells whether Claude Code 2.1.328 follows the numbered
-// lines of a Read of content with a note on its encoding ("[This file has
-// NUL bytes in its first 8 KB: …]", "[This file is not valid UTF-8: …]"),
-// as far as the content tells: it holds a NUL or a U+FFFD. spillway's hook
-// leaves such a Read as it is, and its replay so too.
-func ClaudeNotesEncoding(content string) bool { return strings.ContainsAny(content, "\x00\uFFFD") }
-
-// ClaudeEncodingKept is why such a Read is left as it is.
-const ClaudeEncodingKept = "a Read of a file that is not plain UTF-8 text: Claude Code notes it after the lines, which a replacement would lose; left as it is"
-
 // claudeSearchStopped opens the results of a search Claude Code 2.1.328
 // stopped at its time limit.
 const claudeSearchStopped = "The search stopped before it finished, most likely at its time limit, so these results are incomplete: more matches may exist. Search a more specific path or pattern.\n\n"

@@ -144,13 +144,11 @@ func (p *Prepared) hookOf(it *item, h *hookItem, text string) {
 		return
 	}
 	if r.Tool == "Read" {
+		// A note Claude Code put after the lines (the file's encoding)
+		// makes them no Read's numbered lines: the hook leaves those too.
 		n, ok := harness.ReadNumberingOf(text)
-		switch {
-		case !ok:
+		if !ok {
 			h.keep = "not a Read's numbered lines: spillway's hook leaves it as it is"
-			return
-		case harness.ClaudeNotesEncoding(text): // numbering adds neither
-			h.keep = harness.ClaudeEncodingKept
 			return
 		}
 		h.numbering = &n

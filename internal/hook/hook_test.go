@@ -365,18 +365,36 @@ func TestConcurrent(t *testing.T) {
 // bytes, bytes not UTF-8, UTF-16 big-endian) is left as it is: the hook
 // does not see the note, and a replacement would lose it.
 func TestReadEncodingNoted(t *testing.T) {
-	bom := filepath.Join(t.TempDir(), "utf16be.txt")
-	os.WriteFile(bom, []byte("\xfe\xff\x00a"), 0o600)
-	for name, c := range map[string]struct{ path, content string }{
-		"NUL":        {"/f", strings.Repeat("abc\x00def\n", 200)},
-		"not UTF-8":  {"/f", strings.Repeat("abc\ufffd def\n", 200)},
-		"UTF-16 BOM": {bom, strings.Repeat("abcdef\n", 200)},
+	dir := t.TempDir()
+	file := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(data), 0o600)
+		return path
+	}
+	clean := strings.Repeat("abcdef ghi\n", 200)
+	for _, c := range []struct {
+		name, path, content string
+		kept                bool
+	}{
+		// Claude Code decides from the whole file, whatever range was read.
+		{"UTF-16 big-endian", file("be.txt", "\xfe\xff\x00a"), clean, true},
+		{"a NUL in the first 8,000 bytes", file("nul.txt", "a\x00"+clean), clean, true},
+		{"a NUL further on", file("nul8k.txt", strings.Repeat("a", 8000)+"\x00"+clean), clean, false},
+		{"a byte not UTF-8 before the lines read", file("latin1.txt", "caf\xe9\n"+clean), clean, true},
+		{"a rune cut by the end of the file", file("cut.txt", clean+"\xe4\xb8"), clean, true},
+		{"UTF-16 little-endian", file("le.txt", "\xff\xfea\x00"), clean, false},
+		{"U+FFFD written as such", file("fffd.txt", clean+"\ufffd\n"), clean + "\ufffd\n", false},
+		{"UTF-8 across the reads", file("cjk.txt", strings.Repeat("世界", 40_000)), clean, false},
+		// A file gone since: the content tells as far as it can.
+		{"gone, a NUL read", filepath.Join(dir, "gone"), strings.Repeat("abc\x00def\n", 200), true},
+		{"gone, a U+FFFD read", filepath.Join(dir, "gone"), strings.Repeat("abc\ufffd def\n", 200), true},
 	} {
 		cfg := config(t, "harness-rs-0.0.50", 500)
 		stdin := input(t, "Read", "toolu_r", map[string]any{"file_path": c.path},
 			map[string]any{"type": "text", "file": map[string]any{"filePath": c.path, "content": c.content, "startLine": 1}})
-		if answer, log, _ := call(t, cfg, stdin); answer != "" || !strings.Contains(log, "not plain UTF-8 text") {
-			t.Errorf("%s: answer %.80q, log %q", name, answer, log)
+		answer, log, _ := call(t, cfg, stdin)
+		if kept := answer == "" && strings.Contains(log, "not plain UTF-8 text"); kept != c.kept {
+			t.Errorf("%s: kept %v, want %v (answer %.60q, log %q)", c.name, kept, c.kept, answer, log)
 		}
 	}
 }

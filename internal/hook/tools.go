@@ -1,10 +1,11 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spillway-dev/spillway/guard/harness"
 	"github.com/spillway-dev/spillway/internal/safefile"
@@ -106,12 +107,12 @@ func readRead(resp json.RawMessage) (*output, error) {
 	if r.Type != "text" {
 		return nil, errShape{fmt.Sprintf("a Read of type %q", r.Type)}
 	}
-	if harness.ClaudeNotesEncoding(r.File.Content) || startsUTF16BE(r.File.FilePath) {
+	if notedEncoding(r.File.FilePath, r.File.Content) {
 		// Claude Code adds a note after the lines of such a file (NUL
 		// bytes, bytes not UTF-8, UTF-16 big-endian: Edit and Write will
 		// refuse it), which the hook does not see and which a replacement
 		// would lose.
-		return nil, errShape{harness.ClaudeEncodingKept}
+		return nil, errShape{"a Read of a file that is not plain UTF-8 text: Claude Code notes it after the lines, which a replacement would lose; left as it is"}
 	}
 	start := 1
 	if r.File.StartLine != nil {
@@ -380,19 +381,50 @@ func readMCP(resp json.RawMessage) (*output, error) {
 	return out, nil
 }
 
-// startsUTF16BE tells whether the file at path, a regular file, starts
-// with UTF-16's big-endian byte-order mark, which Claude Code notes after
-// a Read's lines.
-func startsUTF16BE(path string) bool {
-	if path == "" {
-		return false
-	}
+// notedEncoding tells whether Claude Code 2.1.328 follows a Read of the
+// file at path with a note on its encoding, as it decides it from the
+// whole file (its readFile's check, whatever range was read): not behind
+// UTF-16's little-endian mark, and starting with the big-endian one, or
+// with a NUL in its first 8,000 bytes, or not valid UTF-8 (its first 64
+// MiB looked at). Where the file cannot be read, the content read tells
+// as far as it can: a NUL, or a U+FFFD for bytes not UTF-8.
+func notedEncoding(path, content string) bool {
 	f, _, err := safefile.OpenRegular(path, nil)
 	if err != nil {
-		return false
+		return strings.ContainsAny(content, "\x00\uFFFD")
 	}
 	defer f.Close()
-	var bom [2]byte
-	n, _ := io.ReadFull(f, bom[:])
-	return n == 2 && bom == [2]byte{0xFE, 0xFF}
+	buf := make([]byte, 64<<10)
+	held, read := 0, 0
+	for read < 64<<20 {
+		n, err := f.Read(buf[held:])
+		data := buf[:held+n]
+		if read == 0 && n > 0 {
+			switch {
+			case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+				return false // UTF-16, little-endian: read as such, no note
+			case bytes.HasPrefix(data, []byte{0xFE, 0xFF}), bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0:
+				return true
+			}
+		}
+		read += n
+		// A rune cut at the end of what was read waits for its next bytes.
+		held = 0
+		for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax+1; i-- {
+			if utf8.RuneStart(data[i]) {
+				if !utf8.FullRune(data[i:]) {
+					held = len(data) - i
+				}
+				break
+			}
+		}
+		if !utf8.Valid(data[:len(data)-held]) {
+			return true
+		}
+		copy(buf, data[len(data)-held:])
+		if err != nil {
+			return held > 0 // a rune cut by the end of the file
+		}
+	}
+	return false
 }
