@@ -358,20 +358,23 @@ var responseWait = 500 * time.Millisecond
 // is its own.
 func responseOf(transcriptPath, id string) string {
 	deadline := time.Now().Add(responseWait)
+	looked := int64(-1) // the size the transcript had when last read
 	for {
-		if r := responseIn(transcriptPath, id); r != "" || time.Now().After(deadline) {
-			return r
+		if info, err := os.Lstat(transcriptPath); err == nil && info.Size() != looked {
+			looked = info.Size()
+			if r := responseIn(transcriptPath, info, id); r != "" {
+				return r
+			}
+		}
+		if time.Now().After(deadline) {
+			return ""
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-// responseIn is responseOf as the transcript is now.
-func responseIn(transcriptPath, id string) string {
-	info, err := os.Lstat(transcriptPath)
-	if err != nil {
-		return ""
-	}
+// responseIn is responseOf as the transcript, info, is now.
+func responseIn(transcriptPath string, info os.FileInfo, id string) string {
 	f, _, err := safefile.OpenRegular(transcriptPath, info)
 	if err != nil {
 		return ""
