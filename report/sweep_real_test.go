@@ -57,7 +57,9 @@ func TestSweepMatchesReport(t *testing.T) {
 		t.Skip("replays every shared log at ten ceilings under two policies (-short)")
 	}
 	logs := filepath.Join(sharedtest.Dir(t), "transcripts")
-	for _, name := range []string{"harness-rs-0.0.50", "codex"} {
+	// claude-code follows each session's version: its own ceiling is each
+	// version's rules, any other the latest's at that ceiling.
+	for _, name := range []string{"harness-rs-0.0.50", "codex", "claude-code"} {
 		pol, err := policy.Preset(name)
 		if err != nil {
 			t.Fatal(err)
