@@ -182,6 +182,9 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 		col("unseen repeats", 6, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.SuppressedUnseen) }),
 		col("stale", 6, func(pt *replay.SweepPoint) string { return strconv.Itoa(pt.Hazards.Stale) }),
 	}, width, tails)
+	if d.Policy.FollowVersion {
+		writeNote(&b, fmt.Sprintf("%s follows each session's version: at its own ceiling each session is replayed as its version did it, at any other as the latest version does at that ceiling.", d.Policy.Name), width, "")
+	}
 	if d.Unpriced > 0 {
 		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price; the tokens count %s.", plural(d.Unpriced, "session"), pronoun(d.Unpriced)), width, "")
 	}

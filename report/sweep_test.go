@@ -398,3 +398,23 @@ func TestSweepUnpricedNote(t *testing.T) {
 		t.Errorf("%v:\n%s", err, out.String())
 	}
 }
+
+// TestSweepSaysVersionRules: a sweep under a policy that follows each
+// session's version says what its own point and the others are.
+func TestSweepSaysVersionRules(t *testing.T) {
+	demo := filepath.Join("..", "testdata", "demo.jsonl")
+	for preset, says := range map[string]bool{"claude-code": true, "harness-rs-0.0.50": false} {
+		pol, _ := policy.Preset(preset)
+		doc, _, err := Sweep([]string{demo}, nil, Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer(tokens.O200kBase)}, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := doc.Write(&buf, "text", 200); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(buf.String(), preset+" follows each session's version: at its own ceiling each session is replayed as its version did it"); got != says {
+			t.Errorf("%s: says %v, want %v:\n%s", preset, got, says, buf.String())
+		}
+	}
+}
