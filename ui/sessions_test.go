@@ -947,18 +947,24 @@ func TestSessionListLive(t *testing.T) {
 	}
 }
 
+// liveFleet opens the list over fleetFixture's sessions and one written
+// at now, live, so that the list follows them.
+func liveFleet(t *testing.T) (m *Model, dir string, now time.Time) {
+	dir = fleetFixture(t)
+	live := filepath.Join(dir, "live.jsonl")
+	writeSession(t, live, "/home/u/live", "claude-haiku-4-5", []fleetCall{{at: "2026-03-05T11:45:00Z", input: 10_000, output: 100}})
+	now = time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
+	os.Chtimes(live, now, now)
+	return newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, now), dir, now
+}
+
 // TestSessionListRowsChange: sessions that come and go at a look of a
 // followed list leave the cursor on the session it was on. The selection
 // was taken from the new rows by the old order: a session added moved the
 // cursor to another, and two removed with the cursor on the last row
 // indexed past the rows (a panic).
 func TestSessionListRowsChange(t *testing.T) {
-	dir := fleetFixture(t)
-	live := filepath.Join(dir, "live.jsonl")
-	writeSession(t, live, "/home/u/live", "claude-haiku-4-5", []fleetCall{{at: "2026-03-05T11:45:00Z", input: 10_000, output: 100}})
-	now := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
-	os.Chtimes(live, now, now)
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, now)
+	m, dir, now := liveFleet(t)
 	press(t, m, "G")
 	last := m.fleet.list.current()
 	if names := shownNames(m); len(names) != 5 || filepath.Base(last) != names[4]+".jsonl" {
@@ -1416,12 +1422,7 @@ func TestSessionListFooterAdds(t *testing.T) {
 // no sooner than fleetPace after the last look came back, however many
 // come meanwhile; then at once.
 func TestSessionListPaced(t *testing.T) {
-	dir := fleetFixture(t)
-	live := filepath.Join(dir, "live.jsonl")
-	writeSession(t, live, "/home/u/live", "claude-haiku-4-5", []fleetCall{{at: "2026-03-05T11:45:00Z", input: 10_000, output: 100}})
-	now := time.Date(2026, 3, 5, 12, 0, 0, 0, time.UTC)
-	os.Chtimes(live, now, now)
-	m := newListModel(t, []string{dir}, "harness-rs-0.0.40", 120, 40, now)
+	m, dir, _ := liveFleet(t)
 	defer func(p time.Duration) { fleetPace = p }(fleetPace)
 	fleetPace = time.Hour
 	fresh := filepath.Join(dir, "fresh.jsonl")
