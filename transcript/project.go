@@ -75,6 +75,12 @@ func ReadCwd(r io.Reader) (string, error) {
 // cwdBufs hold the buffers ReadCwd reads into, of CwdBytes+1 bytes.
 var cwdBufs = sync.Pool{New: func() any { b := make([]byte, CwdBytes+1); return &b }}
 
+// SubagentsDir is the folder where Claude Code writes the sub-agents' logs
+// of the session logged at path: <session>/subagents beside it.
+func SubagentsDir(path string) string {
+	return filepath.Join(strings.TrimSuffix(path, filepath.Ext(path)), "subagents")
+}
+
 // Project names the project of the session whose log is at path: the
 // working folder cwd the log records (see Cwd), else, for a log in Claude
 // Code's projects/<folder>/ (a sub-agent's under

@@ -493,7 +493,7 @@ func (d dirs) subagentsBeside(path string) []string {
 	beside := d.list(dir) // first: it tells whether <session> is there
 	var out []string
 	if d.mayHold(dir, strings.TrimSuffix(filepath.Base(path), ".jsonl")) {
-		sub := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+		sub := transcript.SubagentsDir(path)
 		for _, e := range d.list(sub) {
 			if mayRead(e) && strings.HasSuffix(e.Name(), ".jsonl") {
 				out = append(out, filepath.Join(sub, e.Name()))

@@ -68,7 +68,7 @@ func (in *Input) callsLog() string {
 	if in.AgentID == "" || !plainID().MatchString(in.AgentID) || !strings.HasSuffix(in.TranscriptPath, ".jsonl") {
 		return in.TranscriptPath
 	}
-	dir := filepath.Join(strings.TrimSuffix(in.TranscriptPath, ".jsonl"), "subagents")
+	dir := transcript.SubagentsDir(in.TranscriptPath)
 	name := "agent-" + in.AgentID + ".jsonl"
 	if _, err := os.Lstat(filepath.Join(dir, name)); err != nil {
 		if found, _ := filepath.Glob(filepath.Join(dir, "*", name)); len(found) == 1 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/app"
@@ -68,7 +67,7 @@ func watchFolders(paths []string, env app.Env) (trees, alone []string) {
 		// A named session's sub-agents: <session>/subagents.
 		for _, p := range paths {
 			if filepath.Dir(p) == d {
-				add(&alone, filepath.Join(strings.TrimSuffix(p, filepath.Ext(p)), "subagents"))
+				add(&alone, transcript.SubagentsDir(p))
 			}
 		}
 	}

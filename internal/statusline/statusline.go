@@ -30,6 +30,7 @@ import (
 	"github.com/spillway-dev/spillway/internal/safefile"
 	"github.com/spillway-dev/spillway/internal/termtext"
 	"github.com/spillway-dev/spillway/themes"
+	"github.com/spillway-dev/spillway/transcript"
 )
 
 // Options configure the status line.
@@ -242,7 +243,7 @@ func regularLog(path string) error {
 func subagentDirs(path string) map[string]int64 {
 	session := strings.TrimSuffix(path, filepath.Ext(path))
 	dirs := map[string]int64{}
-	for _, d := range []string{filepath.Dir(path), session, filepath.Join(session, "subagents")} {
+	for _, d := range []string{filepath.Dir(path), session, transcript.SubagentsDir(path)} {
 		dirs[d] = 0
 		if info, err := os.Stat(d); err == nil {
 			dirs[d] = info.ModTime().UnixNano()
