@@ -229,8 +229,11 @@ type Match struct {
 // prefixes, dated or mode suffixes, dots for dashes). It never guesses a
 // neighbouring model: an unknown name has no price.
 func (t *Table) Match(model string) (Match, bool) {
-	if m, ok := t.regional(model); ok {
-		return m, true
+	// Told apart without a regular expression: every priced call asks.
+	if region, _, ok := strings.Cut(model, "."); ok && region != "global" && slices.Contains(bedrockRegions, region) {
+		if m, ok := t.regional(model, region+"."); ok {
+			return m, true
+		}
 	}
 	return t.match(model)
 }
@@ -261,11 +264,7 @@ func (t *Table) match(model string) (Match, bool) {
 // as the table's regional row for the model is to its own price. Only
 // where no layer has the name itself; global. profiles cost the model's
 // own price.
-func (t *Table) regional(model string) (Match, bool) {
-	prefix := regionPrefix().FindString(model)
-	if prefix == "" || prefix == "global." {
-		return Match{}, false
-	}
+func (t *Table) regional(model, prefix string) (Match, bool) {
 	for _, l := range t.layers {
 		if _, ok := l.models[model]; ok {
 			return Match{}, false
@@ -325,9 +324,13 @@ var (
 	modeSuffix    = lazyRegexp(`(-fast|-thinking|-latest|:beta|-v\d+:\d+|:\d+)$`)
 	dateSuffix    = lazyRegexp(`[-@_]\d{8}$`)
 	// Bedrock writes cross-region inference profiles as region.vendor.model.
-	regionPrefix = lazyRegexp(`^(us|eu|apac|au|ca|jp|us-gov|global)\.`)
+	regionPrefix = lazyRegexp(`^(` + strings.Join(bedrockRegions, "|") + `)\.`)
 	vendorPrefix = lazyRegexp(`^(anthropic|amazon|meta|mistral|deepseek|qwen|openai|moonshot|moonshotai|cohere|ai21|writer|google|zai|minimax)\.`)
 )
+
+// bedrockRegions are the regions Bedrock's cross-region inference
+// profiles name first (region.vendor.model).
+var bedrockRegions = []string{"us", "eu", "apac", "au", "ca", "jp", "us-gov", "global"}
 
 func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
