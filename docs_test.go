@@ -140,28 +140,45 @@ func TestAnchor(t *testing.T) {
 	}
 }
 
-// TestDocsPrices runs the spillway prices docs/usage.md shows and checks
-// that each line it quotes is a line of the output.
-func TestDocsPrices(t *testing.T) {
-	usage, err := os.ReadFile(filepath.Join("docs", "usage.md"))
+// docCommand finds the block of docs/name that shows a spillway command
+// matching command and runs it, LOGS at its end (when logs is not "")
+// standing for logs: the command, the block's text, and what it printed.
+func docCommand(t *testing.T, name, command, logs string) (cmd, block, out string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("docs", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)```\n\\$ spillway (prices [^\n]*)\n(.*?)```").FindStringSubmatch(string(usage))
+	line := "(" + command + ")"
+	if logs != "" {
+		line += " LOGS"
+	}
+	m := regexp.MustCompile("(?s)```\n\\$ spillway " + line + "\n(.*?)```").FindStringSubmatch(string(doc))
 	if m == nil {
-		t.Fatal("docs/usage.md no longer shows spillway prices")
+		t.Fatalf("docs/%s no longer shows spillway %s", name, command)
 	}
-	var out, errb strings.Builder
-	if code := run(strings.Fields(m[1]), strings.NewReader(""), &out, &errb); code != 0 {
-		t.Fatalf("%s: exit %d, stderr %q", m[1], code, errb.String())
+	args := strings.Fields(m[1])
+	if logs != "" {
+		args = append(args, logs)
 	}
+	var stdout, stderr strings.Builder
+	if code := run(args, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("%s: exit %d, stderr %q", m[1], code, stderr.String())
+	}
+	return m[1], m[2], stdout.String()
+}
+
+// TestDocsPrices runs the spillway prices docs/usage.md shows and checks
+// that each line it quotes is a line of the output.
+func TestDocsPrices(t *testing.T) {
+	cmd, block, printed := docCommand(t, "usage.md", "prices [^\n]*", "")
 	lines := map[string]bool{}
-	for _, l := range strings.Split(out.String(), "\n") {
+	for _, l := range strings.Split(printed, "\n") {
 		lines[l] = true
 	}
-	for _, want := range strings.Split(strings.TrimSuffix(m[2], "\n"), "\n") {
+	for _, want := range strings.Split(strings.TrimSuffix(block, "\n"), "\n") {
 		if strings.TrimSpace(want) != "..." && !lines[want] {
-			t.Errorf("docs/usage.md shows a line spillway %s does not print:\n%q\noutput:\n%s", m[1], want, out.String())
+			t.Errorf("docs/usage.md shows a line spillway %s does not print:\n%q\noutput:\n%s", cmd, want, printed)
 		}
 	}
 }

@@ -104,22 +104,10 @@ func TestDocsExport(t *testing.T) {
 // TestDocsSweepDedupe runs the spillway sweep --dedupe docs/policies.md
 // shows over the shared logs and checks its table, line for line.
 func TestDocsSweepDedupe(t *testing.T) {
-	dir := filepath.Join(sharedtest.Dir(t), "transcripts")
-	policies, err := os.ReadFile(filepath.Join("docs", "policies.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	block := regexp.MustCompile("(?s)```\n\\$ spillway (sweep --dedupe [^\n]*) LOGS\n(.*?)```").FindStringSubmatch(string(policies))
-	if block == nil {
-		t.Fatal("docs/policies.md shows no spillway sweep --dedupe")
-	}
-	var out, errb bytes.Buffer
-	if code := run(append(strings.Fields(block[1]), dir), strings.NewReader(""), &out, &errb); code != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errb.String())
-	}
-	if printed := strings.SplitAfter(out.String(), "\n"); len(printed) < 7 {
-		t.Fatalf("printed %q", out.String())
-	} else if diff := cmp.Diff(block[2], strings.Join(printed[:7], "")); diff != "" {
-		t.Errorf("docs/policies.md's %s (-docs +printed):\n%s", block[1], diff)
+	cmd, block, printed := docCommand(t, "policies.md", "sweep --dedupe [^\n]*?", filepath.Join(sharedtest.Dir(t), "transcripts"))
+	if lines := strings.SplitAfter(printed, "\n"); len(lines) < 7 {
+		t.Fatalf("printed %q", printed)
+	} else if diff := cmp.Diff(block, strings.Join(lines[:7], "")); diff != "" {
+		t.Errorf("docs/policies.md's %s (-docs +printed):\n%s", cmd, diff)
 	}
 }

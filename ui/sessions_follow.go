@@ -33,7 +33,7 @@ type (
 // fleetPace is the least time from one look at a followed list to the next
 // that changes ask for: each look reads what changed and replays it at
 // every ceiling of the chart, and an agent writing ten lines a second kept
-// a core busy (110% of one, against 14% for the inspector on the same log).
+// a fifth of a core busy (205 ticks in 10 s; 41-43 paced).
 var fleetPace = time.Second
 
 // rescanPaced looks again now, or once fleetPace has passed since the last
