@@ -52,7 +52,8 @@ type File struct {
 }
 
 // Find lists the *.jsonl files under each root, recursively, newest first.
-// Roots that do not exist are skipped. A file that is not a regular file,
+// Roots that do not exist are skipped; a root that is a link to a folder
+// is walked, links to folders below it are not. A file that is not a regular file,
 // nor a link to one, and a folder below a root that cannot be read, are
 // listed with their Err set.
 func Find(roots ...string) ([]File, error) {
@@ -121,6 +122,13 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 			wg.Wait()
 		}()
 		for _, root := range roots {
+			if info, err := os.Lstat(root); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+				// A root that is a link is followed, as ls and find -H
+				// follow the paths they are given (~/.claude is often a
+				// link into a dotfiles folder); a trailing separator makes
+				// the walk's Lstat resolve it. Links below it are not.
+				root += string(filepath.Separator)
+			}
 			// This root's folders; one listed through an earlier root is
 			// kept as first seen, entries once.
 			walked := Listing{}

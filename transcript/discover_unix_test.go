@@ -73,3 +73,29 @@ func TestFindUnreadableFolder(t *testing.T) {
 		t.Errorf("%+v", files)
 	}
 }
+
+// TestFindLinkedRoot: a root that is a link to a folder is walked, its
+// sessions named through the link, and its folders listed; a link to a
+// folder below the root is not walked into (a link back up would loop).
+func TestFindLinkedRoot(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	os.MkdirAll(filepath.Join(real, "project"), 0o700)
+	os.WriteFile(filepath.Join(real, "project", "a.jsonl"), []byte("{}\n"), 0o600)
+	os.Symlink(real, filepath.Join(real, "project", "loop"))
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	files, listing, err := FindListing(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(link, "project", "a.jsonl")
+	if len(files) != 1 || files[0].Path != want || files[0].Err != nil || files[0].Size != 3 {
+		t.Errorf("found %+v, want %s alone", files, want)
+	}
+	if entries := listing[filepath.Join(link, "project")]; len(entries) != 2 {
+		t.Errorf("listing of the project through the link: %v", entries)
+	}
+}
