@@ -101,3 +101,46 @@ func TestFollowedCacheWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushWaitsForPacedWrite: Flush, called as a program exits, waits for
+// a paced write that took the state before it and is still writing; it
+// returned at once, and the program exited with the file half written.
+func TestFlushWaitsForPacedWrite(t *testing.T) {
+	old := savePace
+	savePace = time.Hour
+	t.Cleanup(func() { savePace = old })
+	root := t.TempDir()
+	cacheDir, dir := filepath.Join(root, "cache"), filepath.Join(root, "logs")
+	a := writeClaude(t, filepath.Join(dir, "a.jsonl"), "a", call{msg: "a1", at: at(1), input: 1, result: "x"})
+	ix, err := Open(Options{CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scanWith(t, ix, dir)
+	defer ix.Follow()()
+	writeClaude(t, a, "a", call{msg: "a2", at: at(2), input: 1, result: "x"})
+	scanWith(t, ix, dir)
+	// The paced write, as its timer takes the state.
+	ix.mu.Lock()
+	write := ix.takeCache()
+	ix.mu.Unlock()
+	if write == nil {
+		t.Fatal("nothing to write after a rescan")
+	}
+	done := make(chan error, 1)
+	go func() { done <- ix.Flush() }()
+	select {
+	case err := <-done:
+		t.Fatalf("Flush returned (%v) while the paced write had not written", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := write(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if r := onDisk(t, ix, cacheDir, a); r == nil || r.Own.Calls != 2 {
+		t.Errorf("after Flush the file holds %+v; want 2 calls", r)
+	}
+}
