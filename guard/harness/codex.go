@@ -36,6 +36,10 @@ var CodexRules = []CodexRule{
 		"observed on 0.114.0, 0.118.0, 0.128.0, 0.129.0 and 0.141.0"},
 	{"0.142.0", "", "the cut output headed \"Warning: truncated output (original token count: T)\", \"Total output lines: L\" and a blank line (also a code-mode exec script's output)",
 		"observed on 0.142.0, 0.144.1 and 0.169.0; 0.144.1 logs of exec"},
+	{"", codexCapNoteFrom, "exec_command output over 1 MiB kept as its first and last half MiB or so, joined as they are, and counted and headed as if that were the output",
+		"observed on 0.114.0, 0.128.0, 0.142.0 and 0.144.1 with `seq 1 800000` (5,488,895 bytes): 1,048,576 bytes kept, yet 1,122,560 in one run of 0.144.1 and 1,052,540 of 1,199,994 in one of 0.128.0 (what was kept varied with how the output arrived)"},
+	{codexCapNoteFrom, "", "exec_command output over 1 MiB kept as its first and last half MiB joined by \"\\n... N bytes omitted ...\\n\", a character cut at either read as Rust's from_utf8_lossy reads it; the status lines and warning count the whole output, \"... N bytes omitted ...\" stands in for the line count, and the cut counts from what was kept",
+		"observed on 0.145.0, 0.150.0, 0.156.0 and 0.169.0 with 5,488,895 bytes, and 1,199,994 bytes cutting a character at both halves"},
 	{"", "", "shell_command output (unified exec off) over the limit cut in the middle, with \"Total output lines: L\" among its status lines when the cut changed the line count",
 		"observed on 0.128.0 (features.unified_exec = false); 0.169.0 no longer offers shell_command"},
 	{"", "", "nothing persisted, no repeat suppressed", "no version observed does either"},
@@ -51,6 +55,11 @@ type CodexEra struct {
 	// ExecWarning: the header over a command output Codex cut opens with
 	// "Warning: truncated output (original token count: T)".
 	ExecWarning bool
+	// ExecCapNote: unified exec joins the halves it keeps of a command's
+	// output over CodexExecCap with a note of the bytes left out, and the
+	// status lines and header count the whole output; before, the halves
+	// were joined as they were and counted as if they were the output.
+	ExecCapNote bool
 }
 
 // CodexExecTokens is the budget of a command's own cut where the call
@@ -62,7 +71,10 @@ var CodexEras = []CodexEra{
 	{From: ""},
 	{From: "0.125.0", ExecFollowsLimit: true},
 	{From: "0.142.0", ExecFollowsLimit: true, ExecWarning: true},
+	{From: codexCapNoteFrom, ExecFollowsLimit: true, ExecWarning: true, ExecCapNote: true},
 }
+
+const codexCapNoteFrom = "0.145.0"
 
 // CodexEraOf is the era of a Codex version; a version that does not
 // parse (none recorded) gets the latest.
@@ -112,6 +124,9 @@ type CodexOutput struct {
 	// Original is the uncut output's size in tokens where the header or a
 	// status line says it, else 0.
 	Original int64
+	// Omitted is the bytes of a command's output over CodexExecCap that
+	// unified exec left out before the cut, as the header says.
+	Omitted int64
 }
 
 // CodexExecWarning opens the header of command output Codex cut.
@@ -131,10 +146,11 @@ func ParseCodexOutput(text string) CodexOutput {
 	}
 	o.Kind, o.Status, o.Original = codexStatus(text)
 	output := text[o.Status:]
-	header, original := codexHeader(output)
+	header, original, omitted := codexHeader(output)
 	if original > 0 {
 		o.Original = original
 	}
+	o.Omitted = omitted
 	at, end, n, tok, ok := codexMarker(output[header:])
 	if !ok {
 		// Codex's header with no marker where its cut puts one: cut, at a
@@ -145,7 +161,12 @@ func ParseCodexOutput(text string) CodexOutput {
 	base := int(o.Status) + header
 	o.Cut, o.Tokens, o.Header, o.Removed = true, tok, int32(header), n
 	o.HeadEnd, o.TailStart = int32(base+at), int32(base+end)
-	o.Budget = codexBudget(at, len(output)-header-end, tok, n, o.Original)
+	if omitted == 0 {
+		o.Budget = codexBudget(at, len(output)-header-end, tok, n, o.Original)
+	} else {
+		// The marker counts from what unified exec kept, not the original.
+		o.Budget = codexBudget(at, len(output)-header-end, tok, 0, 0)
+	}
 	return o
 }
 
@@ -184,33 +205,41 @@ func codexStatus(text string) (CodexKind, int32, int64) {
 
 // codexHeader measures the truncation header opening an output Codex cut:
 // "Warning: truncated output (original token count: T)\n" (from 0.142),
-// then "Total output lines: L\n\n"; and T.
-func codexHeader(output string) (int, int64) {
-	n, original := 0, int64(0)
+// then "Total output lines: L\n\n", or "... N bytes omitted ...\n\n" where
+// unified exec kept only CodexExecCap of it; and T and N.
+func codexHeader(output string) (n int, original, omitted int64) {
 	if strings.HasPrefix(output, CodexExecWarning) {
 		end := strings.Index(output[:min(len(output), 80)], ")\n")
 		if end < 0 {
-			return 0, 0
+			return 0, 0, 0
 		}
 		t, err := strconv.ParseInt(output[len(CodexExecWarning):end], 10, 64)
 		if err != nil {
-			return 0, 0
+			return 0, 0, 0
 		}
 		n, original = end+2, t
 	}
-	const lines = "Total output lines: "
 	rest := output[n:]
-	if !strings.HasPrefix(rest, lines) {
-		return n, original
+	// The second line: its opening, and what follows its number through
+	// the blank line.
+	for _, line := range [][2]string{{"Total output lines: ", "\n\n"}, {codexOmittedOpen, codexOmittedClose + "\n\n"}} {
+		if !strings.HasPrefix(rest, line[0]) {
+			continue
+		}
+		end := strings.Index(rest[:min(len(rest), 64)], line[1])
+		if end < 0 {
+			break
+		}
+		v, err := strconv.ParseInt(rest[len(line[0]):end], 10, 64)
+		if err != nil {
+			break
+		}
+		if line[0] == codexOmittedOpen {
+			omitted = v
+		}
+		return n + end + len(line[1]), original, omitted
 	}
-	end := strings.Index(rest[:min(len(rest), 48)], "\n\n")
-	if end < 0 {
-		return n, original
-	}
-	if _, err := strconv.ParseInt(rest[len(lines):end], 10, 64); err != nil {
-		return n, original
-	}
-	return n + end + 2, original
+	return n, original, 0
 }
 
 // codexMarker finds the marker of Codex's middle truncation halving s:
@@ -271,13 +300,110 @@ func codexBudget(head, tail int, tokens bool, removed, original int64) int64 {
 // CodexExecHeader heads command output Codex cut (formatted_truncate_text
 // in codex-rs/utils/output-truncation): from 0.142 its size before the
 // cut in approximate tokens, then its line count as Rust's str::lines
-// counts.
+// counts, or the bytes unified exec left out of it.
 func CodexExecHeader(era CodexEra, output string) string {
-	lines := fmt.Sprintf("Total output lines: %d\n\n", rustLines(output))
+	return codexExecHeader(era, int64(len(output)), fmt.Sprintf("Total output lines: %d\n\n", rustLines(output)))
+}
+
+func codexExecHeader(era CodexEra, size int64, second string) string {
 	if !era.ExecWarning {
-		return lines
+		return second
 	}
-	return fmt.Sprintf(CodexExecWarning+"%d)\n", ApproxTokens(int64(len(output)))) + lines
+	return fmt.Sprintf(CodexExecWarning+"%d)\n", ApproxTokens(size)) + second
+}
+
+// CodexExecCap is what unified exec keeps of a command's output: its
+// first and last half MiB (CodexRules).
+const CodexExecCap = 1 << 20
+
+const codexOmittedOpen, codexOmittedClose = "... ", " bytes omitted ..."
+
+// codexCapped is output as unified exec keeps it, and the bytes it left
+// out: its first and last half of CodexExecCap, cut at bytes, joined by
+// the note or (before ExecCapNote) as they are, then read as Rust's
+// String::from_utf8_lossy reads them, so that the bytes of a character
+// cut in two become U+FFFD (observed on 0.142.0 and 0.169.0: the counts
+// Codex sent include them).
+func codexCapped(era CodexEra, output string) (string, int64) {
+	omitted := int64(len(output) - CodexExecCap)
+	if omitted <= 0 {
+		return output, 0
+	}
+	head, tail := output[:CodexExecCap/2], output[len(output)-CodexExecCap/2:]
+	// The output is whole characters: only the bytes about the cuts can
+	// be ill-formed, the head's unfinished last character and the rest
+	// of one the tail opens with.
+	start := lastRuneStart(head)
+	if utf8.FullRuneInString(head[start:]) {
+		start = len(head)
+	}
+	rest := 0
+	for rest < len(tail) && rest < utf8.UTFMax && !utf8.RuneStart(tail[rest]) {
+		rest++
+	}
+	note := ""
+	if era.ExecCapNote {
+		note = "\n" + codexOmittedOpen + strconv.FormatInt(omitted, 10) + codexOmittedClose + "\n"
+	}
+	var b strings.Builder
+	b.Grow(CodexExecCap + len(note) + 16)
+	b.WriteString(head[:start])
+	b.WriteString(rustLossy(head[start:] + note + tail[:rest]))
+	b.WriteString(tail[rest:])
+	return b.String(), omitted
+}
+
+// lastRuneStart is where the last character of s begins, looking back no
+// further than a character's length.
+func lastRuneStart(s string) int {
+	i := len(s) - 1
+	for i > 0 && i > len(s)-utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return max(i, 0)
+}
+
+// rustLossy is s as Rust's String::from_utf8_lossy reads it: each maximal
+// part of an ill-formed sequence (Unicode's "best practice", which Go's
+// decoder does not follow: it takes one byte at a time) is one U+FFFD.
+func rustLossy(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if r, n := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || n > 1 {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		// The lead byte and the continuation bytes that may follow it,
+		// as far as they go (Unicode table 3-7).
+		lo, hi, need := byte(0x80), byte(0xBF), 0
+		switch c := s[i]; {
+		case c >= 0xC2 && c <= 0xDF:
+			need = 1
+		case c == 0xE0:
+			lo, need = 0xA0, 2
+		case c == 0xED:
+			hi, need = 0x9F, 2
+		case c >= 0xE1 && c <= 0xEF:
+			need = 2
+		case c == 0xF0:
+			lo, need = 0x90, 3
+		case c == 0xF4:
+			hi, need = 0x8F, 3
+		case c >= 0xF1 && c <= 0xF3:
+			need = 3
+		}
+		i++
+		for ; need > 0 && i < len(s) && s[i] >= lo && s[i] <= hi; need-- {
+			i++
+			lo, hi = 0x80, 0xBF
+		}
+		b.WriteRune(utf8.RuneError)
+	}
+	return b.String()
 }
 
 // rustLines counts lines as Rust's str::lines does.
@@ -313,14 +439,29 @@ func rustLinesOf(head, marker, tail string) int {
 // output counts against the budget.
 func CodexExec(era CodexEra, text string, o CodexOutput, budget int64, inTokens bool) string {
 	status, output := text[:o.Status], text[o.Status:]
-	if int64(len(output)) <= budget {
-		return text
+	kept, omitted := output, int64(0)
+	if o.Kind == CodexUnified || o.Kind == CodexPlain {
+		kept, omitted = codexCapped(era, output)
+	}
+	if int64(len(kept)) <= budget {
+		if omitted == 0 {
+			return text
+		}
+		return status + kept
+	}
+	if !era.ExecCapNote {
+		// The kept halves are the output as far as the cut knows.
+		output, omitted = kept, 0
 	}
 	// The cut's pieces are joined with what heads them in one copy: a
 	// command's cut output is the largest text a replay makes.
-	head, marker, tail := codexCut(output, budget, inTokens)
-	if o.Kind == CodexFreeform {
+	head, marker, tail := codexCut(kept, budget, inTokens)
+	switch {
+	case o.Kind == CodexFreeform:
 		return codexFreeformStatus(status, rustLines(output), rustLinesOf(head, marker, tail)) + head + marker + tail
+	case omitted > 0:
+		note := codexOmittedOpen + strconv.FormatInt(omitted, 10) + codexOmittedClose + "\n\n"
+		return status + codexExecHeader(era, int64(len(output)), note) + head + marker + tail
 	}
 	return status + CodexExecHeader(era, output) + head + marker + tail
 }
@@ -356,7 +497,7 @@ func CodexRecut(text string, o CodexOutput, budget int64) string {
 		// budget and at most four a removed token: whole tokens away from
 		// a budget of whole tokens.
 		total := o.Budget + 4*o.Removed
-		if o.Original > 0 && !o.History {
+		if o.Original > 0 && !o.History && o.Omitted == 0 {
 			total = 4 * o.Original
 		}
 		marker = fmt.Sprintf("…%d tokens truncated…", ApproxTokens(total-budget))

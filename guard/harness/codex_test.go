@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,6 +121,65 @@ func TestRustLinesOf(t *testing.T) {
 					t.Errorf("rustLinesOf(%q, %q, %q) = %d, want %d", h, m, tl, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestCodexExecCap: `seq 1 800000` (5,488,895 bytes) as Codex 0.169.0 and
+// 0.142.0 sent it, header and marker: from 0.145 the halves kept (1 MiB)
+// are joined by a 31-byte note of the 4,440,319 bytes left out, the
+// counts are the whole output's (ceil(5,488,895/4) = 1,372,224), and the
+// marker counts from the 1,048,607 bytes kept: ceil(1,008,607/4) =
+// 252,152. Before, the 1 MiB kept is counted as the output: 262,144
+// tokens, 164,131 lines, a marker of (1,048,576-40,000)/4 = 252,144.
+func TestCodexExecCap(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 800_000; i++ {
+		b.WriteString(strconv.Itoa(i) + "\n")
+	}
+	seq := b.String()
+	status := "Chunk ID: a52ab9\nWall time: 0.0000 seconds\nProcess exited with code 0\nOriginal token count: 1372224\nOutput:\n"
+	raw := status + seq
+	for _, tt := range []struct {
+		era          CodexEra
+		header, mark string
+	}{
+		{CodexEraOf("0.169.0"), "Warning: truncated output (original token count: 1372224)\n... 4440319 bytes omitted ...\n\n", "…252152 tokens truncated…"},
+		{CodexEraOf("0.142.0"), "Warning: truncated output (original token count: 262144)\nTotal output lines: 164131\n\n", "…252144 tokens truncated…"},
+	} {
+		got := CodexExec(tt.era, raw, ParseCodexOutput(raw), 40_000, true)
+		want := status + tt.header + seq[:20_000] + tt.mark + seq[len(seq)-20_000:]
+		if got != want {
+			t.Errorf("from %s: %d bytes, want %d:\n%.300q", tt.era.From, len(got), len(want), got[len(status):])
+		}
+		o := ParseCodexOutput(got)
+		if o.Budget != 40_000 || o.Omitted != map[bool]int64{true: 4_440_319}[tt.era.ExecCapNote] {
+			t.Errorf("from %s: parsed as cut at %d, %d bytes omitted", tt.era.From, o.Budget, o.Omitted)
+		}
+		// Cut again lower, from the head and tail kept, as from the raw.
+		if again, direct := CodexRecut(got, o, 8_000), CodexExec(tt.era, raw, ParseCodexOutput(raw), 8_000, true); again != direct {
+			t.Errorf("from %s: recut at 8,000 %.300q\nwant %.300q", tt.era.From, again[len(status):], direct[len(status):])
+		}
+	}
+}
+
+// TestRustLossy: a maximal part of an ill-formed sequence is one U+FFFD,
+// as in Rust's from_utf8_lossy; bytes that form a character across a cut
+// are that character.
+func TestRustLossy(t *testing.T) {
+	for in, want := range map[string]string{
+		"\xC3" + "\x82\xAC":       "Â\uFFFD",    // é's lead and €'s rest: Â, then a lone continuation byte
+		"\xE2\x82" + "\n":         "\uFFFD\n",   // € cut after two bytes: one
+		"\xF0\x9F" + "\x82\xAC":   "\U0001F0AC", // 😀's first half and €'s rest: 🂬
+		"\x80\x80":                "\uFFFD\uFFFD",
+		"\xE0\x80":                "\uFFFD\uFFFD", // E0 takes A0-BF next
+		"a\uFFFDb":                "a\uFFFDb",
+		"\xF4\x90\x80\x80":        "\uFFFD\uFFFD\uFFFD\uFFFD", // past U+10FFFF
+		"\xED\xA0\x80":            "\uFFFD\uFFFD\uFFFD",       // a surrogate
+		"\xF0\x9F\x98" + "\n... ": "\uFFFD\n... ",
+	} {
+		if got := rustLossy(in); got != want {
+			t.Errorf("rustLossy(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

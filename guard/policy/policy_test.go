@@ -24,7 +24,7 @@ func TestPresetsValid(t *testing.T) {
 		"agentscope", "agentscope-pre-2026-07", "deepseek", "claude-code", "claude-code-pre-2.1.2", "claude-code-2.1.2",
 		"claude-code-2.1.6", "claude-code-2.1.45", "claude-code-2.1.51", "claude-code-2.1.59", "claude-code-2.1.74",
 		"claude-code-2.1.79", "claude-code-2.1.86", "claude-code-2.1.128", "claude-code-2.1.309", "claude-code-2.1.317",
-		"codex", "codex-pre-0.125.0", "codex-0.125.0", "codex-0.142.0", "none"}
+		"codex", "codex-pre-0.125.0", "codex-0.125.0", "codex-0.142.0", "codex-0.145.0", "none"}
 	var got []string
 	for _, p := range Presets() {
 		if err := p.Validate(); err != nil {

@@ -284,8 +284,12 @@ func codexEra(i int) Policy {
 	if era.ExecFollowsLimit {
 		command = "at 10,000 or the ceiling if lower"
 	}
-	p.Description = fmt.Sprintf("Codex CLI %s: every tool output recorded within 12,000 tokens (bytes/4; the ceiling plus 20%%), cut in the middle under a …N tokens truncated… marker; command output cut %s after its status lines, headed by %s; nothing persisted, no repeat suppressed",
-		eraRange(froms, i), command, header)
+	capped := "joined as they are"
+	if era.ExecCapNote {
+		capped = "joined by a note of the bytes left out"
+	}
+	p.Description = fmt.Sprintf("Codex CLI %s: every tool output recorded within 12,000 tokens (bytes/4; the ceiling plus 20%%), cut in the middle under a …N tokens truncated… marker; command output cut %s after its status lines, headed by %s, its first and last half MiB alone kept over 1 MiB, %s; nothing persisted, no repeat suppressed",
+		eraRange(froms, i), command, header, capped)
 	return p
 }
 

@@ -540,7 +540,7 @@ func recordLog(t *testing.T, run *realharness.Run, name string) {
 // many lines, multi-byte text cut between characters, and a result after
 // a compaction. tool is the command tool the version offers: exec_command
 // (its input "cmd"), or shell_command ("command") with unified exec off.
-func codexSession(tool string) (files map[string]string, probes []probe) {
+func codexSession(tool string, era harness.CodexEra) (files map[string]string, probes []probe) {
 	x := func(n int) string { return strings.Repeat("x", n) }
 	var seq strings.Builder
 	for i := 1; i <= 12_000; i++ {
@@ -562,8 +562,27 @@ func codexSession(tool string) (files map[string]string, probes []probe) {
 	if tool == "exec_command" {
 		// A budget of none: Codex keeps only its header and marker.
 		probes = append(probes, probe{ID: "call_10", Tool: tool, Input: map[string]any{arg: "cat x48001", "max_output_tokens": 0}, Raw: files["x48001"]})
+	}
+	if tool == "exec_command" && era.ExecCapNote {
+		// Over a MiB: unified exec keeps its first and last half MiB, the
+		// cut counts from those. The second splits a character at both.
+		// Before 0.145 what it kept varied from run to run (1,048,576
+		// and 1,122,560 bytes of the first on 0.144.1): not probed.
+		var big strings.Builder
+		for i := 1; i <= 800_000; i++ {
+			fmt.Fprintf(&big, "%d\n", i)
+		}
+		files["big"] = big.String() // 5,488,895 bytes
+		files["bigmixed"] = "a" + strings.Repeat("é€😀 mixed ü", 70_000)[:1_199_993]
+		probes = append(probes,
+			probe{ID: "call_12", Tool: tool, Input: map[string]any{arg: "cat big"}, Raw: files["big"]},
+			probe{ID: "call_13", Tool: tool, Input: map[string]any{arg: "cat bigmixed"}, Raw: files["bigmixed"]})
+	}
+	if tool == "exec_command" && era.ExecWarning {
 		// A patch that adds 3,000 files: its output is laid out and cut
-		// as a command's.
+		// as a command's. Before 0.142 it was laid out otherwise (0.128:
+		// shell_command's status lines; 0.114 passed the patch as an
+		// argument, too long for this one), which the preset does not know.
 		var patch, out strings.Builder
 		patch.WriteString("*** Begin Patch\n")
 		out.WriteString("Success. Updated the following files:\n")
@@ -582,7 +601,7 @@ func codexSession(tool string) (files map[string]string, probes []probe) {
 // real logs of the version used.
 var codexVersions = []struct{ version, model string }{
 	{"0.114.0", "gpt-5.4"}, {"0.118.0", "gpt-5.4"}, {"0.128.0", "gpt-5.5"}, {"0.129.0", "gpt-5.5"},
-	{"0.141.0", "gpt-5.5"}, {"0.142.0", "gpt-5.5"}, {"0.144.1", "gpt-5.5"},
+	{"0.141.0", "gpt-5.5"}, {"0.142.0", "gpt-5.5"}, {"0.144.1", "gpt-5.5"}, {"0.145.0", "gpt-5.5"},
 }
 
 // TestRealCodexPreset: the pinned Codex, sent command outputs around its limit,
@@ -612,7 +631,7 @@ func TestRealCodexPresetVersions(t *testing.T) {
 
 func checkCodex(t *testing.T, bin, version, model, tool string) {
 	const limit = 2000
-	files, probes := codexSession(tool)
+	files, probes := codexSession(tool, harness.CodexEraOf(version))
 	config := "model_auto_compact_token_limit = 500000\n"
 	if tool == "shell_command" {
 		config += "[features]\nunified_exec = false\n"
