@@ -146,6 +146,7 @@ func ParseCodexOutput(text string) CodexOutput {
 	}
 	o.Kind, o.Status, o.Original = codexStatus(text)
 	output := text[o.Status:]
+	whole := o.Original > 0 && ApproxTokens(int64(len(output))) == o.Original
 	header, original, omitted := codexHeader(output)
 	if original > 0 {
 		o.Original = original
@@ -153,6 +154,11 @@ func ParseCodexOutput(text string) CodexOutput {
 	o.Omitted = omitted
 	at, end, n, tok, ok := codexMarker(output[header:])
 	if !ok {
+		if whole {
+			// As long as the status lines count it: a command printed
+			// what opens as the header (a log of Codex), uncut.
+			return CodexOutput{Kind: o.Kind, Status: o.Status, Original: ApproxTokens(int64(len(output)))}
+		}
 		// Codex's header with no marker where its cut puts one: cut, at a
 		// budget unknown (0), so not to be cut again.
 		o.Cut, o.Header = header > 0, int32(header)

@@ -45,6 +45,10 @@ func TestParseCodexOutput(t *testing.T) {
 		{"a marker off the middle is none", x(100) + "…5 tokens truncated…" + x(200), CodexOutput{}},
 		{"the header with no marker", unifiedStatus + warningHeader + "x",
 			CodexOutput{Kind: CodexUnified, Status: st, Cut: true, Header: hd, Original: 10_001}},
+		// A command that printed Codex's header (a log of Codex): the
+		// status lines count its 80 bytes whole, 20 tokens.
+		{"the header printed, not cut", strings.Replace(unifiedStatus, "10001", "20", 1) + warningHeader[:56] + "Total output lines: 9\n\nx",
+			CodexOutput{Kind: CodexUnified, Status: st - 3, Original: 20}},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, ParseCodexOutput(tt.text)); diff != "" {
