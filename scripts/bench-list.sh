@@ -28,9 +28,9 @@ if [ ! -d "$fleet/claude/projects" ]; then
 fi
 # Logs written in the last 15 minutes may still be growing and take a
 # slower path than a user's older sessions (scripts/bench-index.sh).
-find "$fleet" -name '*.jsonl' -newermt '-16 minutes' -exec touch -d '-1 hour' {} +
+find "$fleet/" -name '*.jsonl' -newermt '-16 minutes' -exec touch -d '-1 hour' {} +
 go build -o "$work/spillway" .
-find "$fleet" -name '*.jsonl' -exec cat {} + >/dev/null # warm the page cache
+find "$fleet/" -name '*.jsonl' -exec cat {} + >/dev/null # warm the page cache
 
 native=$(scripts/ccusage.sh "$work")
 
@@ -124,8 +124,8 @@ fig() { # label: median (fastest-slowest) of its runs
 }
 most() { sort -g "$work/$1.times" | tail -1; }
 median() { sort -g "$work/$1.times" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-files=$(find "$fleet" -name '*.jsonl' | wc -l)
-mb=$(du -sm "$fleet" | cut -f1)
+files=$(find "$fleet/" -name '*.jsonl' | wc -l)
+mb=$(du -smL "$fleet" | cut -f1)
 claude_mb=$(du -sm "$fleet/claude" | cut -f1)
 {
   echo "The generated fleet: $files files, $mb MB ($claude_mb MB of it Claude Code's); $runs rounds, every run in turns; a figure is the median (fastest-slowest)."
