@@ -19,22 +19,31 @@ func onDisk(t *testing.T, ix *Index, dir, path string) *cacheRecord {
 	return c.data.Files[path]
 }
 
-// TestFollowedCacheWrite: while an Index is followed, a rescan does not
-// write the cache file; the paced write, Flush and the last follower's
-// stop each leave the final state on disk, from which a new Index reopens
-// the grown session without reading it.
-func TestFollowedCacheWrite(t *testing.T) {
+// pacedIndex is an Index with its cache in cacheDir, paced an hour apart
+// while followed, that has scanned dir, the folder of one log a of one
+// call.
+func pacedIndex(t *testing.T) (ix *Index, cacheDir, dir, a string) {
+	t.Helper()
 	old := savePace
 	savePace = time.Hour
 	t.Cleanup(func() { savePace = old })
 	root := t.TempDir()
-	cacheDir, dir := filepath.Join(root, "cache"), filepath.Join(root, "logs")
-	a := writeClaude(t, filepath.Join(dir, "a.jsonl"), "a", call{msg: "a1", at: at(1), input: 1, result: "x"})
+	cacheDir, dir = filepath.Join(root, "cache"), filepath.Join(root, "logs")
+	a = writeClaude(t, filepath.Join(dir, "a.jsonl"), "a", call{msg: "a1", at: at(1), input: 1, result: "x"})
 	ix, err := Open(Options{CacheDir: cacheDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	scanWith(t, ix, dir)
+	return ix, cacheDir, dir, a
+}
+
+// TestFollowedCacheWrite: while an Index is followed, a rescan does not
+// write the cache file; the paced write, Flush and the last follower's
+// stop each leave the final state on disk, from which a new Index reopens
+// the grown session without reading it.
+func TestFollowedCacheWrite(t *testing.T) {
+	ix, cacheDir, dir, a := pacedIndex(t)
 	if r := onDisk(t, ix, cacheDir, a); r == nil || r.Own.Calls != 1 {
 		t.Fatalf("not followed, the scan's state is written at once: %+v", r)
 	}
@@ -106,17 +115,7 @@ func TestFollowedCacheWrite(t *testing.T) {
 // a paced write that took the state before it and is still writing; it
 // returned at once, and the program exited with the file half written.
 func TestFlushWaitsForPacedWrite(t *testing.T) {
-	old := savePace
-	savePace = time.Hour
-	t.Cleanup(func() { savePace = old })
-	root := t.TempDir()
-	cacheDir, dir := filepath.Join(root, "cache"), filepath.Join(root, "logs")
-	a := writeClaude(t, filepath.Join(dir, "a.jsonl"), "a", call{msg: "a1", at: at(1), input: 1, result: "x"})
-	ix, err := Open(Options{CacheDir: cacheDir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scanWith(t, ix, dir)
+	ix, cacheDir, dir, a := pacedIndex(t)
 	defer ix.Follow()()
 	writeClaude(t, a, "a", call{msg: "a2", at: at(2), input: 1, result: "x"})
 	scanWith(t, ix, dir)
