@@ -453,6 +453,8 @@ func CodexExec(era CodexEra, text string, o CodexOutput, budget int64, inTokens 
 		if omitted == 0 {
 			return text
 		}
+		// Not observed: a budget over a MiB needs a limit over 262,144
+		// tokens. What was kept, with no header over it.
 		return status + kept
 	}
 	if !era.ExecCapNote {
