@@ -58,6 +58,22 @@ func TestNotATranscriptStopsEarly(t *testing.T) {
 	}
 }
 
+// TestNotATranscriptHoldsLittle: lines of other JSON are held while the
+// format is unknown only up to the longest line's bytes: 1,000 here, so
+// the second of 600 bytes ends the read, not the 200th.
+func TestNotATranscriptHoldsLittle(t *testing.T) {
+	line := `{"id":1,"text":"` + strings.Repeat("x", 580) + `"}` + "\n"
+	r := strings.NewReader(strings.Repeat(line, 300))
+	_, err := Read(r, "dataset.jsonl", Options{MaxLineBytes: 1000})
+	var nt *NotTranscriptError
+	if !errors.As(err, &nt) {
+		t.Fatalf("err = %v", err)
+	}
+	if want := "its first 2 lines (1,196 bytes) are none of a known log's records: its JSON lines match no known record shape"; nt.Reason != want {
+		t.Errorf("reason %q, want %q", nt.Reason, want)
+	}
+}
+
 func TestEmpty(t *testing.T) {
 	for _, content := range []string{"", "\n\n  \n\r\n"} {
 		_, err := Read(strings.NewReader(content), "empty.jsonl", Options{})
