@@ -451,7 +451,7 @@ func (c *commonFlags) options(fs *flag.FlagSet, stderr io.Writer) (app.Options, 
 	if err != nil {
 		return app.Options{}, fmt.Errorf("--max-line-bytes: %w", err)
 	}
-	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, MaxLineBytes: int(maxLine)}, Policy: policy, Texts: c.texts}
+	opt := app.Options{Prices: prices, Read: transcript.Options{Format: f, CheckFormat: f != "", MaxLineBytes: int(maxLine)}, Policy: policy, Texts: c.texts}
 	// What spillway's hook cut from the sessions it ran in.
 	opt.Ledger, _ = ledger.DefaultDir()
 	// Where report and sweep keep each session's figures for the next run,

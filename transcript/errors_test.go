@@ -74,6 +74,33 @@ func TestNotATranscriptHoldsLittle(t *testing.T) {
 	}
 }
 
+// TestCheckFormat: a log read as another agent's format it was told
+// (--input-format) is no transcript where it holds no call, saying whose
+// its records are; not told to check, it is an empty session as before.
+func TestCheckFormat(t *testing.T) {
+	codex := `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/w","cli_version":"0.128.0"}}` + "\n"
+	for _, tt := range []struct{ content, reason string }{
+		{codex, "read as claude-code (--input-format), its records are codex's"},
+		{`{"a":1}` + "\n", "read as claude-code (--input-format), no line is one of its records"},
+	} {
+		_, err := Read(strings.NewReader(tt.content), "x.jsonl", Options{Format: FormatClaude, CheckFormat: true})
+		var nt *NotTranscriptError
+		if !errors.As(err, &nt) || nt.Reason != tt.reason {
+			t.Errorf("%.40q: err = %v, want the reason %q", tt.content, err, tt.reason)
+		}
+		if s, err := Read(strings.NewReader(tt.content), "x.jsonl", Options{Format: FormatClaude}); err != nil || len(s.Calls) != 0 {
+			t.Errorf("%.40q unchecked: %v", tt.content, err)
+		}
+	}
+	claude, err := os.ReadFile(filepath.Join("..", "testdata", "claude", "replays.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Read(strings.NewReader(string(claude)), "c.jsonl", Options{Format: FormatClaude, CheckFormat: true}); err != nil || len(s.Calls) == 0 {
+		t.Errorf("a Claude Code log read as one: %v", err)
+	}
+}
+
 func TestEmpty(t *testing.T) {
 	for _, content := range []string{"", "\n\n  \n\r\n"} {
 		_, err := Read(strings.NewReader(content), "empty.jsonl", Options{})

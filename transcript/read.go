@@ -20,6 +20,11 @@ import (
 type Options struct {
 	// Format skips detection when set.
 	Format Format
+	// CheckFormat, with Format, has a file that holds no call and none of
+	// whose lines is of that format be no transcript, where it would read
+	// as an empty session (a log of another agent named with the command
+	// line's --input-format).
+	CheckFormat bool
 	// SizesOnly drops every text once it is measured and checked: results
 	// keep their Bytes, warnings are the same, and no text is held. For
 	// callers that only count, such as a report without a policy.
@@ -165,6 +170,10 @@ type Decoder struct {
 	b        *builder
 	lp       lineParser
 	held     []heldLine // lines read before the format was known
+	// forced: Options.CheckFormat; sniffed: the format a line of the
+	// input was detected to be, then.
+	forced  bool
+	sniffed Format
 	// heldBytes: the bytes of held lines; heldFull: detection stopped
 	// at their bound.
 	heldBytes int64
@@ -229,6 +238,7 @@ func (d *Decoder) init(name string, opt Options, b *builder, lp lineParser) {
 	}
 	if opt.Format != "" {
 		d.startIn(opt.Format, b, lp)
+		d.forced = opt.CheckFormat
 	}
 }
 
@@ -373,6 +383,9 @@ func (d *Decoder) feed(line []byte, ahead *aheadRec) error {
 	}
 	d.nonBlank++
 	if d.lp != nil {
+		if d.forced && d.sniffed == "" && d.nonBlank <= detectLimit {
+			d.sniffed = d.sniff(line, d.n)
+		}
 		d.parse(line, d.n, ahead)
 		return nil
 	}
@@ -573,6 +586,15 @@ func (d *Decoder) Finish() (*Session, error) {
 		return nil, d.notTranscript()
 	}
 	s := d.lp.finish()
+	if d.forced && d.sniffed != d.format && len(s.Calls) == 0 {
+		// Read as the format it was told, a foreign file is an empty
+		// session: no record of that format is in it.
+		reason := "no line is one of its records"
+		if d.sniffed != "" {
+			reason = fmt.Sprintf("its records are %s's", d.sniffed)
+		}
+		return nil, &NotTranscriptError{Path: d.name, Reason: fmt.Sprintf("read as %s (--input-format), %s", d.format, reason)}
+	}
 	// Calls was sized from the log's size before it was read, generously:
 	// a session read in full is kept (a list keeps thousands), and keeps
 	// only the room its calls take. One read for its sizes is not.
