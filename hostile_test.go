@@ -138,6 +138,43 @@ func TestInterruptedOut(t *testing.T) {
 	}
 }
 
+// TestOutKeptWhenNothingRead: a report of --out whose inputs all fail
+// leaves the tables of an earlier run as they were (a mistyped path
+// emptied them); --out where it writes nothing (the text table, --by) is
+// refused, where it was ignored.
+func TestOutKeptWhenNothingRead(t *testing.T) {
+	junk := filepath.Join(t.TempDir(), "junk.jsonl")
+	os.WriteFile(junk, []byte(`{"a":1}`+"\n"), 0o600)
+	for _, format := range []string{"parquet", "jsonl"} {
+		dir := t.TempDir()
+		old := map[string]string{"sessions.parquet": "old", "calls.parquet": "old", "results.parquet": "old", "calls.jsonl": "old"}
+		for name, text := range old {
+			os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644)
+		}
+		for _, input := range []string{filepath.Join(dir, "missing.jsonl"), junk} {
+			var stderr strings.Builder
+			code := run([]string{"report", "--format", format, "--out", dir, input}, nil, io.Discard, &stderr)
+			if code == 0 || !strings.Contains(stderr.String(), "no session was read: nothing written") {
+				t.Errorf("%s of %s: exit %d, %q", format, filepath.Base(input), code, stderr.String())
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if b, _ := os.ReadFile(filepath.Join(dir, e.Name())); old[e.Name()] != string(b) {
+					t.Errorf("%s of %s: %s holds %.20q", format, filepath.Base(input), e.Name(), b)
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{{"--format", "text"}, {"--by", "day", "--format", "json"}, {"--since", "2026-01-01", "--format", "jsonl"}} {
+		dir := filepath.Join(t.TempDir(), "out")
+		var stderr strings.Builder
+		code := run(append(append([]string{"report"}, args...), "--out", dir, junk), nil, io.Discard, &stderr)
+		if _, err := os.Stat(dir); code != exitUsage || err == nil || !strings.Contains(stderr.String(), "--out is for") {
+			t.Errorf("%v --out: exit %d, %q", args, code, stderr.String())
+		}
+	}
+}
+
 // TestEndlessStdin: standard input that never ends and holds no line
 // break is read no further than 16 longest lines, then refused as no
 // transcript (it was read forever, saying nothing).

@@ -532,7 +532,16 @@ func runReport(fs *flag.FlagSet, common *commonFlags, gf *groupFlags, paths []st
 		printError(stderr, errors.New("--texts is for --format json and jsonl, without --by, --since or --until"))
 		return exitUsage
 	}
+	if out != "" && (g.By != "" || g.Cut()) {
+		printError(stderr, errors.New("--out is for the sessions' tables (--format parquet or jsonl), without --by, --since or --until"))
+		return exitUsage
+	}
 	if g.By != "" || g.Cut() || format == "text" {
+		if out != "" {
+			_, err := report.Open(format, out, stdout, "")
+			printError(stderr, err)
+			return exitUsage
+		}
 		return printGroups(fs, common, g, paths, "stdin", stdin, format, stdout, stderr)
 	}
 	if len(paths) == 0 {

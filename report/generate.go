@@ -57,10 +57,22 @@ func Generate(inputs []string, stdin io.Reader, opt Options, w Writer, errw io.W
 	}
 	// No share of this report is kept (a session rendered weighs about its
 	// log), but the index relates the logs without reading them first.
-	p, err := eachKept(resolved, stdin, opt, &keeping[[]byte]{}, render, w.Write, complain)
+	written := 0
+	write := func(b []byte) error {
+		written++
+		return w.Write(b)
+	}
+	p, err := eachKept(resolved, stdin, opt, &keeping[[]byte]{}, render, write, complain)
 	if err != nil {
 		Abort(w)
 		return p, err
+	}
+	if _, folder := w.(interface{ Abort() }); folder && written == 0 && p.Status() != 0 {
+		// Not one input read: the tables of an earlier run stay, where a
+		// mistyped path emptied them.
+		Abort(w)
+		complain(errors.New("no session was read: nothing written"))
+		return p, nil
 	}
 	return p, w.End()
 }
