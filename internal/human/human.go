@@ -177,6 +177,9 @@ func ParseSize(s string) (int64, error) {
 			break
 		}
 	}
+	if !grouped(t) {
+		return 0, fmt.Errorf("invalid size %q: commas and underscores go between groups of three digits (examples: 24KiB, 80,000, 50kB)", s)
+	}
 	t = strings.ReplaceAll(t, "_", "")
 	t = strings.ReplaceAll(t, ",", "")
 	// Ceilings beyond 2^53 bytes mean nothing and would overflow on the
@@ -195,7 +198,31 @@ func ParseSize(s string) (int64, error) {
 	if f*float64(mult) > most {
 		return 0, fmt.Errorf("size %q is too large (at most 2^53 bytes)", s)
 	}
-	return int64(f * float64(mult)), nil
+	n := int64(f * float64(mult))
+	if n == 0 && f != 0 {
+		return 0, fmt.Errorf("size %q is less than a byte (0 is none)", s)
+	}
+	return n, nil
+}
+
+// grouped tells whether the separators of t's whole part, if any, part
+// groups of three digits: "80,000" and "1_048_576", not "1,5" (a decimal
+// comma) nor ",,8".
+func grouped(t string) bool {
+	whole, frac, _ := strings.Cut(t, ".")
+	groups := strings.Split(strings.ReplaceAll(whole, "_", ","), ",")
+	if len(groups) == 1 {
+		return !strings.ContainsAny(frac, ",_")
+	}
+	if n := len(groups[0]); n < 1 || n > 3 || strings.ContainsAny(frac, ",_") {
+		return false
+	}
+	for _, g := range groups[1:] {
+		if len(g) != 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // Ordinal writes n as an English ordinal: "2nd", "3rd", "11th", "21st".

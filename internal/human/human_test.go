@@ -6,12 +6,14 @@ import (
 )
 
 func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"24KiB": 24576, "80000": 80000, "50kB": 50000, "1.5MiB": 1572864, "80,000": 80000, "2 KiB": 2048, "9007199254740992": 1 << 53, "8GiB": 8 << 30} {
+	for in, want := range map[string]int64{"24KiB": 24576, "80000": 80000, "50kB": 50000, "1.5MiB": 1572864, "80,000": 80000, "2 KiB": 2048, "9007199254740992": 1 << 53, "8GiB": 8 << 30,
+		"1_048_576": 1 << 20, "1,000.5KiB": 1_024_512, "0": 0, "0.0": 0, "0.5KiB": 512} {
 		if got, err := ParseSize(in); err != nil || got != want {
 			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "lots", "-5", "5 parsecs", "99999999999999999999", "9007199254740993", "8388609GiB", "1e30", "NaN"} {
+	for _, bad := range []string{"", "lots", "-5", "5 parsecs", "99999999999999999999", "9007199254740993", "8388609GiB", "1e30", "NaN",
+		"1,5KiB", "0,5KiB", ",,,8,,", "80,00", "1,0000", "8.5,5", "0.4", "0.5B"} {
 		if _, err := ParseSize(bad); err == nil {
 			t.Errorf("ParseSize(%q) should fail", bad)
 		}
