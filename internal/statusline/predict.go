@@ -120,24 +120,27 @@ func due(p *Prediction, k string, sizes map[string]int64, now time.Time) bool {
 
 // lock takes the session's prediction lock; false when a prediction holds
 // it. A lock older than staleLock is one a prediction that died left.
-func (s store) lock(k string, now time.Time) bool {
+func (s store) lock(k string, now time.Time) (bool, error) {
 	for range 2 {
 		if err := os.MkdirAll(s.dir, 0o700); err != nil {
-			return false
+			return false, err
 		}
 		f, err := os.OpenFile(s.lockPath(k), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
 			fmt.Fprintf(f, "%d\n", os.Getpid())
 			f.Close()
-			return true
+			return true, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return false, err
 		}
 		info, serr := os.Stat(s.lockPath(k))
-		if !errors.Is(err, os.ErrExist) || serr != nil || now.Sub(info.ModTime()) < staleLock {
-			return false
+		if serr != nil || now.Sub(info.ModTime()) < staleLock {
+			return false, nil
 		}
 		os.Remove(s.lockPath(k))
 	}
-	return false
+	return false, nil
 }
 
 func (s store) unlock(k string) { os.Remove(s.lockPath(k)) }

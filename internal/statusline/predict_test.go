@@ -45,24 +45,24 @@ func TestDue(t *testing.T) {
 // left is taken after staleLock.
 func TestLock(t *testing.T) {
 	st := store{dir: t.TempDir()}
-	if !st.lock("s", t0) {
+	if ok, _ := st.lock("s", t0); !ok {
 		t.Fatal("no lock on a free session")
 	}
-	if st.lock("s", t0.Add(time.Minute)) {
+	if ok, _ := st.lock("s", t0.Add(time.Minute)); ok {
 		t.Error("a second lock while the first is held")
 	}
-	if !st.lock("other", t0) {
+	if ok, _ := st.lock("other", t0); !ok {
 		t.Error("another session's lock refused")
 	}
 	when := t0.Add(-staleLock - time.Second)
 	if err := os.Chtimes(st.lockPath("s"), when, when); err != nil {
 		t.Fatal(err)
 	}
-	if !st.lock("s", t0) {
+	if ok, _ := st.lock("s", t0); !ok {
 		t.Error("a stale lock kept")
 	}
 	st.unlock("s")
-	if !st.lock("s", t0) {
+	if ok, _ := st.lock("s", t0); !ok {
 		t.Error("no lock after unlock")
 	}
 }

@@ -23,6 +23,7 @@ type view struct {
 	Policy    string   // "" without a policy that changes results
 	Predicted *Prediction
 	Stale     bool // the prediction is older than the logs
+	Unkept    bool // the cache folder cannot be written: no prediction is made
 	Last      *LastCall
 	TTL       string
 	Cache     bool  // the log is Claude Code's: the cache timer follows Anthropic's rules
@@ -121,6 +122,8 @@ func (v *view) savesPart() part {
 	p := v.Predicted
 	under := " under " + termtext.Escape(v.Policy)
 	switch {
+	case p == nil && v.Unkept:
+		return part{prio: prioSaves, long: "saves ? (its cache folder cannot be written)", short: "saves ?", style: muted}
 	case p == nil:
 		return part{prio: prioSaves, long: "saves … (replaying" + under + ")", short: "saves …", style: muted}
 	case p.Err != "":

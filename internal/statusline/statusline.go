@@ -185,10 +185,17 @@ func build(stdin io.Reader, opt Options, st store, now time.Time) (string, error
 			v.Predicted = &p
 			v.Stale = !maps.Equal(p.Sizes, sizes)
 		}
-		if opt.Start != nil && reading == 1 && due(v.Predicted, pk, sizes, now) && st.lock(k, now) {
-			if err := opt.Start(session.Path); err != nil {
-				st.unlock(k)
-				st.logf(now, "start predicting %s: %v", session.Path, err)
+		if opt.Start != nil && reading == 1 && due(v.Predicted, pk, sizes, now) {
+			switch locked, err := st.lock(k, now); {
+			case err != nil:
+				// No prediction can be kept: the line says so, where it
+				// would wait for one forever (the log is in that folder).
+				v.Unkept = true
+			case locked:
+				if err := opt.Start(session.Path); err != nil {
+					st.unlock(k)
+					st.logf(now, "start predicting %s: %v", session.Path, err)
+				}
 			}
 		}
 	}

@@ -384,6 +384,28 @@ func TestStartsPrediction(t *testing.T) {
 	}
 }
 
+// TestUnwritableCache: where the cache folder cannot be made (a file
+// stands in its place) no replay starts, and the line says why rather
+// than that one is under way.
+func TestUnwritableCache(t *testing.T) {
+	path := session(t, call{0, usage{input: 3, write5m: 2000, read: 10000, output: 50}, false})
+	pol, err := policy.Preset("claude-code")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(dir, []byte("x"), 0o600)
+	starts := 0
+	opt := Options{Pipeline: app.Options{Prices: pricing.Default(), Policy: pol, Counter: app.Tokenizer("o200k_base")}, Dir: dir,
+		Now: func() time.Time { return t0 }, Env: app.Env{Getenv: func(string) string { return "" }},
+		Start: func(string) error { starts++; return nil }}
+	var out bytes.Buffer
+	Run(strings.NewReader(statusInput(t, path, nil)), &out, opt)
+	if l := out.String(); starts != 0 || !strings.Contains(l, "saves ? (its cache folder cannot be written)") {
+		t.Errorf("line %q, %d replays started", l, starts)
+	}
+}
+
 // TestOtherLogs: a log that records no usage says so rather than $0; a
 // Codex log, whose cache is OpenAI's, has no cache timer.
 func TestOtherLogs(t *testing.T) {
