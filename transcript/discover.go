@@ -139,13 +139,16 @@ func FindListing(roots ...string) ([]File, Listing, error) {
 						// Read in part or not at all: not a listing to trust.
 						failed[filepath.Clean(path)] = true
 					}
-					if errors.Is(err, fs.ErrPermission) && path != root && d != nil && d.IsDir() {
-						// Listed with its Err, as a file that is not one
-						// to read: what it holds is left out, and said so.
-						unread = append(unread, File{Path: path, Err: fmt.Errorf("%s cannot be read (%w): the sessions in it are left out", path, err)})
-						return nil
+					if errors.Is(err, fs.ErrNotExist) {
+						return nil // removed while walking
 					}
-					if errors.Is(err, fs.ErrNotExist) || (errors.Is(err, fs.ErrPermission) && path != root) {
+					if path != root {
+						// A folder below the root that cannot be listed
+						// (no permission, a name too long, an I/O error)
+						// is listed with its Err, as a file that is not
+						// one to read: what it holds is left out, and
+						// said so, and the rest is read.
+						unread = append(unread, File{Path: path, Err: fmt.Errorf("%s cannot be read (%w): the sessions in it are left out", path, err)})
 						return nil
 					}
 					return err

@@ -99,3 +99,28 @@ func TestFindLinkedRoot(t *testing.T) {
 		t.Errorf("listing of the project through the link: %v", entries)
 	}
 }
+
+// TestFindFolderTooDeep: a folder whose path is too long to open is
+// listed with its Err, as an unreadable one is, and the sessions beside
+// it are found; it ended the whole walk with an error.
+func TestFindFolderTooDeep(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.jsonl"), []byte("{}\n"), 0o600)
+	t.Chdir(root) // and back after the test, which runs alone
+	name := strings.Repeat("d", 100)
+	for range 50 { // 5,050 bytes of path: past PATH_MAX
+		if err := os.Mkdir(name, 0o700); err != nil {
+			t.Skip(err)
+		}
+		os.Chdir(name)
+	}
+	os.WriteFile("b.jsonl", []byte("{}\n"), 0o600)
+	files, err := Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || files[0].Err != nil || files[1].Err == nil ||
+		!strings.Contains(files[1].Err.Error(), "the sessions in it are left out") {
+		t.Errorf("%+v", files)
+	}
+}
