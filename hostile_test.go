@@ -4,6 +4,7 @@ package main
 
 import (
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -204,6 +205,21 @@ func (endlessInput) Read(p []byte) (int, error) {
 		p[i] = 'x'
 	}
 	return len(p), nil
+}
+
+// TestSocketLog: a socket named as a log is refused without the hint of
+// standard input, which a shell cannot redirect from it.
+func TestSocketLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer l.Close()
+	code, _, stderr := runCLI(t, "", "report", path)
+	if code != 1 || !strings.Contains(stderr, "s.jsonl is a socket, not a regular file") || strings.Contains(stderr, "standard input") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
 }
 
 // TestHostileFIFONames: a FIFO with a name made of terminal controls, in a

@@ -177,6 +177,10 @@ func Resolve(paths []string, env Env) ([]Input, error) {
 				// folder would hang. Logs are regular files: standard
 				// input takes a pipe.
 				all[i].err = fmt.Errorf("%s is %s, not a regular file: give it on standard input instead (- < %s)", p, safefile.Kind(info.Mode()), p)
+				if info.Mode()&fs.ModeSocket != 0 {
+					// A shell cannot redirect from a socket.
+					all[i].err = fmt.Errorf("%s is %s, not a regular file", p, safefile.Kind(info.Mode()))
+				}
 				continue
 			}
 			all[i].files = []string{p}
