@@ -148,8 +148,9 @@ type Group struct {
 	Sessions int    `json:"sessions"`
 	APICalls int    `json:"api_calls"`
 	Recorded Tokens `json:"recorded"`
-	// CostUSD is null when some usage of the group has no price, or none
-	// was recorded; never a partial sum.
+	// CostUSD is null when some usage of the group has no price, or a
+	// session of its calls recorded none; never a partial sum. A group of
+	// no call costs 0.
 	CostUSD      *float64 `json:"cost_usd"`
 	CostUSDAfter *float64 `json:"cost_usd_after"`
 
@@ -236,7 +237,7 @@ func (g *Group) merge(o *Group) {
 // settle sets the costs from the sums.
 func (g *Group) settle() {
 	g.CostUSD, g.CostUSDAfter = nil, nil
-	if len(g.sum.unpriced) > 0 || g.sum.noUsage > 0 || g.APICalls == 0 && g.sum.usage == 0 && g.sum.copies == 0 {
+	if len(g.sum.unpriced) > 0 || g.sum.noUsage > 0 {
 		return
 	}
 	usd := g.sum.priced
