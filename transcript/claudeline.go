@@ -208,7 +208,14 @@ func (l *claudeReader) readRecord(r *claudeRecord) {
 			r.requestID = l.str()
 		case "timestamp":
 			once(&seen, 1<<5, &r.dup)
-			r.timestamp = l.str()
+			r.timestamp = nil
+			if s.peek() == '"' {
+				r.timestamp = s.str()
+			} else if v := s.skip(); string(v) != "null" {
+				// Kept as written, to be warned of as no time (a number
+				// was dropped in silence).
+				r.timestamp = v
+			}
 		case "subtype":
 			once(&seen, 1<<6, &r.dup)
 			r.subtype = l.str()

@@ -29,7 +29,11 @@ func (p *genericParser) line(v []byte, line int) bool {
 		p.b.s.Title = p.b.valid(line, string(title))
 	}
 	role := string(stringOf(get("role")))
-	t := parseTime(stringOf(get("timestamp")))
+	ts := get("timestamp")
+	t := parseTime(stringOf(ts))
+	if t.IsZero() && len(ts) > 0 && kindOf(ts) != 'n' {
+		p.b.warnf(line, "timestamp %s is not a time the reader knows: the line has none", p.b.valid(line, string(ts[:min(len(ts), 40)])))
+	}
 	content := get("content")
 	text, images, other, ok := joinedContent(content, "text", "image", "text")
 	if !ok {

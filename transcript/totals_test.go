@@ -228,10 +228,32 @@ func TestTotalsOnly(t *testing.T) {
 // read is counted without a time and says so, where it went silently
 // timeless; read for totals only, the same.
 func TestUnreadableTimestamp(t *testing.T) {
-	const line = `{"type":"assistant","uuid":"U","sessionId":"s","timestamp":"yesterday","requestId":"R","message":{"id":"M","model":"claude-sonnet-4-6","usage":{"input_tokens":3,"output_tokens":7},"content":[{"type":"text","text":"hi"}]}}`
-	s := readTotals(t, []byte(line+"\n"), "t.jsonl")
-	want := []Warning{{Line: 1, Message: `timestamp "yesterday" is not a time the reader knows: the call has none`}}
-	if diff := cmp.Diff(want, s.Warnings); diff != "" || len(s.Calls) != 1 || !s.Calls[0].Time.IsZero() {
+	// A number too (epoch seconds): it was dropped in silence.
+	for ts, shown := range map[string]string{`"yesterday"`: "yesterday", `1767380000`: "1767380000"} {
+		line := `{"type":"assistant","uuid":"U","sessionId":"s","timestamp":` + ts + `,"requestId":"R","message":{"id":"M","model":"claude-sonnet-4-6","usage":{"input_tokens":3,"output_tokens":7},"content":[{"type":"text","text":"hi"}]}}`
+		s := readTotals(t, []byte(line+"\n"), "t.jsonl")
+		want := []Warning{{Line: 1, Message: `timestamp "` + shown + `" is not a time the reader knows: the call has none`}}
+		if diff := cmp.Diff(want, s.Warnings); diff != "" || len(s.Calls) != 1 || !s.Calls[0].Time.IsZero() {
+			t.Errorf("%s: warnings (-want +got):\n%s%d calls", ts, diff, len(s.Calls))
+		}
+	}
+}
+
+// TestGenericUnreadableTimestamp: so in the generic format, where any
+// timestamp that was not a time went unsaid; null is no time, unsaid.
+func TestGenericUnreadableTimestamp(t *testing.T) {
+	line := func(ts string) string {
+		return `{"role":"assistant","model":"claude-sonnet-4-5","timestamp":` + ts + `,"content":"x","usage":{"input_tokens":1,"output_tokens":1}}` + "\n"
+	}
+	s, err := Read(strings.NewReader(line("1767380000")+line(`"soon"`)+line("null")+line(`"2026-03-01T09:00:01Z"`)), "g.jsonl", Options{Format: FormatGeneric})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Warning{
+		{Line: 1, Message: "timestamp 1767380000 is not a time the reader knows: the line has none"},
+		{Line: 2, Message: `timestamp "soon" is not a time the reader knows: the line has none`},
+	}
+	if diff := cmp.Diff(want, s.Warnings); diff != "" || len(s.Calls) != 4 || s.Calls[3].Time.IsZero() {
 		t.Errorf("warnings (-want +got):\n%s%d calls", diff, len(s.Calls))
 	}
 }
