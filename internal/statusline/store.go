@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spillway-dev/spillway/internal/termtext"
@@ -104,8 +105,10 @@ func (s store) logf(now time.Time, format string, args ...any) {
 	if os.MkdirAll(s.dir, 0o700) != nil {
 		return
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	if info, err := os.Stat(s.logPath()); err == nil && info.Size() > maxLogBytes {
+	// Never through a link or into a FIFO planted in a shared cache
+	// folder, as the hook's log.
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+	if info, err := os.Lstat(s.logPath()); err == nil && info.Mode().IsRegular() && info.Size() > maxLogBytes {
 		flags |= os.O_TRUNC
 	}
 	f, err := os.OpenFile(s.logPath(), flags, 0o600)
