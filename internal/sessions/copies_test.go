@@ -13,6 +13,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/pricing"
 	"github.com/spillway-dev/spillway/internal/app"
 	"github.com/spillway-dev/spillway/internal/corpus"
+	"github.com/spillway-dev/spillway/internal/sharedtest"
 )
 
 // TestCopiesReplayedAlone: a log that copies another's responses (a
@@ -78,5 +79,42 @@ func TestCopiesReplayedAlone(t *testing.T) {
 	src.mu.Unlock()
 	if want := []string{first, second}; !slices.Equal(read, want) {
 		t.Errorf("read to tell its copies: %q, want %q", read, want)
+	}
+}
+
+// TestCodexCopyCountsWhereTheIndexDoes: of two copies of a Codex log, the
+// index counts the newer, which lists first; a replay reads the two in
+// that order too, so the older is the copy after as before. It read them
+// in the order of their paths, and the older, named first, counted:
+// $0.0000→$0.6925 for a copy beside $0.8219→$0.6925.
+func TestCodexCopyCountsWhereTheIndexDoes(t *testing.T) {
+	log, err := os.ReadFile(sharedtest.Transcripts(t, "codex_raze_*.jsonl")[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Preset("harness-rs-0.0.50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	older, newer := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for path, age := range map[string]time.Duration{older: 5 * time.Hour, newer: 3 * time.Hour} {
+		os.WriteFile(path, log, 0o644)
+		at := time.Now().Add(-age)
+		os.Chtimes(path, at, at)
+	}
+	src := newList(t, []string{dir}, app.Options{Prices: pricing.Default(), Counter: counter})
+	if _, _, err := src.Scan(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Savings{}
+	if err := src.Replay(context.Background(), pol, []string{older, newer}, func(s Savings) { got[s.Path] = s }); err != nil {
+		t.Fatal(err)
+	}
+	if s := got[older]; s.Point.CostAfter == nil || *s.Point.CostAfter != 0 {
+		t.Errorf("the older copy: %+v, want nothing after", s.Point)
+	}
+	if s := got[newer]; s.Point.CostAfter == nil || *s.Point.CostAfter == 0 {
+		t.Errorf("the newer, counted: %+v", s.Point)
 	}
 }

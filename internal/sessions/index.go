@@ -182,7 +182,7 @@ func (a *Service) scan(ctx context.Context, progress func(done, total int)) ([]R
 		case same:
 			sc.marks = prev.marks // nil until a replay marks its copies (markCopies)
 		}
-		sc.copied, sc.groups = e.CopiedCalls, e.Groups
+		sc.copied, sc.groups, sc.rank = e.CopiedCalls, e.Groups, i
 		if !same {
 			a.drop(e.Path)
 		}

@@ -19,6 +19,7 @@
 package sessions
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"runtime"
@@ -222,6 +223,7 @@ type scanned struct {
 	marks  map[string]*transcript.Session
 	size   int64 // of its logs
 	copied int   // calls the index found copies counted elsewhere
+	rank   int   // its place in the index's order, which reconciles in it
 	// groups are the index's reconciliation groups of its logs: it shares
 	// responses with the sessions that have one of them, and no others.
 	groups []uint64
@@ -312,7 +314,9 @@ func (a *Service) sharing(paths []string) []app.Input {
 			out = append(out, sc.input)
 		}
 	}
-	slices.SortFunc(out, func(x, y app.Input) int { return strings.Compare(x.Path, y.Path) })
+	slices.SortFunc(out, func(x, y app.Input) int {
+		return cmp.Or(cmp.Compare(a.seen[x.Path].rank, a.seen[y.Path].rank), strings.Compare(x.Path, y.Path))
+	})
 	return out
 }
 
