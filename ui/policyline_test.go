@@ -35,3 +35,20 @@ func TestPolicyLineEra(t *testing.T) {
 		t.Errorf("no session: %q, want %q", got, want)
 	}
 }
+
+// TestPolicyLineExcluded: the tools a policy leaves alone are counted
+// once ("9 9 tools excluded" before).
+func TestPolicyLineExcluded(t *testing.T) {
+	for name, want := range map[string]string{
+		"agentscope": "policy agentscope · ceiling 80,000 UTF-16 units · spill · no dedupe · 9 tools excluded",
+		"deepseek":   "policy deepseek · ceiling 50,000 bytes · spill · no dedupe · 1 tool excluded",
+	} {
+		pol, err := policy.Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := policyLine(pol, 200); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func policyLine(p policy.Policy, width int) string {
 		parts = append(parts, linePart{text: "no dedupe", priority: 6})
 	}
 	if len(p.Exclude) > 0 {
-		parts = append(parts, linePart{text: fmt.Sprintf("%d %s excluded", len(p.Exclude), plural(len(p.Exclude), "tool", "tools")), priority: 4})
+		parts = append(parts, linePart{text: plural(len(p.Exclude), "tool", "tools") + " excluded", priority: 4})
 	}
 	return fitLine(parts, " · ", width)
 }
