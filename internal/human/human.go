@@ -31,18 +31,32 @@ func AppendCount(dst []byte, n int64) []byte {
 	return dst
 }
 
-// Compact writes a token count in at most 6 characters: 950, 31.9k, 1.24M.
+// Compact writes a token count in at most 6 characters (a sign aside):
+// 950, 31.9k, 1.24M, 124.0M, 4.74B.
 func Compact(n int64) string {
-	switch {
-	case n < 0:
-		return "-" + Compact(-n)
-	case n < 10_000:
-		return Count(n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	default:
-		return fmt.Sprintf("%.2fM", float64(n)/1_000_000)
+	if n < 0 {
+		return "-" + compact(uint64(-n)) // math.MinInt64 too: -n wraps to itself
 	}
+	return compact(uint64(n))
+}
+
+func compact(n uint64) string {
+	if n < 10_000 {
+		return Count(int64(n))
+	}
+	v := float64(n) / 1000
+	if v < 999.95 {
+		return fmt.Sprintf("%.1fk", v)
+	}
+	for _, unit := range []string{"M", "B", "T", "P", "E"} {
+		switch v /= 1000; {
+		case v < 99.995:
+			return fmt.Sprintf("%.2f%s", v, unit)
+		case v < 999.95:
+			return fmt.Sprintf("%.1f%s", v, unit)
+		}
+	}
+	return fmt.Sprintf("%.0fE", v)
 }
 
 // USD writes dollars to the micro-dollar, or "unknown" for nil.
