@@ -135,9 +135,19 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Dedupe, k.DedupeFrom, k.Spill, k.Preset, k.Undo, k.Write},
 		{k.Warnings, k.Follow, k.Help, k.Quit, k.Interrupt, k.NextHazard},
 		{k.Prompt.Submit, k.Prompt.Cancel, k.Prompt.Clear, k.Yes, k.No, k.WriteFormat},
-		{k.List.Open, k.List.Back, k.List.Filter, k.List.Sort, k.List.Subagents},
 		{k.Tools, k.Context, k.Copy, k.Pager},
 	}
+}
+
+// SessionFullHelp is FullHelp in a session opened from the list, with the
+// key back to it: the list's other keys do nothing there.
+func (k KeyMap) SessionFullHelp() [][]key.Binding {
+	back := k.List.Back
+	back.SetHelp("esc", "back to the list")
+	groups := k.FullHelp()
+	last := len(groups) - 1
+	groups[last] = append(groups[last], back)
+	return groups
 }
 
 // ListFullHelp is the help screen on the session list: only the keys the

@@ -492,8 +492,9 @@ func TestKeys(t *testing.T) {
 			t.Errorf("no test presses %s", name)
 		}
 	}
+	// The list's keys are in the list's help, the others in a session's.
 	inHelp := map[string]bool{}
-	for _, col := range DefaultKeyMap().FullHelp() {
+	for _, col := range append(DefaultKeyMap().FullHelp(), DefaultKeyMap().ListFullHelp()...) {
 		for _, b := range col {
 			inHelp[b.Help().Key+" "+b.Help().Desc] = true
 		}
@@ -501,6 +502,26 @@ func TestKeys(t *testing.T) {
 	for _, b := range spillview.Bindings(DefaultKeyMap()) {
 		if !inHelp[b.Help().Key+" "+b.Help().Desc] {
 			t.Errorf("%v is not in the help", b.Keys())
+		}
+	}
+	// A session's help names no key of the list's but the way back to it,
+	// and that only where it was opened from the list.
+	for i, groups := range [][][]key.Binding{DefaultKeyMap().FullHelp(), DefaultKeyMap().SessionFullHelp()} {
+		back := 0
+		for _, col := range groups {
+			for _, b := range col {
+				for _, l := range bindingsOf(DefaultKeyMap().List) {
+					if b.Help() == l.Help() {
+						t.Errorf("a session's help names the list's %v", b.Keys())
+					}
+				}
+				if b.Help().Desc == "back to the list" {
+					back++
+				}
+			}
+		}
+		if back != i {
+			t.Errorf("help %d: the way back to the list named %d times, want %d", i, back, i)
 		}
 	}
 	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
@@ -939,4 +960,9 @@ func TestReadmeScreen(t *testing.T) {
 	if got := strings.Join(rows, "\n"); got != block {
 		t.Errorf("README's screen is not the program's; the program draws:\n%s", got)
 	}
+}
+
+// bindingsOf is the list's bindings.
+func bindingsOf(l ListKeyMap) []key.Binding {
+	return []key.Binding{l.Open, l.Back, l.Filter, l.Sort, l.Subagents}
 }

@@ -681,8 +681,11 @@ func (m *Model) helpLines() []string {
 	var lines []string
 	// Columns that do not fit side by side go on a second block.
 	groups := m.ctx.Keys.FullHelp()
-	if m.onList() {
+	switch {
+	case m.onList():
 		groups = m.ctx.Keys.ListFullHelp()
+	case m.fleet != nil:
+		groups = m.ctx.Keys.SessionFullHelp()
 	}
 	unlimited := m.help
 	unlimited.SetWidth(0)
