@@ -745,14 +745,18 @@ func (m *Model) nextPreset() tea.Cmd {
 
 // wheel scrolls what is under the pointer.
 func (m *Model) wheel(msg tea.MouseWheelMsg) tea.Cmd {
-	if s := m.sess; s != nil && m.overlay == noOverlay {
-		return m.toSession(s, s.wheel(msg))
+	step := 3
+	if msg.Mouse().Button == tea.MouseWheelUp {
+		step = -3
 	}
-	if m.overlay == noOverlay {
-		step := 3
-		if msg.Mouse().Button == tea.MouseWheelUp {
-			step = -3
-		}
+	switch {
+	case m.overlay == helpOverlay:
+		m.overlayScroll = max(0, m.overlayScroll+step) // clampOverlay bounds it
+	case m.overlay == warningsOverlay:
+		m.warningCursor = max(0, m.warningCursor+step)
+	case m.sess != nil:
+		return m.toSession(m.sess, m.sess.wheel(msg))
+	default:
 		m.fleet.list.move(step)
 	}
 	return nil

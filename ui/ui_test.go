@@ -966,3 +966,22 @@ func TestReadmeScreen(t *testing.T) {
 func bindingsOf(l ListKeyMap) []key.Binding {
 	return []key.Binding{l.Open, l.Back, l.Filter, l.Sort, l.Subagents}
 }
+
+// TestWheelOverlays: the wheel scrolls the help and moves in the warnings
+// as j does; it did nothing while they were open.
+func TestWheelOverlays(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, data, "harness-rs-0.0.40", 100, 6, "dark")
+	press(t, m, "?")
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if m.overlayScroll != 3 {
+		t.Errorf("help scrolled to %d by a wheel, want 3", m.overlayScroll)
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if m.overlayScroll != 0 {
+		t.Errorf("help scrolled to %d, back up, want 0", m.overlayScroll)
+	}
+}
