@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -329,6 +330,24 @@ func (m *Model) footer() []string {
 	return lines
 }
 
+// copied counts the calls of the session and its sub-agents that copy
+// responses another log counts, and names the first such log.
+func (v *sessionScreen) copied() (n int, in string) {
+	count := func(s *transcript.Session) {
+		for i := range s.Calls {
+			if c := s.Calls[i].CountedIn; c != "" {
+				n++
+				in = cmp.Or(in, c)
+			}
+		}
+	}
+	count(v.session)
+	for _, sub := range v.subs {
+		count(sub.session)
+	}
+	return n, in
+}
+
 // totalsLine sums the session before and after.
 func (v *sessionScreen) totalsLine() string {
 	st := v.ctx.Styles
@@ -368,7 +387,12 @@ func (v *sessionScreen) totalsLine() string {
 		}
 		parts = append(parts, linePart{text: tok, priority: 4}, linePart{text: cost, priority: 10})
 	} else {
-		parts = append(parts, linePart{text: fmt.Sprintf("no usage recorded · result tokens %s → %s %s", human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()), priority: 10})
+		what := "no usage recorded"
+		if n, in := v.copied(); n > 0 {
+			// Its responses are another log's: their usage counts there.
+			what = fmt.Sprintf("usage counted in %s (%s copied)", termtext.Escape(filepath.Base(in)), plural(n, "call", "calls"))
+		}
+		parts = append(parts, linePart{text: fmt.Sprintf("%s · result tokens %s → %s %s", what, human.Compact(t.Tokens), human.Compact(t.TokensAfter), rp.Calibration.Source()), priority: 10})
 	}
 	if r := v.realized; r != nil {
 		// What the hook cut when it ran in this session, beside what the
