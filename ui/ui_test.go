@@ -883,6 +883,13 @@ func TestNewCallsBelow(t *testing.T) {
 	if got, want := lastLine(), "1 new call below · G to go there"; !strings.HasPrefix(got, want) {
 		t.Errorf("footer %q, want %q", got, want)
 	}
+	// Sorted by cost, new calls are among the rows: G went to the cheapest.
+	press(t, m, "o", "g")
+	m.ctx.notice = "" // what o says of the order
+	follow(23)        // call 7
+	if got, want := lastLine(), "2 new calls, sorted in · o for call order"; !strings.HasPrefix(got, want) {
+		t.Errorf("sorted, footer %q, want %q", got, want)
+	}
 }
 
 // TestStartNotice: the notice the inspector opens with (why the demo is

@@ -313,7 +313,12 @@ func (m *Model) footer() []string {
 			if s.newBelow == 1 {
 				noun = "call"
 			}
-			last = st.Warning.Render(termtext.Truncate(fmt.Sprintf("%d new %s below · %s to go there", s.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0]), w))
+			text := fmt.Sprintf("%d new %s below · %s to go there", s.newBelow, noun, m.ctx.Keys.Bottom.Keys()[0])
+			if s.table.order != byOrder {
+				// Sorted, they are among the rows, not below them.
+				text = fmt.Sprintf("%d new %s, sorted in · %s for call order", s.newBelow, noun, m.ctx.Keys.Sort.Keys()[0])
+			}
+			last = st.Warning.Render(termtext.Truncate(text, w))
 		case s != nil && s.problem() != nil && s.session != nil:
 			last = st.Error.Render(termtext.Truncate(termtext.Escape(s.problem().Error()), w))
 		case s == nil:
