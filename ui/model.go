@@ -686,6 +686,11 @@ func (m *Model) sizeInput() {
 		room -= ansi.StringWidth(m.ctx.Keys.promptHint()) + 2
 	}
 	m.input.SetWidth(max(1, room))
+	// The window over the text follows the new width (SetWidth leaves the
+	// old one until a key): the cursor in view, all of it where it fits.
+	pos := m.input.Position()
+	m.input.SetCursor(0)
+	m.input.SetCursor(pos)
 }
 
 // promptHintShown tells whether the footer has room for the prompt's keys

@@ -992,3 +992,35 @@ func TestWheelOverlays(t *testing.T) {
 		t.Errorf("help scrolled to %d, back up, want 0", m.overlayScroll)
 	}
 }
+
+// TestPromptFollowsResize: the prompt's text is scrolled to the new width
+// at once: narrower, its end and the cursor stay in view; wider again,
+// all of it shows (it kept the old window until the next key).
+func TestPromptFollowsResize(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
+	press(t, m, "/")
+	text := "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ" // 46 characters
+	for _, r := range text {
+		press(t, m, string(r))
+	}
+	prompt := func() string {
+		for _, l := range strings.Split(ansi.Strip(screen(m)), "\n") {
+			if strings.HasPrefix(l, "/") {
+				return l
+			}
+		}
+		return ""
+	}
+	m.Update(tea.WindowSizeMsg{Width: 30, Height: 40})
+	if v := prompt(); !strings.Contains(v, "HIJ") {
+		t.Errorf("at 30 columns %q hides the text's end", v)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if v := prompt(); !strings.Contains(v, text) {
+		t.Errorf("at 120 columns %q, want all of %q", v, text)
+	}
+}
