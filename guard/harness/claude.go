@@ -160,6 +160,13 @@ func eraOf[E any](eras []E, from func(E) string, version string) E {
 	return era
 }
 
+// ValidVersion tells whether s is a version the eras can place:
+// "major.minor.patch", anything after a '-' or '+' aside.
+func ValidVersion(s string) bool {
+	_, ok := parseVersion(s)
+	return ok
+}
+
 // parseVersion reads "major.minor.patch", ignoring anything after a '-'
 // or '+'.
 func parseVersion(s string) ([3]int, bool) {

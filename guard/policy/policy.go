@@ -7,6 +7,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -321,6 +322,46 @@ func (p *Policy) Validate() error {
 	if p.Ceiling < 0 || p.PreviewHead < 0 || p.PreviewTail < 0 {
 		return fmt.Errorf("policy %s: ceiling and preview sizes must not be negative", p.Name)
 	}
+	// Past 2^53 a size means nothing and overflows on the way (a ceiling
+	// of 2^63-1 times its allowance wrapped to a negative one, so that
+	// every result was cut); the command line refuses as much.
+	if p.Ceiling > MaxCeiling || p.PreviewHead > MaxCeiling || p.PreviewTail > MaxCeiling {
+		return fmt.Errorf("policy %s: ceiling and preview sizes must be at most 2^53", p.Name)
+	}
+	for tool, c := range p.PerTool {
+		if c > MaxCeiling {
+			return fmt.Errorf("policy %s: per_tool %q must be at most 2^53", p.Name, tool)
+		}
+		if _, err := path.Match(tool, ""); err != nil {
+			return fmt.Errorf("policy %s: per_tool %q is no pattern: %w", p.Name, tool, err)
+		}
+	}
+	if p.Allowance < 0 || p.Allowance > 16 || math.IsNaN(p.Allowance) {
+		return fmt.Errorf("policy %s: allowance %g must be from 0 (none) to 16", p.Name, p.Allowance)
+	}
+	if p.HarnessVersion != "" && !harness.ValidVersion(p.HarnessVersion) {
+		return fmt.Errorf("policy %s: harness_version %q is no version (major.minor.patch)", p.Name, p.HarnessVersion)
+	}
+	if p.PreviewUnit != "" && !slices.Contains(Units, p.PreviewUnit) {
+		return fmt.Errorf("policy %s: unknown preview_unit %q", p.Name, p.PreviewUnit)
+	}
+	risks := []Risk{ReadOnly, Write, Network, Neutral}
+	if err := oneOf("risk.default", p.Risk.Default, risks...); err != nil {
+		return fmt.Errorf("policy %s: %w", p.Name, err)
+	}
+	for tool, r := range p.Risk.Exact {
+		if err := oneOf(fmt.Sprintf("risk.exact[%q]", tool), r, risks...); err != nil {
+			return fmt.Errorf("policy %s: %w", p.Name, err)
+		}
+	}
+	for _, pat := range p.Risk.Patterns {
+		if err := oneOf(fmt.Sprintf("risk.patterns[%q]", pat.Glob), pat.Risk, risks...); err != nil {
+			return fmt.Errorf("policy %s: %w", p.Name, err)
+		}
+		if _, err := path.Match(pat.Glob, ""); err != nil {
+			return fmt.Errorf("policy %s: risk pattern %q: %w", p.Name, pat.Glob, err)
+		}
+	}
 	if err := oneOf("dedupe.key", p.Dedupe.Key, KeyToolArgs, KeyReadPath); err != nil {
 		return fmt.Errorf("policy %s: %w", p.Name, err)
 	}
@@ -368,6 +409,9 @@ func Load(file string) (Policy, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		return Policy{}, fmt.Errorf("policy %s: %w", file, err)
+	}
+	if dec.More() {
+		return Policy{}, fmt.Errorf("policy %s: more after its JSON object", file)
 	}
 	if err := p.Validate(); err != nil {
 		return Policy{}, err

@@ -137,6 +137,16 @@ func TestPolicyFileTypo(t *testing.T) {
 		{`"clear": "same_path"`, `"clear": "same_file"`, `unknown dedupe.clear "same_file" (want any_write, same_path, or leave it out)`},
 		{`"non_text": "skip"`, `"non_text": "skipped"`, `unknown non_text "skipped" (want keep, drop, skip, or leave it out)`},
 		{`"on_spill_error": "keep_original"`, `"on_spill_error": "keep"`, `unknown on_spill_error "keep" (want truncate, keep_original, or leave it out)`},
+		// A misspelt risk took 3 suppressed repeats to none, silently.
+		{`"Read": "read_only"`, `"Read": "readonly"`, `unknown risk.exact["Read"] "readonly" (want read_only, write, network, neutral, or leave it out)`},
+		{`"default": "write"`, `"default": "writes"`, `unknown risk.default "writes" (want read_only, write, network, neutral, or leave it out)`},
+		{`"preview_unit": "utf16_units"`, `"preview_unit": "furlongs"`, `unknown preview_unit "furlongs"`},
+		{`"harness_version": "2.1.317"`, `"harness_version": "banana"`, `harness_version "banana" is no version (major.minor.patch)`},
+		// Past 2^53: times its allowance it wrapped negative, and every
+		// result was cut.
+		{`"ceiling": 50000`, `"ceiling": 9223372036854775807`, `ceiling and preview sizes must be at most 2^53`},
+		{`"ceiling": 50000`, `"ceiling": 50000, "allowance": 1e15`, `allowance 1e+15 must be from 0 (none) to 16`},
+		{`"ceiling": 50000`, `"ceiling": 50000, "allowance": -5`, `allowance -5 must be from 0 (none) to 16`},
 	}
 	for _, tt := range tests {
 		typo := strings.Replace(string(saved), tt.from, tt.to, 1)
@@ -150,6 +160,11 @@ func TestPolicyFileTypo(t *testing.T) {
 		if want := "policy claude-code: " + tt.want; err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %s", tt.to, err, want)
 		}
+	}
+	// A second object after the first was ignored.
+	os.WriteFile(file, append(saved, []byte(`{"ceiling": 1}`)...), 0o600)
+	if _, err := Load(file); err == nil || !strings.Contains(err.Error(), "more after its JSON object") {
+		t.Errorf("trailing object: %v", err)
 	}
 	// Left out, each takes its default, as the presets without them do.
 	if err := (&Policy{Name: "bare", Unit: JSONBytes, Action: TruncateHead, Style: "harness-rs"}).Validate(); err != nil {
