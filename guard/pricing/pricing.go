@@ -230,8 +230,11 @@ type Match struct {
 // neighbouring model: an unknown name has no price.
 func (t *Table) Match(model string) (Match, bool) {
 	// Told apart without a regular expression: every priced call asks.
-	if region, _, ok := strings.Cut(model, "."); ok && region != "global" && slices.Contains(bedrockRegions, region) {
-		if m, ok := t.regional(model, region+"."); ok {
+	// LiteLLM's provider prefix may come first: the same profile
+	// (bedrock/us.anthropic.…) was priced at the model's own price.
+	name := strings.TrimPrefix(model, "bedrock/")
+	if region, _, ok := strings.Cut(name, "."); ok && region != "global" && slices.Contains(bedrockRegions, region) {
+		if m, ok := t.regional(model, name, region+"."); ok {
 			return m, true
 		}
 	}
@@ -262,11 +265,14 @@ func (t *Table) match(model string) (Match, bool) {
 // 4.5 on, and as ccusage prices it (LiteLLM's exact keys for such names):
 // the model's own row, its long-context rates and window with it, scaled
 // as the table's regional row for the model is to its own price. Only
-// where no layer has the name itself; global. profiles cost the model's
-// own price.
-func (t *Table) regional(model, prefix string) (Match, bool) {
+// where no layer has the name itself (model, or name: model without
+// LiteLLM's bedrock/); global. profiles cost the model's own price.
+func (t *Table) regional(model, name, prefix string) (Match, bool) {
 	for _, l := range t.layers {
 		if _, ok := l.models[model]; ok {
+			return Match{}, false
+		}
+		if _, ok := l.models[name]; ok {
 			return Match{}, false
 		}
 	}
@@ -274,7 +280,7 @@ func (t *Table) regional(model, prefix string) (Match, bool) {
 	if !ok || base.Entry.Input <= 0 {
 		return Match{}, false
 	}
-	rest := model[len(prefix):]
+	rest := name[len(prefix):]
 	vendor := vendorPrefix().FindString(rest)
 	undated := dateSuffix().ReplaceAllString(base.Key, "")
 	for _, name := range []string{rest, vendor + base.Key, vendor + undated} {

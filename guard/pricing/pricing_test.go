@@ -113,8 +113,11 @@ func TestLookup(t *testing.T) {
 		}
 	}
 	// $5.50 and $27.50 per million: a tenth over Opus 4.7's $5 and $25.
-	if e, _, _ := table.Lookup("us.anthropic.claude-opus-4-7"); math.Abs(e.Input-5.5e-6) > 1e-15 || math.Abs(e.Output-27.5e-6) > 1e-15 {
-		t.Errorf("us.anthropic.claude-opus-4-7: input %g, output %g per token", e.Input, e.Output)
+	// With LiteLLM's provider prefix too: it was the model's own $5.
+	for _, name := range []string{"us.anthropic.claude-opus-4-7", "bedrock/us.anthropic.claude-opus-4-7"} {
+		if e, _, _ := table.Lookup(name); math.Abs(e.Input-5.5e-6) > 1e-15 || math.Abs(e.Output-27.5e-6) > 1e-15 {
+			t.Errorf("%s: input %g, output %g per token", name, e.Input, e.Output)
+		}
 	}
 	// Sonnet 4.5's long-context rates and window come with it: $6.60 over
 	// 200K against its own $6, the window its own.
