@@ -30,8 +30,8 @@ func (v *sessionScreen) selectedResult() *replay.Result {
 // copyText puts the selected result's text as recorded on the clipboard
 // (OSC 52: the terminal gets it base64-encoded, never as escapes), or the
 // call's own text when no result came back after it; its controls and
-// escape sequences escaped (termtext.Text), so that pasting it acts on
-// nothing.
+// escape sequences escaped (termtext.Clipboard), so that pasting it acts
+// on nothing.
 func (v *sessionScreen) copyText() tea.Cmd {
 	call := v.currentCall()
 	if v.session == nil || call < 0 {
@@ -49,7 +49,7 @@ func (v *sessionScreen) copyText() tea.Cmd {
 	if text == "" {
 		return v.ctx.flash(what + " is empty (or the log kept only its size): nothing copied")
 	}
-	safe, escaped := termtext.Text(text), ""
+	safe, escaped := termtext.Clipboard(text), ""
 	if safe != text {
 		escaped = ", its control characters escaped"
 	}

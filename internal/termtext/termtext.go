@@ -93,6 +93,33 @@ func Text(s string) string {
 	return b.String()
 }
 
+// Clipboard is s for the clipboard: as Text, but the invisible format
+// characters kept (zero-width joiners and non-joiners, the soft hyphen,
+// tag characters), which act on no terminal and belong to the text
+// (emoji sequences, Persian words); controls and bidirectional controls
+// are escaped, so that pasting it acts on nothing and reads as it is.
+func Clipboard(s string) string {
+	if plain(s) {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case invisible(r) && !bidi(r):
+			b.WriteString(s[i : i+size])
+		default:
+			writeRune(&b, r, size)
+		}
+		i += size
+	}
+	return b.String()
+}
+
 // Lines splits s into display lines: tabs expanded to TabWidth stops,
 // "\r\n" and "\n" as breaks, every other control character escaped.
 func Lines(s string) []string {

@@ -200,3 +200,21 @@ func TestCombiningMarks(t *testing.T) {
 		t.Errorf("500 marks: %d drawn, %d cells", strings.Count(got, acute), Width(got))
 	}
 }
+
+// TestClipboard: what is copied keeps the format characters that belong
+// to the text and escapes what would act when pasted.
+func TestClipboard(t *testing.T) {
+	for in, want := range map[string]string{
+		"👨\u200d👩\u200d👧":            "👨\u200d👩\u200d👧", // one family, not three faces
+		"می\u200cخواهم":              "می\u200cخواهم",
+		"co\u00adoperate":            "co\u00adoperate",
+		"\x1b[31mred\x1b[0m\r\nok\t": `\x1b[31mred\x1b[0m` + "\nok\t",
+		"abc\u202edef":               `abc\u202edef`,
+		"a\u200fb":                   `a\u200fb`,
+		"\u0085\x7f":                 `\x85\x7f`,
+	} {
+		if got := Clipboard(in); got != want {
+			t.Errorf("Clipboard(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
