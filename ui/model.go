@@ -14,6 +14,8 @@ package ui
 import (
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -648,7 +650,7 @@ func (m *Model) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.SetCeiling(n)
 			return m.setPolicy(p, ceilingText(p))
 		case writeInput:
-			m.writePath = cmpOr(value, m.writePath)
+			m.writePath = cmpOr(expandHome(value), m.writePath)
 			return m.writeCmd(m.writePath, false)
 		case filterInput:
 			m.fleet.list.setFilter(value)
@@ -814,3 +816,17 @@ func expireNotice(id int) tea.Cmd {
 
 // safe makes transcript text safe to draw on one line.
 func safe(s string) string { return termtext.Escape(s) }
+
+// expandHome reads a leading ~ as the shell would, the home folder ($HOME):
+// typed at the prompt, "~/p.json" named a folder "~" that was not there.
+func expandHome(path string) string {
+	rest, ok := strings.CutPrefix(path, "~")
+	if !ok || rest != "" && rest[0] != '/' && rest[0] != filepath.Separator {
+		return path
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return path
+	}
+	return home + rest
+}

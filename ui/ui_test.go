@@ -1024,3 +1024,14 @@ func TestPromptFollowsResize(t *testing.T) {
 		t.Errorf("at 120 columns %q, want all of %q", v, text)
 	}
 }
+
+// TestExpandHome: a path typed at the write prompt reads ~ as the shell
+// does; ~user and a ~ inside a name are left alone.
+func TestExpandHome(t *testing.T) {
+	t.Setenv("HOME", "/home/u")
+	for in, want := range map[string]string{"~/p.json": "/home/u/p.json", "~": "/home/u", "~bob/p.json": "~bob/p.json", "a~/p": "a~/p", "p.json": "p.json"} {
+		if got := expandHome(in); got != want {
+			t.Errorf("expandHome(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

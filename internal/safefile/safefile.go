@@ -152,6 +152,12 @@ func WriteFile(path string, data []byte, perm fs.FileMode, replace bool) error {
 	}
 	tmp, err := createBeside(dir, base, perm)
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			// The file it was writing beside path is spillway's own: the
+			// folder is what the user can act on.
+			return fmt.Errorf("write %s: folder %s: %w", path, dir, pe.Err)
+		}
 		return err
 	}
 	_, err = tmp.Write(data)

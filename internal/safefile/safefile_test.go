@@ -231,3 +231,13 @@ func TestWriteFile(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFileMissingFolder: a folder that is not there is named, not
+// the temporary file written beside the target.
+func TestWriteFileMissingFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "gone")
+	err := WriteFile(filepath.Join(dir, "p.json"), []byte("{}"), 0o644, false)
+	if err == nil || !strings.Contains(err.Error(), "folder "+dir+"/: no such file or directory") || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("%v", err)
+	}
+}
