@@ -86,6 +86,7 @@ type Model struct {
 
 	input     prompt.Input
 	help      bool   // the help is shown
+	helpTop   int    // the help's first line shown below its title
 	searching bool   // the prompt is open
 	pending   string // query whose search is running
 	query     string // query whose matches are shown
@@ -264,14 +265,26 @@ func (m Model) key(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	k := m.keys
 	m.revealing = false // the user moves on: a match's line arriving later does not pull the view back
 	if m.help {
-		if key.Matches(msg, k.Help, k.Close) {
+		// It scrolls where the terminal is shorter than it; helpView
+		// keeps the offset within its lines.
+		switch {
+		case key.Matches(msg, k.Help, k.Close):
 			m.help = false
+		case key.Matches(msg, k.Down):
+			m.helpTop++
+		case key.Matches(msg, k.Up):
+			m.helpTop = max(0, m.helpTop-1)
+		case key.Matches(msg, k.PageDown):
+			m.helpTop += max(1, m.height-2)
+		case key.Matches(msg, k.PageUp):
+			m.helpTop = max(0, m.helpTop-max(1, m.height-2))
 		}
+		m.helpTop = min(m.helpTop, max(0, len(m.helpLines())-m.height+1))
 		return m, nil
 	}
 	switch {
 	case key.Matches(msg, k.Help):
-		m.help = true
+		m.help, m.helpTop = true, 0
 	case key.Matches(msg, k.Close):
 		return m, func() tea.Msg { return CloseMsg{} }
 	case key.Matches(msg, k.Up):

@@ -746,3 +746,19 @@ func TestHeldBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpScrolls: at 40x10 the help is longer than the screen: it says
+// so, and j scrolls it to its last keys, which it cut off unseen.
+func TestHelpScrolls(t *testing.T) {
+	m := open(t, Source{Text: "one\ntwo\n"}, themes.New(themes.Mono), 40, 10)
+	m = send(m, press("?"))
+	if rows := plainRows(m); !strings.Contains(rows[0], "j/k scroll") || strings.Contains(strings.Join(rows, "\n"), "prompt: clear") {
+		t.Errorf("the help's first screen:\n%s", strings.Join(rows, "\n"))
+	}
+	for range 60 {
+		m = send(m, press("j"))
+	}
+	if rows := plainRows(m); !strings.HasPrefix(rows[0], "viewer keys") || !strings.Contains(strings.Join(rows, "\n"), "prompt: clear") {
+		t.Errorf("scrolled to the end:\n%s", strings.Join(rows, "\n"))
+	}
+}

@@ -389,12 +389,11 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// helpView lists every key, from the key map, in exactly width×height cells.
-func (m Model) helpView() string {
-	s := m.styles
+// helpLines are the help's lines under its title.
+func (m Model) helpLines() []string {
 	h := help.New()
-	h.Styles = s.Help
-	lines := []string{s.Title.Render("viewer keys") + s.Muted.Render(" · ? or esc to close"), ""}
+	h.Styles = m.styles.Help
+	lines := []string{""}
 	// Columns that do not fit side by side go on a block of their own.
 	groups := m.keys.FullHelp()
 	for len(groups) > 0 {
@@ -406,6 +405,21 @@ func (m Model) helpView() string {
 		lines = append(lines, "")
 		groups = groups[n:]
 	}
+	return lines
+}
+
+// helpView lists every key, from the key map, in exactly width×height
+// cells: the title, then the lines from helpTop, saying when more follow.
+func (m Model) helpView() string {
+	s := m.styles
+	body := m.helpLines()
+	top := min(m.helpTop, max(0, len(body)-m.height+1))
+	hint := " · ? or esc to close"
+	if len(body)+1 > m.height {
+		hint = " · j/k scroll" + hint
+	}
+	title := s.Title.Render("viewer keys") + s.Muted.Render(hint)
+	lines := append([]string{title}, body[top:]...)
 	out := make([]string, 0, m.height)
 	for _, l := range lines {
 		if len(out) == m.height {
