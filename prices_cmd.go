@@ -214,13 +214,17 @@ func summarize(table *pricing.Table) pricesSummary {
 }
 
 func writeSummary(w io.Writer, s pricesSummary) {
-	fmt.Fprintf(w, "%d model names priced, in %d layers; the first layer that prices a name wins.\n", s.Models, len(s.Layers))
+	layers := fmt.Sprintf("in %d layers; the first layer that prices a name wins", len(s.Layers))
+	if len(s.Layers) == 1 {
+		layers = "in 1 layer"
+	}
+	fmt.Fprintf(w, "%s priced, %s.\n", names(s.Models, "model name"), layers)
 	for i, l := range s.Layers {
 		shadowed := ""
 		if l.Shadowed > 0 {
 			shadowed = fmt.Sprintf(", %d of them priced by an earlier layer", l.Shadowed)
 		}
-		fmt.Fprintf(w, "  %d. %s: %d names%s\n", i+1, termtext.Escape(l.Source), l.Models, shadowed)
+		fmt.Fprintf(w, "  %d. %s: %s%s\n", i+1, termtext.Escape(l.Source), names(l.Models, "name"), shadowed)
 	}
 	fmt.Fprintf(w, "\nNames per provider (of the row that prices them):\n")
 	for _, p := range s.Providers {
@@ -236,4 +240,12 @@ func writeJSON(stdout, stderr io.Writer, v any) int {
 	}
 	stdout.Write(termtext.JSON(append(b, '\n')))
 	return 0
+}
+
+// names counts n of what one is called, in the singular for one.
+func names(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -92,5 +94,15 @@ func TestPricesBadInput(t *testing.T) {
 		if code := run(append([]string{"prices"}, args...), strings.NewReader(""), &out, &errb); code == 0 || errb.Len() == 0 || out.Len() > 0 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want an error on stderr", args, code, out.String(), errb.String())
 		}
+	}
+}
+
+// TestPricesOneLayer: a price file of one name says so in the singular.
+func TestPricesOneLayer(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "p.json")
+	os.WriteFile(file, []byte(`{"m-x": {"input_cost_per_token": 1e-6, "output_cost_per_token": 2e-6}}`), 0o600)
+	code, stdout, stderr := runCLI(t, "", "prices", "--prices", file)
+	if want := "1 model name priced, in 1 layer.\n  1. " + file + ": 1 name\n"; code != 0 || !strings.HasPrefix(stdout, want) {
+		t.Errorf("exit %d, %q (%s); want it to open %q", code, stdout, stderr, want)
 	}
 }
