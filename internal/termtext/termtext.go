@@ -69,35 +69,13 @@ func (n *Marks) over(r rune) bool {
 	return *n > maxMarks
 }
 
-// Text makes s safe to paste into a terminal, as a text of many lines:
-// line breaks ("\r\n" as "\n") and tabs are kept, every other control
-// and invisible character is escaped as Escape does, so that a text put on
-// the clipboard carries no escape sequence a shell or terminal would act
-// on when pasted.
-func Text(s string) string {
-	if plain(s) {
-		return s
-	}
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\n' || r == '\t' {
-			b.WriteRune(r)
-		} else {
-			writeRune(&b, r, size)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// Clipboard is s for the clipboard: as Text, but the invisible format
-// characters kept (zero-width joiners and non-joiners, the soft hyphen,
-// tag characters), which act on no terminal and belong to the text
-// (emoji sequences, Persian words); controls and bidirectional controls
-// are escaped, so that pasting it acts on nothing and reads as it is.
+// Clipboard makes s safe to paste into a terminal, as a text of many
+// lines: line breaks ("\r\n" as "\n") and tabs are kept, and so are the
+// invisible format characters (zero-width joiners and non-joiners, the
+// soft hyphen, tag characters), which act on no terminal and belong to the
+// text (emoji sequences, Persian words); every other control and the
+// bidirectional controls are escaped as Escape does, so that it carries no
+// escape sequence a shell or terminal would act on when pasted.
 func Clipboard(s string) string {
 	if plain(s) {
 		return s
