@@ -574,9 +574,11 @@ func codexSession(tool string, era harness.CodexEra) (files map[string]string, p
 		}
 		files["big"] = big.String() // 5,488,895 bytes
 		files["bigmixed"] = "a" + strings.Repeat("é€😀 mixed ü", 70_000)[:1_199_993]
+		// Codex waits for the whole output (a busy machine could return
+		// part of it, with the command still running, at the default).
 		probes = append(probes,
-			probe{ID: "call_12", Tool: tool, Input: map[string]any{arg: "cat big"}, Raw: files["big"]},
-			probe{ID: "call_13", Tool: tool, Input: map[string]any{arg: "cat bigmixed"}, Raw: files["bigmixed"]})
+			probe{ID: "call_12", Tool: tool, Input: map[string]any{arg: "cat big", "yield_time_ms": 30_000}, Raw: files["big"]},
+			probe{ID: "call_13", Tool: tool, Input: map[string]any{arg: "cat bigmixed", "yield_time_ms": 30_000}, Raw: files["bigmixed"]})
 	}
 	if tool == "exec_command" && era.ExecWarning {
 		// A patch that adds 3,000 files: its output is laid out and cut
