@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/termtext"
 )
 
@@ -218,13 +219,13 @@ func writeSummary(w io.Writer, s pricesSummary) {
 	if len(s.Layers) == 1 {
 		layers = "in 1 layer"
 	}
-	fmt.Fprintf(w, "%s priced, %s.\n", names(s.Models, "model name"), layers)
+	fmt.Fprintf(w, "%s priced, %s.\n", human.Plural(s.Models, "model name"), layers)
 	for i, l := range s.Layers {
 		shadowed := ""
 		if l.Shadowed > 0 {
 			shadowed = fmt.Sprintf(", %d of them priced by an earlier layer", l.Shadowed)
 		}
-		fmt.Fprintf(w, "  %d. %s: %s%s\n", i+1, termtext.Escape(l.Source), names(l.Models, "name"), shadowed)
+		fmt.Fprintf(w, "  %d. %s: %s%s\n", i+1, termtext.Escape(l.Source), human.Plural(l.Models, "name"), shadowed)
 	}
 	fmt.Fprintf(w, "\nNames per provider (of the row that prices them):\n")
 	for _, p := range s.Providers {
@@ -240,12 +241,4 @@ func writeJSON(stdout, stderr io.Writer, v any) int {
 	}
 	stdout.Write(termtext.JSON(append(b, '\n')))
 	return 0
-}
-
-// names counts n of what one is called, in the singular for one.
-func names(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spillway-dev/spillway/guard/policy"
 	"github.com/spillway-dev/spillway/guard/pricing"
+	"github.com/spillway-dev/spillway/internal/human"
 	"github.com/spillway-dev/spillway/internal/sharedtest"
 	"github.com/spillway-dev/spillway/transcript"
 )
@@ -44,7 +45,7 @@ func TestByToolRecordedReal(t *testing.T) {
 		recorded := buildWith(t, sizes, pricing.Default(), "none")
 		rate := recorded.Tokens.Carry
 		if want := "carry costs from the recorded prompts: " + fmtRate(tt.rate) + " tokens a byte of result, the median of " +
-			plural(tt.pairs, "call pair") + " whose prompt grew by the results between them (no policy: tokens not counted)"; rate != want {
+			human.Plural(tt.pairs, "call pair") + " whose prompt grew by the results between them (no policy: tokens not counted)"; rate != want {
 			t.Errorf("%s: note %q, want %q", tt.pattern, rate, want)
 		}
 		top := recorded.ByTool[0]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spillway-dev/spillway/guard/replay"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
 // CostParts is why a call cost what it did, in USD (see
@@ -114,9 +115,9 @@ func costParts(rp *replay.Run) ([]*CostParts, []*CostDetail) {
 // carryNote says what carry costs rest on where no token was counted.
 func carryNote(r replay.ByteRate) string {
 	if r.TokensPerByte == 0 {
-		return fmt.Sprintf("carry costs unknown: no policy, no token counted, and %s of recorded prompt growth to measure a byte by (3 needed)", plural(r.Pairs, "call pair"))
+		return fmt.Sprintf("carry costs unknown: no policy, no token counted, and %s of recorded prompt growth to measure a byte by (3 needed)", human.Plural(r.Pairs, "call pair"))
 	}
-	return fmt.Sprintf("carry costs from the recorded prompts: %.3f tokens a byte of result, the median of %s whose prompt grew by the results between them (no policy: tokens not counted)", r.TokensPerByte, plural(r.Pairs, "call pair"))
+	return fmt.Sprintf("carry costs from the recorded prompts: %.3f tokens a byte of result, the median of %s whose prompt grew by the results between them (no policy: tokens not counted)", r.TokensPerByte, human.Plural(r.Pairs, "call pair"))
 }
 
 // byTool sums the session's results by tool, the costliest to carry first.

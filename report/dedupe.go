@@ -179,7 +179,7 @@ func (d *DedupeDoc) Write(w io.Writer, format string, width int) error {
 		writeNote(&b, ruleNote(&d.Rules[i]), width, "")
 	}
 	if d.Unpriced > 0 {
-		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price; the tokens count %s.", plural(d.Unpriced, "session"), pronoun(d.Unpriced)), width, "")
+		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price; the tokens count %s.", human.Plural(d.Unpriced, "session"), pronoun(d.Unpriced)), width, "")
 	}
 	writeNote(&b, "Fired: the repeats suppressed; across a compaction: of them, those whose copy a compaction had taken out of the context; "+
 		"after own write: those whose copy was the agent's own write of the file. Savings and hazards are what suppression adds to the policy without it.", width, "")

@@ -191,11 +191,11 @@ func groupNotes(g *Groups) []string {
 		notes = append(notes, fmt.Sprintf("cost unknown where %s; the priced calls cost %s", strings.Join(why, ", and where "), human.USD(&g.Total.sum.priced)))
 	}
 	if g.Untimed > 0 {
-		notes = append(notes, fmt.Sprintf("%s left out: the log gives no time to cut by", plural(g.Untimed, "call")))
+		notes = append(notes, fmt.Sprintf("%s left out: the log gives no time to cut by", human.Plural(g.Untimed, "call")))
 	}
 	if g.Warnings > 0 {
 		notes = append(notes, fmt.Sprintf("%s in %s: what those lines held is not counted (spillway report on a session lists its own)",
-			plural(g.Warnings, "warning"), plural(g.WarnedSessions, "session")))
+			human.Plural(g.Warnings, "warning"), human.Plural(g.WarnedSessions, "session")))
 	}
 	return notes
 }

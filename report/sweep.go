@@ -186,7 +186,7 @@ func (d *SweepDoc) Write(w io.Writer, format string, width int) error {
 		writeNote(&b, fmt.Sprintf("%s follows each session's version: at its own ceiling each session is replayed as its version did it, at any other as the latest version does at that ceiling.", d.Policy.Name), width, "")
 	}
 	if d.Unpriced > 0 {
-		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price; the tokens count %s.", plural(d.Unpriced, "session"), pronoun(d.Unpriced)), width, "")
+		writeNote(&b, fmt.Sprintf("Dollars leave out %s with no recorded usage or no price; the tokens count %s.", human.Plural(d.Unpriced, "session"), pronoun(d.Unpriced)), width, "")
 	}
 	writeNote(&b, fmt.Sprintf("Tokens saved are summed over every call that would no longer carry them; %s.", assumption), width, "")
 	writeNote(&b, hazardColumns, width, "")

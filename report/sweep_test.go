@@ -20,6 +20,7 @@ import (
 	"github.com/spillway-dev/spillway/guard/replay"
 	"github.com/spillway-dev/spillway/guard/tokens"
 	"github.com/spillway-dev/spillway/internal/app"
+	"github.com/spillway-dev/spillway/internal/human"
 )
 
 // quarterCounter counts a token per four bytes, rounded down, so that the
@@ -204,7 +205,7 @@ const ownCeiling = 24 * 1024 // harness-rs-0.0.40's
 // taken as one.
 func checkSweepText(t *testing.T, out string, sessions, results int, rows []sweepRow) {
 	t.Helper()
-	want := []string{fmt.Sprintf("harness-rs-0.0.40 over %s, %s (sizes in JSON bytes)", plural(sessions, "session"), plural(results, "tool result")),
+	want := []string{fmt.Sprintf("harness-rs-0.0.40 over %s, %s (sizes in JSON bytes)", human.Plural(sessions, "session"), human.Plural(results, "tool result")),
 		"ceiling shaped suppressed tokens saved cost before cost after saved share used hidden retrievable unseen repeats stale"}
 	for _, r := range rows {
 		line := fmt.Sprintf("%s 0 0 %d 0", r.text, r.unseen)

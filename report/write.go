@@ -354,23 +354,23 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	writeByTool(&b, s, active, t.width())
 	for _, sub := range s.Subagents {
 		st := sub.Totals
-		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), plural(st.APICalls, "API call"),
-			plural(st.ToolResults, "tool result"), human.USD(st.CostUSD))
+		fmt.Fprintf(&b, "  sub-agent %s: %s, %s, cost %s", termtext.Escape(sub.Path), human.Plural(st.APICalls, "API call"),
+			human.Plural(st.ToolResults, "tool result"), human.USD(st.CostUSD))
 		if active {
 			fmt.Fprintf(&b, " → %s", human.USD(st.CostUSDAfter))
 		}
 		b.WriteString("\n")
 	}
 	tot := s.Totals
-	fmt.Fprintf(&b, "  %s, %s (%s), %s", plural(tot.APICalls, "API call"), plural(tot.ToolResults, "tool result"),
-		human.Bytes(tot.ResultBytes), plural(tot.Compactions, "compaction"))
+	fmt.Fprintf(&b, "  %s, %s (%s), %s", human.Plural(tot.APICalls, "API call"), human.Plural(tot.ToolResults, "tool result"),
+		human.Bytes(tot.ResultBytes), human.Plural(tot.Compactions, "compaction"))
 	if n := len(s.Subagents); n > 0 {
-		fmt.Fprintf(&b, ", %s included", plural(n, "sub-agent"))
+		fmt.Fprintf(&b, ", %s included", human.Plural(n, "sub-agent"))
 	}
 	b.WriteString("\n")
 	if tot.CopiedCalls > 0 {
 		fmt.Fprintf(&b, "  %s marked copy: responses %s counts, shown here and added to no total\n",
-			plural(tot.CopiedCalls, "call"), copiedFrom(s))
+			human.Plural(tot.CopiedCalls, "call"), copiedFrom(s))
 	}
 	fmt.Fprintf(&b, "  recorded: input %s · cache write %s · cache read %s · output %s\n",
 		human.Count(tot.Recorded.Input), human.Count(tot.Recorded.CacheCreation), human.Count(tot.Recorded.CacheRead), human.Count(tot.Recorded.Output))
@@ -406,7 +406,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 	}
 	if tot.LowerBoundOutputs > 0 {
 		fmt.Fprintf(&b, "  ≥ lower bound: the log wrote usage as the response began (%s)\n",
-			plural(tot.LowerBoundOutputs, "call"))
+			human.Plural(tot.LowerBoundOutputs, "call"))
 	}
 	if tot.Warnings > 0 {
 		first := s.Warnings[0]
@@ -414,7 +414,7 @@ func (t *textWriter) Render(s *Session) ([]byte, error) {
 		if first.Line > 0 {
 			where = fmt.Sprintf(" at line %d", first.Line)
 		}
-		fmt.Fprintf(&b, "  %s; the first%s: %s\n", plural(tot.Warnings, "warning"), where, termtext.Escape(first.Message))
+		fmt.Fprintf(&b, "  %s; the first%s: %s\n", human.Plural(tot.Warnings, "warning"), where, termtext.Escape(first.Message))
 	}
 	return []byte(b.String()), nil
 }
@@ -426,11 +426,11 @@ func writeSpills(b *strings.Builder, s *Session) {
 	switch {
 	case sp.Planned == 0:
 	case sp.Written == sp.Planned:
-		fmt.Fprintf(b, "  %s written under %s\n", plural(sp.Written, "spill file"), termtext.Escape(sp.Dir))
+		fmt.Fprintf(b, "  %s written under %s\n", human.Plural(sp.Written, "spill file"), termtext.Escape(sp.Dir))
 	case sp.Error != "":
-		fmt.Fprintf(b, "  %d of %s written under %s; the first error: %s\n", sp.Written, plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir), termtext.Escape(sp.Error))
+		fmt.Fprintf(b, "  %d of %s written under %s; the first error: %s\n", sp.Written, human.Plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir), termtext.Escape(sp.Error))
 	default:
-		fmt.Fprintf(b, "  %s planned under %s, not written (--spill-dir writes them)\n", plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir))
+		fmt.Fprintf(b, "  %s planned under %s, not written (--spill-dir writes them)\n", human.Plural(sp.Planned, "spill file"), termtext.Escape(sp.Dir))
 	}
 }
 
@@ -587,13 +587,6 @@ func callRow(row []byte, c *Call, active bool) []byte {
 	return append(row, '\n')
 }
 
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 // unpricedNames lists models without a price for the text report; calls
 // whose log names no model are listed as such, not as an empty name.
 func unpricedNames(models []string) string {
@@ -620,6 +613,6 @@ func realizedLine(r *RealizedTotals) string {
 		saved = fmt.Sprintf(", about %s not paid", human.USD(r.SavedUSD))
 	}
 	return fmt.Sprintf("  realized by spillway's hook (%s): %s shaped, %s → %s, tokens %s → %s (%s)%s\n",
-		termtext.Escape(strings.Join(r.Policies, ", ")), plural(r.Results, "result"), human.Bytes(r.Bytes), human.Bytes(r.BytesAfter),
+		termtext.Escape(strings.Join(r.Policies, ", ")), human.Plural(r.Results, "result"), human.Bytes(r.Bytes), human.Bytes(r.BytesAfter),
 		human.Count(r.Tokens), human.Count(r.TokensAfter), human.Less(r.Tokens-r.TokensAfter, human.Count), saved)
 }

@@ -977,11 +977,7 @@ func bindingsOf(l ListKeyMap) []key.Binding {
 // TestWheelOverlays: the wheel scrolls the help and moves in the warnings
 // as j does; it did nothing while they were open.
 func TestWheelOverlays(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newModel(t, data, "harness-rs-0.0.40", 100, 6, "dark")
+	m := newModel(t, demoData(t), "harness-rs-0.0.40", 100, 6, "dark")
 	press(t, m, "?")
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	if m.overlayScroll != 3 {
@@ -997,11 +993,7 @@ func TestWheelOverlays(t *testing.T) {
 // at once: narrower, its end and the cursor stay in view; wider again,
 // all of it shows (it kept the old window until the next key).
 func TestPromptFollowsResize(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newModel(t, data, "harness-rs-0.0.40", 120, 40, "dark")
+	m := newModel(t, demoData(t), "harness-rs-0.0.40", 120, 40, "dark")
 	press(t, m, "/")
 	text := "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ" // 46 characters
 	for _, r := range text {
@@ -1033,5 +1025,17 @@ func TestExpandHome(t *testing.T) {
 		if got := expandHome(in); got != want {
 			t.Errorf("expandHome(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestCopiedCalls: the footer of a session whose calls copy another log's
+// counts them, 16 in the demo, and names the log.
+func TestCopiedCalls(t *testing.T) {
+	m := newModel(t, demoData(t), "harness-rs-0.0.40", 120, 40, "dark")
+	for i := range m.sess.session.Calls {
+		m.sess.session.Calls[i].CountedIn = "/logs/first.jsonl"
+	}
+	if n, in := m.sess.copied(); n != 16 || in != "/logs/first.jsonl" {
+		t.Errorf("%d copied calls, in %q; want 16 in /logs/first.jsonl", n, in)
 	}
 }

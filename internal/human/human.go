@@ -48,7 +48,7 @@ func compact(n uint64) string {
 	if v < 999.95 {
 		return fmt.Sprintf("%.1fk", v)
 	}
-	for _, unit := range []string{"M", "B", "T", "P", "E"} {
+	for _, unit := range []string{"M", "B", "T", "P"} {
 		switch v /= 1000; {
 		case v < 99.995:
 			return fmt.Sprintf("%.2f%s", v, unit)
@@ -56,7 +56,7 @@ func compact(n uint64) string {
 			return fmt.Sprintf("%.1f%s", v, unit)
 		}
 	}
-	return fmt.Sprintf("%.0fE", v)
+	return fmt.Sprintf("%.2fE", v/1000) // at most 18.45E, past int64's 9.22E
 }
 
 // USD writes dollars to the micro-dollar, or "unknown" for nil.
@@ -237,6 +237,15 @@ func grouped(t string) bool {
 		}
 	}
 	return true
+}
+
+// Plural is n and the noun for it, an s added past one: "1 call",
+// "2 calls".
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Ordinal writes n as an English ordinal: "2nd", "3rd", "11th", "21st".
